@@ -1,0 +1,192 @@
+"""The speculative engine: one round at a time, on a real Hugging Face causal-LM pair.
+
+Batch size 1. Each model keeps its own KV cache, which always holds the committed text minus its
+last token; after a round the caches are cropped back to that (the rollback after a rejection).
+
+    decoder = Decoder(pair, prompt_ids, gamma=4)
+    while not decoder.done:
+        round_trace = decoder.step()        # γ draft calls, one target call, the commit
+
+`generate()` runs a decoder to the end and returns a `GenerationTrace`; `mode="plain"` is ordinary
+autoregressive decoding in the same trace format (one target call per token).
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import torch
+
+from lab.pair import ModelPair
+from lab.sampling import GREEDY, SamplingSettings, accept_probability, probabilities, residual, sample
+from lab.trace import Candidate, DraftStep, GenerationTrace, RoundTrace
+
+MAX_GAMMA = 16
+DISPLAY_TOP = 8
+
+
+class CachedModel:
+    """A causal LM and its KV cache; `length` is how many tokens the cache holds."""
+
+    def __init__(self, model):
+        self.model = model
+        self.cache = None
+        self.length = 0
+
+    @torch.inference_mode()
+    def forward(self, ids: list[int]) -> tuple[torch.Tensor, float]:
+        """Run the model over `ids` after the cached prefix; logits (len(ids), V) and wall time."""
+        start = time.perf_counter()
+        out = self.model(input_ids=torch.tensor([ids]), past_key_values=self.cache, use_cache=True)
+        seconds = time.perf_counter() - start
+        self.cache = out.past_key_values
+        self.length += len(ids)
+        return out.logits[0].float(), seconds
+
+    def rollback(self, length: int) -> None:
+        """Drop cache entries past `length` tokens (the drafts a rejection threw away)."""
+        if self.length > length:
+            self.cache.crop(length - self.length)   # transformers ≥ 5: a negative count removes
+            self.length = length
+
+
+def top_candidates(row: torch.Tensor, tokenizer, k: int = DISPLAY_TOP) -> list[Candidate]:
+    """The k most likely tokens of a probability row (V,), zero-probability entries left out."""
+    probs, ids = torch.topk(row, min(k, row.shape[-1]))
+    return [Candidate(int(i), tokenizer.decode([int(i)]), float(pr))
+            for pr, i in zip(probs, ids) if pr > 0]
+
+
+def check_gamma(gamma) -> int:
+    if isinstance(gamma, bool) or not isinstance(gamma, (int, np.integer)) or not 1 <= gamma <= MAX_GAMMA:
+        raise ValueError(f"γ (the draft length) must be a whole number from 1 to {MAX_GAMMA}; got {gamma!r}.")
+    return int(gamma)
+
+
+class Decoder:
+    """Speculative (or plain) decoding of one prompt, stepped one round at a time."""
+
+    def __init__(self, pair: ModelPair, prompt_ids: list[int], *, mode: str = "speculative",
+                 settings: SamplingSettings = GREEDY, gamma: int = 4, seed: int = 0,
+                 max_new_tokens: int = 64, keep_rows: bool = True):
+        if mode not in ("speculative", "plain"):
+            raise ValueError(f"mode must be 'speculative' or 'plain'; got {mode!r}.")
+        if not prompt_ids:
+            raise ValueError("The prompt is empty; type a few words to start from.")
+        if max_new_tokens < 1:
+            raise ValueError("max_new_tokens must be at least 1.")
+        self.pair, self.mode, self.settings = pair, mode, settings
+        self.gamma = check_gamma(gamma) if mode == "speculative" else 0
+        self.seed, self.max_new_tokens, self.keep_rows = seed, max_new_tokens, keep_rows
+        self.ids = list(prompt_ids)
+        self.n_prompt = len(prompt_ids)
+        self.generator = torch.Generator().manual_seed(seed)
+        self.rounds: list[RoundTrace] = []
+        self.stop_reason: str | None = None
+        self.target = CachedModel(pair.target)
+        self.draft = CachedModel(pair.draft) if mode == "speculative" else None
+        # Prefill: both caches take the prompt minus its last token, which each round feeds.
+        self.prefill_seconds = 0.0
+        if len(self.ids) > 1:
+            for model in filter(None, (self.target, self.draft)):
+                self.prefill_seconds += model.forward(self.ids[:-1])[1]
+
+    @property
+    def new_ids(self) -> list[int]:
+        return self.ids[self.n_prompt:]
+
+    @property
+    def done(self) -> bool:
+        return self.stop_reason is not None
+
+    def _decode(self, token_id: int) -> str:
+        return self.pair.tokenizer.decode([token_id])
+
+    def _draft(self, gamma: int) -> tuple[list[int], list[torch.Tensor], list[float]]:
+        """γ draft calls, each sampling x_i ~ q_i given the prefix and x_1..x_{i-1}."""
+        tokens, q_rows, seconds = [], [], []
+        feed = self.ids[self.draft.length:]          # 1 token, or 2 after an all-accepted round
+        for _ in range(gamma):
+            logits, secs = self.draft.forward(feed)  # (len(feed), V)
+            q = probabilities(logits[-1], self.settings)
+            x = sample(q, self.generator)
+            tokens.append(x); q_rows.append(q); seconds.append(secs)
+            feed = [x]
+        return tokens, q_rows, seconds
+
+    def step(self) -> RoundTrace:
+        """One round: draft γ tokens, verify them in one target call, commit."""
+        if self.done:
+            raise RuntimeError("This generation has finished; start a new one.")
+        remaining = self.max_new_tokens - len(self.new_ids)
+        gamma = min(self.gamma, remaining - 1)       # never draft past max_new_tokens
+        tokens, q_rows, draft_secs = self._draft(gamma) if gamma > 0 else ([], [], [])
+
+        # One target call scores every drafted position plus one more: p rows (γ + 1, V).
+        logits, target_secs = self.target.forward(self.ids[self.target.length:] + tokens)
+        p_rows = probabilities(logits[-(gamma + 1):], self.settings)
+
+        # Left to right: keep x_i with probability min(1, p/q); stop at the first rejection.
+        tok = self.pair.tokenizer
+        drafts, n_accepted, rejected = [], 0, False
+        for i, x in enumerate(tokens):
+            p, q = p_rows[i], q_rows[i]
+            a = accept_probability(p, q, x)
+            if rejected:
+                u, kept = None, None
+            else:
+                u = float(torch.rand((), generator=self.generator, dtype=torch.float64))
+                kept = u < a
+                rejected = not kept
+                n_accepted += kept
+            drafts.append(DraftStep(i, x, self._decode(x), float(q[x]), float(p[x]), a, u, kept,
+                                    draft_secs[i], top_candidates(q, tok), top_candidates(p, tok)))
+
+        # The extra token: a correction from the residual, else the bonus from p at position γ.
+        if n_accepted < gamma:
+            source, kind = residual(p_rows[n_accepted], q_rows[n_accepted]), "correction"
+        else:
+            source, kind = p_rows[gamma], ("bonus" if gamma > 0 else "target")
+        extra = sample(source, self.generator)
+
+        emitted = tokens[:n_accepted] + [extra]
+        eos = self.pair.eos_token_id
+        if eos is not None and eos in emitted:
+            emitted = emitted[: emitted.index(eos) + 1]
+            self.stop_reason = "eos"
+        self.ids += emitted
+        if self.stop_reason is None and len(self.new_ids) >= self.max_new_tokens:
+            self.stop_reason = "max_new_tokens"
+        for model in filter(None, (self.target, self.draft)):
+            model.rollback(len(self.ids) - 1)
+
+        trace = RoundTrace(
+            index=len(self.rounds), prefix_ids=self.ids[: len(self.ids) - len(emitted)],
+            gamma=gamma, drafts=drafts, n_accepted=n_accepted, extra_token_id=extra,
+            extra_text=self._decode(extra), extra_kind=kind, extra_top=top_candidates(source, tok),
+            target_seconds=target_secs, emitted_ids=emitted,
+            emitted_texts=[self._decode(t) for t in emitted], stop_reason=self.stop_reason,
+            p_rows=p_rows.float().numpy() if self.keep_rows else None,
+            q_rows=torch.stack(q_rows).float().numpy() if self.keep_rows and q_rows else None)
+        self.rounds.append(trace)
+        return trace
+
+    def trace(self) -> GenerationTrace:
+        return GenerationTrace(
+            mode=self.mode, prompt_ids=self.ids[: self.n_prompt], settings=self.settings,
+            gamma=self.gamma, seed=self.seed, max_new_tokens=self.max_new_tokens,
+            prefill_seconds=self.prefill_seconds, rounds=list(self.rounds),
+            text=self.pair.tokenizer.decode(self.new_ids))
+
+
+def generate(pair: ModelPair, prompt_ids: list[int], *, mode: str = "speculative",
+             settings: SamplingSettings = GREEDY, gamma: int = 4, seed: int = 0,
+             max_new_tokens: int = 64, keep_rows: bool = False, on_round=None) -> GenerationTrace:
+    """Decode `prompt_ids` to the end; `on_round(round_trace)` is called after every round."""
+    decoder = Decoder(pair, prompt_ids, mode=mode, settings=settings, gamma=gamma, seed=seed,
+                      max_new_tokens=max_new_tokens, keep_rows=keep_rows)
+    while not decoder.done:
+        round_trace = decoder.step()
+        if on_round is not None:
+            on_round(round_trace)
+    return decoder.trace()
