@@ -68,7 +68,9 @@ class Decoder:
 
     def __init__(self, pair: ModelPair, prompt_ids: list[int], *, mode: str = "speculative",
                  settings: SamplingSettings = GREEDY, gamma: int = 4, seed: int = 0,
-                 max_new_tokens: int = 64, keep_rows: bool = True):
+                 max_new_tokens: int = 64, keep_rows: bool = True, writer: str = "target"):
+        if writer not in ("target", "draft") or (writer == "draft" and mode != "plain"):
+            raise ValueError("writer='draft' is only for plain decoding by the draft model.")
         if mode not in ("speculative", "plain"):
             raise ValueError(f"mode must be 'speculative' or 'plain'; got {mode!r}.")
         if not prompt_ids:
@@ -83,7 +85,9 @@ class Decoder:
         self.generator = torch.Generator().manual_seed(seed)
         self.rounds: list[RoundTrace] = []
         self.stop_reason: str | None = None
-        self.target = CachedModel(pair.target)
+        # In plain mode the "target" slot holds whichever model writes (chapter 1 races both).
+        self.writer = writer
+        self.target = CachedModel(pair.target if writer == "target" else pair.draft)
         self.draft = CachedModel(pair.draft) if mode == "speculative" else None
         # Prefill: both caches take the prompt minus its last token, which each round feeds.
         self.prefill_seconds = 0.0
@@ -173,7 +177,7 @@ class Decoder:
 
     def trace(self) -> GenerationTrace:
         return GenerationTrace(
-            mode=self.mode, prompt_ids=self.ids[: self.n_prompt], settings=self.settings,
+            mode=self.mode if self.writer == "target" else "plain-draft", prompt_ids=self.ids[: self.n_prompt], settings=self.settings,
             gamma=self.gamma, seed=self.seed, max_new_tokens=self.max_new_tokens,
             prefill_seconds=self.prefill_seconds, rounds=list(self.rounds),
             text=self.pair.tokenizer.decode(self.new_ids))
@@ -181,10 +185,11 @@ class Decoder:
 
 def generate(pair: ModelPair, prompt_ids: list[int], *, mode: str = "speculative",
              settings: SamplingSettings = GREEDY, gamma: int = 4, seed: int = 0,
-             max_new_tokens: int = 64, keep_rows: bool = False, on_round=None) -> GenerationTrace:
+             max_new_tokens: int = 64, keep_rows: bool = False, writer: str = "target",
+             on_round=None) -> GenerationTrace:
     """Decode `prompt_ids` to the end; `on_round(round_trace)` is called after every round."""
     decoder = Decoder(pair, prompt_ids, mode=mode, settings=settings, gamma=gamma, seed=seed,
-                      max_new_tokens=max_new_tokens, keep_rows=keep_rows)
+                      max_new_tokens=max_new_tokens, keep_rows=keep_rows, writer=writer)
     while not decoder.done:
         round_trace = decoder.step()
         if on_round is not None:

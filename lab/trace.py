@@ -83,7 +83,7 @@ class RoundTrace:
 @dataclass
 class GenerationTrace:
     """A whole generation: prefill, then rounds until max_new_tokens or EOS."""
-    mode: str                     # "speculative" | "plain"
+    mode: str                     # "speculative" | "plain" | "plain-draft" (the draft writing alone)
     prompt_ids: list[int]
     settings: SamplingSettings
     gamma: int
