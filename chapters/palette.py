@@ -1,0 +1,30 @@
+"""The one place for the lab's colours and the non-colour cues that go with them.
+
+Every state a token or bar can be in has a colour, an icon and a label, so colour is never the only
+cue. Colours are chosen for WCAG AA contrast of white text on them (≥ 4.5:1) and are distinct
+under the common colour-vision deficiencies (blue/orange rather than red/green).
+"""
+
+TARGET = "#1f4e9e"      # the big model: deep blue
+DRAFT = "#b35900"       # the small model: burnt orange
+RESIDUAL = "#6a3d9a"    # draft too shy = residual (purple)
+OVERLAP = "#2b7a4b"     # both agree: min(p, q) (green)
+EAGER = "#b3261e"       # draft too eager: q − p where q > p (red)
+MUTED = "#5f6368"       # dropped / not checked
+INK = "#1b1b1f"
+PAPER = "#ffffff"
+
+# state → (colour, icon, label). Chips show the icon and an underline style as second cues.
+TOKEN_STATES = {
+    "kept":      (OVERLAP, "✓", "draft token kept"),
+    "fixed":     (RESIDUAL, "✎", "the target's fix"),
+    "bonus":     (TARGET, "★", "bonus token from the target"),
+    "rejected":  (EAGER, "✗", "rejected draft token"),
+    "dropped":   (MUTED, "–", "dropped (its context was wrong)"),
+    "easy":      (OVERLAP, "✓", "easy: the small model's first guess is the same word"),
+    "hard":      (EAGER, "✗", "hard: it would have guessed a different word"),
+    "target":    (TARGET, "●", "written by the target"),
+    "draft":     (DRAFT, "◆", "written by the draft"),
+    "unlikely":  (EAGER, "⚠", "a word the big model would pick less than 15% of the time here"),
+    "prompt":    (MUTED, "", "the prompt"),
+}

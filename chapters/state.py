@@ -1,0 +1,42 @@
+"""One student's state: their prompt, sampling settings and answers. Never shared between sessions."""
+from __future__ import annotations
+
+import param
+
+from lab.prompts import DEFAULT_PROMPT, PromptError, encode_prompt
+from lab.sampling import SamplingSettings
+
+
+class LabState(param.Parameterized):
+    """Built once per browser session and handed to every chapter of that session."""
+
+    prompt = param.String(default=DEFAULT_PROMPT, doc="The text both models continue.")
+    temperature = param.Number(default=0.0, bounds=(0.0, 2.0), step=0.1, doc="0 means greedy.")
+    top_k = param.Integer(default=0, bounds=(0, 200), doc="0 switches top-k off.")
+    top_p = param.Number(default=1.0, bounds=(0.05, 1.0), step=0.05, doc="1 switches top-p off.")
+    gamma = param.Integer(default=4, bounds=(1, 8), doc="γ, the draft length.")
+    seed = param.Integer(default=0, bounds=(0, 2**31 - 1), doc="Seed of the round's random draws.")
+    answers = param.Dict(default={}, doc="Predict-and-check answers, by chapter number.")
+    error = param.String(default="", doc="The last one-sentence problem with the student's input.")
+
+    def __init__(self, service, **params):
+        super().__init__(**params)
+        self.service = service    # the process-wide ModelService (shared; holds the pair)
+
+    @property
+    def settings(self) -> SamplingSettings:
+        return SamplingSettings(self.temperature, self.top_k, self.top_p)
+
+    def prompt_ids(self) -> list[int]:
+        """The prompt as token ids; raises PromptError with a sentence for the student."""
+        return encode_prompt(self.service.pair.tokenizer, self.prompt)
+
+    def safe_prompt_ids(self) -> list[int] | None:
+        """Like prompt_ids, but records the problem in `error` and returns None."""
+        try:
+            ids = self.prompt_ids()
+        except PromptError as err:
+            self.error = str(err)
+            return None
+        self.error = ""
+        return ids
