@@ -2,10 +2,31 @@
 
 The engine and the pages only ever see a `ModelPair`; how it was found (the embedded default, a
 registry name, a hub id, a local folder) is the loader's business.
+
+    pair = get_pair()                                   # shared, loaded once (thread-safe)
+    pair = load_named("random")                         # a pair from models/pairs.toml
+    pair = load_pair("gpt2", "distilgpt2")              # hub ids or local folders
+    spec = resolve_pair(["--pair", "weak"])             # what the command line / env asked for
+
+A lecturer's pair that cannot be used never stops the lab: `get_pair` logs the one-sentence reason,
+falls back to the embedded default and keeps that sentence in `pair.notes["warning"]`.
 """
 from __future__ import annotations
 
+import argparse
+import json
+import logging
+import os
+import threading
+import tomllib
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+log = logging.getLogger(__name__)
+
+REGISTRY_PATH = Path(__file__).resolve().parent.parent / "models" / "pairs.toml"
+EMBEDDED = "embedded:"
 
 
 class PairError(Exception):
@@ -35,3 +56,252 @@ class ModelPair:
     @property
     def eos_token_id(self) -> int | None:
         return getattr(self.tokenizer, "eos_token_id", None)
+
+
+@dataclass(frozen=True)
+class PairSpec:
+    """What to load: a registry entry, or a lecturer's `--target X --draft Y` (name "custom")."""
+    name: str
+    target: str
+    draft: str
+    target_label: str = ""
+    draft_label: str = ""
+    needs_download: bool = False
+    description: str = ""
+
+
+# --- registry -------------------------------------------------------------------------------
+
+def _read_registry(path: Path = REGISTRY_PATH) -> tuple[str, dict[str, PairSpec]]:
+    with open(path, "rb") as fh:
+        data = tomllib.load(fh)
+    specs = {name: PairSpec(name=name, **entry) for name, entry in data.get("pairs", {}).items()}
+    return data.get("default", next(iter(specs))), specs
+
+
+def registry() -> dict[str, PairSpec]:
+    """The named pairs of models/pairs.toml, default first."""
+    default, specs = _read_registry()
+    return {default: specs[default], **specs}
+
+
+def default_name() -> str:
+    return _read_registry()[0]
+
+
+def resolve_pair(argv: list[str] | None = None, environ: dict | None = None) -> PairSpec:
+    """The pair asked for by `--pair NAME` or `--target X --draft Y` (argv wins), else by the
+    environment (`SPECLAB_PAIR`, or `SPECLAB_TARGET` + `SPECLAB_DRAFT`), else the default."""
+    environ = os.environ if environ is None else environ
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--pair")
+    parser.add_argument("--target")
+    parser.add_argument("--draft")
+    args, _ = parser.parse_known_args(argv or [])
+    name = args.pair
+    target, draft = args.target, args.draft
+    if not (name or target or draft):
+        name = environ.get("SPECLAB_PAIR")
+        target, draft = environ.get("SPECLAB_TARGET"), environ.get("SPECLAB_DRAFT")
+    if target or draft:
+        if not (target and draft):
+            raise PairError("A lecturer's pair needs both --target and --draft (hub ids or local folders).")
+        return PairSpec("custom", target, draft, _short(target), _short(draft))
+    specs = registry()
+    name = name or default_name()
+    if name not in specs:
+        raise PairError(f"There is no pair named {name!r}; choose one of {', '.join(specs)} "
+                        f"(models/pairs.toml) or give --target and --draft.")
+    return specs[name]
+
+
+def _short(ref: str) -> str:
+    return ref.removeprefix(EMBEDDED).rstrip("/").split("/")[-1]
+
+
+# --- loading and checks -------------------------------------------------------------------------
+
+def _resolve_ref(ref: str, progress) -> Path | str:
+    """A local folder or hub id; `embedded:NAME` is prepared on first use (see lab.prepare)."""
+    if ref.startswith(EMBEDDED):
+        from lab.prepare import ensure_embedded
+        home = ensure_embedded(progress=progress)
+        part = ref[len(EMBEDDED):]
+        folder = home / (part if part == "target" else f"draft-{part}")
+        if not folder.exists() and part == "distilled":
+            raise PairError("The distilled draft is not shipped in this checkout (models/smollm2-distilled); "
+                            "use the pair 'weak' or train one with models/distil/.")
+        return folder
+    path = Path(ref).expanduser()
+    if path.exists():
+        return path
+    looks_local = ref.startswith((".", "/", "~")) or ref.count("/") > 1 or "\\" in ref
+    if looks_local:
+        raise PairError(f"There is no model folder at {ref}; check the path (it must hold config.json).")
+    return ref
+
+
+def _config_dict(ref: Path | str, role: str) -> dict:
+    if isinstance(ref, Path):
+        cfg = ref / "config.json"
+        if not cfg.exists():
+            raise PairError(f"The {role} folder {ref} has no config.json; point to a saved Hugging Face model folder.")
+        return json.loads(cfg.read_text())
+    from transformers import PretrainedConfig
+    try:
+        return PretrainedConfig.get_config_dict(ref)[0]
+    except OSError as err:
+        offline = os.environ.get("HF_HUB_OFFLINE") == "1"
+        raise PairError(f"Could not find the {role} {ref!r} locally or on the Hugging Face hub"
+                        f"{' (offline mode)' if offline else ''}; download it before class "
+                        f"(`hf download {ref}`) or give a local folder.") from err
+
+
+def _load_model(ref: Path | str, role: str):
+    import torch
+    from transformers import AutoModelForCausalLM
+    import lab.train.drafts  # noqa: F401  registers our own shortlist draft type (no remote code)
+
+    config = _config_dict(ref, role)
+    if "auto_map" in config:
+        raise PairError(f"The {role} {ref} needs remote code (auto_map in its config), which the lab never runs; "
+                        f"choose a model that transformers supports natively.")
+    try:
+        model = AutoModelForCausalLM.from_pretrained(ref, dtype=torch.float32, trust_remote_code=False)
+    except (torch.OutOfMemoryError, MemoryError) as err:
+        raise PairError(f"The {role} {ref} does not fit in memory; choose a smaller model.") from err
+    except ValueError as err:
+        if "trust_remote_code" in str(err):
+            raise PairError(f"The {role} {ref} needs remote code, which the lab never runs; "
+                            f"choose a model that transformers supports natively.") from err
+        raise PairError(f"The {role} {ref} is not a causal language model transformers can load "
+                        f"({str(err).splitlines()[0][:120]}); choose a text-generation model.") from err
+    except RuntimeError as err:
+        if "memory" in str(err).lower() or "allocate" in str(err).lower():
+            raise PairError(f"The {role} {ref} does not fit in memory; choose a smaller model.") from err
+        raise PairError(f"The {role} {ref} could not be loaded ({str(err).splitlines()[0][:120]}).") from err
+    except OSError as err:
+        raise PairError(f"The {role} {ref} has no usable weights ({str(err).splitlines()[0][:120]}); "
+                        f"check the folder or download it again.") from err
+    model.requires_grad_(False)
+    return model.float().eval()
+
+
+def _load_tokenizer(ref: Path | str, role: str):
+    from transformers import AutoTokenizer
+    try:
+        return AutoTokenizer.from_pretrained(ref, trust_remote_code=False)
+    except (OSError, ValueError, TypeError) as err:
+        raise PairError(f"The {role} {ref} has no tokenizer the lab can load; "
+                        f"save its tokenizer next to the model (tokenizer.save_pretrained).") from err
+
+
+def check_same_vocabulary(target_tok, draft_tok, target_model=None, draft_model=None,
+                          target_ref="target", draft_ref="draft") -> None:
+    """Refuse a pair whose token→id maps differ, or whose logits do not have the same width."""
+    tv, dv = target_tok.get_vocab(), draft_tok.get_vocab()
+    if tv != dv:
+        differ = len(set(tv.items()) ^ set(dv.items()))
+        raise PairError(f"The draft {draft_ref} and the target {target_ref} use different vocabularies "
+                        f"({len(dv)} vs {len(tv)} tokens, {differ} token-id entries differ); "
+                        f"choose a draft that shares the target's tokenizer.")
+    if target_model is not None and draft_model is not None:
+        tw, dw = target_model.config.vocab_size, draft_model.config.vocab_size
+        if tw != dw:
+            raise PairError(f"The draft {draft_ref} has {dw} output logits but the target {target_ref} has {tw}; "
+                            f"choose a draft whose output layer matches the target's.")
+
+
+def load_pair(target: str, draft: str, name: str = "custom", progress: Callable | None = None,
+              target_label: str = "", draft_label: str = "") -> ModelPair:
+    """Load and check a pair (hub ids, local folders or `embedded:NAME`), fp32 on CPU, eval mode.
+
+    Raises PairError with one sentence when either model is missing, needs remote code, is not a
+    causal LM, does not fit in memory, or when the two do not share one vocabulary.
+    """
+    target_path, draft_path = _resolve_ref(target, progress), _resolve_ref(draft, progress)
+    # cheap checks on both configs before loading any weights
+    for ref, role in ((target_path, "target"), (draft_path, "draft")):
+        if "auto_map" in _config_dict(ref, role):
+            raise PairError(f"The {role} {ref} needs remote code (auto_map in its config), which the lab never "
+                            f"runs; choose a model that transformers supports natively.")
+    target_tok, draft_tok = _load_tokenizer(target_path, "target"), _load_tokenizer(draft_path, "draft")
+    check_same_vocabulary(target_tok, draft_tok, target_ref=target, draft_ref=draft)
+    if progress:
+        progress(0.9, f"loading {_short(target)} and {_short(draft)}")
+    target_model = _load_model(target_path, "target")
+    draft_model = _load_model(draft_path, "draft")
+    check_same_vocabulary(target_tok, draft_tok, target_model, draft_model, target, draft)
+    notes = {"target_ref": str(target_path), "draft_ref": str(draft_path)}
+    return ModelPair(target=target_model, draft=draft_model, tokenizer=target_tok, name=name,
+                     target_label=target_label or _short(target), draft_label=draft_label or _short(draft),
+                     notes=notes)
+
+
+def load_spec(spec: PairSpec, progress: Callable | None = None) -> ModelPair:
+    pair = load_pair(spec.target, spec.draft, spec.name, progress, spec.target_label, spec.draft_label)
+    if spec.description:
+        pair.notes["description"] = spec.description
+    return pair
+
+
+def load_named(name: str, progress: Callable | None = None) -> ModelPair:
+    """A pair from models/pairs.toml by name; the default pair falls back to the weak draft until
+    a distilled draft is shipped (noted in `pair.notes["provisional"]`)."""
+    specs = registry()
+    if name not in specs:
+        raise PairError(f"There is no pair named {name!r}; choose one of {', '.join(specs)}.")
+    spec = specs[name]
+    try:
+        return load_spec(spec, progress)
+    except PairError as err:
+        if spec.draft != f"{EMBEDDED}distilled" or "distilled draft is not shipped" not in str(err):
+            raise
+        pair = load_spec(specs["weak"], progress)
+        pair.name = name
+        pair.notes["provisional"] = str(err)
+        return pair
+
+
+# --- the process-wide pair ----------------------------------------------------------------------
+
+_LOCK = threading.Lock()
+_PAIR: ModelPair | None = None
+
+
+def get_pair(progress: Callable | None = None, argv: list[str] | None = None) -> ModelPair:
+    """The pair shared by every session of this process, loaded on first call (thread-safe).
+
+    A lecturer's pair (argv / environment) that fails is reported in one sentence in the log and in
+    `pair.notes["warning"]`, and the embedded default is used instead.
+    """
+    global _PAIR
+    with _LOCK:
+        if _PAIR is not None:
+            return _PAIR
+        default = default_name()
+        try:
+            spec = resolve_pair(argv)
+        except PairError as err:
+            log.warning("%s Using the default pair %r.", err, default)
+            spec, warning = registry()[default], str(err)
+        else:
+            warning = None
+        try:
+            pair = load_spec(spec, progress) if spec.name != default else load_named(default, progress)
+        except PairError as err:
+            if spec.name == default:
+                raise
+            log.warning("%s Using the default pair %r.", err, default)
+            pair, warning = load_named(default, progress), str(err)
+        if warning:
+            pair.notes["warning"] = warning
+        _PAIR = pair
+        return pair
+
+
+def _reset_shared_pair() -> None:
+    """Forget the shared pair (tests only)."""
+    global _PAIR
+    with _LOCK:
+        _PAIR = None

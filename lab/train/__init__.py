@@ -1,0 +1,1 @@
+"""Building and distilling drafts for the embedded target (no Panel imports)."""
