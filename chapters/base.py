@@ -3,13 +3,38 @@
 Subclasses set the class attributes and build their body in `body()`; the shell (app.py) and the
 guided tour read the metadata. Widgets a tour step talks about are attributes of the chapter, so the
 tour shows the same components as the chapter page.
+
+    class Dilemma(Chapter):
+        number, slug, part = 1, "dilemma", "I"
+        def make_predict(self):               # optional: the "Pause & predict" card
+            return PredictCard(self.state, 1, "…?", choices=[...], answer="…")
+        def body(self):                       # built once per session
+            return pn.Column(self.write_button, self.busy, self.figure)
+
+`__panel__` lays out: header (number, kicker, title, intro) · predict card · body · takeaway.
+Model work goes through `await self.run_model(fn, *args)`: off the event loop, with the "working…"
+line shown, and a PromptError shown as one sentence instead of raised.
 """
 from __future__ import annotations
+
+import html
+import logging
 
 import panel as pn
 import param
 
 from chapters.state import LabState
+from chapters.widgets import BOX_CSS, Busy, PredictCard, takeaway_box
+from lab.prompts import PromptError
+
+log = logging.getLogger(__name__)
+
+HEADER_CSS = """
+.ch-head .num { display: inline-block; font-weight: 800; color: #1f4e9e; font-size: 1rem;
+                letter-spacing: .06em; text-transform: uppercase; }
+.ch-head h1 { font-size: 2.3rem; line-height: 1.15; margin: 4px 0 10px; color: #1b1b1f; }
+.ch-head p { font-size: 1.2rem; line-height: 1.5; color: #2b2d31; max-width: 60em; margin: 0; }
+"""
 
 
 class Chapter(pn.viewable.Viewer):
@@ -25,3 +50,64 @@ class Chapter(pn.viewable.Viewer):
 
     def __init__(self, state: LabState, **params):
         super().__init__(state=state, **params)
+        self.busy = Busy()
+        self.problem = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width", margin=(4, 0))
+        self.predict: PredictCard | None = self.make_predict()
+        self._view = None
+
+    # --- for subclasses ---
+    def make_predict(self) -> PredictCard | None:
+        """The chapter's "Pause & predict" card, or None."""
+        return None
+
+    def body(self):
+        """The interactive part of the page (built once per session)."""
+        return pn.pane.Markdown("")
+
+    # --- shared behaviour ---
+    def header(self) -> pn.pane.HTML:
+        num = f"{self.number:02d} · " if self.number else ""
+        intro = pn.pane.Markdown(self.intro, css_classes=["ch-intro"], sizing_mode="stretch_width",
+                                 stylesheets=[HEADER_CSS + ".markdown p { font-size: 1.2rem; line-height: 1.5; }"],
+                                 margin=(0, 0)) if self.intro else None
+        head = pn.pane.HTML(f'<div class="ch-head"><span class="num">{num}{html.escape(self.kicker)}</span>'
+                            f'<h1>{html.escape(self.title)}</h1></div>',
+                            stylesheets=[HEADER_CSS], sizing_mode="stretch_width", margin=0)
+        return pn.Column(head, intro, sizing_mode="stretch_width", margin=0) if intro else head
+
+    def show_problem(self, sentence: str = "") -> None:
+        """Show (or, with "", clear) a one-sentence problem for the student."""
+        self.problem.object = (f'<div class="error" role="alert">{html.escape(sentence)}</div>'
+                               if sentence else "")
+
+    async def run_model(self, fn, *args, message: str = "The models are working…", **kwargs):
+        """`fn(*args, **kwargs)` on the model worker, with the working line shown.
+
+        Returns None (and shows the sentence) when the student's prompt cannot be used.
+        """
+        with self.busy.working(message):
+            try:
+                result = await self.state.service.run(fn, *args, **kwargs)
+            except PromptError as err:
+                self.show_problem(str(err))
+                return None
+        self.show_problem("")
+        return result
+
+    def prompt_ids(self) -> list[int] | None:
+        """The student's prompt ids, or None with the problem shown."""
+        ids = self.state.safe_prompt_ids()
+        self.show_problem(self.state.error if ids is None else "")
+        return ids
+
+    def __panel__(self):
+        if self._view is None:
+            parts = [self.header()]
+            if self.predict is not None:
+                parts.append(self.predict)
+            parts += [self.body(), self.problem]
+            if self.takeaway:
+                parts.append(takeaway_box(self.takeaway))
+            self._view = pn.Column(*parts, sizing_mode="stretch_width", css_classes=["chapter"],
+                                   margin=0)
+        return self._view

@@ -28,3 +28,38 @@ TOKEN_STATES = {
     "unlikely":  (EAGER, "⚠", "a word the big model would pick less than 15% of the time here"),
     "prompt":    (MUTED, "", "the prompt"),
 }
+
+# Marks that are not tokens (chapter 1's and chapter 4's lanes): a call of each model.
+TOKEN_STATES.update({
+    "target_call": (TARGET, "▮", "one target (big-model) call"),
+    "draft_call":  (DRAFT, "▯", "one cheap draft (small-model) call"),
+})
+
+# The second cue besides the icon: how a chip's text is underlined (CSS text-decoration).
+UNDERLINE = {
+    "kept": "underline solid",
+    "fixed": "underline double",
+    "bonus": "underline dotted",
+    "rejected": "line-through",
+    "dropped": "line-through",
+    "easy": "none",
+    "hard": "underline wavy",
+    "target": "none",
+    "draft": "none",
+    "unlikely": "underline wavy",
+    "prompt": "none",
+    "target_call": "none",
+    "draft_call": "none",
+}
+
+
+def colour(state: str) -> str:
+    return TOKEN_STATES[state][0]
+
+
+def icon(state: str) -> str:
+    return TOKEN_STATES[state][1]
+
+
+def label(state: str) -> str:
+    return TOKEN_STATES[state][2]
