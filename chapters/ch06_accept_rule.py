@@ -1,0 +1,214 @@
+"""Chapter 6 — the accept rule, on one position with two tokens A and B.
+
+The student sets p(A) and q(A); every draw samples x ~ q from a seeded per-session generator and
+keeps x when u < min(1, p(x)/q(x)) (`lab.sampling.accept_probability`). Running frequencies of
+"kept" per token are shown against min(1, p/q).
+"""
+from __future__ import annotations
+
+import numpy as np
+import panel as pn
+import param
+import torch
+from bokeh.models import ColumnDataSource, Label
+from bokeh.plotting import figure
+
+from chapters import palette
+from chapters.base import Chapter
+from chapters.widgets import PredictCard
+from lab.sampling import accept_probability
+
+TOKENS = ("A", "B")
+QUESTION_P, QUESTION_Q = 0.6, 0.8   # the predict question's numbers
+
+
+def thresholds(p_a: float, q_a: float) -> np.ndarray:
+    """min(1, p(x)/q(x)) for x = A, B, through the lab's own accept rule."""
+    p = torch.tensor([p_a, 1 - p_a], dtype=torch.float64)
+    q = torch.tensor([q_a, 1 - q_a], dtype=torch.float64)
+    return np.array([accept_probability(p, q, x) for x in range(2)])
+
+
+def regions(p_a: float, q_a: float) -> dict:
+    """Per token: overlap min(p, q) (both agree), (q − p)+ (draft too eager), (p − q)+ (too shy)."""
+    p, q = np.array([p_a, 1 - p_a]), np.array([q_a, 1 - q_a])
+    return dict(agree=np.minimum(p, q), eager=np.clip(q - p, 0, None), shy=np.clip(p - q, 0, None))
+
+
+class AcceptRuleChapter(Chapter):
+    number = 6
+    slug = "accept-rule"
+    part = "III"
+    kicker = "Question 2 · the accept rule"
+    title = "Keep a guess as often as the target agrees."
+    intro = ("In Part I, “agree” meant “same first guess”. But models roll dice, so agreement comes "
+             "in degrees: the draft proposes a token with probability q, and the target would have "
+             "chosen it with probability p. One position, two possible tokens — drag both and press "
+             "Draw.")
+    takeaway = "Accept a draft token with probability min(1, p / q)."
+    question = ("The draft proposes A with q = 0.8, but the target only gives A p = 0.6. What should "
+                "we do with a proposed A?")
+
+    p_a = param.Number(default=QUESTION_P, bounds=(0.0, 1.0), step=0.01, doc="p(A), the target's probability of A.")
+    q_a = param.Number(default=QUESTION_Q, bounds=(0.01, 0.99), step=0.01, doc="q(A), the draft's probability of A.")
+    proposed = param.Array(default=np.zeros(2, dtype=int), doc="How often A, B were drawn from q.")
+    kept = param.Array(default=np.zeros(2, dtype=int), doc="How often A, B were kept.")
+    last = param.Dict(default={}, doc="The last draw: token, u, threshold, kept.")
+
+    def __init__(self, state, **params):
+        super().__init__(state, **params)
+        self.rng = np.random.default_rng(state.seed)     # one seeded generator per session
+        self.p_slider = pn.widgets.FloatSlider.from_param(self.param.p_a, name="p(A) — target", width=260)
+        self.q_slider = pn.widgets.FloatSlider.from_param(self.param.q_a, name="q(A) — draft", width=260)
+        self.draw_button = pn.widgets.Button(name="Draw", button_type="primary", width=120)
+        self.draw_many_button = pn.widgets.Button(name="Draw 1000", button_type="default", width=120)
+        self.reset_button = pn.widgets.Button(name="Reset counts", button_type="light", width=120)
+        self.draw_button.on_click(lambda e: self.draw(1))
+        self.draw_many_button.on_click(lambda e: self.draw(1000))
+        self.reset_button.on_click(lambda e: self.reset())
+        self.last_draw = pn.pane.HTML("", sizing_mode="stretch_width")
+        self.freq_table = pn.pane.HTML("", sizing_mode="stretch_width")
+        self._build_figures()
+        self.param.watch(lambda *e: self._on_probabilities(), ["p_a", "q_a"])
+        self._on_probabilities()
+
+    # ---- predict ------------------------------------------------------------------------------------
+    def make_predict(self):
+        ratio = float(thresholds(QUESTION_P, QUESTION_Q)[0])
+        self._question_choices = ["Always keep it: the draft proposed it",
+                                  "Always reject it: the target likes A less",
+                                  f"Keep it with probability p / q = {ratio:.2f}",
+                                  f"Keep it with probability p = {QUESTION_P}"]
+
+        def explain(truth):
+            return (f"The draft offers A {QUESTION_Q:.0%} of the time but the target wants it only "
+                    f"{QUESTION_P:.0%} of the time, so keeping a proposed A with probability "
+                    f"{QUESTION_P} / {QUESTION_Q} = {ratio:.2f} brings A's share down to exactly p(A). "
+                    "Press Draw 1000 at these values: the measured frequency lands on that line.")
+        return PredictCard(self.state, 6, self.question, choices=self._question_choices,
+                           answer=self._question_choices[2], explanation=explain,
+                           hint="Now press Draw 1000 below to check.")
+
+    # ---- the rule -------------------------------------------------------------------------------
+    def draw(self, n: int = 1) -> None:
+        """n draws x ~ q, u ~ U[0, 1); keep x when u < min(1, p(x)/q(x))."""
+        thr = thresholds(self.p_a, self.q_a)                       # (2,)
+        x = (self.rng.random(n) >= self.q_a).astype(int)           # 0 = A with probability q(A)
+        u = self.rng.random(n)
+        keep = u < thr[x]
+        self.proposed = self.proposed + np.bincount(x, minlength=2)
+        self.kept = self.kept + np.bincount(x[keep], minlength=2)
+        self.last = dict(token=TOKENS[x[-1]], u=float(u[-1]), threshold=float(thr[x[-1]]),
+                         kept=bool(keep[-1]), n=n)
+        self._refresh_draws()
+        if self.predict is not None:
+            self.predict.reveal()
+
+    def reset(self) -> None:
+        self.proposed = np.zeros(2, dtype=int)
+        self.kept = np.zeros(2, dtype=int)
+        self.last = {}
+        self._refresh_draws()
+
+    def frequencies(self) -> np.ndarray:
+        """Kept ÷ proposed per token (NaN before the first proposal of that token)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.proposed > 0, self.kept / np.maximum(self.proposed, 1), np.nan)
+
+    # ---- figures, built once -----------------------------------------------------------------------
+    def _build_figures(self):
+        self.region_src = ColumnDataSource(dict(token=list(TOKENS), agree=[0, 0], eager=[0, 0], shy=[0, 0]))
+        self.pq_src = ColumnDataSource(dict(token=list(TOKENS), p=[0, 0], q=[0, 0]))
+        f = figure(height=260, width=340, x_range=list(TOKENS), y_range=(0, 1.05), toolbar_location=None,
+                   title="One position · two tokens", y_axis_label="probability")
+        f.vbar_stack(["agree", "eager", "shy"], x="token", source=self.region_src, width=0.6,
+                     color=[palette.OVERLAP, palette.EAGER, palette.RESIDUAL],
+                     hatch_pattern=[" ", "/", "."], hatch_color="white",
+                     legend_label=["both agree: min(p, q)", "draft too eager: q − p", "draft too shy: p − q"])
+        f.scatter(x="token", y="p", source=self.pq_src, marker="dash", size=50, line_width=3,
+                  color=palette.TARGET, legend_label="target p")
+        f.scatter(x="token", y="q", source=self.pq_src, marker="dot", size=26, line_width=3,
+                  color=palette.DRAFT, legend_label="draft q")
+        f.legend.location = "top_right"
+        f.legend.label_text_font_size = "10px"
+        self.region_fig = f
+
+        # The last draw: u on [0, 1] against the threshold min(1, p/q).
+        self.u_src = ColumnDataSource(dict(u=[], y=[], color=[]))
+        self.thr_src = ColumnDataSource(dict(left=[0], right=[0]))
+        g = figure(height=130, width=340, x_range=(0, 1), y_range=(0, 1), toolbar_location=None,
+                   title="Last draw: u ~ Uniform(0, 1) against min(1, p/q)", x_axis_label="u")
+        g.quad(left="left", right="right", bottom=0.2, top=0.8, source=self.thr_src, color=palette.OVERLAP,
+               alpha=0.35, hatch_pattern="/", hatch_color=palette.OVERLAP, legend_label="keep if u lands here")
+        g.scatter(x="u", y="y", color="color", source=self.u_src, size=16, marker="inverted_triangle")
+        g.yaxis.visible = False
+        g.ygrid.visible = False
+        g.legend.location = "top_right"
+        g.legend.label_text_font_size = "10px"
+        self.u_label = Label(x=0, y=0.05, text="", text_font_size="11px")
+        g.add_layout(self.u_label)
+        self.u_fig = g
+
+        # Running frequencies of "kept" per token against min(1, p/q).
+        self.freq_src = ColumnDataSource(dict(token=list(TOKENS), freq=[0, 0], rule=[0, 0]))
+        h = figure(height=260, width=340, x_range=list(TOKENS), y_range=(0, 1.05), toolbar_location=None,
+                   title="How often a proposed token was kept", y_axis_label="kept ÷ proposed")
+        h.vbar(x="token", top="freq", source=self.freq_src, width=0.5, color=palette.TARGET, alpha=0.8,
+               legend_label="measured frequency")
+        h.scatter(x="token", y="rule", source=self.freq_src, marker="dash", size=60, line_width=4,
+                  color=palette.DRAFT, legend_label="min(1, p / q)")
+        h.legend.location = "top_right"
+        h.legend.label_text_font_size = "10px"
+        self.freq_fig = h
+
+    def _on_probabilities(self):
+        r = regions(self.p_a, self.q_a)
+        self.region_src.data = dict(token=list(TOKENS), **{k: list(v) for k, v in r.items()})
+        self.pq_src.data = dict(token=list(TOKENS), p=[self.p_a, 1 - self.p_a], q=[self.q_a, 1 - self.q_a])
+        self.reset()   # counts measured under other p, q would mislead
+
+    def _refresh_draws(self):
+        thr = thresholds(self.p_a, self.q_a)
+        freq = self.frequencies()
+        self.freq_src.data = dict(token=list(TOKENS), freq=list(np.nan_to_num(freq)), rule=list(thr))
+        last = self.last
+        if last:
+            self.thr_src.data = dict(left=[0], right=[last["threshold"]])
+            colour = palette.OVERLAP if last["kept"] else palette.EAGER
+            self.u_src.data = dict(u=[last["u"]], y=[0.5], color=[colour])
+            self.u_label.text = f"u = {last['u']:.3f}"
+            verdict = "✓ kept" if last["kept"] else "✗ rejected"
+            rel = "<" if last["kept"] else "≥"
+            self.last_draw.object = (
+                f"<p>{'Last of ' + str(last['n']) + ' draws' if last['n'] > 1 else 'Draw'}: the draft "
+                f"proposed <b>{last['token']}</b>; u = {last['u']:.3f} {rel} min(1, p/q) = "
+                f"{last['threshold']:.3f} → <b>{verdict}</b></p>")
+        else:
+            self.thr_src.data = dict(left=[0], right=[0])
+            self.u_src.data = dict(u=[], y=[], color=[])
+            self.u_label.text = ""
+            self.last_draw.object = "<p>Press <b>Draw</b>: the draft proposes A or B from q.</p>"
+        rows = []
+        p = (self.p_a, 1 - self.p_a)
+        q = (self.q_a, 1 - self.q_a)
+        for i, t in enumerate(TOKENS):
+            f = "—" if np.isnan(freq[i]) else f"{freq[i]:.3f}"
+            kind = "draft too eager" if q[i] > p[i] else ("draft too shy" if q[i] < p[i] else "both agree")
+            rows.append(f"<tr><td><b>{t}</b></td><td>{p[i]:.2f}</td><td>{q[i]:.2f}</td><td>{kind}</td>"
+                        f"<td>{self.proposed[i]}</td><td>{self.kept[i]}</td><td>{f}</td><td>{thr[i]:.3f}</td></tr>")
+        self.freq_table.object = (
+            "<table class='speclab-table'><thead><tr><th>token</th><th>p</th><th>q</th><th>region</th>"
+            "<th>proposed</th><th>kept</th><th>kept ÷ proposed</th><th>min(1, p/q)</th></tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+    # ---- page -------------------------------------------------------------------------------------------
+    def body(self):
+        controls = pn.Column("#### Set p and q, then draw", self.p_slider, self.q_slider,
+                             pn.Row(self.draw_button, self.draw_many_button), self.reset_button, width=300)
+        return pn.Column(
+            pn.Row(controls, pn.pane.Bokeh(self.region_fig), pn.pane.Bokeh(self.freq_fig)),
+            pn.Row(pn.pane.Bokeh(self.u_fig), pn.Column(self.last_draw, self.freq_table,
+                                                        sizing_mode="stretch_width"),
+                   sizing_mode="stretch_width"),
+            sizing_mode="stretch_width")
+

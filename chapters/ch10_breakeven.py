@@ -1,0 +1,234 @@
+"""Chapter 10 — when does drafting save time? The analytic model, with sliders, and the live pair.
+
+Sliders only touch numpy and `ColumnDataSource.data`: the figures are built once and never wait for
+a model. "Use my models" measures the live pair through the model service and fills α and c.
+"""
+from __future__ import annotations
+
+import numpy as np
+import panel as pn
+import param
+from bokeh.models import ColumnDataSource, Label, Span
+from bokeh.plotting import figure
+
+from chapters import palette
+from chapters.base import Chapter
+from chapters.widgets import PredictCard
+from lab import analytic
+from lab.measure import measure
+
+ALPHAS = np.linspace(0, 1, 201)
+MAX_GAMMA = 12
+# The rows of the lecture's table (seed 002), recomputed for the chosen c.
+TABLE_ROWS = ((0.8, 4), (0.9, 4), (0.5, 4), (0.8, 2))
+QUESTION = (0.6, 5, 0.3)   # chapter 10's predict question: α, γ, c
+
+
+def question_verdict() -> tuple[str, float]:
+    """("faster" | "slower", speed-up) for the predict question, from the analytic model."""
+    a, g, c = QUESTION
+    s = float(analytic.speedup(a, g, c))
+    return ("faster" if s > 1 else "slower"), s
+
+
+def table_html(c: float, current: tuple[float, int] | None = None) -> str:
+    rows = list(TABLE_ROWS) + ([current] if current and current not in TABLE_ROWS else [])
+    body = []
+    for a, g in rows:
+        e, s = float(analytic.expected_tokens(a, g)), float(analytic.speedup(a, g, c))
+        mark = " class='current'" if current == (a, g) else ""
+        body.append(f"<tr{mark}><td>α = {a:g}, γ = {g}</td><td>{a ** (g + 1):.3f}</td>"
+                    f"<td>{e:.2f}</td><td>{s:.2f}×</td></tr>")
+    return ("<table class='speclab-table'><thead><tr><th>α, γ</th><th>α<sup>γ+1</sup></th>"
+            f"<th>E (tokens / round)</th><th>speed-up at c = {c:g}</th></tr></thead>"
+            f"<tbody>{''.join(body)}</tbody></table>")
+
+
+class BreakEvenChapter(Chapter):
+    number = 10
+    slug = "breakeven"
+    part = "III"
+    kicker = "Question 5 · when does drafting save time?"
+    title = "Tokens per round, divided by cost per round."
+    intro = ("A round costs γ draft calls plus one target call, and returns a few tokens. Three "
+             "numbers decide whether that beats standard decoding: the acceptance rate α, the "
+             "draft's relative cost c, and the draft length γ.")
+    takeaway = "Drafting pays off when α is high and c is small — and it can be slower."
+
+    question = ("The draft is accepted 60% of the time and each draft call costs 30% of a target "
+                "call. With γ = 5, is drafting faster?")
+
+    alpha = param.Number(default=0.8, bounds=(0.0, 1.0), step=0.01, doc="α, the acceptance rate.")
+    gamma = param.Integer(default=4, bounds=(1, MAX_GAMMA), doc="γ, the draft length.")
+    c = param.Number(default=0.1, bounds=(0.0, 1.0), step=0.01, doc="c, draft call ÷ target call.")
+    measurement = param.Parameter(default=None, doc="The live pair's lab.measure.Measurement.")
+
+    def __init__(self, state, **params):
+        super().__init__(state, **params)
+        self.alpha_slider = pn.widgets.FloatSlider.from_param(self.param.alpha, name="α acceptance rate", width=260)
+        self.gamma_slider = pn.widgets.IntSlider.from_param(self.param.gamma, name="γ draft length", width=260)
+        self.c_slider = pn.widgets.FloatSlider.from_param(self.param.c, name="c draft cost ÷ target cost", width=260)
+        self.use_models = pn.widgets.Button(name="Use my models", button_type="primary", width=160)
+        self.use_models.on_click(self._on_use_models)
+        a, g, c = QUESTION
+        self.try_question = pn.widgets.Button(name=f"Try α = {a}, γ = {g}, c = {c}", width=200)
+        self.try_question.on_click(lambda e: self.param.update(alpha=a, gamma=g, c=c))
+        self.readout = pn.pane.HTML("", sizing_mode="stretch_width")
+        self.live = pn.pane.HTML("", sizing_mode="stretch_width")
+        self.table = pn.pane.HTML("", sizing_mode="stretch_width")
+        self._build_figures()
+        self._update()
+        self.param.watch(lambda *events: self._update(), ["alpha", "gamma", "c"])
+
+    # ---- figures, built once -------------------------------------------------------------
+    def _build_figures(self):
+        self.curve = ColumnDataSource(dict(alpha=ALPHAS, speedup=ALPHAS * 0))
+        self.point = ColumnDataSource(dict(alpha=[0.0], speedup=[0.0]))
+        f = figure(height=300, sizing_mode="stretch_width", x_range=(0, 1), y_range=(0, 4),
+                   title="Speed-up vs α (chosen γ and c)", toolbar_location=None,
+                   x_axis_label="α (acceptance rate)", y_axis_label="speed-up ×")
+        f.line("alpha", "speedup", source=self.curve, line_width=3, color=palette.TARGET,
+               legend_label="speed-up E / (1 + γc)")
+        f.scatter("alpha", "speedup", source=self.point, size=12, color=palette.DRAFT,
+                  marker="diamond", legend_label="your α")
+        f.add_layout(Span(location=1, dimension="width", line_dash="dashed", line_color=palette.INK,
+                          line_width=2))
+        self.break_span = Span(location=0.5, dimension="height", line_dash="dotted",
+                               line_color=palette.EAGER, line_width=2)
+        f.add_layout(self.break_span)
+        self.break_label = Label(x=0.5, y=3.5, text="", text_color=palette.EAGER, text_font_size="12px",
+                                 x_offset=4)
+        f.add_layout(self.break_label)
+        f.add_layout(Label(x=0.01, y=1, text="break-even: speed-up = 1", text_font_size="11px",
+                           y_offset=3, text_color=palette.INK))
+        f.legend.location = "top_left"
+        self.speed_fig = f
+
+        gammas = np.arange(1, MAX_GAMMA + 1)
+        self.bars = ColumnDataSource(dict(gamma=[str(g) for g in gammas], speedup=gammas * 0.0,
+                                          color=[palette.MUTED] * len(gammas), hatch=[" "] * len(gammas)))
+        g = figure(height=300, sizing_mode="stretch_width", x_range=[str(g) for g in gammas],
+                   title="Speed-up vs γ (chosen α and c) — best γ filled", toolbar_location=None,
+                   x_axis_label="γ (draft length)", y_axis_label="speed-up ×", y_range=(0, 4))
+        g.vbar(x="gamma", top="speedup", source=self.bars, width=0.8, fill_color="color",
+               line_color=palette.INK, hatch_pattern="hatch", hatch_color="white", hatch_alpha=0.6)
+        g.add_layout(Span(location=1, dimension="width", line_dash="dashed", line_color=palette.INK, line_width=2))
+        self.gamma_fig = g
+
+    # ---- pure numpy updates -----------------------------------------------------------------
+    def numbers(self) -> dict:
+        a, g, c = self.alpha, self.gamma, self.c
+        best_g, best_s = analytic.best_gamma(a, c, max_gamma=MAX_GAMMA)
+        return dict(E=float(analytic.expected_tokens(a, g)), cost=float(analytic.round_cost(g, c)),
+                    speedup=float(analytic.speedup(a, g, c)),
+                    break_even=float(analytic.break_even_alpha(g, c)),
+                    best_gamma=int(best_g), best_speedup=float(best_s))
+
+    def _update(self):
+        a, g, c = self.alpha, self.gamma, self.c
+        n = self.numbers()
+        curve = analytic.speedup(ALPHAS, g, c)
+        self.curve.data = dict(alpha=ALPHAS, speedup=curve)
+        self.point.data = dict(alpha=[a], speedup=[n["speedup"]])
+        top = max(2.0, float(curve.max()) * 1.1)
+        self.speed_fig.y_range.end = top
+        be = n["break_even"]
+        if np.isnan(be):
+            self.break_span.visible = False
+            self.break_label.text = "no α breaks even (c too large)"
+            self.break_label.x, self.break_label.y = 0.02, top * 0.85
+        else:
+            self.break_span.visible = True
+            self.break_span.location = be
+            self.break_label.text = f"break-even α = {be:.2f}"
+            self.break_label.x, self.break_label.y = be, top * 0.85
+        gammas = np.arange(1, MAX_GAMMA + 1)
+        s = analytic.speedup(a, gammas, c)
+        best = n["best_gamma"]
+        self.bars.data = dict(gamma=[str(x) for x in gammas], speedup=s,
+                              color=[palette.TARGET if x == best else palette.MUTED for x in gammas],
+                              hatch=[" " if x == best else "/" for x in gammas])
+        self.gamma_fig.y_range.end = max(2.0, float(s.max()) * 1.15)
+        verdict = "faster" if n["speedup"] > 1 else ("the same" if n["speedup"] == 1 else "slower")
+        be_text = "never (even α = 1 is slower)" if np.isnan(be) else f"α = {be:.2f}"
+        self.readout.object = (
+            f"<div class='speclab-formula'>E = (1 − α<sup>γ+1</sup>) / (1 − α) = "
+            f"(1 − {a:.2f}<sup>{g + 1}</sup>) / (1 − {a:.2f}) = <b>{n['E']:.2f}</b> tokens per round"
+            f"<br>cost = 1 + γc = 1 + {g}·{c:.2f} = <b>{n['cost']:.2f}</b> target calls"
+            f"<br>speed-up = {n['E']:.2f} / {n['cost']:.2f} = <b>{n['speedup']:.2f}×</b> — {verdict} "
+            f"than standard decoding"
+            f"<br>break-even for γ = {g}, c = {c:.2f}: {be_text}"
+            f"<br>best γ for α = {a:.2f}, c = {c:.2f}: <b>γ = {best}</b> ({n['best_speedup']:.2f}×)</div>")
+        self.table.object = table_html(c, (round(a, 2), g))
+        self._maybe_reveal()
+
+    # ---- the live pair ---------------------------------------------------------------------------
+    async def use_my_models(self):
+        """Measure α and c on the live pair (model worker), then move the sliders there."""
+        ids = self.prompt_ids()
+        if ids is None:
+            return
+        self.use_models.disabled = True
+        self.live.object = ""
+        service = self.state.service
+        try:
+            result = await self.run_model(
+                measure, service.pair, ids, gamma=self.gamma, settings=self.state.settings,
+                max_new_tokens=48, seed=self.state.seed,
+                message="Measuring plain and speculative decoding on your models…")
+        except Exception as err:   # the page keeps working; say what happened
+            self.show_problem(f"Measuring the models failed ({err}); try a shorter prompt or press "
+                              "the button again.")
+            return
+        finally:
+            self.use_models.disabled = False
+        if result is None:
+            return
+        m = result[0]
+        self.measurement = m
+        self.param.update(alpha=round(min(1.0, max(0.0, m.alpha)), 2),
+                          c=round(min(1.0, max(0.0, m.c)), 2))
+        self.live.object = (
+            f"<div class='speclab-live'><b>{m.target}</b> with draft <b>{m.draft}</b>, γ = {m.gamma}, "
+            f"{m.settings}, {m.new_tokens} tokens:<br>measured α = {m.alpha:.2f}, c = {m.c:.2f} "
+            f"(draft call {1000 * m.mean_draft_seconds:.1f} ms ÷ target call "
+            f"{1000 * m.mean_target_seconds:.1f} ms)<br>predicted speed-up <b>{m.predicted_speedup:.2f}×</b>"
+            f" · measured speed-up <b>{m.measured_speedup:.2f}×</b> "
+            f"(plain {m.plain_seconds:.2f} s vs speculative {m.speculative_seconds:.2f} s)</div>")
+
+    async def _on_use_models(self, event):
+        await self.use_my_models()
+
+    # ---- predict ------------------------------------------------------------------------------------
+    def make_predict(self):
+        def explain(truth):
+            a, g, c = QUESTION
+            e, cost = float(analytic.expected_tokens(a, g)), float(analytic.round_cost(g, c))
+            return (f"E = (1 − {a}^{g + 1}) / (1 − {a}) = {e:.2f} tokens per round, but a round costs "
+                    f"1 + {g}·{c} = {cost:.2f} target calls: speed-up {e / cost:.2f}× — {truth}. "
+                    "Drag the sliders to those values and see.")
+        return PredictCard(self.state, 10, self.question,
+                           choices=["faster", "slower"], answer=lambda: question_verdict()[0],
+                           explanation=explain, hint="Now set α, γ and c below to check.")
+
+    def _maybe_reveal(self):
+        if self.predict is not None and (round(self.alpha, 2), self.gamma, round(self.c, 2)) == QUESTION:
+            self.predict.reveal()
+
+    # ---- page ------------------------------------------------------------------------------------------
+    def body(self):
+        caption = pn.pane.Markdown(
+            "Analytic model of Leviathan, Kalman & Matias (2023): acceptances are treated as "
+            "independent with rate α; one verification pass over γ + 1 positions takes about as long "
+            "as one target call; c is the time of a draft call divided by a target call. "
+            "It predicts shapes, not benchmarks.", sizing_mode="stretch_width",
+            styles={"font-size": "0.9em", "color": palette.MUTED})
+        controls = pn.Column("#### Find the break-even", self.alpha_slider, self.gamma_slider,
+                             self.c_slider, self.try_question, self.use_models, self.busy, width=300)
+        return pn.Column(
+            pn.Row(controls, pn.Column(self.readout, self.live, sizing_mode="stretch_width"),
+                   sizing_mode="stretch_width"),
+            pn.Row(pn.pane.Bokeh(self.speed_fig, sizing_mode="stretch_width"),
+                   pn.pane.Bokeh(self.gamma_fig, sizing_mode="stretch_width"), sizing_mode="stretch_width"),
+            self.table, caption, sizing_mode="stretch_width")
+
