@@ -15,6 +15,7 @@ from bokeh.plotting import figure
 
 from chapters import palette
 from chapters.base import Chapter
+from chapters.ch10_breakeven import TABLE_CSS
 from chapters.widgets import PredictCard
 from lab.sampling import accept_probability
 
@@ -66,8 +67,8 @@ class AcceptRuleChapter(Chapter):
         self.draw_button.on_click(lambda e: self.draw(1))
         self.draw_many_button.on_click(lambda e: self.draw(1000))
         self.reset_button.on_click(lambda e: self.reset())
-        self.last_draw = pn.pane.HTML("", sizing_mode="stretch_width")
-        self.freq_table = pn.pane.HTML("", sizing_mode="stretch_width")
+        self.last_draw = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self.freq_table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self._build_figures()
         self.param.watch(lambda *e: self._on_probabilities(), ["p_a", "q_a"])
         self._on_probabilities()
@@ -180,7 +181,7 @@ class AcceptRuleChapter(Chapter):
             verdict = "✓ kept" if last["kept"] else "✗ rejected"
             rel = "<" if last["kept"] else "≥"
             self.last_draw.object = (
-                f"<p>{'Last of ' + str(last['n']) + ' draws' if last['n'] > 1 else 'Draw'}: the draft "
+                f"<p class='speclab-formula'>{'Last of ' + str(last['n']) + ' draws' if last['n'] > 1 else 'Draw'}: the draft "
                 f"proposed <b>{last['token']}</b>; u = {last['u']:.3f} {rel} min(1, p/q) = "
                 f"{last['threshold']:.3f} → <b>{verdict}</b></p>")
         else:

@@ -23,6 +23,16 @@ MAX_GAMMA = 12
 TABLE_ROWS = ((0.8, 4), (0.9, 4), (0.5, 4), (0.8, 2))
 QUESTION = (0.6, 5, 0.3)   # chapter 10's predict question: α, γ, c
 
+# Tables and formula read-outs of Part III (chapters 6–10 use these classes).
+TABLE_CSS = """
+.speclab-table { border-collapse: collapse; font-size: 1.05rem; margin: 6px 0; color: #1b1b1f; }
+.speclab-table th, .speclab-table td { border-bottom: 1px solid #c5cad3; padding: 5px 12px; text-align: left; }
+.speclab-table th { background: #eef3fb; font-weight: 700; }
+.speclab-table tr.current td { background: #fff8f0; font-weight: 700; }
+.speclab-formula { font-size: 1.1rem; line-height: 1.7; color: #1b1b1f; }
+.speclab-live { font-size: 1.05rem; line-height: 1.6; background: #f1f3f4; padding: 8px 12px; border-radius: 6px; }
+"""
+
 
 def question_verdict() -> tuple[str, float]:
     """("faster" | "slower", speed-up) for the predict question, from the analytic model."""
@@ -73,9 +83,9 @@ class BreakEvenChapter(Chapter):
         a, g, c = QUESTION
         self.try_question = pn.widgets.Button(name=f"Try α = {a}, γ = {g}, c = {c}", width=200)
         self.try_question.on_click(lambda e: self.param.update(alpha=a, gamma=g, c=c))
-        self.readout = pn.pane.HTML("", sizing_mode="stretch_width")
-        self.live = pn.pane.HTML("", sizing_mode="stretch_width")
-        self.table = pn.pane.HTML("", sizing_mode="stretch_width")
+        self.readout = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self.live = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self._build_figures()
         self._update()
         self.param.watch(lambda *events: self._update(), ["alpha", "gamma", "c"])
@@ -101,7 +111,7 @@ class BreakEvenChapter(Chapter):
         f.add_layout(self.break_label)
         f.add_layout(Label(x=0.01, y=1, text="break-even: speed-up = 1", text_font_size="11px",
                            y_offset=3, text_color=palette.INK))
-        f.legend.location = "top_left"
+        f.legend.location = "bottom_right"
         self.speed_fig = f
 
         gammas = np.arange(1, MAX_GAMMA + 1)
@@ -186,8 +196,9 @@ class BreakEvenChapter(Chapter):
             return
         m = result[0]
         self.measurement = m
-        self.param.update(alpha=round(min(1.0, max(0.0, m.alpha)), 2),
-                          c=round(min(1.0, max(0.0, m.c)), 2))
+        with pn.io.unlocked():   # raw Bokeh models change after an await: dispatch them directly
+            self.param.update(alpha=round(min(1.0, max(0.0, m.alpha)), 2),
+                              c=round(min(1.0, max(0.0, m.c)), 2))
         self.live.object = (
             f"<div class='speclab-live'><b>{m.target}</b> with draft <b>{m.draft}</b>, γ = {m.gamma}, "
             f"{m.settings}, {m.new_tokens} tokens:<br>measured α = {m.alpha:.2f}, c = {m.c:.2f} "

@@ -1,0 +1,255 @@
+"""Chapter 7 — the correction: after a rejection, sample from the residual (p − q)+.
+
+Target p and draft q for a live context come from the model service; the regions (overlap, too
+eager, too shy = residual) and the accept + correct Monte-Carlo come from `lab.montecarlo`.
+"""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import panel as pn
+import param
+from bokeh.models import ColumnDataSource
+from bokeh.plotting import figure
+from bokeh.transform import dodge
+
+from chapters import palette
+from chapters.base import Chapter
+from chapters.ch10_breakeven import TABLE_CSS
+from chapters.widgets import PredictCard, show_text
+from lab import montecarlo as mc
+from lab.compare import RAW
+from lab.sampling import SamplingSettings
+
+DEFAULT_CONTEXT = "the cat sat on the"
+SHOW = 8                     # top candidates of each model on the chart
+RUN_SIZES = {"1,000 rounds": 1_000, "10,000 rounds": 10_000, "100,000 rounds": 100_000}
+OTHER = "(all others)"
+
+
+def display_ids(p: np.ndarray, q: np.ndarray, k: int = SHOW) -> list[int]:
+    """The union of both models' top-k tokens, most likely under p first."""
+    ids = set(np.argsort(-p)[:k].tolist()) | set(np.argsort(-q)[:k].tolist())
+    return sorted(ids, key=lambda i: (-p[i], -q[i]))
+
+
+def unique_labels(texts: list[str]) -> list[str]:
+    """Bokeh factors must be unique; two tokens that look alike get a counter."""
+    seen: dict[str, int] = {}
+    out = []
+    for t in texts:
+        label = show_text(t)
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
+    return out
+
+
+class CorrectionChapter(Chapter):
+    number = 7
+    slug = "correction"
+    part = "III"
+    kicker = "Question 3 · the correction"
+    title = "Corrections go where the draft was too shy."
+    intro = ("After a rejection we must still output a token. Sample it from the residual — the part "
+             "of the target's probability the draft did not cover (purple). Switch the rule and "
+             "compare what comes out with the target.")
+    takeaway = "Accept + residual correction reproduces the target distribution exactly."
+    question = "After a rejection, why not simply sample the replacement from the target p?"
+
+    rule = param.Selector(default="residual", objects=list(mc.RULES), doc="The correction rule.")
+    runs = param.Integer(default=10_000, doc="Monte-Carlo rounds per run.")
+
+    def __init__(self, state, **params):
+        super().__init__(state, **params)
+        self.p = self.q = None                 # (V,) numpy, after the settings
+        self.ids: list[int] = []
+        self.labels: list[str] = []
+        self.counts = None
+        self.run_index = 0
+        self.context = pn.widgets.TextInput(name="Context (both models predict the next token)",
+                                            value=DEFAULT_CONTEXT, width=360)
+        self.show_button = pn.widgets.Button(name="Show p and q", button_type="primary", width=140,
+                                             align="end")
+        self.show_button.on_click(self._on_show)
+        self.rule_buttons = pn.widgets.RadioButtonGroup(
+            name="Correction rule", options={label: key for key, label in mc.RULES.items()},
+            value=self.rule, button_type="primary", button_style="outline")
+        self.rule_buttons.link(self, value="rule")
+        self.size_select = pn.widgets.Select(name="Monte-Carlo size", options=RUN_SIZES, value=self.runs,
+                                             width=160)
+        self.size_select.link(self, value="runs")
+        self.run_button = pn.widgets.Button(name="Run accept + correct", button_type="primary", width=200,
+                                            align="end")
+        self.run_button.on_click(lambda e: self.simulate())
+        self.settings_note = pn.pane.HTML("", sizing_mode="stretch_width")
+        self.distance = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self.rule_table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self._build_figures()
+        self.param.watch(lambda e: self.simulate(), ["rule", "runs"])
+        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+            pn.state.onload(self.load)
+
+    # ---- predict -------------------------------------------------------------------------------------
+    def make_predict(self):
+        self._choices = ["It would work just as well — p is the target after all",
+                         "The kept drafts already supply p's overlap with q; sampling all of p again "
+                         "counts that overlap twice",
+                         "Sampling from p needs another target call"]
+
+        def explain(truth):
+            if self.p is None:
+                return "Run the Monte-Carlo below to see it."
+            tv = mc.total_variation(mc.output_distribution(self.p, self.q, "target"), self.p)
+            r = mc.rejection_mass(self.p, self.q)
+            return (f"Here a draft token is rejected {r:.0%} of the time. Replacing it from p gives an "
+                    f"output {tv:.3f} away from p (total variation); the residual gives exactly p.")
+        return PredictCard(self.state, 7, self.question, choices=self._choices, answer=self._choices[1],
+                           explanation=explain, hint="Now pick “sample from p” below and run it.")
+
+    # ---- data ----------------------------------------------------------------------------------------
+    def sampling_settings(self) -> SamplingSettings:
+        """The student's settings, but greedy (one-hot p and q) is shown at temperature 1."""
+        s = self.state.settings
+        return RAW if s.greedy else s
+
+    async def load(self) -> None:
+        """p and q for the context, from the model service; then the regions and a first run."""
+        try:
+            from lab.prompts import encode_prompt
+            ids = encode_prompt(self.state.service.pair.tokenizer, self.context.value)
+        except ValueError as err:
+            self.show_problem(str(err))
+            return
+        settings = self.sampling_settings()
+        result = await self.run_model(self.state.service.next_token_distributions, ids, settings,
+                                      message="Asking both models for the next token…")
+        if result is None:
+            return
+        p, q = result
+        with pn.io.unlocked():   # raw Bokeh models change after an await: dispatch them directly
+            self.set_distributions(p.numpy(), q.numpy(), settings)
+
+    async def _on_show(self, event):
+        await self.load()
+
+    def set_distributions(self, p: np.ndarray, q: np.ndarray, settings: SamplingSettings) -> None:
+        self.p, self.q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
+        tok = self.state.service.pair.tokenizer
+        self.ids = display_ids(self.p, self.q)
+        self.labels = unique_labels([tok.decode([i]) for i in self.ids])
+        note = ("the models' own distributions (temperature 1), because greedy decoding would make p "
+                "and q one-hot" if self.state.settings.greedy else settings.describe())
+        r = mc.rejection_mass(self.p, self.q)
+        self.settings_note.object = (
+            f"<p>p and q after the sampling settings: {html.escape(note)}. Showing the "
+            f"{len(self.ids)} most likely tokens of either model. A draft token is rejected "
+            f"{r:.1%} of the time here (r = 1 − Σ min(p, q)).</p>")
+        self._draw_regions()
+        self._draw_rule_table()
+        self.simulate()
+
+    def simulate(self) -> None:
+        """A seeded Monte-Carlo of accept + correct under the chosen rule."""
+        if self.p is None:
+            return
+        self.run_index += 1
+        self.counts = mc.simulate(self.p, self.q, self.rule, self.runs, seed=self.state.seed + self.run_index)
+        self._draw_output()
+        if self.predict is not None:
+            self.predict.reveal()
+
+    def distances(self) -> dict:
+        """Monte-Carlo TV (shown tokens + one "other" bin), its noise level, and the exact TV."""
+        n = int(self.counts.sum())
+        target = mc.bin_tail(self.p, self.ids)
+        sampled = mc.bin_tail(self.counts / n, self.ids)
+        exact = mc.output_distribution(self.p, self.q, self.rule)
+        return dict(mc=mc.total_variation(sampled, target), noise=mc.noise_level(target, n),
+                    exact=mc.total_variation(exact, self.p), n=n)
+
+    # ---- figures, built once -------------------------------------------------------------------------
+    def _build_figures(self):
+        self.regions_src = ColumnDataSource(dict(token=[], agree=[], eager=[], shy=[], p=[], q=[]))
+        f = figure(height=320, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
+                   toolbar_location=None, y_axis_label="probability",
+                   title="Target p vs draft q for the next token")
+        f.vbar_stack(["agree", "eager", "shy"], x="token", source=self.regions_src, width=0.7,
+                     color=[palette.OVERLAP, palette.EAGER, palette.RESIDUAL],
+                     hatch_pattern=[" ", "/", "."], hatch_color="white",
+                     legend_label=["both agree: min(p, q)", "draft too eager: (q − p)+",
+                                   "draft too shy = residual (p − q)+"])
+        f.segment(x0=dodge("token", -0.38, range=f.x_range), x1=dodge("token", 0.38, range=f.x_range),
+                  y0="p", y1="p", source=self.regions_src, line_width=3, color=palette.TARGET,
+                  legend_label="target p (solid line)")
+        f.segment(x0=dodge("token", -0.38, range=f.x_range), x1=dodge("token", 0.38, range=f.x_range),
+                  y0="q", y1="q", source=self.regions_src, line_width=3, color=palette.DRAFT,
+                  line_dash="dashed", legend_label="draft q (dashed line)")
+        f.legend.location = "top_right"
+        f.legend.label_text_font_size = "11px"
+        f.xaxis.major_label_orientation = 0.6
+        f.xaxis.major_label_text_font_size = "12px"
+        self.regions_fig = f
+
+        self.out_src = ColumnDataSource(dict(token=[], sampled=[], p=[]))
+        g = figure(height=320, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
+                   toolbar_location=None, y_axis_label="share of rounds",
+                   title="What actually comes out vs the target p")
+        g.vbar(x=dodge("token", -0.18, range=g.x_range), top="sampled", source=self.out_src, width=0.34,
+               color=palette.DRAFT, hatch_pattern="/", hatch_color="white",
+               legend_label="output of accept + correct (sampled)")
+        g.vbar(x=dodge("token", 0.18, range=g.x_range), top="p", source=self.out_src, width=0.34,
+               color=palette.TARGET, legend_label="target p")
+        g.legend.location = "top_right"
+        g.legend.label_text_font_size = "11px"
+        g.xaxis.major_label_orientation = 0.6
+        g.xaxis.major_label_text_font_size = "12px"
+        self.out_fig = g
+
+    def _draw_regions(self):
+        p, q = self.p[self.ids], self.q[self.ids]
+        self.regions_fig.x_range.factors = self.labels
+        self.regions_src.data = dict(token=self.labels, agree=np.minimum(p, q), eager=np.clip(q - p, 0, None),
+                                     shy=np.clip(p - q, 0, None), p=p, q=q)
+        self.regions_fig.y_range.end = float(max(p.max(), q.max())) * 1.35
+
+    def _draw_output(self):
+        n = self.counts.sum()
+        sampled = mc.bin_tail(self.counts / n, self.ids)
+        target = mc.bin_tail(self.p, self.ids)
+        labels = self.labels + [OTHER]
+        self.out_fig.x_range.factors = labels
+        self.out_src.data = dict(token=labels, sampled=sampled, p=target)
+        self.out_fig.y_range.end = float(max(sampled.max(), target.max())) * 1.3
+        d = self.distances()
+        same = d["mc"] <= 3 * d["noise"]
+        verdict = ("✓ within sampling noise: the output is distributed as p" if same else
+                   "✗ far beyond sampling noise: the output is not distributed as p")
+        self.distance.object = (
+            f"<div class='speclab-formula'><b>{html.escape(mc.RULES[self.rule])}</b>, {d['n']:,} seeded "
+            f"rounds: total-variation distance to p = <b>{d['mc']:.3f}</b> (sampling noise alone ≈ "
+            f"{d['noise']:.3f}) — {verdict}.<br>Exact distance of this rule's output to p: "
+            f"{d['exact']:.3f}.</div>")
+
+    def _draw_rule_table(self):
+        rows = []
+        for key, label in mc.RULES.items():
+            tv = mc.total_variation(mc.output_distribution(self.p, self.q, key), self.p)
+            rows.append(f"<tr><td>{html.escape(label)}</td><td>{tv:.3f}</td></tr>")
+        self.rule_table.object = ("<table class='speclab-table'><thead><tr><th>correction rule</th>"
+                                  "<th>exact TV distance of the output to p</th></tr></thead>"
+                                  f"<tbody>{''.join(rows)}</tbody></table>")
+
+    # ---- page ------------------------------------------------------------------------------------------
+    def body(self):
+        return pn.Column(
+            pn.Row(self.context, self.show_button),
+            self.busy, self.settings_note,
+            pn.pane.Bokeh(self.regions_fig, sizing_mode="stretch_width"),
+            "#### Pick the correction rule",
+            pn.Row(self.rule_buttons, sizing_mode="stretch_width"),
+            pn.Row(self.size_select, self.run_button),
+            self.distance,
+            pn.Row(pn.pane.Bokeh(self.out_fig, sizing_mode="stretch_width"), self.rule_table,
+                   sizing_mode="stretch_width"),
+            sizing_mode="stretch_width")
