@@ -1,0 +1,255 @@
+"""Chapter 5 — one target pass gives p at every drafted position, plus one more.
+
+A real round of the engine (a `RoundTrace` with its p and q rows) is drawn as the drafted tokens;
+clicking a position shows q and p there side by side, and the context the check assumed.
+Chapters 8 and 9 step through the same rounds (`round_settings`, `generation_for`).
+"""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import panel as pn
+import param
+from bokeh.models import ColumnDataSource
+from bokeh.plotting import figure
+from bokeh.transform import dodge
+
+from chapters import palette
+from chapters.base import Chapter
+from chapters.ch07_correction import unique_labels
+from chapters.ch10_breakeven import TABLE_CSS
+from chapters.widgets import Chip, PredictCard, TokenStrip, legend, show_text
+from lab.sampling import SamplingSettings
+from lab.trace import GenerationTrace, RoundTrace
+
+MAX_NEW_TOKENS = 24
+SHOW = 6    # top candidates of each model per position
+
+
+def round_settings(state) -> SamplingSettings:
+    """The student's settings; greedy is shown at temperature 1 so that p and q are not one-hot."""
+    s = state.settings
+    return SamplingSettings(1.0, s.top_k, s.top_p) if s.greedy else s
+
+
+def settings_note(settings: SamplingSettings, state) -> str:
+    if state.settings.greedy and not settings.greedy:
+        return (f"Sampling: {settings.describe()} on this page — your session is greedy, which would make "
+                "every p and q one-hot (chapter 9 shows greedy rounds).")
+    return f"Sampling: {settings.describe()}."
+
+
+async def generation_for(chapter: Chapter, settings: SamplingSettings) -> GenerationTrace | None:
+    """The session's speculative generation (cached by the service), with p and q rows kept."""
+    ids = chapter.prompt_ids()
+    if ids is None:
+        return None
+    state = chapter.state
+    return await chapter.run_model(
+        state.service.generation, ids, mode="speculative", settings=settings, gamma=state.gamma,
+        seed=state.seed, max_new_tokens=MAX_NEW_TOKENS, keep_rows=True,
+        message="Running the draft and the target…")
+
+
+def prefix_text(tokenizer, round_trace: RoundTrace) -> str:
+    return tokenizer.decode(round_trace.prefix_ids)
+
+
+def candidate_ids(p_row: np.ndarray, q_row: np.ndarray | None, k: int = SHOW) -> list[int]:
+    ids = set(np.argsort(-p_row)[:k].tolist())
+    if q_row is not None:
+        ids |= set(np.argsort(-q_row)[:k].tolist())
+    ids = [i for i in ids if p_row[i] > 0 or (q_row is not None and q_row[i] > 0)]
+    return sorted(ids, key=lambda i: -(p_row[i] + (q_row[i] if q_row is not None else 0)))
+
+
+class OnePassChapter(Chapter):
+    number = 5
+    slug = "one-pass"
+    part = "III"
+    kicker = "Question 1 · one pass"
+    title = "One pass gives the target’s view at every position."
+    intro = ("Call the number of drafted tokens γ. The draft samples each of them from its own "
+             "distribution q. One target pass then returns the target’s distribution p at all γ "
+             "positions — plus one more, for the token after them. Click a position to compare the "
+             "two models.")
+    takeaway = "γ cheap draft calls, then one target pass that returns γ + 1 distributions."
+    question = ("The check at position 3 was computed assuming guesses 1 and 2 are right. Guess 2 turns "
+                "out to be wrong. Is the check at position 3 still usable?")
+
+    round_index = param.Integer(default=0, doc="Which round of the generation is shown.")
+    position = param.Integer(default=0, doc="The selected position (0-based; γ is the extra one).")
+
+    def __init__(self, state, **params):
+        super().__init__(state, **params)
+        self.generation: GenerationTrace | None = None
+        self.settings = round_settings(state)
+        self.next_button = pn.widgets.Button(name="Draft a round", button_type="primary", width=160)
+        self.next_button.on_click(self._on_next)
+        self.strip = TokenStrip(clickable=True, empty="Press “Draft a round”.")
+        self.strip.param.watch(self._on_select, "selected")
+        self.round_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self.assumed = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self.pass_table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self._build_figure()
+        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+            pn.state.onload(self.load)
+
+    # ---- predict -------------------------------------------------------------------------------------
+    def make_predict(self):
+        self._choices = ["Yes — the target already computed it, so we can use it",
+                         "No — it was computed for a context that contains the wrong guess 2",
+                         "Only if guess 3 happens to be right"]
+        return PredictCard(
+            self.state, 5, self.question, choices=self._choices, answer=self._choices[1],
+            explanation=("Position 3's p is the target's view after guesses 1 and 2. Once guess 2 is "
+                         "rejected, that context never happens, so p at 3 (and everything after) is "
+                         "thrown away — click a position after a rejection below to see it."),
+            hint="Now click the positions of a round below.")
+
+    # ---- data ----------------------------------------------------------------------------------------
+    @property
+    def round(self) -> RoundTrace | None:
+        if self.generation is None or not self.generation.rounds:
+            return None
+        return self.generation.rounds[self.round_index]
+
+    async def load(self) -> None:
+        self.settings = round_settings(self.state)
+        generation = await generation_for(self, self.settings)
+        if generation is None:
+            return
+        with pn.io.unlocked():   # raw Bokeh models change after an await: dispatch them directly
+            self.show_generation(generation)
+
+    def show_generation(self, generation: GenerationTrace, round_index: int = 0) -> None:
+        self.generation = generation
+        self.round_index = min(round_index, len(generation.rounds) - 1)
+        self.next_button.name = "Next round"
+        self._draw_round()
+
+    async def next_round(self) -> None:
+        if self.generation is None:
+            await self.load()
+            return
+        self.round_index = (self.round_index + 1) % len(self.generation.rounds)
+        self._draw_round()
+
+    async def _on_next(self, event):
+        await self.next_round()
+
+    def _on_select(self, event):
+        if event.new is not None and self.round is not None:
+            n_prefix = 1
+            self.select(event.new - n_prefix)
+
+    # ---- views ---------------------------------------------------------------------------------------
+    def _draw_round(self):
+        r = self.round
+        tok = self.state.service.pair.tokenizer
+        chips = [Chip(prefix_text(tok, r), "prompt", "the text so far (prompt and earlier rounds)")]
+        for d in r.drafts:
+            chips.append(Chip(d.text, "draft", f"draft guess {d.index + 1}: q = {d.q:.3f} — click for p and q"))
+        chips.append(Chip(f"p{_sub(r.gamma + 1)}", "target",
+                          f"position {r.gamma + 1}: the target's p for the token after all guesses"))
+        self.strip.param.update(chips=chips, selected=None)
+        n = len(self.generation.rounds)
+        self.round_note.object = (
+            f"<p class='speclab-formula'>Round {r.index + 1} of {n}: γ = {r.gamma} draft calls "
+            f"(each x ~ q), then <b>one</b> target call over {r.gamma + 1} positions → p rows "
+            f"{tuple(r.p_rows.shape)}. {html.escape(settings_note(self.settings, self.state))}</p>")
+        self._draw_pass_table()
+        self.select(0 if r.gamma else r.gamma)
+
+    def _draw_pass_table(self):
+        r = self.round
+        rows = []
+        for d in r.drafts:
+            context = "prefix" + "".join(f" + x{_sub(j + 1)}" for j in range(d.index))
+            rows.append(f"<tr><td>{d.index + 1}</td><td>{html.escape(context)}</td>"
+                        f"<td>{html.escape(show_text(d.text))}</td><td>{d.q:.3f}</td><td>{d.p:.3f}</td></tr>")
+        context = "prefix" + "".join(f" + x{_sub(j + 1)}" for j in range(r.gamma))
+        rows.append(f"<tr><td>{r.gamma + 1}</td><td>{html.escape(context)}</td><td>(next token)</td>"
+                    "<td>—</td><td>the whole row p</td></tr>")
+        self.pass_table.object = (
+            "<table class='speclab-table'><thead><tr><th>position i</th><th>context the target "
+            "assumed</th><th>draft guess x<sub>i</sub></th><th>q(x<sub>i</sub>)</th>"
+            f"<th>p(x<sub>i</sub>)</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
+
+    def select(self, i: int) -> None:
+        """Show q and p at position i (0-based; i == γ is the extra position with p only)."""
+        r = self.round
+        i = max(0, min(i, r.gamma))
+        self.position = i
+        tok = self.state.service.pair.tokenizer
+        p_row = r.p_rows[i]
+        q_row = r.q_rows[i] if i < r.gamma else None
+        ids = candidate_ids(p_row, q_row)
+        labels = unique_labels([tok.decode([t]) for t in ids])
+        self.bar_fig.x_range.factors = labels
+        self.bar_src.data = dict(token=labels, p=p_row[ids].tolist(),
+                                 q=(q_row[ids] if q_row is not None else np.zeros(len(ids))).tolist())
+        top = max(float(p_row[ids].max()), float(q_row[ids].max()) if q_row is not None else 0)
+        self.bar_fig.y_range.end = max(0.1, top * 1.2)
+        self.bar_fig.title.text = (f"Position {i + 1}: draft q and target p over the top candidates"
+                                   if q_row is not None else
+                                   f"Position {i + 1} (one more): only the target's p — there is no guess here")
+        self.strip.selected = i + 1      # chip 0 is the text so far
+        self._draw_assumed(i)
+        if self.predict is not None and i >= 1:
+            self.predict.reveal()
+
+    def _draw_assumed(self, i: int) -> None:
+        r = self.round
+        guesses = r.drafts[:i]
+        chips = "".join(Chip(d.text, "draft", "").html() for d in guesses) or "<i>no guesses: just the prefix</i>"
+        what = (f"the target's p for guess {i + 1}, <b>{html.escape(show_text(r.drafts[i].text))}</b>"
+                if i < r.gamma else "the target's p for the token after all guesses")
+        verdict = ""
+        rej = r.rejected_index
+        if rej is not None and rej < i:
+            verdict = (f"<p class='verdict wrong'>In this round guess {rej + 1} "
+                       f"(<b>{html.escape(show_text(r.drafts[rej].text))}</b>) was rejected, so this check "
+                       "was made for a context that never happens: it is thrown away.</p>")
+        elif i > 0:
+            verdict = (f"<p class='verdict right'>Guesses 1…{i} were all kept in this round, so this check "
+                       "is usable.</p>")
+        assumed = f"assuming guesses 1…{i} are right" if i > 1 else ("assuming guess 1 is right" if i == 1
+                                                                      else "from the prefix alone")
+        self.assumed.object = (
+            f"<div class='speclab-formula'>Position {i + 1}: {what} was computed {assumed}:</div>"
+            f"<div class='chips'>{chips}</div>{verdict}")
+
+    def _build_figure(self):
+        self.bar_src = ColumnDataSource(dict(token=[], p=[], q=[]))
+        f = figure(height=300, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
+                   toolbar_location=None, y_axis_label="probability", title="")
+        f.vbar(x=dodge("token", -0.18, range=f.x_range), top="q", source=self.bar_src, width=0.34,
+               color=palette.DRAFT, hatch_pattern="/", hatch_color="white", legend_label="draft q")
+        f.vbar(x=dodge("token", 0.18, range=f.x_range), top="p", source=self.bar_src, width=0.34,
+               color=palette.TARGET, legend_label="target p")
+        f.legend.location = "top_right"
+        f.xaxis.major_label_text_font_size = "13px"
+        f.xaxis.major_label_orientation = 0.5
+        self.bar_fig = f
+
+    # ---- page ----------------------------------------------------------------------------------------
+    def body(self):
+        from chapters.widgets import CHIP_CSS, BOX_CSS
+        self.assumed.stylesheets = [TABLE_CSS, CHIP_CSS, BOX_CSS]
+        return pn.Column(
+            pn.Row(self.next_button, self.busy),
+            self.round_note,
+            legend(["prompt", "draft", "target"], {"prompt": "text so far", "draft": "a draft guess x ~ q",
+                                                    "target": "the extra position: p only"}),
+            self.strip,
+            pn.Row(pn.pane.Bokeh(self.bar_fig, sizing_mode="stretch_width"),
+                   pn.Column(self.assumed, sizing_mode="stretch_width"), sizing_mode="stretch_width"),
+            self.pass_table,
+            sizing_mode="stretch_width")
+
+
+def _sub(n: int) -> str:
+    return str(n).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+
