@@ -72,8 +72,8 @@ class PairSpec:
 
 # --- registry -------------------------------------------------------------------------------
 
-def _read_registry(path: Path = REGISTRY_PATH) -> tuple[str, dict[str, PairSpec]]:
-    with open(path, "rb") as fh:
+def _read_registry(path: Path | None = None) -> tuple[str, dict[str, PairSpec]]:
+    with open(path or REGISTRY_PATH, "rb") as fh:
         data = tomllib.load(fh)
     specs = {name: PairSpec(name=name, **entry) for name, entry in data.get("pairs", {}).items()}
     return data.get("default", next(iter(specs))), specs

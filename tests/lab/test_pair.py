@@ -1,0 +1,145 @@
+"""Loading a lecturer's pair: the checks and their one-sentence messages, with tiny models built here."""
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+import pytest
+import torch
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+
+from tokenizers import Tokenizer, models, pre_tokenizers  # noqa: E402
+from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast  # noqa: E402
+
+from lab import pair as pair_mod  # noqa: E402
+from lab.pair import ModelPair, PairError, load_pair, resolve_pair  # noqa: E402
+
+WORDS = ["<unk>", "<eos>", "the", "cat", "sat", "on", "mat", "a", "dog", "ran"]
+
+
+def save_tiny(folder: Path, words=WORDS, seed: int = 0, layers: int = 1, vocab_size: int | None = None) -> Path:
+    """A one-layer llama with a word-level tokenizer, saved as a Hugging Face folder."""
+    torch.manual_seed(seed)
+    config = LlamaConfig(vocab_size=vocab_size or len(words), hidden_size=16, intermediate_size=32,
+                         num_hidden_layers=layers, num_attention_heads=2, num_key_value_heads=1,
+                         max_position_embeddings=64, eos_token_id=1, pad_token_id=1)
+    LlamaForCausalLM(config).save_pretrained(folder)
+    tk = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
+    tk.pre_tokenizer = pre_tokenizers.Whitespace()
+    PreTrainedTokenizerFast(tokenizer_object=tk, unk_token="<unk>", eos_token="<eos>").save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("pairs")
+    out = {"target": save_tiny(root / "target", layers=2), "draft": save_tiny(root / "draft", seed=1)}
+    out["other_vocab"] = save_tiny(root / "other_vocab", words=WORDS[:-1] + ["bird"], seed=2)
+    remote = save_tiny(root / "remote", seed=3)
+    cfg = json.loads((remote / "config.json").read_text())
+    cfg["auto_map"] = {"AutoModelForCausalLM": "modeling_evil.EvilForCausalLM"}
+    (remote / "config.json").write_text(json.dumps(cfg))
+    out["remote"] = remote
+    out["wide"] = save_tiny(root / "wide", seed=4, vocab_size=len(WORDS) + 6)
+    return out
+
+
+def test_matched_pair_loads(tiny):
+    pair = load_pair(str(tiny["target"]), str(tiny["draft"]))
+    assert isinstance(pair, ModelPair)
+    assert not pair.target.training and not pair.draft.training
+    assert pair.target.dtype == torch.float32 and pair.device == "cpu"
+    assert not any(p.requires_grad for p in pair.draft.parameters())
+    assert pair.tokenizer.encode("the cat sat") == [2, 3, 4]
+    assert pair.target_label == "target" and pair.draft_label == "draft"
+
+
+def test_mismatched_vocabulary_is_refused(tiny):
+    with pytest.raises(PairError, match="use different vocabularies") as err:
+        load_pair(str(tiny["target"]), str(tiny["other_vocab"]))
+    assert "choose a draft that shares the target's tokenizer" in str(err.value)
+
+
+def test_mismatched_logit_width_is_refused(tiny):
+    with pytest.raises(PairError, match="output logits"):
+        load_pair(str(tiny["target"]), str(tiny["wide"]))
+
+
+def test_missing_path_is_refused(tmp_path):
+    with pytest.raises(PairError, match="There is no model folder at") as err:
+        load_pair(str(tmp_path / "nowhere" / "target"), str(tmp_path / "nowhere" / "draft"))
+    assert "check the path" in str(err.value)
+
+
+def test_folder_without_config_is_refused(tmp_path, tiny):
+    with pytest.raises(PairError, match="has no config.json"):
+        load_pair(str(tmp_path), str(tiny["draft"]))
+
+
+def test_remote_code_is_refused(tiny):
+    with pytest.raises(PairError, match="needs remote code") as err:
+        load_pair(str(tiny["target"]), str(tiny["remote"]))
+    assert "never runs" in str(err.value)
+
+
+def test_unreachable_hub_id_is_refused(tiny):
+    with pytest.raises(PairError, match="Could not find the target") as err:
+        load_pair("speclab-test/no-such-model", str(tiny["draft"]))
+    assert "download it before class" in str(err.value)
+
+
+def test_resolve_pair_from_argv_and_environment():
+    assert resolve_pair(["--pair", "random"], {}).name == "random"
+    spec = resolve_pair(["serve", "--target", "gpt2", "--draft", "distilgpt2"], {})
+    assert (spec.name, spec.target, spec.draft) == ("custom", "gpt2", "distilgpt2")
+    assert resolve_pair([], {"SPECLAB_PAIR": "weak"}).name == "weak"
+    env = resolve_pair([], {"SPECLAB_TARGET": "/m/t", "SPECLAB_DRAFT": "/m/d"})
+    assert (env.target, env.draft) == ("/m/t", "/m/d")
+    assert resolve_pair(["--pair", "random"], {"SPECLAB_PAIR": "weak"}).name == "random"  # argv wins
+    assert resolve_pair([], {}).name == pair_mod.default_name()
+    with pytest.raises(PairError, match="There is no pair named 'nope'"):
+        resolve_pair(["--pair", "nope"], {})
+    with pytest.raises(PairError, match="needs both --target and --draft"):
+        resolve_pair(["--target", "gpt2"], {})
+
+
+def test_registry_lists_teaching_and_hub_pairs():
+    reg = pair_mod.registry()
+    assert list(reg)[0] == pair_mod.default_name()
+    assert {"random", "weak", "gpt2", "smollm2-1.7b", "qwen2.5-1.5b"} <= set(reg)
+    assert reg["gpt2"].needs_download and not reg["random"].needs_download
+
+
+@pytest.fixture
+def small_registry(tiny, tmp_path, monkeypatch):
+    toml = tmp_path / "pairs.toml"
+    toml.write_text(f'default = "tiny"\n[pairs.tiny]\ntarget = "{tiny["target"]}"\ndraft = "{tiny["draft"]}"\n'
+                    f'[pairs.bad]\ntarget = "{tiny["target"]}"\ndraft = "{tiny["other_vocab"]}"\n')
+    monkeypatch.setattr(pair_mod, "REGISTRY_PATH", toml)
+    monkeypatch.delenv("SPECLAB_PAIR", raising=False)
+    pair_mod._reset_shared_pair()
+    yield
+    pair_mod._reset_shared_pair()
+
+
+def test_get_pair_falls_back_to_default_with_warning(small_registry, caplog):
+    pair = pair_mod.get_pair(argv=["--pair", "bad"])
+    assert pair.name == "tiny"
+    assert "different vocabularies" in pair.notes["warning"]
+    assert "different vocabularies" in caplog.text
+
+
+def test_get_pair_is_shared_and_loaded_once(small_registry, monkeypatch):
+    calls = []
+    real = pair_mod.load_spec
+    monkeypatch.setattr(pair_mod, "load_spec", lambda *a, **k: calls.append(1) or real(*a, **k))
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(pair_mod.get_pair(argv=[]))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1 and all(p is got[0] for p in got)
