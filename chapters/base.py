@@ -68,7 +68,8 @@ class Chapter(pn.viewable.Viewer):
     def header(self) -> pn.pane.HTML:
         num = f"{self.number:02d} · " if self.number else ""
         intro = pn.pane.Markdown(self.intro, css_classes=["ch-intro"], sizing_mode="stretch_width",
-                                 stylesheets=[HEADER_CSS + ".markdown p { font-size: 1.2rem; line-height: 1.5; }"],
+                                 stylesheets=[HEADER_CSS + ":host { font-size: 1.2rem; } p { font-size: 1.2rem; line-height: 1.5; "
+                                              "max-width: 60em; color: #2b2d31; }"],
                                  margin=(0, 0)) if self.intro else None
         head = pn.pane.HTML(f'<div class="ch-head"><span class="num">{num}{html.escape(self.kicker)}</span>'
                             f'<h1>{html.escape(self.title)}</h1></div>',
@@ -80,12 +81,13 @@ class Chapter(pn.viewable.Viewer):
         self.problem.object = (f'<div class="error" role="alert">{html.escape(sentence)}</div>'
                                if sentence else "")
 
-    async def run_model(self, fn, *args, message: str = "The models are working…", **kwargs):
+    async def run_model(self, fn, *args, message: str = "The models are working…", busy: Busy | None = None,
+                        **kwargs):
         """`fn(*args, **kwargs)` on the model worker, with the working line shown.
 
         Returns None (and shows the sentence) when the student's prompt cannot be used.
         """
-        with self.busy.working(message):
+        with (busy or self.busy).working(message):
             try:
                 result = await self.state.service.run(fn, *args, **kwargs)
             except PromptError as err:

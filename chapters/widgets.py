@@ -175,6 +175,14 @@ BOX_CSS = """
 
 # --- predict & check ---------------------------------------------------------------------------
 
+CHOICE_CSS = """
+:host .bk-btn { font-size: 1.1rem; text-align: left; white-space: normal; padding: 8px 14px; }
+:host .bk-btn:disabled { opacity: 1; cursor: default; }
+:host .bk-btn-primary.bk-btn-outline:disabled { color: #1b1b1f; border-color: #8a8f98; background: #fff; }
+:host .bk-btn:focus-visible { outline: 3px solid #ffbf47; outline-offset: 2px; }
+"""
+
+
 class PredictCard(pn.viewable.Viewer):
     """"Pause & predict": commit an answer first; the verdict shows once the chapter's result is in.
 
@@ -200,7 +208,8 @@ class PredictCard(pn.viewable.Viewer):
         if self.kind == "choice":
             for text in choices:
                 b = pn.widgets.Button(name=text, button_type="primary", button_style="outline",
-                                      sizing_mode="stretch_width", margin=(3, 0), css_classes=["choice"])
+                                      sizing_mode="stretch_width", margin=(3, 0), css_classes=["choice"],
+                                      stylesheets=[CHOICE_CSS])
                 b.on_click(lambda e, t=text: self.commit(t))
                 self._buttons.append(b)
             self._inputs = pn.Column(*self._buttons, sizing_mode="stretch_width", margin=0)
@@ -283,7 +292,9 @@ class PredictCard(pn.viewable.Viewer):
                             f'<p class="q">{html.escape(self.question)}</p>',
                             stylesheets=[BOX_CSS], sizing_mode="stretch_width", margin=0)
         return pn.Column(head, self._inputs, self._verdict, css_classes=["predict-card"],
-                         sizing_mode="stretch_width", margin=(10, 0))
+                         sizing_mode="stretch_width", margin=(12, 0),
+                         styles={"border": "2px solid #b35900", "background": "#fff8f0",
+                                 "border-radius": "8px", "padding": "8px 14px"})
 
 
 # --- working indicator, settings, badge ---------------------------------------------------------

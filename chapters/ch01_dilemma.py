@@ -1,0 +1,263 @@
+"""Chapter 1 — the dilemma: the big model is good but slow, the small one fast but sloppy.
+
+"Write" asks both live models for 20 tokens of plain decoding on the student's prompt, then replays
+the two traces side by side at their measured speed: every call is drawn on one shared time axis,
+each lane's text fills in as its calls finish. Draft tokens the target would pick less than 15% of
+the time (teacher-forced target probability, raw distribution) are marked in the small model's lane.
+"""
+from __future__ import annotations
+
+import html
+import time
+from dataclasses import dataclass
+
+import panel as pn
+from bokeh.models import ColumnDataSource, Label, Span
+from bokeh.plotting import figure
+
+from chapters import palette
+from chapters.base import Chapter
+from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, legend
+from lab.compare import RAW, token_probability
+
+N_TOKENS = 20
+UNLIKELY = 0.15          # "a word the big model would pick less than 15% of the time here"
+LANES = ("Small model", "Big model")   # bottom → top on the time axis
+
+
+@dataclass
+class Race:
+    """Both lanes of one "Write": per token, its text and the time its call finished (seconds)."""
+    target_texts: list[str]
+    target_ends: list[float]           # cumulative, from the first decode call
+    draft_texts: list[str]
+    draft_ends: list[float]
+    draft_target_p: list[float]        # target's probability of each draft token, same prefix
+
+    @property
+    def target_done(self) -> float:
+        return self.target_ends[-1] if self.target_ends else 0.0
+
+    @property
+    def draft_done(self) -> float:
+        return self.draft_ends[-1] if self.draft_ends else 0.0
+
+    @property
+    def end(self) -> float:
+        return max(self.target_done, self.draft_done)
+
+    @property
+    def unlikely(self) -> list[bool]:
+        return [p < UNLIKELY for p in self.draft_target_p]
+
+
+def _lane(trace) -> tuple[list[str], list[float]]:
+    texts, ends, clock = [], [], 0.0
+    for r in trace.rounds:              # plain decoding: one call, one token per round
+        clock += r.target_seconds
+        for t in r.emitted_texts:
+            texts.append(t)
+            ends.append(clock)
+    return texts, ends
+
+
+def race(service, prompt_ids: list[int], settings, n_tokens: int = N_TOKENS) -> Race:
+    """Run on the model worker: both models decode `n_tokens` alone; score the draft's text."""
+    big = service.generation(prompt_ids, mode="plain", settings=settings, max_new_tokens=n_tokens,
+                             writer="target")
+    small = service.generation(prompt_ids, mode="plain", settings=settings, max_new_tokens=n_tokens,
+                               writer="draft")
+    p = token_probability(service.pair, prompt_ids, small.new_ids, RAW) if small.new_ids else []
+    (tt, te), (dt, de) = _lane(big), _lane(small)
+    return Race(tt, te, dt, de, p)
+
+
+def fmt_seconds(s: float) -> str:
+    return f"{s * 1000:.0f} ms" if s < 1 else f"{s:.2f} s"
+
+
+class Dilemma(Chapter):
+    number = 1
+    slug = "dilemma"
+    part = "I"
+    kicker = "The dilemma"
+    title = "Good is slow. Fast is sloppy."
+    intro = ("A large model is a careful writer, but it writes one word per call and every call is "
+             "expensive. A model ten times smaller answers ten times quicker — yet it is not the writer "
+             "we asked for. Press **Write** and watch both.")
+    takeaway = "We want the big model’s words at something like the small model’s speed."
+    question = ("A GPU does thousands of things at once. Why can’t the big model produce all 20 words "
+                "in a single call?")
+
+    def __init__(self, state, **params):
+        super().__init__(state, **params)
+        self.race: Race | None = None
+        self.shown_time = 0.0
+        self.animate = True            # tests set False: jump straight to the end
+        self._callback = None
+        self._t0 = 0.0
+
+        self.write_button = pn.widgets.Button(name="✎ Write", button_type="primary", width=160,
+                                              description="Both models write 20 tokens of your prompt")
+        self.write_button.on_click(self._on_write)
+        self.speed = pn.widgets.RadioButtonGroup(options=["real speed", "10× slower"], value="real speed",
+                                                 button_type="primary", button_style="outline")
+        self.big_strip = TokenStrip(empty="Press Write: the big model's words appear here.")
+        self.small_strip = TokenStrip(empty="…and the small model's here.")
+        self.big_count = pn.pane.HTML(self._count_html(0), stylesheets=[BOX_CSS], width=140)
+        self.small_count = pn.pane.HTML(self._count_html(0), stylesheets=[BOX_CSS], width=140)
+        self.summary = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")
+        self._build_figure()
+
+    # --- the predict card ---
+    def make_predict(self):
+        right = "Each word is computed from the words before it, so word 4 must wait for word 3"
+        return PredictCard(
+            self.state, 1, self.question, answer=right,
+            choices=["It could, but one call for 20 words would need more memory than the GPU has",
+                     right,
+                     "It could, but the words would come out less accurate",
+                     "Only the small model can write several words per call"],
+            explanation="Writing is sequential: the model predicts the next token from everything before "
+                        "it, so it must be called once for every new token — thousands of parallel units "
+                        "cannot skip that wait.",
+            hint="Now press Write and watch both models.")
+
+    # --- the figure: one row per model, one bar per call, on a shared time axis ---
+    def _build_figure(self):
+        fig = figure(height=210, sizing_mode="stretch_width", y_range=list(LANES), x_range=(0, 1),
+                     toolbar_location=None, x_axis_label="time (seconds, measured on this server)")
+        self.calls = ColumnDataSource(dict(lane=[], left=[], right=[], color=[]))
+        fig.hbar(y="lane", left="left", right="right", height=0.55, fill_color="color", line_color="white",
+                 line_width=1.5, source=self.calls)
+        self.small_done = Span(location=0, dimension="height", line_color=palette.DRAFT, line_width=3,
+                               line_dash="dashed", visible=False)
+        self.big_done = Span(location=0, dimension="height", line_color=palette.TARGET, line_width=3,
+                             line_dash="dashed", visible=False)
+        self.small_label = Label(x=0, y=0, y_units="screen", text="small model done", visible=False,
+                                 text_color=palette.DRAFT, text_font_size="14px", x_offset=4)
+        self.big_label = Label(x=0, y=0, y_units="screen", text="big model done", visible=False,
+                               text_color=palette.TARGET, text_font_size="14px", x_offset=4)
+        self.now = Span(location=0, dimension="height", line_color=palette.INK, line_width=1, visible=False)
+        for r in (self.small_done, self.big_done, self.now, self.small_label, self.big_label):
+            fig.add_layout(r)
+        fig.yaxis.major_label_text_font_size = "15px"
+        fig.xaxis.axis_label_text_font_size = "14px"
+        fig.xaxis.major_label_text_font_size = "13px"
+        fig.ygrid.grid_line_color = None
+        self.figure = fig
+
+    @staticmethod
+    def _count_html(n: int) -> str:
+        return (f'<div class="badge" style="font-size:1.15rem"><b style="font-size:1.6rem">{n}</b> '
+                f'of {N_TOKENS} words</div>')
+
+    # --- running ---
+    async def _on_write(self, event=None):
+        await self.write()
+
+    async def write(self) -> Race | None:
+        """Run both models (cached per prompt and settings), then replay their measured times."""
+        ids = self.prompt_ids()
+        if ids is None:
+            return None
+        self.stop()
+        self.write_button.disabled = True
+        try:
+            result = await self.run_model(race, self.state.service, ids, self.state.settings,
+                                          message="Both models are writing 20 tokens…")
+        finally:
+            self.write_button.disabled = False
+        if result is None:
+            return None
+        self.race = result
+        self.figure.x_range.end = result.end * 1.12 or 1.0
+        self.show(0.0)
+        if self.animate:
+            self._t0 = time.perf_counter()
+            self._callback = pn.state.add_periodic_callback(self._tick, period=40)
+        else:
+            self.show(result.end)
+        return result
+
+    def stop(self):
+        if self._callback is not None:
+            self._callback.stop()
+            self._callback = None
+
+    def _tick(self):
+        slow = 10.0 if self.speed.value.startswith("10") else 1.0
+        t = (time.perf_counter() - self._t0) / slow
+        if self.race is None or t >= self.race.end:
+            self.stop()
+            t = self.race.end if self.race else 0.0
+        self.show(t)
+
+    def show(self, t: float) -> None:
+        """Draw the race as it stood `t` seconds after both models started."""
+        r = self.race
+        self.shown_time = t
+        n_big = sum(e <= t for e in r.target_ends)
+        n_small = sum(e <= t for e in r.draft_ends)
+        self.big_strip.chips = [Chip(x, "target") for x in r.target_texts[:n_big]]
+        unlikely = r.unlikely
+        self.small_strip.chips = [
+            Chip(x, "unlikely" if unlikely[i] else "draft",
+                 f"the big model would pick this {r.draft_target_p[i]:.0%} of the time here")
+            for i, x in enumerate(r.draft_texts[:n_small])]
+        self.big_count.object = self._count_html(n_big)
+        self.small_count.object = self._count_html(n_small)
+
+        data = dict(lane=[], left=[], right=[], color=[])
+        for lane, ends, col in (("Big model", r.target_ends, palette.TARGET),
+                                ("Small model", r.draft_ends, palette.DRAFT)):
+            start = 0.0
+            for end in ends:
+                if start >= t:
+                    break
+                data["lane"].append(lane); data["left"].append(start)
+                data["right"].append(min(end, t)); data["color"].append(col)
+                start = end
+        self.calls.data = data
+        self.now.location, self.now.visible = t, t < r.end
+        for span, label, done, y in ((self.small_done, self.small_label, r.draft_done, 150),
+                                     (self.big_done, self.big_label, r.target_done, 130)):
+            span.location = label.x = done
+            span.visible = label.visible = t >= done
+            label.y = y
+        if t >= r.end:
+            self.summary.object = self._summary_html()
+            if self.predict is not None:
+                self.predict.reveal()
+        else:
+            self.summary.object = ""
+
+    def _summary_html(self) -> str:
+        r = self.race
+        ratio = r.target_done / r.draft_done if r.draft_done > 0 else float("inf")
+        n_unlikely = sum(r.unlikely)
+        return (f'<div class="verdict waiting">The small model finished in <b>{fmt_seconds(r.draft_done)}</b>, '
+                f'the big model in <b>{fmt_seconds(r.target_done)}</b> — {ratio:.1f}× as long, one call per word. '
+                f'But <b>{n_unlikely} of the small model’s {len(r.draft_texts)}</b> words are ones the big model '
+                f'would pick less than 15% of the time here (marked ⚠).</div>')
+
+    # --- page ---
+    def body(self):
+        lane = lambda name, note, strip, count, col: pn.Row(   # noqa: E731
+            pn.pane.HTML(f'<div style="font-size:1.15rem;font-weight:700;color:{col}">{html.escape(name)}</div>'
+                         f'<div style="color:#44474d">{html.escape(note)}</div>', width=190),
+            strip, count, sizing_mode="stretch_width")
+        return pn.Column(
+            pn.Row(self.write_button, self.speed, self.busy, sizing_mode="stretch_width"),
+            lane("Big model", "the writer we want — one slow call per word", self.big_strip,
+                 self.big_count, palette.TARGET),
+            lane("Small model", "ten times quicker per word", self.small_strip, self.small_count,
+                 palette.DRAFT),
+            pn.pane.Bokeh(self.figure, sizing_mode="stretch_width"),
+            legend(["target_call", "draft_call", "unlikely"],
+                   {"target_call": "one slow big-model call", "draft_call": "one quick small-model call"}),
+            self.summary,
+            pn.pane.HTML('<p style="font-size:1.05rem;color:#2b2d31">Recall the KV Cache Lab: a cache makes '
+                         'each call cheaper, but the big model must still be called once for every new word.</p>',
+                         sizing_mode="stretch_width"),
+            sizing_mode="stretch_width")

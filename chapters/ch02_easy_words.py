@@ -1,0 +1,140 @@
+"""Chapter 2 — most words are easy.
+
+The target's 20 tokens (plain decoding, the same request as chapter 1) and, at every position, the
+draft's first guess given the same prefix (one teacher-forced draft pass, `service.first_guesses`).
+Easy = same token, hard = different; click a token to see both models' top candidates there.
+"""
+from __future__ import annotations
+
+import html
+
+import panel as pn
+
+from chapters import palette
+from chapters.base import Chapter
+from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, legend, show_text
+
+N_TOKENS = 20
+
+CANDIDATES_CSS = BOX_CSS + """
+.cands { display: grid; grid-template-columns: 1fr 1fr; gap: 18px; }
+.cands h3 { font-size: 1.1rem; margin: 4px 0 6px; }
+.cands table { border-collapse: collapse; width: 100%; font-size: 1.05rem; }
+.cands td { padding: 3px 6px; vertical-align: middle; }
+.cands td.tok { font-family: ui-monospace, "DejaVu Sans Mono", monospace; white-space: pre; width: 9em; }
+.cands td.pr { width: 4.5em; text-align: right; font-variant-numeric: tabular-nums; }
+.cands .bar { height: 14px; border-radius: 3px; }
+.cands tr.pick td.tok { font-weight: 800; text-decoration: underline; }
+.pos { font-size: 1.15rem; margin: 0 0 6px; }
+"""
+
+
+def guesses(service, prompt_ids: list[int], settings, n_tokens: int = N_TOKENS):
+    """On the model worker: the target's tokens, then the draft's first guess at each position."""
+    big = service.generation(prompt_ids, mode="plain", settings=settings, max_new_tokens=n_tokens,
+                             writer="target")
+    return service.first_guesses(prompt_ids, big.new_ids) if big.new_ids else []
+
+
+def candidates_table(title: str, colour: str, cands, pick_id: int) -> str:
+    rows = "".join(
+        f'<tr class="{"pick" if c.token_id == pick_id else ""}"><td class="tok">{html.escape(show_text(c.text))}</td>'
+        f'<td><div class="bar" style="width:{max(1.0, c.prob * 100):.1f}%;background:{colour}"></div></td>'
+        f'<td class="pr">{c.prob:.0%}</td></tr>' for c in cands)
+    return f'<div><h3 style="color:{colour}">{html.escape(title)}</h3><table>{rows}</table></div>'
+
+
+class EasyWords(Chapter):
+    number = 2
+    slug = "easy-words"
+    part = "I"
+    kicker = "A first lucky fact"
+    title = "Most words are easy."
+    intro = ("Here are the big model’s 20 words again. At every position we ask the small model for its "
+             "first guess. Green ✓ means it would have guessed the very same word; red ✗ (wavy underline) "
+             "means it would have said something else. Click a word.")
+    takeaway = "The big model’s care is only needed at a few hard words."
+    question = ("The small model is a much weaker writer. For how many of the big model’s 20 words is its "
+                "first guess exactly that word?")
+
+    def __init__(self, state, **params):
+        super().__init__(state, **params)
+        self.positions = []          # list[PositionGuess], once asked
+        self.ask_button = pn.widgets.Button(name="Ask the small model", button_type="primary", width=220)
+        self.ask_button.on_click(self._on_ask)
+        self.strip = TokenStrip(clickable=True, empty="Press “Ask the small model”: the big model's words "
+                                                      "appear here, each marked easy or hard.")
+        self.count = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")
+        self.detail = pn.pane.HTML("", stylesheets=[CANDIDATES_CSS], sizing_mode="stretch_width")
+        self.strip.param.watch(lambda e: self.show_position(e.new), "selected")
+
+    def make_predict(self):
+        return PredictCard(
+            self.state, 2, self.question, bounds=(0, N_TOKENS), tolerance=2,
+            answer=lambda: self.n_easy,
+            explanation=lambda n: (f"Here the small model's first guess matches {n} of the "
+                                   f"{len(self.positions)} words (within 2 counts as right). Function words, "
+                                   f"word endings and obvious continuations are easy; content words are "
+                                   f"where the big model's care matters."),
+            hint="Now press “Ask the small model” to count.")
+
+    @property
+    def n_easy(self) -> int:
+        return sum(p.easy for p in self.positions)
+
+    async def _on_ask(self, event=None):
+        await self.ask()
+
+    async def ask(self):
+        ids = self.prompt_ids()
+        if ids is None:
+            return None
+        self.ask_button.disabled = True
+        try:
+            result = await self.run_model(guesses, self.state.service, ids, self.state.settings,
+                                          message="The big model writes; the small model guesses at every position…")
+        finally:
+            self.ask_button.disabled = False
+        if result is None:
+            return None
+        self.show(result)
+        return result
+
+    def show(self, positions) -> None:
+        self.positions = list(positions)
+        self.strip.selected = None
+        self.strip.chips = [Chip(p.text, "easy" if p.easy else "hard",
+                                 f"{'easy' if p.easy else 'hard'}: small model guessed {p.draft_guess_text!r}")
+                            for p in self.positions]
+        n = len(self.positions)
+        self.count.object = (f'<div class="verdict waiting">The small model’s first guess is the big model’s '
+                             f'word at <b>{self.n_easy} of {n}</b> positions (✓ easy); at <b>{n - self.n_easy}'
+                             f'</b> it would have said something else (✗ hard). Click a word to see why.</div>')
+        self.detail.object = ""
+        if self.predict is not None:
+            self.predict.reveal()
+
+    def show_position(self, i: int | None) -> None:
+        if i is None or not 0 <= i < len(self.positions):
+            self.detail.object = ""
+            return
+        p = self.positions[i]
+        verdict = ("easy ✓: the same first guess" if p.easy else
+                   f"hard ✗: the small model would have said “{html.escape(show_text(p.draft_guess_text))}”")
+        self.detail.object = (
+            f'<p class="pos">Word {i + 1}: “<b>{html.escape(show_text(p.text))}</b>” — {verdict}.</p>'
+            '<div class="cands">'
+            + candidates_table("small model’s top candidates", palette.DRAFT, p.draft_top, p.draft_guess_id)
+            + candidates_table("big model’s top candidates", palette.TARGET, p.target_top, p.token_id)
+            + '</div>')
+
+    def body(self):
+        return pn.Column(
+            pn.Row(self.ask_button, self.busy, sizing_mode="stretch_width"),
+            pn.pane.HTML('<div style="font-size:1.15rem;font-weight:700;color:#1f4e9e">The big model’s 20 words</div>',
+                         sizing_mode="stretch_width", margin=(8, 5, 0, 5)),
+            self.strip,
+            legend(["easy", "hard"]),
+            self.count,
+            self.detail,
+            sizing_mode="stretch_width")

@@ -1,0 +1,200 @@
+"""Chapter 3 — checking is faster than writing.
+
+"Tick the clock": one tick is one big-model call. Writing five words takes five ticks, each waiting
+for the word before; checking five words already on the page takes one tick. Then the live
+measurement behind it: one cached target call over 1…8 new positions (`service.verify_costs`),
+against the n calls that writing n tokens needs — including where "about one call" stops being true.
+"""
+from __future__ import annotations
+
+import html
+
+import panel as pn
+from bokeh.models import ColumnDataSource, Span
+from bokeh.plotting import figure
+
+from chapters import palette
+from chapters.base import Chapter
+from chapters.widgets import BOX_CSS, Busy, Chip, PredictCard, TokenStrip, legend
+
+N_WORDS = 5
+MAX_POSITIONS = 8
+ABOUT_ONE = 1.5      # "about one call": a call over n positions within 1.5× of a one-position call
+
+
+def words(service, prompt_ids: list[int], settings, n: int = N_WORDS) -> list[str]:
+    """On the model worker: the first n tokens the big model writes (the same cached request as ch. 1)."""
+    trace = service.generation(prompt_ids, mode="plain", settings=settings, max_new_tokens=20, writer="target")
+    return [t for r in trace.rounds for t in r.emitted_texts][:n]
+
+
+def honest_reading(costs) -> str:
+    """One or two sentences on what the measurement shows, including where it stops being true."""
+    last = costs[-1]
+    beyond = next((c for c in costs if c.ratio > ABOUT_ONE), None)
+    if beyond is None:
+        head = (f"On this machine, one call over {last.positions} positions takes {last.ratio:.1f}× a "
+                f"one-position call — writing {last.positions} tokens would take {last.positions} calls.")
+    else:
+        head = (f"Here it stops being free at {beyond.positions} positions: one call over {beyond.positions} "
+                f"takes {beyond.ratio:.1f}× a one-position call (over {last.positions}: {last.ratio:.1f}×). ")
+        if last.ratio < last.positions:
+            head += (f"Still cheaper than {last.positions} separate calls, but not “about one call” — a CPU "
+                     f"has few parallel units, a GPU many.")
+        else:
+            head += (f"That is no cheaper than {last.positions} separate calls: on this machine checking does "
+                     f"not beat writing (a busy or very small CPU; a GPU has many parallel units).")
+    return head + " Timings are live and vary from run to run."
+
+
+class Checking(Chapter):
+    number = 3
+    slug = "checking"
+    part = "I"
+    kicker = "A second lucky fact"
+    title = "Checking is faster than writing."
+    intro = ("To write word 4, the big model must wait for word 3. But if the words are already on the "
+             "page — guessed by someone else — nothing has to wait: the model can read them all in one "
+             "call and say, for every position, what it would have written there.")
+    takeaway = "Writing n words takes n calls. Checking n words takes one."
+    question = "Five guessed words are already on the page. How many big-model calls does it take to check all five?"
+
+    def __init__(self, state, **params):
+        super().__init__(state, **params)
+        self.ticks = 0
+        self.word_texts: list[str] = []
+        self.costs = []
+        self.tick_button = pn.widgets.Button(name="⏱ Tick the clock", button_type="primary", width=200)
+        self.tick_button.on_click(self._on_tick)
+        self.reset_button = pn.widgets.Button(name="Start again", button_type="default", width=140)
+        self.reset_button.on_click(lambda e: self.reset())
+        self.write_strip = TokenStrip(empty="Each tick writes one word.")
+        self.check_strip = TokenStrip(empty="The five guessed words wait on the page.")
+        self.write_calls = pn.pane.HTML(self._calls_html(0), stylesheets=[BOX_CSS], width=170)
+        self.check_calls = pn.pane.HTML(self._calls_html(0), stylesheets=[BOX_CSS], width=170)
+        self.measure_button = pn.widgets.Button(name="Measure this machine", button_type="primary", width=220)
+        self.measure_button.on_click(self._on_measure)
+        self.measure_busy = Busy()
+        self.reading = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")
+        self._build_figure()
+
+    def make_predict(self):
+        return PredictCard(
+            self.state, 3, self.question, answer="1",
+            choices=["1", "5", "6", "10"],
+            explanation="The five words are already there, so nothing waits: one call reads all five "
+                        "positions side by side and returns, at each, what the big model would have written.",
+            hint="Now tick the clock until the writing lane has five words.")
+
+    @staticmethod
+    def _calls_html(n: int) -> str:
+        return f'<div class="badge" style="font-size:1.15rem"><b style="font-size:1.6rem">{n}</b> big-model calls</div>'
+
+    # --- tick the clock ---
+    async def _on_tick(self, event=None):
+        await self.tick()
+
+    async def tick(self) -> int:
+        """One big-model call in both lanes' terms; returns the tick count."""
+        if not self.word_texts:
+            ids = self.prompt_ids()
+            if ids is None:
+                return self.ticks
+            got = await self.run_model(words, self.state.service, ids, self.state.settings,
+                                       message="The big model writes the words once, for the demo…")
+            if not got:
+                return self.ticks
+            self.word_texts = got
+            self.check_strip.chips = [Chip(w, "draft", "a guessed word, already on the page")
+                                      for w in self.word_texts]
+        n = len(self.word_texts)
+        if self.ticks >= n:
+            return self.ticks
+        self.ticks += 1
+        self.write_strip.chips = [Chip(w, "target") for w in self.word_texts[: self.ticks]]
+        self.write_calls.object = self._calls_html(self.ticks)
+        # Checking: the first tick reads every guessed word at once; later ticks have nothing to do.
+        self.check_strip.chips = [Chip(w, "kept", "checked by the big model in one call") for w in self.word_texts]
+        self.check_calls.object = self._calls_html(1)
+        if self.ticks >= n:
+            self.tick_button.disabled = True
+            if self.predict is not None:
+                self.predict.reveal()
+        return self.ticks
+
+    def reset(self):
+        self.ticks = 0
+        self.tick_button.disabled = False
+        self.write_strip.chips = []
+        self.check_strip.chips = [Chip(w, "draft") for w in self.word_texts]
+        self.write_calls.object = self.check_calls.object = self._calls_html(0)
+
+    # --- the live measurement ---
+    def _build_figure(self):
+        fig = figure(height=280, sizing_mode="stretch_width", x_range=(0.4, MAX_POSITIONS + 0.6), y_range=(0, 9),
+                     toolbar_location=None, x_axis_label="positions (tokens) in one call",
+                     y_axis_label="time ÷ one-position call")
+        self.cost_source = ColumnDataSource(dict(positions=[], ratio=[], writing=[], label=[]))
+        fig.vbar(x="positions", top="ratio", width=0.6, color=palette.OVERLAP, source=self.cost_source,
+                 legend_label="checking: one call over n positions (measured)")
+        fig.line(x="positions", y="writing", color=palette.TARGET, line_width=3, line_dash="dashed",
+                 source=self.cost_source, legend_label="writing: n calls, one after another")
+        fig.scatter(x="positions", y="writing", color=palette.TARGET, size=9, marker="square",
+                    source=self.cost_source)
+        fig.add_layout(Span(location=1, dimension="width", line_color=palette.MUTED, line_dash="dotted", line_width=2))
+        fig.legend.location = "top_left"
+        fig.legend.label_text_font_size = "14px"
+        fig.xaxis.ticker = list(range(1, MAX_POSITIONS + 1))
+        for ax in (fig.xaxis, fig.yaxis):
+            ax.axis_label_text_font_size = "14px"
+            ax.major_label_text_font_size = "13px"
+        self.figure = fig
+
+    async def _on_measure(self, event=None):
+        await self.measure()
+
+    async def measure(self):
+        ids = self.prompt_ids()
+        if ids is None:
+            return None
+        self.measure_button.disabled = True
+        try:
+            costs = await self.run_model(self.state.service.verify_costs, ids, MAX_POSITIONS,
+                                         message="Timing the big model over 1 to 8 positions…",
+                                         busy=self.measure_busy)
+        finally:
+            self.measure_button.disabled = False
+        if costs:
+            self.show_costs(costs)
+        return costs
+
+    def show_costs(self, costs) -> None:
+        self.costs = list(costs)
+        self.cost_source.data = dict(positions=[c.positions for c in costs], ratio=[c.ratio for c in costs],
+                                     writing=[float(c.positions) for c in costs],
+                                     label=[f"{c.seconds * 1000:.1f} ms" for c in costs])
+        self.figure.y_range.end = max(MAX_POSITIONS, max(c.ratio for c in costs)) + 1
+        one = costs[0].seconds
+        self.reading.object = (f'<div class="verdict waiting">One call over 1 position: <b>{one * 1000:.1f} ms</b>. '
+                               f'{html.escape(honest_reading(costs))}</div>')
+
+    def body(self):
+        lane = lambda name, note, strip, calls: pn.Row(   # noqa: E731
+            pn.pane.HTML(f'<div style="font-size:1.15rem;font-weight:700">{html.escape(name)}</div>'
+                         f'<div style="color:#44474d">{html.escape(note)}</div>', width=200),
+            strip, calls, sizing_mode="stretch_width")
+        return pn.Column(
+            pn.Row(self.tick_button, self.reset_button, self.busy, sizing_mode="stretch_width"),
+            lane("Writing", "each word waits for the one before it", self.write_strip, self.write_calls),
+            lane("Checking", "the guessed words are already on the page", self.check_strip, self.check_calls),
+            legend(["target", "draft", "kept"], {"target": "written by the big model, one call each",
+                                                 "draft": "a guessed word on the page",
+                                                 "kept": "checked — all five in one call"}),
+            pn.pane.HTML('<p style="font-size:1.1rem">One tick is one call of the big model. A call that looks '
+                         'at a handful of positions takes about as long as a call that looks at one — the '
+                         'hardware handles them side by side. Is that true on this machine? Measure it:</p>',
+                         sizing_mode="stretch_width"),
+            pn.Row(self.measure_button, self.measure_busy, sizing_mode="stretch_width"),
+            pn.pane.Bokeh(self.figure, sizing_mode="stretch_width"),
+            self.reading,
+            sizing_mode="stretch_width")

@@ -1,0 +1,202 @@
+"""Chapter 4 — guess, check, keep: the whole method in one picture.
+
+"Next round" runs one real draft-and-verify round (`lab.engine.Decoder.step` on the model worker).
+Two lanes count target calls for the same text: standard decoding needs one per token, draft +
+verify one per round (plus its γ cheap draft calls).
+"""
+from __future__ import annotations
+
+import html
+
+import panel as pn
+
+from chapters import palette
+from chapters.base import Chapter
+from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, legend
+from lab.engine import Decoder
+
+MAX_NEW_TOKENS = 48
+
+STEPS_CSS = """
+.steps { display: flex; gap: 10px; align-items: stretch; flex-wrap: wrap; margin: 6px 0; }
+.step { flex: 1 1 180px; border: 2px solid #c5cad3; border-radius: 10px; padding: 8px 12px; }
+.step .n { display: inline-flex; width: 1.7em; height: 1.7em; border-radius: 50%; background: #1f4e9e;
+           color: #fff; align-items: center; justify-content: center; font-weight: 800; margin-right: 6px; }
+.step b { font-size: 1.15rem; }
+.step p { margin: 4px 0 0; font-size: 1.05rem; }
+.arrow { align-self: center; font-size: 1.6rem; color: #44474d; }
+"""
+
+
+def new_decoder(pair, prompt_ids, gamma, settings, seed) -> Decoder:
+    """Built on the model worker (its prefill is a model call)."""
+    return Decoder(pair, prompt_ids, gamma=gamma, settings=settings, seed=seed, max_new_tokens=MAX_NEW_TOKENS,
+                   keep_rows=False)
+
+
+def round_chips(r) -> list[Chip]:
+    """What one round committed: kept drafts, then the target's fix or bonus token."""
+    chips = [Chip(d.text, "kept", f"draft token kept (p/q = {min(d.ratio, 99):.2f})") for d in r.drafts[: r.n_accepted]]
+    kind = {"correction": "fixed", "bonus": "bonus", "target": "bonus"}[r.extra_kind]
+    chips.append(Chip(r.extra_text, kind))
+    return chips[: len(r.emitted_texts)]
+
+
+class GuessCheckKeep(Chapter):
+    number = 4
+    slug = "guess-check-keep"
+    part = "II"
+    kicker = "The idea in one picture"
+    title = "Guess, check, keep."
+    intro = ("Two names first. The big model is the **target**: its text is what we want. The small one is "
+             "the **draft** model. One round has three moves — and from here on we say *token* for a word or "
+             "word piece. Press **Next round** and count how often each lane calls the target.")
+    takeaway = "The target is called once per round, not once per token."
+    question = "The draft model proposed most of the tokens. Whose writing is the final text?"
+
+    def __init__(self, state, **params):
+        super().__init__(state, **params)
+        self.decoder: Decoder | None = None
+        self.rounds = []
+        self.next_button = pn.widgets.Button(name="▶ Next round", button_type="primary", width=180)
+        self.next_button.on_click(self._on_next)
+        self.reset_button = pn.widgets.Button(name="Start again", width=140)
+        self.reset_button.on_click(lambda e: self.reset())
+        self.text_strip = TokenStrip(empty="The text grows here, round by round.")
+        self.standard_strip = TokenStrip(empty="One target call per token.")
+        self.spec_strip = TokenStrip(empty="γ draft calls, then one target call, per round.")
+        self.standard_count = pn.pane.HTML(self._calls_html(0), stylesheets=[BOX_CSS], width=170)
+        self.spec_count = pn.pane.HTML(self._calls_html(0), stylesheets=[BOX_CSS], width=170)
+        self.last_round = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")
+
+    def make_predict(self):
+        right = "The target’s: every token is one the target’s check lets through"
+        return PredictCard(
+            self.state, 4, self.question, answer=right,
+            choices=["The draft’s: it wrote most of the tokens", right,
+                     "A mix: the draft’s words with the target’s fixes", "Neither: a new, third writer"],
+            explanation="The draft only proposes. A token is kept only when the target’s check passes it, and "
+                        "every miss is replaced by the target’s own choice — so the text is the target’s "
+                        "(exactly its greedy text at temperature 0, its distribution when sampling).",
+            hint="Now press Next round a few times and look at who decides.")
+
+    @staticmethod
+    def _calls_html(n: int) -> str:
+        return f'<div class="badge" style="font-size:1.15rem"><b style="font-size:1.6rem">{n}</b> target calls</div>'
+
+    # --- counters the page (and the tests) read ---
+    @property
+    def tokens(self) -> int:
+        return sum(len(r.emitted_ids) for r in self.rounds)
+
+    @property
+    def standard_calls(self) -> int:
+        """Standard decoding: one target call for every token produced."""
+        return self.tokens
+
+    @property
+    def spec_calls(self) -> int:
+        """Draft + verify: one target call per round."""
+        return len(self.rounds)
+
+    # --- running ---
+    async def _on_next(self, event=None):
+        await self.next_round()
+
+    async def next_round(self):
+        """One real round: γ draft calls and one target call on the model worker."""
+        if self.decoder is None or self.decoder.done:
+            if self.decoder is not None and self.decoder.done:
+                self.reset()
+            ids = self.prompt_ids()
+            if ids is None:
+                return None
+            s = self.state
+            self.decoder = await self.run_model(new_decoder, s.service.pair, ids, s.gamma, s.settings, s.seed,
+                                                message="Reading the prompt…")
+            if self.decoder is None:
+                return None
+        self.next_button.disabled = True
+        try:
+            r = await self.run_model(self.decoder.step, message="The draft guesses; the target checks…")
+        finally:
+            self.next_button.disabled = False
+        if r is None:
+            return None
+        self.rounds.append(r)
+        self._draw()
+        if self.predict is not None:
+            self.predict.reveal()
+        if self.decoder.done:
+            self.next_button.name = "▶ Start over"
+        return r
+
+    def reset(self):
+        self.decoder = None
+        self.rounds = []
+        self.next_button.name = "▶ Next round"
+        self._draw()
+
+    def _draw(self):
+        text, standard, spec = [], [], []
+        for r in self.rounds:
+            chips = round_chips(r)
+            text += chips
+            standard += [Chip(c.text, "target_call", "one target call for this token") for c in chips]
+            spec += [Chip(d.text, "draft_call", "one cheap draft call") for d in r.drafts]
+            spec.append(Chip(f"check {r.index + 1}", "target_call",
+                             f"one target call checks {len(r.drafts)} drafts and adds one token"))
+        self.text_strip.chips = text
+        self.standard_strip.chips = standard
+        self.spec_strip.chips = spec
+        self.standard_count.object = self._calls_html(self.standard_calls)
+        self.spec_count.object = self._calls_html(self.spec_calls)
+        self.last_round.object = self._last_round_html()
+
+    def _last_round_html(self) -> str:
+        if not self.rounds:
+            return ""
+        r = self.rounds[-1]
+        g = len(r.drafts)
+        if r.extra_kind == "bonus":
+            what = f"all {g} guesses kept, and the target’s check gave a bonus token ★ for free"
+        elif r.extra_kind == "correction":
+            what = (f"{r.n_accepted} of {g} guesses kept; the target fixed the next one ✎"
+                    + (f" and the {g - r.n_accepted - 1} after it were dropped" if g - r.n_accepted > 1 else ""))
+        else:
+            what = "the target wrote one token"
+        return (f'<div class="verdict waiting">Round {r.index + 1}: {html.escape(what)} — '
+                f'<b>{len(r.emitted_ids)}</b> token{"s" if len(r.emitted_ids) != 1 else ""} for one target call. '
+                f'So far: <b>{self.tokens}</b> tokens, standard decoding would have called the target '
+                f'<b>{self.standard_calls}</b> times, draft + verify <b>{self.spec_calls}</b>.'
+                + (" The text is finished." if self.decoder is not None and self.decoder.done else "") + '</div>')
+
+    def body(self):
+        steps = pn.pane.HTML(
+            '<div class="steps">'
+            '<div class="step"><span class="n">1</span><b>Guess</b><p>The draft model writes a few tokens ahead — fast.</p></div>'
+            '<div class="arrow" aria-hidden="true">→</div>'
+            '<div class="step"><span class="n">2</span><b>Check</b><p>The target reads all of them in one call.</p></div>'
+            '<div class="arrow" aria-hidden="true">→</div>'
+            '<div class="step"><span class="n">3</span><b>Keep</b><p>Keep what passes, fix the first miss, drop the rest.</p></div>'
+            '<div class="arrow" aria-hidden="true">↻ repeat</div></div>',
+            stylesheets=[STEPS_CSS], sizing_mode="stretch_width")
+        lane = lambda name, note, strip, count: pn.Row(   # noqa: E731
+            pn.pane.HTML(f'<div style="font-size:1.15rem;font-weight:700">{html.escape(name)}</div>'
+                         f'<div style="color:#44474d">{html.escape(note)}</div>', width=200),
+            strip, count, sizing_mode="stretch_width")
+        return pn.Column(
+            steps,
+            pn.Row(self.next_button, self.reset_button, self.busy, sizing_mode="stretch_width"),
+            pn.pane.HTML('<div style="font-size:1.15rem;font-weight:700;color:#1f4e9e">The text</div>',
+                         sizing_mode="stretch_width", margin=(8, 5, 0, 5)),
+            self.text_strip,
+            lane("Standard decode", "one target call for every token", self.standard_strip, self.standard_count),
+            lane("Draft + verify", "the draft guesses, the target checks once per round", self.spec_strip,
+                 self.spec_count),
+            legend(["target_call", "draft_call", "kept", "fixed", "bonus"],
+                   {"target_call": "one target call", "draft_call": "one cheap draft call"}),
+            self.last_round,
+            pn.pane.HTML(f'<p style="font-size:1.1rem">Next: <a href="?chapter=questions">the five questions '
+                         f'this picture raises →</a></p>', sizing_mode="stretch_width"),
+            sizing_mode="stretch_width")

@@ -1,0 +1,54 @@
+"""Loading the process-wide model pair in the background, with progress the pages can show.
+
+The first page of a fresh server must not freeze while the pair loads (seconds to a minute): the
+shell starts the load on a thread and polls `LOADER.fraction` / `LOADER.message` until `ready`.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import threading
+
+from lab import runtime
+
+log = logging.getLogger(__name__)
+
+
+class PairLoader:
+    def __init__(self):
+        self.fraction = 0.0
+        self.message = "Starting the models…"
+        self.error = ""
+        self.ready = False
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def _progress(self, fraction: float, message: str = "") -> None:
+        self.fraction = max(self.fraction, min(1.0, float(fraction)))
+        if message:
+            self.message = message
+
+    def _load(self) -> None:
+        try:
+            if not os.environ.get("SPECLAB_PAIR", "").startswith("tiny"):
+                from lab.pair import get_pair
+                try:
+                    get_pair(progress=self._progress)   # fills the shared pair the service uses
+                except TypeError:                       # a loader without progress reporting
+                    get_pair()
+            pair = runtime.service().pair
+            self._progress(1.0, f"Loaded {pair.target_label} and {pair.draft_label}.")
+            self.ready = True
+        except Exception as err:   # shown on every page; the server keeps running
+            log.exception("loading the model pair failed")
+            self.error = str(err) or type(err).__name__
+
+    def start(self) -> None:
+        """Begin loading (once per process); returns at once."""
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._load, name="pair-loader", daemon=True)
+                self._thread.start()
+
+
+LOADER = PairLoader()
