@@ -1,0 +1,240 @@
+"""Chapter 8 — a full round, stepped position by position from one real `RoundTrace`.
+
+Step 0 shows the γ drafts; each following step checks one position (p, q, p/q, u, keep/reject);
+the last step writes the correction from the residual, or the bonus token when all were kept.
+Nothing is recomputed here: every number is the engine's, revealed one step at a time.
+"""
+from __future__ import annotations
+
+import html
+
+import panel as pn
+import param
+
+from chapters.base import Chapter
+from chapters.ch05_one_pass import generation_for, round_settings, settings_note
+from chapters.ch10_breakeven import TABLE_CSS
+from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, legend, show_text
+from lab.trace import GenerationTrace, RoundTrace
+
+QUESTION_GAMMA = 4
+
+
+def round_steps(r: RoundTrace) -> int:
+    """Steps of a round: the drafts, one per checked position, then the correction or bonus."""
+    checked = sum(d.uniform is not None for d in r.drafts)
+    return 1 + checked + 1
+
+
+def checked_after(r: RoundTrace, step: int) -> int:
+    """How many positions have been checked after `step` steps."""
+    return min(max(0, step - 1), sum(d.uniform is not None for d in r.drafts))
+
+
+def chips_after(r: RoundTrace, step: int, prefix: str) -> list[Chip]:
+    """The text so far after `step` steps of round r (0 = nothing revealed yet)."""
+    chips = [Chip(prefix, "prompt", "the text before this round")]
+    checked = checked_after(r, step)
+    for d in r.drafts[:checked]:
+        if d.accepted:
+            chips.append(Chip(d.text, "kept", f"kept: u = {d.uniform:.3f} < {d.accept_probability:.3f}"))
+    if step >= round_steps(r):
+        chips = chips[:1] + [Chip(t, "kept") for t in r.emitted_texts[:-1]]
+        if len(r.emitted_ids) == r.n_accepted + 1:          # not cut short by an end-of-text token
+            kind = "fixed" if r.extra_kind == "correction" else ("bonus" if r.extra_kind == "bonus" else "target")
+            chips.append(Chip(r.extra_text, kind, f"{r.extra_kind} token from the target"))
+        else:
+            chips.append(Chip(r.emitted_texts[-1], "kept"))
+    return chips
+
+
+class FullRoundChapter(Chapter):
+    number = 8
+    slug = "full-round"
+    part = "III"
+    kicker = "Question 4 · a full round"
+    title = "Keep the prefix, correct once, drop the rest."
+    intro = ("Now the three moves from Part II with real numbers. Check the draft tokens left to right: "
+             "everything before the first rejection is kept, the rejected position is corrected from "
+             "the residual, and later drafts are thrown away because their context is now wrong.")
+    takeaway = "Each target call commits 1 to γ + 1 tokens — more when the draft is good."
+    question = "All γ = 4 draft tokens are accepted. How many tokens does this round add to the text?"
+
+    round_index = param.Integer(default=0)
+    step = param.Integer(default=0, doc="Steps revealed of the current round.")
+
+    def __init__(self, state, **params):
+        super().__init__(state, **params)
+        self.generation: GenerationTrace | None = None
+        self.settings = round_settings(state)
+        self.step_button = pn.widgets.Button(name="Step", button_type="primary", width=120)
+        self.step_button.on_click(self._on_step)
+        self.next_button = pn.widgets.Button(name="Next round", width=140)
+        self.next_button.on_click(self._on_next_round)
+        self.restart_button = pn.widgets.Button(name="Restart this round", button_type="light", width=160)
+        self.restart_button.on_click(lambda e: self.restart())
+        self.round_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self.drafts_strip = TokenStrip(empty="Press Step: the draft proposes γ tokens.")
+        self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, BOX_CSS])
+        self.explain = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, BOX_CSS])
+        self.text_strip = TokenStrip(empty="")
+        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+            pn.state.onload(self.load)
+
+    def make_predict(self):
+        return PredictCard(
+            self.state, 8, self.question, answer=lambda: QUESTION_GAMMA + 1, bounds=(0, 10),
+            explanation=(f"The {QUESTION_GAMMA} kept drafts, plus one bonus token: the target pass already "
+                         f"returned p at position {QUESTION_GAMMA + 1}, so sampling from it is free."),
+            hint="Now step through rounds below and watch what a round adds.")
+
+    # ---- data ----------------------------------------------------------------------------------------
+    @property
+    def round(self) -> RoundTrace | None:
+        if self.generation is None or not self.generation.rounds:
+            return None
+        return self.generation.rounds[self.round_index]
+
+    @property
+    def done(self) -> bool:
+        return self.round is not None and self.step >= round_steps(self.round)
+
+    async def load(self) -> None:
+        self.settings = round_settings(self.state)
+        generation = await generation_for(self, self.settings)
+        if generation is not None:
+            self.show_generation(generation)
+
+    def show_generation(self, generation: GenerationTrace, round_index: int = 0) -> None:
+        self.generation = generation
+        self.round_index = min(round_index, len(generation.rounds) - 1)
+        self.restart()
+
+    def restart(self) -> None:
+        self.step = 0
+        self._draw()
+
+    async def advance(self) -> None:
+        """One step of the round (loading the generation first if needed)."""
+        if self.generation is None:
+            await self.load()
+            if self.generation is None:
+                return
+        if not self.done:
+            self.step += 1
+            self._draw()
+
+    async def next_round(self) -> None:
+        if self.generation is None:
+            await self.load()
+            return
+        self.round_index = (self.round_index + 1) % len(self.generation.rounds)
+        self.restart()
+
+    async def _on_step(self, event):
+        await self.advance()
+
+    async def _on_next_round(self, event):
+        await self.next_round()
+
+    # ---- views ---------------------------------------------------------------------------------------
+    def _draw(self):
+        r = self.round
+        if r is None:
+            return
+        tok = self.state.service.pair.tokenizer
+        prefix = tok.decode(r.prefix_ids)
+        n = len(self.generation.rounds)
+        self.round_note.object = (
+            f"<p class='speclab-formula'>Round {r.index + 1} of {n} · γ = {r.gamma} · step "
+            f"{self.step} of {round_steps(r)}. {html.escape(settings_note(self.settings, self.state))}</p>")
+        self.step_button.disabled = self.done
+        checked = checked_after(r, self.step)
+        chips = []
+        if self.step >= 1:
+            for d in r.drafts:
+                if d.index < checked:
+                    state = "kept" if d.accepted else "rejected"
+                elif self.done and d.uniform is None:
+                    state = "dropped"
+                else:
+                    state = "draft"
+                chips.append(Chip(d.text, state, f"draft guess {d.index + 1}"))
+        self.drafts_strip.chips = chips
+        self._draw_table(r, checked)
+        self._draw_explain(r, checked)
+        self.text_strip.chips = chips_after(r, self.step, prefix)
+        if self.done and self.predict is not None:
+            self.predict.reveal()
+
+    def _draw_table(self, r: RoundTrace, checked: int):
+        if self.step == 0:
+            self.table.object = ""
+            return
+        rows = []
+        for d in r.drafts:
+            if d.index < checked:
+                verdict = "✓ keep" if d.accepted else "✗ reject"
+                rows.append(f"<tr><td>{d.index + 1}</td><td>{html.escape(show_text(d.text))}</td>"
+                            f"<td>{d.p:.3f}</td><td>{d.q:.3f}</td><td>{_ratio(d.p, d.q)}</td>"
+                            f"<td>{d.accept_probability:.3f}</td><td>{d.uniform:.3f}</td><td><b>{verdict}</b></td></tr>")
+            elif self.done and d.uniform is None:
+                rows.append(f"<tr><td>{d.index + 1}</td><td>{html.escape(show_text(d.text))}</td>"
+                            "<td colspan='6'>– dropped: its context contained a rejected guess</td></tr>")
+            else:
+                rows.append(f"<tr><td>{d.index + 1}</td><td>{html.escape(show_text(d.text))}</td>"
+                            f"<td colspan='6'>not checked yet (q = {d.q:.3f})</td></tr>")
+        self.table.object = (
+            "<table class='speclab-table'><thead><tr><th>i</th><th>draft x</th><th>p(x)</th><th>q(x)</th>"
+            "<th>p / q</th><th>keep if u &lt; min(1, p/q)</th><th>u</th><th>verdict</th></tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+    def _draw_explain(self, r: RoundTrace, checked: int):
+        if self.step == 0:
+            self.explain.object = "<p class='speclab-formula'>Press <b>Step</b> to draft γ tokens.</p>"
+            return
+        if self.step == 1:
+            self.explain.object = (f"<p class='speclab-formula'>The draft proposed {r.gamma} tokens, each "
+                                   "sampled from its q. One target call has scored them all. Step to "
+                                   "check them left to right.</p>")
+            return
+        if not self.done:
+            d = r.drafts[checked - 1]
+            rel = "&lt;" if d.accepted else "≥"
+            self.explain.object = (
+                f"<p class='speclab-formula'>Position {d.index + 1}: u = {d.uniform:.3f} {rel} "
+                f"min(1, {d.p:.3f} / {d.q:.3f}) = {d.accept_probability:.3f} → "
+                f"<b>{'keep' if d.accepted else 'reject'}</b>.</p>")
+            return
+        top = ", ".join(f"{html.escape(show_text(c.text))} {c.prob:.2f}" for c in r.extra_top[:5])
+        if r.extra_kind == "correction":
+            j = r.n_accepted
+            dropped = r.gamma - j - 1
+            msg = (f"Guess {j + 1} was rejected, so the target writes position {j + 1} itself, sampling from "
+                   f"the residual (p − q)+ normalised ({top}): <b>{html.escape(show_text(r.extra_text))}</b>."
+                   + (f" The {dropped} later draft{'s' if dropped != 1 else ''} are dropped." if dropped else ""))
+        elif r.extra_kind == "bonus":
+            msg = (f"All {r.gamma} drafts kept — and the target pass already returned p at position "
+                   f"{r.gamma + 1} ({top}), so a bonus token comes free: "
+                   f"<b>{html.escape(show_text(r.extra_text))}</b>.")
+        else:
+            msg = f"No drafts this round; the target wrote <b>{html.escape(show_text(r.extra_text))}</b>."
+        added = len(r.emitted_ids)
+        self.explain.object = (f"<p class='speclab-formula'>{msg} This round adds <b>{added}</b> token"
+                               f"{'s' if added != 1 else ''} for one target call.</p>")
+
+    # ---- page ----------------------------------------------------------------------------------------
+    def body(self):
+        return pn.Column(
+            pn.Row(self.step_button, self.next_button, self.restart_button, self.busy),
+            self.round_note,
+            legend(["draft", "kept", "rejected", "fixed", "bonus", "dropped"],
+                   {"draft": "drafted, not checked yet"}),
+            "#### The draft's guesses", self.drafts_strip,
+            self.table, self.explain,
+            "#### Text so far", self.text_strip,
+            sizing_mode="stretch_width")
+
+
+def _ratio(p: float, q: float) -> str:
+    return "∞" if q <= 0 else f"{p / q:.3f}"
