@@ -1,0 +1,303 @@
+"""Chapter 9 — the round in seventeen lines of pseudocode, executed from a real `RoundTrace`.
+
+`code_events` turns a round into the lines it executes, each with that line's variables; "Step"
+lights one event at a time. At temperature 0 the accept test reads "x == argmax(p)".
+"""
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+
+import panel as pn
+import param
+
+from chapters.base import Chapter
+from chapters.ch05_one_pass import generation_for, round_settings
+from chapters.ch10_breakeven import TABLE_CSS
+from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, show_text
+from lab.sampling import SamplingSettings
+from lab.trace import GenerationTrace, RoundTrace
+
+CODE = [
+    "def speculative_round(prefix, γ):",
+    "    xs, qs = [], []",
+    "    for i in range(γ):                      # γ cheap draft calls",
+    "        q = draft(prefix + xs)              # q after temperature/top-k/top-p",
+    "        x = sample(q); xs.append(x); qs.append(q)",
+    "    ps = target(prefix + xs)                # ONE target call: γ + 1 rows of p",
+    "    for i in range(γ):                      # check left to right",
+    "        x, p, q = xs[i], ps[i], qs[i]",
+    "        u = uniform(0, 1)",
+    "        if u < min(1, p[x] / q[x]):         # the accept test",
+    "            prefix.append(x)                # keep the draft token",
+    "        else:",
+    "            r = normalise(max(p - q, 0))    # the residual",
+    "            prefix.append(sample(r))        # the target's fix",
+    "            return prefix                   # later drafts are dropped",
+    "    prefix.append(sample(ps[γ]))            # all kept: a bonus token",
+    "    return prefix",
+]
+GREEDY_TEST = "        if x == argmax(p):                  # the accept test at temperature 0"
+ACCEPT_LINE = 10    # 1-based, as the predict question says
+
+
+def code_lines(greedy: bool) -> list[str]:
+    lines = list(CODE)
+    if greedy:
+        lines[ACCEPT_LINE - 1] = GREEDY_TEST
+    return lines
+
+
+@dataclass
+class Event:
+    """One executed line: its 1-based number, its variables, and the tokens committed so far."""
+    line: int
+    variables: dict[str, str]
+    committed: list[Chip] = field(default_factory=list)
+
+
+def _t(text: str) -> str:
+    return repr(show_text(text))
+
+
+def _top(cands, k: int = 3) -> str:
+    return ", ".join(f"{show_text(c.text)!r}: {c.prob:.2f}" for c in cands[:k])
+
+
+def code_events(r: RoundTrace, prefix: str, greedy: bool) -> list[Event]:
+    """The lines one round executes, in order, with the values the engine recorded."""
+    events: list[Event] = []
+    committed: list[Chip] = []
+
+    def emit(line, **variables):
+        events.append(Event(line, {k: str(v) for k, v in variables.items()}, list(committed)))
+
+    emit(1, prefix=repr(prefix), γ=r.gamma)
+    emit(2, xs="[]", qs="[]")
+    xs: list[str] = []
+    for d in r.drafts:
+        emit(3, i=d.index)
+        emit(4, **{"q (top 3)": _top(d.draft_top)})
+        xs.append(_t(d.text))
+        emit(5, x=_t(d.text), **{"q[x]": f"{d.q:.3f}", "xs": "[" + ", ".join(xs) + "]"})
+    emit(6, **{"ps": f"{r.gamma + 1} rows of p, one target call",
+               "p[x] per draft": ", ".join(f"{d.p:.3f}" for d in r.drafts) or "—"})
+    for d in r.drafts:
+        if d.uniform is None:
+            break
+        emit(7, i=d.index)
+        emit(8, x=_t(d.text), **{"p[x]": f"{d.p:.3f}", "q[x]": f"{d.q:.3f}"})
+        emit(9, u=f"{d.uniform:.3f}" + ("  (not needed at temperature 0)" if greedy else ""))
+        if greedy:
+            argmax = d.target_top[0].text if d.target_top else "?"
+            emit(10, **{"argmax(p)": _t(argmax), "x == argmax(p)": d.accepted})
+        else:
+            emit(10, **{"min(1, p[x]/q[x])": f"{d.accept_probability:.3f}",
+                        f"{d.uniform:.3f} < {d.accept_probability:.3f}": d.accepted})
+        if d.accepted:
+            committed.append(Chip(d.text, "kept"))
+            emit(11, prefix=f"+ {_t(d.text)}")
+        else:
+            emit(12)
+            emit(13, **{"r (top 3)": _top(r.extra_top)})
+            committed.append(Chip(r.extra_text, "fixed"))
+            emit(14, **{"sample(r)": _t(r.extra_text)})
+            dropped = [_t(x.text) for x in r.drafts[d.index + 1:]]
+            emit(15, dropped="[" + ", ".join(dropped) + "]", committed=len(r.emitted_ids))
+            return _cut(events, r)
+    committed.append(Chip(r.extra_text, "bonus" if r.gamma else "target"))
+    emit(16, **{"ps[γ] (top 3)": _top(r.extra_top), "sample": _t(r.extra_text)})
+    emit(17, committed=len(r.emitted_ids))
+    return _cut(events, r)
+
+
+def _cut(events: list[Event], r: RoundTrace) -> list[Event]:
+    """At an end-of-text token the engine commits less than the round drew; show what it committed."""
+    last = events[-1]
+    if len(last.committed) != len(r.emitted_ids):
+        last.committed = [Chip(t, c.state) for t, c in zip(r.emitted_texts, last.committed)]
+    return events
+
+
+class CodeChapter(Chapter):
+    number = 9
+    slug = "code"
+    part = "III"
+    kicker = "Question 4, continued · implementation"
+    title = "The whole round fits in seventeen lines."
+    intro = ("The same three moves as pseudocode. Step through the round you just watched: the "
+             "executing lines light up, with their numbers on the right.")
+    takeaway = "Draft, verify, commit — then repeat from the longer prefix."
+    question = ("Set the temperature to 0, so the target always picks its single top token. What does "
+                "line 10 turn into?")
+
+    temperature = param.Number(default=1.0, bounds=(0.0, 2.0), step=0.1, doc="Temperature of this page.")
+    round_index = param.Integer(default=0)
+    position = param.Integer(default=0, doc="Events executed of the current round.")
+
+    def __init__(self, state, **params):
+        if state.temperature > 0:
+            params.setdefault("temperature", state.temperature)
+        super().__init__(state, **params)
+        self.generation: GenerationTrace | None = None
+        self.events: list[Event] = []
+        # Throttled: a new temperature means a new generation, so not one per pixel of a drag.
+        self.temperature_slider = pn.widgets.FloatSlider(name="Temperature (0 = greedy)", start=0.0, end=2.0,
+                                                         step=0.1, value=self.temperature, width=240)
+        self.temperature_slider.param.watch(lambda e: setattr(self, "temperature", e.new), "value_throttled")
+        self.step_button = pn.widgets.Button(name="Step", button_type="primary", width=110)
+        self.step_button.on_click(self._on_step)
+        self.run_button = pn.widgets.Button(name="Run to the end", width=140)
+        self.run_button.on_click(self._on_run)
+        self.next_button = pn.widgets.Button(name="Next round", width=120)
+        self.next_button.on_click(self._on_next_round)
+        self.code = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[CODE_CSS])
+        self.variables = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, BOX_CSS])
+        self.text_strip = TokenStrip(empty="")
+        self.round_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self.param.watch(self._on_temperature, "temperature")
+        self._draw_code(None)
+        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+            pn.state.onload(self.load)
+
+    def make_predict(self):
+        self._choices = ["if x == argmax(p):  — keep the draft token exactly when it is the target's top token",
+                         "if u < p[x]:  — keep it with the target's probability",
+                         "Nothing changes: the test still compares u with p / q"]
+        return PredictCard(
+            self.state, 9, self.question, choices=self._choices, answer=self._choices[0],
+            explanation=("At temperature 0, p and q are one-hot: p[x] / q[x] is 1 when x is the target's "
+                         "argmax and 0 otherwise, so u no longer matters — speculative greedy decoding "
+                         "keeps a draft token exactly when the target would have picked it."),
+            hint="Now drag the temperature to 0 below and step.")
+
+    # ---- data ----------------------------------------------------------------------------------------
+    @property
+    def settings(self) -> SamplingSettings:
+        s = self.state.settings
+        return SamplingSettings(self.temperature, s.top_k, s.top_p)
+
+    @property
+    def round(self) -> RoundTrace | None:
+        if self.generation is None or not self.generation.rounds:
+            return None
+        return self.generation.rounds[self.round_index]
+
+    @property
+    def done(self) -> bool:
+        return bool(self.events) and self.position >= len(self.events)
+
+    async def load(self) -> None:
+        generation = await generation_for(self, self.settings)
+        if generation is not None:
+            self.show_generation(generation)
+
+    def show_generation(self, generation: GenerationTrace, round_index: int = 0) -> None:
+        self.generation = generation
+        self.round_index = min(round_index, len(generation.rounds) - 1)
+        self.restart()
+
+    def restart(self) -> None:
+        r = self.round
+        prefix = self.state.service.pair.tokenizer.decode(r.prefix_ids)
+        self.events = code_events(r, prefix, self.settings.greedy)
+        self._prefix = prefix
+        self.position = 0
+        self._draw()
+
+    async def advance(self, steps: int = 1) -> None:
+        if self.generation is None:
+            await self.load()
+            if self.generation is None:
+                return
+        self.position = min(len(self.events), self.position + steps)
+        self._draw()
+
+    async def next_round(self) -> None:
+        if self.generation is None:
+            await self.load()
+            return
+        self.round_index = (self.round_index + 1) % len(self.generation.rounds)
+        self.restart()
+
+    async def _on_step(self, event):
+        await self.advance()
+
+    async def _on_run(self, event):
+        await self.advance(len(self.events) or 1000)
+
+    async def _on_next_round(self, event):
+        await self.next_round()
+
+    async def _on_temperature(self, event):
+        self.generation = None
+        await self.load()
+        if self.predict is not None and self.temperature == 0:
+            self.predict.reveal()
+
+    # ---- views ---------------------------------------------------------------------------------------
+    def _draw_code(self, current: Event | None):
+        rows = []
+        for n, text in enumerate(code_lines(self.settings.greedy), start=1):
+            on = current is not None and current.line == n
+            cls = " class='on' aria-current='step'" if on else ""
+            rows.append(f"<div{cls}><span class='ln'>{n:>2}</span>{html.escape(text)}</div>")
+        self.code.object = f"<div class='code'>{''.join(rows)}</div>"
+
+    def _draw(self):
+        r = self.round
+        current = self.events[self.position - 1] if self.position else None
+        self._draw_code(current)
+        if current is None:
+            self.variables.object = "<p class='speclab-formula'>Press <b>Step</b> to execute line 1.</p>"
+        else:
+            cells = "".join(f"<tr><td>{html.escape(k)}</td><td><code>{html.escape(v)}</code></td></tr>"
+                            for k, v in current.variables.items()) or "<tr><td colspan='2'>—</td></tr>"
+            self.variables.object = (f"<div class='speclab-formula'>Line {current.line} just ran:</div>"
+                                     f"<table class='speclab-table'><tbody>{cells}</tbody></table>")
+        committed = current.committed if current is not None else []
+        self.text_strip.chips = [Chip(self._prefix, "prompt")] + committed
+        n = len(self.generation.rounds)
+        self.round_note.object = (
+            f"<p class='speclab-formula'>Round {r.index + 1} of {n} · γ = {r.gamma} · "
+            f"{html.escape(self.settings.describe())} · line event {self.position} of {len(self.events)}</p>")
+        self.step_button.disabled = self.done
+
+    # ---- page ----------------------------------------------------------------------------------------
+    def body(self):
+        notes = pn.pane.HTML(SIDE_NOTES, sizing_mode="stretch_width", stylesheets=[BOX_CSS, NOTES_CSS])
+        return pn.Column(
+            pn.Row(self.step_button, self.run_button, self.next_button, self.temperature_slider, self.busy),
+            self.round_note,
+            pn.Row(pn.Column(self.code, width=780), pn.Column("#### What this line just did", self.variables,
+                                                             sizing_mode="stretch_width"),
+                   sizing_mode="stretch_width"),
+            "#### Text so far", self.text_strip,
+            notes, sizing_mode="stretch_width")
+
+
+CODE_CSS = """
+.code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 14px; line-height: 1.55; overflow-x: auto;
+        background: #f7f8fa; border: 1px solid #c5cad3; border-radius: 6px; padding: 8px 0; white-space: pre;
+        color: #1b1b1f; }
+.code > div { padding: 0 10px; border-left: 5px solid transparent; }
+.code > div.on { background: #fff1c2; border-left-color: #b35900; font-weight: 700; }
+.code .ln { display: inline-block; width: 2.2em; color: #5f6368; }
+"""
+NOTES_CSS = """
+.notes { display: grid; grid-template-columns: repeat(3, 1fr); gap: 14px; margin-top: 10px; }
+.notes .card p { font-size: 1.02rem; line-height: 1.45; margin: 6px 0 0; color: #1b1b1f; }
+.notes .card .label { font-size: 1.05rem; }
+.notes .card .sub { color: #44474d; font-size: .95rem; }
+"""
+SIDE_NOTES = """<div class='notes'>
+<div class='card'><div class='label'>Two caches <span class='sub'>roll back after a miss</span></div>
+<p>Each model keeps its own KV cache. After a rejection, the entries of the discarded draft tokens are
+dropped and the next round continues from the accepted prefix.</p></div>
+<div class='card'><div class='label'>p and q are final <span class='sub'>after temperature, top-k, top-p</span></div>
+<p>Apply the decoding settings first; the rule compares what is left. So the target's sampling settings
+are preserved as well.</p></div>
+<div class='card'><div class='label'>One argument <span class='sub'>in a library</span></div>
+<p>Hugging Face Transformers calls this assisted generation — one extra argument:
+<code>generate(…, assistant_model=draft)</code></p></div>
+</div>"""
