@@ -85,7 +85,7 @@ class OnePassChapter(Chapter):
         super().__init__(state, **params)
         self.generation: GenerationTrace | None = None
         self.settings = round_settings(state)
-        self.next_button = pn.widgets.Button(name="Draft a round", button_type="primary", width=160)
+        self.next_button = pn.widgets.Button(label="Draft a round", color="primary", width=160)
         self.next_button.on_click(self._on_next)
         self.strip = TokenStrip(clickable=True, empty="Press “Draft a round”.")
         self.strip.param.watch(self._on_select, "selected")
@@ -126,7 +126,7 @@ class OnePassChapter(Chapter):
     def show_generation(self, generation: GenerationTrace, round_index: int = 0) -> None:
         self.generation = generation
         self.round_index = min(round_index, len(generation.rounds) - 1)
-        self.next_button.name = "Next round"
+        self.next_button.label = "Next round"
         self._draw_round()
 
     async def next_round(self) -> None:

@@ -59,11 +59,11 @@ class AcceptRuleChapter(Chapter):
     def __init__(self, state, **params):
         super().__init__(state, **params)
         self.rng = np.random.default_rng(state.seed)     # one seeded generator per session
-        self.p_slider = pn.widgets.FloatSlider.from_param(self.param.p_a, name="p(A) — target", width=260)
-        self.q_slider = pn.widgets.FloatSlider.from_param(self.param.q_a, name="q(A) — draft", width=260)
-        self.draw_button = pn.widgets.Button(name="Draw", button_type="primary", width=120)
-        self.draw_many_button = pn.widgets.Button(name="Draw 1000", button_type="default", width=120)
-        self.reset_button = pn.widgets.Button(name="Reset counts", button_type="light", width=120)
+        self.p_slider = pn.widgets.FloatSlider.from_param(self.param.p_a, label="p(A) — target", width=260)
+        self.q_slider = pn.widgets.FloatSlider.from_param(self.param.q_a, label="q(A) — draft", width=260)
+        self.draw_button = pn.widgets.Button(label="Draw", color="primary", width=120)
+        self.draw_many_button = pn.widgets.Button(label="Draw 1000", color="default", width=120)
+        self.reset_button = pn.widgets.Button(label="Reset counts", color="light", width=120)
         self.draw_button.on_click(lambda e: self.draw(1))
         self.draw_many_button.on_click(lambda e: self.draw(1000))
         self.reset_button.on_click(lambda e: self.reset())

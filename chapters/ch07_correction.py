@@ -67,19 +67,19 @@ class CorrectionChapter(Chapter):
         self.labels: list[str] = []
         self.counts = None
         self.run_index = 0
-        self.context = pn.widgets.TextInput(name="Context (both models predict the next token)",
+        self.context = pn.widgets.TextInput(label="Context (both models predict the next token)",
                                             value=DEFAULT_CONTEXT, width=360)
-        self.show_button = pn.widgets.Button(name="Show p and q", button_type="primary", width=140,
+        self.show_button = pn.widgets.Button(label="Show p and q", color="primary", width=140,
                                              align="end")
         self.show_button.on_click(self._on_show)
         self.rule_buttons = pn.widgets.RadioButtonGroup(
-            name="Correction rule", options={label: key for key, label in mc.RULES.items()},
-            value=self.rule, button_type="primary", button_style="outline")
+            label="Correction rule", options={label: key for key, label in mc.RULES.items()},
+            value=self.rule, color="primary", variant="outline")
         self.rule_buttons.link(self, value="rule")
-        self.size_select = pn.widgets.Select(name="Monte-Carlo size", options=RUN_SIZES, value=self.runs,
+        self.size_select = pn.widgets.Select(label="Monte-Carlo size", options=RUN_SIZES, value=self.runs,
                                              width=160)
         self.size_select.link(self, value="runs")
-        self.run_button = pn.widgets.Button(name="Run accept + correct", button_type="primary", width=200,
+        self.run_button = pn.widgets.Button(label="Run accept + correct", color="primary", width=200,
                                             align="end")
         self.run_button.on_click(lambda e: self.simulate())
         self.settings_note = pn.pane.HTML("", sizing_mode="stretch_width")

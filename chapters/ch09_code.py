@@ -142,14 +142,14 @@ class CodeChapter(Chapter):
         self.generation: GenerationTrace | None = None
         self.events: list[Event] = []
         # Throttled: a new temperature means a new generation, so not one per pixel of a drag.
-        self.temperature_slider = pn.widgets.FloatSlider(name="Temperature (0 = greedy)", start=0.0, end=2.0,
+        self.temperature_slider = pn.widgets.FloatSlider(label="Temperature (0 = greedy)", start=0.0, end=2.0,
                                                          step=0.1, value=self.temperature, width=240)
         self.temperature_slider.param.watch(lambda e: setattr(self, "temperature", e.new), "value_throttled")
-        self.step_button = pn.widgets.Button(name="Step", button_type="primary", width=110)
+        self.step_button = pn.widgets.Button(label="Step", color="primary", width=110)
         self.step_button.on_click(self._on_step)
-        self.run_button = pn.widgets.Button(name="Run to the end", width=140)
+        self.run_button = pn.widgets.Button(label="Run to the end", width=140)
         self.run_button.on_click(self._on_run)
-        self.next_button = pn.widgets.Button(name="Next round", width=120)
+        self.next_button = pn.widgets.Button(label="Next round", width=120)
         self.next_button.on_click(self._on_next_round)
         self.code = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[CODE_CSS])
         self.variables = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, BOX_CSS])

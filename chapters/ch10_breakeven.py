@@ -75,13 +75,13 @@ class BreakEvenChapter(Chapter):
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
-        self.alpha_slider = pn.widgets.FloatSlider.from_param(self.param.alpha, name="α acceptance rate", width=260)
-        self.gamma_slider = pn.widgets.IntSlider.from_param(self.param.gamma, name="γ draft length", width=260)
-        self.c_slider = pn.widgets.FloatSlider.from_param(self.param.c, name="c draft cost ÷ target cost", width=260)
-        self.use_models = pn.widgets.Button(name="Use my models", button_type="primary", width=160)
+        self.alpha_slider = pn.widgets.FloatSlider.from_param(self.param.alpha, label="α acceptance rate", width=260)
+        self.gamma_slider = pn.widgets.IntSlider.from_param(self.param.gamma, label="γ draft length", width=260)
+        self.c_slider = pn.widgets.FloatSlider.from_param(self.param.c, label="c draft cost ÷ target cost", width=260)
+        self.use_models = pn.widgets.Button(label="Use my models", color="primary", width=160)
         self.use_models.on_click(self._on_use_models)
         a, g, c = QUESTION
-        self.try_question = pn.widgets.Button(name=f"Try α = {a}, γ = {g}, c = {c}", width=200)
+        self.try_question = pn.widgets.Button(label=f"Try α = {a}, γ = {g}, c = {c}", width=200)
         self.try_question.on_click(lambda e: self.param.update(alpha=a, gamma=g, c=c))
         self.readout = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.live = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])

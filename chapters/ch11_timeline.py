@@ -88,7 +88,7 @@ class TimelineChapter(Chapter):
         super().__init__(state, **params)
         self.plain = self.spec = None
         self.sched: Schedule | None = None
-        self.draw_button = pn.widgets.Button(name="Read the timeline", button_type="primary", width=180)
+        self.draw_button = pn.widgets.Button(label="Read the timeline", color="primary", width=180)
         self.draw_button.on_click(self._on_draw)
         self.summary = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.cards = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[BOX_CSS, CARDS_CSS])

@@ -1,0 +1,56 @@
+import asyncio
+
+import numpy as np
+import pytest
+
+from chapters.ch05_one_pass import OnePassChapter
+from chapters.state import LabState
+from lab.service import ModelService
+from lab.tiny import tiny_pair
+
+
+@pytest.fixture(scope="module")
+def chapter():
+    pair = tiny_pair()
+    ch = OnePassChapter(LabState(ModelService(lambda: pair)))
+    ch.__panel__()
+    asyncio.run(ch.load())
+    return ch
+
+
+def test_a_real_round_is_drawn(chapter):
+    r = chapter.round
+    assert r is not None and r.p_rows.shape[0] == r.gamma + 1
+    chips = chapter.strip.chips
+    assert [c.text for c in chips[1:-1]] == [d.text for d in r.drafts]   # prefix, γ guesses, the extra position
+
+
+def test_clicking_a_position_shows_q_and_p_there(chapter):
+    r = chapter.round
+    chapter.strip.selected = 3                      # chip 3 = guess 3 (chip 0 is the text so far)
+    assert chapter.position == 2
+    data = chapter.bar_src.data
+    tok = chapter.state.service.pair.tokenizer
+    ids = [tok.convert_tokens_to_ids(t.split(" (")[0]) for t in data["token"]]
+    assert np.allclose(data["p"], r.p_rows[2][ids])
+    assert np.allclose(data["q"], r.q_rows[2][ids])
+    assert "assuming guesses 1…2 are right" in chapter.assumed.object
+
+
+def test_the_extra_position_has_p_only(chapter):
+    r = chapter.round
+    chapter.select(r.gamma)
+    assert not any(chapter.bar_src.data["q"])
+    assert "only the target" in chapter.bar_fig.title.text
+
+
+def test_predict_card_reveals_after_a_click(chapter):
+    chapter.predict.commit(chapter.predict.choices[1])
+    chapter.select(2)
+    assert chapter.predict.correct is True
+
+
+def test_next_round_moves_on(chapter):
+    before = chapter.round_index
+    asyncio.run(chapter.next_round())
+    assert chapter.round_index == (before + 1) % len(chapter.generation.rounds)

@@ -1,0 +1,59 @@
+import numpy as np
+import pytest
+from scipy.stats import binomtest
+
+from chapters.ch06_accept_rule import AcceptRuleChapter, thresholds
+from chapters.state import LabState
+from lab.service import ModelService
+from lab.tiny import tiny_pair
+
+
+@pytest.fixture
+def chapter():
+    pair = tiny_pair()
+    ch = AcceptRuleChapter(LabState(ModelService(lambda: pair)))
+    ch.__panel__()
+    return ch
+
+
+def test_threshold_is_the_accept_rule():
+    assert np.allclose(thresholds(0.6, 0.8), [0.75, 1.0])
+    assert np.allclose(thresholds(0.9, 0.3), [1.0, 0.1 / 0.7])
+
+
+@pytest.mark.parametrize("p_a, q_a", [(0.6, 0.8), (0.2, 0.5), (0.9, 0.3), (0.5, 0.5)])
+def test_frequencies_converge_to_min_1_p_over_q(chapter, p_a, q_a):
+    chapter.param.update(p_a=p_a, q_a=q_a)
+    for _ in range(5):
+        chapter.draw(1000)
+    assert chapter.proposed.sum() == 5000
+    rule = thresholds(p_a, q_a)
+    for i in range(2):
+        n, k = int(chapter.proposed[i]), int(chapter.kept[i])
+        if rule[i] >= 1:
+            assert k == n
+        else:
+            assert binomtest(k, n, rule[i]).pvalue > 1e-3
+    # The table shows the live counts next to the rule.
+    assert f"{rule[0]:.3f}" in chapter.freq_table.object
+
+
+def test_one_draw_shows_u_against_the_threshold(chapter):
+    chapter.draw(1)
+    last = chapter.last
+    assert last["kept"] == (last["u"] < last["threshold"])
+    assert f"{last['u']:.3f}" in chapter.last_draw.object
+    assert chapter.u_src.data["u"] == [last["u"]]
+
+
+def test_moving_a_slider_resets_the_counts(chapter):
+    chapter.draw(1000)
+    chapter.p_a = 0.3
+    assert chapter.proposed.sum() == 0
+
+
+def test_predict_question(chapter):
+    chapter.predict.commit(chapter.predict.choices[2])
+    chapter.draw(1000)
+    assert chapter.predict.correct is True
+    assert "0.75" in chapter.predict.choices[2]

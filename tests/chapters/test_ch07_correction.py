@@ -1,0 +1,59 @@
+import asyncio
+
+import numpy as np
+import pytest
+
+from chapters.ch07_correction import CorrectionChapter
+from chapters.state import LabState
+from lab import montecarlo as mc
+from lab.service import ModelService
+from lab.tiny import tiny_pair
+
+
+@pytest.fixture(scope="module")
+def chapter():
+    pair = tiny_pair()
+    ch = CorrectionChapter(LabState(ModelService(lambda: pair)))
+    ch.__panel__()
+    asyncio.run(ch.load())
+    return ch
+
+
+def test_regions_come_from_live_p_and_q(chapter):
+    data = chapter.regions_src.data
+    assert np.allclose(np.asarray(data["agree"]) + np.asarray(data["eager"]), data["q"])
+    assert np.allclose(np.asarray(data["agree"]) + np.asarray(data["shy"]), data["p"])
+    assert np.isclose(chapter.p.sum(), 1) and np.isclose(chapter.q.sum(), 1)
+
+
+def test_only_the_residual_rule_reproduces_p(chapter):
+    chapter.runs = 100_000
+    tv = {}
+    for rule in mc.RULES:
+        chapter.rule = rule
+        tv[rule] = chapter.distances()
+    bound = 3 * tv["residual"]["noise"]
+    assert tv["residual"]["mc"] < bound
+    assert tv["residual"]["exact"] < 1e-9
+    for rule in ("target", "draft", "keep"):
+        assert tv[rule]["mc"] > bound, rule
+    assert "within sampling noise" not in chapter.distance.object   # last rule shown: keep
+
+
+def test_histogram_plots_against_p(chapter):
+    chapter.rule = "residual"
+    data = chapter.out_src.data
+    assert data["token"][-1] == "(all others)"
+    assert np.isclose(sum(data["sampled"]), 1) and np.isclose(sum(data["p"]), 1)
+
+
+def test_a_new_context(chapter):
+    chapter.context.value = "the dog ran"
+    asyncio.run(chapter.load())
+    assert "rejected" in chapter.settings_note.object
+
+
+def test_predict(chapter):
+    chapter.predict.commit(chapter.predict.choices[1])
+    chapter.simulate()
+    assert chapter.predict.correct is True

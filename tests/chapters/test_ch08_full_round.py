@@ -1,0 +1,79 @@
+import asyncio
+
+import pytest
+
+from chapters.ch08_full_round import FullRoundChapter, round_steps
+from chapters.state import LabState
+from lab.service import ModelService
+from lab.tiny import tiny_pair
+
+
+@pytest.fixture(scope="module")
+def chapter():
+    pair = tiny_pair()
+    ch = FullRoundChapter(LabState(ModelService(lambda: pair)))
+    ch.__panel__()
+    asyncio.run(ch.load())
+    return ch
+
+
+def step_to_end(ch):
+    async def go():
+        while not ch.done:
+            await ch.advance()
+    asyncio.run(go())
+
+
+def test_stepping_every_round_shows_the_trace_kept_tokens(chapter):
+    generation = chapter.generation
+    assert len(generation.rounds) > 1
+    for r in generation.rounds:
+        assert chapter.round is r
+        step_to_end(chapter)
+        shown = [c.text for c in chapter.text_strip.chips[1:]]
+        assert shown == r.emitted_texts
+        assert chapter.step == round_steps(r) and chapter.step_button.disabled
+        asyncio.run(chapter.next_round())
+    assert chapter.round_index == 0
+    joined = "".join(chapter.state.service.pair.tokenizer.decode([t]) for t in generation.new_ids)
+    assert joined == "".join(t for r in generation.rounds for t in r.emitted_texts)
+
+
+def test_text_grows_step_by_step(chapter):
+    chapter.restart()
+    r = chapter.round
+    lengths = []
+    while not chapter.done:
+        asyncio.run(chapter.advance())
+        lengths.append(len(chapter.text_strip.chips))
+    assert lengths == sorted(lengths)
+    assert lengths[-1] == 1 + len(r.emitted_ids)
+
+
+def test_each_checked_row_shows_the_engine_numbers(chapter):
+    chapter.restart()
+    r = chapter.round
+    asyncio.run(chapter.advance())
+    asyncio.run(chapter.advance())
+    d = r.drafts[0]
+    for value in (d.p, d.q, d.accept_probability, d.uniform):
+        assert f"{value:.3f}" in chapter.table.object
+    assert ("keep" if d.accepted else "reject") in chapter.explain.object
+
+
+def test_rejection_drops_later_drafts_and_corrects(chapter):
+    rounds = chapter.generation.rounds
+    i = next(k for k, r in enumerate(rounds) if r.extra_kind == "correction" and r.n_accepted < r.gamma - 1)
+    chapter.show_generation(chapter.generation, i)
+    step_to_end(chapter)
+    states = [c.state for c in chapter.drafts_strip.chips]
+    r = chapter.round
+    assert states[r.n_accepted] == "rejected" and states[-1] == "dropped"
+    assert chapter.text_strip.chips[-1].state == "fixed"
+    assert "residual" in chapter.explain.object
+
+
+def test_predict_card(chapter):
+    chapter.predict.commit(5)
+    step_to_end(chapter)
+    assert chapter.predict.correct is True

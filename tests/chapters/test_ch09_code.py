@@ -1,0 +1,66 @@
+import asyncio
+
+import pytest
+
+from chapters.ch09_code import CODE, CodeChapter, code_events, code_lines
+from chapters.state import LabState
+from lab.service import ModelService
+from lab.tiny import tiny_pair
+
+
+@pytest.fixture(scope="module")
+def chapter():
+    pair = tiny_pair()
+    ch = CodeChapter(LabState(ModelService(lambda: pair)))
+    ch.__panel__()
+    asyncio.run(ch.load())
+    return ch
+
+
+def run_round(ch):
+    async def go():
+        while not ch.done:
+            await ch.advance()
+    asyncio.run(go())
+
+
+def test_about_seventeen_lines_and_line_ten_is_the_test():
+    assert len(CODE) == 17
+    assert "min(1, p[x] / q[x])" in code_lines(False)[9]
+    assert "x == argmax(p)" in code_lines(True)[9]
+
+
+def test_stepping_shows_the_trace_kept_tokens(chapter):
+    for r in chapter.generation.rounds:
+        run_round(chapter)
+        assert [c.text for c in chapter.text_strip.chips[1:]] == r.emitted_texts
+        asyncio.run(chapter.next_round())
+
+
+def test_lines_light_up_with_their_variables(chapter):
+    chapter.restart()
+    r = chapter.round
+    asyncio.run(chapter.advance())
+    assert "class='on'" in chapter.code.object and "Line 1 just ran" in chapter.variables.object
+    lines = [e.line for e in chapter.events]
+    assert lines[:2] == [1, 2] and lines.count(4) == r.gamma and lines.count(6) == 1
+    assert lines[-1] in (15, 17)
+    # The accept test shows the engine's own numbers.
+    ten = next(e for e in chapter.events if e.line == 10)
+    d = r.drafts[0]
+    assert f"{d.accept_probability:.3f}" in "".join(ten.variables.values())
+
+
+def test_temperature_zero_reads_as_argmax(chapter):
+    chapter.predict.commit(chapter.predict.choices[0])
+    chapter.temperature = 0.0
+    asyncio.run(chapter._on_temperature(None))
+    assert chapter.generation.settings.greedy
+    assert "x == argmax(p)" in chapter.code.object
+    for r in chapter.generation.rounds:
+        for e in code_events(r, "", True):
+            if e.line == 10:
+                assert "x == argmax(p)" in e.variables
+    run_round(chapter)
+    assert [c.text for c in chapter.text_strip.chips[1:]] == chapter.round.emitted_texts
+    assert chapter.predict.correct is True

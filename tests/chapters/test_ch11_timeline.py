@@ -1,0 +1,45 @@
+import asyncio
+
+import pytest
+
+from chapters.ch11_timeline import TimelineChapter
+from chapters.state import LabState
+from lab.service import ModelService
+from lab.tiny import tiny_pair
+
+
+@pytest.fixture(scope="module")
+def chapter():
+    pair = tiny_pair()
+    ch = TimelineChapter(LabState(ModelService(lambda: pair)))
+    ch.__panel__()
+    asyncio.run(ch.load())
+    return ch
+
+
+def test_both_lanes_come_from_real_traces(chapter):
+    s, plain, spec = chapter.sched, chapter.plain, chapter.spec
+    assert s.tokens("standard") == len(plain.new_ids)
+    assert s.tokens("draft + verify") == len(spec.new_ids)
+    assert plain.new_ids == spec.new_ids            # greedy: the same text, token for token
+    targets = [b for b in s.blocks if b[0] == "draft + verify" and b[3] == "target"]
+    drafts = [b for b in s.blocks if b[0] == "draft + verify" and b[3] == "draft"]
+    assert len(targets) == spec.target_calls and len(drafts) == spec.draft_calls
+
+
+def test_prefill_is_identical_and_standard_ticks_evenly(chapter):
+    s = chapter.sched
+    prefills = [b for b in s.blocks if b[3] == "prefill"]
+    assert len(prefills) == 2 and prefills[0][1:3] == prefills[1][1:3]
+    times = [t for lane, t, _ in s.arrivals if lane == "standard"]
+    assert all(abs((b - a) - 1) < 1e-9 for a, b in zip(times, times[1:]))
+
+
+def test_bursts_and_cards(chapter):
+    s = chapter.sched
+    bursts = [n for lane, _, n in s.arrivals if lane == "draft + verify"]
+    assert sum(bursts) == s.tokens("draft + verify")
+    assert len(chapter.block_src.data["left"]) == len(s.blocks)
+    for head in ("What stays the same?", "What gets faster?", "What does it cost?"):
+        assert head in chapter.cards.object
+    assert f"{chapter.plain.target_calls} target calls became {chapter.spec.target_calls}" in chapter.cards.object
