@@ -1,0 +1,99 @@
+"""Command line for lecturers.
+
+    python -m lab prepare                      # unpack and convert the embedded pair ahead of class
+    python -m lab measure --prompt "def f(x):" [--pair NAME | --target ID --draft ID] [--json]
+
+`measure` answers "will my pair pay off?": α, c, tokens per round, the predicted and the measured
+speed-up over plain decoding of the same prompt and length.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+
+
+def _measure_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m lab measure",
+                                 description="Measure α, c and the speed-up of a draft/target pair.")
+    ap.add_argument("--pair", help="a named pair from models/pairs.toml")
+    ap.add_argument("--target", help="target: hub id or local folder")
+    ap.add_argument("--draft", help="draft: hub id or local folder")
+    ap.add_argument("--prompt", required=True)
+    ap.add_argument("--gamma", type=int, default=4)
+    ap.add_argument("--temperature", type=float, default=0.0)
+    ap.add_argument("--top-k", type=int, default=0)
+    ap.add_argument("--top-p", type=float, default=1.0)
+    ap.add_argument("--max-new-tokens", type=int, default=64)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    return ap
+
+
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def measure_main(argv: list[str]) -> int:
+    args = _measure_parser().parse_args(argv)
+    from lab.engine import check_gamma
+    from lab.measure import measure
+    from lab.pair import PairError, load_spec, resolve_pair
+    from lab.prompts import PromptError, encode_prompt
+    from lab.sampling import SamplingSettings
+
+    try:
+        check_gamma(args.gamma)
+        if not 1 <= args.max_new_tokens <= 1024:
+            raise ValueError("--max-new-tokens must be from 1 to 1024.")
+        settings = SamplingSettings(args.temperature, args.top_k, args.top_p)
+        pair_argv = sum(([f"--{k}", v] for k in ("pair", "target", "draft") if (v := getattr(args, k))), [])
+        spec = resolve_pair(pair_argv, environ={} if pair_argv else None)
+        progress = None if args.json else (lambda f, msg: print(f"[{f:4.0%}] {msg}", file=sys.stderr))
+        pair = load_spec(spec, progress)
+        ids = encode_prompt(pair.tokenizer, args.prompt)
+        m, _, _ = measure(pair, ids, gamma=args.gamma, settings=settings,
+                          max_new_tokens=args.max_new_tokens, seed=args.seed)
+    except (PairError, PromptError, ValueError) as err:
+        return _fail(str(err))
+    except MemoryError:
+        return _fail("The pair does not fit in this machine's memory; choose smaller models.")
+
+    result = m.as_dict()
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
+        return 0
+    rows = [("target", m.target), ("draft", m.draft), ("settings", m.settings), ("γ", m.gamma),
+            ("new tokens", m.new_tokens), ("α (accepted ÷ drafted)", f"{m.alpha:.3f}"),
+            ("tokens per round", f"{m.tokens_per_round:.2f}"),
+            ("c (draft call ÷ target call)", f"{m.c:.3f}  ({m.mean_draft_seconds * 1e3:.1f} ms ÷ "
+                                             f"{m.mean_target_seconds * 1e3:.1f} ms)"),
+            ("predicted speed-up", f"{m.predicted_speedup:.2f}×"),
+            ("measured speed-up", f"{m.measured_speedup:.2f}×  ({m.plain_seconds:.2f} s plain, "
+                                  f"{m.speculative_seconds:.2f} s speculative)"),
+            ("matches target greedy", {True: "yes", False: "NO", None: "n/a (sampling)"}[m.matches_target_greedy])]
+    width = max(len(k) for k, _ in rows)
+    for k, v in rows:
+        print(f"{k:<{width}}  {v}")
+    print(f"\n{m.text}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    if argv[:1] == ["prepare"]:
+        from lab.prepare import main as prepare_main
+        return prepare_main(argv[1:])
+    if argv[:1] == ["measure"]:
+        return measure_main(argv[1:])
+    print(__doc__.strip())
+    return 0 if argv[:1] in ([], ["-h"], ["--help"]) else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
