@@ -33,6 +33,12 @@ SHELL_CSS = (ASSETS / "shell.css").read_text()
 
 pn.extension(inline=True, raw_css=[(ASSETS / "speclab.css").read_text()], notifications=False)
 
+# Large type on every button (Bokeh widgets live in shadow roots, so page CSS cannot reach them).
+_BUTTON_CSS = (":host .bk-btn { --bs-btn-font-size: 1.05rem; font-size: 1.05rem; padding: 7px 14px; }"
+               ":host .bk-btn:focus-visible { outline: 3px solid #ffbf47; outline-offset: 2px; }")
+for _widget in (pn.widgets.Button, pn.widgets.RadioButtonGroup, pn.widgets.Toggle):
+    _widget.param.stylesheets.default = [_BUTTON_CSS]
+
 LOADER.start()   # the pair loads in the background; pages show its progress meanwhile
 
 

@@ -96,6 +96,20 @@ class Chapter(pn.viewable.Viewer):
         self.show_problem("")
         return result
 
+    @staticmethod
+    def in_document(fn, *args) -> None:
+        """Run `fn(*args)` where it may change Bokeh models (figures, sources).
+
+        After an `await`, an async Panel callback no longer holds the document lock, so changes to
+        raw Bokeh models are queued as a next-tick callback (which holds it); Panel panes and widgets
+        handle this themselves. Without a served document (tests) `fn` runs at once.
+        """
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None:
+            fn(*args)
+        else:
+            doc.add_next_tick_callback(lambda: fn(*args))
+
     def prompt_ids(self) -> list[int] | None:
         """The student's prompt ids, or None with the problem shown."""
         ids = self.state.safe_prompt_ids()

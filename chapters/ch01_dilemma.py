@@ -7,7 +7,6 @@ the time (teacher-forced target probability, raw distribution) are marked in the
 """
 from __future__ import annotations
 
-import html
 import time
 from dataclasses import dataclass
 
@@ -17,7 +16,7 @@ from bokeh.plotting import figure
 
 from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, legend
+from chapters.widgets import BOX_CSS, lane, Chip, PredictCard, TokenStrip, legend
 from lab.compare import RAW, token_probability
 
 N_TOKENS = 20
@@ -171,14 +170,17 @@ class Dilemma(Chapter):
         if result is None:
             return None
         self.race = result
-        self.figure.x_range.end = result.end * 1.12 or 1.0
+        self.in_document(self._start_replay)
+        return result
+
+    def _start_replay(self):
+        self.figure.x_range.end = self.race.end * 1.12 or 1.0
         self.show(0.0)
         if self.animate:
             self._t0 = time.perf_counter()
             self._callback = pn.state.add_periodic_callback(self._tick, period=40)
         else:
-            self.show(result.end)
-        return result
+            self.show(self.race.end)
 
     def stop(self):
         if self._callback is not None:
@@ -243,10 +245,6 @@ class Dilemma(Chapter):
 
     # --- page ---
     def body(self):
-        lane = lambda name, note, strip, count, col: pn.Row(   # noqa: E731
-            pn.pane.HTML(f'<div style="font-size:1.15rem;font-weight:700;color:{col}">{html.escape(name)}</div>'
-                         f'<div style="color:#44474d">{html.escape(note)}</div>', width=190),
-            strip, count, sizing_mode="stretch_width")
         return pn.Column(
             pn.Row(self.write_button, self.speed, self.busy, sizing_mode="stretch_width"),
             lane("Big model", "the writer we want — one slow call per word", self.big_strip,

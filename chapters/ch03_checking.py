@@ -15,7 +15,7 @@ from bokeh.plotting import figure
 
 from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import BOX_CSS, Busy, Chip, PredictCard, TokenStrip, legend
+from chapters.widgets import BOX_CSS, lane, Busy, Chip, PredictCard, TokenStrip, legend
 
 N_WORDS = 5
 MAX_POSITIONS = 8
@@ -165,7 +165,8 @@ class Checking(Chapter):
         finally:
             self.measure_button.disabled = False
         if costs:
-            self.show_costs(costs)
+            self.costs = list(costs)
+            self.in_document(self.show_costs, costs)
         return costs
 
     def show_costs(self, costs) -> None:
@@ -179,10 +180,6 @@ class Checking(Chapter):
                                f'{html.escape(honest_reading(costs))}</div>')
 
     def body(self):
-        lane = lambda name, note, strip, calls: pn.Row(   # noqa: E731
-            pn.pane.HTML(f'<div style="font-size:1.15rem;font-weight:700">{html.escape(name)}</div>'
-                         f'<div style="color:#44474d">{html.escape(note)}</div>', width=200),
-            strip, calls, sizing_mode="stretch_width")
         return pn.Column(
             pn.Row(self.tick_button, self.reset_button, self.busy, sizing_mode="stretch_width"),
             lane("Writing", "each word waits for the one before it", self.write_strip, self.write_calls),

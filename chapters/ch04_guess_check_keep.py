@@ -10,9 +10,8 @@ import html
 
 import panel as pn
 
-from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, legend
+from chapters.widgets import BOX_CSS, lane, Chip, PredictCard, TokenStrip, legend
 from lab.engine import Decoder
 
 MAX_NEW_TOKENS = 48
@@ -181,10 +180,6 @@ class GuessCheckKeep(Chapter):
             '<div class="step"><span class="n">3</span><b>Keep</b><p>Keep what passes, fix the first miss, drop the rest.</p></div>'
             '<div class="arrow" aria-hidden="true">↻ repeat</div></div>',
             stylesheets=[STEPS_CSS], sizing_mode="stretch_width")
-        lane = lambda name, note, strip, count: pn.Row(   # noqa: E731
-            pn.pane.HTML(f'<div style="font-size:1.15rem;font-weight:700">{html.escape(name)}</div>'
-                         f'<div style="color:#44474d">{html.escape(note)}</div>', width=200),
-            strip, count, sizing_mode="stretch_width")
         return pn.Column(
             steps,
             pn.Row(self.next_button, self.reset_button, self.busy, sizing_mode="stretch_width"),

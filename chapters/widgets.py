@@ -28,8 +28,8 @@ def _chip_rules() -> str:
     rules = []
     for state, (col, _icon, _label) in palette.TOKEN_STATES.items():
         deco = palette.UNDERLINE.get(state, "none")
-        rules.append(f".chip-{state}, :host(.chip-{state}) .bk-btn {{ background: {col}; border-color: {col};"
-                     f" color: #fff; text-decoration: {deco}; }}")
+        rules.append(f".chip-{state}, :host(.chip-{state}) .bk-btn {{ background: {col} !important;"
+                     f" border-color: {col} !important; color: #fff !important; text-decoration: {deco}; }}")
     return "\n".join(rules)
 
 
@@ -49,6 +49,7 @@ CHIP_CSS = """
                 border: 2px solid transparent; border-radius: 6px; padding: 3px 9px;
                 text-underline-offset: 4px; white-space: pre; }
 :host(.selected) .bk-btn { outline: 3px solid #1b1b1f; outline-offset: 2px; }
+:host .bk-btn:hover { filter: brightness(1.15); }
 :host .bk-btn:focus-visible { outline: 3px solid #ffbf47; outline-offset: 2px; }
 """ + _chip_rules()
 
@@ -131,6 +132,15 @@ class TokenStrip(pn.viewable.Viewer):
         return pn.Column(self._html, self._buttons, sizing_mode="stretch_width", margin=0)
 
 
+def lane(name: str, note: str, strip, count=None, colour: str = "#1b1b1f", width: int = 200) -> pn.Row:
+    """One labelled lane: name, a short note and an optional counter on the left, the strip on the right."""
+    head = pn.pane.HTML(f'<div style="font-size:1.15rem;font-weight:700;color:{colour}">{html.escape(name)}</div>'
+                        f'<div style="color:#44474d;font-size:1rem">{html.escape(note)}</div>', width=width,
+                        margin=(4, 5, 0, 5))
+    left = pn.Column(head, count, width=width, margin=0) if count is not None else head
+    return pn.Row(left, strip, sizing_mode="stretch_width", margin=(6, 0))
+
+
 def legend(states: list[str], labels: dict[str, str] | None = None) -> pn.pane.HTML:
     """A legend: a sample chip (colour + icon + underline) and the label of each state."""
     labels = labels or {}
@@ -154,8 +164,8 @@ BOX_CSS = """
                    font-size: .95rem; }
 .takeaway p { font-size: 1.45rem; margin: 6px 0 0; color: #1b1b1f; line-height: 1.35; }
 .card { border: 2px solid #b35900; background: #fff8f0; border-radius: 8px; padding: 12px 18px; }
-.card .label { font-weight: 700; color: #8a4500; font-size: 1rem; }
-.card .q { font-size: 1.3rem; color: #1b1b1f; margin: 6px 0 0; line-height: 1.35; }
+.plabel { font-weight: 700; color: #8a4500; font-size: 1rem; letter-spacing: .02em; }
+.q { font-size: 1.3rem; color: #1b1b1f; margin: 6px 0 0; line-height: 1.35; }
 .verdict { font-size: 1.15rem; padding: 8px 12px; border-radius: 6px; line-height: 1.4; color: #1b1b1f; }
 .verdict.right { background: #e5f3ea; border-left: 6px solid #2b7a4b; }
 .verdict.wrong { background: #fbeaea; border-left: 6px solid #b3261e; }
@@ -288,7 +298,7 @@ class PredictCard(pn.viewable.Viewer):
         self._verdict.object = f'<div class="verdict {cls}" role="status">{head} {html.escape(expl)}</div>'
 
     def __panel__(self):
-        head = pn.pane.HTML(f'<div class="label">✎ Pause &amp; predict · question {self.number} of 10</div>'
+        head = pn.pane.HTML(f'<div class="plabel">✎ Pause &amp; predict · question {self.number} of 10</div>'
                             f'<p class="q">{html.escape(self.question)}</p>',
                             stylesheets=[BOX_CSS], sizing_mode="stretch_width", margin=0)
         return pn.Column(head, self._inputs, self._verdict, css_classes=["predict-card"],

@@ -1,0 +1,144 @@
+"""Browser tests against a served app: `panel serve app.py` on the tiny pair, Debian chromium.
+
+Fixtures (generic, shared by every tests/ui/test_*.py):
+    server      the base URL of the app, e.g. "http://127.0.0.1:40123/app" (one server per session)
+    page        a fresh Playwright page at 1280×720; console errors and requests to any other host
+                are collected and asserted empty at teardown
+    shot(page, name)   save tests/ui/screenshots/<name>.png
+    wait_until(fn, timeout=…)   poll fn() until truthy (no sleeping on guesses)
+
+Run: `pytest tests/ui` (needs /usr/bin/chromium; never `playwright install`).
+"""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+CHROMIUM = os.environ.get("SPECLAB_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-quic"]
+VIEWPORT = {"width": 1280, "height": 720}
+# A browser that leaves mid-update makes tornado log these; they are not the app's errors.
+BENIGN = ("StreamClosedError", "WebSocketClosedError")
+
+
+def wait_until(fn, timeout: float = 30.0, interval: float = 0.1, message: str = ""):
+    """Poll `fn()` until it returns something truthy; return it, or fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    last_error = None
+    while time.monotonic() < deadline:
+        try:
+            value = fn()
+            if value:
+                return value
+        except Exception as err:   # the page may still be building; keep polling
+            last_error = err
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {message or fn}"
+                         + (f" (last error: {last_error})" if last_error else ""))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """`panel serve app.py` with SPECLAB_PAIR=tiny; yields the app's URL; checks stderr for tracebacks."""
+    port = _free_port()
+    log = tmp_path_factory.mktemp("server") / "server.log"
+    env = {**os.environ, "SPECLAB_PAIR": os.environ.get("SPECLAB_PAIR", "tiny"), "PYTHONUNBUFFERED": "1"}
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "panel", "serve", "app.py", "--port", str(port), "--address", "127.0.0.1",
+             f"--allow-websocket-origin=127.0.0.1:{port}", "--num-procs", "1"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/app"
+
+    def answers():
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited early:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=5) as r:
+                return r.status == 200
+        except OSError:
+            return False
+
+    try:
+        wait_until(answers, timeout=120, interval=0.5, message="the server to answer")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    text = log.read_text()
+    problems = [block for block in text.split("Traceback (most recent call last):")[1:]
+                if not any(benign in block for benign in BENIGN)]
+    assert not problems, f"the server logged a traceback:\n{problems[0][-4000:]}"
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    """A fresh page (own cookies); fails at teardown on console errors or requests off the server."""
+    context = browser.new_context(viewport=VIEWPORT)
+    pg = context.new_page()
+    origin = "{0.scheme}://{0.netloc}".format(urlparse(server))
+    errors, outside = [], []
+    pg.on("console", lambda m: m.type == "error" and errors.append(m.text[:300]))
+    pg.on("pageerror", lambda e: errors.append(str(e)[:300]))
+    pg.on("request", lambda r: r.url.startswith(("http:", "https:", "ws:", "wss:"))
+          and not r.url.startswith((origin, origin.replace("http", "ws", 1))) and outside.append(r.url))
+    pg.set_default_timeout(30000)
+    yield pg
+    context.close()
+    assert not outside, f"requests left the server: {outside[:5]}"
+    assert not errors, f"console errors: {errors[:5]}"
+
+
+@pytest.fixture
+def shot():
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    def save(pg, name: str, scroll_to=None):
+        """Screenshot the viewport; `scroll_to` (a locator) is scrolled into view first."""
+        if scroll_to is not None:
+            scroll_to.scroll_into_view_if_needed()
+        path = SCREENSHOTS / f"{name}.png"
+        pg.screenshot(path=str(path))
+        return path
+    return save
+
+
+def open_page(pg, url: str, ready_text: str | None = None, timeout: float = 60):
+    """Go to `url`; wait until the app has rendered (and `ready_text` is visible, if given)."""
+    pg.goto(url, wait_until="domcontentloaded")
+    if ready_text:
+        pg.get_by_text(ready_text, exact=False).first.wait_for(state="visible", timeout=timeout * 1000)
+
+
+@pytest.fixture(name="wait_until")
+def wait_until_fixture():
+    return wait_until

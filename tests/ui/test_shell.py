@@ -1,0 +1,48 @@
+"""The shell in a browser: landing page, navigation by part, deep links, prev/next, back/forward."""
+from tests.ui.conftest import open_page, wait_until
+
+
+def test_landing_page_shows_the_question_counts_and_links(page, server, shot):
+    open_page(page, server, "Can a small model make a big one faster")
+    for text in ("3 parts", "11 short chapters", "10 predict & check questions", "guided steps",
+                 "for fullscreen", "Start the guided tour", "Explore chapter by chapter"):
+        assert page.get_by_text(text, exact=False).first.is_visible(), text
+    # the model-pair badge replaces the loading line once the (tiny) pair is in
+    wait_until(lambda: page.get_by_text("tiny llama target", exact=False).first.is_visible(), 60,
+               message="the pair badge")
+    assert page.get_by_text("PART III").first.is_visible()
+    assert page.get_by_role("link", name="Good is slow. Fast is sloppy").first.is_visible()
+    shot(page, "landing")
+
+
+def test_deep_link_prev_next_and_browser_history(page, server, shot):
+    open_page(page, server + "?chapter=dilemma", "Good is slow. Fast is sloppy.")
+    assert page.get_by_text("sampling: greedy", exact=False).first.is_visible()
+    page.get_by_role("link", name="2 · Most words are easy →").click()
+    page.get_by_text("Most words are easy.", exact=True).first.wait_for()
+    assert "chapter=easy-words" in page.url
+    page.get_by_role("link", name="← 1 · Good is slow. Fast is sloppy").click()
+    wait_until(lambda: "chapter=dilemma" in page.url)
+    page.go_back()
+    wait_until(lambda: "chapter=easy-words" in page.url)
+    page.get_by_text("Most words are easy.", exact=True).first.wait_for()
+    page.go_forward()
+    wait_until(lambda: "chapter=dilemma" in page.url)
+    page.get_by_text("Good is slow. Fast is sloppy.", exact=True).first.wait_for()
+    # the navigation reaches the bridge page and Part III
+    page.get_by_role("link", name="Five questions it raises").first.click()
+    page.get_by_text("When is it really faster?").wait_for()
+    shot(page, "five-questions")
+
+
+def test_every_listed_page_opens(page, server):
+    from chapters.registry import pages
+    for p in pages():
+        open_page(page, f"{server}?chapter={p.slug}")
+        page.get_by_text(p.title, exact=True).first.wait_for(timeout=60000)
+        assert page.get_by_role("link", name="→").count() + page.get_by_role("link", name="←").count() >= 1
+
+
+def test_unknown_chapter_and_tour_placeholder(page, server):
+    open_page(page, server + "?chapter=nope", "There is no chapter called")
+    open_page(page, server + "?tour=1", "Guided tour")
