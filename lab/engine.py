@@ -52,6 +52,8 @@ class CachedModel:
 
 def top_candidates(row: torch.Tensor, tokenizer, k: int = DISPLAY_TOP) -> list[Candidate]:
     """The k most likely tokens of a probability row (V,), zero-probability entries left out."""
+    if k <= 0:
+        return []
     probs, ids = torch.topk(row, min(k, row.shape[-1]))
     return [Candidate(int(i), tokenizer.decode([int(i)]), float(pr))
             for pr, i in zip(probs, ids) if pr > 0]
@@ -68,7 +70,8 @@ class Decoder:
 
     def __init__(self, pair: ModelPair, prompt_ids: list[int], *, mode: str = "speculative",
                  settings: SamplingSettings = GREEDY, gamma: int = 4, seed: int = 0,
-                 max_new_tokens: int = 64, keep_rows: bool = True, writer: str = "target"):
+                 max_new_tokens: int = 64, keep_rows: bool = True, writer: str = "target",
+                 display_top: int = DISPLAY_TOP):
         if writer not in ("target", "draft") or (writer == "draft" and mode != "plain"):
             raise ValueError("writer='draft' is only for plain decoding by the draft model.")
         if mode not in ("speculative", "plain"):
@@ -80,6 +83,7 @@ class Decoder:
         self.pair, self.mode, self.settings = pair, mode, settings
         self.gamma = check_gamma(gamma) if mode == "speculative" else 0
         self.seed, self.max_new_tokens, self.keep_rows = seed, max_new_tokens, keep_rows
+        self.display_top = display_top          # top candidates kept per position for display
         self.ids = list(prompt_ids)
         self.n_prompt = len(prompt_ids)
         self.generator = torch.Generator().manual_seed(seed)
@@ -144,7 +148,8 @@ class Decoder:
                 rejected = not kept
                 n_accepted += kept
             drafts.append(DraftStep(i, x, self._decode(x), float(q[x]), float(p[x]), a, u, kept,
-                                    draft_secs[i], top_candidates(q, tok), top_candidates(p, tok)))
+                                    draft_secs[i], top_candidates(q, tok, self.display_top),
+                                    top_candidates(p, tok, self.display_top)))
 
         # The extra token: a correction from the residual, else the bonus from p at position γ.
         if n_accepted < gamma:
@@ -167,7 +172,7 @@ class Decoder:
         trace = RoundTrace(
             index=len(self.rounds), prefix_ids=self.ids[: len(self.ids) - len(emitted)],
             gamma=gamma, drafts=drafts, n_accepted=n_accepted, extra_token_id=extra,
-            extra_text=self._decode(extra), extra_kind=kind, extra_top=top_candidates(source, tok),
+            extra_text=self._decode(extra), extra_kind=kind, extra_top=top_candidates(source, tok, self.display_top),
             target_seconds=target_secs, emitted_ids=emitted,
             emitted_texts=[self._decode(t) for t in emitted], stop_reason=self.stop_reason,
             p_rows=p_rows.float().numpy() if self.keep_rows else None,
@@ -186,10 +191,11 @@ class Decoder:
 def generate(pair: ModelPair, prompt_ids: list[int], *, mode: str = "speculative",
              settings: SamplingSettings = GREEDY, gamma: int = 4, seed: int = 0,
              max_new_tokens: int = 64, keep_rows: bool = False, writer: str = "target",
-             on_round=None) -> GenerationTrace:
+             display_top: int = DISPLAY_TOP, on_round=None) -> GenerationTrace:
     """Decode `prompt_ids` to the end; `on_round(round_trace)` is called after every round."""
     decoder = Decoder(pair, prompt_ids, mode=mode, settings=settings, gamma=gamma, seed=seed,
-                      max_new_tokens=max_new_tokens, keep_rows=keep_rows, writer=writer)
+                      max_new_tokens=max_new_tokens, keep_rows=keep_rows, writer=writer,
+                      display_top=display_top)
     while not decoder.done:
         round_trace = decoder.step()
         if on_round is not None:

@@ -42,10 +42,11 @@ def measure(pair: ModelPair, prompt_ids: list[int], *, gamma: int = 4,
     """Plain target decoding and speculative decoding of the same prompt and length, timed."""
     if warmup:   # first calls pay one-off allocation costs; keep them out of both timings
         generate(pair, prompt_ids, gamma=gamma, settings=settings, max_new_tokens=min(4, max_new_tokens))
+    # No display candidates: both timings are of decoding alone.
     plain = generate(pair, prompt_ids, mode="plain", settings=settings, seed=seed,
-                     max_new_tokens=max_new_tokens)
+                     max_new_tokens=max_new_tokens, display_top=0)
     spec = generate(pair, prompt_ids, gamma=gamma, settings=settings, seed=seed,
-                    max_new_tokens=max_new_tokens)
+                    max_new_tokens=max_new_tokens, display_top=0)
     alpha = spec.alpha or 0.0
     # c compares a draft call with a one-position target call, as in the analytic model.
     c = (spec.mean_draft_seconds or 0.0) / plain.mean_target_seconds
