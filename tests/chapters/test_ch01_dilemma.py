@@ -1,0 +1,49 @@
+"""Chapter 1: Write races both models; the replay fills both lanes; unlikely draft tokens marked."""
+import asyncio
+
+import pytest
+
+from chapters.ch01_dilemma import UNLIKELY, Dilemma
+
+
+@pytest.fixture
+def chapter(state):
+    ch = Dilemma(state)
+    ch.__panel__()
+    ch.animate = False
+    return ch
+
+
+def test_write_fills_both_lanes_and_marks_unlikely_tokens(chapter):
+    race = asyncio.run(chapter.write())
+    assert race is not None and 1 <= len(race.target_texts) <= 20 and len(race.draft_texts) == 20
+    assert [c.text for c in chapter.big_strip.chips] == race.target_texts
+    states = [c.state for c in chapter.small_strip.chips]
+    assert states == ["unlikely" if p < UNLIKELY else "draft" for p in race.draft_target_p]
+    assert race.target_ends == sorted(race.target_ends) and race.draft_done > 0
+    assert chapter.big_done.visible and chapter.small_done.visible
+    assert "The small model finished in" in chapter.summary.object
+
+
+def test_replay_midway_shows_only_finished_calls(chapter):
+    race = asyncio.run(chapter.write())
+    t = race.draft_ends[4]
+    chapter.show(t)
+    assert len(chapter.small_strip.chips) == 5
+    assert len(chapter.big_strip.chips) == sum(e <= t for e in race.target_ends)
+    assert max(chapter.calls.data["right"]) <= t
+    assert chapter.summary.object == ""
+
+
+def test_predict_card_reveals_after_the_race(chapter):
+    card = chapter.predict
+    card.commit(card.choices[0])
+    assert card.correct is None
+    asyncio.run(chapter.write())
+    assert card.correct is False and chapter.state.answers[1]["correct"] is False
+
+
+def test_an_empty_prompt_is_one_sentence_not_a_crash(chapter):
+    chapter.state.prompt = "  "
+    assert asyncio.run(chapter.write()) is None
+    assert "empty" in chapter.problem.object

@@ -1,0 +1,36 @@
+"""Chapter 2: the target's tokens marked easy/hard by the draft's first guess; click for candidates."""
+import asyncio
+
+import pytest
+
+from chapters.ch02_easy_words import EasyWords
+
+
+@pytest.fixture
+def chapter(state):
+    ch = EasyWords(state)
+    ch.__panel__()
+    return ch
+
+
+def test_ask_marks_every_token_easy_or_hard(chapter):
+    positions = asyncio.run(chapter.ask())
+    assert positions and len(chapter.strip.chips) == len(positions)
+    for chip, p in zip(chapter.strip.chips, positions):
+        assert chip.state == ("easy" if p.draft_guess_id == p.token_id else "hard")
+    assert f"<b>{chapter.n_easy} of {len(positions)}</b>" in chapter.count.object
+
+
+def test_the_count_answer_is_computed_from_the_live_models(chapter):
+    chapter.predict.commit(20)
+    asyncio.run(chapter.ask())
+    assert chapter.predict.correct_answer() == chapter.n_easy
+    assert chapter.predict.correct == (abs(20 - chapter.n_easy) <= 2)
+
+
+def test_clicking_a_token_shows_both_models_top_candidates(chapter):
+    positions = asyncio.run(chapter.ask())
+    chapter.strip.selected = 0
+    html = chapter.detail.object
+    assert "small model’s top candidates" in html and "big model’s top candidates" in html
+    assert positions[0].target_top[0].text.strip() in html

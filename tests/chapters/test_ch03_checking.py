@@ -1,0 +1,50 @@
+"""Chapter 3: writing n words takes n calls, checking takes one; the live verify-cost measurement."""
+import asyncio
+
+import pytest
+
+from chapters.ch03_checking import Checking, honest_reading
+from lab.timing import VerifyCost
+
+
+@pytest.fixture
+def chapter(state):
+    ch = Checking(state)
+    ch.__panel__()
+    return ch
+
+
+def test_ticks_count_writing_calls_and_one_checking_call(chapter):
+    async def ticks(n):
+        for _ in range(n):
+            await chapter.tick()
+    asyncio.run(ticks(2))
+    assert chapter.ticks == 2 and ">2</b> big-model calls" in chapter.write_calls.object
+    assert ">1</b> big-model calls" in chapter.check_calls.object
+    asyncio.run(ticks(10))                             # stops at the number of words
+    n = len(chapter.word_texts)
+    assert chapter.ticks == n and len(chapter.write_strip.chips) == n and chapter.tick_button.disabled
+
+
+def test_predict_answer_one_call(chapter):
+    chapter.predict.commit("1")
+    asyncio.run(chapter.tick())
+    assert chapter.predict.correct is None            # revealed when writing is done
+    for _ in range(10):
+        asyncio.run(chapter.tick())
+    assert chapter.predict.correct is True
+
+
+def test_measurement_fills_the_chart(chapter):
+    costs = asyncio.run(chapter.measure())
+    assert [c.positions for c in costs] == list(range(1, 9))
+    assert chapter.cost_source.data["ratio"][0] == pytest.approx(1.0)
+    assert chapter.cost_source.data["writing"] == [float(n) for n in range(1, 9)]
+    assert "One call over 1 position" in chapter.reading.object
+
+
+def test_the_reading_is_honest_when_checking_is_not_free():
+    free = [VerifyCost(n, 0.01, 1.0 + 0.02 * n) for n in range(1, 9)]
+    assert "stops being free" not in honest_reading(free)
+    costly = [VerifyCost(n, 0.01 * n, float(n)) for n in range(1, 9)]
+    assert "stops being free at 2" in honest_reading(costly) and "no cheaper" in honest_reading(costly)

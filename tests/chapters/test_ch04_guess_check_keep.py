@@ -1,0 +1,51 @@
+"""Chapter 4: each real round is one target call; standard decoding needs one per token."""
+import asyncio
+
+import pytest
+
+from chapters.ch04_guess_check_keep import GuessCheckKeep
+
+
+@pytest.fixture
+def chapter(state):
+    ch = GuessCheckKeep(state)
+    ch.__panel__()
+    return ch
+
+
+def rounds(chapter, n):
+    async def go():
+        for _ in range(n):
+            await chapter.next_round()
+    asyncio.run(go())
+
+
+def test_three_rounds_three_target_calls(chapter):
+    rounds(chapter, 3)
+    assert chapter.spec_calls == 3
+    produced = sum(len(r.emitted_ids) for r in chapter.rounds)
+    assert chapter.standard_calls == produced == chapter.tokens >= 3
+    assert ">3</b> target calls" in chapter.spec_count.object
+    assert f">{produced}</b> target calls" in chapter.standard_count.object
+    # lanes: one target-call chip per token; per round γ draft calls and one check
+    assert sum(c.state == "target_call" for c in chapter.standard_strip.chips) == produced
+    assert sum(c.state == "target_call" for c in chapter.spec_strip.chips) == 3
+    assert sum(c.state == "draft_call" for c in chapter.spec_strip.chips) == sum(len(r.drafts) for r in chapter.rounds)
+
+
+def test_the_text_is_kept_fixed_and_bonus_tokens(chapter):
+    rounds(chapter, 3)
+    states = [c.state for c in chapter.text_strip.chips]
+    assert set(states) <= {"kept", "fixed", "bonus"}
+    assert len(states) == chapter.tokens
+    # greedy: the text equals the target's own plain decoding (the predict card's answer)
+    plain = chapter.state.service.generation(chapter.state.prompt_ids(), mode="plain", max_new_tokens=chapter.tokens)
+    assert [t for r in chapter.rounds for t in r.emitted_ids] == plain.new_ids
+
+
+def test_predict_card_and_reset(chapter):
+    chapter.predict.commit(chapter.predict.answer)
+    rounds(chapter, 1)
+    assert chapter.predict.correct is True
+    chapter.reset()
+    assert chapter.spec_calls == 0 and chapter.text_strip.chips == []

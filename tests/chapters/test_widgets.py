@@ -1,0 +1,125 @@
+"""Shared widgets: predict card, token strip, legend, settings panel, badge, busy line."""
+import pytest
+
+from chapters import palette
+from chapters.widgets import (Busy, Chip, PairBadge, PredictCard, SettingsPanel, TokenStrip, chips_html,
+                              legend, show_text, takeaway_box)
+
+
+def test_choice_card_reveals_only_after_commit_and_result(state):
+    card = PredictCard(state, 3, "How many calls?", choices=["1", "5"], answer="1", explanation="One call reads all.")
+    card.__panel__()
+    assert "before you look" in card._verdict.object
+    card.commit("5")
+    assert "You said <b>5</b>" in card._verdict.object and card.correct is None
+    card.commit("1")                                  # locked: a second answer changes nothing
+    assert card.committed == "5"
+    assert all(b.disabled for b in card._buttons)
+    card.reveal()
+    assert card.correct is False and "Not quite" in card._verdict.object and "One call reads all." in card._verdict.object
+    assert state.answers[3] == {"answer": "5", "correct": False}
+
+
+def test_reveal_before_commit_waits_for_the_answer(state):
+    card = PredictCard(state, 1, "Why?", choices=["a", "b"], answer="b")
+    card.reveal()
+    assert "Commit an answer" in card._verdict.object
+    card.commit("b")
+    assert card.correct is True and "✓ Right." in card._verdict.object
+
+
+def test_number_card_with_live_answer_and_tolerance(state):
+    live = {"n": 7}
+    card = PredictCard(state, 2, "How many?", answer=lambda: live["n"], tolerance=2, bounds=(0, 20),
+                       explanation=lambda n: f"It was {n}.")
+    card._number.value = 9
+    card._lock.clicks += 1                            # the "Lock in" button
+    assert card.committed == 9
+    live["n"] = 12                                    # computed at reveal time, not stored
+    card.reveal()
+    assert card.correct is False and "It was 12." in card._verdict.object and "<b>12</b>" in card._verdict.object
+
+
+def test_card_restores_a_previous_answer(state):
+    state.answers = {4: {"answer": "x", "correct": True}}
+    card = PredictCard(state, 4, "Whose?", choices=["x", "y"], answer="x")
+    assert card.committed == "x"
+
+
+def test_token_text_is_escaped_never_html():
+    evil = '<img src=x onerror="alert(1)">'
+    out = chips_html([Chip(evil, "draft", title=evil)])
+    assert "<img" not in out and "&lt;img" in out
+
+
+def test_every_chip_has_colour_icon_and_label():
+    for state, (col, icon, label) in palette.TOKEN_STATES.items():
+        html = chips_html([Chip("a", state)])
+        assert f"chip-{state}" in html and label
+        assert state in palette.UNDERLINE
+        if state != "prompt":
+            assert icon and icon in html
+
+
+def test_show_text_makes_whitespace_visible():
+    assert show_text(" cat") == " cat" and show_text(" ") == "␣" and show_text("\n") == "⏎"
+
+
+def test_clickable_strip_sets_selected():
+    strip = TokenStrip(chips=[Chip("a", "easy"), Chip("b", "hard")], clickable=True)
+    strip.__panel__()
+    assert len(strip._buttons.objects) == 2
+    strip._buttons.objects[1].clicks += 1
+    assert strip.selected == 1
+    assert "selected" in strip._buttons.objects[1].css_classes
+
+
+def test_plain_strip_updates_its_html():
+    strip = TokenStrip(empty="nothing yet")
+    assert "nothing yet" in strip._html.object
+    strip.chips = [Chip("x", "kept")]
+    assert "chip-kept" in strip._html.object
+
+
+def test_legend_and_takeaway():
+    assert "draft token kept" in legend(["kept"]).object
+    assert "Takeaway" in takeaway_box("Checking is cheap <b>").object
+    assert "&lt;b&gt;" in takeaway_box("Checking is cheap <b>").object
+
+
+def test_settings_panel_refuses_an_empty_prompt_in_one_sentence(state):
+    panel = SettingsPanel(state)
+    panel.prompt.value = "   "
+    assert panel.commit() is False
+    assert "empty" in state.error and state.prompt != "   "
+    panel.prompt.value = "the dog ran"
+    panel.temperature.value = 0.7
+    assert panel.commit() is True
+    assert state.prompt == "the dog ran" and state.temperature == 0.7 and state.error == ""
+
+
+def test_settings_panel_refuses_a_too_long_prompt(state):
+    panel = SettingsPanel(state)
+    panel.prompt.value = "the " * 600
+    assert panel.commit() is False and "under" in state.error
+
+
+def test_badge_names_the_pair_and_follows_the_settings(state):
+    badge = PairBadge(state)
+    assert "tiny llama target" in badge._pane.object and "greedy" in badge._pane.object
+    state.temperature = 0.8
+    assert "temperature 0.8" in badge._pane.object
+
+
+def test_busy_line_shows_while_working():
+    busy = Busy()
+    with busy.working("thinking…"):
+        assert busy.active and "thinking…" in busy._pane.object
+    assert not busy.active
+
+
+@pytest.mark.parametrize("slug", ["dilemma", "easy-words", "checking", "guess-check-keep", "questions"])
+def test_registry_lists_parts_one_and_two(slug):
+    from chapters.registry import page_by_slug, pages
+    assert page_by_slug(slug) is not None
+    assert [p.number for p in pages() if p.number] == list(range(1, 12))
