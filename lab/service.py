@@ -1,27 +1,90 @@
 """All model work of the server process goes through one `ModelService`.
 
 Torch on a 2-core laptop gains nothing from two forward passes at once, so one worker thread runs
-model work, off the web server's event loop, in arrival order; identical requests (same pair, prompt,
-settings, seed) are computed once and served from a bounded cache.
+model work, off the web server's event loop. Jobs are queued per owner (one browser session) and
+taken round-robin, so one student's long generation never makes another wait behind all of it;
+identical requests (same pair, prompt, settings, seed) are computed once and served from a bounded
+cache.
 
     service = ModelService(get_pair)
-    trace = await service.run(generate_cached, ...)      # from a Panel async callback
+    trace = await service.run_as(session_id, service.generation, ids)   # from a Panel callback
 """
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections import OrderedDict
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections import OrderedDict, deque
+from concurrent.futures import Future
 
 from lab import compare, engine, timing
 from lab.sampling import SamplingSettings
 
 
+class QueueFull(RuntimeError):
+    """An owner asked for more model work while earlier requests were still waiting."""
+
+
+class FairQueue:
+    """Per-owner FIFO queues served round-robin by one worker thread."""
+
+    def __init__(self, max_pending: int):
+        self.max_pending = max_pending
+        self._queues: OrderedDict[object, deque] = OrderedDict()   # rotation order = dict order
+        self._ready = threading.Condition()
+        self._worker = threading.Thread(target=self._work, name="model-worker", daemon=True)
+        self._worker.start()
+
+    def submit(self, owner, fn, args, kwargs) -> Future:
+        future: Future = Future()
+        with self._ready:
+            queue = self._queues.setdefault(owner, deque())
+            if len(queue) >= self.max_pending:
+                raise QueueFull("Still working on your earlier requests; wait for them to finish, "
+                                "then try again.")
+            queue.append((future, fn, args, kwargs))
+            self._ready.notify()
+        return future
+
+    def pending(self, owner=None) -> int:
+        with self._ready:
+            if owner is not None:
+                return len(self._queues.get(owner, ()))
+            return sum(len(q) for q in self._queues.values())
+
+    def forget(self, owner) -> int:
+        """Drop an owner's waiting jobs (their session closed); returns how many were dropped."""
+        with self._ready:
+            queue = self._queues.pop(owner, deque())
+        for future, *_ in queue:
+            future.cancel()
+        return len(queue)
+
+    def _next(self):
+        with self._ready:
+            while not self._queues:
+                self._ready.wait()
+            owner, queue = next(iter(self._queues.items()))
+            job = queue.popleft()
+            del self._queues[owner]
+            if queue:                      # back of the rotation: everyone else goes first
+                self._queues[owner] = queue
+            return job
+
+    def _work(self):
+        while True:
+            future, fn, args, kwargs = self._next()
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(fn(*args, **kwargs))
+            except BaseException as err:   # handed to the awaiting callback, never lost
+                future.set_exception(err)
+
+
 class ModelService:
-    def __init__(self, pair_provider, cache_size: int = 256):
+    def __init__(self, pair_provider, cache_size: int = 256, max_pending: int = 3):
         self._pair_provider = pair_provider
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model")
+        self._queue = FairQueue(max_pending)
         self._cache: OrderedDict = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
@@ -30,13 +93,24 @@ class ModelService:
     def pair(self):
         return self._pair_provider()
 
-    def submit(self, fn, *args, **kwargs) -> Future:
-        """Queue `fn(*args, **kwargs)` on the model worker."""
-        return self._executor.submit(fn, *args, **kwargs)
+    def submit(self, fn, *args, owner=None, **kwargs) -> Future:
+        """Queue `fn(*args, **kwargs)` on the model worker for `owner` (None: a shared owner)."""
+        return self._queue.submit(owner, fn, args, kwargs)
 
     async def run(self, fn, *args, **kwargs):
         """Await `fn(*args, **kwargs)` on the model worker without blocking the event loop."""
         return await asyncio.wrap_future(self.submit(fn, *args, **kwargs))
+
+    async def run_as(self, owner, fn, *args, **kwargs):
+        """Like `run`, queued fairly among `owner`'s peers (raises QueueFull past the limit)."""
+        return await asyncio.wrap_future(self.submit(fn, *args, owner=owner, **kwargs))
+
+    def forget(self, owner) -> int:
+        """A session closed: drop its waiting work."""
+        return self._queue.forget(owner)
+
+    def pending(self, owner=None) -> int:
+        return self._queue.pending(owner)
 
     def cached(self, key: tuple, compute):
         """`compute()` once per key (within the bounded cache); call from the worker."""
