@@ -232,7 +232,7 @@ class FullRoundChapter(Chapter):
                    {"draft": "drafted, not checked yet"}),
             "#### The draft's guesses", self.drafts_strip,
             self.table, self.explain,
-            "#### Text so far", self.text_strip,
+            "#### Text so far", pn.Column(self.text_strip, css_classes=["text-so-far"], sizing_mode="stretch_width"),
             sizing_mode="stretch_width")
 
 

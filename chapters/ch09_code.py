@@ -272,7 +272,7 @@ class CodeChapter(Chapter):
             pn.Row(pn.Column(self.code, width=780), pn.Column("#### What this line just did", self.variables,
                                                              sizing_mode="stretch_width"),
                    sizing_mode="stretch_width"),
-            "#### Text so far", self.text_strip,
+            "#### Text so far", pn.Column(self.text_strip, css_classes=["text-so-far"], sizing_mode="stretch_width"),
             notes, sizing_mode="stretch_width")
 
 

@@ -1,0 +1,141 @@
+"""Chapters 5–11 in a browser: open by URL, answer the predict question, use the main control."""
+import pytest
+
+from chapters.ch05_one_pass import MAX_NEW_TOKENS
+from chapters.widgets import show_text
+from lab.engine import generate
+from lab.prompts import DEFAULT_PROMPT, encode_prompt
+from lab.sampling import SamplingSettings
+from lab.tiny import tiny_pair
+from tests.ui.conftest import open_page, wait_until
+
+BOKEH_SOURCES = """(cols) => {
+  const out = [];
+  for (const d of Bokeh.documents)
+    for (const m of d._all_models.values())
+      if (m.type === 'ColumnDataSource' && cols.every(c => c in m.data)) out.push(m.data);
+  return out.map(d => Object.fromEntries(cols.map(c => [c, Array.from(d[c])])));
+}"""
+
+
+@pytest.fixture(scope="module")
+def first_round():
+    """The round the served app shows first: the same tiny pair, prompt, γ, seed and settings."""
+    pair = tiny_pair()
+    ids = encode_prompt(pair.tokenizer, DEFAULT_PROMPT)
+    trace = generate(pair, ids, settings=SamplingSettings(1.0), gamma=4, seed=0,
+                     max_new_tokens=MAX_NEW_TOKENS, keep_rows=True)
+    return trace.rounds[0]
+
+
+def text_so_far(page) -> list[str]:
+    return page.locator(".text-so-far").locator(".chip .tx").all_inner_texts()
+
+
+def test_ch05_click_a_position(page, server, shot):
+    open_page(page, server + "?chapter=one-pass", "One pass gives the target’s view")
+    page.get_by_role("button", name="No — it was computed for a context", exact=False).click()
+    page.get_by_text("Round 1 of", exact=False).first.wait_for(timeout=60000)
+    page.locator("button.bk-btn", has_text="◆").nth(2).click()    # the third guess
+    page.get_by_text("Position 3:", exact=False).first.wait_for()
+    page.get_by_text("assuming guesses 1…2 are right", exact=False).first.wait_for()
+    page.get_by_text("✓ Right.", exact=False).wait_for()
+    shot(page, "ch05-position-3")
+
+
+def test_ch06_draw_1000(page, server, shot):
+    open_page(page, server + "?chapter=accept-rule", "Keep a guess as often as the target agrees.")
+    page.get_by_role("button", name="Keep it with probability p / q = 0.75", exact=False).click()
+    page.get_by_role("button", name="Draw 1000").click()
+    page.get_by_text("Last of 1000 draws", exact=False).wait_for()
+    page.get_by_text("✓ Right.", exact=False).wait_for()
+    page.get_by_role("button", name="Draw", exact=True).click()
+    page.get_by_text("the draft proposed", exact=False).first.wait_for()
+    shot(page, "ch06-draws")
+
+
+def test_ch07_rules(page, server, shot):
+    open_page(page, server + "?chapter=correction", "Corrections go where the draft was too shy.")
+    page.get_by_role("button", name="The kept drafts already supply", exact=False).click()
+    page.get_by_text("within sampling noise", exact=False).first.wait_for(timeout=60000)
+    page.get_by_role("button", name="sample from p", exact=True).click()
+    page.get_by_text("far beyond sampling noise", exact=False).first.wait_for()
+    page.get_by_text("✓ Right.", exact=False).wait_for()
+    shot(page, "ch07-sample-from-p")
+
+
+def test_ch08_step_to_the_end(page, server, shot, first_round):
+    open_page(page, server + "?chapter=full-round", "Keep the prefix, correct once, drop the rest.")
+    page.get_by_label("Your answer").fill("5")
+    page.get_by_role("button", name="Lock in my answer").click()
+    page.get_by_text("Round 1 of", exact=False).first.wait_for(timeout=60000)
+    step = page.get_by_role("button", name="Step", exact=True)
+    for n in range(1, first_round.gamma + 3):
+        if step.is_disabled():
+            break
+        step.click()
+        page.get_by_text(f"step {n} of", exact=False).first.wait_for()
+    wait_until(lambda: step.is_disabled(), message="the round to finish")
+    expected = [show_text(t) for t in first_round.emitted_texts]
+    wait_until(lambda: text_so_far(page)[1:] == expected, message=f"text so far == {expected}")
+    page.get_by_text("✓ Right.", exact=False).wait_for()
+    shot(page, "ch08-round-done")
+
+
+def test_ch09_step_the_code(page, server, shot, first_round):
+    open_page(page, server + "?chapter=code", "The whole round fits in seventeen lines.")
+    page.get_by_role("button", name="if x == argmax(p)", exact=False).click()
+    page.get_by_text("line event 0 of", exact=False).first.wait_for(timeout=60000)
+    step = page.get_by_role("button", name="Step", exact=True)
+    for n in range(1, 60):
+        if step.is_disabled():
+            break
+        step.click()
+        page.get_by_text(f"line event {n} of", exact=False).first.wait_for()
+    wait_until(lambda: step.is_disabled(), message="the round to finish")
+    expected = [show_text(t) for t in first_round.emitted_texts]
+    wait_until(lambda: text_so_far(page)[1:] == expected, message=f"text so far == {expected}")
+    shot(page, "ch09-round-done")
+    # Temperature 0: the accept test turns into an argmax comparison.
+    handle = page.locator(".noUi-handle").filter(visible=True).first
+    handle.focus()
+    page.keyboard.press("Home")
+    page.get_by_text("if x == argmax(p):", exact=False).first.wait_for(timeout=60000)
+    page.get_by_text("✓ Right.", exact=False).wait_for()
+
+
+def test_ch10_slider_updates_the_plot(page, server, shot):
+    open_page(page, server + "?chapter=breakeven", "Tokens per round, divided by cost per round.")
+    page.get_by_role("button", name="slower", exact=True).click()
+    assert page.evaluate(BOKEH_SOURCES, ["alpha"]) and True
+    before = [d for d in page.evaluate(BOKEH_SOURCES, ["alpha", "speedup"]) if len(d["alpha"]) == 1]
+    assert before[0]["alpha"] == [0.8]
+    handle = page.locator(".noUi-handle").filter(visible=True).first      # α
+    handle.scroll_into_view_if_needed()
+    box = handle.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(box["x"] - 60, box["y"] + box["height"] / 2, steps=8)
+    page.mouse.up()
+
+    def moved():
+        points = [d for d in page.evaluate(BOKEH_SOURCES, ["alpha", "speedup"]) if len(d["alpha"]) == 1]
+        return points and points[0]["alpha"][0] < 0.8 and points[0]
+    point = wait_until(moved, message="the plotted point to follow the α slider")
+    page.get_by_text(f"(1 − {point['alpha'][0]:.2f})", exact=False).first.wait_for()
+    page.get_by_role("button", name="Try α = 0.6, γ = 5, c = 0.3").click()
+    page.get_by_text("slower than standard decoding", exact=False).first.wait_for()
+    page.get_by_text("✓ Right.", exact=False).wait_for()
+    shot(page, "ch10-question")
+    page.get_by_role("button", name="Use my models").click()
+    page.get_by_text("measured speed-up", exact=False).first.wait_for(timeout=120000)
+
+
+def test_ch11_timeline(page, server, shot):
+    open_page(page, server + "?chapter=timeline", "Same distribution, a different schedule.")
+    page.get_by_text("Decode speed-up on this request", exact=False).first.wait_for(timeout=60000)
+    for head in ("What stays the same?", "What gets faster?", "What does it cost?"):
+        page.get_by_text(head).first.wait_for()
+    lanes = page.evaluate(BOKEH_SOURCES, ["lane", "left", "right"])
+    assert any(len(d["lane"]) > 4 for d in lanes)
+    shot(page, "ch11-timeline")
