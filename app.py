@@ -244,10 +244,10 @@ def build_app():
     badge_slot = pn.Column(sizing_mode="stretch_width", margin=0)
     settings_slot = pn.Column(sizing_mode="stretch_width", margin=0)
     template.sidebar.append(html_pane(nav_html("" if wants_tour else slug)))
-    template.sidebar.append(settings_slot)
     template.main.append(pn.Column(
         ShellKeys(browser_id=bid, width=0, height=0, margin=0),
         badge_slot,
+        settings_slot,
         *([html_pane(f'<p class="soon-box" role="alert">{html.escape(notice)}</p>')] if notice else []),
         content,
         html_pane(pager_html(slug)) if not wants_tour else None,
@@ -260,8 +260,8 @@ def build_app():
     def fill():
         state = session_state(bid)
         badge_slot.objects = [PairBadge(state)]
-        settings_slot.objects = [pn.Card(SettingsPanel(state), title="Your prompt & sampling settings",
-                                         collapsed=True, sizing_mode="stretch_width")]
+        settings_slot.objects = [pn.Card(SettingsPanel(state), title="✎ Your prompt & sampling settings",
+                                         collapsed=True, sizing_mode="stretch_width", margin=(0, 5, 6, 5))]
         if not landing:
             content.objects = [tour_view(state) if wants_tour else page_view(slug, state)]
 

@@ -54,11 +54,16 @@ class Chapter(pn.viewable.Viewer):
         self.problem = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width", margin=(4, 0))
         self.predict: PredictCard | None = self.make_predict()
         self._view = None
+        state.param.watch(lambda e: self.on_settings_changed(), ["prompt", "temperature", "top_k", "top_p",
+                                                                  "gamma", "seed"])
 
     # --- for subclasses ---
     def make_predict(self) -> PredictCard | None:
         """The chapter's "Pause & predict" card, or None."""
         return None
+
+    def on_settings_changed(self) -> None:
+        """The student changed the prompt or sampling settings; drop results that no longer apply."""
 
     def body(self):
         """The interactive part of the page (built once per session)."""

@@ -96,11 +96,11 @@ class Dilemma(Chapter):
         self._callback = None
         self._t0 = 0.0
 
-        self.write_button = pn.widgets.Button(name="✎ Write", button_type="primary", width=160,
+        self.write_button = pn.widgets.Button(label="✎ Write", color="primary", width=160,
                                               description="Both models write 20 tokens of your prompt")
         self.write_button.on_click(self._on_write)
         self.speed = pn.widgets.RadioButtonGroup(options=["real speed", "10× slower"], value="real speed",
-                                                 button_type="primary", button_style="outline")
+                                                 color="primary", variant="outline")
         self.big_strip = TokenStrip(empty="Press Write: the big model's words appear here.")
         self.small_strip = TokenStrip(empty="…and the small model's here.")
         self.big_count = pn.pane.HTML(self._count_html(0), stylesheets=[BOX_CSS], width=140)
@@ -134,9 +134,9 @@ class Dilemma(Chapter):
         self.big_done = Span(location=0, dimension="height", line_color=palette.TARGET, line_width=3,
                              line_dash="dashed", visible=False)
         self.small_label = Label(x=0, y=0, y_units="screen", text="small model done", visible=False,
-                                 text_color=palette.DRAFT, text_font_size="14px", x_offset=4)
+                                 text_color=palette.DRAFT, text_font_size="14px", x_offset=-5, text_align="right")
         self.big_label = Label(x=0, y=0, y_units="screen", text="big model done", visible=False,
-                               text_color=palette.TARGET, text_font_size="14px", x_offset=4)
+                               text_color=palette.TARGET, text_font_size="14px", x_offset=-5, text_align="right")
         self.now = Span(location=0, dimension="height", line_color=palette.INK, line_width=1, visible=False)
         for r in (self.small_done, self.big_done, self.now, self.small_label, self.big_label):
             fig.add_layout(r)
@@ -239,7 +239,8 @@ class Dilemma(Chapter):
         ratio = r.target_done / r.draft_done if r.draft_done > 0 else float("inf")
         n_unlikely = sum(r.unlikely)
         return (f'<div class="verdict waiting">The small model finished in <b>{fmt_seconds(r.draft_done)}</b>, '
-                f'the big model in <b>{fmt_seconds(r.target_done)}</b> — {ratio:.1f}× as long, one call per word. '
+                f'the big model in <b>{fmt_seconds(r.target_done)}</b> ({ratio:.1f}× the small model’s time; both make one '
+                f'call per word). '
                 f'But <b>{n_unlikely} of the small model’s {len(r.draft_texts)}</b> words are ones the big model '
                 f'would pick less than 15% of the time here (marked ⚠).</div>')
 

@@ -60,7 +60,7 @@ class EasyWords(Chapter):
     def __init__(self, state, **params):
         super().__init__(state, **params)
         self.positions = []          # list[PositionGuess], once asked
-        self.ask_button = pn.widgets.Button(name="Ask the small model", button_type="primary", width=220)
+        self.ask_button = pn.widgets.Button(label="Ask the small model", color="primary", width=220)
         self.ask_button.on_click(self._on_ask)
         self.strip = TokenStrip(clickable=True, empty="Press “Ask the small model”: the big model's words "
                                                       "appear here, each marked easy or hard.")

@@ -64,15 +64,15 @@ class Checking(Chapter):
         self.ticks = 0
         self.word_texts: list[str] = []
         self.costs = []
-        self.tick_button = pn.widgets.Button(name="⏱ Tick the clock", button_type="primary", width=200)
+        self.tick_button = pn.widgets.Button(label="⏱ Tick the clock", color="primary", width=200)
         self.tick_button.on_click(self._on_tick)
-        self.reset_button = pn.widgets.Button(name="Start again", button_type="default", width=140)
+        self.reset_button = pn.widgets.Button(label="Start again", color="default", width=140)
         self.reset_button.on_click(lambda e: self.reset())
         self.write_strip = TokenStrip(empty="Each tick writes one word.")
         self.check_strip = TokenStrip(empty="The five guessed words wait on the page.")
         self.write_calls = pn.pane.HTML(self._calls_html(0), stylesheets=[BOX_CSS], width=170)
         self.check_calls = pn.pane.HTML(self._calls_html(0), stylesheets=[BOX_CSS], width=170)
-        self.measure_button = pn.widgets.Button(name="Measure this machine", button_type="primary", width=220)
+        self.measure_button = pn.widgets.Button(label="Measure this machine", color="primary", width=220)
         self.measure_button.on_click(self._on_measure)
         self.measure_busy = Busy()
         self.reading = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")

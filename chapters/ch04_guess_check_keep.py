@@ -57,9 +57,9 @@ class GuessCheckKeep(Chapter):
         super().__init__(state, **params)
         self.decoder: Decoder | None = None
         self.rounds = []
-        self.next_button = pn.widgets.Button(name="▶ Next round", button_type="primary", width=180)
+        self.next_button = pn.widgets.Button(label="▶ Next round", color="primary", width=180)
         self.next_button.on_click(self._on_next)
-        self.reset_button = pn.widgets.Button(name="Start again", width=140)
+        self.reset_button = pn.widgets.Button(label="Start again", width=140)
         self.reset_button.on_click(lambda e: self.reset())
         self.text_strip = TokenStrip(empty="The text grows here, round by round.")
         self.standard_strip = TokenStrip(empty="One target call per token.")
@@ -127,13 +127,16 @@ class GuessCheckKeep(Chapter):
         if self.predict is not None:
             self.predict.reveal()
         if self.decoder.done:
-            self.next_button.name = "▶ Start over"
+            self.next_button.label = "▶ Start over"
         return r
+
+    def on_settings_changed(self):
+        self.reset()      # the rounds so far were for the old prompt/settings
 
     def reset(self):
         self.decoder = None
         self.rounds = []
-        self.next_button.name = "▶ Next round"
+        self.next_button.label = "▶ Next round"
         self._draw()
 
     def _draw(self):

@@ -31,8 +31,8 @@ TOKEN_STATES = {
 
 # Marks that are not tokens (chapter 1's and chapter 4's lanes): a call of each model.
 TOKEN_STATES.update({
-    "target_call": (TARGET, "T", "one target (big-model) call"),
-    "draft_call":  (DRAFT, "d", "one cheap draft (small-model) call"),
+    "target_call": (TARGET, "■", "one target (big-model) call"),
+    "draft_call":  (DRAFT, "▪", "one cheap draft (small-model) call"),
 })
 
 # The second cue besides the icon: how a chip's text is underlined (CSS text-decoration).

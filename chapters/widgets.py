@@ -111,7 +111,7 @@ class TokenStrip(pn.viewable.Viewer):
         buttons = []
         for i, chip in enumerate(self.chips):
             icon = palette.icon(chip.state)
-            b = pn.widgets.Button(name=f"{icon} {show_text(chip.text)}".strip(), margin=0,
+            b = pn.widgets.Button(label=f"{icon} {show_text(chip.text)}".strip(), margin=0,
                                   css_classes=[f"chip-{chip.state}"] + (["selected"] if i == self.selected else []),
                                   stylesheets=[CHIP_CSS],
                                   description=chip.title or f"{palette.label(chip.state)} — click for candidates")
@@ -217,16 +217,16 @@ class PredictCard(pn.viewable.Viewer):
         self._buttons = []
         if self.kind == "choice":
             for text in choices:
-                b = pn.widgets.Button(name=text, button_type="primary", button_style="outline",
+                b = pn.widgets.Button(label=text, color="primary", variant="outline",
                                       sizing_mode="stretch_width", margin=(3, 0), css_classes=["choice"],
                                       stylesheets=[CHOICE_CSS])
                 b.on_click(lambda e, t=text: self.commit(t))
                 self._buttons.append(b)
             self._inputs = pn.Column(*self._buttons, sizing_mode="stretch_width", margin=0)
         else:
-            self._number = pn.widgets.IntInput(name="Your answer", value=None, start=bounds[0],
+            self._number = pn.widgets.IntInput(label="Your answer", value=None, start=bounds[0],
                                                end=bounds[1], width=160)
-            self._lock = pn.widgets.Button(name="Lock in my answer", button_type="primary", align="end")
+            self._lock = pn.widgets.Button(label="Lock in my answer", color="primary", align="end")
             self._lock.on_click(lambda e: self._number.value is not None and self.commit(self._number.value))
             self._inputs = pn.Row(self._number, self._lock, margin=0)
         self._verdict = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width", margin=(6, 0))
@@ -267,9 +267,9 @@ class PredictCard(pn.viewable.Viewer):
 
     def _update(self):
         for b in self._buttons:
-            chosen = b.name == self.committed
+            chosen = b.label == self.committed
             b.disabled = self.committed is not None
-            b.button_style = "solid" if chosen else "outline"
+            b.variant = "solid" if chosen else "outline"
         if self.kind == "number":
             self._number.disabled = self._lock.disabled = self.committed is not None
             if self.committed is not None:
@@ -347,15 +347,15 @@ class SettingsPanel(pn.viewable.Viewer):
     def __init__(self, state: LabState, **params):
         super().__init__(**params)
         self.state = state
-        self.prompt = pn.widgets.TextAreaInput(name="Prompt (both models continue it)", value=state.prompt,
+        self.prompt = pn.widgets.TextAreaInput(label="Prompt (both models continue it)", value=state.prompt,
                                                max_length=2000, rows=2, sizing_mode="stretch_width")
-        self.temperature = pn.widgets.FloatSlider(name="Temperature (0 = greedy)", start=0, end=2, step=0.1,
+        self.temperature = pn.widgets.FloatSlider(label="Temperature (0 = greedy)", start=0, end=2, step=0.1,
                                                   value=state.temperature, sizing_mode="stretch_width")
-        self.top_k = pn.widgets.IntSlider(name="top-k (0 = off)", start=0, end=200, value=state.top_k,
+        self.top_k = pn.widgets.IntSlider(label="top-k (0 = off)", start=0, end=200, value=state.top_k,
                                           sizing_mode="stretch_width")
-        self.top_p = pn.widgets.FloatSlider(name="top-p (1 = off)", start=0.05, end=1, step=0.05,
+        self.top_p = pn.widgets.FloatSlider(label="top-p (1 = off)", start=0.05, end=1, step=0.05,
                                             value=state.top_p, sizing_mode="stretch_width")
-        self.apply = pn.widgets.Button(name="Use these settings", button_type="primary")
+        self.apply = pn.widgets.Button(label="Use these settings", color="primary")
         self.message = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")
         self.apply.on_click(lambda e: self.commit())
 

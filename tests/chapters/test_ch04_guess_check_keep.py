@@ -49,3 +49,11 @@ def test_predict_card_and_reset(chapter):
     assert chapter.predict.correct is True
     chapter.reset()
     assert chapter.spec_calls == 0 and chapter.text_strip.chips == []
+
+
+def test_changing_the_prompt_starts_over(chapter):
+    rounds(chapter, 2)
+    chapter.state.prompt = "the dog ran"
+    assert chapter.rounds == [] and chapter.decoder is None
+    rounds(chapter, 1)
+    assert chapter.rounds[0].prefix_ids[: len(chapter.state.prompt_ids())] == chapter.state.prompt_ids()
