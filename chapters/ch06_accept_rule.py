@@ -12,6 +12,7 @@ import param
 import torch
 from bokeh.models import ColumnDataSource, Label
 from bokeh.plotting import figure
+from bokeh.transform import dodge
 
 from chapters import palette
 from chapters.base import Chapter
@@ -59,8 +60,8 @@ class AcceptRuleChapter(Chapter):
     def __init__(self, state, **params):
         super().__init__(state, **params)
         self.rng = np.random.default_rng(state.seed)     # one seeded generator per session
-        self.p_slider = pn.widgets.FloatSlider.from_param(self.param.p_a, label="p(A) — target", width=260)
-        self.q_slider = pn.widgets.FloatSlider.from_param(self.param.q_a, label="q(A) — draft", width=260)
+        self.p_slider = pn.widgets.FloatSlider.from_param(self.param.p_a, label="p(A) — target", width=250)
+        self.q_slider = pn.widgets.FloatSlider.from_param(self.param.q_a, label="q(A) — draft", width=250)
         self.draw_button = pn.widgets.Button(label="Draw", color="primary", width=120)
         self.draw_many_button = pn.widgets.Button(label="Draw 1000", color="default", width=120)
         self.reset_button = pn.widgets.Button(label="Reset counts", color="light", width=120)
@@ -120,46 +121,49 @@ class AcceptRuleChapter(Chapter):
     def _build_figures(self):
         self.region_src = ColumnDataSource(dict(token=list(TOKENS), agree=[0, 0], eager=[0, 0], shy=[0, 0]))
         self.pq_src = ColumnDataSource(dict(token=list(TOKENS), p=[0, 0], q=[0, 0]))
-        f = figure(height=260, width=340, x_range=list(TOKENS), y_range=(0, 1.05), toolbar_location=None,
+        f = figure(height=330, width=310, x_range=list(TOKENS), y_range=(0, 1.05), toolbar_location=None,
                    title="One position · two tokens", y_axis_label="probability")
         f.vbar_stack(["agree", "eager", "shy"], x="token", source=self.region_src, width=0.6,
                      color=[palette.OVERLAP, palette.EAGER, palette.RESIDUAL],
                      hatch_pattern=[" ", "/", "."], hatch_color="white",
                      legend_label=["both agree: min(p, q)", "draft too eager: q − p", "draft too shy: p − q"])
-        f.scatter(x="token", y="p", source=self.pq_src, marker="dash", size=50, line_width=3,
-                  color=palette.TARGET, legend_label="target p")
-        f.scatter(x="token", y="q", source=self.pq_src, marker="dot", size=26, line_width=3,
-                  color=palette.DRAFT, legend_label="draft q")
-        f.legend.location = "top_right"
+        f.segment(x0=dodge("token", -0.36, range=f.x_range), x1=dodge("token", 0.36, range=f.x_range),
+                  y0="p", y1="p", source=self.pq_src, line_width=3, color=palette.TARGET,
+                  legend_label="target p (solid line)")
+        f.segment(x0=dodge("token", -0.36, range=f.x_range), x1=dodge("token", 0.36, range=f.x_range),
+                  y0="q", y1="q", source=self.pq_src, line_width=3, color=palette.DRAFT, line_dash="dashed",
+                  legend_label="draft q (dashed line)")
         f.legend.label_text_font_size = "10px"
+        f.legend.spacing = 0
+        f.legend.padding = 2
+        f.add_layout(f.legend[0], "below")
         self.region_fig = f
 
         # The last draw: u on [0, 1] against the threshold min(1, p/q).
         self.u_src = ColumnDataSource(dict(u=[], y=[], color=[]))
         self.thr_src = ColumnDataSource(dict(left=[0], right=[0]))
-        g = figure(height=130, width=340, x_range=(0, 1), y_range=(0, 1), toolbar_location=None,
-                   title="Last draw: u ~ Uniform(0, 1) against min(1, p/q)", x_axis_label="u")
+        g = figure(height=140, width=400, x_range=(0, 1), y_range=(0, 1), toolbar_location=None,
+                   title="Last draw: keep if u lands in the green band [0, min(1, p/q))", x_axis_label="u ~ Uniform(0, 1)")
         g.quad(left="left", right="right", bottom=0.2, top=0.8, source=self.thr_src, color=palette.OVERLAP,
-               alpha=0.35, hatch_pattern="/", hatch_color=palette.OVERLAP, legend_label="keep if u lands here")
+               alpha=0.35, hatch_pattern="/", hatch_color=palette.OVERLAP)
         g.scatter(x="u", y="y", color="color", source=self.u_src, size=16, marker="inverted_triangle")
         g.yaxis.visible = False
         g.ygrid.visible = False
-        g.legend.location = "top_right"
-        g.legend.label_text_font_size = "10px"
         self.u_label = Label(x=0, y=0.05, text="", text_font_size="11px")
         g.add_layout(self.u_label)
         self.u_fig = g
 
         # Running frequencies of "kept" per token against min(1, p/q).
         self.freq_src = ColumnDataSource(dict(token=list(TOKENS), freq=[0, 0], rule=[0, 0]))
-        h = figure(height=260, width=340, x_range=list(TOKENS), y_range=(0, 1.05), toolbar_location=None,
+        h = figure(height=330, width=310, x_range=list(TOKENS), y_range=(0, 1.05), toolbar_location=None,
                    title="How often a proposed token was kept", y_axis_label="kept ÷ proposed")
         h.vbar(x="token", top="freq", source=self.freq_src, width=0.5, color=palette.TARGET, alpha=0.8,
                legend_label="measured frequency")
-        h.scatter(x="token", y="rule", source=self.freq_src, marker="dash", size=60, line_width=4,
-                  color=palette.DRAFT, legend_label="min(1, p / q)")
-        h.legend.location = "top_right"
+        h.segment(x0=dodge("token", -0.36, range=h.x_range), x1=dodge("token", 0.36, range=h.x_range),
+                  y0="rule", y1="rule", source=self.freq_src, line_width=4, color=palette.DRAFT,
+                  line_dash="dashed", legend_label="min(1, p / q) (dashed line)")
         h.legend.label_text_font_size = "10px"
+        h.add_layout(h.legend[0], "below")
         self.freq_fig = h
 
     def _on_probabilities(self):
@@ -205,11 +209,10 @@ class AcceptRuleChapter(Chapter):
     # ---- page -------------------------------------------------------------------------------------------
     def body(self):
         controls = pn.Column("#### Set p and q, then draw", self.p_slider, self.q_slider,
-                             pn.Row(self.draw_button, self.draw_many_button), self.reset_button, width=300)
+                             pn.Row(self.draw_button, self.draw_many_button), self.reset_button, width=290)
         return pn.Column(
             pn.Row(controls, pn.pane.Bokeh(self.region_fig), pn.pane.Bokeh(self.freq_fig)),
-            pn.Row(pn.pane.Bokeh(self.u_fig), pn.Column(self.last_draw, self.freq_table,
-                                                        sizing_mode="stretch_width"),
-                   sizing_mode="stretch_width"),
+            pn.Row(pn.pane.Bokeh(self.u_fig), self.last_draw, sizing_mode="stretch_width"),
+            self.freq_table,
             sizing_mode="stretch_width")
 

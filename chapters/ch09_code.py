@@ -21,23 +21,23 @@ from lab.trace import GenerationTrace, RoundTrace
 CODE = [
     "def speculative_round(prefix, γ):",
     "    xs, qs = [], []",
-    "    for i in range(γ):                      # γ cheap draft calls",
-    "        q = draft(prefix + xs)              # q after temperature/top-k/top-p",
+    "    for i in range(γ):               # γ cheap draft calls",
+    "        q = draft(prefix + xs)       # after temperature/top-k/top-p",
     "        x = sample(q); xs.append(x); qs.append(q)",
-    "    ps = target(prefix + xs)                # ONE target call: γ + 1 rows of p",
-    "    for i in range(γ):                      # check left to right",
+    "    ps = target(prefix + xs)         # ONE target call: γ + 1 rows",
+    "    for i in range(γ):               # check left to right",
     "        x, p, q = xs[i], ps[i], qs[i]",
     "        u = uniform(0, 1)",
-    "        if u < min(1, p[x] / q[x]):         # the accept test",
-    "            prefix.append(x)                # keep the draft token",
+    "        if u < min(1, p[x] / q[x]):  # the accept test",
+    "            prefix.append(x)         # keep the draft token",
     "        else:",
-    "            r = normalise(max(p - q, 0))    # the residual",
-    "            prefix.append(sample(r))        # the target's fix",
-    "            return prefix                   # later drafts are dropped",
-    "    prefix.append(sample(ps[γ]))            # all kept: a bonus token",
+    "            r = normalise(max(p - q, 0))   # the residual",
+    "            prefix.append(sample(r)) # the target's fix",
+    "            return prefix            # later drafts are dropped",
+    "    prefix.append(sample(ps[γ]))     # all kept: a bonus token",
     "    return prefix",
 ]
-GREEDY_TEST = "        if x == argmax(p):                  # the accept test at temperature 0"
+GREEDY_TEST = "        if x == argmax(p):           # the accept test at temperature 0"
 ACCEPT_LINE = 10    # 1-based, as the predict question says
 
 
@@ -251,7 +251,7 @@ class CodeChapter(Chapter):
         if current is None:
             self.variables.object = "<p class='speclab-formula'>Press <b>Step</b> to execute line 1.</p>"
         else:
-            cells = "".join(f"<tr><td>{html.escape(k)}</td><td><code>{html.escape(v)}</code></td></tr>"
+            cells = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>"
                             for k, v in current.variables.items()) or "<tr><td colspan='2'>—</td></tr>"
             self.variables.object = (f"<div class='speclab-formula'>Line {current.line} just ran:</div>"
                                      f"<table class='speclab-table'><tbody>{cells}</tbody></table>")
@@ -269,7 +269,7 @@ class CodeChapter(Chapter):
         return pn.Column(
             pn.Row(self.step_button, self.run_button, self.next_button, self.temperature_slider, self.busy),
             self.round_note,
-            pn.Row(pn.Column(self.code, width=780), pn.Column("#### What this line just did", self.variables,
+            pn.Row(pn.Column(self.code, width=650), pn.Column("#### What this line just did", self.variables,
                                                              sizing_mode="stretch_width"),
                    sizing_mode="stretch_width"),
             "#### Text so far", pn.Column(self.text_strip, css_classes=["text-so-far"], sizing_mode="stretch_width"),
@@ -277,7 +277,7 @@ class CodeChapter(Chapter):
 
 
 CODE_CSS = """
-.code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 14px; line-height: 1.55; overflow-x: auto;
+.code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 13.5px; line-height: 1.55; overflow-x: auto;
         background: #f7f8fa; border: 1px solid #c5cad3; border-radius: 6px; padding: 8px 0; white-space: pre;
         color: #1b1b1f; }
 .code > div { padding: 0 10px; border-left: 5px solid transparent; }

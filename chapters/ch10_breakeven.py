@@ -70,7 +70,7 @@ class BreakEvenChapter(Chapter):
 
     alpha = param.Number(default=0.8, bounds=(0.0, 1.0), step=0.01, doc="α, the acceptance rate.")
     gamma = param.Integer(default=4, bounds=(1, MAX_GAMMA), doc="γ, the draft length.")
-    c = param.Number(default=0.1, bounds=(0.0, 1.0), step=0.01, doc="c, draft call ÷ target call.")
+    c = param.Number(default=0.1, bounds=(0.0, 2.0), step=0.01, doc="c, draft call ÷ target call.")
     measurement = param.Parameter(default=None, doc="The live pair's lab.measure.Measurement.")
 
     def __init__(self, state, **params):
@@ -111,7 +111,7 @@ class BreakEvenChapter(Chapter):
         f.add_layout(self.break_label)
         f.add_layout(Label(x=0.01, y=1, text="break-even: speed-up = 1", text_font_size="11px",
                            y_offset=3, text_color=palette.INK))
-        f.legend.location = "bottom_right"
+        f.legend.location = "top_left"
         self.speed_fig = f
 
         gammas = np.arange(1, MAX_GAMMA + 1)
@@ -151,7 +151,11 @@ class BreakEvenChapter(Chapter):
             self.break_span.visible = True
             self.break_span.location = be
             self.break_label.text = f"break-even α = {be:.2f}"
-            self.break_label.x, self.break_label.y = be, top * 0.85
+            self.break_label.x, self.break_label.y = be, top * 0.9
+            # Keep the label inside the plot: right of the line, or left of it near α = 1.
+            left = be > 0.6
+            self.break_label.text_align = "right" if left else "left"
+            self.break_label.x_offset = -4 if left else 4
         gammas = np.arange(1, MAX_GAMMA + 1)
         s = analytic.speedup(a, gammas, c)
         best = n["best_gamma"]
@@ -198,7 +202,7 @@ class BreakEvenChapter(Chapter):
         self.measurement = m
         with pn.io.unlocked():   # raw Bokeh models change after an await: dispatch them directly
             self.param.update(alpha=round(min(1.0, max(0.0, m.alpha)), 2),
-                              c=round(min(1.0, max(0.0, m.c)), 2))
+                              c=round(min(2.0, max(0.0, m.c)), 2))
         self.live.object = (
             f"<div class='speclab-live'><b>{m.target}</b> with draft <b>{m.draft}</b>, γ = {m.gamma}, "
             f"{m.settings}, {m.new_tokens} tokens:<br>measured α = {m.alpha:.2f}, c = {m.c:.2f} "

@@ -50,6 +50,8 @@ def test_a_draft_as_dear_as_the_target_breaks_even_only_at_alpha_one(chapter):
     chapter.param.update(c=1.0)
     assert chapter.break_span.location == pytest.approx(1.0)
     assert "α = 1.00" in chapter.readout.object
+    chapter.param.update(c=1.5)
+    assert not chapter.break_span.visible and "never" in chapter.readout.object
 
 
 def test_use_my_models_fills_alpha_and_c(chapter):
@@ -57,6 +59,6 @@ def test_use_my_models_fills_alpha_and_c(chapter):
     m = chapter.measurement
     assert m is not None
     assert chapter.alpha == pytest.approx(round(m.alpha, 2))
-    assert chapter.c == pytest.approx(round(min(1, m.c), 2))
+    assert chapter.c == pytest.approx(round(min(2, m.c), 2))
     assert f"{m.measured_speedup:.2f}×" in chapter.live.object
     assert f"{m.predicted_speedup:.2f}×" in chapter.live.object
