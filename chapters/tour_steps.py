@@ -1,44 +1,136 @@
-"""The guided tour: one short text per step, each about the live widget of one chapter.
+"""The guided tour: one short text per step, each about the live components of one chapter.
 
-A stub the tour issue fills in (texts and which widget each step shows); the landing page counts it.
-Each step: {"chapter": number (0 = the landing page), "text": one or two short sentences}.
+Data only (the landing page counts it; chapters/tour.py draws it). Each step:
+
+    {"chapter": 6,                      # 0 = the opening step (the question and the three parts)
+     "text": "One or two short sentences, read from the back of the room.",
+     "show": [...]}                     # what of that chapter's *live* object to put under the text
+
+`show` is a column of items, top to bottom. An item is
+    "name"                  an attribute of the chapter object (a widget, pane, Viewer or Bokeh figure),
+                            or one of: "predict" (its Pause & predict card), "takeaway" (its takeaway
+                            box), "body" (the whole interactive part), "overview" (step 0: the parts)
+    ["a", "b", ...]         a row of items; a list inside a row is a column again
+    {"lane": "Big model", "strip": "big_strip", "count": "big_count"}
+                            a labelled lane (chapters.widgets.lane) around the chapter's strip
+    {"legend": ["easy", "hard"]}
+                            the shared legend for those token states (chapters.widgets.legend)
+A name the chapter does not have falls back to its whole body, with a note (see tour.py).
 """
+from __future__ import annotations
 
 TOUR = [
-    {"chapter": 0, "text": "Can a small model make a big one faster — and give exactly the same output?"},
-    {"chapter": 1, "text": "A large model is a careful writer, but it writes one word per expensive call."},
-    {"chapter": 1, "text": "Pause & predict: why can't the big model write all 20 words in one call?"},
-    {"chapter": 1, "text": "Press Write: both models write 20 tokens at their real, measured speed."},
-    {"chapter": 1, "text": "We want the big model's words at something like the small model's speed."},
-    {"chapter": 2, "text": "At every position of the big model's text, ask the small model for its first guess."},
-    {"chapter": 2, "text": "Easy words (✓) are the same guess; hard words (✗) differ. Click one to compare."},
-    {"chapter": 2, "text": "The big model's care is only needed at a few hard words."},
-    {"chapter": 3, "text": "Writing: each word waits for the one before it — n words, n calls."},
-    {"chapter": 3, "text": "Checking: words already on the page are read in one call."},
-    {"chapter": 3, "text": "Measured on this machine: one call over a few positions costs about one call."},
-    {"chapter": 4, "text": "Two names: the target is the big model, the draft is the small one."},
-    {"chapter": 4, "text": "Guess, check, keep: the draft writes ahead, the target checks all of it at once."},
-    {"chapter": 4, "text": "Press Next round and count target calls in both lanes."},
-    {"chapter": 4, "text": "The target is called once per round, not once per token."},
-    {"chapter": 5, "text": "γ cheap draft calls, each token sampled from q."},
-    {"chapter": 5, "text": "One target pass returns p at every drafted position, plus one more."},
-    {"chapter": 5, "text": "The check at position i assumed guesses 1 … i − 1 were right."},
-    {"chapter": 6, "text": "One position, two tokens: the draft proposes with q, the target would pick with p."},
-    {"chapter": 6, "text": "Keep the proposal with probability min(1, p / q)."},
-    {"chapter": 6, "text": "Draw 1000 times and watch the frequencies settle."},
-    {"chapter": 6, "text": "Both agree, draft too eager, draft too shy."},
-    {"chapter": 7, "text": "After a rejection we still owe a token."},
-    {"chapter": 7, "text": "The residual: the part of p the draft did not cover."},
-    {"chapter": 7, "text": "Switch the correction rule and compare what comes out with p."},
-    {"chapter": 7, "text": "Only the residual reproduces the target distribution exactly."},
-    {"chapter": 8, "text": "A full round with real numbers: p, q, p/q and the uniform draw."},
-    {"chapter": 8, "text": "Keep the prefix, correct once, drop the rest."},
-    {"chapter": 8, "text": "All kept? The target's extra row gives a bonus token."},
-    {"chapter": 9, "text": "The whole round fits in seventeen lines."},
-    {"chapter": 9, "text": "At temperature 0 the accept test becomes: draft token == target's argmax."},
-    {"chapter": 9, "text": "Two KV caches roll back after a miss."},
-    {"chapter": 10, "text": "Tokens per round, divided by cost per round."},
-    {"chapter": 10, "text": "Drag α, γ and c: where is the break-even?"},
-    {"chapter": 10, "text": "Use my models: the measured speed-up beside the predicted one."},
-    {"chapter": 11, "text": "Same distribution, a different schedule: tokens arrive in bursts."},
+    # --- the question ---
+    {"chapter": 0, "show": ["overview"],
+     "text": "Can a small model make a big one faster — and give exactly the same output?"},
+    # --- Part I · 1 the dilemma ---
+    {"chapter": 1, "show": ["predict"],
+     "text": "A big model writes one word per expensive call. Pause & predict: why not all 20 words in one call?"},
+    {"chapter": 1, "show": [["write_button", "speed", "busy"],
+                            {"lane": "Big model", "strip": "big_strip", "count": "big_count"},
+                            {"lane": "Small model", "strip": "small_strip", "count": "small_count"},
+                            "figure"],
+     "text": "Press Write: both models write 20 tokens of the same prompt, each at its real, measured speed."},
+    {"chapter": 1, "show": [{"lane": "Small model", "strip": "small_strip", "count": "small_count"},
+                            {"legend": ["draft", "unlikely"]}, "summary"],
+     "text": "The small model is quick but sloppy: ⚠ marks a word the big model would pick less than 15% of the time."},
+    {"chapter": 1, "show": ["predict", "takeaway"],
+     "text": "So: we want the big model's words at something like the small model's speed."},
+    # --- 2 most words are easy ---
+    {"chapter": 2, "show": ["predict"],
+     "text": "At every position of the big model's text, ask the small model for its first guess."},
+    {"chapter": 2, "show": [["ask_button", "busy"], "strip", {"legend": ["easy", "hard"]}, "count"],
+     "text": "✓ easy: the small model guesses the same word. ✗ hard: it says something else."},
+    {"chapter": 2, "show": ["strip", "detail", "takeaway"],
+     "text": "Click a word to compare the two models' top candidates there."},
+    # --- 3 checking is faster than writing ---
+    {"chapter": 3, "show": ["predict"],
+     "text": "Five guessed words are already on the page. How many big-model calls to check them?"},
+    {"chapter": 3, "show": [["tick_button", "reset_button", "busy"],
+                            {"lane": "Writing", "strip": "write_strip", "count": "write_calls"},
+                            {"lane": "Checking", "strip": "check_strip", "count": "check_calls"}],
+     "text": "Tick the clock: writing waits word by word; checking reads all five words in one call."},
+    {"chapter": 3, "show": [["measure_button", "measure_busy"], "figure", "reading"],
+     "text": "Is that true on this machine? Time one target call over 1, 2, … 8 positions."},
+    # --- Part II · 4 guess, check, keep ---
+    {"chapter": 4, "show": ["predict"],
+     "text": "Two names: the target is the big model whose text we want; the draft is the small one."},
+    {"chapter": 4, "show": [["next_button", "reset_button", "busy"], "text_strip", "last_round"],
+     "text": "Next round: the draft guesses a few tokens, the target checks them all in one call, we keep what passes."},
+    {"chapter": 4, "show": [{"lane": "Standard decode", "strip": "standard_strip", "count": "standard_count"},
+                            {"lane": "Draft + verify", "strip": "spec_strip", "count": "spec_count"},
+                            {"legend": ["target_call", "draft_call", "kept", "fixed", "bonus"]}],
+     "text": "Count target calls: standard decoding calls it once per token, draft + verify once per round."},
+    {"chapter": 4, "show": ["next_button", "text_strip", "takeaway"],
+     "text": "Whatever the draft proposed, every token in the text is one the target approved."},
+    # --- Part III · 5 one pass ---
+    {"chapter": 5, "show": ["predict"],
+     "text": "Five questions follow. First: what exactly does one target pass give us?"},
+    {"chapter": 5, "show": [["next_button", "busy"], "round_note", "strip"],
+     "text": "γ cheap draft calls, each token sampled from q; then one target pass returns p at every position, plus one more."},
+    {"chapter": 5, "show": ["strip", ["bar_fig", "assumed"]],
+     "text": "Click a position: q and p side by side. The check at position i assumed guesses 1 … i − 1 were right."},
+    # --- 6 the accept rule ---
+    {"chapter": 6, "show": ["predict"],
+     "text": "One position, two tokens A and B: the draft proposes with q, the target would pick with p."},
+    {"chapter": 6, "show": [[["p_slider", "q_slider"], "region_fig"]],
+     "text": "Drag p(A) and q(A): where both agree, where the draft is too eager, where it is too shy."},
+    {"chapter": 6, "show": [["draw_button", "draw_many_button", "reset_button"], ["u_fig", "last_draw"]],
+     "text": "Draw: sample a token from q, draw u uniformly, keep the token if u < min(1, p / q)."},
+    {"chapter": 6, "show": [["draw_many_button", "reset_button"], ["freq_fig", "freq_table"]],
+     "text": "Draw 1000 and watch the kept frequencies settle on min(1, p / q)."},
+    # --- 7 the correction ---
+    {"chapter": 7, "show": ["predict"],
+     "text": "After a rejection we still owe a token. Which distribution should it come from?"},
+    {"chapter": 7, "show": [["context", "show_button"], "busy", "regions_fig"],
+     "text": "A live context: the overlap min(p, q), the draft too eager, and the residual (p − q)+ where it was too shy."},
+    {"chapter": 7, "show": ["rule_buttons", ["size_select", "run_button"], "distance", "out_fig"],
+     "text": "Switch the correction rule, run accept + correct many times, and compare what comes out with p."},
+    {"chapter": 7, "show": ["rule_table", "takeaway"],
+     "text": "Only the residual (p − q)+, normalised, reproduces the target distribution exactly."},
+    # --- 8 a full round ---
+    {"chapter": 8, "show": ["predict"],
+     "text": "A full round with real numbers: p, q, p / q and the uniform draw for each draft token."},
+    {"chapter": 8, "show": [["step_button", "next_button", "restart_button", "busy"], "round_note",
+                            "drafts_strip", "table"],
+     "text": "Step through it: each draft token is kept or rejected, left to right."},
+    {"chapter": 8, "show": [["step_button", "busy"], "explain", "text_strip"],
+     "text": "Keep the prefix, correct once, drop the rest. All kept? The target's extra row gives a bonus token."},
+    # --- 9 the round in code ---
+    {"chapter": 9, "show": [["step_button", "run_button", "next_button", "busy"], ["code", "variables"]],
+     "text": "The whole round fits in seventeen lines. Step: the executing line lights up, its variables beside it."},
+    {"chapter": 9, "show": ["predict"],
+     "text": "Set the temperature to 0. What does the accept test turn into?"},
+    {"chapter": 9, "show": [["temperature_slider", "step_button", "busy"], "code"],
+     "text": "At temperature 0 the test reads: draft token == the target's argmax. Both KV caches roll back after a miss."},
+    # --- 10 when does drafting save time? ---
+    {"chapter": 10, "show": ["predict"],
+     "text": "Tokens per round, divided by cost per round. Is drafting always faster?"},
+    {"chapter": 10, "show": [[["alpha_slider", "gamma_slider", "c_slider", "try_question"], "readout"],
+                             "speed_fig"],
+     "text": "Drag α, γ and c: where is the break-even?"},
+    {"chapter": 10, "show": [["use_models", "busy"], "live", "gamma_fig"],
+     "text": "Use my models: α and c measured on the live pair, the measured speed-up beside the predicted one."},
+    # --- 11 putting it together ---
+    {"chapter": 11, "show": [["draw_button", "busy"], "lane_fig", "summary"],
+     "text": "Same distribution, a different schedule: standard decoding ticks evenly, drafting delivers bursts."},
+    {"chapter": 11, "show": ["cards", "takeaway"],
+     "text": "What stays the same, what gets faster, and what it costs."},
 ]
+
+
+def first_step(chapter: int) -> int:
+    """The 1-based number of the tour's first step about `chapter` (1 when the tour skips it).
+
+    For a "▶ Tour from here" link on a chapter page: f"?tour={first_step(page.number)}".
+    """
+    return next((i + 1 for i, s in enumerate(TOUR) if s["chapter"] == chapter), 1)
+
+
+def clamp_step(step) -> int:
+    """A step number from a URL (any text) as a valid 1-based step."""
+    try:
+        n = int(str(step).strip())
+    except (TypeError, ValueError):
+        return 1
+    return min(max(n, 1), len(TOUR))

@@ -1,0 +1,137 @@
+// The guided tour's controls (chapters/tour.py, TourDeck): step counter, progress bar, back/next,
+// chapter jump menu, fullscreen and leave buttons, the step's text, and the keys
+//   → / Space next · ← back · Esc leave      (F for fullscreen is the shell's ShellKeys handler)
+// Keys are ignored while focus is in a text field, textarea, select or slider, and Space is left
+// alone on buttons and links (it presses them). Moving sets `model.step`; Python swaps the live
+// components under the text and then sets `model.rendered`. The URL follows as ?tour=N.
+
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") el.className = v;
+    else if (k === "text") el.textContent = v;
+    else el.setAttribute(k, v);
+  }
+  for (const c of children) el.append(c);
+  return el;
+}
+
+// Is this key press meant for a control rather than for the tour?
+function ownedByControl(e, key) {
+  for (const t of e.composedPath()) {
+    if (!t || !t.tagName) continue;
+    const tag = t.tagName.toLowerCase();
+    const role = (t.getAttribute && t.getAttribute("role")) || "";
+    if (tag === "input" || tag === "textarea" || tag === "select" || t.isContentEditable) return true;
+    if (role === "slider" || role === "textbox" || role === "listbox" || role === "combobox" ||
+        role === "spinbutton" || (t.classList && t.classList.contains("noUi-handle"))) return true;
+    if (key === " " && (tag === "button" || tag === "a" || tag === "summary" || role === "button" ||
+                        role === "link" || role === "radio" || role === "checkbox" || role === "tab")) return true;
+    if (tag === "body" || tag === "html") break;
+  }
+  return false;
+}
+
+export function render({ model }) {
+  const total = model.steps.length;
+  const root = h("div", { class: "tour-deck" });
+
+  const exit = h("a", { class: "tour-exit", href: "?" });
+  exit.append(h("span", { "aria-hidden": "true", text: "✕ " }), "Leave tour ",
+              h("kbd", { text: "Esc" }));
+  const brand = h("span", { class: "tour-brand", text: "Speculative Lab · Guided tour" });
+  const select = h("select", { class: "tour-jump", id: "tour-jump" });
+  for (const c of model.chapters) select.append(h("option", { value: String(c.first), text: c.label }));
+  const jump = h("label", { class: "tour-jump-label", for: "tour-jump" }, "Chapter");
+  const back = h("button", { class: "tour-back", type: "button", "aria-keyshortcuts": "ArrowLeft" });
+  back.append(h("span", { "aria-hidden": "true", text: "← " }), "Back");
+  const counter = h("span", { class: "tour-counter" });
+  const next = h("button", { class: "tour-next", type: "button", "aria-keyshortcuts": "ArrowRight Space" });
+  next.append("Next", h("span", { "aria-hidden": "true", text: " →" }));
+  const fs = h("button", { class: "tour-fs", type: "button", "aria-pressed": "false", "aria-keyshortcuts": "F" });
+  fs.append("Fullscreen ", h("kbd", { text: "F" }));
+  const bar = h("nav", { class: "tour-bar", "aria-label": "Guided tour" },
+                exit, brand, h("span", { class: "tour-jump-wrap" }, jump, select),
+                h("span", { class: "tour-move" }, back, counter, next), fs);
+
+  const fill = h("div", { class: "tour-fill" });
+  const progress = h("div", { class: "tour-progress", role: "progressbar", "aria-label": "Tour progress",
+                              "aria-valuemin": "1", "aria-valuemax": String(total) }, fill);
+  const where = h("p", { class: "tour-where" });
+  const text = h("h1", { class: "tour-text", tabindex: "-1" });
+  const live = h("div", { class: "tour-sr", "aria-live": "polite" });
+  root.append(bar, progress, h("div", { class: "tour-head" }, where, text), live);
+
+  let current = 0;
+  function show(n) {
+    const s = model.steps[n - 1];
+    current = n;
+    counter.textContent = `${n} / ${total}`;
+    counter.setAttribute("aria-label", `step ${n} of ${total}`);
+    fill.style.width = `${(100 * n) / total}%`;
+    progress.setAttribute("aria-valuenow", String(n));
+    progress.setAttribute("aria-valuetext", `step ${n} of ${total}`);
+    where.textContent = s.where;
+    text.textContent = s.text;
+    live.textContent = `Step ${n} of ${total}. ${s.where}. ${s.text}`;
+    exit.setAttribute("href", s.exit);
+    back.disabled = n <= 1;
+    next.disabled = n >= total;
+    select.value = String(model.chapters.reduce((acc, c) => (c.first <= n ? c.first : acc), 1));
+    const url = new URL(window.location.href);
+    url.searchParams.delete("chapter");
+    url.searchParams.set("tour", String(n));
+    if (url.href !== window.location.href) window.history.replaceState(window.history.state, "", url.href);
+    document.documentElement.dataset.tourStep = String(n);
+  }
+  function go(n) {
+    n = Math.min(Math.max(n, 1), total);
+    if (n === current) return;
+    show(n);
+    model.step = n;
+  }
+  function leave() { window.location.href = model.steps[current - 1].exit; }
+  function toggleFullscreen() {
+    if (document.fullscreenElement) document.exitFullscreen();
+    else if (document.documentElement.requestFullscreen) document.documentElement.requestFullscreen();
+  }
+
+  back.addEventListener("click", () => go(current - 1));
+  next.addEventListener("click", () => go(current + 1));
+  fs.addEventListener("click", toggleFullscreen);
+  select.addEventListener("change", () => { go(Number(select.value)); text.focus(); });
+  const onFullscreen = () => fs.setAttribute("aria-pressed", document.fullscreenElement ? "true" : "false");
+  document.addEventListener("fullscreenchange", onFullscreen);
+
+  // One document-level handler per page, always driving the latest render.
+  window.__speclabTour = { go: (d) => go(current + d), leave };
+  if (!window.__speclabTourKeys) {
+    window.__speclabTourKeys = true;
+    document.addEventListener("keydown", (e) => {
+      const tour = window.__speclabTour;
+      if (!tour || e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+      const key = e.key;
+      if (key !== "ArrowRight" && key !== "ArrowLeft" && key !== " " && key !== "Escape") return;
+      if (ownedByControl(e, key)) return;
+      if (key === "Escape") {
+        if (document.fullscreenElement) return;   // the browser leaves fullscreen first
+        e.preventDefault(); tour.leave(); return;
+      }
+      e.preventDefault();
+      tour.go(key === "ArrowLeft" ? -1 : 1);
+    });
+  }
+
+  // Projector mode for the whole page while the tour is open (sidebar and header hidden).
+  document.documentElement.classList.add("speclab-tour");
+  if (!document.getElementById("speclab-tour-page-css")) {
+    const style = h("style", { id: "speclab-tour-page-css" });
+    style.textContent = model.page_css;
+    document.head.append(style);
+  }
+
+  model.on("rendered", () => { document.documentElement.dataset.tourRendered = String(model.rendered); });
+  show(model.step);
+  if (model.rendered) document.documentElement.dataset.tourRendered = String(model.rendered);
+  return root;
+}

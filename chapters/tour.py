@@ -1,0 +1,217 @@
+"""The guided tour: full screen, one step per page, for a projector.
+
+`build_tour(state, step)` is what the shell serves at `/app?tour=N`. Each step (chapters/tour_steps.py)
+is a short text in large type above *live* components of one chapter: the tour builds that chapter's
+object for this session (through the registry, once per chapter) and shows the attributes the step
+names — the same buttons, strips and figures as the chapter page, so what the lecturer presses in
+step 17 is still there in step 18, and in the chapter afterwards.
+
+Moving between steps happens in the browser (TourDeck, assets/tour.js: → / Space / ← / Esc, buttons,
+a chapter menu); the URL follows as ?tour=N, so a lecturer can resume at any step.
+
+    tour = Tour(state, step=17)   # tour.deck.step = 18 swaps the live components under the text
+"""
+from __future__ import annotations
+
+import html
+import logging
+from pathlib import Path
+
+import panel as pn
+import param
+from bokeh.model import Model as BokehModel
+
+from chapters import registry
+from chapters.registry import PARTS
+from chapters.state import LabState
+from chapters.tour_steps import TOUR, clamp_step, first_step
+from chapters.widgets import lane, legend, takeaway_box
+
+log = logging.getLogger(__name__)
+
+ASSETS = Path(__file__).resolve().parents[1] / "assets"
+TOUR_CSS = (ASSETS / "tour.css").read_text()
+TOUR_JS = (ASSETS / "tour.js").read_text()
+
+
+def _slug_of(number: int) -> str:
+    page = next((p for p in registry.chapter_pages() if p.number == number), None)
+    return page.slug if page else ""
+
+
+def step_meta() -> list[dict]:
+    """What the browser needs per step: the text, where it is, and where Esc leads."""
+    out = []
+    for i, s in enumerate(TOUR):
+        n = s["chapter"]
+        if n == 0:
+            where, exit_href = "Speculative Lab · the question", "?"
+        else:
+            page = next((p for p in registry.chapter_pages() if p.number == n), None)
+            kicker = page.kicker if page else ""
+            mine = [j for j, t in enumerate(TOUR) if t["chapter"] == n]
+            where = f"Chapter {n} · {kicker} · {mine.index(i) + 1} of {len(mine)}"
+            exit_href = f"?chapter={_slug_of(n)}" if page else "?"
+        out.append({"chapter": n, "text": s["text"], "where": where, "exit": exit_href})
+    return out
+
+
+def chapter_menu() -> list[dict]:
+    """The chapter jump menu: each chapter the tour visits, at its first step."""
+    menu = [{"label": "Start · the question", "first": 1}]
+    for page in registry.chapter_pages():
+        if any(s["chapter"] == page.number for s in TOUR):
+            menu.append({"label": page.nav_label, "first": first_step(page.number)})
+    return menu
+
+
+class TourDeck(pn.custom.JSComponent):
+    """The tour's controls, text and keys (assets/tour.js); `step` is the step on screen (1-based)."""
+    step = param.Integer(default=1, bounds=(1, None))
+    rendered = param.Integer(default=0, doc="The step whose components Python has put on the page.")
+    steps = param.List(default=[])
+    chapters = param.List(default=[])
+    page_css = param.String(default="")
+
+    _esm = TOUR_JS
+    _stylesheets = [TOUR_CSS]
+
+
+def overview_html() -> str:
+    """Step 0: the three parts and their chapters, each a link to its first tour step."""
+    cards = []
+    for key, part in PARTS.items():
+        items = "".join(
+            f'<li><a href="?tour={first_step(p.number)}">{html.escape(p.short_title)}</a></li>'
+            for p in registry.chapter_pages() if p.part == key)
+        cards.append(f'<section><h2>Part {key} · {html.escape(part["name"])}</h2><ol>{items}</ol></section>')
+    return (f'<div class="tour-overview">{"".join(cards)}</div>'
+            '<p class="tour-keys"><kbd>→</kbd> or <kbd>Space</kbd> next · <kbd>←</kbd> back · '
+            '<kbd>F</kbd> fullscreen · <kbd>Esc</kbd> leave the tour</p>')
+
+
+def _note(text: str, cls: str = "tour-note") -> pn.pane.HTML:
+    role = ' role="alert"' if cls == "tour-error" else ""
+    return pn.pane.HTML(f'<div class="{cls}"{role}>{html.escape(text)}</div>', stylesheets=[TOUR_CSS],
+                        sizing_mode="stretch_width", margin=(4, 0), css_classes=[cls])
+
+
+class Tour(pn.viewable.Viewer):
+    """One session's tour: the deck on top, the current step's live components below."""
+
+    def __init__(self, state: LabState, step: int = 1, **params):
+        super().__init__(**params)
+        self.state = state
+        self._chapters: dict[int, object] = {}      # chapter number -> its Chapter, built once
+        self._items: dict[tuple, object] = {}       # (chapter, item) -> its Panel object, built once
+        step = clamp_step(step)
+        self.deck = TourDeck(step=step, steps=step_meta(), chapters=chapter_menu(), page_css=TOUR_CSS,
+                             sizing_mode="stretch_width", margin=(0, 0, 4, 0))
+        self.stage = pn.Column(sizing_mode="stretch_width", margin=(0, 0), css_classes=["tour-stage"])
+        self.deck.param.watch(lambda e: self.show(e.new), "step")
+        self.show(step)
+
+    # --- chapters and their components ---
+    def chapter(self, number: int):
+        """This session's object of chapter `number` (None while that chapter has not landed)."""
+        if number not in self._chapters:
+            page = next((p for p in registry.chapter_pages() if p.number == number), None)
+            cls = page.chapter_class if page else None
+            self._chapters[number] = cls(self.state) if cls is not None else None
+            if self._chapters[number] is not None:
+                self._body(number)    # some chapters finish wiring their widgets in body()
+        return self._chapters[number]
+
+    def _body(self, number: int):
+        key = (number, "body")
+        if key not in self._items:
+            self._items[key] = self._chapters[number].body()
+        return self._items[key]
+
+    def item(self, number: int, spec):
+        """The Panel object for one `show` item of a step about chapter `number` (built once)."""
+        return self.item_in(number, spec, row=False)
+
+    def _make(self, number: int, spec, row: bool):
+        ch = self._chapters.get(number)
+        if isinstance(spec, list):
+            children = [self.item_in(number, s, row=not row) for s in spec]
+            if row:
+                return pn.Column(*children, margin=0)
+            return pn.Row(*children, sizing_mode="stretch_width", margin=0)
+        if isinstance(spec, dict) and "lane" in spec:
+            strip = self.attribute(number, spec["strip"])
+            count = self.attribute(number, spec["count"]) if spec.get("count") else None
+            return lane(spec["lane"], "", strip, count)
+        if isinstance(spec, dict) and "legend" in spec:
+            return legend(spec["legend"])
+        if spec == "overview":
+            return pn.pane.HTML(overview_html(), stylesheets=[TOUR_CSS], sizing_mode="stretch_width")
+        if spec == "predict":
+            return ch.predict if ch.predict is not None else self._missing(number, spec)
+        if spec == "takeaway":
+            return takeaway_box(ch.takeaway)
+        if spec == "body":
+            return self._body(number)
+        return self.attribute(number, spec)
+
+    def item_in(self, number: int, spec, row: bool):
+        key = (number, repr(spec), row)
+        if key not in self._items:
+            self._items[key] = self._make(number, spec, row=row)
+        return self._items[key]
+
+    def attribute(self, number: int, name: str):
+        value = getattr(self._chapters[number], name, None)
+        if value is None:
+            return self._missing(number, name)
+        if isinstance(value, BokehModel):     # a raw Bokeh figure: one pane per figure
+            key = (number, "bokeh", name)
+            if key not in self._items:
+                self._items[key] = pn.pane.Bokeh(value, sizing_mode=value.sizing_mode)
+            return self._items[key]
+        return value
+
+    def _missing(self, number: int, name: str):
+        log.warning("tour: chapter %s has no %r; showing its whole body", number, name)
+        return pn.Column(_note(f"(This step shows the whole chapter {number}: it has no “{name}” component.)"),
+                         self._body(number), sizing_mode="stretch_width", margin=0,
+                         css_classes=["tour-missing"])
+
+    # --- one step ---
+    def objects_for(self, step: int) -> list:
+        spec = TOUR[step - 1]
+        number = spec["chapter"]
+        if number == 0:
+            return [self.item(0, "overview")]
+        try:
+            ch = self.chapter(number)
+        except Exception as err:     # a chapter in progress must not take the tour down
+            log.exception("tour: chapter %s could not be built", number)
+            return [_note(f"Chapter {number} could not be built ({type(err).__name__}: {err}); the other "
+                          "steps work — press → to go on.", "tour-error")]
+        if ch is None:
+            return [_note(f"Chapter {number} is still being written; press → to go on.")]
+        try:
+            return [self.item(number, s) for s in spec.get("show", ["body"])]
+        except Exception as err:
+            log.exception("tour: step %s could not be drawn", step)
+            return [_note(f"This step could not be drawn ({type(err).__name__}: {err}); press → to go on.",
+                          "tour-error")]
+
+    def show(self, step: int) -> None:
+        step = clamp_step(step)
+        self.stage.objects = self.objects_for(step)
+        self.deck.rendered = step
+
+    def __panel__(self):
+        return pn.Column(self.deck, self.stage, sizing_mode="stretch_width", margin=0, css_classes=["tour"])
+
+
+def build_tour(state: LabState, step: int | None = None):
+    """The tour for this session, opened at `step` (default: ?tour=N of the page's URL)."""
+    if step is None:
+        args = pn.state.session_args or {}
+        raw = (args.get("tour") or [b"1"])[0]
+        step = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    return Tour(state, step=clamp_step(step))
