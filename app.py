@@ -239,7 +239,7 @@ def build_app():
 
     bid = browser_id()
     template = pn.template.BootstrapTemplate(title=title, sidebar_width=300, header_background="#1f4e9e",
-                                             collapsed_sidebar=False)
+                                             collapsed_sidebar=wants_tour)
     content = pn.Column(sizing_mode="stretch_width", margin=0, css_classes=["page-content"])
     badge_slot = pn.Column(sizing_mode="stretch_width", margin=0)
     settings_slot = pn.Column(sizing_mode="stretch_width", margin=0)

@@ -177,7 +177,7 @@ BOX_CSS = """
 @media (prefers-reduced-motion: reduce) { .busy .spin { animation: none; border-top-color: #1f4e9e; } }
 .error { color: #8c1d18; background: #fbeaea; border-left: 6px solid #b3261e; padding: 6px 12px;
          font-size: 1.05rem; border-radius: 4px; }
-.badge { font-size: .95rem; color: #1b1b1f; line-height: 1.5; }
+.badge { font-size: .95rem; color: #1b1b1f; line-height: 1.5; font-weight: 400; white-space: normal; }
 .badge b { color: #1f4e9e; }
 .badge .dr { color: #8a4500; font-weight: 700; }
 """
