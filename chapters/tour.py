@@ -82,9 +82,10 @@ def overview_html() -> str:
     cards = []
     for key, part in PARTS.items():
         items = "".join(
-            f'<li><a href="?tour={first_step(p.number)}">{html.escape(p.short_title)}</a></li>'
+            f'<li><a href="?tour={first_step(p.number)}">{p.number} · {html.escape(p.short_title)}</a></li>'
             for p in registry.chapter_pages() if p.part == key)
-        cards.append(f'<section><h2>Part {key} · {html.escape(part["name"])}</h2><ol>{items}</ol></section>')
+        cards.append(f'<section class="part-{key}"><h2>Part {key} · {html.escape(part["name"])}</h2>'
+                     f'<ul>{items}</ul></section>')
     return (f'<div class="tour-overview">{"".join(cards)}</div>'
             '<p class="tour-keys"><kbd>→</kbd> or <kbd>Space</kbd> next · <kbd>←</kbd> back · '
             '<kbd>F</kbd> fullscreen · <kbd>Esc</kbd> leave the tour</p>')
