@@ -23,7 +23,7 @@ from chapters.widgets import Chip, PredictCard, TokenStrip, legend, show_text
 from lab.sampling import SamplingSettings
 from lab.trace import GenerationTrace, RoundTrace
 
-MAX_NEW_TOKENS = 24
+MAX_NEW_TOKENS = 16     # a handful of rounds to step through; keeps a slow CPU responsive
 SHOW = 6    # top candidates of each model per position
 
 
