@@ -93,6 +93,7 @@ class OnePassChapter(Chapter):
         self.assumed = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.pass_table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self._build_figure()
+        state.param.watch(self._on_session_settings, ["prompt", "temperature", "top_k", "top_p", "gamma", "seed"])
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             pn.state.onload(self.load)
 
@@ -143,6 +144,12 @@ class OnePassChapter(Chapter):
         if event.new is not None and self.round is not None:
             n_prefix = 1
             self.select(event.new - n_prefix)
+
+    async def _on_session_settings(self, *events):
+        """The student changed their prompt or settings in the side panel: show the new rounds."""
+        if self.generation is not None:
+            self.generation = None
+            await self.load()
 
     # ---- views ---------------------------------------------------------------------------------------
     def _draw_round(self):

@@ -89,6 +89,7 @@ class CorrectionChapter(Chapter):
         self.rule_table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self._build_figures()
         self.param.watch(lambda e: self.simulate(), ["rule", "runs"])
+        state.param.watch(self._on_session_settings, ["temperature", "top_k", "top_p"])
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             pn.state.onload(self.load)
 
@@ -131,6 +132,11 @@ class CorrectionChapter(Chapter):
         p, q = result
         with pn.io.unlocked():   # raw Bokeh models change after an await: dispatch them directly
             self.set_distributions(p.numpy(), q.numpy(), settings)
+
+    async def _on_session_settings(self, *events):
+        """New sampling settings in the side panel: p and q change with them."""
+        if self.p is not None:
+            await self.load()
 
     async def _on_show(self, event):
         await self.load()

@@ -78,6 +78,7 @@ class FullRoundChapter(Chapter):
         self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, BOX_CSS])
         self.explain = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, BOX_CSS])
         self.text_strip = TokenStrip(empty="")
+        state.param.watch(self._on_session_settings, ["prompt", "temperature", "top_k", "top_p", "gamma", "seed"])
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             pn.state.onload(self.load)
 
@@ -136,6 +137,12 @@ class FullRoundChapter(Chapter):
 
     async def _on_next_round(self, event):
         await self.next_round()
+
+    async def _on_session_settings(self, *events):
+        """The student changed their prompt or settings in the side panel: show the new rounds."""
+        if self.generation is not None:
+            self.generation = None
+            await self.load()
 
     # ---- views ---------------------------------------------------------------------------------------
     def _draw(self):

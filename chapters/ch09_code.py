@@ -157,6 +157,7 @@ class CodeChapter(Chapter):
         self.round_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.param.watch(self._on_temperature, "temperature")
         self._draw_code(None)
+        state.param.watch(self._on_session_settings, ["prompt", "temperature", "top_k", "top_p", "gamma", "seed"])
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             pn.state.onload(self.load)
 
@@ -234,6 +235,12 @@ class CodeChapter(Chapter):
         await self.load()
         if self.predict is not None and self.temperature == 0:
             self.predict.reveal()
+
+    async def _on_session_settings(self, *events):
+        """The student changed their prompt or settings in the side panel: show the new rounds."""
+        if self.generation is not None:
+            self.generation = None
+            await self.load()
 
     # ---- views ---------------------------------------------------------------------------------------
     def _draw_code(self, current: Event | None):

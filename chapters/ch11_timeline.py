@@ -94,6 +94,7 @@ class TimelineChapter(Chapter):
         self.cards = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[BOX_CSS, CARDS_CSS])
         self._build_figures()
         self._draw_cards()
+        state.param.watch(self._on_session_settings, ["prompt", "temperature", "top_k", "top_p", "gamma", "seed"])
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             pn.state.onload(self.load)
 
@@ -115,6 +116,11 @@ class TimelineChapter(Chapter):
 
     async def _on_draw(self, event):
         await self.load()
+
+    async def _on_session_settings(self, *events):
+        """The student changed their prompt or settings in the side panel: redraw the request."""
+        if self.sched is not None:
+            await self.load()
 
     def show(self, plain: GenerationTrace, spec: GenerationTrace) -> None:
         self.plain, self.spec = plain, spec

@@ -77,3 +77,23 @@ def test_predict_card(chapter):
     chapter.predict.commit(5)
     step_to_end(chapter)
     assert chapter.predict.correct is True
+
+
+def test_new_session_settings_bring_new_rounds():
+    pair = tiny_pair()
+    state = LabState(ModelService(lambda: pair))
+    ch = FullRoundChapter(state)
+    ch.__panel__()
+
+    async def go():
+        await ch.load()
+        first = ch.generation
+        state.prompt = "the dog ran in the park"
+        for _ in range(100):                      # the watcher reloads on the event loop
+            await asyncio.sleep(0.05)
+            if ch.generation is not None and ch.generation is not first:
+                break
+        return first
+    first = asyncio.run(go())
+    assert ch.generation is not first
+    assert pair.tokenizer.decode(ch.round.prefix_ids) == "the dog ran in the park"
