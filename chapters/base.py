@@ -90,13 +90,19 @@ class Chapter(pn.viewable.Viewer):
                         **kwargs):
         """`fn(*args, **kwargs)` on the model worker, with the working line shown.
 
-        Returns None (and shows the sentence) when the student's prompt cannot be used.
+        Returns None (and shows one sentence) when the student's input cannot be used or the model
+        work fails; the page stays usable.
         """
         with (busy or self.busy).working(message):
             try:
                 result = await self.state.service.run(fn, *args, **kwargs)
-            except PromptError as err:
+            except (PromptError, ValueError) as err:   # the student's input: say what to change
                 self.show_problem(str(err))
+                return None
+            except Exception as err:                    # a model failure must not freeze the page
+                log.exception("model work failed in chapter %s", self.number)
+                self.show_problem(f"The models could not finish this ({type(err).__name__}); "
+                                  f"press the button again, or reload the page if it keeps happening.")
                 return None
         self.show_problem("")
         return result

@@ -104,9 +104,18 @@ class GuessCheckKeep(Chapter):
 
     async def next_round(self):
         """One real round: γ draft calls and one target call on the model worker."""
-        if self.decoder is None or self.decoder.done:
-            if self.decoder is not None and self.decoder.done:
-                self.reset()
+        if self.next_button.disabled:        # a round is already running for this page
+            return None
+        self.next_button.disabled = True
+        try:
+            return await self._next_round()
+        finally:
+            self.next_button.disabled = False
+
+    async def _next_round(self):
+        if self.decoder is not None and self.decoder.done:
+            self.reset()
+        if self.decoder is None:
             ids = self.prompt_ids()
             if ids is None:
                 return None
@@ -115,11 +124,7 @@ class GuessCheckKeep(Chapter):
                                                 message="Reading the prompt…")
             if self.decoder is None:
                 return None
-        self.next_button.disabled = True
-        try:
-            r = await self.run_model(self.decoder.step, message="The draft guesses; the target checks…")
-        finally:
-            self.next_button.disabled = False
+        r = await self.run_model(self.decoder.step, message="The draft guesses; the target checks…")
         if r is None:
             return None
         self.rounds.append(r)

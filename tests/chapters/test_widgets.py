@@ -123,3 +123,16 @@ def test_registry_lists_parts_one_and_two(slug):
     from chapters.registry import page_by_slug, pages
     assert page_by_slug(slug) is not None
     assert [p.number for p in pages() if p.number] == list(range(1, 12))
+
+
+def test_a_failing_model_call_is_one_sentence_and_the_page_stays_usable(state):
+    import asyncio
+
+    from chapters.base import Chapter
+
+    def boom():
+        raise RuntimeError("out of memory")
+
+    ch = Chapter(state)
+    assert asyncio.run(ch.run_model(boom)) is None
+    assert "could not finish" in ch.problem.object and not ch.busy.active

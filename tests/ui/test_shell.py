@@ -51,3 +51,21 @@ def test_unknown_chapter_and_the_tour_link(page, server):
     page.get_by_role("link", name="▶ Start the guided tour").click()
     wait_until(lambda: "tour=" in page.url)
     page.get_by_text(re.compile("Leave tour|still being built")).first.wait_for(timeout=60000)
+
+
+def test_settings_follow_the_student_to_the_next_page(page, server, shot):
+    open_page(page, server + "?chapter=dilemma", "Good is slow. Fast is sloppy.")
+    page.get_by_text("Your prompt & sampling settings").click()
+    box = page.get_by_role("textbox").first
+    box.fill("   ")
+    page.get_by_role("button", name="Use these settings").click()
+    page.get_by_text("The prompt is empty", exact=False).wait_for()
+    shot(page, "settings-empty-prompt")
+    box.fill("the dog ran in the park")
+    page.get_by_role("button", name="Use these settings").click()
+    page.get_by_text("Saved for this session", exact=False).wait_for()
+    page.get_by_role("link", name="2 · Most words are easy →").click()
+    page.get_by_text("Most words are easy.", exact=True).first.wait_for()
+    page.get_by_text("Your prompt & sampling settings").click()
+    wait_until(lambda: page.get_by_role("textbox").first.input_value() == "the dog ran in the park",
+               message="the prompt carried to the next page")

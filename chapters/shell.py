@@ -1,0 +1,282 @@
+"""The shell's pieces: navigation, landing page, pager, per-browser settings, the page router.
+
+app.py (run afresh for every session by `panel serve`) only configures Panel and calls
+`build_app()`; everything that must persist across sessions (the settings store, the JS component
+class) lives here, in a module imported once per process.
+"""
+from __future__ import annotations
+
+import html
+import re
+import uuid
+from collections import OrderedDict
+from pathlib import Path
+
+import panel as pn
+import param
+
+from chapters import registry
+from chapters.loading import LOADER
+from chapters.registry import BRIDGE_SLUG, PARTS, QUESTION_COUNT
+from chapters.state import LabState
+from chapters.tour_steps import TOUR
+from chapters.widgets import PairBadge, SettingsPanel
+from lab import runtime
+
+ASSETS = Path(__file__).resolve().parents[1] / "assets"
+SHELL_CSS = (ASSETS / "shell.css").read_text()
+
+# --- one student's settings, across page loads ---------------------------------------------------
+
+_SNAPSHOT_FIELDS = ("prompt", "temperature", "top_k", "top_p", "gamma", "seed", "answers")
+_SNAPSHOTS: OrderedDict[str, dict] = OrderedDict()   # browser id → settings (this module loads once)
+_MAX_SNAPSHOTS = 2000
+
+
+def browser_id() -> str:
+    cookie = (pn.state.cookies or {}).get("speclab_id", "")
+    return cookie if re.fullmatch(r"[0-9a-f]{32}", cookie or "") else uuid.uuid4().hex
+
+
+def session_state(bid: str) -> LabState:
+    """This browser's LabState: a fresh object per session, seeded from its last settings."""
+    state = LabState(runtime.service(), **_SNAPSHOTS.get(bid, {}))
+
+    def save(*_):
+        _SNAPSHOTS[bid] = {f: getattr(state, f) for f in _SNAPSHOT_FIELDS}
+        _SNAPSHOTS.move_to_end(bid)
+        while len(_SNAPSHOTS) > _MAX_SNAPSHOTS:
+            _SNAPSHOTS.popitem(last=False)
+
+    state.param.watch(save, list(_SNAPSHOT_FIELDS))
+    return state
+
+
+class ShellKeys(pn.custom.JSComponent):
+    """F toggles fullscreen (outside text fields); remembers this browser in a cookie."""
+    browser_id = param.String(default="")
+
+    _esm = """
+export function render({ model }) {
+  document.cookie = "speclab_id=" + model.browser_id + "; path=/; SameSite=Lax; max-age=604800";
+  if (!window.__speclabKeys) {
+    window.__speclabKeys = true;
+    document.addEventListener("keydown", (e) => {
+      const t = e.composedPath()[0] || e.target;
+      const tag = ((t && t.tagName) || "").toLowerCase();
+      if (tag === "input" || tag === "textarea" || tag === "select" || (t && t.isContentEditable)) return;
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.key === "f" || e.key === "F") {
+        if (document.fullscreenElement) { document.exitFullscreen(); }
+        else if (document.documentElement.requestFullscreen) { document.documentElement.requestFullscreen(); }
+      }
+    });
+  }
+  const span = document.createElement("span");
+  span.setAttribute("aria-hidden", "true");
+  return span;
+}
+"""
+
+
+# --- pieces of every page -------------------------------------------------------------------------
+
+def href(slug: str) -> str:
+    return f"?chapter={slug}" if slug else "?"
+
+
+def nav_html(current: str) -> str:
+    """Navigation grouped by part; the current page marked with aria-current."""
+    cur = ' aria-current="page"' if current == "" else ""
+    out = [f'<nav class="nav" aria-label="Chapters"><a class="home" href="?"{cur}>Start · the question</a>']
+    for key, part in PARTS.items():
+        out.append(f'<div class="part">PART {key} <span>{html.escape(part["name"])}</span></div><ol>')
+        for p in registry.pages():
+            if p.part != key:
+                continue
+            cur = ' aria-current="page"' if p.slug == current else ""
+            soon = "" if p.chapter_class or p.slug == BRIDGE_SLUG else ' class="soon"'
+            label = html.escape(p.nav_label) + ("" if not soon else " (soon)")
+            out.append(f'<li><a href="{href(p.slug)}"{cur}{soon}>{label}</a></li>')
+        out.append("</ol>")
+    out.append('<div class="part"><a href="?tour=1">▶ Guided tour</a></div></nav>')
+    return "".join(out)
+
+
+def pager_html(current: str) -> str:
+    prev, nxt = registry.neighbours(current)
+    links = []
+    if current and prev is None:
+        links.append('<a class="prev" href="?" rel="prev">← Start</a>')
+    elif prev is not None:
+        links.append(f'<a class="prev" href="{href(prev.slug)}" rel="prev">← {html.escape(prev.nav_label)}</a>')
+    if nxt is not None:
+        links.append(f'<a class="next" href="{href(nxt.slug)}" rel="next">{html.escape(nxt.nav_label)} →</a>')
+    return f'<nav class="pager" aria-label="Previous and next">{"".join(links)}</nav>'
+
+
+def html_pane(markup: str, **kwargs) -> pn.pane.HTML:
+    return pn.pane.HTML(markup, stylesheets=[SHELL_CSS], sizing_mode="stretch_width", **kwargs)
+
+
+def landing_html() -> str:
+    chapters = registry.chapter_pages()
+    cards = []
+    for key, part in PARTS.items():
+        items = "".join(f'<li><a href="{href(p.slug)}">{html.escape(p.short_title)}</a></li>'
+                        for p in registry.pages() if p.part == key)
+        cards.append(f'<section class="partcard"><h2>Part {key} · {html.escape(part["name"])}</h2>'
+                     f'<ol>{items}</ol></section>')
+    summary = " ".join(f"<b>Part {k} · {html.escape(v['name'])}</b> — {html.escape(v['summary'])}"
+                       for k, v in PARTS.items())
+    counts = [f"<b>{len(PARTS)}</b> parts · <b>{len(chapters)}</b> short chapters",
+              f"<b>{QUESTION_COUNT}</b> predict &amp; check questions",
+              f"<b>{len(TOUR)}</b> guided steps", "press <b>F</b> for fullscreen"]
+    return (
+        '<div class="landing"><div class="eyebrow">DSAI4207 · Lecture 6 · Generation, Decoding &amp; Inference'
+        '</div><h1>Can a small model make a big one faster — same output?</h1>'
+        f'<p>An interactive companion for first-time learners, in three parts. {summary} '
+        'Explore by scrolling, or start the Guided tour for a full-screen, one-step-per-page class '
+        'presentation.</p>'
+        '<ul class="counts" aria-label="What is inside">' + "".join(f"<li>{c}</li>" for c in counts) + '</ul>'
+        '<div class="cta"><a class="primary" href="?tour=1">▶ Start the guided tour</a>'
+        f'<a class="secondary" href="{href(chapters[0].slug)}">Explore chapter by chapter →</a></div>'
+        f'<div class="parts">{"".join(cards)}</div></div>')
+
+
+def part_opening(page) -> pn.pane.HTML | None:
+    """The part's own headline above its first page."""
+    first = next(p for p in registry.pages() if p.part == page.part)
+    if first.slug != page.slug:
+        return None
+    part = PARTS[page.part]
+    return html_pane(f'<div class="partopen"><div class="eyebrow">{html.escape(part["kicker"])}</div>'
+                     f'<h2>{html.escape(part["title"])}</h2><p>{html.escape(part["intro"])}</p></div>')
+
+
+def coming_soon(page) -> pn.pane.HTML:
+    why = ("This chapter is still being written; its page appears here as soon as it lands."
+           if not page.load_error else
+           f"This chapter could not be loaded ({page.load_error}); the rest of the lab works — tell the lecturer.")
+    return html_pane(f'<div class="chapter-soon"><p class="eyebrow">{page.number:02d} · {html.escape(page.kicker)}</p>'
+                     f'<h1>{html.escape(page.title)}</h1><div class="soon-box" role="status">{html.escape(why)}</div></div>')
+
+
+def tour_view(state: LabState):
+    try:
+        from chapters.tour import build_tour   # the guided tour issue provides this
+    except ImportError:
+        return html_pane(f'<div class="landing"><h1>Guided tour</h1><div class="soon-box" role="status">'
+                         f'The full-screen tour ({len(TOUR)} steps) is still being built. Meanwhile, explore '
+                         f'chapter by chapter: <a href="{href(registry.pages()[0].slug)}">start with chapter 1</a>.'
+                         '</div></div>')
+    return build_tour(state)
+
+
+def page_view(slug: str, state: LabState):
+    """The main content of one page, built for this session only."""
+    if slug == "":
+        return html_pane(landing_html())
+    page = registry.page_by_slug(slug)
+    if page.slug == BRIDGE_SLUG:
+        from chapters.bridge import FiveQuestions
+        body = FiveQuestions(state)
+    elif page.chapter_class is None:
+        body = coming_soon(page)
+    else:
+        body = page.chapter_class(state)
+    opening = part_opening(page)
+    return pn.Column(*([opening] if opening else []), body, sizing_mode="stretch_width", margin=0)
+
+
+def loading_view() -> tuple[pn.Column, callable]:
+    bar = pn.indicators.Progress(value=None, max=100, sizing_mode="stretch_width", bar_color="primary")
+    text = html_pane("")
+
+    def refresh():
+        if LOADER.error:
+            text.object = (f'<div class="loading"><p class="err" role="alert">The models could not be loaded: '
+                           f'{html.escape(LOADER.error)}</p></div>')
+            bar.visible = False
+            return
+        bar.value = int(LOADER.fraction * 100) if LOADER.fraction > 0 else None
+        text.object = (f'<div class="loading" role="status" aria-live="polite"><p>Loading the models — '
+                       f'{html.escape(LOADER.message)}</p><p>The first start takes up to a minute; '
+                       f'later pages open at once.</p></div>')
+
+    refresh()
+    return pn.Column(text, bar, sizing_mode="stretch_width"), refresh
+
+
+# --- the app ---------------------------------------------------------------------------------------
+
+def build_app():
+    args = pn.state.session_args or {}
+    slug = (args.get("chapter") or [b""])[0].decode("utf-8", "replace")
+    wants_tour = bool(args.get("tour"))
+    notice = ""
+    if slug and registry.page_by_slug(slug) is None:
+        notice = f"There is no chapter called “{slug}”; pick one from the list on the left."
+        slug = ""
+    page = registry.page_by_slug(slug) if slug else None
+    title = "Speculative Lab" + (f" · {page.short_title}" if page else " · Guided tour" if wants_tour else "")
+
+    bid = browser_id()
+    template = pn.template.BootstrapTemplate(title=title, sidebar_width=300, header_background="#1f4e9e",
+                                             collapsed_sidebar=wants_tour)
+    content = pn.Column(sizing_mode="stretch_width", margin=0, css_classes=["page-content"])
+    badge_slot = pn.Column(sizing_mode="stretch_width", margin=0)
+    settings_slot = pn.Column(sizing_mode="stretch_width", margin=0)
+    template.sidebar.append(html_pane(nav_html("" if wants_tour else slug)))
+    template.main.append(pn.Column(
+        ShellKeys(browser_id=bid, width=0, height=0, margin=0),
+        badge_slot,
+        settings_slot,
+        *([html_pane(f'<p class="soon-box" role="alert">{html.escape(notice)}</p>')] if notice else []),
+        content,
+        html_pane(pager_html(slug)) if not wants_tour else None,
+        sizing_mode="stretch_width"))
+
+    landing = slug == "" and not wants_tour
+    if landing:   # the landing page needs no model: show it at once, the badge slot shows loading
+        content.objects = [html_pane(landing_html())]
+
+    def fill():
+        state = session_state(bid)
+        badge_slot.objects = [PairBadge(state)]
+        settings_slot.objects = [pn.Card(SettingsPanel(state), title="✎ Your prompt & sampling settings",
+                                         collapsed=True, sizing_mode="stretch_width", margin=(0, 5, 6, 5))]
+        if not landing:
+            content.objects = [tour_view(state) if wants_tour else page_view(slug, state)]
+
+    if LOADER.ready:
+        fill()
+    else:
+        view, refresh = loading_view()
+        (badge_slot if landing else content).objects = [view]
+        callback = None
+
+        def poll():
+            if LOADER.ready or LOADER.error:
+                callback.stop()
+            if LOADER.ready:
+                fill()
+            else:
+                refresh()
+
+        callback = pn.state.add_periodic_callback(poll, period=300)
+    return template
+
+
+
+def configure() -> None:
+    """Panel settings for the whole app: everything served inline (offline), large type."""
+    pn.extension(inline=True, raw_css=[(ASSETS / "speclab.css").read_text()], notifications=False)
+
+    # Large type on every button (Bokeh widgets live in shadow roots, so page CSS cannot reach them).
+    button_css = (":host .bk-btn { --bs-btn-font-size: 1.05rem; font-size: 1.05rem; padding: 7px 14px; }"
+                  ":host .bk-btn:focus-visible { outline: 3px solid #ffbf47; outline-offset: 2px; }")
+    for widget in (pn.widgets.Button, pn.widgets.RadioButtonGroup, pn.widgets.Toggle):
+        widget.param.stylesheets.default = [button_css]
+
+    LOADER.start()   # the pair loads in the background; pages show its progress meanwhile
