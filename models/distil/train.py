@@ -110,7 +110,14 @@ def build_shortlist(tokenizer, size: int, label_dir: Path) -> torch.Tensor:
             score[i] += 2e5 * c / total
     for i in tokenizer.all_special_ids:
         score[i] += 1e9
-    return torch.tensor(sorted(i for i, _ in score.most_common(size)), dtype=torch.long)
+    # half by what we saw, the rest by BPE merge order (low ids = frequent in SmolLM2's own corpus),
+    # which brings in everyday words our code-heavy corpus lacks
+    chosen = {i for i, _ in score.most_common(size // 2)}
+    for i in range(len(tokenizer)):
+        if len(chosen) >= size:
+            break
+        chosen.add(i)
+    return torch.tensor(sorted(chosen), dtype=torch.long)
 
 
 class Labels:
@@ -161,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--run", default="l3")
     ap.add_argument("--layers", type=int, default=3)
-    ap.add_argument("--shortlist", type=int, default=8192)
+    ap.add_argument("--shortlist", type=int, default=16384)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--horizon-min", type=float, default=100.0, help="cosine decay over this much training time")
