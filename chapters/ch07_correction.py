@@ -86,7 +86,7 @@ class CorrectionChapter(Chapter):
         self.run_button.on_click(lambda e: self.simulate())
         self.settings_note = pn.pane.HTML("", sizing_mode="stretch_width")
         self.distance = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
-        self.rule_table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self.rule_table = pn.pane.HTML("", width=380, stylesheets=[TABLE_CSS])
         self._build_figures()
         self.param.watch(lambda e: self.simulate(), ["rule", "runs"])
         state.param.watch(self._on_session_settings, ["temperature", "top_k", "top_p"])
