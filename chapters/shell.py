@@ -7,6 +7,7 @@ class) lives here, in a module imported once per process.
 from __future__ import annotations
 
 import html
+import logging
 import re
 import uuid
 from collections import OrderedDict
@@ -22,6 +23,8 @@ from chapters.state import LabState
 from chapters.tour_steps import TOUR
 from chapters.widgets import PairBadge, SettingsPanel
 from lab import runtime
+
+log = logging.getLogger(__name__)
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 SHELL_CSS = (ASSETS / "shell.css").read_text()
@@ -184,7 +187,13 @@ def page_view(slug: str, state: LabState):
     elif page.chapter_class is None:
         body = coming_soon(page)
     else:
-        body = page.chapter_class(state)
+        try:
+            body = page.chapter_class(state)
+        except Exception as err:   # one broken chapter must not take the page (or the lab) down
+            log.exception("chapter %s could not be built", page.slug)
+            page = registry.Page(page.slug, page.number, page.part, page.kicker, page.title,
+                                 load_error=f"{type(err).__name__}: {err}")
+            body = coming_soon(page)
     opening = part_opening(page)
     return pn.Column(*([opening] if opening else []), body, sizing_mode="stretch_width", margin=0)
 

@@ -69,3 +69,13 @@ def test_settings_follow_the_student_to_the_next_page(page, server, shot):
     page.get_by_text("Your prompt & sampling settings").click()
     wait_until(lambda: page.get_by_role("textbox").first.input_value() == "the dog ran in the park",
                message="the prompt carried to the next page")
+
+
+def test_f_toggles_fullscreen_outside_text_fields(page, server):
+    open_page(page, server, "Can a small model make a big one faster")
+    wait_until(lambda: page.evaluate("document.cookie").startswith("speclab_id="), message="the shell's keys")
+    page.locator("h1").first.click()
+    page.keyboard.press("f")
+    wait_until(lambda: page.evaluate("!!document.fullscreenElement"), 10, message="fullscreen on F")
+    page.keyboard.press("f")
+    wait_until(lambda: page.evaluate("!document.fullscreenElement"), 10, message="fullscreen off on F")
