@@ -69,16 +69,20 @@ class Chapter(pn.viewable.Viewer):
         """The interactive part of the page (built once per session)."""
         return pn.pane.Markdown("")
 
+    def page_intro(self) -> str:
+        """The intro as shown; a chapter may fill in live numbers (the class attribute stays plain)."""
+        return self.intro
+
     # --- shared behaviour ---
     def header(self) -> pn.pane.HTML:
         num = f"{self.number:02d} · " if self.number else ""
-        intro = pn.pane.Markdown(self.intro, css_classes=["ch-intro"], sizing_mode="stretch_width",
+        intro = pn.pane.Markdown(self.page_intro(), css_classes=["ch-intro"], sizing_mode="stretch_width",
                                  stylesheets=[HEADER_CSS + ":host { font-size: 1.2rem; } p { font-size: 1.2rem; line-height: 1.5; "
                                               "max-width: 60em; color: #2b2d31; }"],
-                                 margin=(0, 0)) if self.intro else None
+                                 margin=(0, 10)) if self.intro else None
         head = pn.pane.HTML(f'<div class="ch-head"><span class="num">{num}{html.escape(self.kicker)}</span>'
                             f'<h1>{html.escape(self.title)}</h1></div>',
-                            stylesheets=[HEADER_CSS], sizing_mode="stretch_width", margin=0)
+                            stylesheets=[HEADER_CSS], sizing_mode="stretch_width", margin=(0, 10))
         return pn.Column(head, intro, sizing_mode="stretch_width", margin=0) if intro else head
 
     def show_problem(self, sentence: str = "") -> None:

@@ -82,11 +82,19 @@ class Dilemma(Chapter):
     kicker = "The dilemma"
     title = "Good is slow. Fast is sloppy."
     intro = ("A large model is a careful writer, but it writes one word per call and every call is "
-             "expensive. A model ten times smaller answers ten times quicker — yet it is not the writer "
-             "we asked for. Press **Write** and watch both.")
+             "expensive. A much smaller model answers much quicker — yet it is not the writer we asked "
+             "for. Press **Write** and watch both.")
     takeaway = "We want the big model’s words at something like the small model’s speed."
     question = ("A GPU does thousands of things at once. Why can’t the big model produce all 20 words "
                 "in a single call?")
+
+    def page_intro(self) -> str:
+        pair = self.state.service.pair
+        ratio = pair.target_params / max(1, pair.draft_params)
+        return ("A large model is a careful writer, but it writes one word per call and every call is "
+                f"expensive. A model {ratio:.0f} times smaller (here {pair.draft_label}, beside "
+                f"{pair.target_label}) answers quicker — yet it is not the writer we asked for. "
+                "Press **Write** and watch both.")
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
@@ -238,9 +246,11 @@ class Dilemma(Chapter):
         r = self.race
         ratio = r.target_done / r.draft_done if r.draft_done > 0 else float("inf")
         n_unlikely = sum(r.unlikely)
+        per_big = r.target_done / max(1, len(r.target_ends))
+        per_small = r.draft_done / max(1, len(r.draft_ends))
         return (f'<div class="verdict waiting">The small model finished in <b>{fmt_seconds(r.draft_done)}</b>, '
                 f'the big model in <b>{fmt_seconds(r.target_done)}</b> ({ratio:.1f}× the small model’s time; both make one '
-                f'call per word). '
+                f'call per word: {fmt_seconds(per_big)} vs {fmt_seconds(per_small)} a call). '
                 f'But <b>{n_unlikely} of the small model’s {len(r.draft_texts)}</b> words are ones the big model '
                 f'would pick less than 15% of the time here (marked ⚠).</div>')
 
@@ -250,7 +260,7 @@ class Dilemma(Chapter):
             pn.Row(self.write_button, self.speed, self.busy, sizing_mode="stretch_width"),
             lane("Big model", "the writer we want — one slow call per word", self.big_strip,
                  self.big_count, palette.TARGET),
-            lane("Small model", "ten times quicker per word", self.small_strip, self.small_count,
+            lane("Small model", "quicker per word, but not the writer we want", self.small_strip, self.small_count,
                  palette.DRAFT),
             pn.pane.Bokeh(self.figure, sizing_mode="stretch_width"),
             legend(["target_call", "draft_call", "unlikely"],

@@ -393,7 +393,13 @@ def badge_html(pair, settings) -> str:
             f'<b>target</b> {html.escape(pair.target_label)} ({human_count(pair.target_params)} parameters) · '
             f'<span class="dr">draft</span> {html.escape(pair.draft_label)} '
             f'({human_count(pair.draft_params)}) · {html.escape(pair.device)} {html.escape(pair.dtype)} · '
-            f'sampling: {html.escape(settings.describe())}</div>')
+            f'sampling: {html.escape(settings.describe())}{_pair_warning(pair)}</div>')
+
+
+def _pair_warning(pair) -> str:
+    """A lecturer's pair that was refused, or a provisional default, said in the badge."""
+    note = (getattr(pair, "notes", None) or {}).get("warning")
+    return f'<div class="error" role="note">⚠ {html.escape(note)}</div>' if note else ""
 
 
 class PairBadge(pn.viewable.Viewer):

@@ -47,3 +47,9 @@ def test_an_empty_prompt_is_one_sentence_not_a_crash(chapter):
     chapter.state.prompt = "  "
     assert asyncio.run(chapter.write()) is None
     assert "empty" in chapter.problem.object
+
+
+def test_the_size_ratio_in_the_intro_is_computed_from_the_pair(chapter):
+    pair = chapter.state.service.pair
+    assert f"{pair.target_params / pair.draft_params:.0f} times smaller" in chapter.page_intro()
+    assert pair.draft_label in chapter.page_intro()

@@ -136,3 +136,14 @@ def test_a_failing_model_call_is_one_sentence_and_the_page_stays_usable(state):
     ch = Chapter(state)
     assert asyncio.run(ch.run_model(boom)) is None
     assert "could not finish" in ch.problem.object and not ch.busy.active
+
+
+def test_badge_says_when_the_lecturers_pair_was_refused(state):
+    from chapters.widgets import badge_html
+
+    class Pair:
+        target_label, draft_label, target_params, draft_params = "T", "D", 10**8, 10**7
+        device, dtype = "cpu", "float32"
+        notes = {"warning": "The draft <x> uses a different vocabulary."}
+    html = badge_html(Pair(), state.settings)
+    assert "100 M" in html and "⚠" in html and "&lt;x&gt;" in html
