@@ -147,3 +147,19 @@ def test_badge_says_when_the_lecturers_pair_was_refused(state):
         notes = {"warning": "The draft <x> uses a different vocabulary."}
     html = badge_html(Pair(), state.settings)
     assert "100 M" in html and "⚠" in html and "&lt;x&gt;" in html
+
+
+def test_pair_loader_reports_ready_or_one_sentence(monkeypatch):
+    from chapters import loading
+
+    monkeypatch.setenv("SPECLAB_PAIR", "tiny")
+    loader = loading.PairLoader()
+    loader._load()
+    assert loader.ready and loader.fraction == 1.0 and "Loaded" in loader.message
+
+    def broken():
+        raise RuntimeError("The target folder has no config.json; point to a saved model folder.")
+    monkeypatch.setattr(loading.runtime, "service", broken)
+    failing = loading.PairLoader()
+    failing._load()
+    assert not failing.ready and "no config.json" in failing.error
