@@ -39,7 +39,6 @@ export function render({ model }) {
   const exit = h("a", { class: "tour-exit", href: "?" });
   exit.append(h("span", { "aria-hidden": "true", text: "✕ " }), "Leave tour ",
               h("kbd", { text: "Esc" }));
-  const brand = h("span", { class: "tour-brand", text: "Speculative Lab · Guided tour" });
   const select = h("select", { class: "tour-jump", id: "tour-jump" });
   for (const c of model.chapters) select.append(h("option", { value: String(c.first), text: c.label }));
   const jump = h("label", { class: "tour-jump-label", for: "tour-jump" }, "Chapter");
@@ -51,7 +50,7 @@ export function render({ model }) {
   const fs = h("button", { class: "tour-fs", type: "button", "aria-pressed": "false", "aria-keyshortcuts": "F" });
   fs.append("Fullscreen ", h("kbd", { text: "F" }));
   const bar = h("nav", { class: "tour-bar", "aria-label": "Guided tour" },
-                exit, brand, h("span", { class: "tour-jump-wrap" }, jump, select),
+                exit, h("span", { class: "tour-jump-wrap" }, jump, select),
                 h("span", { class: "tour-move" }, back, counter, next), fs);
 
   const fill = h("div", { class: "tour-fill" });
