@@ -19,9 +19,10 @@ class LabState(param.Parameterized):
     answers = param.Dict(default={}, doc="Predict-and-check answers, by chapter number.")
     error = param.String(default="", doc="The last one-sentence problem with the student's input.")
 
-    def __init__(self, service, **params):
+    def __init__(self, service, owner: str | None = None, **params):
         super().__init__(**params)
         self.service = service    # the process-wide ModelService (shared; holds the pair)
+        self.owner = owner        # the browser session's id: its model work is queued fairly under it
 
     @property
     def settings(self) -> SamplingSettings:

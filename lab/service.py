@@ -38,7 +38,7 @@ class FairQueue:
         future: Future = Future()
         with self._ready:
             queue = self._queues.setdefault(owner, deque())
-            if len(queue) >= self.max_pending:
+            if owner is not None and len(queue) >= self.max_pending:   # None: the server's own work
                 raise QueueFull("Still working on your earlier requests; wait for them to finish, "
                                 "then try again.")
             queue.append((future, fn, args, kwargs))
