@@ -16,7 +16,7 @@ from bokeh.plotting import figure
 
 from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import BOX_CSS, lane, Chip, PredictCard, TokenStrip, legend
+from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, count_html, lane, legend
 from lab.compare import RAW, token_probability
 
 N_TOKENS = 20
@@ -156,8 +156,7 @@ class Dilemma(Chapter):
 
     @staticmethod
     def _count_html(n: int) -> str:
-        return (f'<div class="badge" style="font-size:1.15rem"><b style="font-size:1.6rem">{n}</b> '
-                f'of {N_TOKENS} words</div>')
+        return count_html(n, f"of {N_TOKENS} words")
 
     # --- running ---
     async def _on_write(self, event=None):

@@ -15,7 +15,7 @@ from bokeh.plotting import figure
 
 from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import BOX_CSS, lane, Busy, Chip, PredictCard, TokenStrip, legend
+from chapters.widgets import BOX_CSS, Busy, Chip, PredictCard, TokenStrip, count_html, lane, legend
 
 N_WORDS = 5
 MAX_POSITIONS = 8
@@ -64,7 +64,7 @@ class Checking(Chapter):
         self.ticks = 0
         self.word_texts: list[str] = []
         self.costs = []
-        self.tick_button = pn.widgets.Button(label="⏱ Tick the clock", color="primary", width=200)
+        self.tick_button = pn.widgets.Button(label="Tick the clock", color="primary", width=200)
         self.tick_button.on_click(self._on_tick)
         self.reset_button = pn.widgets.Button(label="Start again", color="default", width=140)
         self.reset_button.on_click(lambda e: self.reset())
@@ -88,7 +88,7 @@ class Checking(Chapter):
 
     @staticmethod
     def _calls_html(n: int) -> str:
-        return f'<div class="badge" style="font-size:1.15rem"><b style="font-size:1.6rem">{n}</b> big-model calls</div>'
+        return count_html(n, "big-model calls")
 
     # --- tick the clock ---
     async def _on_tick(self, event=None):

@@ -11,7 +11,7 @@ import html
 import panel as pn
 
 from chapters.base import Chapter
-from chapters.widgets import BOX_CSS, lane, Chip, PredictCard, TokenStrip, legend
+from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, count_html, lane, legend
 from lab.engine import Decoder
 
 MAX_NEW_TOKENS = 48
@@ -81,7 +81,7 @@ class GuessCheckKeep(Chapter):
 
     @staticmethod
     def _calls_html(n: int) -> str:
-        return f'<div class="badge" style="font-size:1.15rem"><b style="font-size:1.6rem">{n}</b> target calls</div>'
+        return count_html(n, "target calls")
 
     # --- counters the page (and the tests) read ---
     @property

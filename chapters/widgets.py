@@ -132,6 +132,13 @@ class TokenStrip(pn.viewable.Viewer):
         return pn.Column(self._html, self._buttons, sizing_mode="stretch_width", margin=0)
 
 
+def count_html(n: int, label: str) -> str:
+    """A big number and its unit, on one line (the lanes' counters)."""
+    return (f'<div class="count" style="display:flex;gap:8px;align-items:baseline;white-space:nowrap;'
+            f'font-size:1.1rem;color:#1b1b1f"><b style="font-size:1.7rem;color:#1f4e9e">{n}</b>'
+            f'<span>{html.escape(label)}</span></div>')
+
+
 def lane(name: str, note: str, strip, count=None, colour: str = "#1b1b1f", width: int = 200) -> pn.Row:
     """One labelled lane: name, a short note and an optional counter on the left, the strip on the right."""
     head = pn.pane.HTML(f'<div style="font-size:1.15rem;font-weight:700;color:{colour}">{html.escape(name)}</div>'

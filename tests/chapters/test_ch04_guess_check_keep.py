@@ -25,8 +25,8 @@ def test_three_rounds_three_target_calls(chapter):
     assert chapter.spec_calls == 3
     produced = sum(len(r.emitted_ids) for r in chapter.rounds)
     assert chapter.standard_calls == produced == chapter.tokens >= 3
-    assert ">3</b> target calls" in chapter.spec_count.object
-    assert f">{produced}</b> target calls" in chapter.standard_count.object
+    assert ">3</b><span>target calls" in chapter.spec_count.object
+    assert f">{produced}</b><span>target calls" in chapter.standard_count.object
     # lanes: one target-call chip per token; per round γ draft calls and one check
     assert sum(c.state == "target_call" for c in chapter.standard_strip.chips) == produced
     assert sum(c.state == "target_call" for c in chapter.spec_strip.chips) == 3
