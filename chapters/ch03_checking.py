@@ -8,6 +8,8 @@ against the n calls that writing n tokens needs — including where "about one c
 from __future__ import annotations
 
 import html
+import threading
+import time
 
 import panel as pn
 from bokeh.models import ColumnDataSource, Span
@@ -20,6 +22,26 @@ from chapters.widgets import BOX_CSS, Busy, Chip, PredictCard, TokenStrip, count
 N_WORDS = 5
 MAX_POSITIONS = 8
 ABOUT_ONE = 1.5      # "about one call": a call over n positions within 1.5× of a one-position call
+
+
+FRESH_SECONDS = 30   # a whole class pressing "Measure" at once shares one measurement this young
+_recent: dict[tuple, tuple[float, list]] = {}
+_recent_lock = threading.Lock()
+
+
+def recent_verify_costs(service, prompt_ids: list[int], max_positions: int = MAX_POSITIONS):
+    """On the model worker: a live measurement, reused for FRESH_SECONDS (so 30 students pressing
+    Measure queue one measurement, not thirty). Returns (seconds ago it was measured, costs)."""
+    key = (service.pair.name, tuple(prompt_ids), max_positions)
+    with _recent_lock:
+        hit = _recent.get(key)
+    now = time.monotonic()
+    if hit is not None and now - hit[0] < FRESH_SECONDS:
+        return now - hit[0], hit[1]
+    costs = service.verify_costs(prompt_ids, max_positions)
+    with _recent_lock:
+        _recent[key] = (time.monotonic(), costs)
+    return 0.0, costs
 
 
 def words(service, prompt_ids: list[int], settings, n: int = N_WORDS) -> list[str]:
@@ -64,6 +86,7 @@ class Checking(Chapter):
         self.ticks = 0
         self.word_texts: list[str] = []
         self.costs = []
+        self.measured_ago = 0.0
         self.tick_button = pn.widgets.Button(label="Tick the clock", color="primary", width=200)
         self.tick_button.on_click(self._on_tick)
         self.reset_button = pn.widgets.Button(label="Start again", color="default", width=140)
@@ -159,14 +182,16 @@ class Checking(Chapter):
             return None
         self.measure_button.disabled = True
         try:
-            costs = await self.run_model(self.state.service.verify_costs, ids, MAX_POSITIONS,
-                                         message="Timing the big model over 1 to 8 positions…",
-                                         busy=self.measure_busy)
+            result = await self.run_model(recent_verify_costs, self.state.service, ids, MAX_POSITIONS,
+                                          message="Timing the big model over 1 to 8 positions…",
+                                          busy=self.measure_busy)
         finally:
             self.measure_button.disabled = False
-        if costs:
-            self.costs = list(costs)
-            self.in_document(self.show_costs, costs)
+        if result is None:
+            return None
+        self.measured_ago, costs = result
+        self.costs = list(costs)
+        self.in_document(self.show_costs, costs)
         return costs
 
     def show_costs(self, costs) -> None:
@@ -176,8 +201,10 @@ class Checking(Chapter):
                                      label=[f"{c.seconds * 1000:.1f} ms" for c in costs])
         self.figure.y_range.end = max(MAX_POSITIONS, max(c.ratio for c in costs)) + 1
         one = costs[0].seconds
-        self.reading.object = (f'<div class="verdict waiting">One call over 1 position: <b>{one * 1000:.1f} ms</b>. '
-                               f'{html.escape(honest_reading(costs))}</div>')
+        when = (f" (measured {self.measured_ago:.0f} s ago for another student on this server)"
+                if self.measured_ago >= 1 else "")
+        self.reading.object = (f'<div class="verdict waiting">One call over 1 position: <b>{one * 1000:.1f} ms</b>'
+                               f'{html.escape(when)}. {html.escape(honest_reading(costs))}</div>')
 
     def body(self):
         return pn.Column(

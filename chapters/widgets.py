@@ -142,8 +142,8 @@ def count_html(n: int, label: str) -> str:
 def lane(name: str, note: str, strip, count=None, colour: str = "#1b1b1f", width: int = 200) -> pn.Row:
     """One labelled lane: name, a short note and an optional counter on the left, the strip on the right."""
     head = pn.pane.HTML(f'<div style="font-size:1.15rem;font-weight:700;color:{colour}">{html.escape(name)}</div>'
-                        f'<div style="color:#44474d;font-size:1rem">{html.escape(note)}</div>', width=width,
-                        margin=(4, 5, 0, 5))
+                        f'<div style="color:#44474d;font-size:1rem">{html.escape(note)}</div>', width=width - 14,
+                        margin=(4, 4, 0, 5))
     left = pn.Column(head, count, width=width, margin=0) if count is not None else head
     return pn.Row(left, strip, sizing_mode="stretch_width", margin=(6, 0))
 

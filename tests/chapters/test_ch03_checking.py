@@ -48,3 +48,10 @@ def test_the_reading_is_honest_when_checking_is_not_free():
     assert "stops being free" not in honest_reading(free)
     costly = [VerifyCost(n, 0.01 * n, float(n)) for n in range(1, 9)]
     assert "stops being free at 2" in honest_reading(costly) and "no cheaper" in honest_reading(costly)
+
+
+def test_a_class_pressing_measure_shares_one_fresh_measurement(chapter, state):
+    first = asyncio.run(chapter.measure())
+    other = Checking(state)
+    other.__panel__()
+    assert asyncio.run(other.measure()) is first         # reused, not queued again
