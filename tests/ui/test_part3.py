@@ -118,11 +118,15 @@ def test_ch10_slider_updates_the_plot(page, server, shot):
     page.mouse.move(box["x"] - 60, box["y"] + box["height"] / 2, steps=8)
     page.mouse.up()
 
-    def moved():
+    def point_alpha():
         points = [d for d in page.evaluate(BOKEH_SOURCES, ["alpha", "speedup"]) if len(d["alpha"]) == 1]
-        return points and points[0]["alpha"][0] < 0.8 and points[0]
-    point = wait_until(moved, message="the plotted point to follow the α slider")
-    page.get_by_text(f"(1 − {point['alpha'][0]:.2f})", exact=False).first.wait_for()
+        return points[0]["alpha"][0]
+
+    def plot_and_formula_agree():
+        a = point_alpha()            # the plotted point, read from the page's Bokeh model
+        formula = page.locator(".speclab-formula", has_text="E = (1").first.inner_text()
+        return a < 0.8 and f"(1 − {a:.2f})" in formula
+    wait_until(plot_and_formula_agree, message="the plotted point and the formula to follow the α slider")
     page.get_by_role("button", name="Try α = 0.6, γ = 5, c = 0.3").click()
     page.get_by_text("slower than standard decoding", exact=False).first.wait_for()
     page.get_by_text("✓ Right.", exact=False).wait_for()
