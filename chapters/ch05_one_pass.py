@@ -19,7 +19,7 @@ from chapters import palette
 from chapters.base import Chapter
 from chapters.ch07_correction import unique_labels
 from chapters.ch10_breakeven import TABLE_CSS
-from chapters.widgets import Chip, PredictCard, TokenStrip, legend, show_text
+from chapters.widgets import BOX_CSS, CHIP_CSS, Chip, PredictCard, TokenStrip, legend, show_text
 from lab.sampling import SamplingSettings
 from lab.trace import GenerationTrace, RoundTrace
 
@@ -90,7 +90,7 @@ class OnePassChapter(Chapter):
         self.strip = TokenStrip(clickable=True, empty="Press “Draft a round”.")
         self.strip.param.watch(self._on_select, "selected")
         self.round_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
-        self.assumed = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self.assumed = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, CHIP_CSS, BOX_CSS])
         self.pass_table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self._build_figure()
         state.param.watch(self._on_session_settings, ["prompt", "temperature", "top_k", "top_p", "gamma", "seed"])
@@ -243,8 +243,6 @@ class OnePassChapter(Chapter):
 
     # ---- page ----------------------------------------------------------------------------------------
     def body(self):
-        from chapters.widgets import CHIP_CSS, BOX_CSS
-        self.assumed.stylesheets = [TABLE_CSS, CHIP_CSS, BOX_CSS]
         return pn.Column(
             pn.Row(self.next_button, self.busy),
             self.round_note,
