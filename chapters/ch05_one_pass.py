@@ -142,8 +142,7 @@ class OnePassChapter(Chapter):
 
     def _on_select(self, event):
         if event.new is not None and self.round is not None:
-            n_prefix = 1
-            self.select(event.new - n_prefix)
+            self.select(event.new - 1)          # chip 0 is the text so far
 
     async def _on_session_settings(self, *events):
         """The student changed their prompt or settings in the side panel: show the new rounds."""

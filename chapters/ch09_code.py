@@ -12,7 +12,7 @@ import panel as pn
 import param
 
 from chapters.base import Chapter
-from chapters.ch05_one_pass import generation_for, round_settings
+from chapters.ch05_one_pass import generation_for
 from chapters.ch10_breakeven import TABLE_CSS
 from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, show_text
 from lab.sampling import SamplingSettings
