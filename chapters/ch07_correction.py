@@ -74,6 +74,7 @@ class CorrectionChapter(Chapter):
         self.show_button = pn.widgets.Button(label="Show p and q", color="primary", width=140,
                                              align="end")
         self.show_button.on_click(self._on_show)
+        self.context.param.watch(self._on_show, "value")      # Enter in the box also asks the models
         self.rule_buttons = pn.widgets.RadioButtonGroup(
             label="Correction rule", options={label: key for key, label in mc.RULES.items()},
             value=self.rule, color="primary", variant="outline")

@@ -57,3 +57,18 @@ def test_predict(chapter):
     chapter.predict.commit(chapter.predict.choices[1])
     chapter.simulate()
     assert chapter.predict.correct is True
+
+
+def test_typing_a_context_and_pressing_enter_loads_it():
+    pair = tiny_pair()
+    ch = CorrectionChapter(LabState(ModelService(lambda: pair)))
+    ch.__panel__()
+
+    async def go():
+        ch.context.value = "a big dog sat under the"
+        for _ in range(100):
+            await asyncio.sleep(0.05)
+            if ch.p is not None:
+                return
+    asyncio.run(go())
+    assert ch.p is not None and "rejected" in ch.settings_note.object
