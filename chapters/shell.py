@@ -122,7 +122,8 @@ def html_pane(markup: str, **kwargs) -> pn.pane.HTML:
     return pn.pane.HTML(markup, stylesheets=[SHELL_CSS], sizing_mode="stretch_width", **kwargs)
 
 
-def landing_html() -> str:
+def landing_html(answers: dict | None = None) -> str:
+    """The landing page; `answers` (this browser's predict & check answers) adds a progress line."""
     chapters = registry.chapter_pages()
     cards = []
     for key, part in PARTS.items():
@@ -135,6 +136,9 @@ def landing_html() -> str:
     counts = [f"<b>{len(PARTS)}</b> parts · <b>{len(chapters)}</b> short chapters",
               f"<b>{QUESTION_COUNT}</b> predict &amp; check questions",
               f"<b>{len(TOUR)}</b> guided steps", "press <b>F</b> for fullscreen"]
+    if answers:
+        right = sum(1 for a in answers.values() if a.get("correct"))
+        counts.append(f"you have answered <b>{len(answers)}</b> of {QUESTION_COUNT} ({right} right)")
     return (
         '<div class="landing"><div class="eyebrow">DSAI4207 · Lecture 6 · Generation, Decoding &amp; Inference'
         '</div><h1>Can a small model make a big one faster — same output?</h1>'
@@ -179,7 +183,7 @@ def tour_view(state: LabState):
 def page_view(slug: str, state: LabState):
     """The main content of one page, built for this session only."""
     if slug == "":
-        return html_pane(landing_html())
+        return html_pane(landing_html(state.answers))
     page = registry.page_by_slug(slug)
     if page.slug == BRIDGE_SLUG:
         from chapters.bridge import FiveQuestions
@@ -243,12 +247,12 @@ def build_app():
         settings_slot,
         *([html_pane(f'<p class="soon-box" role="alert">{html.escape(notice)}</p>')] if notice else []),
         content,
-        html_pane(pager_html(slug)) if not wants_tour else None,
+        *([] if wants_tour else [html_pane(pager_html(slug))]),
         sizing_mode="stretch_width"))
 
     landing = slug == "" and not wants_tour
     if landing:   # the landing page needs no model: show it at once, the badge slot shows loading
-        content.objects = [html_pane(landing_html())]
+        content.objects = [html_pane(landing_html(_SNAPSHOTS.get(bid, {}).get("answers")))]
 
     def fill():
         state = session_state(bid)

@@ -79,3 +79,12 @@ def test_f_toggles_fullscreen_outside_text_fields(page, server):
     wait_until(lambda: page.evaluate("!!document.fullscreenElement"), 10, message="fullscreen on F")
     page.keyboard.press("f")
     wait_until(lambda: page.evaluate("!document.fullscreenElement"), 10, message="fullscreen off on F")
+
+
+def test_the_landing_page_counts_the_students_answers(page, server):
+    open_page(page, server + "?chapter=checking", "Checking is faster than writing.")
+    page.get_by_role("button", name="5", exact=True).click()
+    page.get_by_text("You said", exact=False).first.wait_for()
+    page.get_by_role("link", name="Start · the question").click()
+    page.get_by_text("you have answered", exact=False).wait_for(timeout=30000)
+    assert "1 of 10" in page.get_by_text("you have answered", exact=False).inner_text()
