@@ -125,10 +125,13 @@ def export_distilled(draft: ShortlistLlamaForCausalLM, folder, meta: dict | None
     folder.mkdir(parents=True, exist_ok=True)
     state = {k: (v if k == "lm_head.ids" else v.to(torch.bfloat16)).contiguous()
              for k, v in draft.state_dict().items() if k != "model.embed_tokens.weight"}
-    save_file(state, str(folder / "draft.safetensors"))
     info = {"num_hidden_layers": draft.config.num_hidden_layers,
             "shortlist_size": draft.config.shortlist_size, **(meta or {})}
-    (folder / "draft.json").write_text(json.dumps(info, indent=1))
+    # write both then swap in, so a process preparing the pair never reads half a file
+    save_file(state, str(folder / "draft.safetensors.tmp"))
+    (folder / "draft.json.tmp").write_text(json.dumps(info, indent=1))
+    (folder / "draft.json.tmp").replace(folder / "draft.json")
+    (folder / "draft.safetensors.tmp").replace(folder / "draft.safetensors")
 
 
 def load_distilled(folder, target: LlamaForCausalLM) -> ShortlistLlamaForCausalLM:

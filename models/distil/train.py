@@ -137,17 +137,25 @@ class Labels:
     def tokens(self) -> int:
         return sum(int(s["lengths"].sum()) for s in self.shards)
 
-    def batch(self, rng: random.Random, size: int):
-        rows = []
+    def batch(self, rng: random.Random, size: int, length: int = 256):
+        """`size` rows of `length` positions, each packed from whole labelled sequences (no padding
+        compute wasted; a later sequence in a row also sees the earlier one, a harmless extra context)."""
+        tokens, top_ids, top_p = [], [], []
         for _ in range(size):
-            # newer shards are seen less often so far: favour them a little
-            s = self.shards[min(len(self.shards) - 1, int(len(self.shards) * rng.random() ** 0.7))]
-            rows.append((s, rng.randrange(len(s["lengths"]))))
-        t = max(int(s["lengths"][i]) for s, i in rows)
-        tokens = torch.from_numpy(np.stack([s["tokens"][i, :t] for s, i in rows]).astype(np.int64))  # (B, T)
-        top_ids = torch.from_numpy(np.stack([s["top_ids"][i, :t] for s, i in rows]).astype(np.int64))  # (B, T, K)
-        top_p = torch.from_numpy(np.stack([s["top_p"][i, :t] for s, i in rows]).astype(np.float32))  # (B, T, K)
-        return tokens, top_ids, top_p
+            parts, n = [], 0
+            while n < length:
+                # newer shards have been seen less often so far: favour them a little
+                s = self.shards[min(len(self.shards) - 1, int(len(self.shards) * rng.random() ** 0.7))]
+                i = rng.randrange(len(s["lengths"]))
+                m = min(int(s["lengths"][i]), length - n)
+                parts.append((s, i, m))
+                n += m
+            tokens.append(np.concatenate([s["tokens"][i, :m] for s, i, m in parts]))
+            top_ids.append(np.concatenate([s["top_ids"][i, :m] for s, i, m in parts]))
+            top_p.append(np.concatenate([s["top_p"][i, :m] for s, i, m in parts]))
+        return (torch.from_numpy(np.stack(tokens).astype(np.int64)),  # (B, T)
+                torch.from_numpy(np.stack(top_ids).astype(np.int64)),  # (B, T, K)
+                torch.from_numpy(np.stack(top_p).astype(np.float32)))  # (B, T, K)
 
 
 def distil_loss(draft, slot, tokens, top_ids, top_p):
@@ -172,7 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--horizon-min", type=float, default=100.0, help="cosine decay over this much training time")
-    ap.add_argument("--eval-every", type=int, default=50)
+    ap.add_argument("--warmup", type=int, default=10, help="steps of linear warm-up")
+    ap.add_argument("--eval-every", type=int, default=20)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--export", action="store_true", help="export the best draft to models/smollm2-distilled")
     args = ap.parse_args(argv)
@@ -237,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.time()
         draft.train()
         progress = min(1.0, state["train_s"] / (60 * args.horizon_min))
-        lr = args.lr * min(1.0, (state["step"] + 1) / 50) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
+        lr = args.lr * min(1.0, (state["step"] + 1) / args.warmup) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
         for g in opt.param_groups:
             g["lr"] = lr
         tokens, top_ids, top_p = labels.batch(rng, args.batch)

@@ -1,0 +1,49 @@
+"""Markdown tables for models/README.md from an evaluate.py JSON file and a run's history.jsonl.
+
+    python -m models.distil.report --eval result.json --history $SPECLAB_CACHE/distil/runs/l3/history.jsonl
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from lab import analytic
+
+
+def eval_table(path: str, gamma: int = 4) -> str:
+    data = json.load(open(path))
+    lines = ["| category | α | c | speed-up (measured) | speed-up (analytic, from α and c) | output = target's greedy |",
+             "|---|---|---|---|---|---|"]
+    for cat, r in data["rows"].items():
+        pred = float(analytic.speedup(r["alpha"], gamma, r["c"]))
+        lines.append(f"| {cat} | {r['alpha']:.2f} | {r['c']:.3f} | {r['speedup']:.2f}× | {pred:.2f}× | "
+                     f"{'yes' if r['exact'] else 'no'} |")
+    return "\n".join(lines)
+
+
+def history_table(path: str) -> str:
+    rows = list({r["step"]: r for r in map(json.loads, open(path))}.values())  # a resumed run repeats its last eval
+    lines = ["| step | training time (min, one thread) | label tokens seen | α overall | stories | facts | instructions | code | JSON |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        a = r["alpha"]
+        lines.append(f"| {r['step']} | {r['train_min']:.1f} | {r['tokens']:,} | **{a['overall']:.3f}** | {a['stories']:.3f} | "
+                     f"{a['facts']:.3f} | {a['instructions']:.3f} | {a['code']:.3f} | {a['json']:.3f} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--eval", nargs="*", default=[])
+    ap.add_argument("--history")
+    args = ap.parse_args(argv)
+    for path in args.eval:
+        print(f"**{json.load(open(path))['pair']}**\n\n{eval_table(path)}\n")
+    if args.history:
+        print(history_table(args.history))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
