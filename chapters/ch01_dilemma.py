@@ -103,6 +103,7 @@ class Dilemma(Chapter):
         self.animate = True            # tests set False: jump straight to the end
         self._callback = None
         self._t0 = 0.0
+        self._shown_counts = None
 
         self.write_button = pn.widgets.Button(label="✎ Write", color="primary", width=160,
                                               description="Both models write 20 tokens of your prompt")
@@ -177,6 +178,7 @@ class Dilemma(Chapter):
         if result is None:
             return None
         self.race = result
+        self._shown_counts = None
         self.in_document(self._start_replay)
         return result
 
@@ -185,7 +187,7 @@ class Dilemma(Chapter):
         self.show(0.0)
         if self.animate:
             self._t0 = time.perf_counter()
-            self._callback = pn.state.add_periodic_callback(self._tick, period=40)
+            self._callback = pn.state.add_periodic_callback(self._tick, period=80)   # ~12 frames/s
         else:
             self.show(self.race.end)
 
@@ -208,14 +210,16 @@ class Dilemma(Chapter):
         self.shown_time = t
         n_big = sum(e <= t for e in r.target_ends)
         n_small = sum(e <= t for e in r.draft_ends)
-        self.big_strip.chips = [Chip(x, "target") for x in r.target_texts[:n_big]]
-        unlikely = r.unlikely
-        self.small_strip.chips = [
-            Chip(x, "unlikely" if unlikely[i] else "draft",
-                 f"the big model would pick this {r.draft_target_p[i]:.0%} of the time here")
-            for i, x in enumerate(r.draft_texts[:n_small])]
-        self.big_count.object = self._count_html(n_big)
-        self.small_count.object = self._count_html(n_small)
+        if (n_big, n_small) != self._shown_counts:      # send text only when a word was added
+            self._shown_counts = (n_big, n_small)
+            self.big_strip.chips = [Chip(x, "target") for x in r.target_texts[:n_big]]
+            unlikely = r.unlikely
+            self.small_strip.chips = [
+                Chip(x, "unlikely" if unlikely[i] else "draft",
+                     f"the big model would pick this {r.draft_target_p[i]:.0%} of the time here")
+                for i, x in enumerate(r.draft_texts[:n_small])]
+            self.big_count.object = self._count_html(n_big)
+            self.small_count.object = self._count_html(n_small)
 
         data = dict(lane=[], left=[], right=[], color=[])
         for lane, ends, col in (("Big model", r.target_ends, palette.TARGET),
