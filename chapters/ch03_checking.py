@@ -53,12 +53,13 @@ def words(service, prompt_ids: list[int], settings, n: int = N_WORDS) -> list[st
 def honest_reading(costs) -> str:
     """One or two sentences on what the measurement shows, including where it stops being true."""
     last = costs[-1]
-    beyond = next((c for c in costs if c.ratio > ABOUT_ONE), None)
-    if beyond is None:
+    if last.ratio <= ABOUT_ONE:
         head = (f"On this machine, one call over {last.positions} positions takes {last.ratio:.1f}× a "
                 f"one-position call — writing {last.positions} tokens would take {last.positions} calls.")
     else:
-        head = (f"Here it stops being free at {beyond.positions} positions: one call over {beyond.positions} "
+        # where it stops being true: the first n from which every larger call costs over ABOUT_ONE×
+        beyond = next(c for i, c in enumerate(costs) if all(d.ratio > ABOUT_ONE for d in costs[i:]))
+        head = (f"Here it stops being free from {beyond.positions} positions: one call over {beyond.positions} "
                 f"takes {beyond.ratio:.1f}× a one-position call (over {last.positions}: {last.ratio:.1f}×). ")
         if last.ratio < last.positions:
             head += (f"Still cheaper than {last.positions} separate calls, but not “about one call” — a CPU "
@@ -164,6 +165,8 @@ class Checking(Chapter):
                  source=self.cost_source, legend_label="writing: n calls, one after another")
         fig.scatter(x="positions", y="writing", color=palette.TARGET, size=9, marker="square",
                     source=self.cost_source)
+        fig.text(x="positions", y="ratio", text="label", source=self.cost_source, text_align="center",
+                 text_baseline="bottom", y_offset=-2, text_font_size="12px", text_color=palette.INK)
         fig.add_layout(Span(location=1, dimension="width", line_color=palette.MUTED, line_dash="dotted", line_width=2))
         fig.legend.location = "top_left"
         fig.legend.label_text_font_size = "14px"

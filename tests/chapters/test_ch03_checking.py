@@ -47,7 +47,7 @@ def test_the_reading_is_honest_when_checking_is_not_free():
     free = [VerifyCost(n, 0.01, 1.0 + 0.02 * n) for n in range(1, 9)]
     assert "stops being free" not in honest_reading(free)
     costly = [VerifyCost(n, 0.01 * n, float(n)) for n in range(1, 9)]
-    assert "stops being free at 2" in honest_reading(costly) and "no cheaper" in honest_reading(costly)
+    assert "stops being free from 2" in honest_reading(costly) and "no cheaper" in honest_reading(costly)
 
 
 def test_a_class_pressing_measure_shares_one_fresh_measurement(chapter, state):
@@ -55,3 +55,8 @@ def test_a_class_pressing_measure_shares_one_fresh_measurement(chapter, state):
     other = Checking(state)
     other.__panel__()
     assert asyncio.run(other.measure()) is first         # reused, not queued again
+
+
+def test_one_noisy_position_does_not_move_where_it_stops_being_true():
+    noisy = [VerifyCost(n, 0.01, r) for n, r in enumerate([1.0, 1.1, 2.5, 1.2, 1.6, 1.8, 2.0, 2.2], start=1)]
+    assert "stops being free from 5 positions" in honest_reading(noisy)
