@@ -157,6 +157,23 @@ def _config_dict(ref: Path | str, role: str) -> dict:
                         f"(`hf download {ref}`) or give a local folder.") from err
 
 
+def _check_memory(ref: Path | str, role: str, config: dict) -> None:
+    """Refuse, before loading, a local model whose fp32 weights would not fit in free memory."""
+    if not isinstance(ref, Path):
+        return
+    size = sum(f.stat().st_size for pat in ("*.safetensors", "*.bin") for f in ref.glob(pat))
+    dtype = str(config.get("torch_dtype") or config.get("dtype") or "float32")
+    need = size * (2 if ("16" in dtype) else 1)  # loaded as fp32
+    try:
+        import psutil
+        free = psutil.virtual_memory().available
+    except ImportError:
+        return
+    if need > 0.9 * free:
+        raise PairError(f"The {role} {ref} needs about {need / 2**30:.1f} GB in float32 but only "
+                        f"{free / 2**30:.1f} GB of memory is free; choose a smaller model.")
+
+
 def _load_model(ref: Path | str, role: str):
     import torch
     from transformers import AutoModelForCausalLM
@@ -166,6 +183,7 @@ def _load_model(ref: Path | str, role: str):
     if "auto_map" in config:
         raise PairError(f"The {role} {ref} needs remote code (auto_map in its config), which the lab never runs; "
                         f"choose a model that transformers supports natively.")
+    _check_memory(ref, role, config)
     try:
         model = AutoModelForCausalLM.from_pretrained(ref, dtype=torch.float32, trust_remote_code=False)
     except (torch.OutOfMemoryError, MemoryError) as err:

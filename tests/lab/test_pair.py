@@ -91,6 +91,16 @@ def test_unreachable_hub_id_is_refused(tiny):
     assert "download it before class" in str(err.value)
 
 
+def test_model_too_big_for_memory_is_refused(tiny, monkeypatch):
+    import psutil
+
+    class Tiny:
+        available = 1000  # bytes
+    monkeypatch.setattr(psutil, "virtual_memory", lambda: Tiny())
+    with pytest.raises(PairError, match="of memory is free; choose a smaller model"):
+        load_pair(str(tiny["target"]), str(tiny["draft"]))
+
+
 def test_resolve_pair_from_argv_and_environment():
     assert resolve_pair(["--pair", "random"], {}).name == "random"
     spec = resolve_pair(["serve", "--target", "gpt2", "--draft", "distilgpt2"], {})
