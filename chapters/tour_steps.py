@@ -83,7 +83,7 @@ TOUR = [
      "text": "A live context: the overlap min(p, q), the draft too eager, and the residual (p − q)+ where it was too shy."},
     {"chapter": 7, "show": [["rule_buttons", "size_select", "run_button"], "out_fig"],
      "text": "Switch the correction rule, run accept + correct many times, and compare what comes out with p."},
-    {"chapter": 7, "show": ["distance", "rule_table", "takeaway"],
+    {"chapter": 7, "show": ["distance", "rule_table"],
      "text": "Only the residual (p − q)+, normalised, reproduces the target p exactly."},
     # --- 8 a full round ---
     {"chapter": 8, "show": ["predict"],

@@ -1,0 +1,136 @@
+"""The guided tour in a browser: walk it by keyboard, fullscreen, leave, resume from a step URL.
+
+Each step's live components are put on the page by Python after the browser moves; the tour marks
+`document.documentElement.dataset.tourRendered` with the step number once they are there.
+"""
+from chapters.registry import chapter_pages
+from chapters.tour_steps import TOUR, first_step
+from tests.ui.conftest import open_page, wait_until
+
+N = len(TOUR)
+SLUG = {p.number: p.slug for p in chapter_pages()}
+
+
+def rendered(page, n: int, timeout: float = 90):
+    """Wait until step n's live components are on the page (and its counter reads n / N)."""
+    page.wait_for_function(f"document.documentElement.dataset.tourRendered === '{n}'", timeout=timeout * 1000)
+    wait_until(lambda: page.locator(".tour-counter").inner_text().strip() == f"{n} / {N}", 30,
+               message=f"the counter to read {n} / {N}")
+
+
+def open_step(page, server, n: int):
+    open_page(page, f"{server}?tour={n}")
+    rendered(page, n)
+
+
+def no_scroll(page) -> tuple[int, int]:
+    """(scrollHeight, clientHeight) of the page's scrolling main area."""
+    return page.evaluate("() => { const m = document.querySelector('#main');"
+                         " return [m.scrollHeight, m.clientHeight]; }")
+
+
+def test_walk_the_whole_tour_by_keyboard(page, server):
+    open_step(page, server, 1)
+    assert page.get_by_role("button", name="Back").is_disabled()
+    overflow = []
+    for n in range(1, N + 1):
+        rendered(page, n)
+        step = TOUR[n - 1]
+        assert f"tour={n}" in page.url
+        assert page.locator(".tour-text").inner_text().strip() == step["text"]
+        stage = page.locator(".tour-stage").first
+        wait_until(lambda: stage.bounding_box() and stage.bounding_box()["height"] > 40, 30,
+                   message=f"step {n}'s components")
+        assert page.locator(".tour-error").count() == 0, f"step {n}: {page.locator('.tour-error').first.inner_text()}"
+        assert page.locator(".tour-missing").count() == 0, f"step {n} names a component chapter {step['chapter']} lacks"
+        scroll, height = no_scroll(page)
+        if scroll > height + 2:
+            overflow.append((n, scroll - height))
+        if n < N:
+            page.keyboard.press("ArrowRight" if n % 2 else "Space")
+    # the end: → stays on the last step; ← goes back one
+    page.keyboard.press("ArrowRight")
+    page.wait_for_timeout(300)
+    assert page.locator(".tour-counter").inner_text().strip() == f"{N} / {N}"
+    assert page.get_by_role("button", name="Next").is_disabled()
+    page.keyboard.press("ArrowLeft")
+    rendered(page, N - 1)
+    assert not overflow, f"steps that scroll at 1280×720 (step, pixels): {overflow}"
+
+
+def test_a_step_url_opens_that_step_and_the_url_follows(page, server):
+    open_step(page, server, 17)
+    n = TOUR[16]["chapter"]
+    assert page.locator(".tour-where").inner_text().upper().startswith(f"CHAPTER {n} ")
+    assert page.locator("select.tour-jump").input_value() == str(first_step(n))
+    page.get_by_role("button", name="Next").click()
+    rendered(page, 18)
+    page.wait_for_url("**?tour=18", timeout=30000)
+    page.get_by_role("button", name="Back").click()
+    rendered(page, 17)
+    open_page(page, f"{server}?tour=9999")     # out of range: the last step
+    rendered(page, N)
+    page.wait_for_url(f"**?tour={N}", timeout=30000)
+
+
+def test_the_chapter_menu_jumps_to_a_chapter(page, server):
+    open_step(page, server, 1)
+    page.locator("select.tour-jump").select_option(str(first_step(6)))
+    rendered(page, first_step(6))
+    assert page.locator(".tour-where").inner_text().upper().startswith("CHAPTER 6 ")
+
+
+def test_f_toggles_fullscreen(page, server):
+    open_step(page, server, 2)
+    page.keyboard.press("f")
+    wait_until(lambda: page.evaluate("document.fullscreenElement !== null"), 10, message="fullscreen")
+    assert page.locator(".tour-fs").get_attribute("aria-pressed") == "true"
+    page.keyboard.press("f")
+    wait_until(lambda: page.evaluate("document.fullscreenElement === null"), 10, message="leaving fullscreen")
+    page.locator(".tour-fs").click()     # the same by its button
+    wait_until(lambda: page.evaluate("document.fullscreenElement !== null"), 10, message="fullscreen (button)")
+    page.locator(".tour-fs").click()
+    wait_until(lambda: page.evaluate("document.fullscreenElement === null"), 10, message="leaving (button)")
+
+
+def test_esc_leaves_to_the_chapter_or_the_landing_page(page, server):
+    open_step(page, server, first_step(2) + 1)
+    page.keyboard.press("Escape")
+    page.wait_for_url(f"**?chapter={SLUG[2]}", timeout=30000)
+    page.get_by_text("Most words are easy.", exact=True).first.wait_for(timeout=60000)
+    open_step(page, server, 1)
+    page.keyboard.press("Escape")
+    page.wait_for_url(lambda url: "tour=" not in url, timeout=30000)
+    page.get_by_text("Can a small model make a big one faster", exact=False).first.wait_for(timeout=60000)
+
+
+def test_keys_are_left_to_text_fields_and_buttons(page, server):
+    n = next(i + 1 for i, s in enumerate(TOUR) if "context" in repr(s.get("show")))   # ch 7's text field
+    open_step(page, server, n)
+    field = page.get_by_label("Context", exact=False).first
+    field.click()
+    for key in ("ArrowRight", "ArrowLeft", "Space", "Escape", "f"):
+        field.press(key)
+    page.wait_for_timeout(500)
+    assert page.locator(".tour-counter").inner_text().strip() == f"{n} / {N}"
+    assert f"tour={n}" in page.url
+    assert page.evaluate("document.fullscreenElement === null")
+    # Space on a focused tour button presses that button (Back), it does not also step forward
+    page.get_by_role("button", name="Back").focus()
+    page.keyboard.press("Space")
+    rendered(page, n - 1)
+
+
+def test_tour_screenshots_at_projector_sizes(page, server, shot):
+    step = first_step(6) + 1
+    open_step(page, server, step)
+    shot(page, "tour-1280x720")
+    scroll, height = no_scroll(page)
+    assert scroll <= height + 2
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.wait_for_timeout(1000)
+    shot(page, "tour-1920x1080")
+    scroll, height = no_scroll(page)
+    assert scroll <= height + 2
+    width = page.evaluate("() => { const m = document.querySelector('#main'); return [m.scrollWidth, m.clientWidth]; }")
+    assert width[0] <= width[1] + 2, f"the step is wider than the screen: {width}"
