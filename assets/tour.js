@@ -32,6 +32,24 @@ function ownedByControl(e, key) {
   return false;
 }
 
+// Bokeh widgets leave two controls without an accessible name: a slider's handle (its title is not
+// tied to it) and a number input's spin buttons. Name them, across shadow roots.
+export function nameUnnamedControls(root = document) {
+  for (const el of root.querySelectorAll("*")) if (el.shadowRoot) nameUnnamedControls(el.shadowRoot);
+  for (const handle of root.querySelectorAll(".noUi-handle:not([aria-label])")) {
+    const title = root.querySelector(".bk-slider-title");
+    let text = "";
+    if (title) {
+      const copy = title.cloneNode(true);
+      copy.querySelectorAll(".bk-slider-value").forEach((v) => v.remove());
+      text = copy.textContent.replace(/[:\s]+$/, "").trim();
+    }
+    handle.setAttribute("aria-label", text || "slider");
+  }
+  for (const b of root.querySelectorAll(".bk-spin-btn-up:not([aria-label])")) b.setAttribute("aria-label", "increase");
+  for (const b of root.querySelectorAll(".bk-spin-btn-down:not([aria-label])")) b.setAttribute("aria-label", "decrease");
+}
+
 export function render({ model }) {
   const total = model.steps.length;
   const root = h("div", { class: "tour-deck" });
@@ -129,8 +147,15 @@ export function render({ model }) {
     document.head.append(style);
   }
 
-  model.on("rendered", () => { document.documentElement.dataset.tourRendered = String(model.rendered); });
+  // The page's content area is its main landmark (the template marks none).
+  const main = document.getElementById("main");
+  if (main && !main.getAttribute("role")) main.setAttribute("role", "main");
+  const afterRender = () => {
+    for (const ms of [100, 800, 2500]) setTimeout(() => nameUnnamedControls(), ms);
+    document.documentElement.dataset.tourRendered = String(model.rendered);
+  };
+  model.on("rendered", afterRender);
   show(model.step);
-  if (model.rendered) document.documentElement.dataset.tourRendered = String(model.rendered);
+  if (model.rendered) afterRender();
   return root;
 }
