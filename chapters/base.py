@@ -26,6 +26,7 @@ import param
 from chapters.state import LabState
 from chapters.widgets import BOX_CSS, Busy, PredictCard, takeaway_box
 from lab.prompts import PromptError
+from lab.service import QueueFull
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +100,10 @@ class Chapter(pn.viewable.Viewer):
         """
         with (busy or self.busy).working(message):
             try:
-                result = await self.state.service.run(fn, *args, **kwargs)
+                result = await self.state.service.run_as(self.state.owner, fn, *args, **kwargs)
+            except QueueFull as err:                    # clicking faster than the models run
+                self.show_problem(str(err))
+                return None
             except (PromptError, ValueError) as err:   # the student's input: say what to change
                 self.show_problem(str(err))
                 return None

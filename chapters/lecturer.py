@@ -83,7 +83,7 @@ class LecturerPanel(pn.viewable.Viewer):
         super().__init__(**params)
         from lab.pair import registry
         self.session_id = session_id
-        names = list(registry()) + ["tiny"]
+        names = list(registry()) + (["tiny"] if os.environ.get("SPECLAB_PAIR", "").startswith("tiny") else [])
         self.pair_select = pn.widgets.Select(label="Pair for everyone", options=names, width=260)
         self.switch_button = pn.widgets.Button(label="Switch pair for everyone", button_type="warning")
         self.reset_button = pn.widgets.Button(label="Reset the class", button_type="danger")
@@ -127,6 +127,8 @@ def lecturer_view(query_token, session_id: str):
     if query_token is None or expected is None:
         return None            # no token configured: the controls do not exist
     if not token_ok(query_token, expected):
+        from chapters.widgets import BOX_CSS
         return pn.pane.HTML('<div class="error" role="alert">That lecturer token is not right; '
-                            'ask the lecturer for the link they started the server with.</div>')
+                            'ask the lecturer for the link they started the server with.</div>',
+                            stylesheets=[BOX_CSS], sizing_mode="stretch_width")
     return LecturerPanel(session_id)

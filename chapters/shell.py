@@ -17,6 +17,7 @@ import panel as pn
 import param
 
 from chapters import registry
+from chapters.lecturer import CLASSROOM, lecturer_view
 from chapters.loading import LOADER
 from chapters.registry import BRIDGE_SLUG, PARTS, QUESTION_COUNT
 from chapters.state import LabState
@@ -41,9 +42,9 @@ def browser_id() -> str:
     return cookie if re.fullmatch(r"[0-9a-f]{32}", cookie or "") else uuid.uuid4().hex
 
 
-def session_state(bid: str) -> LabState:
+def session_state(bid: str, owner: str | None = None) -> LabState:
     """This browser's LabState: a fresh object per session, seeded from its last settings."""
-    state = LabState(runtime.service(), **_SNAPSHOTS.get(bid, {}))
+    state = LabState(runtime.service(), owner=owner, **_SNAPSHOTS.get(bid, {}))
 
     def save(*_):
         _SNAPSHOTS[bid] = {f: getattr(state, f) for f in _SNAPSHOT_FIELDS}
@@ -223,6 +224,24 @@ def loading_view() -> tuple[pn.Column, callable]:
 
 # --- the app ---------------------------------------------------------------------------------------
 
+def first_arg(args: dict, name: str) -> str | None:
+    """The first value of URL query parameter `name`, as text (None when absent)."""
+    values = args.get(name) or []
+    return values[0].decode("utf-8", "replace") if values else None
+
+
+def join_classroom() -> tuple[str | None, object]:
+    """Register this session with the classroom; its model work and entry go when it closes."""
+    doc = pn.state.curdoc
+    context = getattr(doc, "session_context", None)
+    if context is None:          # built outside a server (tests): nothing to register
+        return None, doc
+    session_id = context.id
+    CLASSROOM.join(session_id, doc, pn.state.location)
+    pn.state.on_session_destroyed(lambda ctx: CLASSROOM.leave(ctx.id))
+    return session_id, doc
+
+
 def build_app():
     args = pn.state.session_args or {}
     slug = (args.get("chapter") or [b""])[0].decode("utf-8", "replace")
@@ -235,6 +254,8 @@ def build_app():
     title = "Speculative Lab" + (f" · {page.short_title}" if page else " · Guided tour" if wants_tour else "")
 
     bid = browser_id()
+    session_id, doc = join_classroom()
+    lecturer = lecturer_view(first_arg(args, "lecturer"), session_id)
     template = pn.template.BootstrapTemplate(title=title, sidebar_width=300, header_background="#1f4e9e",
                                              collapsed_sidebar=wants_tour)
     content = pn.Column(sizing_mode="stretch_width", margin=0, css_classes=["page-content"])
@@ -246,6 +267,7 @@ def build_app():
         badge_slot,
         settings_slot,
         *([html_pane(f'<p class="soon-box" role="alert">{html.escape(notice)}</p>')] if notice else []),
+        *([lecturer] if lecturer is not None else []),
         content,
         *([] if wants_tour else [html_pane(pager_html(slug))]),
         sizing_mode="stretch_width"))
@@ -255,7 +277,7 @@ def build_app():
         content.objects = [html_pane(landing_html(_SNAPSHOTS.get(bid, {}).get("answers")))]
 
     def fill():
-        state = session_state(bid)
+        state = session_state(bid, session_id)
         badge_slot.objects = [PairBadge(state)]
         settings_slot.objects = [pn.Card(SettingsPanel(state), title="✎ Your prompt & sampling settings",
                                          collapsed=True, sizing_mode="stretch_width", margin=(0, 5, 6, 5))]

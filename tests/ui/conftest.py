@@ -30,6 +30,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 VIEWPORT = {"width": 1280, "height": 720}
 # A browser that leaves mid-update makes tornado log these; they are not the app's errors.
 BENIGN = ("StreamClosedError", "WebSocketClosedError")
+LECTURER_TOKEN = "test-lecturer-token"
 
 
 def wait_until(fn, timeout: float = 30.0, interval: float = 0.1, message: str = ""):
@@ -59,7 +60,8 @@ def server(tmp_path_factory):
     """`panel serve app.py` with SPECLAB_PAIR=tiny; yields the app's URL; checks stderr for tracebacks."""
     port = _free_port()
     log = tmp_path_factory.mktemp("server") / "server.log"
-    env = {**os.environ, "SPECLAB_PAIR": os.environ.get("SPECLAB_PAIR", "tiny"), "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "SPECLAB_PAIR": os.environ.get("SPECLAB_PAIR", "tiny"), "PYTHONUNBUFFERED": "1",
+           "SPECLAB_LECTURER_TOKEN": LECTURER_TOKEN}
     with open(log, "w") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "panel", "serve", "app.py", "--port", str(port), "--address", "127.0.0.1",
