@@ -64,3 +64,50 @@ def test_tour_steps(page, server, step):
     page.wait_for_function(f"document.documentElement.dataset.tourRendered === '{step}'", timeout=90000)
     settle(page)
     check(page, f"?tour={step}")
+
+
+DEEP_FOCUS = """() => {
+    let a = document.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    if (!a || a === document.body) return null;
+    const s = getComputedStyle(a);
+    const text = a.tagName === "SELECT" ? a.options[a.selectedIndex].text
+                 : (a.innerText || a.getAttribute("aria-label") || a.getAttribute("title") || "");
+    return { text: text.trim().slice(0, 60),
+             tag: a.tagName.toLowerCase(),
+             ring: (s.outlineStyle !== "none" && parseFloat(s.outlineWidth) >= 2) || s.boxShadow !== "none" };
+}"""
+
+
+def test_the_tour_is_usable_by_keyboard_alone_with_visible_focus(page, server):
+    """Tab reaches every tour control and the step's own buttons, each with a focus ring; Enter presses."""
+    from chapters.tour_steps import first_step
+    step = first_step(1) + 1                       # chapter 1: Write, speed, the race figure
+    open_page(page, f"{server}?tour={step}")
+    page.wait_for_function(f"document.documentElement.dataset.tourRendered === '{step}'", timeout=90000)
+    seen, no_ring = [], []
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        focus = page.evaluate(DEEP_FOCUS)
+        if focus is None:
+            continue
+        seen.append(focus["text"] or focus["tag"])
+        if not focus["ring"]:
+            no_ring.append(focus)
+        if "Write" in focus["text"]:
+            break
+    for name in ("Leave tour", "Back", "Next", "Fullscreen", "Write"):
+        assert any(name in t for t in seen), f"Tab never reached {name!r}; reached {seen}"
+    assert any(t.startswith("1 · ") for t in seen), f"Tab never reached the chapter menu; reached {seen}"
+    assert not no_ring, f"focused without a visible focus ring: {no_ring}"
+    page.keyboard.press("Enter")                   # Write, pressed from the keyboard
+    page.locator(".tour-stage .chip").first.wait_for(timeout=90000)
+    assert page.locator(".tour-counter").inner_text().strip().startswith(f"{step} / ")
+
+
+def test_reduced_motion_is_respected(page, server):
+    page.emulate_media(reduced_motion="reduce")
+    open_page(page, f"{server}?tour=2")
+    page.wait_for_function("document.documentElement.dataset.tourRendered === '2'", timeout=90000)
+    duration = page.locator(".tour-fill").evaluate("el => getComputedStyle(el).transitionDuration")
+    assert float(duration.rstrip("s") or 0) < 0.01, duration
