@@ -2,7 +2,7 @@
 
 A real round of the engine (a `RoundTrace` with its p and q rows) is drawn as the drafted tokens;
 clicking a position shows q and p there side by side, and the context the check assumed.
-Chapters 8 and 9 step through the same rounds (`round_settings`, `generation_for`).
+Chapters 8 and 9 step through the same rounds (chapters/rounds.py).
 """
 from __future__ import annotations
 
@@ -16,40 +16,13 @@ from bokeh.plotting import figure
 from bokeh.transform import dodge
 
 from chapters import palette
-from chapters.base import Chapter
 from chapters.ch07_correction import unique_labels
 from chapters.ch10_breakeven import TABLE_CSS
+from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, settings_note  # noqa: F401  MAX_NEW_TOKENS: tests/ui
 from chapters.widgets import BOX_CSS, CHIP_CSS, Chip, PredictCard, TokenStrip, legend, show_text
-from lab.sampling import SamplingSettings
 from lab.trace import GenerationTrace, RoundTrace
 
-MAX_NEW_TOKENS = 16     # a handful of rounds to step through; keeps a slow CPU responsive
 SHOW = 6    # top candidates of each model per position
-
-
-def round_settings(state) -> SamplingSettings:
-    """The student's settings; greedy is shown at temperature 1 so that p and q are not one-hot."""
-    s = state.settings
-    return SamplingSettings(1.0, s.top_k, s.top_p) if s.greedy else s
-
-
-def settings_note(settings: SamplingSettings, state) -> str:
-    if state.settings.greedy and not settings.greedy:
-        return (f"Sampling: {settings.describe()} on this page — your session is greedy, which would make "
-                "every p and q one-hot (chapter 9 shows greedy rounds).")
-    return f"Sampling: {settings.describe()}."
-
-
-async def generation_for(chapter: Chapter, settings: SamplingSettings) -> GenerationTrace | None:
-    """The session's speculative generation (cached by the service), with p and q rows kept."""
-    ids = chapter.prompt_ids()
-    if ids is None:
-        return None
-    state = chapter.state
-    return await chapter.run_model(
-        state.service.generation, ids, mode="speculative", settings=settings, gamma=state.gamma,
-        seed=state.seed, max_new_tokens=MAX_NEW_TOKENS, keep_rows=True,
-        message="Running the draft and the target…")
 
 
 def prefix_text(tokenizer, round_trace: RoundTrace) -> str:
@@ -64,7 +37,7 @@ def candidate_ids(p_row: np.ndarray, q_row: np.ndarray | None, k: int = SHOW) ->
     return sorted(ids, key=lambda i: -(p_row[i] + (q_row[i] if q_row is not None else 0)))
 
 
-class OnePassChapter(Chapter):
+class OnePassChapter(RoundChapter):
     number = 5
     slug = "one-pass"
     part = "III"
@@ -78,24 +51,18 @@ class OnePassChapter(Chapter):
     question = ("The check at position 3 was computed assuming guesses 1 and 2 are right. Guess 2 turns "
                 "out to be wrong. Is the check at position 3 still usable?")
 
-    round_index = param.Integer(default=0, doc="Which round of the generation is shown.")
     position = param.Integer(default=0, doc="The selected position (0-based; γ is the extra one).")
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
-        self.generation: GenerationTrace | None = None
-        self.settings = round_settings(state)
         self.next_button = pn.widgets.Button(label="Draft a round", color="primary", width=160)
-        self.next_button.on_click(self._on_next)
+        self.next_button.on_click(self._on_next_round)
         self.strip = TokenStrip(clickable=True, empty="Press “Draft a round”.")
         self.strip.param.watch(self._on_select, "selected")
         self.round_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.assumed = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, CHIP_CSS, BOX_CSS])
         self.pass_table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self._build_figure()
-        state.param.watch(self._on_session_settings, ["prompt", "temperature", "top_k", "top_p", "gamma", "seed"])
-        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
-            pn.state.onload(self.load)
 
     # ---- predict -------------------------------------------------------------------------------------
     def make_predict(self):
@@ -110,45 +77,18 @@ class OnePassChapter(Chapter):
             hint="Now click the positions of a round below.")
 
     # ---- data ----------------------------------------------------------------------------------------
-    @property
-    def round(self) -> RoundTrace | None:
-        if self.generation is None or not self.generation.rounds:
-            return None
-        return self.generation.rounds[self.round_index]
-
-    async def load(self) -> None:
-        self.settings = round_settings(self.state)
-        generation = await generation_for(self, self.settings)
-        if generation is None:
-            return
+    def _show_loaded(self, generation: GenerationTrace) -> None:
         with pn.io.unlocked():   # raw Bokeh models change after an await: dispatch them directly
             self.show_generation(generation)
 
-    def show_generation(self, generation: GenerationTrace, round_index: int = 0) -> None:
-        self.generation = generation
-        self.round_index = min(round_index, len(generation.rounds) - 1)
+    def restart(self) -> None:
+        """Draw the current round with its first position selected."""
         self.next_button.label = "Next round"
         self._draw_round()
-
-    async def next_round(self) -> None:
-        if self.generation is None:
-            await self.load()
-            return
-        self.round_index = (self.round_index + 1) % len(self.generation.rounds)
-        self._draw_round()
-
-    async def _on_next(self, event):
-        await self.next_round()
 
     def _on_select(self, event):
         if event.new is not None and self.round is not None:
             self.select(event.new - 1)          # chip 0 is the text so far
-
-    async def _on_session_settings(self, *events):
-        """The student changed their prompt or settings in the side panel: show the new rounds."""
-        if self.generation is not None:
-            self.generation = None
-            await self.load()
 
     # ---- views ---------------------------------------------------------------------------------------
     def _draw_round(self):

@@ -11,11 +11,10 @@ import html
 import panel as pn
 import param
 
-from chapters.base import Chapter
-from chapters.ch05_one_pass import generation_for, round_settings, settings_note
 from chapters.ch10_breakeven import TABLE_CSS
+from chapters.rounds import RoundChapter, settings_note
 from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, legend, show_text
-from lab.trace import GenerationTrace, RoundTrace
+from lab.trace import RoundTrace
 
 QUESTION_GAMMA = 4
 
@@ -48,7 +47,7 @@ def chips_after(r: RoundTrace, step: int, prefix: str) -> list[Chip]:
     return chips
 
 
-class FullRoundChapter(Chapter):
+class FullRoundChapter(RoundChapter):
     number = 8
     slug = "full-round"
     part = "III"
@@ -60,13 +59,10 @@ class FullRoundChapter(Chapter):
     takeaway = "Each target call commits 1 to γ + 1 tokens — more when the draft is good."
     question = "All γ = 4 draft tokens are accepted. How many tokens does this round add to the text?"
 
-    round_index = param.Integer(default=0)
     step = param.Integer(default=0, doc="Steps revealed of the current round.")
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
-        self.generation: GenerationTrace | None = None
-        self.settings = round_settings(state)
         self.step_button = pn.widgets.Button(label="Step", color="primary", width=120)
         self.step_button.on_click(self._on_step)
         self.next_button = pn.widgets.Button(label="Next round", width=140)
@@ -78,9 +74,6 @@ class FullRoundChapter(Chapter):
         self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, BOX_CSS])
         self.explain = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, BOX_CSS])
         self.text_strip = TokenStrip(empty="")
-        state.param.watch(self._on_session_settings, ["prompt", "temperature", "top_k", "top_p", "gamma", "seed"])
-        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
-            pn.state.onload(self.load)
 
     def make_predict(self):
         return PredictCard(
@@ -91,25 +84,8 @@ class FullRoundChapter(Chapter):
 
     # ---- data ----------------------------------------------------------------------------------------
     @property
-    def round(self) -> RoundTrace | None:
-        if self.generation is None or not self.generation.rounds:
-            return None
-        return self.generation.rounds[self.round_index]
-
-    @property
     def done(self) -> bool:
         return self.round is not None and self.step >= round_steps(self.round)
-
-    async def load(self) -> None:
-        self.settings = round_settings(self.state)
-        generation = await generation_for(self, self.settings)
-        if generation is not None:
-            self.show_generation(generation)
-
-    def show_generation(self, generation: GenerationTrace, round_index: int = 0) -> None:
-        self.generation = generation
-        self.round_index = min(round_index, len(generation.rounds) - 1)
-        self.restart()
 
     def restart(self) -> None:
         self.step = 0
@@ -117,32 +93,12 @@ class FullRoundChapter(Chapter):
 
     async def advance(self) -> None:
         """One step of the round (loading the generation first if needed)."""
-        if self.generation is None:
-            await self.load()
-            if self.generation is None:
-                return
-        if not self.done:
+        if await self.ensure_generation() and not self.done:
             self.step += 1
             self._draw()
 
-    async def next_round(self) -> None:
-        if self.generation is None:
-            await self.load()
-            return
-        self.round_index = (self.round_index + 1) % len(self.generation.rounds)
-        self.restart()
-
     async def _on_step(self, event):
         await self.advance()
-
-    async def _on_next_round(self, event):
-        await self.next_round()
-
-    async def _on_session_settings(self, *events):
-        """The student changed their prompt or settings in the side panel: show the new rounds."""
-        if self.generation is not None:
-            self.generation = None
-            await self.load()
 
     # ---- views ---------------------------------------------------------------------------------------
     def _draw(self):

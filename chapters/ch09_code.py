@@ -11,12 +11,11 @@ from dataclasses import dataclass, field
 import panel as pn
 import param
 
-from chapters.base import Chapter
-from chapters.ch05_one_pass import generation_for
 from chapters.ch10_breakeven import TABLE_CSS
+from chapters.rounds import RoundChapter
 from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, show_text
 from lab.sampling import SamplingSettings
-from lab.trace import GenerationTrace, RoundTrace
+from lab.trace import RoundTrace
 
 CODE = [
     "def speculative_round(prefix, γ):",
@@ -119,7 +118,7 @@ def _cut(events: list[Event], r: RoundTrace) -> list[Event]:
     return events
 
 
-class CodeChapter(Chapter):
+class CodeChapter(RoundChapter):
     number = 9
     slug = "code"
     part = "III"
@@ -132,14 +131,12 @@ class CodeChapter(Chapter):
                 "line 10 turn into?")
 
     temperature = param.Number(default=1.0, bounds=(0.0, 2.0), step=0.1, doc="Temperature of this page.")
-    round_index = param.Integer(default=0)
     position = param.Integer(default=0, doc="Events executed of the current round.")
 
     def __init__(self, state, **params):
         if state.temperature > 0:
             params.setdefault("temperature", state.temperature)
         super().__init__(state, **params)
-        self.generation: GenerationTrace | None = None
         self.events: list[Event] = []
         # Throttled: a new temperature means a new generation, so not one per pixel of a drag.
         self.temperature_slider = pn.widgets.FloatSlider(label="Temperature (0 = greedy)", start=0.0, end=2.0,
@@ -157,9 +154,6 @@ class CodeChapter(Chapter):
         self.round_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.param.watch(self._on_temperature, "temperature")
         self._draw_code(None)
-        state.param.watch(self._on_session_settings, ["prompt", "temperature", "top_k", "top_p", "gamma", "seed"])
-        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
-            pn.state.onload(self.load)
 
     def make_predict(self):
         self._choices = ["if x == argmax(p):  — keep the draft token exactly when it is the target's top token",
@@ -178,25 +172,12 @@ class CodeChapter(Chapter):
         s = self.state.settings
         return SamplingSettings(self.temperature, s.top_k, s.top_p)
 
-    @property
-    def round(self) -> RoundTrace | None:
-        if self.generation is None or not self.generation.rounds:
-            return None
-        return self.generation.rounds[self.round_index]
+    def refresh_settings(self) -> SamplingSettings:
+        return self.settings        # this page's own temperature, read live
 
     @property
     def done(self) -> bool:
         return bool(self.events) and self.position >= len(self.events)
-
-    async def load(self) -> None:
-        generation = await generation_for(self, self.settings)
-        if generation is not None:
-            self.show_generation(generation)
-
-    def show_generation(self, generation: GenerationTrace, round_index: int = 0) -> None:
-        self.generation = generation
-        self.round_index = min(round_index, len(generation.rounds) - 1)
-        self.restart()
 
     def restart(self) -> None:
         r = self.round
@@ -207,19 +188,9 @@ class CodeChapter(Chapter):
         self._draw()
 
     async def advance(self, steps: int = 1) -> None:
-        if self.generation is None:
-            await self.load()
-            if self.generation is None:
-                return
-        self.position = min(len(self.events), self.position + steps)
-        self._draw()
-
-    async def next_round(self) -> None:
-        if self.generation is None:
-            await self.load()
-            return
-        self.round_index = (self.round_index + 1) % len(self.generation.rounds)
-        self.restart()
+        if await self.ensure_generation():
+            self.position = min(len(self.events), self.position + steps)
+            self._draw()
 
     async def _on_step(self, event):
         await self.advance()
@@ -227,20 +198,11 @@ class CodeChapter(Chapter):
     async def _on_run(self, event):
         await self.advance(len(self.events) or 1000)
 
-    async def _on_next_round(self, event):
-        await self.next_round()
-
     async def _on_temperature(self, event):
         self.generation = None
         await self.load()
         if self.predict is not None and self.temperature == 0:
             self.predict.reveal()
-
-    async def _on_session_settings(self, *events):
-        """The student changed their prompt or settings in the side panel: show the new rounds."""
-        if self.generation is not None:
-            self.generation = None
-            await self.load()
 
     # ---- views ---------------------------------------------------------------------------------------
     def _draw_code(self, current: Event | None):

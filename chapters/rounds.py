@@ -1,0 +1,114 @@
+"""What chapters 5, 8 and 9 share: the session's real speculative generation, shown a round at a time.
+
+A `RoundChapter` asks the engine for the generation (`generation_for`, cached by the service), shows
+round `round_index` of it, moves on with `next_round()`, and loads again when the student changes
+the prompt or settings in the side panel. A subclass draws the round in `restart()`; the chapters
+that step through a round (8, 9) add `advance()`, loading first through `ensure_generation()`.
+
+    class FullRoundChapter(RoundChapter):
+        def restart(self):                    # the round from its first step
+            self.step = 0
+            self._draw()
+"""
+from __future__ import annotations
+
+import panel as pn
+import param
+
+from chapters.base import Chapter
+from lab.sampling import SamplingSettings
+from lab.trace import GenerationTrace, RoundTrace
+
+MAX_NEW_TOKENS = 16     # a handful of rounds to step through; keeps a slow CPU responsive
+
+
+def round_settings(state) -> SamplingSettings:
+    """The student's settings; greedy is shown at temperature 1 so that p and q are not one-hot."""
+    s = state.settings
+    return SamplingSettings(1.0, s.top_k, s.top_p) if s.greedy else s
+
+
+def settings_note(settings: SamplingSettings, state) -> str:
+    if state.settings.greedy and not settings.greedy:
+        return (f"Sampling: {settings.describe()} on this page — your session is greedy, which would make "
+                "every p and q one-hot (chapter 9 shows greedy rounds).")
+    return f"Sampling: {settings.describe()}."
+
+
+async def generation_for(chapter: Chapter, settings: SamplingSettings) -> GenerationTrace | None:
+    """The session's speculative generation (cached by the service), with p and q rows kept."""
+    ids = chapter.prompt_ids()
+    if ids is None:
+        return None
+    state = chapter.state
+    return await chapter.run_model(
+        state.service.generation, ids, mode="speculative", settings=settings, gamma=state.gamma,
+        seed=state.seed, max_new_tokens=MAX_NEW_TOKENS, keep_rows=True,
+        message="Running the draft and the target…")
+
+
+class RoundChapter(Chapter):
+    """A chapter page showing one round of the session's generation at a time."""
+
+    round_index = param.Integer(default=0, doc="Which round of the generation is shown.")
+
+    def __init__(self, state, **params):
+        super().__init__(state, **params)
+        self.generation: GenerationTrace | None = None
+        self.refresh_settings()
+        state.param.watch(self._on_session_settings, ["prompt", "temperature", "top_k", "top_p", "gamma", "seed"])
+        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+            pn.state.onload(self.load)
+
+    # ---- for subclasses ------------------------------------------------------------------------------
+    def restart(self) -> None:
+        """Draw the current round from its beginning."""
+        raise NotImplementedError
+
+    def refresh_settings(self) -> SamplingSettings:
+        """The sampling settings of the next generation, kept in `settings` so notes describe the rounds shown."""
+        self.settings = round_settings(self.state)
+        return self.settings
+
+    def _show_loaded(self, generation: GenerationTrace) -> None:
+        """Show a generation that has just arrived (after an await)."""
+        self.show_generation(generation)
+
+    # ---- shared behaviour ----------------------------------------------------------------------------
+    @property
+    def round(self) -> RoundTrace | None:
+        if self.generation is None or not self.generation.rounds:
+            return None
+        return self.generation.rounds[self.round_index]
+
+    async def load(self) -> None:
+        generation = await generation_for(self, self.refresh_settings())
+        if generation is not None:
+            self._show_loaded(generation)
+
+    async def ensure_generation(self) -> bool:
+        """Load the generation if there is none yet; False when it could not be made (problem shown)."""
+        if self.generation is None:
+            await self.load()
+        return self.generation is not None
+
+    def show_generation(self, generation: GenerationTrace, round_index: int = 0) -> None:
+        self.generation = generation
+        self.round_index = min(round_index, len(generation.rounds) - 1)
+        self.restart()
+
+    async def next_round(self) -> None:
+        if self.generation is None:
+            await self.load()
+            return
+        self.round_index = (self.round_index + 1) % len(self.generation.rounds)
+        self.restart()
+
+    async def _on_next_round(self, event):
+        await self.next_round()
+
+    async def _on_session_settings(self, *events):
+        """The student changed their prompt or settings in the side panel: show the new rounds."""
+        if self.generation is not None:
+            self.generation = None
+            await self.load()
