@@ -192,6 +192,10 @@ class Tour(pn.viewable.Viewer):
             return [_note(f"Chapter {number} could not be built ({type(err).__name__}: {err}); the other "
                           "steps work — press → to go on.", "tour-error")]
         if ch is None:
+            page = next((p for p in registry.chapter_pages() if p.number == number), None)
+            if page is not None and page.load_error:
+                return [_note(f"Chapter {number} could not be loaded ({page.load_error}); the other steps "
+                              "work — press → to go on.", "tour-error")]
             return [_note(f"Chapter {number} is still being written; press → to go on.")]
         try:
             return [self.item(number, s) for s in spec.get("show", ["body"])]
