@@ -1,4 +1,6 @@
 """Component tests of chapter pages without a browser: a LabState over the tiny random pair."""
+import asyncio
+
 import pytest
 
 from chapters.state import LabState
@@ -17,3 +19,19 @@ def tiny_service():
 def state(tiny_service):
     """A fresh student's state (default prompt, greedy) over the tiny pair."""
     return LabState(tiny_service)
+
+
+@pytest.fixture(scope="session")
+def make_chapter(tiny_service):
+    """Build a chapter page as a session would: `make_chapter(OnePassChapter, load=True)`.
+
+    The chapter gets `state`, or a fresh student's state over the tiny pair; its view is built;
+    with `load=True` its first model work (`load()`) has run.
+    """
+    def make(cls, state=None, *, load=False):
+        ch = cls(state if state is not None else LabState(tiny_service))
+        ch.__panel__()
+        if load:
+            asyncio.run(ch.load())
+        return ch
+    return make

@@ -7,9 +7,8 @@ from chapters.ch01_dilemma import UNLIKELY, Dilemma
 
 
 @pytest.fixture
-def chapter(state):
-    ch = Dilemma(state)
-    ch.__panel__()
+def chapter(make_chapter, state):
+    ch = make_chapter(Dilemma, state)
     ch.animate = False
     return ch
 

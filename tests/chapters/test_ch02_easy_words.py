@@ -7,10 +7,8 @@ from chapters.ch02_easy_words import EasyWords
 
 
 @pytest.fixture
-def chapter(state):
-    ch = EasyWords(state)
-    ch.__panel__()
-    return ch
+def chapter(make_chapter, state):
+    return make_chapter(EasyWords, state)
 
 
 def test_ask_marks_every_token_easy_or_hard(chapter):

@@ -8,10 +8,8 @@ from lab.timing import VerifyCost
 
 
 @pytest.fixture
-def chapter(state):
-    ch = Checking(state)
-    ch.__panel__()
-    return ch
+def chapter(make_chapter, state):
+    return make_chapter(Checking, state)
 
 
 def test_ticks_count_writing_calls_and_one_checking_call(chapter):

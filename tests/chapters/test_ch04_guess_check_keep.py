@@ -7,10 +7,8 @@ from chapters.ch04_guess_check_keep import GuessCheckKeep
 
 
 @pytest.fixture
-def chapter(state):
-    ch = GuessCheckKeep(state)
-    ch.__panel__()
-    return ch
+def chapter(make_chapter, state):
+    return make_chapter(GuessCheckKeep, state)
 
 
 def rounds(chapter, n):

@@ -4,18 +4,11 @@ import numpy as np
 import pytest
 
 from chapters.ch05_one_pass import OnePassChapter
-from chapters.state import LabState
-from lab.service import ModelService
-from lab.tiny import tiny_pair
 
 
 @pytest.fixture(scope="module")
-def chapter():
-    pair = tiny_pair()
-    ch = OnePassChapter(LabState(ModelService(lambda: pair)))
-    ch.__panel__()
-    asyncio.run(ch.load())
-    return ch
+def chapter(make_chapter):
+    return make_chapter(OnePassChapter, load=True)
 
 
 def test_a_real_round_is_drawn(chapter):

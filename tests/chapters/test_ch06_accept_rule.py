@@ -3,17 +3,11 @@ import pytest
 from scipy.stats import binomtest
 
 from chapters.ch06_accept_rule import AcceptRuleChapter, thresholds
-from chapters.state import LabState
-from lab.service import ModelService
-from lab.tiny import tiny_pair
 
 
 @pytest.fixture
-def chapter():
-    pair = tiny_pair()
-    ch = AcceptRuleChapter(LabState(ModelService(lambda: pair)))
-    ch.__panel__()
-    return ch
+def chapter(make_chapter):
+    return make_chapter(AcceptRuleChapter)
 
 
 def test_threshold_is_the_accept_rule():

@@ -4,19 +4,12 @@ import numpy as np
 import pytest
 
 from chapters.ch07_correction import CorrectionChapter
-from chapters.state import LabState
 from lab import montecarlo as mc
-from lab.service import ModelService
-from lab.tiny import tiny_pair
 
 
 @pytest.fixture(scope="module")
-def chapter():
-    pair = tiny_pair()
-    ch = CorrectionChapter(LabState(ModelService(lambda: pair)))
-    ch.__panel__()
-    asyncio.run(ch.load())
-    return ch
+def chapter(make_chapter):
+    return make_chapter(CorrectionChapter, load=True)
 
 
 def test_regions_come_from_live_p_and_q(chapter):
@@ -59,10 +52,8 @@ def test_predict(chapter):
     assert chapter.predict.correct is True
 
 
-def test_typing_a_context_and_pressing_enter_loads_it():
-    pair = tiny_pair()
-    ch = CorrectionChapter(LabState(ModelService(lambda: pair)))
-    ch.__panel__()
+def test_typing_a_context_and_pressing_enter_loads_it(make_chapter):
+    ch = make_chapter(CorrectionChapter)
 
     async def go():
         ch.context.value = "a big dog sat under the"

@@ -3,18 +3,11 @@ import asyncio
 import pytest
 
 from chapters.ch08_full_round import FullRoundChapter, round_steps
-from chapters.state import LabState
-from lab.service import ModelService
-from lab.tiny import tiny_pair
 
 
 @pytest.fixture(scope="module")
-def chapter():
-    pair = tiny_pair()
-    ch = FullRoundChapter(LabState(ModelService(lambda: pair)))
-    ch.__panel__()
-    asyncio.run(ch.load())
-    return ch
+def chapter(make_chapter):
+    return make_chapter(FullRoundChapter, load=True)
 
 
 def step_to_end(ch):
@@ -79,11 +72,8 @@ def test_predict_card(chapter):
     assert chapter.predict.correct is True
 
 
-def test_new_session_settings_bring_new_rounds():
-    pair = tiny_pair()
-    state = LabState(ModelService(lambda: pair))
-    ch = FullRoundChapter(state)
-    ch.__panel__()
+def test_new_session_settings_bring_new_rounds(make_chapter, state):
+    ch = make_chapter(FullRoundChapter, state)
 
     async def go():
         await ch.load()
@@ -96,4 +86,4 @@ def test_new_session_settings_bring_new_rounds():
         return first
     first = asyncio.run(go())
     assert ch.generation is not first
-    assert pair.tokenizer.decode(ch.round.prefix_ids) == "the dog ran in the park"
+    assert state.service.pair.tokenizer.decode(ch.round.prefix_ids) == "the dog ran in the park"

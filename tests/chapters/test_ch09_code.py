@@ -3,18 +3,11 @@ import asyncio
 import pytest
 
 from chapters.ch09_code import CODE, CodeChapter, code_events, code_lines
-from chapters.state import LabState
-from lab.service import ModelService
-from lab.tiny import tiny_pair
 
 
 @pytest.fixture(scope="module")
-def chapter():
-    pair = tiny_pair()
-    ch = CodeChapter(LabState(ModelService(lambda: pair)))
-    ch.__panel__()
-    asyncio.run(ch.load())
-    return ch
+def chapter(make_chapter):
+    return make_chapter(CodeChapter, load=True)
 
 
 def run_round(ch):

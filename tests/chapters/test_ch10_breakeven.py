@@ -4,18 +4,12 @@ import numpy as np
 import pytest
 
 from chapters.ch10_breakeven import BreakEvenChapter, question_verdict
-from chapters.state import LabState
 from lab import analytic
-from lab.service import ModelService
-from lab.tiny import tiny_pair
 
 
 @pytest.fixture
-def chapter():
-    pair = tiny_pair()
-    ch = BreakEvenChapter(LabState(ModelService(lambda: pair)))
-    ch.__panel__()
-    return ch
+def chapter(make_chapter):
+    return make_chapter(BreakEvenChapter)
 
 
 def test_reproduces_the_seed_table(chapter):

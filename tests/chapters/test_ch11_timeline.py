@@ -1,20 +1,11 @@
-import asyncio
-
 import pytest
 
 from chapters.ch11_timeline import TimelineChapter
-from chapters.state import LabState
-from lab.service import ModelService
-from lab.tiny import tiny_pair
 
 
 @pytest.fixture(scope="module")
-def chapter():
-    pair = tiny_pair()
-    ch = TimelineChapter(LabState(ModelService(lambda: pair)))
-    ch.__panel__()
-    asyncio.run(ch.load())
-    return ch
+def chapter(make_chapter):
+    return make_chapter(TimelineChapter, load=True)
 
 
 def test_both_lanes_come_from_real_traces(chapter):
