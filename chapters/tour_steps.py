@@ -112,7 +112,7 @@ TOUR = [
     {"chapter": 11, "show": [["draw_button", "busy"], "lane_fig"],
      "text": "Same distribution, a different schedule: standard decoding ticks evenly, drafting delivers bursts."},
     {"chapter": 11, "show": ["summary"],
-     "text": "The same tokens from at most as many target calls — usually far fewer. The prefill, and so the first token, is unchanged."},
+     "text": "The same tokens from at most as many target calls. The prefill is the same: the first token comes no sooner."},
     {"chapter": 11, "show": ["cards", "takeaway"],
      "text": "What stays the same, what gets faster, and what it costs."},
 ]
