@@ -17,9 +17,8 @@ from bokeh.transform import dodge
 
 from chapters import palette
 from chapters.ch07_correction import unique_labels
-from chapters.ch10_breakeven import TABLE_CSS
 from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, settings_note  # noqa: F401  MAX_NEW_TOKENS: tests/ui
-from chapters.widgets import BOX_CSS, CHIP_CSS, Chip, PredictCard, TokenStrip, legend, show_text
+from chapters.widgets import BOX_CSS, CHIP_CSS, TABLE_CSS, Chip, PredictCard, TokenStrip, legend, show_text
 from lab.trace import GenerationTrace, RoundTrace
 
 SHOW = 6    # top candidates of each model per position

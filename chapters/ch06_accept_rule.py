@@ -16,8 +16,7 @@ from bokeh.transform import dodge
 
 from chapters import palette
 from chapters.base import Chapter
-from chapters.ch10_breakeven import TABLE_CSS
-from chapters.widgets import PredictCard
+from chapters.widgets import TABLE_CSS, PredictCard
 from lab.sampling import accept_probability
 
 TOKENS = ("A", "B")

@@ -16,8 +16,7 @@ from bokeh.transform import dodge
 
 from chapters import palette
 from chapters.base import Chapter
-from chapters.ch10_breakeven import TABLE_CSS
-from chapters.widgets import PredictCard, show_text
+from chapters.widgets import TABLE_CSS, PredictCard, show_text
 from lab import montecarlo as mc
 from lab.compare import RAW
 from lab.sampling import SamplingSettings

@@ -11,9 +11,8 @@ import html
 import panel as pn
 import param
 
-from chapters.ch10_breakeven import TABLE_CSS
 from chapters.rounds import RoundChapter, settings_note
-from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, legend, show_text
+from chapters.widgets import BOX_CSS, TABLE_CSS, Chip, PredictCard, TokenStrip, legend, show_text
 from lab.trace import RoundTrace
 
 QUESTION_GAMMA = 4

@@ -11,9 +11,8 @@ from dataclasses import dataclass, field
 import panel as pn
 import param
 
-from chapters.ch10_breakeven import TABLE_CSS
 from chapters.rounds import RoundChapter
-from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, show_text
+from chapters.widgets import BOX_CSS, TABLE_CSS, Chip, PredictCard, TokenStrip, show_text
 from lab.sampling import SamplingSettings
 from lab.trace import RoundTrace
 

@@ -13,7 +13,7 @@ from bokeh.plotting import figure
 
 from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import PredictCard
+from chapters.widgets import TABLE_CSS, PredictCard
 from lab import analytic
 from lab.measure import measure
 
@@ -22,16 +22,6 @@ MAX_GAMMA = 12
 # The rows of the lecture's table (seed 002), recomputed for the chosen c.
 TABLE_ROWS = ((0.8, 4), (0.9, 4), (0.5, 4), (0.8, 2))
 QUESTION = (0.6, 5, 0.3)   # chapter 10's predict question: α, γ, c
-
-# Tables and formula read-outs of Part III (chapters 6–10 use these classes).
-TABLE_CSS = """
-.speclab-table { border-collapse: collapse; font-size: 1.05rem; margin: 6px 0; color: #1b1b1f; }
-.speclab-table th, .speclab-table td { border-bottom: 1px solid #c5cad3; padding: 5px 12px; text-align: left; }
-.speclab-table th { background: #eef3fb; font-weight: 700; }
-.speclab-table tr.current td { background: #fff8f0; font-weight: 700; }
-.speclab-formula { font-size: 1.1rem; line-height: 1.7; color: #1b1b1f; }
-.speclab-live { font-size: 1.05rem; line-height: 1.6; background: #f1f3f4; padding: 8px 12px; border-radius: 6px; }
-"""
 
 
 def question_verdict() -> tuple[str, float]:

@@ -17,8 +17,7 @@ from bokeh.transform import dodge
 
 from chapters import palette
 from chapters.base import Chapter
-from chapters.ch10_breakeven import TABLE_CSS
-from chapters.widgets import BOX_CSS
+from chapters.widgets import BOX_CSS, TABLE_CSS
 from lab.engine import generate
 from lab.trace import GenerationTrace
 

@@ -189,6 +189,16 @@ BOX_CSS = """
 .badge .dr { color: #8a4500; font-weight: 700; }
 """
 
+# Tables and formula read-outs of Part III (chapters 5–11 use these classes).
+TABLE_CSS = """
+.speclab-table { border-collapse: collapse; font-size: 1.05rem; margin: 6px 0; color: #1b1b1f; }
+.speclab-table th, .speclab-table td { border-bottom: 1px solid #c5cad3; padding: 5px 12px; text-align: left; }
+.speclab-table th { background: #eef3fb; font-weight: 700; }
+.speclab-table tr.current td { background: #fff8f0; font-weight: 700; }
+.speclab-formula { font-size: 1.1rem; line-height: 1.7; color: #1b1b1f; }
+.speclab-live { font-size: 1.05rem; line-height: 1.6; background: #f1f3f4; padding: 8px 12px; border-radius: 6px; }
+"""
+
 
 # --- predict & check ---------------------------------------------------------------------------
 
