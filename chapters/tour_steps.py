@@ -59,7 +59,7 @@ TOUR = [
                             {"legend": ["target_call", "draft_call", "kept", "fixed", "bonus"]}],
      "text": "Count target calls: standard decoding calls it once per token, draft + verify once per round."},
     {"chapter": 4, "show": ["next_button", "text_strip", "takeaway"],
-     "text": "Whatever the draft proposed, every token in the text is one the target approved."},
+     "text": "Every token in the text is one the target approved or wrote itself: the writing is the target's."},
     # --- Part III · 5 one pass ---
     {"chapter": 5, "show": ["predict"],
      "text": "Five questions follow. First: what exactly does one target pass give us?"},
