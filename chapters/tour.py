@@ -129,15 +129,21 @@ class Tour(pn.viewable.Viewer):
             self._items[key] = self._chapters[number].body()
         return self._items[key]
 
-    def item(self, number: int, spec):
-        """The Panel object for one `show` item of a step about chapter `number` (built once)."""
-        return self.item_in(number, spec, row=False)
+    def item(self, number: int, spec, in_row: bool = False):
+        """The Panel object for one `show` item of a step about chapter `number` (built once).
 
-    def _make(self, number: int, spec, row: bool):
+        A list is a row of items, or a column when it sits inside a row (`in_row`).
+        """
+        key = (number, repr(spec), in_row)
+        if key not in self._items:
+            self._items[key] = self._make(number, spec, in_row)
+        return self._items[key]
+
+    def _make(self, number: int, spec, in_row: bool):
         ch = self._chapters.get(number)
         if isinstance(spec, list):
-            children = [self.item_in(number, s, row=not row) for s in spec]
-            if row:
+            children = [self.item(number, s, in_row=not in_row) for s in spec]
+            if in_row:
                 return pn.Column(*children, margin=0)
             return pn.Row(*children, sizing_mode="stretch_width", margin=0)
         if isinstance(spec, dict) and "lane" in spec:
@@ -155,12 +161,6 @@ class Tour(pn.viewable.Viewer):
         if spec == "body":
             return self._body(number)
         return self.attribute(number, spec)
-
-    def item_in(self, number: int, spec, row: bool):
-        key = (number, repr(spec), row)
-        if key not in self._items:
-            self._items[key] = self._make(number, spec, row=row)
-        return self._items[key]
 
     def attribute(self, number: int, name: str):
         value = getattr(self._chapters[number], name, None)

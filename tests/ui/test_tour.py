@@ -115,6 +115,16 @@ def test_keys_are_left_to_text_fields_and_buttons(page, server):
     assert page.locator(".tour-counter").inner_text().strip() == f"{n} / {N}"
     assert f"tour={n}" in page.url
     assert page.evaluate("document.fullscreenElement === null")
+    # arrows on a focused slider move the slider, not the tour
+    n = next(i + 1 for i, s in enumerate(TOUR) if "p_slider" in repr(s.get("show")))     # ch 6
+    open_step(page, server, n)
+    handle = page.locator(".tour-stage [role=slider]").first
+    before = handle.get_attribute("aria-valuetext")
+    handle.focus()
+    handle.press("ArrowRight")
+    wait_until(lambda: handle.get_attribute("aria-valuetext") != before, 10, message="the slider to move")
+    page.wait_for_timeout(300)
+    assert page.locator(".tour-counter").inner_text().strip() == f"{n} / {N}"
     # Space on a focused tour button presses that button (Back), it does not also step forward
     page.get_by_role("button", name="Back").focus()
     page.keyboard.press("Space")
