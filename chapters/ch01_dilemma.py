@@ -16,7 +16,7 @@ from bokeh.plotting import figure
 
 from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, count_html, lane, legend
+from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, button_disabled, count_html, lane, legend
 from lab.compare import RAW, token_probability
 
 N_TOKENS = 20
@@ -169,12 +169,9 @@ class Dilemma(Chapter):
         if ids is None:
             return None
         self.stop()
-        self.write_button.disabled = True
-        try:
+        with button_disabled(self.write_button):
             result = await self.run_model(race, self.state.service, ids, self.state.settings,
                                           message="Both models are writing 20 tokens…")
-        finally:
-            self.write_button.disabled = False
         if result is None:
             return None
         self.race = result

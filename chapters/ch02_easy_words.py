@@ -12,7 +12,7 @@ import panel as pn
 
 from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, legend, show_text
+from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, button_disabled, legend, show_text
 
 N_TOKENS = 20
 
@@ -89,12 +89,9 @@ class EasyWords(Chapter):
         ids = self.prompt_ids()
         if ids is None:
             return None
-        self.ask_button.disabled = True
-        try:
+        with button_disabled(self.ask_button):
             result = await self.run_model(guesses, self.state.service, ids, self.state.settings,
                                           message="The big model writes; the small model guesses at every position…")
-        finally:
-            self.ask_button.disabled = False
         if result is None:
             return None
         self.show(result)

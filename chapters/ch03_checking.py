@@ -17,7 +17,7 @@ from bokeh.plotting import figure
 
 from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import BOX_CSS, Busy, Chip, PredictCard, TokenStrip, count_html, lane, legend
+from chapters.widgets import BOX_CSS, Busy, Chip, PredictCard, TokenStrip, button_disabled, count_html, lane, legend
 
 N_WORDS = 5
 MAX_POSITIONS = 8
@@ -183,13 +183,10 @@ class Checking(Chapter):
         ids = self.prompt_ids()
         if ids is None:
             return None
-        self.measure_button.disabled = True
-        try:
+        with button_disabled(self.measure_button):
             result = await self.run_model(recent_verify_costs, self.state.service, ids, MAX_POSITIONS,
                                           message="Timing the big model over 1 to 8 positions…",
                                           busy=self.measure_busy)
-        finally:
-            self.measure_button.disabled = False
         if result is None:
             return None
         self.measured_ago, costs = result

@@ -11,7 +11,7 @@ import html
 import panel as pn
 
 from chapters.base import Chapter
-from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, count_html, lane, legend
+from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, button_disabled, count_html, lane, legend
 from lab.engine import Decoder
 
 MAX_NEW_TOKENS = 48
@@ -106,11 +106,8 @@ class GuessCheckKeep(Chapter):
         """One real round: γ draft calls and one target call on the model worker."""
         if self.next_button.disabled:        # a round is already running for this page
             return None
-        self.next_button.disabled = True
-        try:
+        with button_disabled(self.next_button):
             return await self._next_round()
-        finally:
-            self.next_button.disabled = False
 
     async def _next_round(self):
         if self.decoder is not None and self.decoder.done:

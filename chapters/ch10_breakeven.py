@@ -13,7 +13,7 @@ from bokeh.plotting import figure
 
 from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import TABLE_CSS, PredictCard
+from chapters.widgets import TABLE_CSS, PredictCard, button_disabled
 from lab import analytic
 from lab.measure import measure
 
@@ -172,20 +172,18 @@ class BreakEvenChapter(Chapter):
         ids = self.prompt_ids()
         if ids is None:
             return
-        self.use_models.disabled = True
-        self.live.object = ""
-        service = self.state.service
-        try:
-            result = await self.run_model(
-                measure, service.pair, ids, gamma=self.gamma, settings=self.state.settings,
-                max_new_tokens=48, seed=self.state.seed,
-                message="Measuring plain and speculative decoding on your models…")
-        except Exception as err:   # the page keeps working; say what happened
-            self.show_problem(f"Measuring the models failed ({err}); try a shorter prompt or press "
-                              "the button again.")
-            return
-        finally:
-            self.use_models.disabled = False
+        with button_disabled(self.use_models):
+            self.live.object = ""
+            service = self.state.service
+            try:
+                result = await self.run_model(
+                    measure, service.pair, ids, gamma=self.gamma, settings=self.state.settings,
+                    max_new_tokens=48, seed=self.state.seed,
+                    message="Measuring plain and speculative decoding on your models…")
+            except Exception as err:   # the page keeps working; say what happened
+                self.show_problem(f"Measuring the models failed ({err}); try a shorter prompt or press "
+                                  "the button again.")
+                return
         if result is None:
             return
         m = result[0]

@@ -358,6 +358,20 @@ class Busy(pn.viewable.Viewer):
         return self._pane
 
 
+@contextlib.contextmanager
+def button_disabled(button):
+    """Disable `button` while its own work runs, and enable it again however the work ends.
+
+        with button_disabled(self.ask_button):
+            result = await self.run_model(guesses, ...)
+    """
+    button.disabled = True
+    try:
+        yield
+    finally:
+        button.disabled = False
+
+
 class SettingsPanel(pn.viewable.Viewer):
     """The student's own prompt and sampling settings (this browser session only)."""
 

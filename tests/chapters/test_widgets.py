@@ -2,8 +2,8 @@
 import pytest
 
 from chapters import palette
-from chapters.widgets import (Busy, Chip, PairBadge, PredictCard, SettingsPanel, TokenStrip, chips_html,
-                              legend, show_text, takeaway_box)
+from chapters.widgets import (Busy, Chip, PairBadge, PredictCard, SettingsPanel, TokenStrip, button_disabled,
+                              chips_html, legend, show_text, takeaway_box)
 
 
 def test_choice_card_reveals_only_after_commit_and_result(state):
@@ -163,3 +163,14 @@ def test_pair_loader_reports_ready_or_one_sentence(monkeypatch):
     failing = loading.PairLoader()
     failing._load()
     assert not failing.ready and "no config.json" in failing.error
+
+
+def test_a_button_is_enabled_again_however_its_work_ends():
+    import panel as pn
+
+    button = pn.widgets.Button(label="Ask")
+    with pytest.raises(RuntimeError):
+        with button_disabled(button):
+            assert button.disabled
+            raise RuntimeError("out of memory")
+    assert not button.disabled
