@@ -35,3 +35,11 @@ def make_chapter(tiny_service):
             asyncio.run(ch.load())
         return ch
     return make
+
+
+def step_to_end(chapter):
+    """Press Step until the chapter's round is done (chapters 8 and 9)."""
+    async def go():
+        while not chapter.done:
+            await chapter.advance()
+    asyncio.run(go())

@@ -3,18 +3,12 @@ import asyncio
 import pytest
 
 from chapters.ch08_full_round import FullRoundChapter, round_steps
+from tests.chapters.conftest import step_to_end
 
 
 @pytest.fixture(scope="module")
 def chapter(make_chapter):
     return make_chapter(FullRoundChapter, load=True)
-
-
-def step_to_end(ch):
-    async def go():
-        while not ch.done:
-            await ch.advance()
-    asyncio.run(go())
 
 
 def test_stepping_every_round_shows_the_trace_kept_tokens(chapter):

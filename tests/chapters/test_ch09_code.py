@@ -3,18 +3,12 @@ import asyncio
 import pytest
 
 from chapters.ch09_code import CODE, CodeChapter, code_events, code_lines
+from tests.chapters.conftest import step_to_end
 
 
 @pytest.fixture(scope="module")
 def chapter(make_chapter):
     return make_chapter(CodeChapter, load=True)
-
-
-def run_round(ch):
-    async def go():
-        while not ch.done:
-            await ch.advance()
-    asyncio.run(go())
 
 
 def test_about_seventeen_lines_and_line_ten_is_the_test():
@@ -25,7 +19,7 @@ def test_about_seventeen_lines_and_line_ten_is_the_test():
 
 def test_stepping_shows_the_trace_kept_tokens(chapter):
     for r in chapter.generation.rounds:
-        run_round(chapter)
+        step_to_end(chapter)
         assert [c.text for c in chapter.text_strip.chips[1:]] == r.emitted_texts
         asyncio.run(chapter.next_round())
 
@@ -54,6 +48,6 @@ def test_temperature_zero_reads_as_argmax(chapter):
         for e in code_events(r, "", True):
             if e.line == 10:
                 assert "x == argmax(p)" in e.variables
-    run_round(chapter)
+    step_to_end(chapter)
     assert [c.text for c in chapter.text_strip.chips[1:]] == chapter.round.emitted_texts
     assert chapter.predict.correct is True
