@@ -29,6 +29,29 @@ def no_scroll(page) -> tuple[int, int]:
                          " return [m.scrollHeight, m.clientHeight]; }")
 
 
+def test_every_step_finds_its_components_without_a_browser():
+    """Each step's `show` names exist on its chapter (quick: fails as soon as a chapter renames one)."""
+    import panel as pn
+
+    from chapters.state import LabState
+    from chapters.tour import Tour
+    from lab.service import ModelService
+    from lab.tiny import tiny_pair
+
+    pair = tiny_pair()
+    tour = Tour(LabState(ModelService(lambda: pair)), step=1)
+    problems = []
+    for n in range(1, N + 1):
+        tour.show(n)
+        assert tour.deck.rendered == n
+        for obj in tour.stage.objects:
+            for found in [obj, *obj.select(pn.viewable.Viewable)]:
+                classes = getattr(found, "css_classes", []) or []
+                if "tour-missing" in classes or "tour-error" in classes or "tour-note" in classes:
+                    problems.append((n, found.object if hasattr(found, "object") else found))
+    assert not problems, problems
+
+
 def test_walk_the_whole_tour_by_keyboard(page, server):
     open_step(page, server, 1)
     assert page.get_by_role("button", name="Back").is_disabled()
