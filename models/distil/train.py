@@ -125,12 +125,13 @@ class Labels:
 
     def __init__(self, folder: Path):
         self.folder, self.shards, self.names = folder, [], set()
+        self.generated_share = 0.5
 
     def refresh(self) -> None:
         for f in sorted(self.folder.glob("shard-*.npz")):
             if f.name not in self.names:
                 d = np.load(f)
-                self.shards.append({k: d[k] for k in ("tokens", "lengths", "top_ids", "top_p")})
+                self.shards.append({k: d[k] for k in ("tokens", "lengths", "top_ids", "top_p", "n_generated")})
                 self.names.add(f.name)
 
     @property
@@ -146,7 +147,10 @@ class Labels:
             while n < length:
                 # newer shards have been seen less often so far: favour them a little
                 s = self.shards[min(len(self.shards) - 1, int(len(self.shards) * rng.random() ** 0.7))]
-                i = rng.randrange(len(s["lengths"]))
+                # half the rows from the target's own continuations (the text the draft will face in
+                # the lab), half from corpus windows (the first n_generated rows of a shard are generated)
+                n_gen = int(s["n_generated"])
+                i = rng.randrange(n_gen) if rng.random() < self.generated_share else rng.randrange(n_gen, len(s["lengths"]))
                 m = min(int(s["lengths"][i]), length - n)
                 parts.append((s, i, m))
                 n += m
