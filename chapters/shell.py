@@ -21,7 +21,7 @@ from chapters.lecturer import CLASSROOM, lecturer_view
 from chapters.loading import LOADER
 from chapters.registry import BRIDGE_SLUG, PARTS, QUESTION_COUNT
 from chapters.state import LabState
-from chapters.tour_steps import TOUR
+from chapters.tour_steps import TOUR, first_step
 from chapters.widgets import PairBadge, SettingsPanel
 from lab import runtime
 
@@ -114,6 +114,9 @@ def pager_html(current: str) -> str:
         links.append('<a class="prev" href="?" rel="prev">← Start</a>')
     elif prev is not None:
         links.append(f'<a class="prev" href="{href(prev.slug)}" rel="prev">← {html.escape(prev.nav_label)}</a>')
+    page = registry.page_by_slug(current) if current else None
+    if page is not None and page.number and any(s["chapter"] == page.number for s in TOUR):
+        links.append(f'<a class="tour" href="?tour={first_step(page.number)}">▶ Tour from here</a>')
     if nxt is not None:
         links.append(f'<a class="next" href="{href(nxt.slug)}" rel="next">{html.escape(nxt.nav_label)} →</a>')
     return f'<nav class="pager" aria-label="Previous and next">{"".join(links)}</nav>'

@@ -167,3 +167,10 @@ def test_tour_screenshots_at_projector_sizes(page, server, shot):
     assert scroll <= height + 2
     width = page.evaluate("() => { const m = document.querySelector('#main'); return [m.scrollWidth, m.clientWidth]; }")
     assert width[0] <= width[1] + 2, f"the step is wider than the screen: {width}"
+
+
+def test_tour_from_a_chapter_page(page, server):
+    open_page(page, f"{server}?chapter={SLUG[6]}", "Keep a guess as often as the target agrees", timeout=90)
+    page.get_by_role("link", name="▶ Tour from here").click()
+    rendered(page, first_step(6))
+    assert page.locator(".tour-where").inner_text().upper().startswith("CHAPTER 6 ")
