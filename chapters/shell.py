@@ -57,11 +57,39 @@ def session_state(bid: str, owner: str | None = None) -> LabState:
 
 
 class ShellKeys(pn.custom.JSComponent):
-    """F toggles fullscreen (outside text fields); remembers this browser in a cookie."""
+    """F toggles fullscreen (outside text fields); remembers this browser in a cookie; fills in the
+    accessibility the template and Bokeh widgets leave out (a main landmark, the sidebar list's role,
+    names for slider handles and spin buttons)."""
     browser_id = param.String(default="")
 
     _esm = """
+// Bokeh leaves a slider's handle and a number input's spin buttons without a name; name them,
+// across shadow roots (widgets appear as pages update, so this runs every couple of seconds).
+function nameUnnamedControls(root) {
+  for (const el of root.querySelectorAll("*")) if (el.shadowRoot) nameUnnamedControls(el.shadowRoot);
+  for (const handle of root.querySelectorAll(".noUi-handle:not([aria-label])")) {
+    const title = root.querySelector(".bk-slider-title");
+    let text = "";
+    if (title) {
+      const copy = title.cloneNode(true);
+      copy.querySelectorAll(".bk-slider-value").forEach((v) => v.remove());
+      text = copy.textContent.replace(/[:\\s]+$/, "").trim();
+    }
+    handle.setAttribute("aria-label", text || "slider");
+  }
+  for (const b of root.querySelectorAll(".bk-spin-btn-up:not([aria-label])")) b.setAttribute("aria-label", "increase");
+  for (const b of root.querySelectorAll(".bk-spin-btn-down:not([aria-label])")) b.setAttribute("aria-label", "decrease");
+}
+
 export function render({ model }) {
+  const main = document.getElementById("main");
+  if (main && !main.getAttribute("role")) main.setAttribute("role", "main");
+  // the template puts the sidebar's panes (divs) straight into a <ul>
+  document.querySelectorAll("#sidebar ul.nav").forEach((ul) => ul.setAttribute("role", "none"));
+  if (!window.__speclabNames) {
+    window.__speclabNames = setInterval(() => nameUnnamedControls(document), 2000);
+    setTimeout(() => nameUnnamedControls(document), 500);
+  }
   document.cookie = "speclab_id=" + model.browser_id + "; path=/; SameSite=Lax; max-age=604800";
   if (!window.__speclabKeys) {
     window.__speclabKeys = true;
