@@ -54,8 +54,7 @@ def start_server(port: int, tiny: bool) -> subprocess.Popen:
         env["SPECLAB_PAIR"] = "tiny"
     proc = subprocess.Popen(
         [sys.executable, "-m", "panel", "serve", "app.py", "--port", str(port), "--address", "127.0.0.1",
-         f"--allow-websocket-origin=127.0.0.1:{port}", "--check-unused-sessions", "5000",
-         "--unused-session-lifetime", "15000"],
+         f"--allow-websocket-origin=127.0.0.1:{port}"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 600
     while time.time() < deadline:
@@ -111,6 +110,9 @@ async def lesson(browser, base: str, rec: Recorder, student: int, rounds: int, d
     page = await ctx.new_page()
     page.on("pageerror", lambda e: rec.errors.append(f"student {student}: page error {e}"[:300]))
     page.on("console", lambda m: m.type == "error" and rec.errors.append(f"student {student}: console {m.text}"[:300]))
+    origin = base.rsplit("/", 1)[0]
+    page.on("request", lambda r: r.url.startswith("http") and not r.url.startswith(origin)
+            and rec.errors.append(f"student {student}: request outside the server {r.url}"[:300]))
     try:
         start = time.perf_counter()
         await page.goto(f"{base}?chapter=breakeven", wait_until="load", timeout=120000)
