@@ -194,11 +194,15 @@ async def run(args):
             server.kill()
             _, err = server.communicate()
         # A tab closed while the server was sending is logged by tornado; it is not a lab error.
-        blocks = [b for b in err.split("Traceback")[1:] if "WebSocketClosedError" not in b.split("\n\n")[0]]
+        benign = ("WebSocketClosedError", "StreamClosedError")
+        blocks = [b for b in err.split("Traceback")[1:] if not any(x in b for x in benign)]
         closed = err.count("Traceback") - len(blocks)
         print(f"server tracebacks: {len(blocks)} (plus {closed} 'tab closed while sending' notices)")
         if blocks:
-            print("first one:\nTraceback" + "\n".join(blocks[0].splitlines()[:14]))
+            print("first one (its last lines):\n" + "\n".join(blocks[0].splitlines()[-14:]))
+        log = Path(os.environ.get("TMPDIR", "/tmp")) / "classroom-server.log"
+        log.write_text(err)
+        print(f"server log: {log}")
 
 
 def main():
