@@ -85,8 +85,8 @@ class LecturerPanel(pn.viewable.Viewer):
         self.session_id = session_id
         names = list(registry()) + (["tiny"] if os.environ.get("SPECLAB_PAIR", "").startswith("tiny") else [])
         self.pair_select = pn.widgets.Select(label="Pair for everyone", options=names, width=260)
-        self.switch_button = pn.widgets.Button(label="Switch pair for everyone", button_type="warning")
-        self.reset_button = pn.widgets.Button(label="Reset the class", button_type="danger")
+        self.switch_button = pn.widgets.Button(label="Switch pair for everyone", color="warning")
+        self.reset_button = pn.widgets.Button(label="Reset the class", color="danger")
         self.status = pn.pane.HTML("", sizing_mode="stretch_width")
         self.switch_button.on_click(self._on_switch)
         self.reset_button.on_click(self._on_reset)

@@ -107,7 +107,8 @@ def test_f_toggles_fullscreen(page, server):
     open_step(page, server, 2)
     page.keyboard.press("f")
     wait_until(lambda: page.evaluate("document.fullscreenElement !== null"), 10, message="fullscreen")
-    assert page.locator(".tour-fs").get_attribute("aria-pressed") == "true"
+    wait_until(lambda: page.locator(".tour-fs").get_attribute("aria-pressed") == "true", 10,
+               message="the button says fullscreen is on (set by the fullscreenchange event)")
     page.keyboard.press("f")
     wait_until(lambda: page.evaluate("document.fullscreenElement === null"), 10, message="leaving fullscreen")
     page.locator(".tour-fs").click()     # the same by its button
