@@ -167,11 +167,19 @@ class AcceptRuleChapter(Chapter):
 
     def _on_probabilities(self):
         r = regions(self.p_a, self.q_a)
-        self.region_src.data = dict(token=list(TOKENS), **{k: list(v) for k, v in r.items()})
-        self.pq_src.data = dict(token=list(TOKENS), p=[self.p_a, 1 - self.p_a], q=[self.q_a, 1 - self.q_a])
+        p_a, q_a = self.p_a, self.q_a
+
+        def draw():   # raw Bokeh models: changed where the document lock is held
+            self.region_src.data = dict(token=list(TOKENS), **{k: list(v) for k, v in r.items()})
+            self.pq_src.data = dict(token=list(TOKENS), p=[p_a, 1 - p_a], q=[q_a, 1 - q_a])
+
+        self.in_document(draw)
         self.reset()   # counts measured under other p, q would mislead
 
     def _refresh_draws(self):
+        self.in_document(self._draw_draws)   # raw Bokeh models: changed where the lock is held
+
+    def _draw_draws(self):
         thr = thresholds(self.p_a, self.q_a)
         freq = self.frequencies()
         self.freq_src.data = dict(token=list(TOKENS), freq=list(np.nan_to_num(freq)), rule=list(thr))

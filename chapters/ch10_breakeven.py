@@ -128,31 +128,35 @@ class BreakEvenChapter(Chapter):
         a, g, c = self.alpha, self.gamma, self.c
         n = self.numbers()
         curve = analytic.speedup(ALPHAS, g, c)
-        self.curve.data = dict(alpha=ALPHAS, speedup=curve)
-        self.point.data = dict(alpha=[a], speedup=[n["speedup"]])
         top = max(2.0, float(curve.max()) * 1.1)
-        self.speed_fig.y_range.end = top
         be = n["break_even"]
-        if np.isnan(be):
-            self.break_span.visible = False
-            self.break_label.text = "no α breaks even (c too large)"
-            self.break_label.x, self.break_label.y = 0.02, top * 0.85
-        else:
-            self.break_span.visible = True
-            self.break_span.location = be
-            self.break_label.text = f"break-even α = {be:.2f}"
-            self.break_label.x, self.break_label.y = be, top * 0.9
-            # Keep the label inside the plot: right of the line, or left of it near α = 1.
-            left = be > 0.6
-            self.break_label.text_align = "right" if left else "left"
-            self.break_label.x_offset = -4 if left else 4
         gammas = np.arange(1, MAX_GAMMA + 1)
         s = analytic.speedup(a, gammas, c)
         best = n["best_gamma"]
-        self.bars.data = dict(gamma=[str(x) for x in gammas], speedup=s,
-                              color=[palette.TARGET if x == best else palette.MUTED for x in gammas],
-                              hatch=[" " if x == best else "/" for x in gammas])
-        self.gamma_fig.y_range.end = max(2.0, float(s.max()) * 1.15)
+
+        def draw():   # raw Bokeh models: changed where the document lock is held
+            self.curve.data = dict(alpha=ALPHAS, speedup=curve)
+            self.point.data = dict(alpha=[a], speedup=[n["speedup"]])
+            self.speed_fig.y_range.end = top
+            if np.isnan(be):
+                self.break_span.visible = False
+                self.break_label.text = "no α breaks even (c too large)"
+                self.break_label.x, self.break_label.y = 0.02, top * 0.85
+            else:
+                self.break_span.visible = True
+                self.break_span.location = be
+                self.break_label.text = f"break-even α = {be:.2f}"
+                self.break_label.x, self.break_label.y = be, top * 0.9
+                # Keep the label inside the plot: right of the line, or left of it near α = 1.
+                left = be > 0.6
+                self.break_label.text_align = "right" if left else "left"
+                self.break_label.x_offset = -4 if left else 4
+            self.bars.data = dict(gamma=[str(x) for x in gammas], speedup=s,
+                                  color=[palette.TARGET if x == best else palette.MUTED for x in gammas],
+                                  hatch=[" " if x == best else "/" for x in gammas])
+            self.gamma_fig.y_range.end = max(2.0, float(s.max()) * 1.15)
+
+        self.in_document(draw)
         verdict = "faster" if n["speedup"] > 1 else ("the same" if n["speedup"] == 1 else "slower")
         be_text = "never (even α = 1 is slower)" if np.isnan(be) else f"α = {be:.2f}"
         self.readout.object = (
