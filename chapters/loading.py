@@ -22,6 +22,23 @@ class PairLoader:
         self.ready = False
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._waiting: list = []     # (document, callback) to wake when loading ends
+
+    def when_done(self, doc, callback) -> None:
+        """Run `callback` in `doc` (under its lock) once loading has finished or failed."""
+        with self._lock:
+            if not (self.ready or self.error):
+                self._waiting.append((doc, callback))
+                return
+        if doc is not None and doc.session_context is not None:
+            doc.add_next_tick_callback(callback)
+
+    def _wake(self) -> None:
+        with self._lock:
+            waiting, self._waiting = self._waiting, []
+        for doc, callback in waiting:
+            if doc is not None and doc.session_context is not None:
+                doc.add_next_tick_callback(callback)
 
     def _progress(self, fraction: float, message: str = "") -> None:
         self.fraction = max(self.fraction, min(1.0, float(fraction)))
@@ -38,10 +55,13 @@ class PairLoader:
                     get_pair()
             pair = runtime.service().pair
             self._progress(1.0, f"Loaded {pair.target_label} and {pair.draft_label}.")
-            self.ready = True
+            with self._lock:
+                self.ready = True
         except Exception as err:   # shown on every page; the server keeps running
             log.exception("loading the model pair failed")
-            self.error = str(err) or type(err).__name__
+            with self._lock:
+                self.error = str(err) or type(err).__name__
+        self._wake()
 
     def start(self) -> None:
         """Begin loading (once per process); returns at once."""

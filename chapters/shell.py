@@ -321,16 +321,22 @@ def build_app():
         view, refresh = loading_view()
         (badge_slot if landing else content).objects = [view]
         callback = None
+        filled = []
 
         def poll():
+            if filled:
+                return
             if LOADER.ready or LOADER.error:
                 callback.stop()
             if LOADER.ready:
+                filled.append(True)
                 fill()
             else:
                 refresh()
 
         callback = pn.state.add_periodic_callback(poll, period=300)
+        # Also woken by the loader itself the moment it finishes (the poll is the fallback).
+        LOADER.when_done(pn.state.curdoc, poll)
     return template
 
 
