@@ -32,24 +32,6 @@ function ownedByControl(e, key) {
   return false;
 }
 
-// Bokeh widgets leave two controls without an accessible name: a slider's handle (its title is not
-// tied to it) and a number input's spin buttons. Name them, across shadow roots.
-export function nameUnnamedControls(root = document) {
-  for (const el of root.querySelectorAll("*")) if (el.shadowRoot) nameUnnamedControls(el.shadowRoot);
-  for (const handle of root.querySelectorAll(".noUi-handle:not([aria-label])")) {
-    const title = root.querySelector(".bk-slider-title");
-    let text = "";
-    if (title) {
-      const copy = title.cloneNode(true);
-      copy.querySelectorAll(".bk-slider-value").forEach((v) => v.remove());
-      text = copy.textContent.replace(/[:\s]+$/, "").trim();
-    }
-    handle.setAttribute("aria-label", text || "slider");
-  }
-  for (const b of root.querySelectorAll(".bk-spin-btn-up:not([aria-label])")) b.setAttribute("aria-label", "increase");
-  for (const b of root.querySelectorAll(".bk-spin-btn-down:not([aria-label])")) b.setAttribute("aria-label", "decrease");
-}
-
 export function render({ model }) {
   const total = model.steps.length;
   const root = h("div", { class: "tour-deck" });
@@ -139,8 +121,23 @@ export function render({ model }) {
     });
   }
 
-  // Projector mode for the whole page while the tour is open (sidebar and header hidden).
+  // Projector mode for the whole page while the tour is open (sidebar and header hidden), and a
+  // scale: how much larger than 1280×720 the screen is. The type grows through CSS (--speclab-scale);
+  // Python resizes the step's fixed-size widgets and figures to match.
   document.documentElement.classList.add("speclab-tour");
+  const fitScale = () => {
+    const k = Math.min(window.innerWidth / 1280, window.innerHeight / 720);
+    const scale = Math.min(2, Math.max(1, Math.floor(k * 20) / 20));
+    document.documentElement.style.setProperty("--speclab-scale", String(scale));
+    if (model.scale !== scale) model.scale = scale;
+  };
+  fitScale();
+  if (!window.__speclabTourResize) {
+    let timer = null;
+    window.__speclabTourResize = true;
+    window.addEventListener("resize", () => { clearTimeout(timer); timer = setTimeout(() => window.__speclabTourFit(), 250); });
+  }
+  window.__speclabTourFit = fitScale;
   if (!document.getElementById("speclab-tour-page-css")) {
     const style = h("style", { id: "speclab-tour-page-css" });
     style.textContent = model.page_css;
@@ -151,7 +148,8 @@ export function render({ model }) {
   const main = document.getElementById("main");
   if (main && !main.getAttribute("role")) main.setAttribute("role", "main");
   const afterRender = () => {
-    for (const ms of [100, 800, 2500]) setTimeout(() => nameUnnamedControls(), ms);
+    // the shell's accessibility pass (assets/shell.js) names the new step's controls
+    for (const ms of [100, 800, 2500]) setTimeout(() => window.__speclabA11y && window.__speclabA11y(), ms);
     document.documentElement.dataset.tourRendered = String(model.rendered);
   };
   model.on("rendered", afterRender);

@@ -182,7 +182,7 @@ class Dilemma(Chapter):
     def _start_replay(self):
         self.figure.x_range.end = self.race.end * 1.12 or 1.0
         self.show(0.0)
-        if self.animate:
+        if self.animate and not self.state.reduced_motion:
             self._t0 = time.perf_counter()
             self._callback = pn.state.add_periodic_callback(self._tick, period=80)   # ~12 frames/s
         else:
@@ -252,7 +252,13 @@ class Dilemma(Chapter):
                 f'the big model in <b>{fmt_seconds(r.target_done)}</b> ({ratio:.1f}× the small model’s time; both make one '
                 f'call per word: {fmt_seconds(per_big)} vs {fmt_seconds(per_small)} a call). '
                 f'But <b>{n_unlikely} of the small model’s {len(r.draft_texts)}</b> words are ones the big model '
-                f'would pick less than 15% of the time here (marked ⚠).</div>')
+                f'would pick less than 15% of the time here (marked ⚠).{self._motion_note()}</div>')
+
+    def _motion_note(self) -> str:
+        if not self.state.reduced_motion:
+            return ""
+        return (' <i>Your browser asks for reduced motion, so the race is shown finished: each bar above is '
+                'one call, placed at the time it was measured.</i>')
 
     # --- page ---
     def body(self):

@@ -57,58 +57,13 @@ def session_state(bid: str, owner: str | None = None) -> LabState:
 
 
 class ShellKeys(pn.custom.JSComponent):
-    """F toggles fullscreen (outside text fields); remembers this browser in a cookie; fills in the
-    accessibility the template and Bokeh widgets leave out (a main landmark, the sidebar list's role,
-    names for slider handles and spin buttons)."""
+    """F toggles fullscreen (outside text fields); remembers this browser in a cookie; reports the
+    browser's prefers-reduced-motion; fills in the accessibility the template and Bokeh widgets leave
+    out (assets/shell.js)."""
     browser_id = param.String(default="")
+    reduced_motion = param.Boolean(default=False, doc="The browser asks for reduced motion.")
 
-    _esm = """
-// Bokeh leaves a slider's handle and a number input's spin buttons without a name; name them,
-// across shadow roots (widgets appear as pages update, so this runs every couple of seconds).
-function nameUnnamedControls(root) {
-  for (const el of root.querySelectorAll("*")) if (el.shadowRoot) nameUnnamedControls(el.shadowRoot);
-  for (const handle of root.querySelectorAll(".noUi-handle:not([aria-label])")) {
-    const title = root.querySelector(".bk-slider-title");
-    let text = "";
-    if (title) {
-      const copy = title.cloneNode(true);
-      copy.querySelectorAll(".bk-slider-value").forEach((v) => v.remove());
-      text = copy.textContent.replace(/[:\\s]+$/, "").trim();
-    }
-    handle.setAttribute("aria-label", text || "slider");
-  }
-  for (const b of root.querySelectorAll(".bk-spin-btn-up:not([aria-label])")) b.setAttribute("aria-label", "increase");
-  for (const b of root.querySelectorAll(".bk-spin-btn-down:not([aria-label])")) b.setAttribute("aria-label", "decrease");
-}
-
-export function render({ model }) {
-  const main = document.getElementById("main");
-  if (main && !main.getAttribute("role")) main.setAttribute("role", "main");
-  // the template puts the sidebar's panes (divs) straight into a <ul>
-  document.querySelectorAll("#sidebar ul.nav").forEach((ul) => ul.setAttribute("role", "none"));
-  if (!window.__speclabNames) {
-    window.__speclabNames = setInterval(() => nameUnnamedControls(document), 2000);
-    setTimeout(() => nameUnnamedControls(document), 500);
-  }
-  document.cookie = "speclab_id=" + model.browser_id + "; path=/; SameSite=Lax; max-age=604800";
-  if (!window.__speclabKeys) {
-    window.__speclabKeys = true;
-    document.addEventListener("keydown", (e) => {
-      const t = e.composedPath()[0] || e.target;
-      const tag = ((t && t.tagName) || "").toLowerCase();
-      if (tag === "input" || tag === "textarea" || tag === "select" || (t && t.isContentEditable)) return;
-      if (e.ctrlKey || e.metaKey || e.altKey) return;
-      if (e.key === "f" || e.key === "F") {
-        if (document.fullscreenElement) { document.exitFullscreen(); }
-        else if (document.documentElement.requestFullscreen) { document.documentElement.requestFullscreen(); }
-      }
-    });
-  }
-  const span = document.createElement("span");
-  span.setAttribute("aria-hidden", "true");
-  return span;
-}
-"""
+    _esm = ASSETS / "shell.js"
 
 
 # --- pieces of every page -------------------------------------------------------------------------
@@ -293,8 +248,9 @@ def build_app():
     badge_slot = pn.Column(sizing_mode="stretch_width", margin=0)
     settings_slot = pn.Column(sizing_mode="stretch_width", margin=0)
     template.sidebar.append(html_pane(nav_html("" if wants_tour else slug)))
+    keys = ShellKeys(browser_id=bid, width=0, height=0, margin=0)
     template.main.append(pn.Column(
-        ShellKeys(browser_id=bid, width=0, height=0, margin=0),
+        keys,
         badge_slot,
         settings_slot,
         *([html_pane(f'<p class="soon-box" role="alert">{html.escape(notice)}</p>')] if notice else []),
@@ -309,9 +265,12 @@ def build_app():
 
     def fill():
         state = session_state(bid, session_id)
+        state.reduced_motion = keys.reduced_motion
+        keys.param.watch(lambda e: setattr(state, "reduced_motion", e.new), "reduced_motion")
         badge_slot.objects = [PairBadge(state)]
-        settings_slot.objects = [pn.Card(SettingsPanel(state), title="✎ Your prompt & sampling settings",
-                                         collapsed=True, sizing_mode="stretch_width", margin=(0, 5, 6, 5))]
+        if not wants_tour:   # the projector shows the tour alone; settings live on the chapter pages
+            settings_slot.objects = [pn.Card(SettingsPanel(state), title="✎ Your prompt & sampling settings",
+                                             collapsed=True, sizing_mode="stretch_width", margin=(0, 5, 6, 5))]
         if not landing:
             content.objects = [tour_view(state) if wants_tour else page_view(slug, state)]
 

@@ -18,6 +18,8 @@ class LabState(param.Parameterized):
     seed = param.Integer(default=0, bounds=(0, 2**31 - 1), doc="Seed of the round's random draws.")
     answers = param.Dict(default={}, doc="Predict-and-check answers, by chapter number.")
     error = param.String(default="", doc="The last one-sentence problem with the student's input.")
+    reduced_motion = param.Boolean(default=False, doc="The browser asks for reduced motion: replays "
+                                   "show their last frame at once.")
 
     def __init__(self, service, owner: str | None = None, **params):
         super().__init__(**params)

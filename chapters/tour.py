@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import html
 import logging
+import re
 from pathlib import Path
 
 import panel as pn
 import param
 from bokeh.model import Model as BokehModel
+from bokeh.models import Plot
 
 from chapters import registry
+from chapters.base import Chapter
 from chapters.registry import PARTS
 from chapters.state import LabState
 from chapters.tour_steps import TOUR, clamp_step, first_step
@@ -72,6 +75,8 @@ class TourDeck(pn.custom.JSComponent):
     steps = param.List(default=[])
     chapters = param.List(default=[])
     page_css = param.String(default="")
+    scale = param.Number(default=1.0, bounds=(1.0, 2.0),
+                         doc="How much larger than at 1280×720 the screen is (the browser reports it).")
 
     _esm = TOUR_JS
     _stylesheets = [TOUR_CSS]
@@ -109,7 +114,9 @@ class Tour(pn.viewable.Viewer):
         self.deck = TourDeck(step=step, steps=step_meta(), chapters=chapter_menu(), page_css=TOUR_CSS,
                              sizing_mode="stretch_width", margin=(0, 0, 4, 0))
         self.stage = pn.Column(sizing_mode="stretch_width", margin=(0, 0), css_classes=["tour-stage"])
+        self._base: dict[int, tuple] = {}           # id of a sized object -> (it, its sizes at scale 1)
         self.deck.param.watch(lambda e: self.show(e.new), "step")
+        self.deck.param.watch(lambda e: self.rescale(), "scale")
         self.show(step)
 
     # --- chapters and their components ---
@@ -207,10 +214,64 @@ class Tour(pn.viewable.Viewer):
     def show(self, step: int) -> None:
         step = clamp_step(step)
         self.stage.objects = self.objects_for(step)
+        self.rescale()
         self.deck.rendered = step
+
+    # --- projector scale: the page's type grows with the screen (CSS); fixed sizes follow here ---
+    def rescale(self) -> None:
+        """Give every fixed-size object on the stage its size at 1280×720 times `deck.scale`: Panel
+        widgets and panes directly, Bokeh figures (and their type) where the document lock is held."""
+        k = self.deck.scale
+        for obj in self.stage.select(lambda o: isinstance(o, pn.viewable.Layoutable)):
+            # keyed by id, holding the object too, so an id is never reused for another object
+            _, base = self._base.setdefault(id(obj), (obj, {"width": obj.width, "height": obj.height}))
+            sizes = {n: round(v * k) for n, v in base.items() if v and obj.sizing_mode in (None, "fixed")}
+            if sizes:
+                obj.param.update(**{n: v for n, v in sizes.items() if getattr(obj, n) != v})
+        figures = [m for pane in self.stage.select(pn.pane.Bokeh) if pane.object is not None
+                   for m in pane.object.select({"type": Plot})]
+        if figures:
+            Chapter.in_document(self._rescale_figures, figures, k)
+
+    def _rescale_figures(self, figures, k: float) -> None:
+        for fig in figures:
+            _, base = self._base.setdefault(id(fig), (fig, _figure_sizes(fig)))
+            for (model, name), value in base.items():
+                new = _scaled(value, k)
+                if getattr(model, name) != new:
+                    setattr(model, name, new)
 
     def __panel__(self):
         return pn.Column(self.deck, self.stage, sizing_mode="stretch_width", margin=0, css_classes=["tour"])
+
+
+_SIZE = re.compile(r"^([0-9.]+)(px|pt)$")
+
+
+def _figure_sizes(fig: Plot) -> dict:
+    """(model, property) -> value at scale 1 for a figure's fixed width/height and its type sizes."""
+    out = {}
+    if fig.height and fig.sizing_mode in (None, "fixed", "stretch_width"):
+        out[(fig, "height")] = fig.height
+    if fig.width and fig.sizing_mode in (None, "fixed", "stretch_height"):
+        out[(fig, "width")] = fig.width
+    for model in fig.references():
+        for name in model.properties():
+            if name.endswith("text_font_size"):
+                value = getattr(model, name)
+                if isinstance(value, str) and _SIZE.match(value):
+                    out[(model, name)] = value
+    return out
+
+
+_MIN_TYPE = {"px": 14.0, "pt": 10.5}   # a figure's smallest type in the tour, at 1280×720
+
+
+def _scaled(value, k: float):
+    if isinstance(value, str):
+        number, unit = _SIZE.match(value).groups()
+        return f"{max(float(number), _MIN_TYPE[unit]) * k:.1f}{unit}"
+    return round(value * k)
 
 
 def build_tour(state: LabState, step: int | None = None):

@@ -92,6 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--max-shards", type=int, default=100_000)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--gen-per-shard", type=int, default=GEN_PER_SHARD,
+                        help="how many of a shard's sequences are the target's own continuations")
+    parser.add_argument("--greedy-every", type=int, default=2,
+                        help="every n-th shard's continuations are greedy (the rest sampled)")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -109,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     while index < args.max_shards and not stop.exists():
         t0 = time.time()
         rng = random.Random(index)
-        gen = continue_seeds(model, tokenizer, rng.sample(seeds, GEN_PER_SHARD), greedy=index % 2 == 0, seed=index)
+        gen = continue_seeds(model, tokenizer, rng.sample(seeds, args.gen_per_shard),
+                             greedy=index % args.greedy_every == 0, seed=index)
         t_gen = time.time() - t0
         seqs = [s[:SEQ_LEN] for s in gen] + corpus_windows(tokenizer, texts, rng, PER_SHARD - len(gen))
         tokens, lengths, top_ids, top_p = label(model, seqs)

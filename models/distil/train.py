@@ -187,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warmup", type=int, default=10, help="steps of linear warm-up")
     ap.add_argument("--eval-every", type=int, default=20)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--seq-len", type=int, default=256, help="positions per training row")
+    ap.add_argument("--generated-share", type=float, default=0.5,
+                    help="share of rows from the target's own continuations (the rest: corpus windows)")
     ap.add_argument("--export", action="store_true", help="export the best draft to models/smollm2-distilled")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
@@ -199,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     run.mkdir(parents=True, exist_ok=True)
     labels = Labels(distil_dir() / "labels")
     labels.refresh()
+    labels.generated_share = args.generated_share
     if (run / "shortlist.npy").exists():
         shortlist = torch.from_numpy(np.load(run / "shortlist.npy"))
     else:
@@ -253,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         lr = args.lr * min(1.0, (state["step"] + 1) / args.warmup) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
         for g in opt.param_groups:
             g["lr"] = lr
-        tokens, top_ids, top_p = labels.batch(rng, args.batch)
+        tokens, top_ids, top_p = labels.batch(rng, args.batch, args.seq_len)
         with torch.autocast("cpu", dtype=torch.bfloat16):
             loss = distil_loss(draft, slot, tokens, top_ids, top_p)
         opt.zero_grad(set_to_none=True)

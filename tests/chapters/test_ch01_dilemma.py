@@ -52,3 +52,12 @@ def test_the_size_ratio_in_the_intro_is_computed_from_the_pair(chapter):
     pair = chapter.state.service.pair
     assert f"{pair.target_params / pair.draft_params:.0f} times smaller" in chapter.page_intro()
     assert pair.draft_label in chapter.page_intro()
+
+
+def test_reduced_motion_shows_the_finished_race_at_once(make_chapter, state):
+    ch = make_chapter(Dilemma, state)       # animate stays on: only the browser's setting stops it
+    state.reduced_motion = True
+    race = asyncio.run(ch.write())
+    assert ch._callback is None and ch.shown_time == race.end
+    assert len(ch.small_strip.chips) == len(race.draft_texts)
+    assert "reduced motion" in ch.summary.object

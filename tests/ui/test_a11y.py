@@ -75,6 +75,8 @@ DEEP_FOCUS = """() => {
                  : (a.innerText || a.getAttribute("aria-label") || a.getAttribute("title") || "");
     return { text: text.trim().slice(0, 60),
              tag: a.tagName.toLowerCase(),
+             cls: String(a.className || ""),
+             outline: parseFloat(s.outlineWidth) || 0,
              ring: (s.outlineStyle !== "none" && parseFloat(s.outlineWidth) >= 2) || s.boxShadow !== "none" };
 }"""
 
@@ -111,3 +113,26 @@ def test_reduced_motion_is_respected(page, server):
     page.wait_for_function("document.documentElement.dataset.tourRendered === '2'", timeout=90000)
     duration = page.locator(".tour-fill").evaluate("el => getComputedStyle(el).transitionDuration")
     assert float(duration.rstrip("s") or 0) < 0.01, duration
+
+
+def test_a_figure_that_takes_focus_shows_a_strong_ring(page, server):
+    """Bokeh makes a figure's event layer a tab stop with a faint dotted outline; the shell thickens it."""
+    open_page(page, f"{server}?chapter=correction", "Corrections go where the draft was too shy", timeout=90)
+    settle(page)
+    for _ in range(60):
+        page.keyboard.press("Tab")
+        focus = page.evaluate(DEEP_FOCUS)
+        if focus and "bk-events" in focus["cls"]:
+            break
+    else:
+        pytest.fail("Tab never reached a figure")
+    assert focus["outline"] >= 3, f"a focused figure has a {focus['outline']}px outline"
+
+
+def test_chapter_1_replay_respects_reduced_motion(page, server):
+    page.emulate_media(reduced_motion="reduce")
+    open_page(page, f"{server}?chapter=dilemma", "Good is slow. Fast is sloppy.", timeout=90)
+    page.get_by_role("button", name="✎ Write").click()
+    # the finished race at once, and a word on why
+    page.get_by_text("asks for reduced motion", exact=False).wait_for(timeout=60000)
+    assert page.get_by_text("The small model finished in", exact=False).is_visible()

@@ -9,6 +9,7 @@ def test_ch01_write_races_both_models(page, server, shot):
     page.get_by_role("button", name="✎ Write").click()
     page.get_by_text("The small model finished in", exact=False).wait_for(timeout=60000)
     page.get_by_text("✓ Right.", exact=False).wait_for()
+    assert page.get_by_text("asks for reduced motion", exact=False).count() == 0   # it was replayed
     assert page.get_by_text("small model done").count() >= 0   # drawn on the canvas
     shot(page, "ch01-after-write", page.get_by_text("The small model finished in", exact=False))
 

@@ -161,8 +161,15 @@ def test_tour_screenshots_at_projector_sizes(page, server, shot):
     shot(page, "tour-1280x720")
     scroll, height = no_scroll(page)
     assert scroll <= height + 2
+    figure, slider = page.locator(".tour-stage canvas").first, page.locator(".tour-stage .bk-slider-title").first
+    small = figure.bounding_box(), float(slider.evaluate("el => parseFloat(getComputedStyle(el).fontSize)"))
     page.set_viewport_size({"width": 1920, "height": 1080})
-    page.wait_for_timeout(1000)
+    # on the projector the step's figure and its widgets' type grow with the screen (×1.5 here)
+    wait_until(lambda: figure.bounding_box()["width"] >= 1.4 * small[0]["width"], timeout=20,
+               message="the figure to grow at 1920×1080")
+    assert figure.bounding_box()["height"] >= 1.4 * small[0]["height"]
+    assert slider.evaluate("el => parseFloat(getComputedStyle(el).fontSize)") >= 1.4 * small[1]
+    page.wait_for_timeout(500)
     shot(page, "tour-1920x1080")
     scroll, height = no_scroll(page)
     assert scroll <= height + 2

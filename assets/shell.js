@@ -1,0 +1,68 @@
+// The shell's page-wide helper (chapters/shell.py, ShellKeys), on every page of the lab:
+//  - F toggles fullscreen (outside text fields);
+//  - remembers this browser in a cookie;
+//  - reports the browser's prefers-reduced-motion setting (chapter 1's replay reads it);
+//  - fills in the accessibility the template and Bokeh leave out: a main landmark, the sidebar list's
+//    role, names for slider handles and spin buttons, and a visible focus ring on a figure's
+//    keyboard layer. Widgets appear as pages update, so this runs every couple of seconds, and the
+//    tour calls it (window.__speclabA11y) right after it swaps a step's components in.
+
+const FOCUS_CSS = ".bk-events:focus-visible { outline: 3px solid #ffbf47 !important; " +
+                  "outline-offset: -3px; box-shadow: inset 0 0 0 6px #1b1b1f; }";
+
+function fillAccessibility(root) {
+  for (const el of root.querySelectorAll("*")) if (el.shadowRoot) fillAccessibility(el.shadowRoot);
+  for (const handle of root.querySelectorAll(".noUi-handle:not([aria-label])")) {
+    const title = root.querySelector(".bk-slider-title");
+    let text = "";
+    if (title) {
+      const copy = title.cloneNode(true);
+      copy.querySelectorAll(".bk-slider-value").forEach((v) => v.remove());
+      text = copy.textContent.replace(/[:\s]+$/, "").trim();
+    }
+    handle.setAttribute("aria-label", text || "slider");
+  }
+  for (const b of root.querySelectorAll(".bk-spin-btn-up:not([aria-label])")) b.setAttribute("aria-label", "increase");
+  for (const b of root.querySelectorAll(".bk-spin-btn-down:not([aria-label])")) b.setAttribute("aria-label", "decrease");
+  // a figure's event layer takes keyboard focus; Bokeh's own ring is a faint dotted line
+  if (root instanceof ShadowRoot && root.querySelector(".bk-events") && !root.querySelector("style.speclab-focus")) {
+    const style = document.createElement("style");
+    style.className = "speclab-focus";
+    style.textContent = FOCUS_CSS;
+    root.append(style);
+  }
+}
+
+export function render({ model }) {
+  const main = document.getElementById("main");
+  if (main && !main.getAttribute("role")) main.setAttribute("role", "main");
+  // the template puts the sidebar's panes (divs) straight into a <ul>
+  document.querySelectorAll("#sidebar ul.nav").forEach((ul) => ul.setAttribute("role", "none"));
+  window.__speclabA11y = () => fillAccessibility(document);
+  if (!window.__speclabNames) {
+    window.__speclabNames = setInterval(window.__speclabA11y, 2000);
+    setTimeout(window.__speclabA11y, 500);
+  }
+  document.cookie = "speclab_id=" + model.browser_id + "; path=/; SameSite=Lax; max-age=604800";
+
+  const motion = window.matchMedia("(prefers-reduced-motion: reduce)");
+  model.reduced_motion = motion.matches;
+  motion.addEventListener("change", (e) => { model.reduced_motion = e.matches; });
+
+  if (!window.__speclabKeys) {
+    window.__speclabKeys = true;
+    document.addEventListener("keydown", (e) => {
+      const t = e.composedPath()[0] || e.target;
+      const tag = ((t && t.tagName) || "").toLowerCase();
+      if (tag === "input" || tag === "textarea" || tag === "select" || (t && t.isContentEditable)) return;
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.key === "f" || e.key === "F") {
+        if (document.fullscreenElement) { document.exitFullscreen(); }
+        else if (document.documentElement.requestFullscreen) { document.documentElement.requestFullscreen(); }
+      }
+    });
+  }
+  const span = document.createElement("span");
+  span.setAttribute("aria-hidden", "true");
+  return span;
+}
