@@ -219,13 +219,13 @@ class Dilemma(Chapter):
             self.small_count.object = self._count_html(n_small)
 
         data = dict(lane=[], left=[], right=[], color=[])
-        for lane, ends, col in (("Big model", r.target_ends, palette.TARGET),
-                                ("Small model", r.draft_ends, palette.DRAFT)):
+        for row, ends, col in (("Big model", r.target_ends, palette.TARGET),
+                               ("Small model", r.draft_ends, palette.DRAFT)):
             start = 0.0
             for end in ends:
                 if start >= t:
                     break
-                data["lane"].append(lane); data["left"].append(start)
+                data["lane"].append(row); data["left"].append(start)
                 data["right"].append(min(end, t)); data["color"].append(col)
                 start = end
         self.calls.data = data

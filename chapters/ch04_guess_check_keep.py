@@ -197,6 +197,6 @@ class GuessCheckKeep(Chapter):
             legend(["target_call", "draft_call", "kept", "fixed", "bonus"],
                    {"target_call": "one target call", "draft_call": "one cheap draft call"}),
             self.last_round,
-            pn.pane.HTML(f'<p style="font-size:1.1rem">Next: <a href="?chapter=questions">the five questions '
-                         f'this picture raises →</a></p>', sizing_mode="stretch_width"),
+            pn.pane.HTML('<p style="font-size:1.1rem">Next: <a href="?chapter=questions">the five questions '
+                         'this picture raises →</a></p>', sizing_mode="stretch_width"),
             sizing_mode="stretch_width")

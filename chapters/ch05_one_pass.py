@@ -19,7 +19,7 @@ from chapters import palette
 from chapters.ch07_correction import unique_labels
 from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, settings_note  # noqa: F401  MAX_NEW_TOKENS: tests/ui
 from chapters.widgets import BOX_CSS, CHIP_CSS, TABLE_CSS, Chip, PredictCard, TokenStrip, legend, show_text
-from lab.trace import GenerationTrace, RoundTrace
+from lab.trace import RoundTrace
 
 SHOW = 6    # top candidates of each model per position
 
@@ -76,18 +76,14 @@ class OnePassChapter(RoundChapter):
             hint="Now click the positions of a round below.")
 
     # ---- data ----------------------------------------------------------------------------------------
-    def _show_loaded(self, generation: GenerationTrace) -> None:
-        with pn.io.unlocked():   # raw Bokeh models change after an await: dispatch them directly
-            self.show_generation(generation)
-
     def restart(self) -> None:
         """Draw the current round with its first position selected."""
         self.next_button.label = "Next round"
-        self._draw_round()
+        self.in_document(self._draw_round)     # raw Bokeh models: changed where the document lock is held
 
     def _on_select(self, event):
         if event.new is not None and self.round is not None:
-            self.select(event.new - 1)          # chip 0 is the text so far
+            self.in_document(self.select, event.new - 1)          # chip 0 is the text so far
 
     # ---- views ---------------------------------------------------------------------------------------
     def _draw_round(self):

@@ -130,8 +130,7 @@ class CorrectionChapter(Chapter):
         if result is None:
             return
         p, q = result
-        with pn.io.unlocked():   # raw Bokeh models change after an await: dispatch them directly
-            self.set_distributions(p.numpy(), q.numpy(), settings)
+        self.in_document(self.set_distributions, p.numpy(), q.numpy(), settings)   # raw Bokeh models
 
     async def _on_session_settings(self, *events):
         """New sampling settings in the side panel: p and q change with them."""
@@ -163,7 +162,7 @@ class CorrectionChapter(Chapter):
             return
         self.run_index += 1
         self.counts = mc.simulate(self.p, self.q, self.rule, self.runs, seed=self.state.seed + self.run_index)
-        self._draw_output()
+        self.in_document(self._draw_output)   # raw Bokeh models: changed where the lock is held
         if self.predict is not None:
             self.predict.reveal()
 

@@ -192,9 +192,8 @@ class BreakEvenChapter(Chapter):
             return
         m = result[0]
         self.measurement = m
-        with pn.io.unlocked():   # raw Bokeh models change after an await: dispatch them directly
-            self.param.update(alpha=round(min(1.0, max(0.0, m.alpha)), 2),
-                              c=round(min(2.0, max(0.0, m.c)), 2))
+        # the α/c watchers redraw the figure through in_document
+        self.param.update(alpha=round(min(1.0, max(0.0, m.alpha)), 2), c=round(min(2.0, max(0.0, m.c)), 2))
         self.live.object = (
             f"<div class='speclab-live'><b>{m.target}</b> with draft <b>{m.draft}</b>, γ = {m.gamma}, "
             f"{m.settings}, {m.new_tokens} tokens:<br>measured α = {m.alpha:.2f}, c = {m.c:.2f} "

@@ -116,8 +116,7 @@ class TimelineChapter(Chapter):
                                     message="Draft and verify…")
         if plain is None or spec is None:
             return
-        with pn.io.unlocked():   # raw Bokeh models change after an await: dispatch them directly
-            self.show(plain, spec)
+        self.in_document(self.show, plain, spec)   # raw Bokeh models change after an await
 
     async def _on_draw(self, event):
         await self.load()

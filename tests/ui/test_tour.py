@@ -84,6 +84,7 @@ def test_walk_the_whole_tour_by_keyboard(page, server):
 def test_a_step_url_opens_that_step_and_the_url_follows(page, server):
     open_step(page, server, 17)
     n = TOUR[16]["chapter"]
+    assert page.get_by_text("Your prompt & sampling settings").count() == 0   # the projector shows the step alone
     assert page.locator(".tour-where").inner_text().upper().startswith(f"CHAPTER {n} ")
     assert page.locator("select.tour-jump").input_value() == str(first_step(n))
     page.get_by_role("button", name="Next").click()
