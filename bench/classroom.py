@@ -1,23 +1,34 @@
-"""A simulated class against one served lab: real browser clients on loopback, bounded in count and time.
+"""A simulated class against one served lab on loopback, bounded in count and time.
 
-    python bench/classroom.py [--students 40] [--tiny] [--port 5310] [--soak SECONDS]
+    python bench/classroom.py [--students 40] [--clients ws|browser] [--tiny] [--soak SECONDS]
 
-Starts `panel serve app.py` (the embedded pair, or the tiny pair with --tiny), then runs each
-student as its own browser context in one headless Debian chromium, joining a second apart, each
-running a scripted lesson: open chapter 10 and drag the α/γ/c sliders, open chapter 4 and run
-rounds, answer the predict questions. Prints per-interaction p50/p95 latency, errors and the server's
-memory. With --soak, students keep joining and leaving for that many seconds and the server's
-memory growth between the first and the last minute is printed.
+Starts `panel serve app.py` (the embedded pair, or the tiny pair with --tiny), then runs the students,
+joining a second apart, each running a scripted lesson: open chapter 10 and move the α/γ/c sliders,
+answer its predict question, open chapter 4 and run rounds. Prints per-interaction p50/p95 latency,
+errors and the server's memory. With --soak, waves of students keep joining and leaving for that many
+seconds and the server's memory growth from the first wave to the last is printed.
 
-Latency is measured in the browser: from the key press / click until the page's text changes.
+Two kinds of student:
+- `ws` (default): a websocket client that speaks Bokeh's protocol as the browser does: it loads the
+  page over HTTP, opens its session's websocket, pulls the document, sends the same PATCH-DOC
+  messages a browser sends for a slider move or a button click (value / value_throttled changes,
+  button_click events), and times until the server's answer arrives: the figure's new data for a
+  slider, the predict card's new text for an answer, the button enabled again for "next round".
+  Nothing is rendered, so 40 of them leave the server its 2 cores.
+- `browser`: a context in one headless Debian chromium per student; latency from the key press or
+  click until the page's text changes. On this machine 40 browsers starve the server they measure.
+
 All traffic stays on 127.0.0.1; every loop is bounded.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
+import json
 import os
 import random
+import re
 import socket
 import statistics
 import subprocess
@@ -28,7 +39,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import psutil
-from playwright.async_api import async_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -104,7 +114,7 @@ async def timed_change(page, rec: Recorder, name: str, action, timeout_ms=60000)
     rec.add(name, time.perf_counter() - start)
 
 
-async def lesson(browser, base: str, rec: Recorder, student: int, rounds: int, drags: int):
+async def browser_lesson(browser, base: str, rec: Recorder, student: int, rounds: int, drags: int):
     ctx = await browser.new_context(viewport={"width": 1280, "height": 720})
     await ctx.add_init_script(DEEP_TEXT)
     page = await ctx.new_page()
@@ -145,48 +155,257 @@ async def lesson(browser, base: str, rec: Recorder, student: int, rounds: int, d
         await ctx.close()
 
 
+# --- students as Bokeh websocket clients -------------------------------------------------------------
+class PageSession:
+    """One student's page: the HTTP load, its session's websocket and Bokeh's message protocol
+    (a message is a header, metadata and content frame, then an id frame and a binary frame per buffer)."""
+
+    def __init__(self, base: str, query: str):
+        self.base, self.query = base, query
+        self.events: list[dict] = []          # every event of every PATCH-DOC the server sent
+        self.errors: list[str] = []
+        self.arrived = asyncio.Event()
+        self.models: dict[str, dict] = {}     # id -> {"name":…, "attributes":…} from the pulled document
+        self._ids = itertools.count(1)
+
+    async def open(self) -> None:
+        import websockets
+        loop = asyncio.get_running_loop()
+        url = f"{self.base}?{self.query}"
+        html = await loop.run_in_executor(None, lambda: urllib.request.urlopen(url, timeout=120).read().decode())
+        token = re.search(r'"token":"([^"]+)"', html).group(1)
+        origin = self.base.split("/app")[0]
+        self.ws = await websockets.connect(origin.replace("http", "ws", 1) + f"/app/ws?{self.query}",
+                                           subprotocols=["bokeh", token], origin=origin, max_size=None,
+                                           open_timeout=120)
+        header, _ = await self._read()                       # ACK
+        assert header["msgtype"] == "ACK", header
+        await self.send("PULL-DOC-REQ", {})
+        while True:
+            header, content = await self._read()
+            if header["msgtype"] == "PULL-DOC-REPLY":
+                break
+            self._handle(header, content)                    # a PATCH-DOC may come first
+        self._index(content)
+        self.reader = asyncio.create_task(self._read_forever())
+        await self.patch([{"kind": "MessageSent", "msg_type": "bokeh_event",     # as the browser does
+                           "msg_data": {"type": "event", "name": "document_ready", "values": {"type": "map"}}}])
+
+    async def close(self) -> None:
+        await self.ws.close()
+        self.reader.cancel()
+
+    async def send(self, msgtype: str, content: dict) -> None:
+        await self.ws.send(json.dumps({"msgid": f"s{next(self._ids)}", "msgtype": msgtype}))
+        await self.ws.send("{}")
+        await self.ws.send(json.dumps(content))
+
+    async def patch(self, events: list[dict]) -> None:
+        await self.send("PATCH-DOC", {"events": events})
+
+    async def _read(self):
+        header = json.loads(await self.ws.recv())
+        await self.ws.recv()                                   # metadata
+        content = json.loads(await self.ws.recv())
+        for _ in range(2 * header.get("num_buffers", 0)):      # buffer id frame, then its bytes
+            await self.ws.recv()
+        return header, content
+
+    def _handle(self, header: dict, content: dict) -> None:
+        if header["msgtype"] == "PATCH-DOC":
+            self._index(content)                                   # models the page gains later
+            self.events.extend(content.get("events", []))
+            self.arrived.set()
+        elif header["msgtype"] == "ERROR":
+            self.errors.append(f"server ERROR: {str(content)[:200]}")
+
+    async def _read_forever(self) -> None:
+        try:
+            while True:
+                self._handle(*await self._read())
+        except Exception:   # the socket closed
+            pass
+
+    async def wait_for(self, found, timeout: float):
+        """Wait until `found()` (a look at the models) is truthy; return it."""
+        deadline = time.perf_counter() + timeout
+        while not (value := found()):
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                raise TimeoutError(f"the page did not fill within {timeout:.0f}s")
+            self.arrived.clear()
+            try:
+                await asyncio.wait_for(self.arrived.wait(), timeout=min(left, 1.0))
+            except asyncio.TimeoutError:
+                pass
+        return value
+
+    def _index(self, content: dict) -> None:
+        def walk(x):
+            if isinstance(x, dict):
+                if x.get("type") == "object" and "id" in x and "name" in x:
+                    self.models[x["id"]] = x
+                for v in x.values():
+                    walk(v)
+            elif isinstance(x, list):
+                for v in x:
+                    walk(v)
+        walk(content)
+
+    def find(self, name: str, **attrs) -> list[dict]:
+        """Models of type `name` whose attributes contain the given strings."""
+        return [m for m in self.models.values() if m["name"].endswith(name)
+                and all(v in str(m.get("attributes", {}).get(k, "")) for k, v in attrs.items())]
+
+    async def until(self, mark: int, done, timeout: float) -> None:
+        """Wait until an event after index `mark` satisfies `done(event)`."""
+        deadline = time.perf_counter() + timeout
+        while True:
+            if any(done(e) for e in self.events[mark:]):
+                return
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                raise TimeoutError(f"no answer within {timeout:.0f}s")
+            self.arrived.clear()
+            try:
+                await asyncio.wait_for(self.arrived.wait(), timeout=min(left, 1.0))
+            except asyncio.TimeoutError:
+                pass
+
+    async def timed(self, rec: Recorder, name: str, events: list[dict], done, timeout: float) -> None:
+        mark = len(self.events)
+        start = time.perf_counter()
+        await self.patch(events)
+        await self.until(mark, done, timeout)
+        rec.add(name, time.perf_counter() - start)
+
+
+def _click(model_id: str) -> list[dict]:
+    return [{"kind": "MessageSent", "msg_type": "bokeh_event",
+             "msg_data": {"type": "event", "name": "button_click",
+                          "values": {"type": "map", "entries": [["model", {"id": model_id}]]}}}]
+
+
+def _changed(model_id: str, attr: str, value=None):
+    """An event predicate: `attr` of `model_id` changed (to `value`, if given)."""
+    return lambda e: (e.get("model", {}).get("id") == model_id and e.get("attr") == attr
+                      and (value is None or e.get("new") == value))
+
+
+async def ws_lesson(base: str, rec: Recorder, student: int, rounds: int, drags: int):
+    page = None
+    try:
+        start = time.perf_counter()
+        page = PageSession(base, "chapter=breakeven")
+        await page.open()
+        sliders = await page.wait_for(
+            lambda: [m for m in page.find("Slider") if m["attributes"].get("title", "")[:1] in "αγc"], 120)
+        choice = await page.wait_for(lambda: page.find("Button", label="slower"), 30)
+        figures = {m["id"] for m in page.find("ColumnDataSource")}
+        if len(sliders) != 3:
+            raise RuntimeError(f"chapter 10 has {len(sliders)} α/γ/c sliders, not 3")
+        rec.add("open chapter 10", time.perf_counter() - start)
+        redrawn = lambda e: e.get("kind") == "ColumnDataChanged" and e.get("model", {}).get("id") in figures
+        for i in range(drags):                                 # move α, γ, c one step, as a key press does
+            slider = sliders[i % 3]
+            a = slider["attributes"]
+            step = a.get("step") or 1
+            value = a["value"] + random.choice([-1, 1]) * step
+            value = round(min(a["end"], max(a["start"], value)), 6)
+            if value == a["value"]:
+                value = round(a["value"] - step if value >= a["end"] else a["value"] + step, 6)
+            a["value"] = value
+            sid = slider["id"]
+            await page.timed(rec, "slider", [{"kind": "ModelChanged", "model": {"id": sid}, "attr": "value", "new": value},
+                                             {"kind": "ModelChanged", "model": {"id": sid}, "attr": "value_throttled",
+                                              "new": value}], redrawn, 30)
+            await asyncio.sleep(random.uniform(0.2, 0.6))      # a student looks at the curve
+        card_text = lambda e: e.get("attr") == "text" and e.get("model", {}).get("id") != choice[0]["id"]
+        await page.timed(rec, "answer question", _click(choice[0]["id"]), card_text, 30)
+        await page.close()
+
+        start = time.perf_counter()
+        page = PageSession(base, "chapter=guess-check-keep")
+        await page.open()
+        button = await page.wait_for(lambda: page.find("Button", label="Next round"), 120)
+        bid = button[0]["id"]
+        rec.add("open chapter 4", time.perf_counter() - start)
+        for _ in range(rounds):
+            await page.timed(rec, "next round", _click(bid), _changed(bid, "disabled", False), 120)
+            await asyncio.sleep(random.uniform(0.5, 1.5))      # a student reads the result
+        for e in page.errors:
+            rec.errors.append(f"student {student}: {e}")
+    except Exception as err:   # a timeout or a broken page is an error of the run, not a crash
+        rec.errors.append(f"student {student}: {type(err).__name__}: {str(err).splitlines()[0][:200] if str(err) else ''}")
+    finally:
+        if page is not None:
+            try:
+                await page.close()
+            except Exception:
+                pass
+
+
 async def run(args):
     port = args.port or free_port()
     server = start_server(port, args.tiny)
     base = f"http://127.0.0.1:{port}/app"
     rec = Recorder()
+    pw = browser = None
     try:
-        async with async_playwright() as pw:
+        if args.clients == "browser":
+            from playwright.async_api import async_playwright
+            pw = await async_playwright().start()
             browser = await pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-            # One warm-up student so first-use costs (model load, caches) are not counted.
-            await lesson(browser, base, Recorder(), -1, rounds=1, drags=1)
-            rss_start = server_rss(server)
-            print(f"server memory after warm-up: {rss_start / 2**20:.0f} MiB")
-            peak = rss_start
-            if args.soak:
-                deadline = time.time() + args.soak
-                samples, student = [], 0
-                while time.time() < deadline:                 # bounded by time
-                    batch = [lesson(browser, base, rec, student + i, args.rounds, args.drags)
-                             for i in range(args.students)]
-                    student += args.students
-                    await asyncio.gather(*batch)
-                    await asyncio.sleep(20)                   # let closed sessions be collected
-                    rss = server_rss(server)
-                    samples.append((time.time(), rss))
-                    peak = max(peak, rss)
-                    print(f"  {len(samples)} waves, {student} students, server {rss / 2**20:.0f} MiB", flush=True)
-                first, last = samples[0][1], samples[-1][1]
-                print(f"soak: {args.soak}s, {student} student sessions, memory first wave {first / 2**20:.0f} MiB, "
-                      f"last {last / 2**20:.0f} MiB, growth {100 * (last - first) / first:+.1f}%")
-            else:
+
+            def lesson(r, student, rounds, drags):
+                return browser_lesson(browser, base, r, student, rounds, drags)
+        else:
+            def lesson(r, student, rounds, drags):
+                return ws_lesson(base, r, student, rounds, drags)
+        # One warm-up student so first-use costs (model load, caches) are not counted.
+        warm = Recorder()
+        await lesson(warm, -1, rounds=1, drags=1)
+        if warm.errors:
+            print("warm-up student:", warm.errors[0])
+        rss_start = server_rss(server)
+        print(f"{args.students} {args.clients} students; server memory after warm-up: {rss_start / 2**20:.0f} MiB",
+              flush=True)
+        peak = rss_start
+        if args.soak:
+            deadline = time.time() + args.soak
+            samples, student = [], 0
+            while time.time() < deadline:                 # bounded by time
                 tasks = []
-                for i in range(args.students):               # join a second apart
-                    tasks.append(asyncio.create_task(lesson(browser, base, rec, i, args.rounds, args.drags)))
-                    await asyncio.sleep(args.join_interval)
-                    peak = max(peak, server_rss(server))
-                while not all(t.done() for t in tasks):
-                    peak = max(peak, server_rss(server))
-                    await asyncio.sleep(0.5)
-            await browser.close()
+                for i in range(args.students):            # a wave joins over a few seconds, then leaves
+                    tasks.append(asyncio.create_task(lesson(rec, student + i, args.rounds, args.drags)))
+                    await asyncio.sleep(args.join_interval / 4)
+                student += args.students
+                await asyncio.gather(*tasks)
+                await asyncio.sleep(20)                   # let closed sessions be collected
+                rss = server_rss(server)
+                samples.append((time.time(), rss))
+                peak = max(peak, rss)
+                print(f"  {len(samples)} waves, {student} students, server {rss / 2**20:.0f} MiB, "
+                      f"errors so far {len(rec.errors)}", flush=True)
+            first, last = samples[0][1], samples[-1][1]
+            print(f"soak: {args.soak:.0f}s, {student} student sessions in {len(samples)} waves, memory after the "
+                  f"first wave {first / 2**20:.0f} MiB, after the last {last / 2**20:.0f} MiB, "
+                  f"growth {100 * (last - first) / first:+.1f}%")
+        else:
+            tasks = []
+            for i in range(args.students):               # join a second apart
+                tasks.append(asyncio.create_task(lesson(rec, i, args.rounds, args.drags)))
+                await asyncio.sleep(args.join_interval)
+                peak = max(peak, server_rss(server))
+            while not all(t.done() for t in tasks):
+                peak = max(peak, server_rss(server))
+                await asyncio.sleep(0.5)
         rec.report()
         print(f"server memory peak: {peak / 2**20:.0f} MiB")
     finally:
+        if browser is not None:
+            await browser.close()
+            await pw.stop()
         server.terminate()
         try:
             _, err = server.communicate(timeout=20)
@@ -213,6 +432,8 @@ def main():
     ap.add_argument("--join-interval", type=float, default=1.0)
     ap.add_argument("--soak", type=float, default=0, help="seconds of students joining and leaving")
     ap.add_argument("--tiny", action="store_true", help="serve the tiny random pair")
+    ap.add_argument("--clients", choices=["ws", "browser"], default="ws",
+                    help="websocket clients speaking Bokeh's protocol (default) or headless chromium pages")
     ap.add_argument("--port", type=int, default=0)
     args = ap.parse_args()
     if not 1 <= args.students <= 60 or args.soak > 3600:

@@ -1,6 +1,7 @@
 """Chapter 4 — guess, check, keep: the whole method in one picture.
 
-"Next round" runs one real draft-and-verify round (`lab.engine.Decoder.step` on the model worker).
+"Next round" runs one real draft-and-verify round (`lab.engine.Decoder.step` on the model worker,
+through `ModelService.round`: a class on the same prompt and settings computes each round once).
 Two lanes count target calls for the same text: standard decoding needs one per token, draft +
 verify one per round (plus its γ cheap draft calls).
 """
@@ -12,7 +13,6 @@ import panel as pn
 
 from chapters.base import Chapter
 from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, button_disabled, count_html, lane, legend
-from lab.engine import Decoder
 
 MAX_NEW_TOKENS = 48
 
@@ -25,12 +25,6 @@ STEPS_CSS = """
 .step p { margin: 4px 0 0; font-size: 1.05rem; }
 .arrow { align-self: center; font-size: 1.6rem; color: #44474d; }
 """
-
-
-def new_decoder(pair, prompt_ids, gamma, settings, seed) -> Decoder:
-    """Built on the model worker (its prefill is a model call)."""
-    return Decoder(pair, prompt_ids, gamma=gamma, settings=settings, seed=seed, max_new_tokens=MAX_NEW_TOKENS,
-                   keep_rows=False)
 
 
 def round_chips(r) -> list[Chip]:
@@ -55,7 +49,7 @@ class GuessCheckKeep(Chapter):
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
-        self.decoder: Decoder | None = None
+        self.finished = False                # the last round of the text has been shown
         self.rounds = []
         self.next_button = pn.widgets.Button(label="▶ Next round", color="primary", width=180)
         self.next_button.on_click(self._on_next)
@@ -110,25 +104,23 @@ class GuessCheckKeep(Chapter):
             return await self._next_round()
 
     async def _next_round(self):
-        if self.decoder is not None and self.decoder.done:
+        if self.finished:
             self.reset()
-        if self.decoder is None:
-            ids = self.prompt_ids()
-            if ids is None:
-                return None
-            s = self.state
-            self.decoder = await self.run_model(new_decoder, s.service.pair, ids, s.gamma, s.settings, s.seed,
-                                                message="Reading the prompt…")
-            if self.decoder is None:
-                return None
-        r = await self.run_model(self.decoder.step, message="The draft guesses; the target checks…")
-        if r is None:
+        ids = self.prompt_ids()
+        if ids is None:
             return None
+        s = self.state
+        got = await self.run_model(s.service.round, ids, len(self.rounds), settings=s.settings, gamma=s.gamma,
+                                   seed=s.seed, max_new_tokens=MAX_NEW_TOKENS,
+                                   message="The draft guesses; the target checks…")
+        if got is None:
+            return None
+        r, self.finished = got
         self.rounds.append(r)
         self._draw()
         if self.predict is not None:
             self.predict.reveal()
-        if self.decoder.done:
+        if self.finished:
             self.next_button.label = "▶ Start over"
         return r
 
@@ -136,7 +128,7 @@ class GuessCheckKeep(Chapter):
         self.reset()      # the rounds so far were for the old prompt/settings
 
     def reset(self):
-        self.decoder = None
+        self.finished = False
         self.rounds = []
         self.next_button.label = "▶ Next round"
         self._draw()
@@ -173,7 +165,7 @@ class GuessCheckKeep(Chapter):
                 f'<b>{len(r.emitted_ids)}</b> token{"s" if len(r.emitted_ids) != 1 else ""} for one target call. '
                 f'So far: <b>{self.tokens}</b> tokens, standard decoding would have called the target '
                 f'<b>{self.standard_calls}</b> times, draft + verify <b>{self.spec_calls}</b>.'
-                + (" The text is finished." if self.decoder is not None and self.decoder.done else "") + '</div>')
+                + (" The text is finished." if self.finished else "") + '</div>')
 
     def body(self):
         steps = pn.pane.HTML(

@@ -54,6 +54,7 @@ class PairLoader:
                 except TypeError:                       # a loader without progress reporting
                     get_pair()
             pair = runtime.service().pair
+            runtime.settle_heap()
             self._progress(1.0, f"Loaded {pair.target_label} and {pair.draft_label}.")
             with self._lock:
                 self.ready = True

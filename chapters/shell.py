@@ -242,8 +242,11 @@ def build_app():
     bid = browser_id()
     session_id, doc = join_classroom()
     lecturer = lecturer_view(first_arg(args, "lecturer"), session_id)
+    # No template busy spinner: Panel syncs every template's spinner with one process-wide busy flag,
+    # so each event in any session would patch all sessions' pages (a class of 40 made that 40× the
+    # traffic). Our chapters show their own progress (widgets.Busy).
     template = pn.template.BootstrapTemplate(title=title, sidebar_width=300, header_background="#1f4e9e",
-                                             collapsed_sidebar=wants_tour)
+                                             collapsed_sidebar=wants_tour, busy_indicator=None)
     content = pn.Column(sizing_mode="stretch_width", margin=0, css_classes=["page-content"])
     badge_slot = pn.Column(sizing_mode="stretch_width", margin=0)
     settings_slot = pn.Column(sizing_mode="stretch_width", margin=0)

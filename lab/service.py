@@ -18,6 +18,7 @@ from concurrent.futures import Future
 
 from lab import compare, engine, timing
 from lab.sampling import SamplingSettings
+from lab.trace import RoundTrace
 
 
 class QueueFull(RuntimeError):
@@ -81,12 +82,21 @@ class FairQueue:
                 future.set_exception(err)
 
 
+class _LiveRounds:
+    """A generation's rounds so far, and the decoder that makes the next (None once finished)."""
+
+    def __init__(self, decoder):
+        self.decoder, self.rounds = decoder, []
+
+
 class ModelService:
-    def __init__(self, pair_provider, cache_size: int = 256, max_pending: int = 3):
+    def __init__(self, pair_provider, cache_size: int = 256, max_pending: int = 3, live_rounds: int = 24):
         self._pair_provider = pair_provider
         self._queue = FairQueue(max_pending)
         self._cache: OrderedDict = OrderedDict()
         self._cache_size = cache_size
+        self._rounds: OrderedDict = OrderedDict()    # generations stepped round by round (worker only)
+        self._rounds_size = live_rounds              # each holds two KV caches: a small bound
         self._lock = threading.Lock()
 
     @property
@@ -129,6 +139,7 @@ class ModelService:
     def clear(self) -> None:
         with self._lock:
             self._cache.clear()
+            self._rounds.clear()
 
     # The requests pages make, each cached by its full description.
     def generation(self, prompt_ids: list[int], *, mode="speculative", settings=SamplingSettings(),
@@ -137,6 +148,32 @@ class ModelService:
         return self.cached(key, lambda: engine.generate(
             self.pair, list(prompt_ids), mode=mode, settings=settings, gamma=gamma, seed=seed,
             max_new_tokens=max_new_tokens, writer=writer, keep_rows=keep_rows))
+
+    def round(self, prompt_ids: list[int], index: int, *, settings=SamplingSettings(), gamma=4, seed=0,
+              max_new_tokens=48) -> tuple[RoundTrace, bool]:
+        """Round `index` of a speculative generation, and whether it was the last one.
+
+        Rounds are made one at a time, when a page first asks for them, by one `Decoder` per
+        (pair, prompt, settings, γ, seed) shared by every page that asks: a class on the default
+        prompt computes each round once. Seeded, so the rounds are what a page's own decoder would
+        make. Call from the worker (one thread steps a decoder at a time).
+        """
+        key = (self.pair.name, tuple(prompt_ids), settings, gamma, seed, max_new_tokens)
+        live = self._rounds.get(key)
+        if live is None:            # new (or evicted: rebuilt, and seeded, it makes the same rounds again)
+            live = self._rounds[key] = _LiveRounds(engine.Decoder(
+                self.pair, list(prompt_ids), gamma=gamma, settings=settings, seed=seed,
+                max_new_tokens=max_new_tokens, keep_rows=False))
+        self._rounds.move_to_end(key)
+        while len(self._rounds) > self._rounds_size:
+            self._rounds.popitem(last=False)
+        while len(live.rounds) <= index:
+            if live.decoder is None:
+                raise IndexError(f"this generation has only {len(live.rounds)} rounds")
+            live.rounds.append(live.decoder.step())
+            if live.decoder.done:
+                live.decoder = None        # finished: keep its rounds, free its caches
+        return live.rounds[index], live.decoder is None and index == len(live.rounds) - 1
 
     def first_guesses(self, prompt_ids: list[int], target_ids: list[int]):
         key = ("first_guesses", tuple(prompt_ids), tuple(target_ids))

@@ -52,6 +52,6 @@ def test_predict_card_and_reset(chapter):
 def test_changing_the_prompt_starts_over(chapter):
     rounds(chapter, 2)
     chapter.state.prompt = "the dog ran"
-    assert chapter.rounds == [] and chapter.decoder is None
+    assert chapter.rounds == [] and not chapter.finished
     rounds(chapter, 1)
     assert chapter.rounds[0].prefix_ids[: len(chapter.state.prompt_ids())] == chapter.state.prompt_ids()

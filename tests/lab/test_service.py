@@ -55,3 +55,52 @@ def test_identical_requests_computed_once_and_cache_bounded(service):
     assert len(service._cache) == 4
     c = service.submit(service.generation, ids, max_new_tokens=5).result(10)
     assert c is not a and c.new_ids == a.new_ids             # evicted, recomputed, same answer
+
+
+def _own_rounds(pair, ids, settings, seed, max_new_tokens):
+    from lab.engine import Decoder
+    d = Decoder(pair, ids, gamma=3, settings=settings, seed=seed, max_new_tokens=max_new_tokens, keep_rows=False)
+    out = []
+    while not d.done:
+        out.append(d.step())
+    return out
+
+
+def test_shared_rounds_equal_a_pages_own_decoder_and_are_computed_once(monkeypatch):
+    from lab import engine
+    from lab.sampling import SamplingSettings
+    pair = tiny_pair()
+    service = ModelService(lambda: pair, live_rounds=2)
+    settings = SamplingSettings(temperature=1.0)
+    ids = pair.tokenizer.encode("the cat sat")
+    own = _own_rounds(pair, ids, settings, seed=5, max_new_tokens=12)
+    steps = []
+    real_step = engine.Decoder.step
+    monkeypatch.setattr(engine.Decoder, "step", lambda self: steps.append(1) or real_step(self))
+
+    def ask(i):
+        return service.submit(service.round, ids, i, settings=settings, gamma=3, seed=5,
+                              max_new_tokens=12, owner="x").result(timeout=60)
+    first = [ask(i) for i in range(len(own))]          # one page walks the whole text
+    second = [ask(i) for i in range(len(own))]         # a second page on the same prompt and settings
+    assert [r.emitted_ids for r, _ in first] == [r.emitted_ids for r in own]
+    assert [last for _, last in first] == [False] * (len(own) - 1) + [True]
+    assert second == first and len(steps) == len(own)  # computed once
+    with pytest.raises(IndexError):
+        ask(len(own))
+
+
+def test_an_evicted_generation_is_rebuilt_with_the_same_rounds():
+    from lab.sampling import SamplingSettings
+    pair = tiny_pair()
+    service = ModelService(lambda: pair, live_rounds=1)
+    settings = SamplingSettings(temperature=1.0)
+    a, b = pair.tokenizer.encode("the cat sat"), pair.tokenizer.encode("a dog ran")
+
+    def ask(ids, i):
+        return service.submit(service.round, ids, i, settings=settings, gamma=3, seed=1,
+                              max_new_tokens=12).result(timeout=60)[0].emitted_ids
+    got = [ask(a, 0), ask(b, 0), ask(a, 1), ask(b, 1)]  # each ask evicts the other prompt's decoder
+    own_a = _own_rounds(pair, a, settings, 1, 12)
+    own_b = _own_rounds(pair, b, settings, 1, 12)
+    assert got == [own_a[0].emitted_ids, own_b[0].emitted_ids, own_a[1].emitted_ids, own_b[1].emitted_ids]
