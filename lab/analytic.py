@@ -39,10 +39,7 @@ def _cost(c) -> np.ndarray:
 
 def expected_tokens(alpha, gamma):
     """E = (1 − α^(γ+1)) / (1 − α), tokens committed per round; γ + 1 at α = 1 (eq. 1)."""
-    a, g = np.broadcast_arrays(_alpha(alpha), _gamma(gamma))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        e = (1 - a ** (g + 1)) / (1 - a)
-    return np.where(a == 1, g + 1, e)
+    return _expected_tokens(*np.broadcast_arrays(_alpha(alpha), _gamma(gamma)))
 
 
 def round_cost(gamma, c):
@@ -52,7 +49,18 @@ def round_cost(gamma, c):
 
 def speedup(alpha, gamma, c):
     """Expected wall-time speed-up over plain decoding, E / (1 + γc) (Theorem 3.8)."""
-    return expected_tokens(alpha, gamma) / round_cost(gamma, c)
+    return _speedup(_alpha(alpha), _gamma(gamma), _cost(c))
+
+
+# The formulas on checked arrays (the public functions check their input once; loops call these).
+def _expected_tokens(a: np.ndarray, g: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        e = (1 - a ** (g + 1)) / (1 - a)
+    return np.where(a == 1, g + 1, e)
+
+
+def _speedup(a: np.ndarray, g: np.ndarray, c: np.ndarray) -> np.ndarray:
+    return _expected_tokens(*np.broadcast_arrays(a, g)) / (1 + g * c)
 
 
 def break_even_alpha(gamma, c, tol: float = 1e-10):
@@ -65,7 +73,7 @@ def break_even_alpha(gamma, c, tol: float = 1e-10):
     lo, hi = np.zeros_like(g), np.ones_like(g)
     for _ in range(60):
         mid = (lo + hi) / 2
-        below = speedup(mid, g, cc) < 1
+        below = _speedup(mid, g, cc) < 1
         lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
         if np.all(hi - lo < tol):
             break
