@@ -58,14 +58,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+SERVER_LOG = Path(os.environ.get("TMPDIR", "/tmp")) / "classroom-server.log"
+
+
 def start_server(port: int, tiny: bool) -> subprocess.Popen:
     env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1")
     if tiny:
         env["SPECLAB_PAIR"] = "tiny"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "panel", "serve", "app.py", "--port", str(port), "--address", "127.0.0.1",
-         f"--allow-websocket-origin=127.0.0.1:{port}"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # The server's log goes to a file: a pipe nobody reads fills up and then blocks the server.
+    with open(SERVER_LOG, "w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "panel", "serve", "app.py", "--port", str(port), "--address", "127.0.0.1",
+             f"--allow-websocket-origin=127.0.0.1:{port}"],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
     deadline = time.time() + 600
     while time.time() < deadline:
         try:
@@ -226,20 +231,6 @@ class PageSession:
         except Exception:   # the socket closed
             pass
 
-    async def wait_for(self, found, timeout: float):
-        """Wait until `found()` (a look at the models) is truthy; return it."""
-        deadline = time.perf_counter() + timeout
-        while not (value := found()):
-            left = deadline - time.perf_counter()
-            if left <= 0:
-                raise TimeoutError(f"the page did not fill within {timeout:.0f}s")
-            self.arrived.clear()
-            try:
-                await asyncio.wait_for(self.arrived.wait(), timeout=min(left, 1.0))
-            except asyncio.TimeoutError:
-                pass
-        return value
-
     def _index(self, content: dict) -> None:
         def walk(x):
             if isinstance(x, dict):
@@ -257,26 +248,25 @@ class PageSession:
         return [m for m in self.models.values() if m["name"].endswith(name)
                 and all(v in str(m.get("attributes", {}).get(k, "")) for k, v in attrs.items())]
 
-    async def until(self, mark: int, done, timeout: float) -> None:
-        """Wait until an event after index `mark` satisfies `done(event)`."""
+    async def wait_for(self, found, timeout: float, what: str = "the page to fill"):
+        """Wait until `found()` (a look at the models and events so far) is truthy; return it."""
         deadline = time.perf_counter() + timeout
-        while True:
-            if any(done(e) for e in self.events[mark:]):
-                return
+        while not (value := found()):
             left = deadline - time.perf_counter()
             if left <= 0:
-                raise TimeoutError(f"no answer within {timeout:.0f}s")
+                raise TimeoutError(f"waited {timeout:.0f}s for {what}")
             self.arrived.clear()
             try:
                 await asyncio.wait_for(self.arrived.wait(), timeout=min(left, 1.0))
             except asyncio.TimeoutError:
                 pass
+        return value
 
     async def timed(self, rec: Recorder, name: str, events: list[dict], done, timeout: float) -> None:
         mark = len(self.events)
         start = time.perf_counter()
         await self.patch(events)
-        await self.until(mark, done, timeout)
+        await self.wait_for(lambda: any(done(e) for e in self.events[mark:]), timeout, f"the answer to {name}")
         rec.add(name, time.perf_counter() - start)
 
 
@@ -408,10 +398,11 @@ async def run(args):
             await pw.stop()
         server.terminate()
         try:
-            _, err = server.communicate(timeout=20)
+            server.wait(timeout=20)
         except subprocess.TimeoutExpired:
             server.kill()
-            _, err = server.communicate()
+            server.wait()
+        err = SERVER_LOG.read_text(errors="replace")
         # A tab closed while the server was sending is logged by tornado; it is not a lab error.
         benign = ("WebSocketClosedError", "StreamClosedError")
         blocks = [b for b in err.split("Traceback")[1:] if not any(x in b for x in benign)]
@@ -419,9 +410,7 @@ async def run(args):
         print(f"server tracebacks: {len(blocks)} (plus {closed} 'tab closed while sending' notices)")
         if blocks:
             print("first one (its last lines):\n" + "\n".join(blocks[0].splitlines()[-14:]))
-        log = Path(os.environ.get("TMPDIR", "/tmp")) / "classroom-server.log"
-        log.write_text(err)
-        print(f"server log: {log}")
+        print(f"server log: {SERVER_LOG}")
 
 
 def main():

@@ -98,7 +98,8 @@ class TokenStrip(pn.viewable.Viewer):
     def __init__(self, **params):
         super().__init__(**params)
         self._html = pn.pane.HTML(sizing_mode="stretch_width", stylesheets=[CHIP_CSS], margin=(4, 0))
-        self._buttons = pn.FlexBox(sizing_mode="stretch_width", gap="6px", margin=(4, 0))
+        self._buttons = None      # a FlexBox of chip buttons, made when the strip first needs them
+        self._view = pn.Column(self._html, sizing_mode="stretch_width", margin=0)
         self._render()
         self.param.watch(lambda e: self._render(), ["chips", "clickable", "empty"])
         self.param.watch(lambda e: self._mark_selected(), "selected")
@@ -106,7 +107,9 @@ class TokenStrip(pn.viewable.Viewer):
     def _render(self):
         if not self.clickable or not self.chips:
             self._html.object = chips_html(self.chips, self.selected, self.empty)
-            self._html.visible, self._buttons.visible = True, False
+            self._html.visible = True
+            if self._buttons is not None:
+                self._buttons.visible = False
             return
         buttons = []
         for i, chip in enumerate(self.chips):
@@ -117,11 +120,14 @@ class TokenStrip(pn.viewable.Viewer):
                                   description=chip.title or f"{palette.label(chip.state)} — click for candidates")
             b.on_click(lambda e, i=i: setattr(self, "selected", i))
             buttons.append(b)
+        if self._buttons is None:   # a FlexBox costs a page ~10 ms to build: only strips that click get one
+            self._buttons = pn.FlexBox(sizing_mode="stretch_width", gap="6px", margin=(4, 0))
+            self._view.append(self._buttons)
         self._buttons.objects = buttons
         self._html.visible, self._buttons.visible = False, True
 
     def _mark_selected(self):
-        if not self.clickable:
+        if not self.clickable or self._buttons is None:
             self._html.object = chips_html(self.chips, self.selected, self.empty)
             return
         for i, b in enumerate(self._buttons.objects):
@@ -129,7 +135,7 @@ class TokenStrip(pn.viewable.Viewer):
             b.css_classes = state_class + (["selected"] if i == self.selected else [])
 
     def __panel__(self):
-        return pn.Column(self._html, self._buttons, sizing_mode="stretch_width", margin=0)
+        return self._view
 
 
 def count_html(n: int, label: str) -> str:
