@@ -121,10 +121,14 @@ class Chapter(pn.viewable.Viewer):
 
         After an `await`, an async Panel callback no longer holds the document lock, so changes to
         raw Bokeh models are queued as a next-tick callback (which holds it); Panel panes and widgets
-        handle this themselves. Without a served document (tests) `fn` runs at once.
+        handle this themselves. Without a served document (tests), or while the lock is held, `fn`
+        runs at once.
         """
         doc = pn.state.curdoc
-        if doc is None or doc.session_context is None:
+        session = getattr(doc.session_context, "_session", None) if doc is not None and doc.session_context else None
+        # Bokeh's session collects writes while its document lock is held: then change the models
+        # now (one event-loop turn sooner, which counts when a class shares the loop).
+        if session is None or getattr(session, "_pending_writes", None) is not None:
             fn(*args)
         else:
             doc.add_next_tick_callback(lambda: fn(*args))
