@@ -173,8 +173,9 @@ class AcceptRuleChapter(Chapter):
             self.region_src.data = dict(token=list(TOKENS), **{k: list(v) for k, v in r.items()})
             self.pq_src.data = dict(token=list(TOKENS), p=[p_a, 1 - p_a], q=[q_a, 1 - q_a])
 
-        self.in_document(draw)
-        self.reset()   # counts measured under other p, q would mislead
+        with pn.io.hold():   # one patch message for the figures and the reset counts
+            self.in_document(draw)
+            self.reset()   # counts measured under other p, q would mislead
 
     def _refresh_draws(self):
         self.in_document(self._draw_draws)   # raw Bokeh models: changed where the lock is held

@@ -125,6 +125,11 @@ class BreakEvenChapter(Chapter):
                     best_gamma=int(best_g), best_speedup=float(best_s))
 
     def _update(self):
+        # one patch message for the whole redraw (readout, table and figures), not one per change
+        with pn.io.hold():
+            self._redraw()
+
+    def _redraw(self):
         a, g, c = self.alpha, self.gamma, self.c
         n = self.numbers()
         curve = analytic.speedup(ALPHAS, g, c)
