@@ -134,7 +134,7 @@ class Dilemma(Chapter):
     # --- the figure: one row per model, one bar per call, on a shared time axis ---
     def _build_figure(self):
         fig = figure(height=210, sizing_mode="stretch_width", y_range=list(LANES), x_range=(0, 1),
-                     toolbar_location=None, x_axis_label="time (seconds, measured on this server)")
+                     toolbar_location=None, tools="", x_axis_label="time (seconds, measured on this server)")
         self.calls = ColumnDataSource(dict(lane=[], left=[], right=[], color=[]))
         fig.hbar(y="lane", left="left", right="right", height=0.55, fill_color="color", line_color="white",
                  line_width=1.5, source=self.calls)

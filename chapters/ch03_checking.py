@@ -156,7 +156,7 @@ class Checking(Chapter):
     # --- the live measurement ---
     def _build_figure(self):
         fig = figure(height=280, sizing_mode="stretch_width", x_range=(0.4, MAX_POSITIONS + 0.6), y_range=(0, 9),
-                     toolbar_location=None, x_axis_label="positions (tokens) in one call",
+                     toolbar_location=None, tools="", x_axis_label="positions (tokens) in one call",
                      y_axis_label="time ÷ one-position call")
         self.cost_source = ColumnDataSource(dict(positions=[], ratio=[], writing=[], label=[]))
         fig.vbar(x="positions", top="ratio", width=0.6, color=palette.OVERLAP, source=self.cost_source,

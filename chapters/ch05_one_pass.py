@@ -165,7 +165,7 @@ class OnePassChapter(RoundChapter):
     def _build_figure(self):
         self.bar_src = ColumnDataSource(dict(token=[], p=[], q=[]))
         f = figure(height=300, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
-                   toolbar_location=None, y_axis_label="probability", title="")
+                   toolbar_location=None, tools="", y_axis_label="probability", title="")
         f.vbar(x=dodge("token", -0.18, range=f.x_range), top="q", source=self.bar_src, width=0.34,
                color=palette.DRAFT, hatch_pattern="/", hatch_color="white", legend_label="draft q")
         f.vbar(x=dodge("token", 0.18, range=f.x_range), top="p", source=self.bar_src, width=0.34,

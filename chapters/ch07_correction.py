@@ -179,7 +179,7 @@ class CorrectionChapter(Chapter):
     def _build_figures(self):
         self.regions_src = ColumnDataSource(dict(token=[], agree=[], eager=[], shy=[], p=[], q=[]))
         f = figure(height=320, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
-                   toolbar_location=None, y_axis_label="probability",
+                   toolbar_location=None, tools="", y_axis_label="probability",
                    title="Target p vs draft q for the next token")
         f.vbar_stack(["agree", "eager", "shy"], x="token", source=self.regions_src, width=0.7,
                      color=[palette.OVERLAP, palette.EAGER, palette.RESIDUAL],
@@ -200,7 +200,7 @@ class CorrectionChapter(Chapter):
 
         self.out_src = ColumnDataSource(dict(token=[], sampled=[], p=[]))
         g = figure(height=320, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
-                   toolbar_location=None, y_axis_label="share of rounds",
+                   toolbar_location=None, tools="", y_axis_label="share of rounds",
                    title="What actually comes out vs the target p")
         g.vbar(x=dodge("token", -0.18, range=g.x_range), top="sampled", source=self.out_src, width=0.34,
                color=palette.DRAFT, hatch_pattern="/", hatch_color="white",
