@@ -228,6 +228,19 @@ def join_classroom() -> tuple[str | None, object]:
     return session_id, doc
 
 
+def settings_card(state: LabState) -> pn.Card:
+    """The collapsed settings card; its widgets are built when a student first opens it (most pages
+    are opened and left without it, and a class opening pages at once shares one server)."""
+    card = pn.Card(title="✎ Your prompt & sampling settings", collapsed=True, sizing_mode="stretch_width",
+                   margin=(0, 5, 6, 5))
+
+    def opened(event):
+        if not event.new and not card.objects:
+            card.objects = [SettingsPanel(state)]
+    card.param.watch(opened, "collapsed")
+    return card
+
+
 def build_app():
     args = pn.state.session_args or {}
     slug = (args.get("chapter") or [b""])[0].decode("utf-8", "replace")
@@ -272,8 +285,7 @@ def build_app():
         keys.param.watch(lambda e: setattr(state, "reduced_motion", e.new), "reduced_motion")
         badge_slot.objects = [PairBadge(state)]
         if not wants_tour:   # the projector shows the tour alone; settings live on the chapter pages
-            settings_slot.objects = [pn.Card(SettingsPanel(state), title="✎ Your prompt & sampling settings",
-                                             collapsed=True, sizing_mode="stretch_width", margin=(0, 5, 6, 5))]
+            settings_slot.objects = [settings_card(state)]
         if not landing:
             content.objects = [tour_view(state) if wants_tour else page_view(slug, state)]
 

@@ -174,3 +174,16 @@ def test_a_button_is_enabled_again_however_its_work_ends():
             assert button.disabled
             raise RuntimeError("out of memory")
     assert not button.disabled
+
+
+def test_the_settings_card_builds_its_widgets_when_first_opened(state):
+    from chapters.shell import settings_card
+    card = settings_card(state)
+    assert card.collapsed and len(card.objects) == 0          # a page that never opens it pays nothing
+    state.prompt = "the dog ran"
+    card.collapsed = False
+    (panel,) = card.objects
+    prompt_box = panel.objects[0]
+    assert "settings-panel" in panel.css_classes and prompt_box.value == "the dog ran"   # today's settings
+    card.collapsed, card.collapsed = True, False
+    assert card.objects == [panel]                            # built once

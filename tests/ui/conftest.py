@@ -31,6 +31,7 @@ VIEWPORT = {"width": 1280, "height": 720}
 # A browser that leaves mid-update makes tornado log these; they are not the app's errors.
 BENIGN = ("StreamClosedError", "WebSocketClosedError")
 LECTURER_TOKEN = "test-lecturer-token"
+PROMPT_BOX = "Prompt (both models continue it)"   # the settings card's text area (its label)
 
 
 def wait_until(fn, timeout: float = 30.0, interval: float = 0.1, message: str = ""):

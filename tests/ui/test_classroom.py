@@ -1,12 +1,12 @@
 """A class on one server: untrusted text stays text, sessions stay apart, lecturer controls are gated."""
-from tests.ui.conftest import LECTURER_TOKEN, open_page, wait_until
+from tests.ui.conftest import PROMPT_BOX, LECTURER_TOKEN, open_page, wait_until
 
 NASTY = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> the cat sat'
 
 
 def use_prompt(page, text):
     page.get_by_text("Your prompt & sampling settings").click()
-    page.get_by_role("textbox").first.fill(text)
+    page.get_by_label(PROMPT_BOX).fill(text)
     page.get_by_role("button", name="Use these settings").click()
     page.get_by_text("Saved for this session", exact=False).wait_for()
 
@@ -40,11 +40,11 @@ def test_two_students_do_not_see_each_others_prompt(browser, server):
         use_prompt(pa, "the dog ran in the park")
         open_page(pb, server + "?chapter=dilemma", "Good is slow. Fast is sloppy.")
         pb.get_by_text("Your prompt & sampling settings").click()
-        wait_until(lambda: pb.get_by_role("textbox").first.input_value() != "", message="B's prompt box")
-        assert pb.get_by_role("textbox").first.input_value() != "the dog ran in the park"
+        wait_until(lambda: pb.get_by_label(PROMPT_BOX).input_value() != "", message="B's prompt box")
+        assert pb.get_by_label(PROMPT_BOX).input_value() != "the dog ran in the park"
         pa.reload()
         pa.get_by_text("Your prompt & sampling settings").click()
-        wait_until(lambda: pa.get_by_role("textbox").first.input_value() == "the dog ran in the park",
+        wait_until(lambda: pa.get_by_label(PROMPT_BOX).input_value() == "the dog ran in the park",
                    message="A keeps its own prompt")
     finally:
         a.close(); b.close()

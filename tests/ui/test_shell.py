@@ -1,7 +1,7 @@
 """The shell in a browser: landing page, navigation by part, deep links, prev/next, back/forward."""
 import re
 
-from tests.ui.conftest import open_page, wait_until
+from tests.ui.conftest import PROMPT_BOX, open_page, wait_until
 
 
 def test_landing_page_shows_the_question_counts_and_links(page, server, shot):
@@ -56,7 +56,7 @@ def test_unknown_chapter_and_the_tour_link(page, server):
 def test_settings_follow_the_student_to_the_next_page(page, server, shot):
     open_page(page, server + "?chapter=dilemma", "Good is slow. Fast is sloppy.")
     page.get_by_text("Your prompt & sampling settings").click()
-    box = page.get_by_role("textbox").first
+    box = page.get_by_label(PROMPT_BOX)
     box.fill("   ")
     page.get_by_role("button", name="Use these settings").click()
     page.get_by_text("The prompt is empty", exact=False).wait_for()
@@ -67,7 +67,7 @@ def test_settings_follow_the_student_to_the_next_page(page, server, shot):
     page.get_by_role("link", name="2 · Most words are easy →").click()
     page.get_by_text("Most words are easy.", exact=True).first.wait_for()
     page.get_by_text("Your prompt & sampling settings").click()
-    wait_until(lambda: page.get_by_role("textbox").first.input_value() == "the dog ran in the park",
+    wait_until(lambda: page.get_by_label(PROMPT_BOX).input_value() == "the dog ran in the park",
                message="the prompt carried to the next page")
 
 
