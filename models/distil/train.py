@@ -162,9 +162,11 @@ class Labels:
                 torch.from_numpy(np.stack(top_p).astype(np.float32)))  # (B, T, K)
 
 
-def distil_loss(draft, slot, tokens, top_ids, top_p):
+def distil_loss(draft, slot, tokens, top_ids, top_p, top1_weight: float = 0.0):
     """Cross-entropy of the draft's shortlist distribution against the target's top-K (renormalised
-    over the targets inside the shortlist); positions past a sequence's end have p = 0."""
+    over the targets inside the shortlist); positions past a sequence's end have p = 0. With
+    `top1_weight` > 0, plus that much cross-entropy on the target's most likely token alone (greedy
+    α only asks the draft to rank that token first)."""
     hidden = draft.model(input_ids=tokens).last_hidden_state  # (B, T, H)
     logq = torch.log_softmax(draft.lm_head.forward_small(hidden).float(), -1)  # (B, T, S)
     idx = slot[top_ids]  # (B, T, K) position in the shortlist, -1 if absent
@@ -172,6 +174,8 @@ def distil_loss(draft, slot, tokens, top_ids, top_p):
     mass = p.sum(-1, keepdim=True)
     p = p / mass.clamp_min(1e-6)
     ce = -(p * logq.gather(-1, idx.clamp_min(0))).sum(-1)  # (B, T)
+    if top1_weight:
+        ce = ce - top1_weight * logq.gather(-1, idx[..., :1].clamp_min(0))[..., 0] * (idx[..., 0] >= 0)
     weight = (mass[..., 0] > 0).float()
     return (ce * weight).sum() / weight.sum().clamp_min(1)
 
@@ -190,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seq-len", type=int, default=256, help="positions per training row")
     ap.add_argument("--generated-share", type=float, default=0.5,
                     help="share of rows from the target's own continuations (the rest: corpus windows)")
+    ap.add_argument("--top1-weight", type=float, default=0.0,
+                    help="extra cross-entropy on the target's top-1 token (0: distribution only)")
     ap.add_argument("--export", action="store_true", help="export the best draft to models/smollm2-distilled")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
@@ -259,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
             g["lr"] = lr
         tokens, top_ids, top_p = labels.batch(rng, args.batch, args.seq_len)
         with torch.autocast("cpu", dtype=torch.bfloat16):
-            loss = distil_loss(draft, slot, tokens, top_ids, top_p)
+            loss = distil_loss(draft, slot, tokens, top_ids, top_p, args.top1_weight)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
