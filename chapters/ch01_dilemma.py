@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 import panel as pn
 from bokeh.models import ColumnDataSource, Label, Span
-from bokeh.plotting import figure
 
 from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, button_disabled, count_html, lane, legend
+from chapters.widgets import (
+    BOX_CSS, Chip, PredictCard, TokenStrip, button_disabled, count_html, lane, legend, static_figure)
 from lab.compare import RAW, token_probability
 
 N_TOKENS = 20
@@ -133,8 +133,8 @@ class Dilemma(Chapter):
 
     # --- the figure: one row per model, one bar per call, on a shared time axis ---
     def _build_figure(self):
-        fig = figure(height=210, sizing_mode="stretch_width", y_range=list(LANES), x_range=(0, 1),
-                     toolbar_location=None, tools="", x_axis_label="time (seconds, measured on this server)")
+        fig = static_figure(height=210, sizing_mode="stretch_width", y_range=list(LANES), x_range=(0, 1),
+                     x_axis_label="time (seconds, measured on this server)")
         self.calls = ColumnDataSource(dict(lane=[], left=[], right=[], color=[]))
         fig.hbar(y="lane", left="left", right="right", height=0.55, fill_color="color", line_color="white",
                  line_width=1.5, source=self.calls)

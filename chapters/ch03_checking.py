@@ -13,11 +13,12 @@ import time
 
 import panel as pn
 from bokeh.models import ColumnDataSource, Span
-from bokeh.plotting import figure
 
 from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import BOX_CSS, Busy, Chip, PredictCard, TokenStrip, button_disabled, count_html, lane, legend
+from chapters.widgets import (
+    BOX_CSS, Busy, Chip, PredictCard, TokenStrip, button_disabled, count_html, lane, legend,
+    static_figure)
 
 N_WORDS = 5
 MAX_POSITIONS = 8
@@ -155,8 +156,8 @@ class Checking(Chapter):
 
     # --- the live measurement ---
     def _build_figure(self):
-        fig = figure(height=280, sizing_mode="stretch_width", x_range=(0.4, MAX_POSITIONS + 0.6), y_range=(0, 9),
-                     toolbar_location=None, tools="", x_axis_label="positions (tokens) in one call",
+        fig = static_figure(height=280, sizing_mode="stretch_width", x_range=(0.4, MAX_POSITIONS + 0.6), y_range=(0, 9),
+                     x_axis_label="positions (tokens) in one call",
                      y_axis_label="time ÷ one-position call")
         self.cost_source = ColumnDataSource(dict(positions=[], ratio=[], writing=[], label=[]))
         fig.vbar(x="positions", top="ratio", width=0.6, color=palette.OVERLAP, source=self.cost_source,

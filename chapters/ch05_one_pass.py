@@ -12,13 +12,13 @@ import numpy as np
 import panel as pn
 import param
 from bokeh.models import ColumnDataSource
-from bokeh.plotting import figure
 from bokeh.transform import dodge
 
 from chapters import palette
 from chapters.ch07_correction import unique_labels
 from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, settings_note  # noqa: F401  MAX_NEW_TOKENS: tests/ui
-from chapters.widgets import BOX_CSS, CHIP_CSS, TABLE_CSS, Chip, PredictCard, TokenStrip, legend, show_text
+from chapters.widgets import (
+    BOX_CSS, CHIP_CSS, TABLE_CSS, Chip, PredictCard, TokenStrip, legend, show_text, static_figure)
 from lab.trace import RoundTrace
 
 SHOW = 6    # top candidates of each model per position
@@ -164,8 +164,8 @@ class OnePassChapter(RoundChapter):
 
     def _build_figure(self):
         self.bar_src = ColumnDataSource(dict(token=[], p=[], q=[]))
-        f = figure(height=300, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
-                   toolbar_location=None, tools="", y_axis_label="probability", title="")
+        f = static_figure(height=300, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
+                   y_axis_label="probability", title="")
         f.vbar(x=dodge("token", -0.18, range=f.x_range), top="q", source=self.bar_src, width=0.34,
                color=palette.DRAFT, hatch_pattern="/", hatch_color="white", legend_label="draft q")
         f.vbar(x=dodge("token", 0.18, range=f.x_range), top="p", source=self.bar_src, width=0.34,

@@ -11,12 +11,11 @@ import panel as pn
 import param
 import torch
 from bokeh.models import ColumnDataSource, Label
-from bokeh.plotting import figure
 from bokeh.transform import dodge
 
 from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import TABLE_CSS, PredictCard
+from chapters.widgets import TABLE_CSS, PredictCard, static_figure
 from lab.sampling import accept_probability
 
 TOKENS = ("A", "B")
@@ -120,7 +119,7 @@ class AcceptRuleChapter(Chapter):
     def _build_figures(self):
         self.region_src = ColumnDataSource(dict(token=list(TOKENS), agree=[0, 0], eager=[0, 0], shy=[0, 0]))
         self.pq_src = ColumnDataSource(dict(token=list(TOKENS), p=[0, 0], q=[0, 0]))
-        f = figure(height=330, width=310, x_range=list(TOKENS), y_range=(0, 1.05), toolbar_location=None, tools="",
+        f = static_figure(height=330, width=310, x_range=list(TOKENS), y_range=(0, 1.05),
                    title="One position · two tokens", y_axis_label="probability")
         f.vbar_stack(["agree", "eager", "shy"], x="token", source=self.region_src, width=0.6,
                      color=[palette.OVERLAP, palette.EAGER, palette.RESIDUAL],
@@ -141,7 +140,7 @@ class AcceptRuleChapter(Chapter):
         # The last draw: u on [0, 1] against the threshold min(1, p/q).
         self.u_src = ColumnDataSource(dict(u=[], y=[], color=[]))
         self.thr_src = ColumnDataSource(dict(left=[0], right=[0]))
-        g = figure(height=140, width=400, x_range=(0, 1), y_range=(0, 1), toolbar_location=None, tools="",
+        g = static_figure(height=140, width=400, x_range=(0, 1), y_range=(0, 1),
                    title="Last draw: keep if u lands in the green band [0, min(1, p/q))", x_axis_label="u ~ Uniform(0, 1)")
         g.quad(left="left", right="right", bottom=0.2, top=0.8, source=self.thr_src, color=palette.OVERLAP,
                alpha=0.35, hatch_pattern="/", hatch_color=palette.OVERLAP)
@@ -154,7 +153,7 @@ class AcceptRuleChapter(Chapter):
 
         # Running frequencies of "kept" per token against min(1, p/q).
         self.freq_src = ColumnDataSource(dict(token=list(TOKENS), freq=[0, 0], rule=[0, 0]))
-        h = figure(height=330, width=310, x_range=list(TOKENS), y_range=(0, 1.05), toolbar_location=None, tools="",
+        h = static_figure(height=330, width=310, x_range=list(TOKENS), y_range=(0, 1.05),
                    title="How often a proposed token was kept", y_axis_label="kept ÷ proposed")
         h.vbar(x="token", top="freq", source=self.freq_src, width=0.5, color=palette.TARGET, alpha=0.8,
                legend_label="measured frequency")

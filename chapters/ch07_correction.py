@@ -11,12 +11,11 @@ import numpy as np
 import panel as pn
 import param
 from bokeh.models import ColumnDataSource
-from bokeh.plotting import figure
 from bokeh.transform import dodge
 
 from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import TABLE_CSS, PredictCard, show_text
+from chapters.widgets import TABLE_CSS, PredictCard, show_text, static_figure
 from lab import montecarlo as mc
 from lab.compare import RAW
 from lab.sampling import SamplingSettings
@@ -178,8 +177,8 @@ class CorrectionChapter(Chapter):
     # ---- figures, built once -------------------------------------------------------------------------
     def _build_figures(self):
         self.regions_src = ColumnDataSource(dict(token=[], agree=[], eager=[], shy=[], p=[], q=[]))
-        f = figure(height=320, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
-                   toolbar_location=None, tools="", y_axis_label="probability",
+        f = static_figure(height=320, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
+                   y_axis_label="probability",
                    title="Target p vs draft q for the next token")
         f.vbar_stack(["agree", "eager", "shy"], x="token", source=self.regions_src, width=0.7,
                      color=[palette.OVERLAP, palette.EAGER, palette.RESIDUAL],
@@ -199,8 +198,8 @@ class CorrectionChapter(Chapter):
         self.regions_fig = f
 
         self.out_src = ColumnDataSource(dict(token=[], sampled=[], p=[]))
-        g = figure(height=320, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
-                   toolbar_location=None, tools="", y_axis_label="share of rounds",
+        g = static_figure(height=320, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
+                   y_axis_label="share of rounds",
                    title="What actually comes out vs the target p")
         g.vbar(x=dodge("token", -0.18, range=g.x_range), top="sampled", source=self.out_src, width=0.34,
                color=palette.DRAFT, hatch_pattern="/", hatch_color="white",

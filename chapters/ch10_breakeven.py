@@ -9,11 +9,10 @@ import numpy as np
 import panel as pn
 import param
 from bokeh.models import ColumnDataSource, Label, Span
-from bokeh.plotting import figure
 
 from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import TABLE_CSS, PredictCard, button_disabled
+from chapters.widgets import TABLE_CSS, PredictCard, button_disabled, static_figure
 from lab import analytic
 from lab.measure import measure
 
@@ -84,8 +83,8 @@ class BreakEvenChapter(Chapter):
     def _build_figures(self):
         self.curve = ColumnDataSource(dict(alpha=ALPHAS, speedup=ALPHAS * 0))
         self.point = ColumnDataSource(dict(alpha=[0.0], speedup=[0.0]))
-        f = figure(height=300, sizing_mode="stretch_width", x_range=(0, 1), y_range=(0, 4),
-                   title="Speed-up vs α (chosen γ and c)", toolbar_location=None, tools="",
+        f = static_figure(height=300, sizing_mode="stretch_width", x_range=(0, 1), y_range=(0, 4),
+                   title="Speed-up vs α (chosen γ and c)",
                    x_axis_label="α (acceptance rate)", y_axis_label="speed-up ×")
         f.line("alpha", "speedup", source=self.curve, line_width=3, color=palette.TARGET,
                legend_label="speed-up E / (1 + γc)")
@@ -107,8 +106,8 @@ class BreakEvenChapter(Chapter):
         gammas = np.arange(1, MAX_GAMMA + 1)
         self.bars = ColumnDataSource(dict(gamma=[str(g) for g in gammas], speedup=gammas * 0.0,
                                           color=[palette.MUTED] * len(gammas), hatch=[" "] * len(gammas)))
-        g = figure(height=300, sizing_mode="stretch_width", x_range=[str(g) for g in gammas],
-                   title="Speed-up vs γ (chosen α and c) — best γ filled", toolbar_location=None, tools="",
+        g = static_figure(height=300, sizing_mode="stretch_width", x_range=[str(g) for g in gammas],
+                   title="Speed-up vs γ (chosen α and c) — best γ filled",
                    x_axis_label="γ (draft length)", y_axis_label="speed-up ×", y_range=(0, 4))
         g.vbar(x="gamma", top="speedup", source=self.bars, width=0.8, fill_color="color",
                line_color=palette.INK, hatch_pattern="hatch", hatch_color="white", hatch_alpha=0.6)

@@ -12,12 +12,11 @@ from dataclasses import dataclass
 import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource, Range1d
-from bokeh.plotting import figure
 from bokeh.transform import dodge
 
 from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import BOX_CSS, TABLE_CSS
+from chapters.widgets import BOX_CSS, TABLE_CSS, static_figure
 from lab.engine import generate
 from lab.trace import GenerationTrace
 
@@ -197,8 +196,8 @@ class TimelineChapter(Chapter):
     def _build_figures(self):
         self.block_src = ColumnDataSource(dict(lane=[], left=[], right=[], color=[], hatch=[], kind=[]))
         self.tick_src = ColumnDataSource(dict(lane=[], t=[], label=[]))
-        f = figure(height=230, sizing_mode="stretch_width", y_range=LANES, x_range=Range1d(0, 10),
-                   toolbar_location=None, tools="", title="One request, two schedules",
+        f = static_figure(height=230, sizing_mode="stretch_width", y_range=LANES, x_range=Range1d(0, 10),
+                   title="One request, two schedules",
                    x_axis_label="time (target-call units)")
         f.hbar(y="lane", left="left", right="right", height=0.5, source=self.block_src, fill_color="color",
                line_color="white", hatch_pattern="hatch", hatch_color="white", legend_field="kind")
@@ -213,8 +212,8 @@ class TimelineChapter(Chapter):
 
         self.plain_cum = ColumnDataSource(dict(t=[], n=[]))
         self.spec_cum = ColumnDataSource(dict(t=[], n=[]))
-        g = figure(height=240, sizing_mode="stretch_width", x_range=f.x_range, y_range=(0, 10),
-                   toolbar_location=None, tools="", title="Tokens delivered to the user (▼ = a token or a burst)",
+        g = static_figure(height=240, sizing_mode="stretch_width", x_range=f.x_range, y_range=(0, 10),
+                   title="Tokens delivered to the user (▼ = a token or a burst)",
                    x_axis_label="time (target-call units)", y_axis_label="tokens")
         g.step("t", "n", source=self.plain_cum, mode="after", line_width=3, color=palette.MUTED,
                line_dash="dashed", legend_label="standard: one token per target call")

@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 import panel as pn
 import param
+from bokeh.plotting import figure
 
 from chapters import palette
 from chapters.state import LabState
@@ -136,6 +137,12 @@ class TokenStrip(pn.viewable.Viewer):
 
     def __panel__(self):
         return self._view
+
+
+def static_figure(**kwargs):
+    """A Bokeh figure for the lab's pages: no toolbar and no tools. Hidden pan/zoom tools only let a
+    student drag a plot away with no visible reset, and each costs the page models to build."""
+    return figure(toolbar_location=None, tools="", **kwargs)
 
 
 def count_html(n: int, label: str) -> str:

@@ -187,3 +187,9 @@ def test_the_settings_card_builds_its_widgets_when_first_opened(state):
     assert "settings-panel" in panel.css_classes and prompt_box.value == "the dog ran"   # today's settings
     card.collapsed, card.collapsed = True, False
     assert card.objects == [panel]                            # built once
+
+
+def test_lab_figures_have_no_tools_to_drag_a_plot_away():
+    from chapters.widgets import static_figure
+    fig = static_figure(height=100, width=100)
+    assert fig.toolbar_location is None and fig.toolbar.tools == []
