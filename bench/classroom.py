@@ -1,6 +1,6 @@
 """A simulated class against one served lab on loopback, bounded in count and time.
 
-    python bench/classroom.py [--students 40] [--clients ws|browser] [--tiny] [--soak SECONDS]
+    python bench/classroom.py [--students 40] [--classes N] [--clients ws|browser] [--tiny] [--soak SECONDS]
 
 Starts `panel serve app.py` (the embedded pair, or the tiny pair with --tiny), then runs the students,
 joining a second apart, each running a scripted lesson: open chapter 10 and move the α/γ/c sliders,
@@ -69,7 +69,7 @@ def start_server(port: int, tiny: bool) -> subprocess.Popen:
     with open(SERVER_LOG, "w") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "panel", "serve", "app.py", "--port", str(port), "--address", "127.0.0.1",
-             f"--allow-websocket-origin=127.0.0.1:{port}"],
+             f"--allow-websocket-origin=127.0.0.1:{port}", *os.environ.get("SERVE_EXTRA", "").split()],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
     deadline = time.time() + 600
     while time.time() < deadline:
@@ -94,6 +94,11 @@ class Recorder:
 
     def add(self, name: str, seconds: float):
         self.latency[name].append(seconds)
+
+    def merge(self, other: "Recorder"):
+        for name, xs in other.latency.items():
+            self.latency[name].extend(xs)
+        self.errors.extend(other.errors)
 
     def report(self):
         print(f"\n{'interaction':22} {'n':>5} {'p50 ms':>9} {'p95 ms':>9} {'max ms':>9}")
@@ -382,14 +387,24 @@ async def run(args):
                   f"first wave {first / 2**20:.0f} MiB, after the last {last / 2**20:.0f} MiB, "
                   f"growth {100 * (last - first) / first:+.1f}%")
         else:
-            tasks = []
-            for i in range(args.students):               # join a second apart
-                tasks.append(asyncio.create_task(lesson(rec, i, args.rounds, args.drags)))
-                await asyncio.sleep(args.join_interval)
-                peak = max(peak, server_rss(server))
-            while not all(t.done() for t in tasks):
-                peak = max(peak, server_rss(server))
-                await asyncio.sleep(0.5)
+            for k in range(args.classes):                # classes one after another, same server
+                one = Recorder()
+                tasks = []
+                for i in range(args.students):           # join a second apart
+                    tasks.append(asyncio.create_task(lesson(one, i, args.rounds, args.drags)))
+                    await asyncio.sleep(args.join_interval)
+                    peak = max(peak, server_rss(server))
+                while not all(t.done() for t in tasks):
+                    peak = max(peak, server_rss(server))
+                    await asyncio.sleep(0.5)
+                if args.classes > 1:
+                    print(f"\nclass {k + 1} of {args.classes}:", end="")
+                    one.report()
+                    # Bokeh keeps a closed page's session 15 s (checked every 17 s): wait them out
+                    await asyncio.sleep(40)
+                rec.merge(one)
+            if args.classes > 1:
+                print(f"\nall {args.classes} classes together:", end="")
         rec.report()
         print(f"server memory peak: {peak / 2**20:.0f} MiB")
     finally:
@@ -419,14 +434,15 @@ def main():
     ap.add_argument("--rounds", type=int, default=3, help="'Next round' clicks per student")
     ap.add_argument("--drags", type=int, default=6, help="slider moves per student")
     ap.add_argument("--join-interval", type=float, default=1.0)
+    ap.add_argument("--classes", type=int, default=1, help="classes run one after another (for spread)")
     ap.add_argument("--soak", type=float, default=0, help="seconds of students joining and leaving")
     ap.add_argument("--tiny", action="store_true", help="serve the tiny random pair")
     ap.add_argument("--clients", choices=["ws", "browser"], default="ws",
                     help="websocket clients speaking Bokeh's protocol (default) or headless chromium pages")
     ap.add_argument("--port", type=int, default=0)
     args = ap.parse_args()
-    if not 1 <= args.students <= 60 or args.soak > 3600:
-        raise SystemExit("--students must be 1–60 and --soak at most 3600 seconds")
+    if not 1 <= args.students <= 60 or args.soak > 3600 or not 1 <= args.classes <= 10:
+        raise SystemExit("--students must be 1–60, --classes 1–10 and --soak at most 3600 seconds")
     asyncio.run(run(args))
 
 

@@ -6,6 +6,7 @@ class) lives here, in a module imported once per process.
 """
 from __future__ import annotations
 
+import asyncio
 import html
 import logging
 import re
@@ -189,6 +190,24 @@ def page_view(slug: str, state: LabState):
     return pn.Column(*([opening] if opening else []), body, sizing_mode="stretch_width", margin=0)
 
 
+async def show_in_pieces(slot: pn.Column, view: pn.Column) -> None:
+    """Show a page's content in `slot` one section at a time, each in its own turn of the event loop.
+
+    All sessions share the server's one event loop, and a chapter page takes it ~150 ms to turn into
+    Bokeh models: done in one piece, every other student's slider move waits behind each page a
+    classmate opens. Section by section, no turn takes more than ~15–45 ms (README, Performance).
+    """
+    sections = view.objects[-1] if view.objects else None   # the chapter's own column of sections
+    if not isinstance(sections, pn.Column):
+        slot.objects = [view]
+        return
+    pieces, sections.objects = list(sections.objects), []
+    slot.objects = [view]
+    for piece in pieces:
+        await asyncio.sleep(0)   # let other sessions' messages in between
+        sections.append(piece)
+
+
 def loading_view() -> tuple[pn.Column, callable]:
     bar = pn.indicators.Progress(value=None, max=100, sizing_mode="stretch_width", bar_color="primary")
     text = html_pane("")
@@ -279,18 +298,30 @@ def build_app():
     if landing:   # the landing page needs no model: show it at once, the badge slot shows loading
         content.objects = [html_pane(landing_html(_SNAPSHOTS.get(bid, {}).get("answers")))]
 
-    def fill():
+    def student() -> LabState:
         state = session_state(bid, session_id)
         state.reduced_motion = keys.reduced_motion
         keys.param.watch(lambda e: setattr(state, "reduced_motion", e.new), "reduced_motion")
         badge_slot.objects = [PairBadge(state)]
         if not wants_tour:   # the projector shows the tour alone; settings live on the chapter pages
             settings_slot.objects = [settings_card(state)]
-        if not landing:
-            content.objects = [tour_view(state) if wants_tour else page_view(slug, state)]
+        return state
 
+    async def fill_page():   # a chapter: sent after the page's frame, in pieces (show_in_pieces)
+        state = student()
+        if not landing:
+            await asyncio.sleep(0)
+            await show_in_pieces(content, page_view(slug, state))
+
+    def fill_tour():         # the projector's one page, built at once (it lays out its own steps)
+        content.objects = [tour_view(student())]
+
+    fill = fill_tour if wants_tour else fill_page
     if LOADER.ready:
-        fill()
+        if wants_tour:
+            fill()
+        else:
+            pn.state.onload(fill)
     else:
         view, refresh = loading_view()
         (badge_slot if landing else content).objects = [view]
@@ -304,7 +335,7 @@ def build_app():
                 callback.stop()
             if LOADER.ready:
                 filled.append(True)
-                fill()
+                pn.state.execute(fill)
             else:
                 refresh()
 
