@@ -69,7 +69,7 @@ def start_server(port: int, tiny: bool) -> subprocess.Popen:
     with open(SERVER_LOG, "w") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "panel", "serve", "app.py", "--port", str(port), "--address", "127.0.0.1",
-             f"--allow-websocket-origin=127.0.0.1:{port}", *os.environ.get("SERVE_EXTRA", "").split()],
+             f"--allow-websocket-origin=127.0.0.1:{port}"],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
     deadline = time.time() + 600
     while time.time() < deadline:
