@@ -24,7 +24,7 @@ import panel as pn
 import param
 
 from chapters.state import LabState
-from chapters.widgets import BOX_CSS, Busy, PredictCard, takeaway_box
+from chapters.widgets import BOX_CSS, Busy, PredictCard, readable_figures, takeaway_box
 from lab.prompts import PromptError
 from lab.service import QueueFull
 
@@ -149,4 +149,5 @@ class Chapter(pn.viewable.Viewer):
                 parts.append(takeaway_box(self.takeaway))
             self._view = pn.Column(*parts, sizing_mode="stretch_width", css_classes=["chapter"],
                                    margin=0)
+            readable_figures(self._view)
         return self._view

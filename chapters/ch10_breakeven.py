@@ -98,8 +98,10 @@ class BreakEvenChapter(Chapter):
         self.break_label = Label(x=0.5, y=3.5, text="", text_color=palette.EAGER, text_font_size="12px",
                                  x_offset=4)
         f.add_layout(self.break_label)
-        f.add_layout(Label(x=0.01, y=1, text="break-even: speed-up = 1", text_font_size="11px",
-                           y_offset=3, text_color=palette.INK))
+        # The dashed line's key sits in the legend (a label on the line would cross the curve); the
+        # legend's sample comes from a line drawn off the plot.
+        f.line([-2, -1], [-1, -1], line_dash="dashed", line_color=palette.INK, line_width=2,
+               legend_label="speed-up = 1: break-even")
         f.legend.location = "top_left"
         self.speed_fig = f
 
@@ -142,15 +144,17 @@ class BreakEvenChapter(Chapter):
             self.curve.data = dict(alpha=ALPHAS, speedup=curve)
             self.point.data = dict(alpha=[a], speedup=[n["speedup"]])
             self.speed_fig.y_range.end = top
-            if np.isnan(be):
+            # The legend holds the top left; the label goes where the curve is not.
+            if np.isnan(be):   # the whole curve is below 1: write above it, on the right
                 self.break_span.visible = False
                 self.break_label.text = "no α breaks even (c too large)"
-                self.break_label.x, self.break_label.y = 0.02, top * 0.85
-            else:
+                self.break_label.x, self.break_label.y = 0.98, top * 0.6
+                self.break_label.text_align, self.break_label.x_offset = "right", 0
+            else:              # the curve is above 1 right of the line: write at its foot
                 self.break_span.visible = True
                 self.break_span.location = be
                 self.break_label.text = f"break-even α = {be:.2f}"
-                self.break_label.x, self.break_label.y = be, top * 0.9
+                self.break_label.x, self.break_label.y = be, top * 0.04
                 # Keep the label inside the plot: right of the line, or left of it near α = 1.
                 left = be > 0.6
                 self.break_label.text_align = "right" if left else "left"

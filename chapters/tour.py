@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import html
 import logging
-import re
 from pathlib import Path
 
 import panel as pn
@@ -28,7 +27,7 @@ from chapters.base import Chapter
 from chapters.registry import PARTS
 from chapters.state import LabState
 from chapters.tour_steps import TOUR, clamp_step, first_step
-from chapters.widgets import lane, legend, takeaway_box
+from chapters.widgets import figure_type_sizes, lane, legend, takeaway_box, type_size
 
 log = logging.getLogger(__name__)
 
@@ -245,9 +244,6 @@ class Tour(pn.viewable.Viewer):
         return pn.Column(self.deck, self.stage, sizing_mode="stretch_width", margin=0, css_classes=["tour"])
 
 
-_SIZE = re.compile(r"^([0-9.]+)(px|pt)$")
-
-
 def _figure_sizes(fig: Plot) -> dict:
     """(model, property) -> value at scale 1 for a figure's fixed width/height and its type sizes."""
     out = {}
@@ -255,23 +251,12 @@ def _figure_sizes(fig: Plot) -> dict:
         out[(fig, "height")] = fig.height
     if fig.width and fig.sizing_mode in (None, "fixed", "stretch_height"):
         out[(fig, "width")] = fig.width
-    for model in fig.references():
-        for name in model.properties():
-            if name.endswith("text_font_size"):
-                value = getattr(model, name)
-                if isinstance(value, str) and _SIZE.match(value):
-                    out[(model, name)] = value
+    out.update(figure_type_sizes(fig))
     return out
 
 
-_MIN_TYPE = {"px": 14.0, "pt": 10.5}   # a figure's smallest type in the tour, at 1280×720
-
-
 def _scaled(value, k: float):
-    if isinstance(value, str):
-        number, unit = _SIZE.match(value).groups()
-        return f"{max(float(number), _MIN_TYPE[unit]) * k:.1f}{unit}"
-    return round(value * k)
+    return type_size(value, k) if isinstance(value, str) else round(value * k)
 
 
 def build_tour(state: LabState, step: int | None = None):

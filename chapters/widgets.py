@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import html
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -143,6 +144,39 @@ def static_figure(**kwargs):
     """A Bokeh figure for the lab's pages: no toolbar and no tools. Hidden pan/zoom tools only let a
     student drag a plot away with no visible reset, and each costs the page models to build."""
     return figure(toolbar_location=None, tools="", **kwargs)
+
+
+_TYPE_SIZE = re.compile(r"^([0-9.]+)(px|pt)$")
+MIN_TYPE = {"px": 14.0, "pt": 10.5}   # a figure's smallest type: legible on a projector at 1280×720
+
+
+def figure_type_sizes(fig) -> dict:
+    """(model, property) -> size, for every fixed type size ("12px", "9pt") in a Bokeh figure: its
+    title, axes, legends and labels, which all sit in the figure's side and centre panels."""
+    out = {}
+    for model in (fig.title, *fig.above, *fig.below, *fig.left, *fig.right, *fig.center):
+        if model is None or isinstance(model, str):
+            continue
+        for name in model.properties():
+            if name.endswith("text_font_size"):
+                value = getattr(model, name)
+                if isinstance(value, str) and _TYPE_SIZE.match(value):
+                    out[(model, name)] = value
+    return out
+
+
+def type_size(value: str, k: float = 1.0) -> str:
+    """A type size raised to MIN_TYPE, then scaled by k."""
+    number, unit = _TYPE_SIZE.match(value).groups()
+    return f"{max(float(number), MIN_TYPE[unit]) * k:.1f}{unit}"
+
+
+def readable_figures(view) -> None:
+    """Raise the type of every Bokeh figure in a Panel view (legends, axes, labels) to MIN_TYPE."""
+    for pane in view.select(pn.pane.Bokeh):
+        if pane.object is not None:
+            for (model, name), value in figure_type_sizes(pane.object).items():
+                setattr(model, name, type_size(value))
 
 
 def count_html(n: int, label: str) -> str:
