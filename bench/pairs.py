@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import torch  # noqa: E402
 
 from lab.pair import load_named  # noqa: E402
-from models.distil.train import heldout_prompts  # noqa: E402
+from lab.prompts import heldout_prompts  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,9 +2,12 @@
 
     python -m lab prepare                      # unpack and convert the embedded pair ahead of class
     python -m lab measure --prompt "def f(x):" [--pair NAME | --target ID --draft ID] [--json]
+    python -m lab measure [--pair NAME | ...] [--prompts FILE] [--per-category N] [--json]
 
 `measure` answers "will my pair pay off?": α, c, tokens per round, the predicted and the measured
-speed-up over plain decoding of the same prompt and length.
+speed-up over plain decoding of the same prompt and length. Without --prompt it measures a prompt
+set (default: models/heldout_prompts.json, stories, facts, instructions, code, JSON) and reports
+each category, the overall means and the embedded pair's goals (lab.measure.GOALS).
 """
 from __future__ import annotations
 
@@ -21,7 +24,9 @@ def _measure_parser() -> argparse.ArgumentParser:
     ap.add_argument("--pair", help="a named pair from models/pairs.toml")
     ap.add_argument("--target", help="target: hub id or local folder")
     ap.add_argument("--draft", help="draft: hub id or local folder")
-    ap.add_argument("--prompt", required=True)
+    ap.add_argument("--prompt", help="one prompt; without it, every prompt of --prompts")
+    ap.add_argument("--prompts", help="a JSON file of category → prompts (default: the held-out set)")
+    ap.add_argument("--per-category", type=int, help="measure only the first N prompts of each category")
     ap.add_argument("--gamma", type=int, default=4)
     ap.add_argument("--temperature", type=float, default=0.0)
     ap.add_argument("--top-k", type=int, default=0)
@@ -40,9 +45,9 @@ def _fail(message: str) -> int:
 def measure_main(argv: list[str]) -> int:
     args = _measure_parser().parse_args(argv)
     from lab.engine import check_gamma
-    from lab.measure import measure
+    from lab.measure import measure, measure_set
     from lab.pair import PairError, load_spec, resolve_pair
-    from lab.prompts import PromptError, encode_prompt
+    from lab.prompts import PromptError, encode_prompt, heldout_prompts
     from lab.sampling import SamplingSettings
 
     try:
@@ -53,7 +58,15 @@ def measure_main(argv: list[str]) -> int:
         pair_argv = sum(([f"--{k}", v] for k in ("pair", "target", "draft") if (v := getattr(args, k))), [])
         spec = resolve_pair(pair_argv, environ={} if pair_argv else None)
         progress = None if args.json else (lambda f, msg: print(f"[{f:4.0%}] {msg}", file=sys.stderr))
+        if args.per_category is not None and args.per_category < 1:
+            raise ValueError("--per-category must be at least 1.")
+        prompt_set = None if args.prompt is not None else heldout_prompts(*([args.prompts] if args.prompts else []))
         pair = load_spec(spec, progress)
+        if prompt_set is not None:
+            report = measure_set(pair, prompt_set, gamma=args.gamma, settings=settings,
+                                 max_new_tokens=args.max_new_tokens, per_category=args.per_category,
+                                 progress=progress)
+            return _print_set(report, args.json)
         ids = encode_prompt(pair.tokenizer, args.prompt)
         m, _, _ = measure(pair, ids, gamma=args.gamma, settings=settings,
                           max_new_tokens=args.max_new_tokens, seed=args.seed)
@@ -79,6 +92,25 @@ def measure_main(argv: list[str]) -> int:
     for k, v in rows:
         print(f"{k:<{width}}  {v}")
     print(f"\n{m.text}")
+    return 0
+
+
+def _print_set(report: dict, as_json: bool) -> int:
+    if as_json:
+        print(json.dumps(report, ensure_ascii=False))
+        return 0
+    print(f"target {report['target']} · draft {report['draft']} · γ = {report['gamma']} · {report['settings']} · "
+          f"{report['max_new_tokens']} new tokens")
+    print(f"\n{'category':<14}{'prompts':>8}{'α':>7}{'c':>7}{'speed-up':>10}{'predicted':>11}  exact")
+    exact = {True: "yes", False: "NO", None: "n/a"}
+    for name, row in [*report["categories"].items(), ("overall", report["overall"])]:
+        print(f"{name:<14}{row['prompts']:>8}{row['alpha']:>7.2f}{row['c']:>7.2f}{row['speedup']:>9.2f}×"
+              f"{row['predicted_speedup']:>10.2f}×  {exact[row['exact']]}")
+    print()
+    status = {True: "met", False: "not met", None: "n/a"}
+    for goal in report["goals"].values():
+        value = "—" if goal["value"] is None else f"{goal['value']:.2f}"
+        print(f"goal {goal['goal']}: {value} — {status[goal['met']]}")
     return 0
 
 

@@ -1,4 +1,5 @@
-"""Will my pair pay off? α, c and the speed-up of a pair, measured side by side on one prompt.
+"""Will my pair pay off? α, c and the speed-up of a pair, measured side by side on one prompt, or on
+a prompt set per category, against the embedded pair's goals.
 
 Used by `python -m lab measure` and by chapter 10's "use my models".
 """
@@ -60,3 +61,62 @@ def measure(pair: ModelPair, prompt_ids: list[int], *, gamma: int = 4,
         mean_target_seconds=plain.mean_target_seconds, mean_draft_seconds=spec.mean_draft_seconds or 0.0,
         settings=settings.describe())
     return m, plain, spec
+
+
+# The embedded pair's goals (issue #3), for greedy decoding with γ = 4 on the held-out prompts.
+GOALS = {"alpha_overall": 0.5, "c_max": 0.25, "speedup_code_json": 1.25}
+
+
+def measure_set(pair: ModelPair, prompts: dict[str, list[str]], *, gamma: int = 4,
+                settings: SamplingSettings = GREEDY, max_new_tokens: int = 64, per_category: int | None = None,
+                repeats: int = 1, progress=None) -> dict:
+    """`measure` on every prompt of a set (category → prompts), pooled per category:
+        α        = accepted draft tokens ÷ drafted tokens
+        c        = mean draft call ÷ mean target call (one cached position each)
+        speed-up = plain decoding time ÷ speculative decoding time (same prompts, same lengths)
+    "overall" is the mean of the categories (each counts once), and each goal in GOALS is judged on
+    it; the code/JSON speed-up is the mean of the categories named "code" and "json"."""
+    from lab.prompts import encode_prompt
+    todo = [(cat, p) for cat, ps in prompts.items() for p in ps[:per_category]]
+    pooled: dict[str, dict] = {}
+    for i, (cat, text) in enumerate(todo):
+        if progress:
+            progress(i / len(todo), f"measuring {cat} ({i + 1} of {len(todo)} prompts)")
+        ids = encode_prompt(pair.tokenizer, text)
+        for r in range(repeats):
+            m, plain, spec = measure(pair, ids, gamma=gamma, settings=settings, max_new_tokens=max_new_tokens,
+                                     warmup=i == 0 and r == 0)
+            acc = pooled.setdefault(cat, {"prompts": set(), "accepted": 0, "drafted": 0, "plain": 0.0,
+                                          "spec": 0.0, "target": [], "draft": [], "exact": []})
+            acc["prompts"].add(text)
+            acc["accepted"] += spec.accepted
+            acc["drafted"] += spec.drafted
+            acc["plain"] += m.plain_seconds
+            acc["spec"] += m.speculative_seconds
+            acc["target"] += [rd.target_seconds for rd in plain.rounds]
+            acc["draft"] += [d.draft_seconds for rd in spec.rounds for d in rd.drafts]
+            acc["exact"].append(m.matches_target_greedy)
+    rows = {}
+    for cat, a in pooled.items():
+        target_s, draft_s = sum(a["target"]) / len(a["target"]), sum(a["draft"]) / max(1, len(a["draft"]))
+        alpha, c = a["accepted"] / max(1, a["drafted"]), draft_s / target_s
+        rows[cat] = {"prompts": len(a["prompts"]), "alpha": alpha, "c": c, "speedup": a["plain"] / a["spec"],
+                     "predicted_speedup": float(analytic.speedup(alpha, gamma, c)),
+                     "exact": None if None in a["exact"] else all(a["exact"]),
+                     "target_ms": 1e3 * target_s, "draft_ms": 1e3 * draft_s}
+    mean = lambda key, cats: sum(rows[c][key] for c in cats) / len(cats)   # noqa: E731
+    overall = {k: mean(k, list(rows)) for k in ("alpha", "c", "speedup", "predicted_speedup")}
+    overall["prompts"] = sum(r["prompts"] for r in rows.values())
+    overall["exact"] = None if any(r["exact"] is None for r in rows.values()) else all(r["exact"] for r in rows.values())
+    code_json = [c for c in ("code", "json") if c in rows]
+    cj = mean("speedup", code_json) if code_json else None
+    goals = {
+        "alpha_overall": {"goal": f"α ≥ {GOALS['alpha_overall']} overall", "value": overall["alpha"],
+                          "met": overall["alpha"] >= GOALS["alpha_overall"]},
+        "c": {"goal": f"c ≤ {GOALS['c_max']}", "value": overall["c"], "met": overall["c"] <= GOALS["c_max"]},
+        "speedup_code_json": {"goal": f"measured speed-up ≥ {GOALS['speedup_code_json']}× on code/JSON",
+                              "value": cj, "met": None if cj is None else cj >= GOALS["speedup_code_json"]},
+    }
+    return {"target": pair.target_label, "draft": pair.draft_label, "gamma": gamma,
+            "settings": settings.describe(), "max_new_tokens": max_new_tokens, "repeats": repeats,
+            "categories": rows, "overall": overall, "goals": goals}

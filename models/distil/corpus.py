@@ -18,9 +18,9 @@ import sysconfig
 from pathlib import Path
 
 from lab.prepare import cache_dir
+from lab.prompts import heldout_prompts
 
 MAX_DOC_CHARS = 12_000
-HELDOUT = Path(__file__).resolve().parents[1] / "heldout_prompts.json"
 
 
 def distil_dir() -> Path:
@@ -165,7 +165,7 @@ FILL = {"adj": ["brave", "tiny", "curious", "lonely", "clever", "sleepy", "happy
 
 
 def seeds(rng: random.Random, n: int = 6000) -> list[str]:
-    held = {p for k, v in json.loads(HELDOUT.read_text()).items() if k != "_about" for p in v}
+    held = {p for ps in heldout_prompts().values() for p in ps}
     out = []
     groups = [STORY, STORY, FACTS, INSTR, CODE, JSONS]
     while len(out) < n:

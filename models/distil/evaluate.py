@@ -13,41 +13,22 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 
 import torch
 
-from lab.measure import measure
+from lab.measure import measure_set
 from lab.pair import ModelPair, load_named
-from models.distil.train import GAMMA, NEW_TOKENS, heldout_prompts
+from lab.prompts import heldout_prompts
+from models.distil.train import GAMMA, NEW_TOKENS
 
 
 def evaluate(pair: ModelPair, n: int = NEW_TOKENS, gamma: int = GAMMA, repeats: int = 1, limit: int = 0) -> dict:
-    rows = {}
-    for cat, prompts in heldout_prompts().items():
-        prompts = prompts[:limit] if limit else prompts
-        acc = dr = 0
-        t_plain = t_spec = 0.0
-        tt, dt = [], []
-        exact = True
-        for text in prompts:
-            ids = pair.tokenizer.encode(text, add_special_tokens=False)
-            for _ in range(repeats):
-                m, plain_trace, spec_trace = measure(pair, ids, gamma=gamma, max_new_tokens=n)
-                exact &= bool(m.matches_target_greedy)
-                acc, dr = acc + spec_trace.accepted, dr + spec_trace.drafted
-                t_plain, t_spec = t_plain + m.plain_seconds, t_spec + m.speculative_seconds
-                tt += [r.target_seconds for r in plain_trace.rounds]
-                dt += [d.draft_seconds for r in spec_trace.rounds for d in r.drafts]
-        c = (sum(dt) / len(dt)) / (sum(tt) / len(tt))
-        rows[cat] = {"alpha": acc / dr, "c": c, "speedup": t_plain / t_spec, "exact": exact,
-                     "target_ms": 1e3 * sum(tt) / len(tt), "draft_ms": 1e3 * sum(dt) / len(dt)}
-        print(json.dumps({cat: {k: round(v, 3) if isinstance(v, float) else v for k, v in rows[cat].items()}}),
-              flush=True)
-    cats = list(rows)
-    rows["overall"] = {k: sum(rows[c][k] for c in cats) / len(cats) for k in ("alpha", "c", "speedup")}
-    rows["overall"]["exact"] = all(rows[c]["exact"] for c in cats)
-    return rows
+    """Per category and overall: α, c, speed-up, exactness (lab.measure.measure_set)."""
+    report = measure_set(pair, heldout_prompts(), gamma=gamma, max_new_tokens=n, per_category=limit or None,
+                         repeats=repeats)
+    for cat, row in report["categories"].items():
+        print(json.dumps({cat: {k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()}}), flush=True)
+    return {**report["categories"], "overall": report["overall"]}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,7 +15,6 @@ import json
 import random
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import torch

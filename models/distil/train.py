@@ -25,16 +25,13 @@ import torch
 
 from lab.prepare import embedded_dir, ensure_embedded
 from lab.train import drafts
-from models.distil.corpus import HELDOUT, distil_dir
+from lab.prompts import heldout_prompts
+from models.distil.corpus import distil_dir
 from models.distil.label import SOURCES, load_texts
 
 EXPORT = Path(__file__).resolve().parents[1] / "smollm2-distilled"
 GAMMA = 4
 NEW_TOKENS = 64
-
-
-def heldout_prompts() -> dict[str, list[str]]:
-    return {k: v for k, v in json.loads(HELDOUT.read_text()).items() if not k.startswith("_")}
 
 
 @torch.no_grad()
