@@ -134,7 +134,7 @@ class Dilemma(Chapter):
     # --- the figure: one row per model, one bar per call, on a shared time axis ---
     def _build_figure(self):
         fig = static_figure(height=210, sizing_mode="stretch_width", y_range=list(LANES), x_range=(0, 1),
-                     x_axis_label="time (seconds, measured on this server)")
+                            x_axis_label="time (seconds, measured on this server)")
         self.calls = ColumnDataSource(dict(lane=[], left=[], right=[], color=[]))
         fig.hbar(y="lane", left="left", right="right", height=0.55, fill_color="color", line_color="white",
                  line_width=1.5, source=self.calls)
@@ -150,8 +150,6 @@ class Dilemma(Chapter):
         for r in (self.small_done, self.big_done, self.now, self.small_label, self.big_label):
             fig.add_layout(r)
         fig.yaxis.major_label_text_font_size = "15px"
-        fig.xaxis.axis_label_text_font_size = "14px"
-        fig.xaxis.major_label_text_font_size = "13px"
         fig.ygrid.grid_line_color = None
         self.figure = fig
 

@@ -157,8 +157,8 @@ class Checking(Chapter):
     # --- the live measurement ---
     def _build_figure(self):
         fig = static_figure(height=280, sizing_mode="stretch_width", x_range=(0.4, MAX_POSITIONS + 0.6), y_range=(0, 9),
-                     x_axis_label="positions (tokens) in one call",
-                     y_axis_label="time ÷ one-position call")
+                            x_axis_label="positions (tokens) in one call",
+                            y_axis_label="time ÷ one-position call")
         self.cost_source = ColumnDataSource(dict(positions=[], ratio=[], writing=[], label=[]))
         fig.vbar(x="positions", top="ratio", width=0.6, color=palette.OVERLAP, source=self.cost_source,
                  legend_label="checking: one call over n positions (measured)")
@@ -167,14 +167,10 @@ class Checking(Chapter):
         fig.scatter(x="positions", y="writing", color=palette.TARGET, size=9, marker="square",
                     source=self.cost_source)
         fig.text(x="positions", y="ratio", text="label", source=self.cost_source, text_align="center",
-                 text_baseline="bottom", y_offset=-2, text_font_size="12px", text_color=palette.INK)
+                 text_baseline="bottom", y_offset=-2, text_font_size="14px", text_color=palette.INK)
         fig.add_layout(Span(location=1, dimension="width", line_color=palette.MUTED, line_dash="dotted", line_width=2))
         fig.legend.location = "top_left"
-        fig.legend.label_text_font_size = "14px"
         fig.xaxis.ticker = list(range(1, MAX_POSITIONS + 1))
-        for ax in (fig.xaxis, fig.yaxis):
-            ax.axis_label_text_font_size = "14px"
-            ax.major_label_text_font_size = "13px"
         self.figure = fig
 
     async def _on_measure(self, event=None):

@@ -165,13 +165,12 @@ class OnePassChapter(RoundChapter):
     def _build_figure(self):
         self.bar_src = ColumnDataSource(dict(token=[], p=[], q=[]))
         f = static_figure(height=300, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
-                   y_axis_label="probability", title="")
+                          y_axis_label="probability", title="")
         f.vbar(x=dodge("token", -0.18, range=f.x_range), top="q", source=self.bar_src, width=0.34,
                color=palette.DRAFT, hatch_pattern="/", hatch_color="white", legend_label="draft q")
         f.vbar(x=dodge("token", 0.18, range=f.x_range), top="p", source=self.bar_src, width=0.34,
                color=palette.TARGET, legend_label="target p")
         f.legend.location = "top_right"
-        f.xaxis.major_label_text_font_size = "13px"
         f.xaxis.major_label_orientation = 0.5
         self.bar_fig = f
 

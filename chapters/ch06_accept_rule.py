@@ -120,7 +120,7 @@ class AcceptRuleChapter(Chapter):
         self.region_src = ColumnDataSource(dict(token=list(TOKENS), agree=[0, 0], eager=[0, 0], shy=[0, 0]))
         self.pq_src = ColumnDataSource(dict(token=list(TOKENS), p=[0, 0], q=[0, 0]))
         f = static_figure(height=330, width=310, x_range=list(TOKENS), y_range=(0, 1.05),
-                   title="One position · two tokens", y_axis_label="probability")
+                          title="One position · two tokens", y_axis_label="probability")
         f.vbar_stack(["agree", "eager", "shy"], x="token", source=self.region_src, width=0.6,
                      color=[palette.OVERLAP, palette.EAGER, palette.RESIDUAL],
                      hatch_pattern=[" ", "/", "."], hatch_color="white",
@@ -131,7 +131,6 @@ class AcceptRuleChapter(Chapter):
         f.segment(x0=dodge("token", -0.36, range=f.x_range), x1=dodge("token", 0.36, range=f.x_range),
                   y0="q", y1="q", source=self.pq_src, line_width=3, color=palette.DRAFT, line_dash="dashed",
                   legend_label="draft q (dashed line)")
-        f.legend.label_text_font_size = "10px"
         f.legend.spacing = 0
         f.legend.padding = 2
         f.add_layout(f.legend[0], "below")
@@ -141,26 +140,26 @@ class AcceptRuleChapter(Chapter):
         self.u_src = ColumnDataSource(dict(u=[], y=[], color=[]))
         self.thr_src = ColumnDataSource(dict(left=[0], right=[0]))
         g = static_figure(height=140, width=400, x_range=(0, 1), y_range=(0, 1),
-                   title="Last draw: keep if u lands in the green band [0, min(1, p/q))", x_axis_label="u ~ Uniform(0, 1)")
+                          title="Last draw: keep if u lands in the green band [0, min(1, p/q))",
+                          x_axis_label="u ~ Uniform(0, 1)")
         g.quad(left="left", right="right", bottom=0.2, top=0.8, source=self.thr_src, color=palette.OVERLAP,
                alpha=0.35, hatch_pattern="/", hatch_color=palette.OVERLAP)
         g.scatter(x="u", y="y", color="color", source=self.u_src, size=16, marker="inverted_triangle")
         g.yaxis.visible = False
         g.ygrid.visible = False
-        self.u_label = Label(x=0, y=0.05, text="", text_font_size="11px")
+        self.u_label = Label(x=0, y=0.05, text="", text_font_size="14px")
         g.add_layout(self.u_label)
         self.u_fig = g
 
         # Running frequencies of "kept" per token against min(1, p/q).
         self.freq_src = ColumnDataSource(dict(token=list(TOKENS), freq=[0, 0], rule=[0, 0]))
         h = static_figure(height=330, width=310, x_range=list(TOKENS), y_range=(0, 1.05),
-                   title="How often a proposed token was kept", y_axis_label="kept ÷ proposed")
+                          title="How often a proposed token was kept", y_axis_label="kept ÷ proposed")
         h.vbar(x="token", top="freq", source=self.freq_src, width=0.5, color=palette.TARGET, alpha=0.8,
                legend_label="measured frequency")
         h.segment(x0=dodge("token", -0.36, range=h.x_range), x1=dodge("token", 0.36, range=h.x_range),
                   y0="rule", y1="rule", source=self.freq_src, line_width=4, color=palette.DRAFT,
                   line_dash="dashed", legend_label="min(1, p / q) (dashed line)")
-        h.legend.label_text_font_size = "10px"
         h.add_layout(h.legend[0], "below")
         self.freq_fig = h
 

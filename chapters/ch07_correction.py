@@ -178,8 +178,8 @@ class CorrectionChapter(Chapter):
     def _build_figures(self):
         self.regions_src = ColumnDataSource(dict(token=[], agree=[], eager=[], shy=[], p=[], q=[]))
         f = static_figure(height=320, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
-                   y_axis_label="probability",
-                   title="Target p vs draft q for the next token")
+                          y_axis_label="probability",
+                          title="Target p vs draft q for the next token")
         f.vbar_stack(["agree", "eager", "shy"], x="token", source=self.regions_src, width=0.7,
                      color=[palette.OVERLAP, palette.EAGER, palette.RESIDUAL],
                      hatch_pattern=[" ", "/", "."], hatch_color="white",
@@ -192,24 +192,20 @@ class CorrectionChapter(Chapter):
                   y0="q", y1="q", source=self.regions_src, line_width=3, color=palette.DRAFT,
                   line_dash="dashed", legend_label="draft q (dashed line)")
         f.legend.location = "top_right"
-        f.legend.label_text_font_size = "11px"
         f.xaxis.major_label_orientation = 0.6
-        f.xaxis.major_label_text_font_size = "12px"
         self.regions_fig = f
 
         self.out_src = ColumnDataSource(dict(token=[], sampled=[], p=[]))
         g = static_figure(height=320, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
-                   y_axis_label="share of rounds",
-                   title="What actually comes out vs the target p")
+                          y_axis_label="share of rounds",
+                          title="What actually comes out vs the target p")
         g.vbar(x=dodge("token", -0.18, range=g.x_range), top="sampled", source=self.out_src, width=0.34,
                color=palette.DRAFT, hatch_pattern="/", hatch_color="white",
                legend_label="output of accept + correct (sampled)")
         g.vbar(x=dodge("token", 0.18, range=g.x_range), top="p", source=self.out_src, width=0.34,
                color=palette.TARGET, legend_label="target p")
         g.legend.location = "top_right"
-        g.legend.label_text_font_size = "11px"
         g.xaxis.major_label_orientation = 0.6
-        g.xaxis.major_label_text_font_size = "12px"
         self.out_fig = g
 
     def _draw_regions(self):

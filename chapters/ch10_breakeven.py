@@ -18,6 +18,7 @@ from lab.measure import measure
 
 ALPHAS = np.linspace(0, 1, 201)
 MAX_GAMMA = 12
+GAMMAS = np.arange(1, MAX_GAMMA + 1)   # the γ bars
 # The rows of the lecture's table (seed 002), recomputed for the chosen c.
 TABLE_ROWS = ((0.8, 4), (0.9, 4), (0.5, 4), (0.8, 2))
 QUESTION = (0.6, 5, 0.3)   # chapter 10's predict question: α, γ, c
@@ -84,8 +85,8 @@ class BreakEvenChapter(Chapter):
         self.curve = ColumnDataSource(dict(alpha=ALPHAS, speedup=ALPHAS * 0))
         self.point = ColumnDataSource(dict(alpha=[0.0], speedup=[0.0]))
         f = static_figure(height=300, sizing_mode="stretch_width", x_range=(0, 1), y_range=(0, 4),
-                   title="Speed-up vs α (chosen γ and c)",
-                   x_axis_label="α (acceptance rate)", y_axis_label="speed-up ×")
+                          title="Speed-up vs α (chosen γ and c)",
+                          x_axis_label="α (acceptance rate)", y_axis_label="speed-up ×")
         f.line("alpha", "speedup", source=self.curve, line_width=3, color=palette.TARGET,
                legend_label="speed-up E / (1 + γc)")
         f.scatter("alpha", "speedup", source=self.point, size=12, color=palette.DRAFT,
@@ -95,7 +96,7 @@ class BreakEvenChapter(Chapter):
         self.break_span = Span(location=0.5, dimension="height", line_dash="dotted",
                                line_color=palette.EAGER, line_width=2)
         f.add_layout(self.break_span)
-        self.break_label = Label(x=0.5, y=3.5, text="", text_color=palette.EAGER, text_font_size="12px",
+        self.break_label = Label(x=0.5, y=3.5, text="", text_color=palette.EAGER, text_font_size="14px",
                                  x_offset=4)
         f.add_layout(self.break_label)
         # The dashed line's key sits in the legend (a label on the line would cross the curve); the
@@ -105,12 +106,11 @@ class BreakEvenChapter(Chapter):
         f.legend.location = "top_left"
         self.speed_fig = f
 
-        gammas = np.arange(1, MAX_GAMMA + 1)
-        self.bars = ColumnDataSource(dict(gamma=[str(g) for g in gammas], speedup=gammas * 0.0,
-                                          color=[palette.MUTED] * len(gammas), hatch=[" "] * len(gammas)))
-        g = static_figure(height=300, sizing_mode="stretch_width", x_range=[str(g) for g in gammas],
-                   title="Speed-up vs γ (chosen α and c) — best γ filled",
-                   x_axis_label="γ (draft length)", y_axis_label="speed-up ×", y_range=(0, 4))
+        self.bars = ColumnDataSource(dict(gamma=[str(g) for g in GAMMAS], speedup=GAMMAS * 0.0,
+                                          color=[palette.MUTED] * len(GAMMAS), hatch=[" "] * len(GAMMAS)))
+        g = static_figure(height=300, sizing_mode="stretch_width", x_range=[str(g) for g in GAMMAS],
+                          title="Speed-up vs γ (chosen α and c) — best γ filled",
+                          x_axis_label="γ (draft length)", y_axis_label="speed-up ×", y_range=(0, 4))
         g.vbar(x="gamma", top="speedup", source=self.bars, width=0.8, fill_color="color",
                line_color=palette.INK, hatch_pattern="hatch", hatch_color="white", hatch_alpha=0.6)
         g.add_layout(Span(location=1, dimension="width", line_dash="dashed", line_color=palette.INK, line_width=2))
@@ -119,11 +119,12 @@ class BreakEvenChapter(Chapter):
     # ---- pure numpy updates -----------------------------------------------------------------
     def numbers(self) -> dict:
         a, g, c = self.alpha, self.gamma, self.c
-        best_g, best_s = analytic.best_gamma(a, c, max_gamma=MAX_GAMMA)
+        per_gamma = analytic.speedup(a, GAMMAS, c)   # the bars; the best γ is the tallest
+        best = int(per_gamma.argmax())
         return dict(E=float(analytic.expected_tokens(a, g)), cost=float(analytic.round_cost(g, c)),
                     speedup=float(analytic.speedup(a, g, c)),
                     break_even=float(analytic.break_even_alpha(g, c)),
-                    best_gamma=int(best_g), best_speedup=float(best_s))
+                    per_gamma=per_gamma, best_gamma=int(GAMMAS[best]), best_speedup=float(per_gamma[best]))
 
     def _update(self):
         # one patch message for the whole redraw (readout, table and figures), not one per change
@@ -136,9 +137,7 @@ class BreakEvenChapter(Chapter):
         curve = analytic.speedup(ALPHAS, g, c)
         top = max(2.0, float(curve.max()) * 1.1)
         be = n["break_even"]
-        gammas = np.arange(1, MAX_GAMMA + 1)
-        s = analytic.speedup(a, gammas, c)
-        best = n["best_gamma"]
+        s, best = n["per_gamma"], n["best_gamma"]
 
         def draw():   # raw Bokeh models: changed where the document lock is held
             self.curve.data = dict(alpha=ALPHAS, speedup=curve)
@@ -159,9 +158,9 @@ class BreakEvenChapter(Chapter):
                 left = be > 0.6
                 self.break_label.text_align = "right" if left else "left"
                 self.break_label.x_offset = -4 if left else 4
-            self.bars.data = dict(gamma=[str(x) for x in gammas], speedup=s,
-                                  color=[palette.TARGET if x == best else palette.MUTED for x in gammas],
-                                  hatch=[" " if x == best else "/" for x in gammas])
+            self.bars.data = dict(gamma=[str(x) for x in GAMMAS], speedup=s,
+                                  color=[palette.TARGET if x == best else palette.MUTED for x in GAMMAS],
+                                  hatch=[" " if x == best else "/" for x in GAMMAS])
             self.gamma_fig.y_range.end = max(2.0, float(s.max()) * 1.15)
 
         self.in_document(draw)

@@ -197,24 +197,23 @@ class TimelineChapter(Chapter):
         self.block_src = ColumnDataSource(dict(lane=[], left=[], right=[], color=[], hatch=[], kind=[]))
         self.tick_src = ColumnDataSource(dict(lane=[], t=[], label=[]))
         f = static_figure(height=230, sizing_mode="stretch_width", y_range=LANES, x_range=Range1d(0, 10),
-                   title="One request, two schedules",
-                   x_axis_label="time (target-call units)")
+                          title="One request, two schedules",
+                          x_axis_label="time (target-call units)")
         f.hbar(y="lane", left="left", right="right", height=0.5, source=self.block_src, fill_color="color",
                line_color="white", hatch_pattern="hatch", hatch_color="white", legend_field="kind")
         f.scatter(x="t", y=dodge("lane", 0.36, range=f.y_range), source=self.tick_src, marker="inverted_triangle",
                   size=11, color=palette.INK)
         f.text(x="t", y=dodge("lane", 0.3, range=f.y_range), text="label", source=self.tick_src,
-               text_font_size="11px", x_offset=5, text_color=palette.INK)
+               text_font_size="14px", x_offset=5, text_color=palette.INK)
         f.legend.orientation = "horizontal"
-        f.legend.label_text_font_size = "11px"
         f.add_layout(f.legend[0], "below")
         self.lane_fig = f
 
         self.plain_cum = ColumnDataSource(dict(t=[], n=[]))
         self.spec_cum = ColumnDataSource(dict(t=[], n=[]))
         g = static_figure(height=240, sizing_mode="stretch_width", x_range=f.x_range, y_range=(0, 10),
-                   title="Tokens delivered to the user (▼ = a token or a burst)",
-                   x_axis_label="time (target-call units)", y_axis_label="tokens")
+                          title="Tokens delivered to the user (▼ = a token or a burst)",
+                          x_axis_label="time (target-call units)", y_axis_label="tokens")
         g.step("t", "n", source=self.plain_cum, mode="after", line_width=3, color=palette.MUTED,
                line_dash="dashed", legend_label="standard: one token per target call")
         g.step("t", "n", source=self.spec_cum, mode="after", line_width=3, color=palette.TARGET,

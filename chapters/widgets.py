@@ -152,7 +152,8 @@ MIN_TYPE = {"px": 14.0, "pt": 10.5}   # a figure's smallest type: legible on a p
 
 def figure_type_sizes(fig) -> dict:
     """(model, property) -> size, for every fixed type size ("12px", "9pt") in a Bokeh figure: its
-    title, axes, legends and labels, which all sit in the figure's side and centre panels."""
+    title, axes, legends and labels, which all sit in the figure's side and centre panels. Text
+    drawn as a glyph (`fig.text`) is data, not a panel: its chapter sizes it (14 px)."""
     out = {}
     for model in (fig.title, *fig.above, *fig.below, *fig.left, *fig.right, *fig.center):
         if model is None or isinstance(model, str):

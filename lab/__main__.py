@@ -47,7 +47,7 @@ def measure_main(argv: list[str]) -> int:
     from lab.engine import check_gamma
     from lab.measure import measure, measure_set
     from lab.pair import PairError, load_spec, resolve_pair
-    from lab.prompts import PromptError, encode_prompt, heldout_prompts
+    from lab.prompts import HELDOUT_PROMPTS, PromptError, encode_prompt, heldout_prompts
     from lab.sampling import SamplingSettings
 
     try:
@@ -60,7 +60,7 @@ def measure_main(argv: list[str]) -> int:
         progress = None if args.json else (lambda f, msg: print(f"[{f:4.0%}] {msg}", file=sys.stderr))
         if args.per_category is not None and args.per_category < 1:
             raise ValueError("--per-category must be at least 1.")
-        prompt_set = None if args.prompt is not None else heldout_prompts(*([args.prompts] if args.prompts else []))
+        prompt_set = None if args.prompt is not None else heldout_prompts(args.prompts or HELDOUT_PROMPTS)
         pair = load_spec(spec, progress)
         if prompt_set is not None:
             report = measure_set(pair, prompt_set, gamma=args.gamma, settings=settings,

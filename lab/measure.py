@@ -104,7 +104,9 @@ def measure_set(pair: ModelPair, prompts: dict[str, list[str]], *, gamma: int = 
                      "predicted_speedup": float(analytic.speedup(alpha, gamma, c)),
                      "exact": None if None in a["exact"] else all(a["exact"]),
                      "target_ms": 1e3 * target_s, "draft_ms": 1e3 * draft_s}
-    mean = lambda key, cats: sum(rows[c][key] for c in cats) / len(cats)   # noqa: E731
+    def mean(key, cats):
+        return sum(rows[c][key] for c in cats) / len(cats)
+
     overall = {k: mean(k, list(rows)) for k in ("alpha", "c", "speedup", "predicted_speedup")}
     overall["prompts"] = sum(r["prompts"] for r in rows.values())
     overall["exact"] = None if any(r["exact"] is None for r in rows.values()) else all(r["exact"] for r in rows.values())
