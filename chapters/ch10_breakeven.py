@@ -12,7 +12,7 @@ from bokeh.models import ColumnDataSource, Label, Span
 
 from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import TABLE_CSS, PredictCard, button_disabled, static_figure
+from chapters.widgets import TABLE_CSS, PredictCard, Throttled, button_disabled, live_slider, static_figure
 from lab import analytic
 from lab.measure import measure
 
@@ -65,9 +65,9 @@ class BreakEvenChapter(Chapter):
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
-        self.alpha_slider = pn.widgets.FloatSlider.from_param(self.param.alpha, label="α acceptance rate", width=260)
-        self.gamma_slider = pn.widgets.IntSlider.from_param(self.param.gamma, label="γ draft length", width=260)
-        self.c_slider = pn.widgets.FloatSlider.from_param(self.param.c, label="c draft cost ÷ target cost", width=260)
+        self.alpha_slider = live_slider(self.param.alpha, label="α acceptance rate", width=260)
+        self.gamma_slider = live_slider(self.param.gamma, label="γ draft length", width=260)
+        self.c_slider = live_slider(self.param.c, label="c draft cost ÷ target cost", width=260)
         self.use_models = pn.widgets.Button(label="Use my models", color="primary", width=160)
         self.use_models.on_click(self._on_use_models)
         a, g, c = QUESTION
@@ -78,7 +78,7 @@ class BreakEvenChapter(Chapter):
         self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self._build_figures()
         self._update()
-        self.param.watch(lambda *events: self._update(), ["alpha", "gamma", "c"])
+        self.param.watch(Throttled(self._update), ["alpha", "gamma", "c"])
 
     # ---- figures, built once -------------------------------------------------------------
     def _build_figures(self):

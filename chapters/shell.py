@@ -7,10 +7,12 @@ class) lives here, in a module imported once per process.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import html
 import logging
 import re
 import uuid
+import weakref
 from collections import OrderedDict
 from pathlib import Path
 
@@ -190,22 +192,46 @@ def page_view(slug: str, state: LabState):
     return pn.Column(*([opening] if opening else []), body, sizing_mode="stretch_width", margin=0)
 
 
-async def show_in_pieces(slot: pn.Column, view: pn.Column) -> None:
-    """Show a page's content in `slot` one section at a time, each in its own turn of the event loop.
+PAGE_TURN_YIELDS = 3
+_TURNSTILES: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock]" = weakref.WeakKeyDictionary()
 
-    All sessions share the server's one event loop, and a chapter page takes it ~150 ms to turn into
-    Bokeh models: done in one piece, every other student's slider move waits behind each page a
-    classmate opens. Section by section, no turn takes more than ~15–45 ms (README, Performance).
+
+@contextlib.asynccontextmanager
+async def page_turn():
+    """One piece of page building, one at a time across all sessions, after other work has had
+    PAGE_TURN_YIELDS turns of the event loop.
+
+    All sessions share the server's one event loop, and answering a classmate's slider move takes it
+    several turns (the message, Panel's change callback, the redraw and its reply). When a class
+    opens pages at once, a piece from every opening page would queue ahead of each of those turns;
+    this way at most one piece (~10–50 ms) is ahead of every few.
+    """
+    loop = asyncio.get_running_loop()
+    lock = _TURNSTILES.setdefault(loop, asyncio.Lock())
+    async with lock:                        # FIFO: the pages in progress take turns
+        for _ in range(PAGE_TURN_YIELDS):   # other sessions' work first (free when there is none)
+            await asyncio.sleep(0)
+        yield
+
+
+async def show_in_pieces(slot: pn.Column, view: pn.Column) -> None:
+    """Show a page's content in `slot` one section at a time, each in a `page_turn`.
+
+    A chapter page takes the loop ~150 ms to turn into Bokeh models: done in one piece, every other
+    student's slider move would wait behind each page a classmate opens. Section by section, no
+    turn takes more than ~15–45 ms (README, Performance).
     """
     sections = view.objects[-1] if view.objects else None   # the chapter's own column of sections
     if not isinstance(sections, pn.Column):
-        slot.objects = [view]
+        async with page_turn():
+            slot.objects = [view]
         return
     pieces, sections.objects = list(sections.objects), []
-    slot.objects = [view]
+    async with page_turn():
+        slot.objects = [view]
     for piece in pieces:
-        await asyncio.sleep(0)   # let other sessions' messages in between
-        sections.append(piece)
+        async with page_turn():
+            sections.append(piece)
 
 
 def loading_view() -> tuple[pn.Column, callable]:
@@ -244,7 +270,23 @@ def join_classroom() -> tuple[str | None, object]:
     session_id = context.id
     CLASSROOM.join(session_id, doc, pn.state.location)
     pn.state.on_session_destroyed(lambda ctx: CLASSROOM.leave(ctx.id))
+    pn.state.onload(lambda: end_with_its_tab(context))
     return session_id, doc
+
+
+def end_with_its_tab(context) -> None:
+    """Let Bokeh discard this session at its next check (every 17 s) once its page disconnects.
+
+    By default a session outlives its closed tab by 15–32 s, kept for a reconnection this lab never
+    makes (Panel's `reconnect` is off). In a class those left-behind pages were most of the server's
+    heap, and every full garbage collection walked them (README, Performance). Asked once the page
+    is connected (on load): a session whose page has not connected yet is kept as before.
+    """
+    try:
+        session = context.server_context.application_context.get_session(context.id)
+    except Exception:   # already discarded
+        return
+    session.request_expiration()
 
 
 def settings_card(state: LabState) -> pn.Card:
@@ -307,11 +349,13 @@ def build_app():
             settings_slot.objects = [settings_card(state)]
         return state
 
-    async def fill_page():   # a chapter: sent after the page's frame, in pieces (show_in_pieces)
-        state = student()
+    async def fill_page():   # a chapter: sent after the page's frame, in pieces (page_turn)
+        async with page_turn():
+            state = student()
         if not landing:
-            await asyncio.sleep(0)
-            await show_in_pieces(content, page_view(slug, state))
+            async with page_turn():
+                view = page_view(slug, state)
+            await show_in_pieces(content, view)
 
     def fill_tour():         # the projector's one page, built at once (it lays out its own steps)
         content.objects = [tour_view(student())]

@@ -11,14 +11,17 @@ untrusted: it is always HTML-escaped before it reaches a pane, and buttons show 
 from __future__ import annotations
 
 import contextlib
+import functools
 import html
 import re
+import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import panel as pn
 import param
 from bokeh.plotting import figure
+from panel.io.state import set_curdoc
 
 from chapters import palette
 from chapters.state import LabState
@@ -144,6 +147,56 @@ def static_figure(**kwargs):
     """A Bokeh figure for the lab's pages: no toolbar and no tools. Hidden pan/zoom tools only let a
     student drag a plot away with no visible reset, and each costs the page models to build."""
     return figure(toolbar_location=None, tools="", **kwargs)
+
+
+# --- sliders that answer at once ------------------------------------------------------------------
+
+def live_slider(parameter: param.Parameter, **kwargs) -> pn.widgets.Widget:
+    """A slider for a chapter's `parameter` whose moves reach Python at once.
+
+    Panel holds every change from the browser 50 ms (its private `Syncable._debounce`) to gather a
+    drag's moves; for a key press or a click that is only delay. The view that redraws from the
+    slider gathers a drag's moves itself (`Throttled`).
+    """
+    kind = pn.widgets.IntSlider if isinstance(parameter, param.Integer) else pn.widgets.FloatSlider
+    slider = kind.from_param(parameter, **kwargs)
+    slider._debounce = 0
+    return slider
+
+
+class Throttled:
+    """`fn()` at most once per `gap` seconds: at once when the last call is older than that (a key
+    press, a click, a drag's first move), otherwise once at the end of the gap with the values as
+    they are then (a drag's later moves, gathered). Outside a served page it always runs at once.
+
+        redraw = Throttled(self._update)
+        self.param.watch(redraw, ["alpha", "gamma", "c"])
+    """
+
+    def __init__(self, fn: Callable[[], None], gap: float = 0.05, clock: Callable[[], float] = time.monotonic):
+        self.fn, self.gap, self.clock = fn, gap, clock
+        self._last = float("-inf")
+        self._due = False   # a call at the end of the gap is scheduled
+
+    def __call__(self, *_events) -> None:
+        if self._due:
+            return
+        doc = pn.state.curdoc
+        wait = self._last + self.gap - self.clock()
+        if wait <= 0 or doc is None or doc.session_context is None:
+            self._run()
+        else:
+            self._due = True
+            doc.add_timeout_callback(functools.partial(self._run_in, doc), max(1, int(wait * 1000)))
+
+    def _run_in(self, doc) -> None:
+        with set_curdoc(doc):   # Panel then updates this page's models directly
+            self._run()
+
+    def _run(self) -> None:
+        self._due = False
+        self._last = self.clock()
+        self.fn()
 
 
 _TYPE_SIZE = re.compile(r"^([0-9.]+)(px|pt)$")

@@ -3,7 +3,7 @@ import asyncio
 
 import panel as pn
 
-from chapters.shell import page_view, show_in_pieces
+from chapters.shell import PAGE_TURN_YIELDS, page_view, show_in_pieces
 from chapters.state import LabState
 
 
@@ -36,3 +36,59 @@ def test_a_page_without_sections_is_shown_at_once(tiny_service):
     slot = pn.Column()
     asyncio.run(show_in_pieces(slot, pn.Column(view)))
     assert len(slot.objects) == 1 and slot.objects[0].objects == [view]
+
+
+def test_pages_opened_together_build_one_piece_per_turn(tiny_service):
+    """Two classmates' pages fill at the same time: between two turns of a third task (a slider
+    move's next step) at most one section of either page is built, the third task gets several turns
+    between two sections, and both pages end complete."""
+    views = [page_view(slug, LabState(tiny_service)) for slug in ("breakeven", "guess-check-keep")]
+    expected = [list(v.objects[-1].objects) for v in views]
+    slots = [pn.Column(), pn.Column()]
+    built = []   # sections shown on both pages together, each time the third task got a turn
+
+    def shown():
+        return sum(len(v.objects[-1].objects) + bool(s.objects) for v, s in zip(views, slots))
+
+    async def classmate():
+        total = sum(len(e) + 1 for e in expected)
+        while len(built) < 200 and shown() < total:
+            built.append(shown())
+            await asyncio.sleep(0)
+        built.append(shown())
+
+    async def all_three():
+        await asyncio.gather(*(show_in_pieces(s, v) for s, v in zip(slots, views)), classmate())
+    asyncio.run(all_three())
+
+    assert [v.objects[-1].objects for v in views] == expected
+    steps = [b - a for a, b in zip(built, built[1:])]
+    assert max(steps) == 1 and sum(steps) == sum(len(e) + 1 for e in expected)
+    # and the third task had several turns between two pieces (a slider move needs a few)
+    pieces = [i for i, step in enumerate(steps) if step]
+    assert min(b - a for a, b in zip(pieces, pieces[1:])) >= PAGE_TURN_YIELDS
+
+
+def test_a_page_whose_tab_closed_is_discarded_at_the_next_check():
+    """Bokeh's own session bookkeeping: a loaded page asks to end with its tab; at the next cleanup
+    check it is gone once disconnected, while a connected page and a page that never asked stay."""
+    from bokeh.application import Application
+    from bokeh.server.contexts import ApplicationContext
+    from bokeh.util.token import generate_jwt_token
+    from tornado.ioloop import IOLoop
+
+    from chapters.shell import end_with_its_tab
+
+    async def go():
+        app = ApplicationContext(Application(), io_loop=IOLoop.current())
+        sessions = {}
+        for sid in ("closed", "open", "never-asked"):
+            sessions[sid] = await app.create_session_if_needed(sid, token=generate_jwt_token(sid))
+        tab = object()
+        sessions["open"].subscribe(tab)                     # its page is still connected
+        for sid in ("closed", "open"):
+            end_with_its_tab(sessions[sid].document.session_context)
+        await app._cleanup_sessions(15_000)                 # Bokeh's check, 15 s linger
+        return {sid for sid in sessions if sid in app._sessions}
+
+    assert asyncio.run(go()) == {"open", "never-asked"}

@@ -1,10 +1,12 @@
 """Shared widgets: predict card, token strip, legend, settings panel, badge, busy line."""
 import panel as pn
+import param
 import pytest
+from panel.io.state import set_curdoc
 
 from chapters import palette
-from chapters.widgets import (Busy, Chip, PairBadge, PredictCard, SettingsPanel, TokenStrip, button_disabled,
-                              chips_html, legend, show_text, takeaway_box)
+from chapters.widgets import (Busy, Chip, PairBadge, PredictCard, SettingsPanel, Throttled, TokenStrip,
+                              button_disabled, chips_html, legend, live_slider, show_text, takeaway_box)
 
 
 def test_choice_card_reveals_only_after_commit_and_result(state):
@@ -217,3 +219,54 @@ def test_figures_get_projector_type_sizes(make_chapter):
     panes = [p.object for p in ch.__panel__().select(pn.pane.Bokeh)]
     assert panes and all(float(v[:-2]) >= 14 for f in panes for v in figure_type_sizes(f).values()
                          if v.endswith("px"))
+
+
+class ServedDoc:
+    """A served page's document, as far as Throttled sees it: timeouts are kept, run by the test."""
+    session_context = object()
+
+    def __init__(self):
+        self.timeouts = []
+
+    def add_timeout_callback(self, fn, ms):
+        self.timeouts.append((fn, ms))
+
+
+def test_throttled_runs_the_first_move_at_once_and_gathers_a_drag():
+    calls, clock = [], [100.0]
+    doc = ServedDoc()
+    with set_curdoc(doc):
+        redraw = Throttled(lambda: calls.append(clock[0]), gap=0.05, clock=lambda: clock[0])
+        redraw()                                   # a key press: at once
+        assert calls == [100.0] and doc.timeouts == []
+        clock[0] = 100.01
+        redraw(); redraw(); redraw()               # a drag within the gap: one call, at its end
+        assert calls == [100.0] and len(doc.timeouts) == 1
+        fn, ms = doc.timeouts[0]
+        assert 39 <= ms <= 41
+        clock[0] = 100.05
+        fn()
+        assert calls == [100.0, 100.05]
+        clock[0] = 100.2                           # the next move, later than the gap: at once
+        redraw()
+        assert calls == [100.0, 100.05, 100.2] and len(doc.timeouts) == 1
+
+
+def test_throttled_runs_at_once_outside_a_served_page():
+    calls = []
+    redraw = Throttled(lambda: calls.append(1), gap=10)
+    redraw(); redraw()
+    assert calls == [1, 1]
+
+
+def test_live_slider_follows_its_parameter_without_panels_hold():
+    class Knob(pn.viewable.Viewer):
+        alpha = param.Number(default=0.5, bounds=(0, 1), step=0.01)
+        gamma = param.Integer(default=4, bounds=(1, 12))
+
+    knob = Knob()
+    a, g = live_slider(knob.param.alpha), live_slider(knob.param.gamma)
+    assert isinstance(a, pn.widgets.FloatSlider) and isinstance(g, pn.widgets.IntSlider)
+    assert a._debounce == 0 and pn.widgets.FloatSlider._debounce > 0
+    a.value, g.value = 0.7, 9
+    assert (knob.alpha, knob.gamma) == (0.7, 9)

@@ -16,6 +16,11 @@ BOKEH_SOURCES = """(cols) => {
       if (m.type === 'ColumnDataSource' && cols.every(c => c in m.data)) out.push(m.data);
   return out.map(d => Object.fromEntries(cols.map(c => [c, Array.from(d[c])])));
 }"""
+SLIDER_VALUE = """(title) => {
+  for (const d of Bokeh.documents)
+    for (const m of d._all_models.values())
+      if (m.type === 'Slider' && m.title.startsWith(title)) return m.value;
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -125,8 +130,13 @@ def test_ch10_slider_updates_the_plot(page, server, shot):
     def plot_and_formula_agree():
         a = point_alpha()            # the plotted point, read from the page's Bokeh model
         formula = page.locator(".speclab-formula", has_text="E = (1").first.inner_text()
-        return a < 0.8 and f"(1 − {a:.2f})" in formula
+        # the drag's last move is drawn (its moves are gathered, the last one wins)
+        return a < 0.8 and a == page.evaluate(SLIDER_VALUE, "α") and f"(1 − {a:.2f})" in formula
     wait_until(plot_and_formula_agree, message="the plotted point and the formula to follow the α slider")
+    page.keyboard.press("ArrowRight")    # one key press: drawn at once, one step on
+    dragged = point_alpha()
+    wait_until(lambda: point_alpha() == page.evaluate(SLIDER_VALUE, "α") != dragged,
+               message="the plotted point to follow a key press on the α slider")
     page.get_by_role("button", name="Try α = 0.6, γ = 5, c = 0.3").click()
     page.get_by_text("slower than standard decoding", exact=False).first.wait_for()
     page.get_by_text("✓ Right.", exact=False).wait_for()
