@@ -18,6 +18,7 @@ from pathlib import Path
 
 import panel as pn
 import param
+from bokeh.protocol.exceptions import ProtocolError
 
 from chapters import registry
 from chapters.lecturer import CLASSROOM, lecturer_view
@@ -284,7 +285,7 @@ def end_with_its_tab(context) -> None:
     """
     try:
         session = context.server_context.application_context.get_session(context.id)
-    except Exception:   # already discarded
+    except ProtocolError:   # already discarded
         return
     session.request_expiration()
 
