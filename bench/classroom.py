@@ -400,7 +400,7 @@ async def run(args):
                 if args.classes > 1:
                     print(f"\nclass {k + 1} of {args.classes}:", end="")
                     one.report()
-                    # Bokeh keeps a closed page's session 15 s (checked every 17 s): wait them out
+                    # Bokeh discards closed pages' sessions at its next check (every 17 s): wait them out
                     await asyncio.sleep(40)
                 rec.merge(one)
             if args.classes > 1:

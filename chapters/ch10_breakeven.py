@@ -140,7 +140,7 @@ class BreakEvenChapter(Chapter):
         s, best = n["per_gamma"], n["best_gamma"]
 
         def draw():   # raw Bokeh models: changed where the document lock is held
-            self.curve.data = dict(alpha=ALPHAS, speedup=curve)
+            self.curve.data.update(speedup=curve)   # only the changed columns are sent
             self.point.data = dict(alpha=[a], speedup=[n["speedup"]])
             self.speed_fig.y_range.end = top
             # The legend holds the top left; the label goes where the curve is not.
@@ -158,7 +158,7 @@ class BreakEvenChapter(Chapter):
                 left = be > 0.6
                 self.break_label.text_align = "right" if left else "left"
                 self.break_label.x_offset = -4 if left else 4
-            self.bars.data = dict(gamma=[str(x) for x in GAMMAS], speedup=s,
+            self.bars.data.update(speedup=s,
                                   color=[palette.TARGET if x == best else palette.MUTED for x in GAMMAS],
                                   hatch=[" " if x == best else "/" for x in GAMMAS])
             self.gamma_fig.y_range.end = max(2.0, float(s.max()) * 1.15)

@@ -194,7 +194,7 @@ def page_view(slug: str, state: LabState):
 
 
 PAGE_TURN_YIELDS = 3
-_TURNSTILES: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock]" = weakref.WeakKeyDictionary()
+_TURNSTILES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
 
 
 @contextlib.asynccontextmanager

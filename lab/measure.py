@@ -63,6 +63,11 @@ def measure(pair: ModelPair, prompt_ids: list[int], *, gamma: int = 4,
     return m, plain, spec
 
 
+def _all_exact(flags: list[bool | None]) -> bool | None:
+    """True when every output matched plain decoding; None when some could not be compared."""
+    return None if None in flags else all(flags)
+
+
 # The embedded pair's goals (issue #3), for greedy decoding with γ = 4 on the held-out prompts.
 GOALS = {"alpha_overall": 0.5, "c_max": 0.25, "speedup_code_json": 1.25}
 
@@ -102,14 +107,15 @@ def measure_set(pair: ModelPair, prompts: dict[str, list[str]], *, gamma: int = 
         alpha, c = a["accepted"] / max(1, a["drafted"]), draft_s / target_s
         rows[cat] = {"prompts": len(a["prompts"]), "alpha": alpha, "c": c, "speedup": a["plain"] / a["spec"],
                      "predicted_speedup": float(analytic.speedup(alpha, gamma, c)),
-                     "exact": None if None in a["exact"] else all(a["exact"]),
+                     "exact": _all_exact(a["exact"]),
                      "target_ms": 1e3 * target_s, "draft_ms": 1e3 * draft_s}
+
     def mean(key, cats):
         return sum(rows[c][key] for c in cats) / len(cats)
 
     overall = {k: mean(k, list(rows)) for k in ("alpha", "c", "speedup", "predicted_speedup")}
     overall["prompts"] = sum(r["prompts"] for r in rows.values())
-    overall["exact"] = None if any(r["exact"] is None for r in rows.values()) else all(r["exact"] for r in rows.values())
+    overall["exact"] = _all_exact([r["exact"] for r in rows.values()])
     code_json = [c for c in ("code", "json") if c in rows]
     cj = mean("speedup", code_json) if code_json else None
     goals = {
