@@ -23,14 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from lab.errors import PairError, public_ref  # lab.pair.PairError stays importable: the same class
+
 log = logging.getLogger(__name__)
 
 REGISTRY_PATH = Path(__file__).resolve().parent.parent / "models" / "pairs.toml"
 EMBEDDED = "embedded:"
-
-
-class PairError(Exception):
-    """A pair that cannot be used; `str(err)` is one sentence for a lecturer: what happened and what to do."""
 
 
 @dataclass
@@ -137,7 +135,9 @@ def _resolve_ref(ref: str, progress) -> Path | str:
         return path
     looks_local = ref.startswith((".", "/", "~")) or ref.count("/") > 1 or "\\" in ref
     if looks_local:
-        raise PairError(f"There is no model folder at {ref}; check the path (it must hold config.json).")
+        raise PairError(f"There is no model folder at {ref}; check the path (it must hold config.json).",
+                        public=f"There is no model folder at {public_ref(ref)}; "
+                               f"check the path (it must hold config.json).")
     return ref
 
 
@@ -145,7 +145,9 @@ def _config_dict(ref: Path | str, role: str) -> dict:
     if isinstance(ref, Path):
         cfg = ref / "config.json"
         if not cfg.exists():
-            raise PairError(f"The {role} folder {ref} has no config.json; point to a saved Hugging Face model folder.")
+            raise PairError(f"The {role} folder {ref} has no config.json; point to a saved Hugging Face model folder.",
+                            public=f"The {role} folder {public_ref(ref)} has no config.json; "
+                                   f"point to a saved Hugging Face model folder.")
         return json.loads(cfg.read_text())
     from transformers import PretrainedConfig
     try:
@@ -171,36 +173,51 @@ def _check_memory(ref: Path | str, role: str, config: dict) -> None:
         return
     if need > 0.9 * free:
         raise PairError(f"The {role} {ref} needs about {need / 2**30:.1f} GB in float32 but only "
-                        f"{free / 2**30:.1f} GB of memory is free; choose a smaller model.")
+                        f"{free / 2**30:.1f} GB of memory is free; choose a smaller model.",
+                        public=f"The {role} {public_ref(ref)} needs about {need / 2**30:.1f} GB in float32 but only "
+                               f"{free / 2**30:.1f} GB of memory is free; choose a smaller model.")
 
 
 def _load_model(ref: Path | str, role: str):
     import torch
     from transformers import AutoModelForCausalLM
-    import lab.train.drafts  # noqa: F401  registers our own shortlist draft type (no remote code)
+    import lab.drafts  # noqa: F401  registers our own shortlist draft type (no remote code)
 
     config = _config_dict(ref, role)
     if "auto_map" in config:
         raise PairError(f"The {role} {ref} needs remote code (auto_map in its config), which the lab never runs; "
-                        f"choose a model that transformers supports natively.")
+                        f"choose a model that transformers supports natively.",
+                        public=f"The {role} {public_ref(ref)} needs remote code (auto_map in its config), which the "
+                               f"lab never runs; choose a model that transformers supports natively.")
     _check_memory(ref, role, config)
     try:
         model = AutoModelForCausalLM.from_pretrained(ref, dtype=torch.float32, trust_remote_code=False)
     except (torch.OutOfMemoryError, MemoryError) as err:
-        raise PairError(f"The {role} {ref} does not fit in memory; choose a smaller model.") from err
+        raise PairError(f"The {role} {ref} does not fit in memory; choose a smaller model.",
+                        public=f"The {role} {public_ref(ref)} does not fit in memory; choose a smaller model.") from err
     except ValueError as err:
         if "trust_remote_code" in str(err):
             raise PairError(f"The {role} {ref} needs remote code, which the lab never runs; "
-                            f"choose a model that transformers supports natively.") from err
+                            f"choose a model that transformers supports natively.",
+                            public=f"The {role} {public_ref(ref)} needs remote code, which the lab never runs; "
+                                   f"choose a model that transformers supports natively.") from err
         raise PairError(f"The {role} {ref} is not a causal language model transformers can load "
-                        f"({str(err).splitlines()[0][:120]}); choose a text-generation model.") from err
+                        f"({str(err).splitlines()[0][:120]}); choose a text-generation model.",
+                        public=f"The {role} {public_ref(ref)} is not a causal language model transformers can "
+                               f"load; choose a text-generation model.") from err
     except RuntimeError as err:
         if "memory" in str(err).lower() or "allocate" in str(err).lower():
-            raise PairError(f"The {role} {ref} does not fit in memory; choose a smaller model.") from err
-        raise PairError(f"The {role} {ref} could not be loaded ({str(err).splitlines()[0][:120]}).") from err
+            raise PairError(f"The {role} {ref} does not fit in memory; choose a smaller model.",
+                            public=f"The {role} {public_ref(ref)} does not fit in memory; "
+                                   f"choose a smaller model.") from err
+        raise PairError(f"The {role} {ref} could not be loaded ({str(err).splitlines()[0][:120]}).",
+                        public=f"The {role} {public_ref(ref)} could not be loaded; the lecturer's terminal "
+                               f"has the reason.") from err
     except OSError as err:
         raise PairError(f"The {role} {ref} has no usable weights ({str(err).splitlines()[0][:120]}); "
-                        f"check the folder or download it again.") from err
+                        f"check the folder or download it again.",
+                        public=f"The {role} {public_ref(ref)} has no usable weights; "
+                               f"check the folder or download it again.") from err
     model.requires_grad_(False)
     return model.float().eval()
 
@@ -211,7 +228,9 @@ def _load_tokenizer(ref: Path | str, role: str):
         return AutoTokenizer.from_pretrained(ref, trust_remote_code=False)
     except (OSError, ValueError, TypeError) as err:
         raise PairError(f"The {role} {ref} has no tokenizer the lab can load; "
-                        f"save its tokenizer next to the model (tokenizer.save_pretrained).") from err
+                        f"save its tokenizer next to the model (tokenizer.save_pretrained).",
+                        public=f"The {role} {public_ref(ref)} has no tokenizer the lab can load; "
+                               f"save its tokenizer next to the model (tokenizer.save_pretrained).") from err
 
 
 def check_same_vocabulary(target_tok, draft_tok, target_model=None, draft_model=None,

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from lab.pair import PairError
+from lab.errors import PairError, PrepareError  # not lab.pair: pair imports prepare lazily
 
 log = logging.getLogger(__name__)
 
@@ -34,10 +34,6 @@ Progress = Callable[[float, str], None]
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DISTILLED_DIR = REPO_ROOT / "models" / "smollm2-distilled"
 LAYOUT_VERSION = 1
-
-
-class PrepareError(PairError):
-    """The embedded pair could not be prepared; the message says why and what to do."""
 
 
 @dataclass(frozen=True)
@@ -162,7 +158,7 @@ def ensure_drafts(target_dir: Path, progress: Progress | None = None, distilled:
     """Assemble the drafts next to the target: weak, random and (when shipped) distilled."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
-    from lab.train import drafts
+    from lab import drafts
 
     root = target_dir.parent
     wanted = {"weak": {}, "random": {}}

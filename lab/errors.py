@@ -1,0 +1,82 @@
+"""The lab's own errors, and how a page shows any error without server paths.
+
+Every lab error is one sentence: what happened and what to do. It comes in two versions:
+
+- `str(err)` is for the log and the lecturer's terminal; it may name folders on the server
+  ("The target folder /srv/models/x has no config.json; ...").
+- `err.public_message` is for pages, which students see: the same sentence without paths
+  ("The target folder 'x' has no config.json; ..."). A raise that embeds a path passes it:
+
+      raise PairError(f"The target folder {ref} has no config.json; ...",
+                      public=f"The target folder {public_ref(ref)} has no config.json; ...")
+
+  Without `public=`, the message itself is taken as public (absolute paths still scrubbed).
+
+How the UI shows an error (the only call a page needs):
+
+    from lab.errors import public_message
+    try:
+        ...
+    except Exception as err:
+        log.exception("...")                 # full message and traceback: terminal only
+        alert.object = public_message(err)   # one path-free sentence for the page
+
+`public_message(err)` works for any exception: lab errors give their public sentence; anything
+else gives a generic sentence naming only the exception type (its text may hold paths).
+
+This module imports nothing from the lab, so `lab.pair` and `lab.prepare` both import it without
+importing each other.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import PurePath
+
+__all__ = ["PairError", "PrepareError", "public_message", "public_ref", "scrub_paths"]
+
+# an absolute POSIX path (/x/y), a home path (~/x) or a Windows path (C:\x), not part of a word
+# or of a URL ("p/q", "models/pairs.toml", "https://pypi.org/..." are left alone)
+_PATH = re.compile(r"(?<![\w.:/~\\-])(?:~?/(?!/)|[A-Za-z]:\\)[^\s'\"`,;()<>]*[^\s'\"`,;()<>.]")
+
+
+def scrub_paths(text: str) -> str:
+    """`text` with absolute and home paths replaced by '…' (a last safety net for pages)."""
+    return _PATH.sub("…", text)
+
+
+def public_ref(ref) -> str:
+    """A model reference as a page may show it: a hub id as given ('gpt2'), a local folder by its
+    last name only ('target'), quoted."""
+    text = str(ref)
+    local = isinstance(ref, PurePath) or text.startswith(("/", "~", ".")) or "\\" in text \
+        or text.count("/") > 1
+    return repr(PurePath(text).name or text) if local else repr(text)
+
+
+class PairError(Exception):
+    """A pair that cannot be used: `str(err)` is one sentence for the lecturer (what happened and
+    what to do, paths included); `err.public_message` is that sentence without server paths."""
+
+    def __init__(self, message: str, public: str | None = None):
+        super().__init__(message)
+        self._public = public
+
+    @property
+    def public_message(self) -> str:
+        return scrub_paths(self._public if self._public is not None else str(self))
+
+    def __reduce__(self):  # keep `public` across pickling (multiprocessing, logging handlers)
+        return (type(self), (str(self), self._public))
+
+
+class PrepareError(PairError):
+    """The embedded pair could not be prepared (download, checksum, cache folder); see lab.prepare."""
+
+
+def public_message(err: BaseException) -> str:
+    """The one sentence a page may show for `err`, never with server paths."""
+    public = getattr(err, "public_message", None)
+    if isinstance(public, str) and public:
+        return scrub_paths(public)
+    return (f"The lab hit an unexpected error ({type(err).__name__}); "
+            f"the lecturer's terminal has the details, so tell the lecturer.")
