@@ -7,47 +7,28 @@ last token; after a round the caches are cropped back to that (the rollback afte
     while not decoder.done:
         round_trace = decoder.step()        # γ draft calls, one target call, the commit
 
+Who drafts is a drafter of lab.drafting (the draft model, prompt lookup, or both) and how many
+tokens a round drafts is a `DraftPolicy` (constant γ, transformers' heuristic schedule, a
+confidence stop); neither changes what is accepted, so the output stays exactly the target's.
+
+    decoder = Decoder(pair, prompt_ids, drafter="hybrid", policy=DraftPolicy(4, "heuristic"))
+
 `generate()` runs a decoder to the end and returns a `GenerationTrace`; `mode="plain"` is ordinary
 autoregressive decoding in the same trace format (one target call per token).
 """
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import torch
 
+from lab.drafting import DRAFTERS, Draft, DraftPolicy, make_drafter
+from lab.kv import CachedModel
 from lab.pair import ModelPair
 from lab.sampling import GREEDY, SamplingSettings, accept_probability, probabilities, residual, sample
 from lab.trace import Candidate, DraftStep, GenerationTrace, RoundTrace
 
-MAX_GAMMA = 16
+MAX_GAMMA = 16          # the same bound as lab.drafting's policies
 DISPLAY_TOP = 8
-
-
-class CachedModel:
-    """A causal LM and its KV cache; `length` is how many tokens the cache holds."""
-
-    def __init__(self, model):
-        self.model = model
-        self.cache = None
-        self.length = 0
-
-    @torch.inference_mode()
-    def forward(self, ids: list[int]) -> tuple[torch.Tensor, float]:
-        """Run the model over `ids` after the cached prefix; logits (len(ids), V) and wall time."""
-        start = time.perf_counter()
-        out = self.model(input_ids=torch.tensor([ids]), past_key_values=self.cache, use_cache=True)
-        seconds = time.perf_counter() - start
-        self.cache = out.past_key_values
-        self.length += len(ids)
-        return out.logits[0].float(), seconds
-
-    def rollback(self, length: int) -> None:
-        """Drop cache entries past `length` tokens (the drafts a rejection threw away)."""
-        if self.length > length:
-            self.cache.crop(length - self.length)   # transformers ≥ 5: a negative count removes
-            self.length = length
 
 
 def top_candidates(row: torch.Tensor, tokenizer, k: int = DISPLAY_TOP) -> list[Candidate]:
@@ -71,17 +52,26 @@ class Decoder:
     def __init__(self, pair: ModelPair, prompt_ids: list[int], *, mode: str = "speculative",
                  settings: SamplingSettings = GREEDY, gamma: int = 4, seed: int = 0,
                  max_new_tokens: int = 64, keep_rows: bool = True, writer: str = "target",
-                 display_top: int = DISPLAY_TOP):
+                 display_top: int = DISPLAY_TOP, drafter: str = "model",
+                 policy: DraftPolicy | str | None = None):
         if writer not in ("target", "draft") or (writer == "draft" and mode != "plain"):
             raise ValueError("writer='draft' is only for plain decoding by the draft model.")
         if mode not in ("speculative", "plain"):
             raise ValueError(f"mode must be 'speculative' or 'plain'; got {mode!r}.")
+        if drafter not in DRAFTERS:
+            raise ValueError(f"The drafter must be one of {', '.join(DRAFTERS)}; got {drafter!r}.")
         if not prompt_ids:
             raise ValueError("The prompt is empty; type a few words to start from.")
         if max_new_tokens < 1:
             raise ValueError("max_new_tokens must be at least 1.")
         self.pair, self.mode, self.settings = pair, mode, settings
         self.gamma = check_gamma(gamma) if mode == "speculative" else 0
+        if isinstance(policy, str):
+            policy = DraftPolicy.parse(policy, self.gamma or 4)
+        self.policy = policy or DraftPolicy(self.gamma or 4)
+        if mode == "speculative":
+            self.gamma = self.policy.gamma
+        self.schedule = self.policy.schedule_state()
         self.seed, self.max_new_tokens, self.keep_rows = seed, max_new_tokens, keep_rows
         self.display_top = display_top          # top candidates kept per position for display
         self.ids = list(prompt_ids)
@@ -92,12 +82,17 @@ class Decoder:
         # In plain mode the "target" slot holds whichever model writes (chapter 1 races both).
         self.writer = writer
         self.target = CachedModel(pair.target if writer == "target" else pair.draft)
-        self.draft = CachedModel(pair.draft) if mode == "speculative" else None
-        # Prefill: both caches take the prompt minus its last token, which each round feeds.
-        self.prefill_seconds = 0.0
-        if len(self.ids) > 1:
-            for model in filter(None, (self.target, self.draft)):
-                self.prefill_seconds += model.forward(self.ids[:-1])[1]
+        self.drafter = (make_drafter(drafter, pair.draft, len(pair.tokenizer))
+                        if mode == "speculative" else None)
+        # Prefill: the caches take the prompt minus its last token, which each round feeds.
+        self.prefill_seconds = self.target.forward(self.ids[:-1])[1] if len(self.ids) > 1 else 0.0
+        if self.drafter is not None:
+            self.prefill_seconds += self.drafter.prefill(self.ids)
+
+    @property
+    def draft(self) -> CachedModel | None:
+        """The draft model's cache (None for plain decoding and for prompt lookup alone)."""
+        return getattr(self.drafter, "cache", None)
 
     @property
     def new_ids(self) -> list[int]:
@@ -110,25 +105,16 @@ class Decoder:
     def _decode(self, token_id: int) -> str:
         return self.pair.tokenizer.decode([token_id])
 
-    def _draft(self, gamma: int) -> tuple[list[int], list[torch.Tensor], list[float]]:
-        """γ draft calls, each sampling x_i ~ q_i given the prefix and x_1..x_{i-1}."""
-        tokens, q_rows, seconds = [], [], []
-        feed = self.ids[self.draft.length:]          # 1 token, or 2 after an all-accepted round
-        for _ in range(gamma):
-            logits, secs = self.draft.forward(feed)  # (len(feed), V)
-            q = probabilities(logits[-1], self.settings)
-            x = sample(q, self.generator)
-            tokens.append(x); q_rows.append(q); seconds.append(secs)
-            feed = [x]
-        return tokens, q_rows, seconds
-
     def step(self) -> RoundTrace:
-        """One round: draft γ tokens, verify them in one target call, commit."""
+        """One round: draft up to γ tokens, verify them in one target call, commit."""
         if self.done:
             raise RuntimeError("This generation has finished; start a new one.")
         remaining = self.max_new_tokens - len(self.new_ids)
-        gamma = min(self.gamma, remaining - 1)       # never draft past max_new_tokens
-        tokens, q_rows, draft_secs = self._draft(gamma) if gamma > 0 else ([], [], [])
+        gamma = min(self.schedule.gamma, remaining - 1) if self.drafter else 0   # never past the end
+        draft = (self.drafter.propose(self.ids, gamma, self.settings, self.generator, self.policy.threshold)
+                 if gamma > 0 else Draft())
+        tokens, q_rows, draft_secs = draft.tokens, draft.q_rows, draft.seconds
+        gamma = len(tokens)                          # a drafter may propose fewer
 
         # One target call scores every drafted position plus one more: p rows (γ + 1, V).
         logits, target_secs = self.target.forward(self.ids[self.target.length:] + tokens)
@@ -166,8 +152,10 @@ class Decoder:
         self.ids += emitted
         if self.stop_reason is None and len(self.new_ids) >= self.max_new_tokens:
             self.stop_reason = "max_new_tokens"
-        for model in filter(None, (self.target, self.draft)):
-            model.rollback(len(self.ids) - 1)
+        self.target.rollback(len(self.ids) - 1)
+        if self.drafter is not None:
+            self.drafter.commit(self.ids)
+            self.schedule.update(gamma, n_accepted)
 
         trace = RoundTrace(
             index=len(self.rounds), prefix_ids=self.ids[: len(self.ids) - len(emitted)],
@@ -175,6 +163,7 @@ class Decoder:
             extra_text=self._decode(extra), extra_kind=kind, extra_top=top_candidates(source, tok, self.display_top),
             target_seconds=target_secs, emitted_ids=emitted,
             emitted_texts=[self._decode(t) for t in emitted], stop_reason=self.stop_reason,
+            draft_source=draft.source if gamma else "none",
             p_rows=p_rows.float().numpy() if self.keep_rows else None,
             q_rows=torch.stack(q_rows).float().numpy() if self.keep_rows and q_rows else None)
         self.rounds.append(trace)
@@ -185,17 +174,19 @@ class Decoder:
             mode=self.mode if self.writer == "target" else "plain-draft", prompt_ids=self.ids[: self.n_prompt], settings=self.settings,
             gamma=self.gamma, seed=self.seed, max_new_tokens=self.max_new_tokens,
             prefill_seconds=self.prefill_seconds, rounds=list(self.rounds),
+            drafter=self.drafter.name if self.drafter else "", policy=self.policy.describe() if self.drafter else "",
             text=self.pair.tokenizer.decode(self.new_ids))
 
 
 def generate(pair: ModelPair, prompt_ids: list[int], *, mode: str = "speculative",
              settings: SamplingSettings = GREEDY, gamma: int = 4, seed: int = 0,
              max_new_tokens: int = 64, keep_rows: bool = False, writer: str = "target",
-             display_top: int = DISPLAY_TOP, on_round=None) -> GenerationTrace:
+             display_top: int = DISPLAY_TOP, drafter: str = "model", policy: DraftPolicy | str | None = None,
+             on_round=None) -> GenerationTrace:
     """Decode `prompt_ids` to the end; `on_round(round_trace)` is called after every round."""
     decoder = Decoder(pair, prompt_ids, mode=mode, settings=settings, gamma=gamma, seed=seed,
                       max_new_tokens=max_new_tokens, keep_rows=keep_rows, writer=writer,
-                      display_top=display_top)
+                      display_top=display_top, drafter=drafter, policy=policy)
     while not decoder.done:
         round_trace = decoder.step()
         if on_round is not None:

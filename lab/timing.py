@@ -8,7 +8,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from lab.engine import CachedModel
+from lab.kv import CachedModel
 from lab.pair import ModelPair
 
 

@@ -59,6 +59,7 @@ class RoundTrace:
     emitted_ids: list[int]        # what this round commits, cut at EOS / max_new_tokens
     emitted_texts: list[str]
     stop_reason: str | None = None   # "eos" | "max_new_tokens" | None
+    draft_source: str = "model"      # who drafted: "model" | "lookup" | "none" (no drafts this round)
     p_rows: np.ndarray | None = None        # (γ + 1, V) target p after settings, if kept
     q_rows: np.ndarray | None = None        # (γ, V) draft q after settings, if kept
 
@@ -92,6 +93,8 @@ class GenerationTrace:
     prefill_seconds: float        # target (and draft, if any) over the prompt
     rounds: list[RoundTrace] = field(default_factory=list)
     text: str = ""                # decoded new tokens
+    drafter: str = ""             # "model" | "lookup" | "hybrid" ("" for plain decoding)
+    policy: str = ""              # the draft-length policy, described
 
     @property
     def new_ids(self) -> list[int]:

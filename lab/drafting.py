@@ -1,0 +1,213 @@
+"""Drafters (who guesses the next tokens) and draft-length policies (how many to guess).
+
+The engine asks a drafter for up to γ tokens each round, each with the distribution q it was drawn
+from, verifies them in one target call, and tells the drafter what was committed. Whatever the
+drafter, the accept rule min(1, p(x)/q(x)) and the residual norm((p − q)+) keep the output exactly
+the target's:
+
+- `ModelDrafter` — the draft model samples x_i ~ q_i, one call per token (the lecture's draft).
+- `LookupDrafter` — prompt lookup: the tokens that followed the last earlier occurrence of the
+  text's trailing n-gram (longest n first). q is one-hot on the proposed token, so a draft is kept
+  with probability p(x) and a rejection samples p with x removed. Costs microseconds.
+- `HybridDrafter` — lookup when the text repeats itself, the draft model otherwise.
+
+A `DraftPolicy` chooses γ per round: constant (the lecture's), transformers' "heuristic" schedule
+(+2 after a round that kept every draft, −1 otherwise), and an optional confidence stop (stop
+drafting after a token whose draft probability is below a threshold, as transformers'
+`assistant_confidence_threshold`). The number of drafts only decides how much is checked, never
+what is accepted, so every policy is exact.
+
+>>> LookupDrafter.find([5, 6, 7, 9, 5, 6], gamma=3)      # "5 6" occurred before: propose what followed
+[7, 9, 5]
+>>> LookupDrafter.find([1, 2, 3], gamma=3)               # nothing repeats
+[]
+"""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+import torch
+
+from lab.kv import CachedModel
+from lab.sampling import SamplingSettings, probabilities, sample
+
+DRAFTERS = ("model", "lookup", "hybrid")
+SCHEDULES = ("constant", "heuristic")
+MAX_GAMMA = 16
+
+
+@dataclass
+class Draft:
+    """One round's proposal: tokens x_1..x_k, the q row each was drawn from, and its cost."""
+    tokens: list[int] = field(default_factory=list)
+    q_rows: list[torch.Tensor] = field(default_factory=list)     # (V,) each, after the settings
+    seconds: list[float] = field(default_factory=list)           # time to propose each token
+    source: str = "model"                                        # "model" | "lookup"
+
+
+def one_hot(token: int, size: int) -> torch.Tensor:
+    row = torch.zeros(size, dtype=torch.float64)
+    row[token] = 1.0
+    return row
+
+
+class ModelDrafter:
+    """The draft model, with its own KV cache of the committed text minus its last token."""
+    name = "model"
+
+    def __init__(self, model):
+        self.cache = CachedModel(model)
+
+    def prefill(self, ids: list[int]) -> float:
+        return self.cache.forward(ids[:-1])[1] if len(ids) > 1 else 0.0
+
+    def propose(self, ids: list[int], gamma: int, settings: SamplingSettings, generator: torch.Generator,
+                threshold: float = 0.0) -> Draft:
+        """γ draft calls, each sampling x_i ~ q_i given the text and x_1..x_{i-1}; with a threshold,
+        stop after a token the draft gave less than `threshold` (at temperature 1)."""
+        draft = Draft(source="model")
+        feed = ids[self.cache.length:]          # 1 token, or more after rounds drafted by lookup
+        for _ in range(gamma):
+            logits, seconds = self.cache.forward(feed)                     # (len(feed), V)
+            q = probabilities(logits[-1], settings)
+            x = sample(q, generator)
+            draft.tokens.append(x); draft.q_rows.append(q); draft.seconds.append(seconds)
+            feed = [x]
+            if threshold > 0 and float(torch.softmax(logits[-1], -1)[x]) < threshold:
+                break
+        return draft
+
+    def commit(self, ids: list[int]) -> None:
+        self.cache.rollback(len(ids) - 1)
+
+
+class LookupDrafter:
+    """Prompt lookup over the prompt and the text generated so far."""
+    name = "lookup"
+
+    def __init__(self, vocab_size: int, max_ngram: int = 3, min_ngram: int = 1):
+        if not 1 <= min_ngram <= max_ngram <= 8:
+            raise ValueError("Prompt lookup needs 1 ≤ min n-gram ≤ max n-gram ≤ 8.")
+        self.vocab_size, self.max_ngram, self.min_ngram = vocab_size, max_ngram, min_ngram
+
+    @staticmethod
+    def find(ids: list[int], gamma: int, max_ngram: int = 3, min_ngram: int = 1) -> list[int]:
+        """Up to γ tokens that followed the latest earlier occurrence of the trailing n-gram."""
+        end = len(ids)
+        for n in range(min(max_ngram, end - 1), min_ngram - 1, -1):
+            tail = ids[end - n:]
+            for start in range(end - n - 1, -1, -1):        # latest occurrence first
+                if ids[start:start + n] == tail:
+                    return ids[start + n: start + n + gamma]
+        return []
+
+    def prefill(self, ids: list[int]) -> float:
+        return 0.0
+
+    def propose(self, ids: list[int], gamma: int, settings: SamplingSettings, generator: torch.Generator,
+                threshold: float = 0.0) -> Draft:
+        start = time.perf_counter()
+        tokens = self.find(ids, gamma, self.max_ngram, self.min_ngram)
+        share = (time.perf_counter() - start) / max(1, len(tokens))
+        return Draft(tokens, [one_hot(x, self.vocab_size) for x in tokens], [share] * len(tokens), "lookup")
+
+    def commit(self, ids: list[int]) -> None:
+        pass
+
+
+class HybridDrafter:
+    """Lookup when the trailing n-gram occurred before, the draft model otherwise."""
+    name = "hybrid"
+
+    def __init__(self, lookup: LookupDrafter, model: ModelDrafter):
+        self.lookup, self.model = lookup, model
+
+    @property
+    def cache(self) -> CachedModel:
+        return self.model.cache
+
+    def prefill(self, ids: list[int]) -> float:
+        return self.model.prefill(ids)
+
+    def propose(self, ids: list[int], gamma: int, settings: SamplingSettings, generator: torch.Generator,
+                threshold: float = 0.0) -> Draft:
+        found = self.lookup.propose(ids, gamma, settings, generator)
+        return found if found.tokens else self.model.propose(ids, gamma, settings, generator, threshold)
+
+    def commit(self, ids: list[int]) -> None:
+        self.model.commit(ids)
+
+
+def make_drafter(kind: str, draft_model, vocab_size: int, *, max_ngram: int = 3, min_ngram: int = 1):
+    """The drafter named `kind` ("model", "lookup" or "hybrid") for a pair's draft model."""
+    if kind == "model":
+        return ModelDrafter(draft_model)
+    if kind == "lookup":
+        return LookupDrafter(vocab_size, max_ngram, min_ngram)
+    if kind == "hybrid":
+        return HybridDrafter(LookupDrafter(vocab_size, max_ngram, min_ngram), ModelDrafter(draft_model))
+    raise ValueError(f"The drafter must be one of {', '.join(DRAFTERS)}; got {kind!r}.")
+
+
+@dataclass(frozen=True)
+class DraftPolicy:
+    """How many tokens to draft each round.
+
+    gamma      the constant γ, or the heuristic schedule's starting γ (1..16)
+    schedule   "constant" or "heuristic" (+2 after a round that kept every draft, −1 otherwise)
+    threshold  stop drafting after a token the draft model gave probability < threshold (0: off)
+    """
+    gamma: int = 4
+    schedule: str = "constant"
+    threshold: float = 0.0
+
+    def __post_init__(self):
+        g = self.gamma
+        if isinstance(g, bool) or not isinstance(g, int) or not 1 <= g <= MAX_GAMMA:
+            raise ValueError(f"γ (the draft length) must be a whole number from 1 to {MAX_GAMMA}; got {g!r}.")
+        if self.schedule not in SCHEDULES:
+            raise ValueError(f"The draft-length schedule must be one of {', '.join(SCHEDULES)}; got {self.schedule!r}.")
+        if not isinstance(self.threshold, (int, float)) or not 0 <= self.threshold < 1:
+            raise ValueError(f"The confidence threshold must be a number in [0, 1); got {self.threshold!r}.")
+
+    @classmethod
+    def parse(cls, text: str, gamma: int = 4) -> "DraftPolicy":
+        """"constant", "heuristic", "confidence", "confidence:0.3", "heuristic+confidence:0.3"."""
+        schedule, threshold = "constant", 0.0
+        for part in filter(None, re.split(r"[+,\s]+", (text or "constant").strip().lower())):
+            name, _, value = part.partition(":")
+            if name in SCHEDULES and not value:
+                schedule = name
+            elif name == "confidence":
+                try:
+                    threshold = float(value) if value else DEFAULT_CONFIDENCE
+                except ValueError:
+                    raise ValueError(f"The confidence threshold must be a number; got {value!r}.") from None
+            else:
+                raise ValueError(f"Unknown draft-length policy {part!r}; use constant, heuristic, "
+                                 "confidence[:threshold], or heuristic+confidence.")
+        return cls(gamma, schedule, threshold)
+
+    def describe(self) -> str:
+        text = f"γ = {self.gamma}" if self.schedule == "constant" else f"heuristic γ (from {self.gamma})"
+        return text + (f", stop below {self.threshold:g} confidence" if self.threshold else "")
+
+    def schedule_state(self) -> "GammaSchedule":
+        return GammaSchedule(self)
+
+
+DEFAULT_CONFIDENCE = 0.4
+
+
+class GammaSchedule:
+    """The γ of each round under a policy, updated with each round's outcome."""
+
+    def __init__(self, policy: DraftPolicy):
+        self.policy, self.gamma = policy, policy.gamma
+
+    def update(self, drafted: int, accepted: int) -> None:
+        if self.policy.schedule == "heuristic" and drafted:
+            # transformers' AssistedCandidateGenerator.update_candidate_strategy
+            self.gamma = min(MAX_GAMMA, self.gamma + 2) if accepted == drafted else max(1, self.gamma - 1)

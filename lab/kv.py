@@ -1,0 +1,34 @@
+"""A causal LM with its KV cache: the engine's and every drafter's view of a model.
+
+The cache always holds a prefix of the committed text; `rollback` crops it after a rejection.
+"""
+from __future__ import annotations
+
+import time
+
+import torch
+
+
+class CachedModel:
+    """A causal LM and its KV cache; `length` is how many tokens the cache holds."""
+
+    def __init__(self, model):
+        self.model = model
+        self.cache = None
+        self.length = 0
+
+    @torch.inference_mode()
+    def forward(self, ids: list[int]) -> tuple[torch.Tensor, float]:
+        """Run the model over `ids` after the cached prefix; logits (len(ids), V) and wall time."""
+        start = time.perf_counter()
+        out = self.model(input_ids=torch.tensor([ids]), past_key_values=self.cache, use_cache=True)
+        seconds = time.perf_counter() - start
+        self.cache = out.past_key_values
+        self.length += len(ids)
+        return out.logits[0].float(), seconds
+
+    def rollback(self, length: int) -> None:
+        """Drop cache entries past `length` tokens (the drafts a rejection threw away)."""
+        if self.length > length:
+            self.cache.crop(length - self.length)   # transformers ≥ 5: a negative count removes
+            self.length = length
