@@ -52,8 +52,11 @@ class Decoder:
     def __init__(self, pair: ModelPair, prompt_ids: list[int], *, mode: str = "speculative",
                  settings: SamplingSettings = GREEDY, gamma: int = 4, seed: int = 0,
                  max_new_tokens: int = 64, keep_rows: bool = True, writer: str = "target",
-                 display_top: int = DISPLAY_TOP, drafter: str = "model",
+                 display_top: int = DISPLAY_TOP, drafter: str | None = None,
                  policy: DraftPolicy | str | None = None):
+        # Who drafts and how many: the pair's defaults (lab.pair.ModelPair) unless given here.
+        drafter = drafter or getattr(pair, "drafter", "model")
+        policy = policy or getattr(pair, "policy", "constant")
         if writer not in ("target", "draft") or (writer == "draft" and mode != "plain"):
             raise ValueError("writer='draft' is only for plain decoding by the draft model.")
         if mode not in ("speculative", "plain"):
@@ -66,9 +69,7 @@ class Decoder:
             raise ValueError("max_new_tokens must be at least 1.")
         self.pair, self.mode, self.settings = pair, mode, settings
         self.gamma = check_gamma(gamma) if mode == "speculative" else 0
-        if isinstance(policy, str):
-            policy = DraftPolicy.parse(policy, self.gamma or 4)
-        self.policy = policy or DraftPolicy(self.gamma or 4)
+        self.policy = DraftPolicy.parse(policy, self.gamma or 4) if isinstance(policy, str) else policy
         if mode == "speculative":
             self.gamma = self.policy.gamma
         self.schedule = self.policy.schedule_state()
@@ -181,8 +182,8 @@ class Decoder:
 def generate(pair: ModelPair, prompt_ids: list[int], *, mode: str = "speculative",
              settings: SamplingSettings = GREEDY, gamma: int = 4, seed: int = 0,
              max_new_tokens: int = 64, keep_rows: bool = False, writer: str = "target",
-             display_top: int = DISPLAY_TOP, drafter: str = "model", policy: DraftPolicy | str | None = None,
-             on_round=None) -> GenerationTrace:
+             display_top: int = DISPLAY_TOP, drafter: str | None = None,
+             policy: DraftPolicy | str | None = None, on_round=None) -> GenerationTrace:
     """Decode `prompt_ids` to the end; `on_round(round_trace)` is called after every round."""
     decoder = Decoder(pair, prompt_ids, mode=mode, settings=settings, gamma=gamma, seed=seed,
                       max_new_tokens=max_new_tokens, keep_rows=keep_rows, writer=writer,

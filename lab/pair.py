@@ -19,7 +19,7 @@ import logging
 import os
 import threading
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 
 REGISTRY_PATH = Path(__file__).resolve().parent.parent / "models" / "pairs.toml"
 EMBEDDED = "embedded:"
+TINY = "tiny:"
 
 
 @dataclass
@@ -41,6 +42,8 @@ class ModelPair:
     draft_label: str = "draft"
     device: str = "cpu"
     dtype: str = "float32"
+    drafter: str = "model"    # who drafts by default: "model", "lookup" or "hybrid" (lab.drafting)
+    policy: str = "constant"  # the default draft-length policy (lab.drafting.DraftPolicy.parse)
     notes: dict = field(default_factory=dict)
 
     @property
@@ -66,6 +69,9 @@ class PairSpec:
     draft_label: str = ""
     needs_download: bool = False
     description: str = ""
+    drafter: str = "model"
+    policy: str = "constant"
+    listed: bool = True       # offered to lecturers (the tiny test pairs are not)
 
 
 # --- registry -------------------------------------------------------------------------------
@@ -83,19 +89,43 @@ def registry() -> dict[str, PairSpec]:
     return {default: specs[default], **specs}
 
 
+def listed(specs: dict[str, PairSpec] | None = None) -> list[str]:
+    """The names offered to lecturers (the tiny test pairs are left out)."""
+    return [name for name, spec in (specs or registry()).items() if spec.listed]
+
+
 def default_name() -> str:
     return _read_registry()[0]
 
 
 def resolve_pair(argv: list[str] | None = None, environ: dict | None = None) -> PairSpec:
     """The pair asked for by `--pair NAME` or `--target X --draft Y` (argv wins), else by the
-    environment (`SPECLAB_PAIR`, or `SPECLAB_TARGET` + `SPECLAB_DRAFT`), else the default."""
+    environment (`SPECLAB_PAIR`, or `SPECLAB_TARGET` + `SPECLAB_DRAFT`), else the default; with
+    `--drafter` / `--policy` (or `SPECLAB_DRAFTER` / `SPECLAB_POLICY`) replacing its drafting."""
     environ = os.environ if environ is None else environ
     parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--pair")
-    parser.add_argument("--target")
-    parser.add_argument("--draft")
+    for flag in ("--pair", "--target", "--draft", "--drafter", "--policy"):
+        parser.add_argument(flag)
     args, _ = parser.parse_known_args(argv or [])
+    spec = _pair_spec(args, environ)
+    drafter = args.drafter or environ.get("SPECLAB_DRAFTER") or spec.drafter
+    policy = args.policy or environ.get("SPECLAB_POLICY") or spec.policy
+    return replace(spec, drafter=check_drafting(drafter, policy)[0], policy=policy)
+
+
+def check_drafting(drafter: str, policy: str) -> tuple[str, str]:
+    """Refuse, in one sentence, a drafter or draft-length policy the engine does not know."""
+    from lab.drafting import DRAFTERS, DraftPolicy
+    if drafter not in DRAFTERS:
+        raise PairError(f"There is no drafter {drafter!r}; choose one of {', '.join(DRAFTERS)}.")
+    try:
+        DraftPolicy.parse(policy)
+    except ValueError as err:
+        raise PairError(str(err)) from None
+    return drafter, policy
+
+
+def _pair_spec(args, environ) -> PairSpec:
     name = args.pair
     target, draft = args.target, args.draft
     if not (name or target or draft):
@@ -108,7 +138,7 @@ def resolve_pair(argv: list[str] | None = None, environ: dict | None = None) -> 
     specs = registry()
     name = name or default_name()
     if name not in specs:
-        raise PairError(f"There is no pair named {name!r}; choose one of {', '.join(specs)} "
+        raise PairError(f"There is no pair named {name!r}; choose one of {', '.join(listed(specs))} "
                         f"(models/pairs.toml) or give --target and --draft.")
     return specs[name]
 
@@ -276,7 +306,13 @@ def load_pair(target: str, draft: str, name: str = "custom", progress: Callable 
 
 
 def load_spec(spec: PairSpec, progress: Callable | None = None) -> ModelPair:
-    pair = load_pair(spec.target, spec.draft, spec.name, progress, spec.target_label, spec.draft_label)
+    if spec.target.startswith(TINY):              # a tiny random-weight pair (tests, benchmarks)
+        from lab.tiny import tiny_pair
+        pair = tiny_pair(spec.target[len(TINY):])
+        pair.name = spec.name
+    else:
+        pair = load_pair(spec.target, spec.draft, spec.name, progress, spec.target_label, spec.draft_label)
+    pair.drafter, pair.policy = spec.drafter, spec.policy
     if spec.description:
         pair.notes["description"] = spec.description
     return pair
@@ -304,33 +340,55 @@ def load_named(name: str, progress: Callable | None = None) -> ModelPair:
 
 _LOCK = threading.Lock()
 _PAIR: ModelPair | None = None
+_SERVER_ARGS: list[str] = []
+
+
+def use_args(argv: list[str]) -> None:
+    """The server's own arguments (`panel serve app.py --args --pair NAME ...`), which Bokeh hands
+    the app script as sys.argv while it runs; `get_pair` reads them when it first loads."""
+    global _SERVER_ARGS
+    _SERVER_ARGS = list(argv)
+
+
+def requested() -> PairSpec:
+    """The pair the server was asked for (its arguments, else the environment, else the default)."""
+    return resolve_pair(_SERVER_ARGS)
+
+
+def _fallback() -> PairSpec:
+    """The pair to use when the one asked for on the command line cannot be: the environment's
+    choice, else the registry default."""
+    try:
+        return resolve_pair([])
+    except PairError:
+        return registry()[default_name()]
 
 
 def get_pair(progress: Callable | None = None, argv: list[str] | None = None) -> ModelPair:
     """The pair shared by every session of this process, loaded on first call (thread-safe).
 
-    A lecturer's pair (argv / environment) that fails is reported in one sentence in the log and in
-    `pair.notes["warning"]`, and the embedded default is used instead.
+    `argv` defaults to the server's arguments (`use_args`). A lecturer's pair that fails is
+    reported in one sentence in the log and in `pair.notes["warning"]`, and the environment's pair
+    (else the embedded default) is used instead.
     """
     global _PAIR
     with _LOCK:
         if _PAIR is not None:
             return _PAIR
-        default = default_name()
+        argv = _SERVER_ARGS if argv is None else argv
         try:
-            spec = resolve_pair(argv)
+            spec, warning = resolve_pair(argv), None
         except PairError as err:
-            log.warning("%s Using the default pair %r.", err, default)
-            spec, warning = registry()[default], str(err)
-        else:
-            warning = None
+            spec, warning = _fallback(), str(err)
+            log.warning("%s Using the pair %r.", err, spec.name)
         try:
-            pair = load_spec(spec, progress) if spec.name != default else load_named(default, progress)
+            pair = load_named(spec.name, progress) if spec == registry().get(spec.name) else load_spec(spec, progress)
         except PairError as err:
-            if spec.name == default:
+            fallback = _fallback()
+            if spec == fallback:
                 raise
-            log.warning("%s Using the default pair %r.", err, default)
-            pair, warning = load_named(default, progress), str(err)
+            log.warning("%s Using the pair %r.", err, fallback.name)
+            pair, warning = load_named(fallback.name, progress), str(err)
         if warning:
             pair.notes["warning"] = warning
         _PAIR = pair

@@ -1,35 +1,27 @@
 """The process-wide singletons: the model pair in use and the model service.
 
-`SPECLAB_PAIR=tiny` serves the tiny random-weight pair (seconds to start; used by the browser
-tests); anything else is resolved by `lab.pair.get_pair()` (the embedded default, a registry name,
-or a lecturer's own pair). A lecturer can switch the pair for everyone while the server runs
-(`switch_pair`); a pair that fails to load leaves the working one in place.
+The pair is resolved by `lab.pair.get_pair()` from the server's arguments (`use_args`, given by
+app.py), else the environment, else the embedded default: a registry name (`tiny` is the tiny
+random-weight pair the browser tests serve), or a lecturer's own pair. A lecturer can switch the
+pair for everyone while the server runs (`switch_pair`); a pair that fails to load leaves the
+working one in place.
 """
 from __future__ import annotations
 
 import gc
-import os
 import threading
 
+from lab.pair import use_args  # noqa: F401  (app.py: runtime.use_args(sys.argv[1:]))
 from lab.service import ModelService
 
 _lock = threading.Lock()
-_tiny = None
 _switched = None          # a pair the lecturer switched to while serving
 _service: ModelService | None = None
 
 
 def current_pair():
-    global _tiny
     if _switched is not None:
         return _switched
-    if os.environ.get("SPECLAB_PAIR", "").startswith("tiny"):
-        with _lock:
-            if _tiny is None:
-                from lab.tiny import tiny_pair
-                family = os.environ["SPECLAB_PAIR"].partition("-")[2] or "llama"
-                _tiny = tiny_pair(family)
-        return _tiny
     from lab.pair import get_pair
     return get_pair()
 
@@ -64,17 +56,15 @@ def switch_pair(name: str | None = None, target: str | None = None, draft: str |
     def load():
         global _switched
         argv = ["--pair", name] if name else ["--target", target or "", "--draft", draft or ""]
-        if name and name.startswith("tiny"):
-            from lab.tiny import tiny_pair
-            pair = tiny_pair(name.partition("-")[2] or "llama")
-        else:
-            if not name and not (target and draft):
-                raise PairError("Give a pair name, or both a target and a draft.")
-            pair = load_spec(resolve_pair(argv, environ={}), progress)
+        if not name and not (target and draft):
+            raise PairError("Give a pair name, or both a target and a draft.")
+        pair = load_spec(resolve_pair(argv, environ={}), progress)
         _switched = pair
         service().clear()
-        gc.unfreeze()       # the old pair may now be garbage; collect it, then settle the new one
-        settle_heap()
+        # Only the start-up heap is frozen (settle_heap): freezing again here would also freeze
+        # every page open now, for good. Unfreeze so the old pair can be collected.
+        gc.unfreeze()
+        gc.collect()
         return pair
 
     return service().submit(load, owner="lecturer")

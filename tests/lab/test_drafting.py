@@ -1,0 +1,146 @@
+"""Drafters and draft-length policies: exact against plain greedy decoding for every combination,
+prompt lookup as transformers does it, the heuristic schedule's γ sequence, the confidence stop,
+and the drafter/policy flags of a pair."""
+import pytest
+import torch
+
+from lab.drafting import DraftPolicy, GammaSchedule, HybridDrafter, LookupDrafter, ModelDrafter
+from lab.engine import Decoder, generate
+from lab.pair import PairError, resolve_pair
+from lab.tiny import tiny_pair
+
+REPEATING = "the cat sat on the mat and the cat sat on the"
+POLICIES = ["constant", "heuristic", "confidence:0.5", "heuristic+confidence:0.3"]
+
+
+@pytest.fixture(scope="module", params=["llama", "gpt2"])
+def pair(request):
+    return tiny_pair(request.param)
+
+
+@pytest.fixture(scope="module")
+def plain_greedy(pair):
+    return generate(pair, pair.tokenizer.encode(REPEATING), mode="plain", max_new_tokens=40)
+
+
+@pytest.mark.parametrize("drafter", ["model", "lookup", "hybrid"])
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("gamma", [1, 4])
+def test_every_drafter_and_policy_equals_plain_greedy(pair, plain_greedy, drafter, policy, gamma):
+    plain = plain_greedy
+    spec = generate(pair, pair.tokenizer.encode(REPEATING), gamma=gamma, max_new_tokens=40,
+                    drafter=drafter, policy=policy)
+    assert spec.new_ids == plain.new_ids
+    assert spec.target_calls < plain.target_calls        # drafts were kept: fewer target calls
+    assert spec.drafter == drafter
+
+
+def test_hybrid_uses_both_sources_and_lookup_alone_drafts_only_on_repeats(pair):
+    ids = pair.tokenizer.encode(REPEATING)
+    hybrid = generate(pair, ids, gamma=4, max_new_tokens=40, drafter="hybrid")
+    assert {r.draft_source for r in hybrid.rounds} >= {"lookup"}
+    lookup = generate(pair, pair.tokenizer.encode("red blue"), gamma=4, max_new_tokens=6, drafter="lookup")
+    first = lookup.rounds[0]                       # nothing repeats yet: a plain target step
+    assert first.gamma == 0 and first.draft_source == "none" and first.extra_kind == "target"
+    for r in lookup.rounds:                        # lookup drafts are one-hot: kept exactly when p(x) wins
+        for d in r.drafts:
+            assert d.q == 1.0 and d.accept_probability == pytest.approx(d.p)
+
+
+def test_lookup_finds_the_longest_latest_match():
+    ids = [1, 2, 3, 4, 9, 2, 3, 5, 7, 2, 3]
+    assert LookupDrafter.find(ids, gamma=2, max_ngram=1) == [5, 7]    # "3" last seen before 5 7
+    assert LookupDrafter.find(ids, gamma=2, max_ngram=3) == [5, 7]    # "2 3" too, latest first
+    assert LookupDrafter.find([8, 1, 2, 3, 4, 1, 2, 3], gamma=9) == [4, 1, 2, 3]   # runs to the end
+    assert LookupDrafter.find([1, 2, 3, 4], gamma=4) == []
+    assert LookupDrafter.find([5, 6, 7, 5], gamma=2, min_ngram=2) == []   # a 1-gram is not enough
+
+
+def test_our_prompt_lookup_equals_transformers_prompt_lookup(pair):
+    ids = pair.tokenizer.encode(REPEATING)
+    out = pair.target.generate(torch.tensor([ids]), prompt_lookup_num_tokens=4, do_sample=False,
+                               max_new_tokens=30, pad_token_id=1, eos_token_id=None)
+    ours = generate(pair, ids, gamma=4, max_new_tokens=30, drafter="lookup")
+    assert len(ours.new_ids) == 30 and ours.new_ids == out[0, len(ids):].tolist()
+
+
+def test_heuristic_schedule_follows_the_acceptance_pattern():
+    schedule = GammaSchedule(DraftPolicy(4, "heuristic"))
+    seen = []
+    for drafted_all in [True, True, False, False, True, False, False, False, False, False, True] + [True] * 5:
+        seen.append(schedule.gamma)
+        schedule.update(schedule.gamma, schedule.gamma if drafted_all else 0)
+    assert seen == [4, 6, 8, 7, 6, 8, 7, 6, 5, 4, 3, 5, 7, 9, 11, 13]
+    assert schedule.gamma == 15 and (schedule.update(15, 15) or schedule.gamma) == 16   # capped at 16
+    constant = GammaSchedule(DraftPolicy(3))
+    constant.update(3, 0)
+    assert constant.gamma == 3
+
+
+def test_heuristic_gamma_sequence_in_a_real_generation(pair):
+    """Each round's γ is the previous γ + 2 after a fully kept round, − 1 otherwise (≥ 1)."""
+    same = type(pair)(target=pair.target, draft=pair.target, tokenizer=pair.tokenizer)  # every draft kept
+    rounds = generate(same, pair.tokenizer.encode("the"), gamma=2, max_new_tokens=60, policy="heuristic").rounds
+    assert [r.gamma for r in rounds[:4]] == [2, 4, 6, 8]
+    mixed = generate(pair, pair.tokenizer.encode("the"), gamma=3, max_new_tokens=60, policy="heuristic").rounds
+    for before, after in zip(mixed, mixed[1:-1]):
+        expected = before.gamma + 2 if before.n_accepted == before.gamma else max(1, before.gamma - 1)
+        assert after.gamma == min(expected, 16)
+
+
+def test_confidence_stop_drafts_fewer_and_only_after_an_unsure_token(pair):
+    ids = pair.tokenizer.encode("the cat")
+    decoder = Decoder(pair, ids, gamma=8, policy=DraftPolicy(8, threshold=0.9), max_new_tokens=40)
+    drafter = decoder.drafter
+    lengths = []
+    while not decoder.done:
+        r = decoder.step()
+        lengths.append(r.gamma)
+    assert min(lengths) < 8
+    # A drafter told "stop below 0.9" stops exactly at the first token its model gave < 0.9.
+    probe = ModelDrafter(pair.draft)
+    probe.prefill(ids)
+    draft = probe.propose(ids, 8, decoder.settings, torch.Generator().manual_seed(0), threshold=0.9)
+    with torch.inference_mode():
+        full = pair.draft(input_ids=torch.tensor([ids + draft.tokens])).logits[0].softmax(-1)
+    confidences = [float(full[len(ids) - 1 + i, x]) for i, x in enumerate(draft.tokens)]
+    assert all(c >= 0.9 for c in confidences[:-1])
+    assert confidences[-1] < 0.9 or len(draft.tokens) == 8
+    assert isinstance(drafter, ModelDrafter)
+
+
+def test_hybrid_catches_up_the_draft_cache_after_lookup_rounds(pair):
+    decoder = Decoder(pair, pair.tokenizer.encode(REPEATING), gamma=4, drafter="hybrid", max_new_tokens=40)
+    assert isinstance(decoder.drafter, HybridDrafter)
+    while not decoder.done:
+        decoder.step()
+        assert decoder.draft.length <= len(decoder.ids) - 1
+    assert decoder.target.cache.get_seq_length() == len(decoder.ids) - 1
+
+
+@pytest.mark.parametrize("text", ["", "fast", "constant:2", "confidence:x", "confidence:1.5", "heuristic:3"])
+def test_bad_policies_are_refused_in_one_sentence(text):
+    if text == "":
+        assert DraftPolicy.parse(text) == DraftPolicy()
+        return
+    with pytest.raises(ValueError) as err:
+        DraftPolicy.parse(text)
+    assert str(err.value).count(".") >= 1 and "\n" not in str(err.value)
+
+
+def test_pair_drafting_flags_and_environment():
+    assert resolve_pair(["--pair", "weak", "--drafter", "lookup"], {}).drafter == "lookup"
+    spec = resolve_pair([], {"SPECLAB_PAIR": "random", "SPECLAB_DRAFTER": "hybrid", "SPECLAB_POLICY": "heuristic"})
+    assert (spec.name, spec.drafter, spec.policy) == ("random", "hybrid", "heuristic")
+    assert resolve_pair(["--pair", "weak", "--policy", "constant"], {"SPECLAB_POLICY": "heuristic"}).policy == "constant"
+    with pytest.raises(PairError, match="no drafter 'magic'"):
+        resolve_pair(["--drafter", "magic"], {})
+    with pytest.raises(PairError, match="policy"):
+        resolve_pair(["--policy", "sometimes"], {})
+
+
+def test_the_pairs_drafting_is_the_decoders_default(monkeypatch):
+    from lab.pair import load_spec
+    pair = load_spec(resolve_pair(["--pair", "tiny", "--drafter", "lookup", "--policy", "heuristic"], {}))
+    decoder = Decoder(pair, pair.tokenizer.encode(REPEATING), gamma=3)
+    assert decoder.drafter.name == "lookup" and decoder.policy == DraftPolicy(3, "heuristic")
