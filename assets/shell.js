@@ -1,16 +1,33 @@
-// The shell's page-wide helper (chapters/shell.py, ShellKeys), on every page of the lab:
+// The shell's page-wide helper (shell/app.py, ShellKeys), on every page of the lab:
 //  - F toggles fullscreen (outside text fields);
 //  - remembers this browser in a cookie;
 //  - reports the browser's prefers-reduced-motion setting (chapter 1's replay reads it);
 //  - fills in the accessibility the template and Bokeh leave out: a main landmark, the sidebar list's
 //    role, names for slider handles and spin buttons, and a visible focus ring on a figure's
-//    keyboard layer. Widgets appear as pages update, so this runs every couple of seconds, and the
-//    tour calls it (window.__speclabA11y) right after it swaps a step's components in.
+//    keyboard layer. Widgets appear as pages update (most inside Bokeh's shadow roots, which a
+//    document-wide observer does not see), so a MutationObserver watches the document and every shadow
+//    root it meets, and runs the fill once per animation frame after changes. The tour also calls it
+//    (window.__speclabA11y) right after it swaps a step's components in.
 
 const FOCUS_CSS = ".bk-events:focus-visible { outline: 3px solid #ffbf47 !important; " +
                   "outline-offset: -3px; box-shadow: inset 0 0 0 6px #1b1b1f; }";
 
+const watched = new WeakSet();     // the document and the shadow roots the observer watches
+let pending = false;
+const observer = new MutationObserver(() => {
+  if (pending) return;
+  pending = true;
+  requestAnimationFrame(() => { pending = false; fillAccessibility(document); });
+});
+
+function watch(root) {
+  if (watched.has(root)) return;
+  watched.add(root);
+  observer.observe(root, { childList: true, subtree: true });
+}
+
 function fillAccessibility(root) {
+  watch(root);
   for (const el of root.querySelectorAll("*")) if (el.shadowRoot) fillAccessibility(el.shadowRoot);
   for (const handle of root.querySelectorAll(".noUi-handle:not([aria-label])")) {
     const title = root.querySelector(".bk-slider-title");
@@ -39,10 +56,7 @@ export function render({ model }) {
   // the template puts the sidebar's panes (divs) straight into a <ul>
   document.querySelectorAll("#sidebar ul.nav").forEach((ul) => ul.setAttribute("role", "none"));
   window.__speclabA11y = () => fillAccessibility(document);
-  if (!window.__speclabNames) {
-    window.__speclabNames = setInterval(window.__speclabA11y, 2000);
-    setTimeout(window.__speclabA11y, 500);
-  }
+  window.__speclabA11y();      // and from now on after every change (the observer)
   document.cookie = "speclab_id=" + model.browser_id + "; path=/; SameSite=Lax; max-age=604800";
 
   const motion = window.matchMedia("(prefers-reduced-motion: reduce)");

@@ -1,4 +1,4 @@
-// The guided tour's controls (chapters/tour.py, TourDeck): step counter, progress bar, back/next,
+// The guided tour's controls (shell/tour.py, TourDeck): step counter, progress bar, back/next,
 // chapter jump menu, fullscreen and leave buttons, the step's text, and the keys
 //   → / Space next · ← back · Esc leave      (F for fullscreen is the shell's ShellKeys handler)
 // Keys are ignored while focus is in a text field, textarea, select or slider, and Space is left

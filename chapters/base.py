@@ -4,7 +4,7 @@ Subclasses set the class attributes and build their body in `body()`; the shell 
 guided tour read the metadata. Widgets a tour step talks about are attributes of the chapter, so the
 tour shows the same components as the chapter page.
 
-    class Dilemma(Chapter):
+    class DilemmaChapter(Chapter):
         number, slug, part = 1, "dilemma", "I"
         def make_predict(self):               # optional: the "Pause & predict" card
             return PredictCard(self.state, 1, "…?", choices=[...], answer="…")
@@ -18,24 +18,22 @@ line shown, and a PromptError shown as one sentence instead of raised.
 from __future__ import annotations
 
 import html
+import inspect
 import logging
 
 import panel as pn
 import param
 
-from chapters.state import LabState
-from chapters.widgets import BOX_CSS, Busy, PredictCard, readable_figures, takeaway_box
 from lab.prompts import PromptError
 from lab.service import QueueFull
+from uikit.figures import readable_figures
+from uikit.panels import Busy, takeaway_box
+from uikit.predict import PredictCard
+from uikit.state import SETTINGS, LabState
+from uikit.styles import BOX_CSS, HEADER_CSS
 
 log = logging.getLogger(__name__)
 
-HEADER_CSS = """
-.ch-head .num { display: inline-block; font-weight: 800; color: #1f4e9e; font-size: 1rem;
-                letter-spacing: .06em; text-transform: uppercase; }
-.ch-head h1 { font-size: 2.3rem; line-height: 1.15; margin: 4px 0 10px; color: #1b1b1f; }
-.ch-head p { font-size: 1.2rem; line-height: 1.5; color: #2b2d31; max-width: 60em; margin: 0; }
-"""
 
 
 class Chapter(pn.viewable.Viewer):
@@ -46,6 +44,7 @@ class Chapter(pn.viewable.Viewer):
     title: str = ""         # the headline, e.g. "Good is slow. Fast is sloppy."
     intro: str = ""         # one short paragraph under the headline (markdown)
     takeaway: str = ""      # one sentence
+    question: str = ""      # its "Pause & predict" question ("" for none)
 
     state = param.ClassSelector(class_=LabState)
 
@@ -55,16 +54,23 @@ class Chapter(pn.viewable.Viewer):
         self.problem = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width", margin=(4, 0))
         self.predict: PredictCard | None = self.make_predict()
         self._view = None
-        state.param.watch(lambda e: self.on_settings_changed(), ["prompt", "temperature", "top_k", "top_p",
-                                                                  "gamma", "seed"])
+        hook = self.on_settings_changed
+        if inspect.iscoroutinefunction(hook):    # a chapter that asks the models again
+            async def changed(*events):
+                await hook({e.name for e in events})
+        else:
+            def changed(*events):
+                hook({e.name for e in events})
+        state.param.watch(changed, list(SETTINGS))
 
     # --- for subclasses ---
     def make_predict(self) -> PredictCard | None:
         """The chapter's "Pause & predict" card, or None."""
         return None
 
-    def on_settings_changed(self) -> None:
-        """The student changed the prompt or sampling settings; drop results that no longer apply."""
+    def on_settings_changed(self, changed: set[str]) -> None:
+        """The student changed some of `changed` (names in uikit.state.SETTINGS); drop or redo the
+        results that no longer apply. May be `async` (it then runs on the event loop)."""
 
     def body(self):
         """The interactive part of the page (built once per session)."""
@@ -78,8 +84,7 @@ class Chapter(pn.viewable.Viewer):
     def header(self) -> pn.pane.HTML:
         num = f"{self.number:02d} · " if self.number else ""
         intro = pn.pane.Markdown(self.page_intro(), css_classes=["ch-intro"], sizing_mode="stretch_width",
-                                 stylesheets=[HEADER_CSS + ":host { font-size: 1.2rem; } p { font-size: 1.2rem; line-height: 1.5; "
-                                              "max-width: 60em; color: #2b2d31; }"],
+                                 stylesheets=[HEADER_CSS],
                                  margin=(0, 10)) if self.intro else None
         head = pn.pane.HTML(f'<div class="ch-head"><span class="num">{num}{html.escape(self.kicker)}</span>'
                             f'<h1>{html.escape(self.title)}</h1></div>',
@@ -114,24 +119,6 @@ class Chapter(pn.viewable.Viewer):
                 return None
         self.show_problem("")
         return result
-
-    @staticmethod
-    def in_document(fn, *args) -> None:
-        """Run `fn(*args)` where it may change Bokeh models (figures, sources).
-
-        After an `await`, an async Panel callback no longer holds the document lock, so changes to
-        raw Bokeh models are queued as a next-tick callback (which holds it); Panel panes and widgets
-        handle this themselves. Without a served document (tests), or while the lock is held, `fn`
-        runs at once.
-        """
-        doc = pn.state.curdoc
-        session = getattr(doc.session_context, "_session", None) if doc is not None and doc.session_context else None
-        # Bokeh's session collects writes while its document lock is held: then change the models
-        # now (one event-loop turn sooner, which counts when a class shares the loop).
-        if session is None or getattr(session, "_pending_writes", None) is not None:
-            fn(*args)
-        else:
-            doc.add_next_tick_callback(lambda: fn(*args))
 
     def prompt_ids(self) -> list[int] | None:
         """The student's prompt ids, or None with the problem shown."""

@@ -8,74 +8,29 @@ the time (teacher-forced target probability, raw distribution) are marked in the
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 import panel as pn
 from bokeh.models import ColumnDataSource, Label, Span
 
-from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import (
-    BOX_CSS, Chip, PredictCard, TokenStrip, button_disabled, count_html, lane, legend, static_figure)
-from lab.compare import RAW, token_probability
+from lab.timeline import UNLIKELY, Race, calls_until
+from uikit import palette
+from uikit.figures import static_figure
+from uikit.pacing import in_document
+from uikit.panels import button_disabled
+from uikit.predict import PredictCard
+from uikit.styles import BOX_CSS
+from uikit.tokens import Chip, TokenStrip, count_html, lane, legend
 
 N_TOKENS = 20
-UNLIKELY = 0.15          # "a word the big model would pick less than 15% of the time here"
 LANES = ("Small model", "Big model")   # bottom → top on the time axis
-
-
-@dataclass
-class Race:
-    """Both lanes of one "Write": per token, its text and the time its call finished (seconds)."""
-    target_texts: list[str]
-    target_ends: list[float]           # cumulative, from the first decode call
-    draft_texts: list[str]
-    draft_ends: list[float]
-    draft_target_p: list[float]        # target's probability of each draft token, same prefix
-
-    @property
-    def target_done(self) -> float:
-        return self.target_ends[-1] if self.target_ends else 0.0
-
-    @property
-    def draft_done(self) -> float:
-        return self.draft_ends[-1] if self.draft_ends else 0.0
-
-    @property
-    def end(self) -> float:
-        return max(self.target_done, self.draft_done)
-
-    @property
-    def unlikely(self) -> list[bool]:
-        return [p < UNLIKELY for p in self.draft_target_p]
-
-
-def _lane(trace) -> tuple[list[str], list[float]]:
-    texts, ends, clock = [], [], 0.0
-    for r in trace.rounds:              # plain decoding: one call, one token per round
-        clock += r.target_seconds
-        for t in r.emitted_texts:
-            texts.append(t)
-            ends.append(clock)
-    return texts, ends
-
-
-def race(service, prompt_ids: list[int], settings, n_tokens: int = N_TOKENS) -> Race:
-    """Run on the model worker: both models decode `n_tokens` alone; score the draft's text."""
-    big = service.generation(prompt_ids, mode="plain", settings=settings, max_new_tokens=n_tokens,
-                             writer="target")
-    small = service.generation(prompt_ids, mode="plain", settings=settings, max_new_tokens=n_tokens,
-                               writer="draft")
-    p = token_probability(service.pair, prompt_ids, small.new_ids, RAW) if small.new_ids else []
-    (tt, te), (dt, de) = _lane(big), _lane(small)
-    return Race(tt, te, dt, de, p)
 
 
 def fmt_seconds(s: float) -> str:
     return f"{s * 1000:.0f} ms" if s < 1 else f"{s:.2f} s"
 
 
-class Dilemma(Chapter):
+class DilemmaChapter(Chapter):
     number = 1
     slug = "dilemma"
     part = "I"
@@ -168,13 +123,13 @@ class Dilemma(Chapter):
             return None
         self.stop()
         with button_disabled(self.write_button):
-            result = await self.run_model(race, self.state.service, ids, self.state.settings,
+            result = await self.run_model(self.state.service.race, ids, self.state.settings, N_TOKENS,
                                           message="Both models are writing 20 tokens…")
         if result is None:
             return None
         self.race = result
         self._shown_counts = None
-        self.in_document(self._start_replay)
+        in_document(self._start_replay)
         return result
 
     def _start_replay(self):
@@ -219,13 +174,9 @@ class Dilemma(Chapter):
         data = dict(lane=[], left=[], right=[], color=[])
         for row, ends, col in (("Big model", r.target_ends, palette.TARGET),
                                ("Small model", r.draft_ends, palette.DRAFT)):
-            start = 0.0
-            for end in ends:
-                if start >= t:
-                    break
+            for start, end in calls_until(ends, t):
                 data["lane"].append(row); data["left"].append(start)
-                data["right"].append(min(end, t)); data["color"].append(col)
-                start = end
+                data["right"].append(end); data["color"].append(col)
         self.calls.data = data
         self.now.location, self.now.visible = t, t < r.end
         for span, label, done, y in ((self.small_done, self.small_label, r.draft_done, 150),
@@ -250,7 +201,7 @@ class Dilemma(Chapter):
                 f'the big model in <b>{fmt_seconds(r.target_done)}</b> ({ratio:.1f}× the small model’s time; both make one '
                 f'call per word: {fmt_seconds(per_big)} vs {fmt_seconds(per_small)} a call). '
                 f'But <b>{n_unlikely} of the small model’s {len(r.draft_texts)}</b> words are ones the big model '
-                f'would pick less than 15% of the time here (marked ⚠).{self._motion_note()}</div>')
+                f'would pick less than {UNLIKELY:.0%} of the time here (marked ⚠).{self._motion_note()}</div>')
 
     def _motion_note(self) -> str:
         if not self.state.reduced_motion:

@@ -10,23 +10,15 @@ import html
 
 import panel as pn
 
-from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, button_disabled, legend, show_text
+from uikit import palette
+from uikit.panels import button_disabled
+from uikit.predict import PredictCard
+from uikit.styles import BOX_CSS, sheet
+from uikit.tokens import Chip, TokenStrip, legend, show_text
 
 N_TOKENS = 20
 
-CANDIDATES_CSS = BOX_CSS + """
-.cands { display: grid; grid-template-columns: 1fr 1fr; gap: 18px; }
-.cands h3 { font-size: 1.1rem; margin: 4px 0 6px; }
-.cands table { border-collapse: collapse; width: 100%; font-size: 1.05rem; }
-.cands td { padding: 3px 6px; vertical-align: middle; }
-.cands td.tok { font-family: ui-monospace, "DejaVu Sans Mono", monospace; white-space: pre; width: 9em; }
-.cands td.pr { width: 4.5em; text-align: right; font-variant-numeric: tabular-nums; }
-.cands .bar { height: 14px; border-radius: 3px; }
-.cands tr.pick td.tok { font-weight: 800; text-decoration: underline; }
-.pos { font-size: 1.15rem; margin: 0 0 6px; }
-"""
 
 
 def guesses(service, prompt_ids: list[int], settings, n_tokens: int = N_TOKENS):
@@ -44,7 +36,7 @@ def candidates_table(title: str, colour: str, cands, pick_id: int) -> str:
     return f'<div><h3 style="color:{colour}">{html.escape(title)}</h3><table>{rows}</table></div>'
 
 
-class EasyWords(Chapter):
+class EasyWordsChapter(Chapter):
     number = 2
     slug = "easy-words"
     part = "I"
@@ -65,7 +57,7 @@ class EasyWords(Chapter):
         self.strip = TokenStrip(clickable=True, empty="Press “Ask the small model”: the big model's words "
                                                       "appear here, each marked easy or hard.")
         self.count = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")
-        self.detail = pn.pane.HTML("", stylesheets=[CANDIDATES_CSS], sizing_mode="stretch_width")
+        self.detail = pn.pane.HTML("", stylesheets=[BOX_CSS, sheet("ch02-candidates")], sizing_mode="stretch_width")
         self.strip.param.watch(lambda e: self.show_position(e.new), "selected")
 
     def make_predict(self):

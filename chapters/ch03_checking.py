@@ -2,47 +2,28 @@
 
 "Tick the clock": one tick is one big-model call. Writing five words takes five ticks, each waiting
 for the word before; checking five words already on the page takes one tick. Then the live
-measurement behind it: one cached target call over 1…8 new positions (`service.verify_costs`),
+measurement behind it: one cached target call over 1…8 new positions (`service.verify_costs`, shared by a class while it is fresh),
 against the n calls that writing n tokens needs — including where "about one call" stops being true.
 """
 from __future__ import annotations
 
 import html
-import threading
-import time
 
 import panel as pn
 from bokeh.models import ColumnDataSource, Span
 
-from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import (
-    BOX_CSS, Busy, Chip, PredictCard, TokenStrip, button_disabled, count_html, lane, legend,
-    static_figure)
+from uikit import palette
+from uikit.figures import static_figure
+from uikit.pacing import in_document
+from uikit.panels import Busy, button_disabled
+from uikit.predict import PredictCard
+from uikit.styles import BOX_CSS
+from uikit.tokens import Chip, TokenStrip, count_html, lane, legend
 
 N_WORDS = 5
 MAX_POSITIONS = 8
 ABOUT_ONE = 1.5      # "about one call": a call over n positions within 1.5× of a one-position call
-
-
-FRESH_SECONDS = 30   # a whole class pressing "Measure" at once shares one measurement this young
-_recent: dict[tuple, tuple[float, list]] = {}
-_recent_lock = threading.Lock()
-
-
-def recent_verify_costs(service, prompt_ids: list[int], max_positions: int = MAX_POSITIONS):
-    """On the model worker: a live measurement, reused for FRESH_SECONDS (so 30 students pressing
-    Measure queue one measurement, not thirty). Returns (seconds ago it was measured, costs)."""
-    key = (service.pair.name, tuple(prompt_ids), max_positions)
-    with _recent_lock:
-        hit = _recent.get(key)
-    now = time.monotonic()
-    if hit is not None and now - hit[0] < FRESH_SECONDS:
-        return now - hit[0], hit[1]
-    costs = service.verify_costs(prompt_ids, max_positions)
-    with _recent_lock:
-        _recent[key] = (time.monotonic(), costs)
-    return 0.0, costs
 
 
 def words(service, prompt_ids: list[int], settings, n: int = N_WORDS) -> list[str]:
@@ -71,7 +52,7 @@ def honest_reading(costs) -> str:
     return head + " Timings are live and vary from run to run."
 
 
-class Checking(Chapter):
+class CheckingChapter(Chapter):
     number = 3
     slug = "checking"
     part = "I"
@@ -181,14 +162,14 @@ class Checking(Chapter):
         if ids is None:
             return None
         with button_disabled(self.measure_button):
-            result = await self.run_model(recent_verify_costs, self.state.service, ids, MAX_POSITIONS,
+            result = await self.run_model(self.state.service.verify_costs, ids, MAX_POSITIONS,
                                           message="Timing the big model over 1 to 8 positions…",
                                           busy=self.measure_busy)
         if result is None:
             return None
         self.measured_ago, costs = result
         self.costs = list(costs)
-        self.in_document(self.show_costs, costs)
+        in_document(self.show_costs, costs)
         return costs
 
     def show_costs(self, costs) -> None:

@@ -12,19 +12,13 @@ import html
 import panel as pn
 
 from chapters.base import Chapter
-from chapters.widgets import BOX_CSS, Chip, PredictCard, TokenStrip, button_disabled, count_html, lane, legend
+from uikit.panels import button_disabled
+from uikit.predict import PredictCard
+from uikit.styles import BOX_CSS, sheet
+from uikit.tokens import Chip, TokenStrip, count_html, lane, legend
 
 MAX_NEW_TOKENS = 48
 
-STEPS_CSS = """
-.steps { display: flex; gap: 10px; align-items: stretch; flex-wrap: wrap; margin: 6px 0; }
-.step { flex: 1 1 180px; border: 2px solid #c5cad3; border-radius: 10px; padding: 8px 12px; }
-.step .n { display: inline-flex; width: 1.7em; height: 1.7em; border-radius: 50%; background: #1f4e9e;
-           color: #fff; align-items: center; justify-content: center; font-weight: 800; margin-right: 6px; }
-.step b { font-size: 1.15rem; }
-.step p { margin: 4px 0 0; font-size: 1.05rem; }
-.arrow { align-self: center; font-size: 1.6rem; color: #44474d; }
-"""
 
 
 def round_chips(r) -> list[Chip]:
@@ -35,7 +29,7 @@ def round_chips(r) -> list[Chip]:
     return chips[: len(r.emitted_texts)]
 
 
-class GuessCheckKeep(Chapter):
+class GuessCheckKeepChapter(Chapter):
     number = 4
     slug = "guess-check-keep"
     part = "II"
@@ -124,7 +118,7 @@ class GuessCheckKeep(Chapter):
             self.next_button.label = "▶ Start over"
         return r
 
-    def on_settings_changed(self):
+    def on_settings_changed(self, changed):
         self.reset()      # the rounds so far were for the old prompt/settings
 
     def reset(self):
@@ -176,7 +170,7 @@ class GuessCheckKeep(Chapter):
             '<div class="arrow" aria-hidden="true">→</div>'
             '<div class="step"><span class="n">3</span><b>Keep</b><p>Keep what passes, fix the first miss, drop the rest.</p></div>'
             '<div class="arrow" aria-hidden="true">↻ repeat</div></div>',
-            stylesheets=[STEPS_CSS], sizing_mode="stretch_width")
+            stylesheets=[sheet("ch04-steps")], sizing_mode="stretch_width")
         return pn.Column(
             steps,
             pn.Row(self.next_button, self.reset_button, self.busy, sizing_mode="stretch_width"),

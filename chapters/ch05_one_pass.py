@@ -12,28 +12,22 @@ import numpy as np
 import panel as pn
 import param
 from bokeh.models import ColumnDataSource
-from bokeh.transform import dodge
 
-from chapters import palette
-from chapters.ch07_correction import unique_labels
 from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, settings_note  # noqa: F401  MAX_NEW_TOKENS: tests/ui
-from chapters.widgets import (
-    BOX_CSS, CHIP_CSS, TABLE_CSS, Chip, PredictCard, TokenStrip, legend, show_text, static_figure)
+from lab.display import top_k_union
 from lab.trace import RoundTrace
+from uikit import palette
+from uikit.figures import paired_bars, static_figure
+from uikit.pacing import in_document
+from uikit.predict import PredictCard
+from uikit.styles import BOX_CSS, CHIP_CSS, TABLE_CSS
+from uikit.tokens import Chip, TokenStrip, legend, show_text, unique_labels
 
 SHOW = 6    # top candidates of each model per position
 
 
 def prefix_text(tokenizer, round_trace: RoundTrace) -> str:
     return tokenizer.decode(round_trace.prefix_ids)
-
-
-def candidate_ids(p_row: np.ndarray, q_row: np.ndarray | None, k: int = SHOW) -> list[int]:
-    ids = set(np.argsort(-p_row)[:k].tolist())
-    if q_row is not None:
-        ids |= set(np.argsort(-q_row)[:k].tolist())
-    ids = [i for i in ids if p_row[i] > 0 or (q_row is not None and q_row[i] > 0)]
-    return sorted(ids, key=lambda i: -(p_row[i] + (q_row[i] if q_row is not None else 0)))
 
 
 class OnePassChapter(RoundChapter):
@@ -79,11 +73,11 @@ class OnePassChapter(RoundChapter):
     def restart(self) -> None:
         """Draw the current round with its first position selected."""
         self.next_button.label = "Next round"
-        self.in_document(self._draw_round)     # raw Bokeh models: changed where the document lock is held
+        in_document(self._draw_round)     # raw Bokeh models: changed where the document lock is held
 
     def _on_select(self, event):
         if event.new is not None and self.round is not None:
-            self.in_document(self.select, event.new - 1)          # chip 0 is the text so far
+            in_document(self.select, event.new - 1)          # chip 0 is the text so far
 
     # ---- views ---------------------------------------------------------------------------------------
     def _draw_round(self):
@@ -126,7 +120,7 @@ class OnePassChapter(RoundChapter):
         tok = self.state.service.pair.tokenizer
         p_row = r.p_rows[i]
         q_row = r.q_rows[i] if i < r.gamma else None
-        ids = candidate_ids(p_row, q_row)
+        ids = top_k_union(p_row, q_row, SHOW)
         labels = unique_labels([tok.decode([t]) for t in ids])
         self.bar_fig.x_range.factors = labels
         self.bar_src.data = dict(token=labels, p=p_row[ids].tolist(),
@@ -166,10 +160,7 @@ class OnePassChapter(RoundChapter):
         self.bar_src = ColumnDataSource(dict(token=[], p=[], q=[]))
         f = static_figure(height=300, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
                           y_axis_label="probability", title="")
-        f.vbar(x=dodge("token", -0.18, range=f.x_range), top="q", source=self.bar_src, width=0.34,
-               color=palette.DRAFT, hatch_pattern="/", hatch_color="white", legend_label="draft q")
-        f.vbar(x=dodge("token", 0.18, range=f.x_range), top="p", source=self.bar_src, width=0.34,
-               color=palette.TARGET, legend_label="target p")
+        paired_bars(f, self.bar_src, ("q", palette.DRAFT, "draft q"), ("p", palette.TARGET, "target p"))
         f.legend.location = "top_right"
         f.xaxis.major_label_orientation = 0.5
         self.bar_fig = f

@@ -13,10 +13,14 @@ import torch
 from bokeh.models import ColumnDataSource, Label
 from bokeh.transform import dodge
 
-from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import TABLE_CSS, PredictCard, static_figure
+from lab.display import regions
 from lab.sampling import accept_probability
+from uikit import palette
+from uikit.figures import region_bars, static_figure
+from uikit.pacing import in_document
+from uikit.predict import PredictCard
+from uikit.styles import TABLE_CSS
 
 TOKENS = ("A", "B")
 QUESTION_P, QUESTION_Q = 0.6, 0.8   # the predict question's numbers
@@ -27,12 +31,6 @@ def thresholds(p_a: float, q_a: float) -> np.ndarray:
     p = torch.tensor([p_a, 1 - p_a], dtype=torch.float64)
     q = torch.tensor([q_a, 1 - q_a], dtype=torch.float64)
     return np.array([accept_probability(p, q, x) for x in range(2)])
-
-
-def regions(p_a: float, q_a: float) -> dict:
-    """Per token: overlap min(p, q) (both agree), (q − p)+ (draft too eager), (p − q)+ (too shy)."""
-    p, q = np.array([p_a, 1 - p_a]), np.array([q_a, 1 - q_a])
-    return dict(agree=np.minimum(p, q), eager=np.clip(q - p, 0, None), shy=np.clip(p - q, 0, None))
 
 
 class AcceptRuleChapter(Chapter):
@@ -121,16 +119,8 @@ class AcceptRuleChapter(Chapter):
         self.pq_src = ColumnDataSource(dict(token=list(TOKENS), p=[0, 0], q=[0, 0]))
         f = static_figure(height=330, width=310, x_range=list(TOKENS), y_range=(0, 1.05),
                           title="One position · two tokens", y_axis_label="probability")
-        f.vbar_stack(["agree", "eager", "shy"], x="token", source=self.region_src, width=0.6,
-                     color=[palette.OVERLAP, palette.EAGER, palette.RESIDUAL],
-                     hatch_pattern=[" ", "/", "."], hatch_color="white",
-                     legend_label=["both agree: min(p, q)", "draft too eager: q − p", "draft too shy: p − q"])
-        f.segment(x0=dodge("token", -0.36, range=f.x_range), x1=dodge("token", 0.36, range=f.x_range),
-                  y0="p", y1="p", source=self.pq_src, line_width=3, color=palette.TARGET,
-                  legend_label="target p (solid line)")
-        f.segment(x0=dodge("token", -0.36, range=f.x_range), x1=dodge("token", 0.36, range=f.x_range),
-                  y0="q", y1="q", source=self.pq_src, line_width=3, color=palette.DRAFT, line_dash="dashed",
-                  legend_label="draft q (dashed line)")
+        region_bars(f, self.region_src, self.pq_src, width=0.6, half=0.36,
+                    labels=("both agree: min(p, q)", "draft too eager: q − p", "draft too shy: p − q"))
         f.legend.spacing = 0
         f.legend.padding = 2
         f.add_layout(f.legend[0], "below")
@@ -164,7 +154,7 @@ class AcceptRuleChapter(Chapter):
         self.freq_fig = h
 
     def _on_probabilities(self):
-        r = regions(self.p_a, self.q_a)
+        r = regions([self.p_a, 1 - self.p_a], [self.q_a, 1 - self.q_a])
         p_a, q_a = self.p_a, self.q_a
 
         def draw():   # raw Bokeh models: changed where the document lock is held
@@ -172,11 +162,11 @@ class AcceptRuleChapter(Chapter):
             self.pq_src.data = dict(token=list(TOKENS), p=[p_a, 1 - p_a], q=[q_a, 1 - q_a])
 
         with pn.io.hold():   # one patch message for the figures and the reset counts
-            self.in_document(draw)
+            in_document(draw)
             self.reset()   # counts measured under other p, q would mislead
 
     def _refresh_draws(self):
-        self.in_document(self._draw_draws)   # raw Bokeh models: changed where the lock is held
+        in_document(self._draw_draws)   # raw Bokeh models: changed where the lock is held
 
     def _draw_draws(self):
         thr = thresholds(self.p_a, self.q_a)

@@ -11,36 +11,24 @@ import numpy as np
 import panel as pn
 import param
 from bokeh.models import ColumnDataSource
-from bokeh.transform import dodge
 
-from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import TABLE_CSS, PredictCard, show_text, static_figure
 from lab import montecarlo as mc
-from lab.compare import RAW
+from lab.display import regions, shown_settings, top_k_union
+from lab.prompts import encode_prompt
 from lab.sampling import SamplingSettings
+from uikit import palette
+from uikit.figures import paired_bars, region_bars, static_figure
+from uikit.pacing import in_document, served
+from uikit.predict import PredictCard
+from uikit.state import SAMPLING
+from uikit.styles import TABLE_CSS
+from uikit.tokens import unique_labels
 
 DEFAULT_CONTEXT = "the cat sat on the"
 SHOW = 8                     # top candidates of each model on the chart
 RUN_SIZES = {"10,000 rounds": 10_000, "100,000 rounds": 100_000, "1,000,000 rounds": 1_000_000}
 OTHER = "(all others)"
-
-
-def display_ids(p: np.ndarray, q: np.ndarray, k: int = SHOW) -> list[int]:
-    """The union of both models' top-k tokens, most likely under p first."""
-    ids = set(np.argsort(-p)[:k].tolist()) | set(np.argsort(-q)[:k].tolist())
-    return sorted(ids, key=lambda i: (-p[i], -q[i]))
-
-
-def unique_labels(texts: list[str]) -> list[str]:
-    """Bokeh factors must be unique; two tokens that look alike get a counter."""
-    seen: dict[str, int] = {}
-    out = []
-    for t in texts:
-        label = show_text(t)
-        seen[label] = seen.get(label, 0) + 1
-        out.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
-    return out
 
 
 class CorrectionChapter(Chapter):
@@ -82,14 +70,13 @@ class CorrectionChapter(Chapter):
         self.size_select.link(self, value="runs")
         self.run_button = pn.widgets.Button(label="Run accept + correct", color="primary", width=200,
                                             align="end")
-        self.run_button.on_click(lambda e: self.simulate())
+        self.run_button.on_click(self._on_rule)
         self.settings_note = pn.pane.HTML("", sizing_mode="stretch_width")
         self.distance = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.rule_table = pn.pane.HTML("", width=380, stylesheets=[TABLE_CSS])
         self._build_figures()
-        self.param.watch(lambda e: self.simulate(), ["rule", "runs"])
-        state.param.watch(self._on_session_settings, ["temperature", "top_k", "top_p"])
-        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+        self.param.watch(self._on_rule, ["rule", "runs"])
+        if served():
             pn.state.onload(self.load)
 
     # ---- predict -------------------------------------------------------------------------------------
@@ -112,13 +99,11 @@ class CorrectionChapter(Chapter):
     # ---- data ----------------------------------------------------------------------------------------
     def sampling_settings(self) -> SamplingSettings:
         """The student's settings, but greedy (one-hot p and q) is shown at temperature 1."""
-        s = self.state.settings
-        return RAW if s.greedy else s
+        return shown_settings(self.state.settings)
 
     async def load(self) -> None:
         """p and q for the context, from the model service; then the regions and a first run."""
         try:
-            from lab.prompts import encode_prompt
             ids = encode_prompt(self.state.service.pair.tokenizer, self.context.value)
         except ValueError as err:
             self.show_problem(str(err))
@@ -129,11 +114,13 @@ class CorrectionChapter(Chapter):
         if result is None:
             return
         p, q = result
-        self.in_document(self.set_distributions, p.numpy(), q.numpy(), settings)   # raw Bokeh models
+        self.set_distributions(p.numpy(), q.numpy(), settings)
+        await self.simulate()
 
-    async def _on_session_settings(self, *events):
-        """New sampling settings in the side panel: p and q change with them."""
-        if self.p is not None:
+    async def on_settings_changed(self, changed):
+        """New sampling settings in the side panel: p and q change with them (the context is the
+        page's own, not the student's prompt)."""
+        if self.p is not None and changed & set(SAMPLING):
             await self.load()
 
     async def _on_show(self, event):
@@ -142,7 +129,7 @@ class CorrectionChapter(Chapter):
     def set_distributions(self, p: np.ndarray, q: np.ndarray, settings: SamplingSettings) -> None:
         self.p, self.q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
         tok = self.state.service.pair.tokenizer
-        self.ids = display_ids(self.p, self.q)
+        self.ids = top_k_union(self.p, self.q, SHOW)
         self.labels = unique_labels([tok.decode([i]) for i in self.ids])
         note = ("the models' own distributions (temperature 1), because greedy decoding would make p "
                 "and q one-hot" if self.state.settings.greedy else settings.describe())
@@ -151,17 +138,24 @@ class CorrectionChapter(Chapter):
             f"<p>p and q after the sampling settings: {html.escape(note)}. Showing the "
             f"{len(self.ids)} most likely tokens of either model. A draft token is rejected "
             f"{r:.1%} of the time here (r = 1 − Σ min(p, q)).</p>")
-        self._draw_regions()
+        in_document(self._draw_regions)   # raw Bokeh models: changed where the lock is held
         self._draw_rule_table()
-        self.simulate()
 
-    def simulate(self) -> None:
-        """A seeded Monte-Carlo of accept + correct under the chosen rule."""
+    async def _on_rule(self, *events):
+        await self.simulate()
+
+    async def simulate(self) -> None:
+        """A seeded Monte-Carlo of accept + correct under the chosen rule, on the model worker."""
         if self.p is None:
             return
         self.run_index += 1
-        self.counts = mc.simulate(self.p, self.q, self.rule, self.runs, seed=self.state.seed + self.run_index)
-        self.in_document(self._draw_output)   # raw Bokeh models: changed where the lock is held
+        counts = await self.run_model(self.state.service.monte_carlo, self.p, self.q, self.rule, self.runs,
+                                      seed=self.state.seed + self.run_index,
+                                      message="Running accept + correct…")
+        if counts is None:
+            return
+        self.counts = counts
+        in_document(self._draw_output)   # raw Bokeh models: changed where the lock is held
         if self.predict is not None:
             self.predict.reveal()
 
@@ -180,17 +174,8 @@ class CorrectionChapter(Chapter):
         f = static_figure(height=320, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
                           y_axis_label="probability",
                           title="Target p vs draft q for the next token")
-        f.vbar_stack(["agree", "eager", "shy"], x="token", source=self.regions_src, width=0.7,
-                     color=[palette.OVERLAP, palette.EAGER, palette.RESIDUAL],
-                     hatch_pattern=[" ", "/", "."], hatch_color="white",
-                     legend_label=["both agree: min(p, q)", "draft too eager: (q − p)+",
-                                   "draft too shy = residual (p − q)+"])
-        f.segment(x0=dodge("token", -0.38, range=f.x_range), x1=dodge("token", 0.38, range=f.x_range),
-                  y0="p", y1="p", source=self.regions_src, line_width=3, color=palette.TARGET,
-                  legend_label="target p (solid line)")
-        f.segment(x0=dodge("token", -0.38, range=f.x_range), x1=dodge("token", 0.38, range=f.x_range),
-                  y0="q", y1="q", source=self.regions_src, line_width=3, color=palette.DRAFT,
-                  line_dash="dashed", legend_label="draft q (dashed line)")
+        region_bars(f, self.regions_src, self.regions_src,
+                    labels=("both agree: min(p, q)", "draft too eager: (q − p)+", "draft too shy = residual (p − q)+"))
         f.legend.location = "top_right"
         f.xaxis.major_label_orientation = 0.6
         self.regions_fig = f
@@ -199,11 +184,8 @@ class CorrectionChapter(Chapter):
         g = static_figure(height=320, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
                           y_axis_label="share of rounds",
                           title="What actually comes out vs the target p")
-        g.vbar(x=dodge("token", -0.18, range=g.x_range), top="sampled", source=self.out_src, width=0.34,
-               color=palette.DRAFT, hatch_pattern="/", hatch_color="white",
-               legend_label="output of accept + correct (sampled)")
-        g.vbar(x=dodge("token", 0.18, range=g.x_range), top="p", source=self.out_src, width=0.34,
-               color=palette.TARGET, legend_label="target p")
+        paired_bars(g, self.out_src, ("sampled", palette.DRAFT, "output of accept + correct (sampled)"),
+                    ("p", palette.TARGET, "target p"))
         g.legend.location = "top_right"
         g.xaxis.major_label_orientation = 0.6
         self.out_fig = g
@@ -211,8 +193,7 @@ class CorrectionChapter(Chapter):
     def _draw_regions(self):
         p, q = self.p[self.ids], self.q[self.ids]
         self.regions_fig.x_range.factors = self.labels
-        self.regions_src.data = dict(token=self.labels, agree=np.minimum(p, q), eager=np.clip(q - p, 0, None),
-                                     shy=np.clip(p - q, 0, None), p=p, q=q)
+        self.regions_src.data = dict(token=self.labels, **regions(p, q), p=p, q=q)
         self.regions_fig.y_range.end = float(max(p.max(), q.max())) * 1.35
 
     def _draw_output(self):

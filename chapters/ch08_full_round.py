@@ -12,8 +12,10 @@ import panel as pn
 import param
 
 from chapters.rounds import RoundChapter, settings_note
-from chapters.widgets import BOX_CSS, TABLE_CSS, Chip, PredictCard, TokenStrip, legend, show_text
 from lab.trace import RoundTrace
+from uikit.predict import PredictCard
+from uikit.styles import BOX_CSS, TABLE_CSS
+from uikit.tokens import Chip, TokenStrip, legend, show_text
 
 QUESTION_GAMMA = 4
 

@@ -12,9 +12,11 @@ import panel as pn
 import param
 
 from chapters.rounds import RoundChapter
-from chapters.widgets import BOX_CSS, TABLE_CSS, Chip, PredictCard, TokenStrip, show_text
 from lab.sampling import SamplingSettings
 from lab.trace import RoundTrace
+from uikit.predict import PredictCard
+from uikit.styles import BOX_CSS, TABLE_CSS, sheet
+from uikit.tokens import Chip, TokenStrip, show_text
 
 CODE = [
     "def speculative_round(prefix, γ):",
@@ -147,7 +149,7 @@ class CodeChapter(RoundChapter):
         self.run_button.on_click(self._on_run)
         self.next_button = pn.widgets.Button(label="Next round", width=120)
         self.next_button.on_click(self._on_next_round)
-        self.code = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[CODE_CSS])
+        self.code = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[sheet("ch09-code")])
         self.variables = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, BOX_CSS])
         self.text_strip = TokenStrip(empty="")
         self.round_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
@@ -233,7 +235,7 @@ class CodeChapter(RoundChapter):
 
     # ---- page ----------------------------------------------------------------------------------------
     def body(self):
-        notes = pn.pane.HTML(SIDE_NOTES, sizing_mode="stretch_width", stylesheets=[BOX_CSS, NOTES_CSS])
+        notes = pn.pane.HTML(SIDE_NOTES, sizing_mode="stretch_width", stylesheets=[BOX_CSS, sheet("ch09-notes")])
         return pn.Column(
             pn.Row(self.step_button, self.run_button, self.next_button, self.temperature_slider, self.busy),
             self.round_note,
@@ -244,20 +246,6 @@ class CodeChapter(RoundChapter):
             notes, sizing_mode="stretch_width")
 
 
-CODE_CSS = """
-.code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 13.5px; line-height: 1.55; overflow-x: auto;
-        background: #f7f8fa; border: 1px solid #c5cad3; border-radius: 6px; padding: 8px 0; white-space: pre;
-        color: #1b1b1f; }
-.code > div { padding: 0 10px; border-left: 5px solid transparent; }
-.code > div.on { background: #fff1c2; border-left-color: #b35900; font-weight: 700; }
-.code .ln { display: inline-block; width: 2.2em; color: #5f6368; }
-"""
-NOTES_CSS = """
-.notes { display: grid; grid-template-columns: repeat(3, 1fr); gap: 14px; margin-top: 10px; }
-.notes .card p { font-size: 1.02rem; line-height: 1.45; margin: 6px 0 0; color: #1b1b1f; }
-.notes .card .label { font-size: 1.05rem; }
-.notes .card .sub { color: #44474d; font-size: .95rem; }
-"""
 SIDE_NOTES = """<div class='notes'>
 <div class='card'><div class='label'>Two caches <span class='sub'>roll back after a miss</span></div>
 <p>Each model keeps its own KV cache. After a rejection, the entries of the discarded draft tokens are

@@ -10,11 +10,15 @@ import panel as pn
 import param
 from bokeh.models import ColumnDataSource, Label, Span
 
-from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import TABLE_CSS, PredictCard, Throttled, button_disabled, live_slider, static_figure
 from lab import analytic
 from lab.measure import measure
+from uikit import palette
+from uikit.figures import static_figure
+from uikit.pacing import Throttled, in_document, live_slider
+from uikit.panels import button_disabled
+from uikit.predict import PredictCard
+from uikit.styles import TABLE_CSS
 
 ALPHAS = np.linspace(0, 1, 201)
 MAX_GAMMA = 12
@@ -119,12 +123,12 @@ class BreakEvenChapter(Chapter):
     # ---- pure numpy updates -----------------------------------------------------------------
     def numbers(self) -> dict:
         a, g, c = self.alpha, self.gamma, self.c
-        per_gamma = analytic.speedup(a, GAMMAS, c)   # the bars; the best γ is the tallest
-        best = int(per_gamma.argmax())
+        best, best_speedup = analytic.best_gamma(a, c, MAX_GAMMA)
         return dict(E=float(analytic.expected_tokens(a, g)), cost=float(analytic.round_cost(g, c)),
                     speedup=float(analytic.speedup(a, g, c)),
                     break_even=float(analytic.break_even_alpha(g, c)),
-                    per_gamma=per_gamma, best_gamma=int(GAMMAS[best]), best_speedup=float(per_gamma[best]))
+                    per_gamma=analytic.speedup(a, GAMMAS, c),   # the bars; the best γ is the tallest
+                    best_gamma=int(best), best_speedup=float(best_speedup))
 
     def _update(self):
         # one patch message for the whole redraw (readout, table and figures), not one per change
@@ -163,7 +167,7 @@ class BreakEvenChapter(Chapter):
                                   hatch=[" " if x == best else "/" for x in GAMMAS])
             self.gamma_fig.y_range.end = max(2.0, float(s.max()) * 1.15)
 
-        self.in_document(draw)
+        in_document(draw)
         verdict = "faster" if n["speedup"] > 1 else ("the same" if n["speedup"] == 1 else "slower")
         be_text = "never (even α = 1 is slower)" if np.isnan(be) else f"α = {be:.2f}"
         self.readout.object = (

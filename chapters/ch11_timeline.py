@@ -7,66 +7,21 @@ verify pass) is 1, a draft call is the measured c, and the measured prefill is t
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
 
-import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource, Range1d
 from bokeh.transform import dodge
 
-from chapters import palette
 from chapters.base import Chapter
-from chapters.widgets import BOX_CSS, TABLE_CSS, static_figure
 from lab.engine import generate
+from lab.timeline import LANES, Schedule, schedule
 from lab.trace import GenerationTrace
+from uikit import palette
+from uikit.figures import static_figure
+from uikit.pacing import in_document, served
+from uikit.styles import BOX_CSS, TABLE_CSS, sheet
 
 MAX_NEW_TOKENS = 32
-LANES = ["draft + verify", "standard"]
-
-
-@dataclass
-class Schedule:
-    """Blocks (lane, start, end, kind) and token arrivals (lane, time, count) in target-call units."""
-    blocks: list[tuple[str, float, float, str]]
-    arrivals: list[tuple[str, float, int]]
-    prefill: float
-    c: float
-
-    def lane_end(self, lane: str) -> float:
-        return max((e for ln, _, e, _ in self.blocks if ln == lane), default=0.0)
-
-    def first_token(self, lane: str) -> float:
-        return min((t for ln, t, _ in self.arrivals if ln == lane), default=float("nan"))
-
-    def tokens(self, lane: str) -> int:
-        return sum(n for ln, _, n in self.arrivals if ln == lane)
-
-
-def schedule(plain: GenerationTrace, spec: GenerationTrace) -> Schedule:
-    """Lay both traces on one axis: target call = 1, draft call = c, shared prefill."""
-    unit = plain.mean_target_seconds
-    c = (spec.mean_draft_seconds or 0.0) / unit
-    # The speculative prefill also runs the draft, so it is an upper bound on the target's; the
-    # smaller of the two keeps a cold first call of the process from passing for prefill.
-    prefill = min(plain.prefill_seconds, spec.prefill_seconds) / unit
-    blocks, arrivals = [], []
-    for lane in LANES:
-        blocks.append((lane, 0.0, prefill, "prefill"))
-    t = prefill
-    for r in plain.rounds:                      # one target call per token
-        blocks.append(("standard", t, t + 1, "target"))
-        t += 1
-        arrivals.append(("standard", t, len(r.emitted_ids)))
-    t = prefill
-    for r in spec.rounds:                       # γ draft calls, one verify call, then a burst
-        for _ in r.drafts:
-            blocks.append(("draft + verify", t, t + c, "draft"))
-            t += c
-        blocks.append(("draft + verify", t, t + 1, "target"))
-        t += 1
-        arrivals.append(("draft + verify", t, len(r.emitted_ids)))
-    return Schedule(blocks, arrivals, prefill, c)
-
 
 COLOURS = {"prefill": palette.MUTED, "target": palette.TARGET, "draft": palette.DRAFT}
 HATCH = {"prefill": "x", "target": " ", "draft": "/"}
@@ -92,11 +47,10 @@ class TimelineChapter(Chapter):
         self.draw_button = pn.widgets.Button(label="Read the timeline", color="primary", width=180)
         self.draw_button.on_click(self._on_draw)
         self.summary = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
-        self.cards = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[BOX_CSS, CARDS_CSS])
+        self.cards = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[BOX_CSS, sheet("ch11-cards")])
         self._build_figures()
         self._draw_cards()
-        state.param.watch(self._on_session_settings, ["prompt", "temperature", "top_k", "top_p", "gamma", "seed"])
-        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+        if served():
             pn.state.onload(self.load)
 
     async def load(self) -> None:
@@ -115,12 +69,12 @@ class TimelineChapter(Chapter):
                                     message="Draft and verify…")
         if plain is None or spec is None:
             return
-        self.in_document(self.show, plain, spec)   # raw Bokeh models change after an await
+        in_document(self.show, plain, spec)   # raw Bokeh models change after an await
 
     async def _on_draw(self, event):
         await self.load()
 
-    async def _on_session_settings(self, *events):
+    async def on_settings_changed(self, changed):
         """The student changed their prompt or settings in the side panel: redraw the request."""
         if self.sched is not None:
             await self.load()
@@ -141,8 +95,7 @@ class TimelineChapter(Chapter):
         end = max(s.lane_end(lane) for lane in LANES) * 1.03
         self.lane_fig.x_range.start, self.lane_fig.x_range.end = 0, end
         for lane, src in (("standard", self.plain_cum), ("draft + verify", self.spec_cum)):
-            times = [0.0, s.prefill] + [t for ln, t, _ in s.arrivals if ln == lane]
-            counts = [0, 0] + list(np.cumsum([n for ln, _, n in s.arrivals if ln == lane]))
+            times, counts = s.delivered(lane)
             src.data = dict(t=times, n=counts)
         self.cum_fig.y_range.end = max(s.tokens("standard"), s.tokens("draft + verify")) * 1.1 + 1
         self._draw_summary()
@@ -196,7 +149,7 @@ class TimelineChapter(Chapter):
     def _build_figures(self):
         self.block_src = ColumnDataSource(dict(lane=[], left=[], right=[], color=[], hatch=[], kind=[]))
         self.tick_src = ColumnDataSource(dict(lane=[], t=[], label=[]))
-        f = static_figure(height=230, sizing_mode="stretch_width", y_range=LANES, x_range=Range1d(0, 10),
+        f = static_figure(height=230, sizing_mode="stretch_width", y_range=list(LANES), x_range=Range1d(0, 10),
                           title="One request, two schedules",
                           x_axis_label="time (target-call units)")
         f.hbar(y="lane", left="left", right="right", height=0.5, source=self.block_src, fill_color="color",
@@ -227,11 +180,3 @@ class TimelineChapter(Chapter):
             pn.pane.Bokeh(self.lane_fig, sizing_mode="stretch_width"),
             pn.pane.Bokeh(self.cum_fig, sizing_mode="stretch_width"),
             self.summary, self.cards, sizing_mode="stretch_width")
-
-
-CARDS_CSS = """
-.cards { display: grid; grid-template-columns: repeat(3, 1fr); gap: 14px; margin-top: 10px; }
-.cards .card p { font-size: 1.05rem; line-height: 1.45; margin: 6px 0 0; color: #1b1b1f; }
-.cards .card .label { font-size: 1.1rem; }
-.cards .card .sub { color: #44474d; font-weight: 400; }
-"""

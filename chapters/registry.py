@@ -1,23 +1,25 @@
-"""The pages of the lab, in order, discovered from the chapter modules that exist.
+"""The pages of the lab, in reading order, derived from the page classes themselves.
 
-Each chapter module `chapters/chNN_*.py` defines one `Chapter` subclass; the shell and the tour ask
-this registry for the pages. A chapter whose module has not landed yet is listed with its spec
-title and served as "coming soon", so navigation and counts never depend on who finished first.
+Every chapter module `chapters/chNN_*.py` defines one `Chapter` subclass whose class attributes are
+its metadata (number, slug, part, kicker, title, question); the bridge page ("five questions it
+raises") sits after the chapter it `follows`. Nothing here repeats them: add a module and its page
+appears in the navigation, the landing counts and the tour's chapter menu.
 
     for page in pages():              # landing excluded; chapters and the bridge, in reading order
         page.slug, page.number, page.part, page.title, page.chapter_class
+    view = build(page_by_slug("dilemma"), state)
 """
 from __future__ import annotations
 
 import importlib
 import inspect
-import logging
 import pkgutil
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
-log = logging.getLogger(__name__)
+from chapters.base import Chapter
+from chapters.bridge import FiveQuestions
 
 PARTS = {
     "I": dict(name="Why", kicker="Part I of III · Intuition & motivation",
@@ -41,93 +43,58 @@ PARTS = {
                         "when it really pays off."),
 }
 
-# What CHAPTERS.md promises, used until a chapter's module lands (and for its part and order).
-PLANNED = [
-    (1, "dilemma", "I", "The dilemma", "Good is slow. Fast is sloppy."),
-    (2, "easy-words", "I", "A first lucky fact", "Most words are easy."),
-    (3, "checking", "I", "A second lucky fact", "Checking is faster than writing."),
-    (4, "guess-check-keep", "II", "The idea in one picture", "Guess, check, keep."),
-    (5, "one-pass", "III", "Question 1 · one pass", "One pass gives the target's view at every position."),
-    (6, "accept-rule", "III", "Question 2 · the accept rule", "Keep a guess as often as the target agrees."),
-    (7, "correction", "III", "Question 3 · the correction", "Corrections go where the draft was too shy."),
-    (8, "full-round", "III", "Question 4 · a full round", "Keep the prefix, correct once, drop the rest."),
-    (9, "code", "III", "Question 4, continued · implementation", "The whole round fits in seventeen lines."),
-    (10, "speed-up", "III", "Question 5 · when does drafting save time?",
-     "Tokens per round, divided by cost per round."),
-    (11, "timeline", "III", "Putting it together", "Same distribution, a different schedule."),
-]
-BRIDGE_SLUG = "questions"
 
-
-@dataclass
+@dataclass(frozen=True)
 class Page:
-    slug: str
-    number: int | None          # None for the bridge page
-    part: str
-    kicker: str
-    title: str
-    chapter_class: type | None = None   # None: not landed yet (coming soon) or the bridge
-    load_error: str = ""        # a module that exists but failed to import
+    """One page, as the navigation and the tour see it: its class's metadata."""
+    chapter_class: type
 
-    @property
-    def nav_label(self) -> str:
-        return f"{self.number} · {self.short_title}" if self.number else self.short_title
+    slug = property(lambda self: self.chapter_class.slug)
+    number = property(lambda self: self.chapter_class.number)     # None for the bridge page
+    part = property(lambda self: self.chapter_class.part)
+    kicker = property(lambda self: self.chapter_class.kicker)
+    title = property(lambda self: self.chapter_class.title)
 
     @property
     def short_title(self) -> str:
         return self.title.rstrip(".")
 
+    @property
+    def nav_label(self) -> str:
+        return f"{self.number} · {self.short_title}" if self.number else self.short_title
 
-def _chapter_modules() -> dict[int, str]:
-    """chNN_name modules present in the chapters package, by number."""
+
+def chapter_classes() -> list[type]:
+    """The Chapter subclass of every chNN_name module of this package, by number."""
     folder = Path(__file__).resolve().parent
-    found = {}
+    found = []
     for info in pkgutil.iter_modules([str(folder)]):
-        name = info.name
-        if name.startswith("ch") and name[2:4].isdigit() and name[4:5] == "_":
-            found[int(name[2:4])] = f"chapters.{name}"
-    return found
+        if not (info.name.startswith("ch") and info.name[2:4].isdigit()):
+            continue
+        module = importlib.import_module(f"chapters.{info.name}")
+        found += [obj for obj in vars(module).values()
+                  if inspect.isclass(obj) and issubclass(obj, Chapter) and obj.__module__ == module.__name__
+                  and obj.number]
+    return sorted(found, key=lambda cls: cls.number)
 
 
-def _chapter_class(module_name: str):
-    from chapters.base import Chapter
-    module = importlib.import_module(module_name)
-    classes = [obj for obj in vars(module).values()
-               if inspect.isclass(obj) and issubclass(obj, Chapter) and obj is not Chapter
-               and obj.__module__ == module.__name__ and obj.number]
-    if not classes:
-        raise ImportError(f"{module_name} defines no Chapter subclass with a number")
-    return classes[0]
-
-
-@lru_cache(maxsize=1)
+@cache
 def pages() -> tuple[Page, ...]:
-    """Chapters 1–11 and the bridge ("five questions"), in reading order."""
-    modules = _chapter_modules()
-    out = []
-    for number, slug, part, kicker, title in PLANNED:
-        page = Page(slug, number, part, kicker, title)
-        if number in modules:
-            try:
-                cls = _chapter_class(modules[number])
-            except Exception as err:  # a chapter in progress must not take the whole lab down
-                log.exception("chapter %s failed to import", number)
-                page.load_error = f"{type(err).__name__}: {err}"
-            else:
-                page.chapter_class = cls
-                page.slug = cls.slug or slug
-                page.part = cls.part or part
-                page.kicker = cls.kicker or kicker
-                page.title = cls.title or title
-        out.append(page)
-        if number == 4:
-            out.append(Page(BRIDGE_SLUG, None, "II", "Five questions it raises",
-                            "Five questions it raises."))
-    return tuple(out)
+    """Every chapter and the bridge, in reading order."""
+    classes = chapter_classes() + [FiveQuestions]
+    return tuple(Page(cls) for cls in sorted(classes, key=lambda c: c.number or c.follows + 0.5))
+
+
+def chapter_pages() -> list[Page]:
+    return [p for p in pages() if p.number]
 
 
 def page_by_slug(slug: str) -> Page | None:
     return next((p for p in pages() if p.slug == slug), None)
+
+
+def page_by_number(number: int) -> Page | None:
+    return next((p for p in chapter_pages() if p.number == number), None)
 
 
 def neighbours(slug: str) -> tuple[Page | None, Page | None]:
@@ -139,8 +106,14 @@ def neighbours(slug: str) -> tuple[Page | None, Page | None]:
     return (order[i - 1] if i > 0 else None), (order[i + 1] if i + 1 < len(order) else None)
 
 
-def chapter_pages() -> list[Page]:
-    return [p for p in pages() if p.number]
+def question_count() -> int:
+    """How many "Pause & predict" questions the chapters ask."""
+    return sum(1 for p in chapter_pages() if p.chapter_class.question)
 
 
-QUESTION_COUNT = 10   # predict & check questions: one per chapter 1–10 (CHAPTERS.md)
+def build(page: Page, state):
+    """This session's view of `page`; its predict card counts the lab's questions."""
+    view = page.chapter_class(state)
+    if getattr(view, "predict", None) is not None:
+        view.predict.total = question_count()
+    return view

@@ -16,16 +16,17 @@ import panel as pn
 import param
 
 from chapters.base import Chapter
+from lab.display import shown_settings
 from lab.sampling import SamplingSettings
 from lab.trace import GenerationTrace, RoundTrace
+from uikit.pacing import served
 
 MAX_NEW_TOKENS = 16     # a handful of rounds to step through; keeps a slow CPU responsive
 
 
 def round_settings(state) -> SamplingSettings:
     """The student's settings; greedy is shown at temperature 1 so that p and q are not one-hot."""
-    s = state.settings
-    return SamplingSettings(1.0, s.top_k, s.top_p) if s.greedy else s
+    return shown_settings(state.settings)
 
 
 def settings_note(settings: SamplingSettings, state) -> str:
@@ -56,8 +57,7 @@ class RoundChapter(Chapter):
         super().__init__(state, **params)
         self.generation: GenerationTrace | None = None
         self.refresh_settings()
-        state.param.watch(self._on_session_settings, ["prompt", "temperature", "top_k", "top_p", "gamma", "seed"])
-        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+        if served():
             pn.state.onload(self.load)
 
     # ---- for subclasses ------------------------------------------------------------------------------
@@ -107,7 +107,7 @@ class RoundChapter(Chapter):
     async def _on_next_round(self, event):
         await self.next_round()
 
-    async def _on_session_settings(self, *events):
+    async def on_settings_changed(self, changed):
         """The student changed their prompt or settings in the side panel: show the new rounds."""
         if self.generation is not None:
             self.generation = None

@@ -4,7 +4,8 @@ Torch on a 2-core laptop gains nothing from two forward passes at once, so one w
 model work, off the web server's event loop. Jobs are queued per owner (one browser session) and
 taken round-robin, so one student's long generation never makes another wait behind all of it;
 identical requests (same pair, prompt, settings, seed) are computed once and served from a bounded
-cache.
+cache, and a live timing is shared while it is fresh. Pages call every method below through
+`run_as`, so even a million Monte-Carlo draws never hold the event loop the class shares.
 
     service = ModelService(get_pair)
     trace = await service.run_as(session_id, service.generation, ids)   # from a Panel callback
@@ -13,12 +14,18 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections import OrderedDict, deque
 from concurrent.futures import Future
 
-from lab import compare, engine, timing
+import numpy as np
+
+from lab import compare, engine, montecarlo, timing
 from lab.sampling import SamplingSettings
+from lab.timeline import Race
 from lab.trace import RoundTrace
+
+FRESH_SECONDS = 30   # a whole class pressing "Measure" at once shares one measurement this young
 
 
 class QueueFull(RuntimeError):
@@ -90,8 +97,11 @@ class _LiveRounds:
 
 
 class ModelService:
-    def __init__(self, pair_provider, cache_size: int = 256, max_pending: int = 3, live_rounds: int = 24):
+    def __init__(self, pair_provider, cache_size: int = 256, max_pending: int = 3, live_rounds: int = 24,
+                 clock=time.monotonic):
         self._pair_provider = pair_provider
+        self._clock = clock
+        self._timings: dict = {}                     # (pair, prompt, positions) → (measured at, costs)
         self._queue = FairQueue(max_pending)
         self._cache: OrderedDict = OrderedDict()
         self._cache_size = cache_size
@@ -140,6 +150,7 @@ class ModelService:
         with self._lock:
             self._cache.clear()
             self._rounds.clear()
+            self._timings.clear()
 
     # The requests pages make, each cached by its full description.
     def generation(self, prompt_ids: list[int], *, mode="speculative", settings=SamplingSettings(),
@@ -183,6 +194,33 @@ class ModelService:
         key = ("next_token", tuple(prompt_ids), settings)
         return self.cached(key, lambda: compare.next_token_distributions(self.pair, list(prompt_ids), settings))
 
+    def race(self, prompt_ids: list[int], settings=SamplingSettings(), n_tokens: int = 20) -> Race:
+        """Both models decode `n_tokens` alone (chapter 1); the draft's text scored by the target."""
+        def lane(writer):
+            return self.generation(prompt_ids, mode="plain", settings=settings, max_new_tokens=n_tokens,
+                                   writer=writer)
+        big, small = lane("target"), lane("draft")
+        p = (compare.token_probability(self.pair, list(prompt_ids), small.new_ids, compare.RAW)
+             if small.new_ids else [])
+        return Race.of(big, small, p)
+
     def verify_costs(self, prompt_ids: list[int], max_positions: int = 8):
-        # Timing is live by design: never cached, so students see this machine now.
-        return timing.verify_costs(self.pair, list(prompt_ids), max_positions)
+        """A live timing of one target call over 1…max_positions positions, and its age in seconds.
+
+        Timing is live by design, so students see this machine now; but a measurement younger than
+        FRESH_SECONDS is shared, so thirty students pressing Measure queue one timing, not thirty.
+        """
+        key = (self.pair.name, tuple(prompt_ids), max_positions)
+        with self._lock:
+            hit = self._timings.get(key)
+        now = self._clock()
+        if hit is not None and now - hit[0] < FRESH_SECONDS:
+            return now - hit[0], hit[1]
+        costs = timing.verify_costs(self.pair, list(prompt_ids), max_positions)
+        with self._lock:
+            self._timings[key] = (self._clock(), costs)
+        return 0.0, costs
+
+    def monte_carlo(self, p: np.ndarray, q: np.ndarray, rule: str, n: int, seed: int = 0) -> np.ndarray:
+        """Counts per token of `n` seeded rounds of accept + correct under `rule` (lab.montecarlo)."""
+        return montecarlo.simulate(p, q, rule, n, seed=seed)

@@ -12,11 +12,12 @@ import html
 import logging
 import os
 import sys
-import threading
 
 import panel as pn
 
 from lab import runtime
+from shell.sessions import CLASSROOM
+from uikit.styles import BOX_CSS
 
 log = logging.getLogger(__name__)
 
@@ -34,56 +35,18 @@ def token_ok(given, expected: str | None) -> bool:
     return bool(expected) and isinstance(given, str) and hmac.compare_digest(given.encode(), expected.encode())
 
 
-class Classroom:
-    """The open sessions of this server process, for the lecturer's controls.
-
-    Each entry is dropped when its session is destroyed (`leave`), so closed tabs hold nothing.
-    """
-
-    def __init__(self):
-        self._docs: dict[str, tuple] = {}      # session id → (document, its pn.state.location)
-        self._lock = threading.Lock()
-
-    def join(self, session_id: str, doc, location) -> None:
-        with self._lock:
-            self._docs[session_id] = (doc, location)
-
-    def leave(self, session_id: str) -> None:
-        """A session closed: forget it and drop its waiting model work."""
-        with self._lock:
-            self._docs.pop(session_id, None)
-        runtime.service().forget(session_id)
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._docs)
-
-    def reload_all(self, except_id: str | None = None) -> int:
-        """Send every other session back to a fresh landing page (their state starts anew)."""
-        with self._lock:
-            docs = [(sid, d) for sid, d in self._docs.items() if sid != except_id]
-        for _, (doc, location) in docs:
-            doc.add_next_tick_callback(lambda location=location: _reload(location))
-        return len(docs)
-
-
-def _reload(location) -> None:
-    if location is not None:
-        location.search = ""
-        location.reload = True
-
-
-CLASSROOM = Classroom()
-
-
 class LecturerPanel(pn.viewable.Viewer):
     """Switch the pair for everyone and reset the class; built only for a verified lecturer."""
 
     def __init__(self, session_id: str, **params):
         super().__init__(**params)
-        from lab.pair import registry
+        from lab.pair import PairError, listed, requested
         self.session_id = session_id
-        names = list(registry()) + (["tiny"] if os.environ.get("SPECLAB_PAIR", "").startswith("tiny") else [])
+        try:                                      # the pair asked for is offered too (the tests serve tiny)
+            asked = [requested().name]
+        except PairError:
+            asked = []
+        names = listed() + [name for name in asked if name not in listed()]
         self.pair_select = pn.widgets.Select(label="Pair for everyone", options=names, width=260)
         self.switch_button = pn.widgets.Button(label="Switch pair for everyone", color="warning")
         self.reset_button = pn.widgets.Button(label="Reset the class", color="danger")
@@ -127,7 +90,7 @@ def lecturer_view(query_token, session_id: str):
     if query_token is None or expected is None:
         return None            # no token configured: the controls do not exist
     if not token_ok(query_token, expected):
-        from chapters.widgets import BOX_CSS
+        from uikit.styles import BOX_CSS
         return pn.pane.HTML('<div class="error" role="alert">That lecturer token is not right; '
                             'ask the lecturer for the link they started the server with.</div>',
                             stylesheets=[BOX_CSS], sizing_mode="stretch_width")

@@ -1,15 +1,19 @@
 """Loading the process-wide model pair in the background, with progress the pages can show.
 
 The first page of a fresh server must not freeze while the pair loads (seconds to a minute): the
-shell starts the load on a thread and polls `LOADER.fraction` / `LOADER.message` until `ready`.
+shell starts the load on a thread and shows `loading_view()` (`LOADER.fraction`, `LOADER.message`)
+until `ready`.
 """
 from __future__ import annotations
 
+import html
 import logging
-import os
 import threading
 
+import panel as pn
+
 from lab import runtime
+from uikit.styles import SHELL_CSS
 
 log = logging.getLogger(__name__)
 
@@ -47,12 +51,8 @@ class PairLoader:
 
     def _load(self) -> None:
         try:
-            if not os.environ.get("SPECLAB_PAIR", "").startswith("tiny"):
-                from lab.pair import get_pair
-                try:
-                    get_pair(progress=self._progress)   # fills the shared pair the service uses
-                except TypeError:                       # a loader without progress reporting
-                    get_pair()
+            from lab.pair import get_pair
+            get_pair(progress=self._progress)   # the server's --args, else the environment, else the default
             pair = runtime.service().pair
             runtime.settle_heap()
             self._progress(1.0, f"Loaded {pair.target_label} and {pair.draft_label}.")
@@ -73,3 +73,23 @@ class PairLoader:
 
 
 LOADER = PairLoader()
+
+
+def loading_view() -> tuple[pn.Column, callable]:
+    """A progress bar and a line on the loading pair, and the function that refreshes them."""
+    bar = pn.indicators.Progress(value=None, max=100, sizing_mode="stretch_width", bar_color="primary")
+    text = pn.pane.HTML("", stylesheets=[SHELL_CSS], sizing_mode="stretch_width")
+
+    def refresh():
+        if LOADER.error:
+            text.object = (f'<div class="loading"><p class="err" role="alert">The models could not be loaded: '
+                           f'{html.escape(LOADER.error)}</p></div>')
+            bar.visible = False
+            return
+        bar.value = int(LOADER.fraction * 100) if LOADER.fraction > 0 else None
+        text.object = (f'<div class="loading" role="status" aria-live="polite"><p>Loading the models — '
+                       f'{html.escape(LOADER.message)}</p><p>The first start takes up to a minute; '
+                       f'later pages open at once.</p></div>')
+
+    refresh()
+    return pn.Column(text, bar, sizing_mode="stretch_width"), refresh

@@ -1,6 +1,6 @@
 """The guided tour: full screen, one step per page, for a projector.
 
-`build_tour(state, step)` is what the shell serves at `/app?tour=N`. Each step (chapters/tour_steps.py)
+`build_tour(state, step)` is what the shell serves at `/app?tour=N`. Each step (shell/tour_steps.py)
 is a short text in large type above *live* components of one chapter: the tour builds that chapter's
 object for this session (through the registry, once per chapter) and shows the attributes the step
 names — the same buttons, strips and figures as the chapter page, so what the lecturer presses in
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import html
 import logging
-from pathlib import Path
 
 import panel as pn
 import param
@@ -23,22 +22,19 @@ from bokeh.model import Model as BokehModel
 from bokeh.models import Plot
 
 from chapters import registry
-from chapters.base import Chapter
 from chapters.registry import PARTS
-from chapters.state import LabState
-from chapters.tour_steps import TOUR, clamp_step, first_step
-from chapters.widgets import figure_type_sizes, lane, legend, takeaway_box, type_size
+from shell.tour_steps import TOUR, clamp_step, first_step
+from uikit.figures import figure_type_sizes, type_size
+from uikit.pacing import in_document
+from uikit.panels import takeaway_box
+from uikit.state import LabState
+from uikit.styles import ASSETS, sheet
+from uikit.tokens import lane, legend
 
 log = logging.getLogger(__name__)
 
-ASSETS = Path(__file__).resolve().parents[1] / "assets"
-TOUR_CSS = (ASSETS / "tour.css").read_text()
+TOUR_CSS = sheet("tour")
 TOUR_JS = (ASSETS / "tour.js").read_text()
-
-
-def _slug_of(number: int) -> str:
-    page = next((p for p in registry.chapter_pages() if p.number == number), None)
-    return page.slug if page else ""
 
 
 def step_meta() -> list[dict]:
@@ -49,11 +45,10 @@ def step_meta() -> list[dict]:
         if n == 0:
             where, exit_href = "Speculative Lab · the question", "?"
         else:
-            page = next((p for p in registry.chapter_pages() if p.number == n), None)
-            kicker = page.kicker if page else ""
+            page = registry.page_by_number(n)
             mine = [j for j, t in enumerate(TOUR) if t["chapter"] == n]
-            where = f"Chapter {n} · {kicker} · {mine.index(i) + 1} of {len(mine)}"
-            exit_href = f"?chapter={_slug_of(n)}" if page else "?"
+            where = f"Chapter {n} · {page.kicker} · {mine.index(i) + 1} of {len(mine)}"
+            exit_href = f"?chapter={page.slug}"
         out.append({"chapter": n, "text": s["text"], "where": where, "exit": exit_href})
     return out
 
@@ -120,13 +115,10 @@ class Tour(pn.viewable.Viewer):
 
     # --- chapters and their components ---
     def chapter(self, number: int):
-        """This session's object of chapter `number` (None while that chapter has not landed)."""
+        """This session's object of chapter `number`, built once."""
         if number not in self._chapters:
-            page = next((p for p in registry.chapter_pages() if p.number == number), None)
-            cls = page.chapter_class if page else None
-            self._chapters[number] = cls(self.state) if cls is not None else None
-            if self._chapters[number] is not None:
-                self._body(number)    # some chapters finish wiring their widgets in body()
+            self._chapters[number] = registry.build(registry.page_by_number(number), self.state)
+            self._body(number)    # some chapters finish wiring their widgets in body()
         return self._chapters[number]
 
     def _body(self, number: int):
@@ -197,12 +189,6 @@ class Tour(pn.viewable.Viewer):
             log.exception("tour: chapter %s could not be built", number)
             return [_note(f"Chapter {number} could not be built ({type(err).__name__}: {err}); the other "
                           "steps work — press → to go on.", "tour-error")]
-        if ch is None:
-            page = next((p for p in registry.chapter_pages() if p.number == number), None)
-            if page is not None and page.load_error:
-                return [_note(f"Chapter {number} could not be loaded ({page.load_error}); the other steps "
-                              "work — press → to go on.", "tour-error")]
-            return [_note(f"Chapter {number} is still being written; press → to go on.")]
         try:
             return [self.item(number, s) for s in spec.get("show", ["body"])]
         except Exception as err:
@@ -230,7 +216,7 @@ class Tour(pn.viewable.Viewer):
         figures = [m for pane in self.stage.select(pn.pane.Bokeh) if pane.object is not None
                    for m in pane.object.select({"type": Plot})]
         if figures:
-            Chapter.in_document(self._rescale_figures, figures, k)
+            in_document(self._rescale_figures, figures, k)
 
     def _rescale_figures(self, figures, k: float) -> None:
         for fig in figures:

@@ -1,6 +1,6 @@
 """The guided tour: one short text per step, each about the live components of one chapter.
 
-Data only (the landing page counts it; chapters/tour.py draws it). Each step:
+Data only (the landing page counts it; shell/tour.py draws it). Each step:
 
     {"chapter": 6,                      # 0 = the opening step (the question and the three parts)
      "text": "One or two short sentences, read from the back of the room.",
@@ -12,9 +12,9 @@ Data only (the landing page counts it; chapters/tour.py draws it). Each step:
                             box), "body" (the whole interactive part), "overview" (step 0: the parts)
     ["a", "b", ...]         a row of items; a list inside a row is a column again
     {"lane": "Big model", "strip": "big_strip", "count": "big_count"}
-                            a labelled lane (chapters.widgets.lane) around the chapter's strip
+                            a labelled lane (uikit.tokens.lane) around the chapter's strip
     {"legend": ["easy", "hard"]}
-                            the shared legend for those token states (chapters.widgets.legend)
+                            the shared legend for those token states (uikit.tokens.legend)
 A name the chapter does not have falls back to its whole body, with a note (see tour.py).
 """
 from __future__ import annotations

@@ -6,6 +6,9 @@ import param
 from lab.prompts import DEFAULT_PROMPT, PromptError, encode_prompt
 from lab.sampling import SamplingSettings
 
+SAMPLING = ("temperature", "top_k", "top_p")          # what the sampling settings are made of
+SETTINGS = ("prompt", *SAMPLING, "gamma", "seed")       # what a chapter's results depend on
+
 
 class LabState(param.Parameterized):
     """Built once per browser session and handed to every chapter of that session."""

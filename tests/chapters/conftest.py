@@ -3,9 +3,9 @@ import asyncio
 
 import pytest
 
-from chapters.state import LabState
 from lab.service import ModelService
 from lab.tiny import tiny_pair
+from uikit.state import LabState
 
 
 @pytest.fixture(scope="session")

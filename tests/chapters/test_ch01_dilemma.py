@@ -3,12 +3,12 @@ import asyncio
 
 import pytest
 
-from chapters.ch01_dilemma import UNLIKELY, Dilemma
+from chapters.ch01_dilemma import UNLIKELY, DilemmaChapter
 
 
 @pytest.fixture
 def chapter(make_chapter, state):
-    ch = make_chapter(Dilemma, state)
+    ch = make_chapter(DilemmaChapter, state)
     ch.animate = False
     return ch
 
@@ -55,7 +55,7 @@ def test_the_size_ratio_in_the_intro_is_computed_from_the_pair(chapter):
 
 
 def test_reduced_motion_shows_the_finished_race_at_once(make_chapter, state):
-    ch = make_chapter(Dilemma, state)       # animate stays on: only the browser's setting stops it
+    ch = make_chapter(DilemmaChapter, state)       # animate stays on: only the browser's setting stops it
     state.reduced_motion = True
     race = asyncio.run(ch.write())
     assert ch._callback is None and ch.shown_time == race.end

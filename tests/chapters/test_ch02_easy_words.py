@@ -3,12 +3,12 @@ import asyncio
 
 import pytest
 
-from chapters.ch02_easy_words import EasyWords
+from chapters.ch02_easy_words import EasyWordsChapter
 
 
 @pytest.fixture
 def chapter(make_chapter, state):
-    return make_chapter(EasyWords, state)
+    return make_chapter(EasyWordsChapter, state)
 
 
 def test_ask_marks_every_token_easy_or_hard(chapter):

@@ -3,13 +3,13 @@ import asyncio
 
 import pytest
 
-from chapters.ch03_checking import Checking, honest_reading
+from chapters.ch03_checking import CheckingChapter, honest_reading
 from lab.timing import VerifyCost
 
 
 @pytest.fixture
 def chapter(make_chapter, state):
-    return make_chapter(Checking, state)
+    return make_chapter(CheckingChapter, state)
 
 
 def test_ticks_count_writing_calls_and_one_checking_call(chapter):
@@ -50,7 +50,7 @@ def test_the_reading_is_honest_when_checking_is_not_free():
 
 def test_a_class_pressing_measure_shares_one_fresh_measurement(chapter, state):
     first = asyncio.run(chapter.measure())
-    other = Checking(state)
+    other = CheckingChapter(state)
     other.__panel__()
     assert asyncio.run(other.measure()) is first         # reused, not queued again
 

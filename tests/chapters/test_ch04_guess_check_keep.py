@@ -3,12 +3,12 @@ import asyncio
 
 import pytest
 
-from chapters.ch04_guess_check_keep import GuessCheckKeep
+from chapters.ch04_guess_check_keep import GuessCheckKeepChapter
 
 
 @pytest.fixture
 def chapter(make_chapter, state):
-    return make_chapter(GuessCheckKeep, state)
+    return make_chapter(GuessCheckKeepChapter, state)
 
 
 def rounds(chapter, n):

@@ -48,7 +48,7 @@ def test_a_new_context(chapter):
 
 def test_predict(chapter):
     chapter.predict.commit(chapter.predict.choices[1])
-    chapter.simulate()
+    asyncio.run(chapter.simulate())
     assert chapter.predict.correct is True
 
 

@@ -1,6 +1,5 @@
 import asyncio
 import threading
-import time
 
 import pytest
 
@@ -27,15 +26,16 @@ def test_round_robin_between_owners(service):
 
 
 def test_per_owner_limit_and_forget(service):
-    gate = threading.Event()
-    service.submit(gate.wait, owner="blocker")
-    time.sleep(0.05)
-    waiting = [service.submit(time.sleep, 0, owner="A") for _ in range(3)]
+    gate, started = threading.Event(), threading.Event()
+    service.submit(lambda: started.set() or gate.wait(), owner="blocker")
+    assert started.wait(10)                                  # the worker is busy: the rest must queue
+    waiting = [service.submit(abs, -1, owner="A") for _ in range(3)]
     with pytest.raises(QueueFull, match="wait for them to finish"):
-        service.submit(time.sleep, 0, owner="A")
-    assert service.submit(time.sleep, 0, owner="B").result is not None   # others unaffected
+        service.submit(abs, -1, owner="A")
+    other = service.submit(lambda: "B ran", owner="B")       # others unaffected by A's limit
     assert service.forget("A") == 3 and all(f.cancelled() for f in waiting)
     gate.set()
+    assert other.result(timeout=10) == "B ran"
 
 
 def test_errors_reach_the_caller(service):
@@ -104,3 +104,37 @@ def test_an_evicted_generation_is_rebuilt_with_the_same_rounds():
     own_a = _own_rounds(pair, a, settings, 1, 12)
     own_b = _own_rounds(pair, b, settings, 1, 12)
     assert got == [own_a[0].emitted_ids, own_b[0].emitted_ids, own_a[1].emitted_ids, own_b[1].emitted_ids]
+
+
+def test_a_class_pressing_measure_shares_one_fresh_timing(monkeypatch):
+    from lab import timing
+    pair = tiny_pair()
+    now = [100.0]
+    service = ModelService(lambda: pair, clock=lambda: now[0])
+    calls = []
+    monkeypatch.setattr(timing, "verify_costs", lambda p, ids, n: calls.append(n) or [f"costs {len(calls)}"])
+    ids = pair.tokenizer.encode("the cat sat")
+    assert service.verify_costs(ids, 8) == (0.0, ["costs 1"])
+    now[0] += 12
+    assert service.verify_costs(ids, 8) == (12.0, ["costs 1"])          # shared, with its age
+    now[0] += 30
+    assert service.verify_costs(ids, 8) == (0.0, ["costs 2"])           # stale: measured again
+    service.clear()
+    assert service.verify_costs(ids, 8) == (0.0, ["costs 3"]) and calls == [8, 8, 8]
+
+
+def test_monte_carlo_runs_on_the_worker_and_is_seeded(service):
+    import numpy as np
+    p, q = np.array([0.6, 0.3, 0.1]), np.array([0.2, 0.3, 0.5])
+
+    async def run(seed):
+        return await service.run_as("A", service.monte_carlo, p, q, "residual", 2000, seed=seed)
+    a, b = asyncio.run(run(1)), asyncio.run(run(1))
+    assert a.sum() == 2000 and (a == b).all()
+
+
+def test_a_race_lays_out_both_writers(service):
+    ids = service.pair.tokenizer.encode("the cat sat")
+    race = service.submit(service.race, ids, n_tokens=6).result(timeout=60)
+    assert len(race.draft_texts) == len(race.draft_target_p) == 6
+    assert all(0 <= p <= 1 for p in race.draft_target_p) and race.end > 0

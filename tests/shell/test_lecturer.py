@@ -2,8 +2,8 @@ import asyncio
 
 import pytest
 
-from chapters import lecturer
 from lab import runtime
+from shell import lecturer, sessions
 
 
 def test_no_token_configured_means_no_controls(monkeypatch):
@@ -55,7 +55,7 @@ def test_switch_to_another_pair_for_everyone(monkeypatch):
 
 
 def test_classroom_forgets_closed_sessions():
-    room = lecturer.Classroom()
+    room = sessions.Classroom()
 
     class Doc:
         def __init__(self):

@@ -3,8 +3,9 @@ import asyncio
 
 import panel as pn
 
-from chapters.shell import PAGE_TURN_YIELDS, page_view, show_in_pieces
-from chapters.state import LabState
+from shell.pages import page_view
+from uikit.pacing import PAGE_TURN_YIELDS, show_in_pieces
+from uikit.state import LabState
 
 
 def test_a_chapter_page_is_shown_a_section_per_event_loop_turn(tiny_service):
@@ -77,7 +78,7 @@ def test_a_page_whose_tab_closed_is_discarded_at_the_next_check():
     from bokeh.util.token import generate_jwt_token
     from tornado.ioloop import IOLoop
 
-    from chapters.shell import end_with_its_tab
+    from uikit.pacing import end_with_its_tab
 
     async def go():
         app = ApplicationContext(Application(), io_loop=IOLoop.current())

@@ -7,8 +7,8 @@ where (a CSS selector path through shadow roots) and a snippet of the element.
 import pytest
 
 from chapters.registry import pages
-from chapters.tour_steps import TOUR
-from tests.ui.conftest import ROOT, open_page
+from shell.tour_steps import TOUR
+from tests.ui.conftest import ROOT, open_page, wait_until
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 BLOCKING = ("serious", "critical")
@@ -40,10 +40,26 @@ def check(page, where: str):
     blocking = [v for v in axe_violations(page) if v["impact"] in BLOCKING]
     assert not blocking, report(where, blocking)
 
-def settle(page):
-    """Let pages that load a live round on open finish drawing it."""
+UNSETTLED = """() => {
+    // what is still to come: a working line's spinner, a slider handle the shell has not named yet
+    const roots = [document];
+    let count = 0;
+    while (roots.length) {
+        const root = roots.pop();
+        count += root.querySelectorAll(".busy .spin, .noUi-handle:not([aria-label])").length;
+        for (const el of root.querySelectorAll("*")) if (el.shadowRoot) roots.push(el.shadowRoot);
+    }
+    return count;
+}"""
+
+
+def settle(page, last: str | None = None):
+    """Wait until the page is drawn: its `last` piece shown, no model work running, every slider
+    handle named."""
     page.wait_for_load_state("networkidle")
-    page.wait_for_timeout(1500)
+    if last:
+        page.locator(last).first.wait_for(timeout=60000)
+    wait_until(lambda: page.evaluate(UNSETTLED) == 0, 60, message="the page to settle")
 
 def test_landing_page(page, server):
     open_page(page, server, "Can a small model make a big one faster")
@@ -55,7 +71,7 @@ def test_landing_page(page, server):
 def test_every_page(page, server, slug):
     title = next(p.title for p in pages() if p.slug == slug)
     open_page(page, f"{server}?chapter={slug}", title, timeout=90)
-    settle(page)
+    settle(page, ".takeaway, .fq")    # a chapter's last piece, or the bridge page's list
     check(page, f"?chapter={slug}")
 
 @pytest.mark.parametrize("step", TOUR_SAMPLE)
@@ -83,7 +99,7 @@ DEEP_FOCUS = """() => {
 
 def test_the_tour_is_usable_by_keyboard_alone_with_visible_focus(page, server):
     """Tab reaches every tour control and the step's own buttons, each with a focus ring; Enter presses."""
-    from chapters.tour_steps import first_step
+    from shell.tour_steps import first_step
     step = first_step(1) + 1                       # chapter 1: Write, speed, the race figure
     open_page(page, f"{server}?tour={step}")
     page.wait_for_function(f"document.documentElement.dataset.tourRendered === '{step}'", timeout=90000)
@@ -118,7 +134,7 @@ def test_reduced_motion_is_respected(page, server):
 def test_a_figure_that_takes_focus_shows_a_strong_ring(page, server):
     """Bokeh makes a figure's event layer a tab stop with a faint dotted outline; the shell thickens it."""
     open_page(page, f"{server}?chapter=correction", "Corrections go where the draft was too shy", timeout=90)
-    settle(page)
+    settle(page, ".takeaway")
     for _ in range(60):
         page.keyboard.press("Tab")
         focus = page.evaluate(DEEP_FOCUS)

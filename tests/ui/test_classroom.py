@@ -1,5 +1,5 @@
 """A class on one server: untrusted text stays text, sessions stay apart, lecturer controls are gated."""
-from tests.ui.conftest import PROMPT_BOX, LECTURER_TOKEN, open_page, wait_until
+from tests.ui.conftest import LECTURER_TOKEN, PROMPT_BOX, open_page, wait_until
 
 NASTY = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> the cat sat'
 

@@ -31,11 +31,12 @@ def test_ch03_tick_the_clock_and_measure(page, server, shot):
     open_page(page, server + "?chapter=checking", "Checking is faster than writing.")
     page.get_by_role("button", name="1", exact=True).click()
     tick = page.get_by_role("button", name="Tick the clock")
-    for _ in range(6):
+    written = page.locator(".chips .chip-target")        # the writing lane's words
+    for n in range(1, 7):
         if tick.is_disabled():
             break
         tick.click()
-        page.wait_for_timeout(300)
+        wait_until(lambda: written.count() >= n or tick.is_disabled(), 60, message=f"tick {n} to write a word")
     wait_until(lambda: tick.is_disabled(), 60, message="writing lane complete")
     page.get_by_text("✓ Right.", exact=False).wait_for()
     page.get_by_role("button", name="Measure this machine").click()

@@ -2,12 +2,12 @@
 import pytest
 
 from chapters.ch05_one_pass import MAX_NEW_TOKENS
-from chapters.widgets import show_text
 from lab.engine import generate
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
 from lab.sampling import SamplingSettings
 from lab.tiny import tiny_pair
 from tests.ui.conftest import open_page, wait_until
+from uikit.tokens import show_text
 
 BOKEH_SOURCES = """(cols) => {
   const out = [];
@@ -112,7 +112,7 @@ def test_ch09_step_the_code(page, server, shot, first_round):
 def test_ch10_slider_updates_the_plot(page, server, shot):
     open_page(page, server + "?chapter=breakeven", "Tokens per round, divided by cost per round.")
     page.get_by_role("button", name="slower", exact=True).click()
-    assert page.evaluate(BOKEH_SOURCES, ["alpha"]) and True
+    wait_until(lambda: page.evaluate(BOKEH_SOURCES, ["alpha"]), message="chapter 10's figures")
     before = [d for d in page.evaluate(BOKEH_SOURCES, ["alpha", "speedup"]) if len(d["alpha"]) == 1]
     assert before[0]["alpha"] == [0.8]
     handle = page.locator(".noUi-handle").filter(visible=True).first      # α

@@ -4,7 +4,7 @@ Each step's live components are put on the page by Python after the browser move
 `document.documentElement.dataset.tourRendered` with the step number once they are there.
 """
 from chapters.registry import chapter_pages
-from chapters.tour_steps import TOUR, first_step
+from shell.tour_steps import TOUR, first_step
 from tests.ui.conftest import open_page, wait_until
 
 N = len(TOUR)
@@ -33,8 +33,8 @@ def test_every_step_finds_its_components_without_a_browser():
     """Each step's `show` names exist on its chapter (quick: fails as soon as a chapter renames one)."""
     import panel as pn
 
-    from chapters.state import LabState
-    from chapters.tour import Tour
+    from uikit.state import LabState
+    from shell.tour import Tour
     from lab.service import ModelService
     from lab.tiny import tiny_pair
 
@@ -73,10 +73,9 @@ def test_walk_the_whole_tour_by_keyboard(page, server):
             page.keyboard.press("ArrowRight" if n % 2 else "Space")
     # the end: → stays on the last step; ← goes back one
     page.keyboard.press("ArrowRight")
-    page.wait_for_timeout(300)
     assert page.locator(".tour-counter").inner_text().strip() == f"{N} / {N}"
     assert page.get_by_role("button", name="Next").is_disabled()
-    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")     # one step back lands on N − 1 only if → stayed on N
     rendered(page, N - 1)
     assert not overflow, f"steps that scroll at 1280×720 (step, pixels): {overflow}"
 
@@ -136,10 +135,13 @@ def test_keys_are_left_to_text_fields_and_buttons(page, server):
     field.click()
     for key in ("ArrowRight", "ArrowLeft", "Space", "Escape", "f"):
         field.press(key)
-    page.wait_for_timeout(500)
-    assert page.locator(".tour-counter").inner_text().strip() == f"{n} / {N}"
-    assert f"tour={n}" in page.url
     assert page.evaluate("document.fullscreenElement === null")
+    # then → outside the field: the tour moves exactly one step, so none of the keys above moved it
+    page.evaluate("() => { let a = document.activeElement; while (a && a.shadowRoot && a.shadowRoot.activeElement)"
+                  " a = a.shadowRoot.activeElement; a && a.blur(); }")
+    page.keyboard.press("ArrowRight")
+    rendered(page, n + 1)
+    assert f"tour={n + 1}" in page.url
     # arrows on a focused slider move the slider, not the tour
     n = next(i + 1 for i, s in enumerate(TOUR) if "p_slider" in repr(s.get("show")))     # ch 6
     open_step(page, server, n)
@@ -148,9 +150,9 @@ def test_keys_are_left_to_text_fields_and_buttons(page, server):
     handle.focus()
     handle.press("ArrowRight")
     wait_until(lambda: handle.get_attribute("aria-valuetext") != before, 10, message="the slider to move")
-    page.wait_for_timeout(300)
     assert page.locator(".tour-counter").inner_text().strip() == f"{n} / {N}"
-    # Space on a focused tour button presses that button (Back), it does not also step forward
+    # Space on a focused tour button presses that button (Back), it does not also step forward; and
+    # Back lands on n − 1 only if the slider's arrow did not move the tour
     page.get_by_role("button", name="Back").focus()
     page.keyboard.press("Space")
     rendered(page, n - 1)
@@ -170,10 +172,9 @@ def test_tour_screenshots_at_projector_sizes(page, server, shot):
                message="the figure to grow at 1920×1080")
     assert figure.bounding_box()["height"] >= 1.4 * small[0]["height"]
     assert slider.evaluate("el => parseFloat(getComputedStyle(el).fontSize)") >= 1.4 * small[1]
-    page.wait_for_timeout(500)
+    wait_until(lambda: no_scroll(page)[0] <= no_scroll(page)[1] + 2, timeout=20,
+               message="the step to fit the projector's screen")
     shot(page, "tour-1920x1080")
-    scroll, height = no_scroll(page)
-    assert scroll <= height + 2
     width = page.evaluate("() => { const m = document.querySelector('#main'); return [m.scrollWidth, m.clientWidth]; }")
     assert width[0] <= width[1] + 2, f"the step is wider than the screen: {width}"
 

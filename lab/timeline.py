@@ -1,0 +1,119 @@
+"""Traces laid on a time axis: chapter 1's race of two writers and chapter 11's two schedules.
+
+    race = Race.of(big_trace, small_trace, draft_target_p)    # seconds, as measured
+    calls_until(race.target_ends, t)                          # the call bars drawn at time t
+    s = schedule(plain_trace, spec_trace)                     # target-call units, shared prefill
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lab.trace import GenerationTrace
+
+UNLIKELY = 0.15          # "a word the big model would pick less than 15% of the time here"
+LANES = ("draft + verify", "standard")
+
+
+def lane(trace: GenerationTrace) -> tuple[list[str], list[float]]:
+    """Each emitted token's text and the time its call finished, from the first decode call."""
+    texts, ends, clock = [], [], 0.0
+    for r in trace.rounds:
+        clock += r.target_seconds
+        for t in r.emitted_texts:
+            texts.append(t)
+            ends.append(clock)
+    return texts, ends
+
+
+@dataclass
+class Race:
+    """Both lanes of one "Write": per token, its text and the time its call finished (seconds)."""
+    target_texts: list[str]
+    target_ends: list[float]           # cumulative, from the first decode call
+    draft_texts: list[str]
+    draft_ends: list[float]
+    draft_target_p: list[float]        # target's probability of each draft token, same prefix
+
+    @classmethod
+    def of(cls, big: GenerationTrace, small: GenerationTrace, draft_target_p: list[float]) -> Race:
+        (tt, te), (dt, de) = lane(big), lane(small)
+        return cls(tt, te, dt, de, list(draft_target_p))
+
+    @property
+    def target_done(self) -> float:
+        return self.target_ends[-1] if self.target_ends else 0.0
+
+    @property
+    def draft_done(self) -> float:
+        return self.draft_ends[-1] if self.draft_ends else 0.0
+
+    @property
+    def end(self) -> float:
+        return max(self.target_done, self.draft_done)
+
+    @property
+    def unlikely(self) -> list[bool]:
+        return [p < UNLIKELY for p in self.draft_target_p]
+
+
+def calls_until(ends: list[float], t: float) -> list[tuple[float, float]]:
+    """(start, end) of each call begun by time t, the last one cut at t."""
+    out, start = [], 0.0
+    for end in ends:
+        if start >= t:
+            break
+        out.append((start, min(end, t)))
+        start = end
+    return out
+
+
+@dataclass
+class Schedule:
+    """Blocks (lane, start, end, kind) and token arrivals (lane, time, count) in target-call units."""
+    blocks: list[tuple[str, float, float, str]]
+    arrivals: list[tuple[str, float, int]]
+    prefill: float
+    c: float
+
+    def lane_end(self, lane: str) -> float:
+        return max((e for ln, _, e, _ in self.blocks if ln == lane), default=0.0)
+
+    def first_token(self, lane: str) -> float:
+        return min((t for ln, t, _ in self.arrivals if ln == lane), default=float("nan"))
+
+    def tokens(self, lane: str) -> int:
+        return sum(n for ln, _, n in self.arrivals if ln == lane)
+
+    def delivered(self, lane: str) -> tuple[list[float], list[int]]:
+        """Tokens delivered so far against time: (times, counts), from 0 through the prefill."""
+        times, counts = [0.0, self.prefill], [0, 0]
+        for ln, t, n in self.arrivals:
+            if ln == lane:
+                times.append(t)
+                counts.append(counts[-1] + n)
+        return times, counts
+
+
+def schedule(plain: GenerationTrace, spec: GenerationTrace) -> Schedule:
+    """Lay both traces on one axis: target call = 1, draft call = c, shared prefill."""
+    unit = plain.mean_target_seconds
+    c = (spec.mean_draft_seconds or 0.0) / unit
+    # The speculative prefill also runs the draft, so it is an upper bound on the target's; the
+    # smaller of the two keeps a cold first call of the process from passing for prefill.
+    prefill = min(plain.prefill_seconds, spec.prefill_seconds) / unit
+    blocks = [(ln, 0.0, prefill, "prefill") for ln in LANES]
+    arrivals = []
+    t = prefill
+    for r in plain.rounds:                      # one target call per token
+        blocks.append(("standard", t, t + 1, "target"))
+        t += 1
+        arrivals.append(("standard", t, len(r.emitted_ids)))
+    t = prefill
+    for r in spec.rounds:                       # γ draft calls, one verify call, then a burst
+        for _ in r.drafts:
+            blocks.append(("draft + verify", t, t + c, "draft"))
+            t += c
+        blocks.append(("draft + verify", t, t + 1, "target"))
+        t += 1
+        arrivals.append(("draft + verify", t, len(r.emitted_ids)))
+    return Schedule(blocks, arrivals, prefill, c)

@@ -1,0 +1,109 @@
+"""Who is on this server: a browser's settings across page loads, and the classroom of open sessions.
+
+Each page load is a new Panel session with a fresh LabState; a cookie names the browser, and
+SNAPSHOTS keeps its last settings and answers (in memory, bounded) so they follow the student from
+page to page. CLASSROOM lists the open sessions for the lecturer's controls.
+
+    state = session_state(browser_id(), session_id)     # seeded from the browser's last settings
+    session_id, doc = join_classroom()                  # left again when the session closes
+"""
+from __future__ import annotations
+
+import re
+import threading
+import uuid
+from collections import OrderedDict
+
+import panel as pn
+
+from lab import runtime
+from uikit.pacing import end_with_its_tab, served
+from uikit.state import SETTINGS, LabState
+
+SNAPSHOT_FIELDS = (*SETTINGS, "answers")
+
+
+class Snapshots:
+    """Browser id → its last settings and answers; the oldest browsers are dropped past `size`."""
+
+    def __init__(self, size: int = 2000):
+        self.size = size
+        self._saved: OrderedDict[str, dict] = OrderedDict()
+
+    def get(self, bid: str) -> dict:
+        return self._saved.get(bid, {})
+
+    def save(self, bid: str, state: LabState) -> None:
+        self._saved[bid] = {f: getattr(state, f) for f in SNAPSHOT_FIELDS}
+        self._saved.move_to_end(bid)
+        while len(self._saved) > self.size:
+            self._saved.popitem(last=False)
+
+
+SNAPSHOTS = Snapshots()
+
+
+def browser_id() -> str:
+    cookie = (pn.state.cookies or {}).get("speclab_id", "")
+    return cookie if re.fullmatch(r"[0-9a-f]{32}", cookie or "") else uuid.uuid4().hex
+
+
+def session_state(bid: str, owner: str | None = None) -> LabState:
+    """This browser's LabState: a fresh object per session, seeded from its last settings."""
+    state = LabState(runtime.service(), owner=owner, **SNAPSHOTS.get(bid))
+    state.param.watch(lambda *_: SNAPSHOTS.save(bid, state), list(SNAPSHOT_FIELDS))
+    return state
+
+
+class Classroom:
+    """The open sessions of this server process, for the lecturer's controls.
+
+    Each entry is dropped when its session is destroyed (`leave`), so closed tabs hold nothing.
+    """
+
+    def __init__(self):
+        self._docs: dict[str, tuple] = {}      # session id → (document, its pn.state.location)
+        self._lock = threading.Lock()
+
+    def join(self, session_id: str, doc, location) -> None:
+        with self._lock:
+            self._docs[session_id] = (doc, location)
+
+    def leave(self, session_id: str) -> None:
+        """A session closed: forget it and drop its waiting model work."""
+        with self._lock:
+            self._docs.pop(session_id, None)
+        runtime.service().forget(session_id)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._docs)
+
+    def reload_all(self, except_id: str | None = None) -> int:
+        """Send every other session back to a fresh landing page (their state starts anew)."""
+        with self._lock:
+            docs = [(sid, d) for sid, d in self._docs.items() if sid != except_id]
+        for _, (doc, location) in docs:
+            doc.add_next_tick_callback(lambda location=location: _reload(location))
+        return len(docs)
+
+
+def _reload(location) -> None:
+    if location is not None:
+        location.search = ""
+        location.reload = True
+
+
+CLASSROOM = Classroom()
+
+
+def join_classroom() -> tuple[str | None, object]:
+    """Register this session with the classroom; its model work and entry go when it closes."""
+    doc = pn.state.curdoc
+    if not served():             # built outside a server (tests): nothing to register
+        return None, doc
+    context = doc.session_context
+    CLASSROOM.join(context.id, doc, pn.state.location)
+    pn.state.on_session_destroyed(lambda ctx: CLASSROOM.leave(ctx.id))
+    pn.state.onload(lambda: end_with_its_tab(context))
+    return context.id, doc

@@ -1,0 +1,38 @@
+"""The app's pieces without a browser: the registry, the loader, the settings card."""
+import pytest
+
+
+@pytest.mark.parametrize("slug", ["dilemma", "easy-words", "checking", "guess-check-keep", "questions"])
+def test_registry_lists_parts_one_and_two(slug):
+    from chapters.registry import page_by_slug, pages
+    assert page_by_slug(slug) is not None
+    assert [p.number for p in pages() if p.number] == list(range(1, 12))
+
+
+def test_pair_loader_reports_ready_or_one_sentence(monkeypatch):
+    from shell import loading
+
+    monkeypatch.setenv("SPECLAB_PAIR", "tiny")
+    loader = loading.PairLoader()
+    loader._load()
+    assert loader.ready and loader.fraction == 1.0 and "Loaded" in loader.message
+
+    def broken():
+        raise RuntimeError("The target folder has no config.json; point to a saved model folder.")
+    monkeypatch.setattr(loading.runtime, "service", broken)
+    failing = loading.PairLoader()
+    failing._load()
+    assert not failing.ready and "no config.json" in failing.error
+
+
+def test_the_settings_card_builds_its_widgets_when_first_opened(state):
+    from shell.app import settings_card
+    card = settings_card(state)
+    assert card.collapsed and len(card.objects) == 0          # a page that never opens it pays nothing
+    state.prompt = "the dog ran"
+    card.collapsed = False
+    (panel,) = card.objects
+    prompt_box = panel.objects[0]
+    assert "settings-panel" in panel.css_classes and prompt_box.value == "the dog ran"   # today's settings
+    card.collapsed, card.collapsed = True, False
+    assert card.objects == [panel]                            # built once

@@ -1,0 +1,31 @@
+"""Figures: no tools, type legible on a projector."""
+import panel as pn
+
+
+def test_lab_figures_have_no_tools_to_drag_a_plot_away():
+    from uikit.figures import static_figure
+    fig = static_figure(height=100, width=100)
+    assert fig.toolbar_location is None and fig.toolbar.tools == []
+
+
+def test_figures_get_projector_type_sizes(make_chapter):
+    from bokeh.models import Label
+
+    from chapters.ch06_accept_rule import AcceptRuleChapter
+    from uikit.figures import figure_type_sizes, readable_figures, static_figure
+    fig = static_figure(height=100, width=100, title="t")
+    fig.line([0, 1], [0, 1], legend_label="a line")
+    fig.legend.label_text_font_size = "10px"
+    fig.add_layout(Label(x=0, y=0, text="small", text_font_size="9pt"))
+    fig.add_layout(Label(x=0, y=0, text="big", text_font_size="20px"))
+    readable_figures(pn.Column(pn.Row(fig)))
+    sizes = {(type(m).__name__, n, getattr(m, "text", None)): v for (m, n), v in figure_type_sizes(fig).items()}
+    assert sizes[("Legend", "label_text_font_size", None)] == "14.0px"
+    assert sizes[("Label", "text_font_size", "small")] == "10.5pt"
+    assert sizes[("Label", "text_font_size", "big")] == "20.0px"        # larger type is left alone
+    assert all(float(v[:-2]) >= (14 if v.endswith("px") else 10.5) for v in sizes.values())
+    # a chapter page's figures get the same floor (chapter 6 asks for 10 px legends)
+    ch = make_chapter(AcceptRuleChapter)
+    panes = [p.object for p in ch.__panel__().select(pn.pane.Bokeh)]
+    assert panes and all(float(v[:-2]) >= 14 for f in panes for v in figure_type_sizes(f).values()
+                         if v.endswith("px"))

@@ -1,0 +1,89 @@
+"""Pacing on the shared event loop: throttled redraws, sliders without Panel's hold."""
+import panel as pn
+import param
+from panel.io.state import set_curdoc
+
+from uikit.pacing import Throttled, live_slider
+
+
+class ServedDoc:
+    """A served page's document, as far as Throttled sees it: timeouts are kept, run by the test."""
+    session_context = object()
+
+    def __init__(self):
+        self.timeouts = []
+
+    def add_timeout_callback(self, fn, ms):
+        self.timeouts.append((fn, ms))
+
+
+def test_throttled_runs_the_first_move_at_once_and_gathers_a_drag():
+    calls, clock = [], [100.0]
+    doc = ServedDoc()
+    with set_curdoc(doc):
+        redraw = Throttled(lambda: calls.append(clock[0]), gap=0.05, clock=lambda: clock[0])
+        redraw()                                   # a key press: at once
+        assert calls == [100.0] and doc.timeouts == []
+        clock[0] = 100.01
+        redraw(); redraw(); redraw()               # a drag within the gap: one call, at its end
+        assert calls == [100.0] and len(doc.timeouts) == 1
+        fn, ms = doc.timeouts[0]
+        assert 39 <= ms <= 41
+        clock[0] = 100.05
+        fn()
+        assert calls == [100.0, 100.05]
+        clock[0] = 100.2                           # the next move, later than the gap: at once
+        redraw()
+        assert calls == [100.0, 100.05, 100.2] and len(doc.timeouts) == 1
+
+
+def test_throttled_runs_at_once_outside_a_served_page():
+    calls = []
+    redraw = Throttled(lambda: calls.append(1), gap=10)
+    redraw(); redraw()
+    assert calls == [1, 1]
+
+
+def test_live_slider_follows_its_parameter_without_panels_hold():
+    class Knob(pn.viewable.Viewer):
+        alpha = param.Number(default=0.5, bounds=(0, 1), step=0.01)
+        gamma = param.Integer(default=4, bounds=(1, 12))
+
+    knob = Knob()
+    a, g = live_slider(knob.param.alpha), live_slider(knob.param.gamma)
+    assert isinstance(a, pn.widgets.FloatSlider) and isinstance(g, pn.widgets.IntSlider)
+    assert a._debounce == 0 and pn.widgets.FloatSlider._debounce > 0
+    a.value, g.value = 0.7, 9
+    assert (knob.alpha, knob.gamma) == (0.7, 9)
+
+
+def test_every_panel_and_bokeh_internal_it_touches_still_exists():
+    """uikit.pacing lists each Panel/Bokeh internal it uses; an upgrade that removes one fails here
+    (instead of silently making slider moves wait, or pages outlive their tabs)."""
+    import asyncio
+    import importlib
+
+    from bokeh.application import Application
+    from bokeh.server.contexts import ApplicationContext
+    from bokeh.util.token import generate_jwt_token
+    from tornado.ioloop import IOLoop
+
+    from uikit.pacing import INTERNALS
+
+    async def a_session():
+        app = ApplicationContext(Application(), io_loop=IOLoop.current())
+        session = await app.create_session_if_needed("s", token=generate_jwt_token("s"))
+        context = session.document.session_context
+        return app, session, {"ServerSession": session, "BokehSessionContext": context,
+                              "BokehServerContext": context.server_context, "Syncable": pn.widgets.FloatSlider()}
+    app, session, instances = asyncio.run(a_session())    # some are set per object: check live ones
+    for where, name in INTERNALS:
+        module, _, cls_name = where.rpartition(".")
+        cls = getattr(importlib.import_module(module), cls_name)
+        holder = instances[cls_name]
+        assert isinstance(holder, cls), where
+        assert hasattr(holder, name) or hasattr(cls, name), f"{where}.{name} is gone"
+    # and they mean what pacing assumes: the session behind a document, writes gathered under its lock
+    assert session.document.session_context._session is session
+    assert session._pending_writes is None            # not inside a locked callback now
+    assert pn.widgets.FloatSlider()._debounce > 0     # Panel still holds browser changes by default

@@ -1,0 +1,13 @@
+"""The shared UI kit of the lab's pages, one module per family.
+
+    palette   colours, icons and labels of every token state (colour is never the only cue)
+    styles    the stylesheets (CSS files in assets/) the components use
+    state     LabState: one student's prompt, sampling settings and answers
+    tokens    token chips, strips, lanes and legends
+    figures   Bokeh figures without tools, type sizes legible on a projector
+    predict   the "Pause & predict" card
+    panels    the working line, takeaway box, settings panel and pair badge
+    pacing    every use of Panel/Bokeh internals to pace work on the shared event loop
+
+It depends on lab/ only; chapters and the shell build on it.
+"""

@@ -1,0 +1,76 @@
+"""Bokeh figures for the lab's pages: no tools, and type legible on a projector.
+
+    fig = static_figure(height=300, sizing_mode="stretch_width", title="…")
+    readable_figures(view)        # raise every figure's type in a Panel view to MIN_TYPE
+"""
+from __future__ import annotations
+
+import re
+
+import panel as pn
+from bokeh.plotting import figure
+from bokeh.transform import dodge
+
+from uikit import palette
+
+
+def static_figure(**kwargs):
+    """A Bokeh figure for the lab's pages: no toolbar and no tools. Hidden pan/zoom tools only let a
+    student drag a plot away with no visible reset, and each costs the page models to build."""
+    return figure(toolbar_location=None, tools="", **kwargs)
+
+
+_TYPE_SIZE = re.compile(r"^([0-9.]+)(px|pt)$")
+MIN_TYPE = {"px": 14.0, "pt": 10.5}   # a figure's smallest type: legible on a projector at 1280×720
+
+
+def figure_type_sizes(fig) -> dict:
+    """(model, property) -> size, for every fixed type size ("12px", "9pt") in a Bokeh figure: its
+    title, axes, legends and labels, which all sit in the figure's side and centre panels. Text
+    drawn as a glyph (`fig.text`) is data, not a panel: its chapter sizes it (14 px)."""
+    out = {}
+    for model in (fig.title, *fig.above, *fig.below, *fig.left, *fig.right, *fig.center):
+        if model is None or isinstance(model, str):
+            continue
+        for name in model.properties():
+            if name.endswith("text_font_size"):
+                value = getattr(model, name)
+                if isinstance(value, str) and _TYPE_SIZE.match(value):
+                    out[(model, name)] = value
+    return out
+
+
+def type_size(value: str, k: float = 1.0) -> str:
+    """A type size raised to MIN_TYPE, then scaled by k."""
+    number, unit = _TYPE_SIZE.match(value).groups()
+    return f"{max(float(number), MIN_TYPE[unit]) * k:.1f}{unit}"
+
+
+def readable_figures(view) -> None:
+    """Raise the type of every Bokeh figure in a Panel view (legends, axes, labels) to MIN_TYPE."""
+    for pane in view.select(pn.pane.Bokeh):
+        if pane.object is not None:
+            for (model, name), value in figure_type_sizes(pane.object).items():
+                setattr(model, name, type_size(value))
+
+
+def region_bars(fig, regions_source, lines_source, labels: tuple[str, str, str], width: float = 0.7,
+                half: float = 0.38) -> None:
+    """Per token, stacked bars of `lab.display.regions` (both agree · draft too eager · draft too
+    shy, each with its colour and hatch), and p as a solid line, q as a dashed one across each bar.
+    Both sources have a "token" column; the first holds agree/eager/shy, the second p and q."""
+    fig.vbar_stack(["agree", "eager", "shy"], x="token", source=regions_source, width=width,
+                   color=[palette.OVERLAP, palette.EAGER, palette.RESIDUAL],
+                   hatch_pattern=[" ", "/", "."], hatch_color="white", legend_label=list(labels))
+    for column, colour, dash, label in (("p", palette.TARGET, "solid", "target p (solid line)"),
+                                        ("q", palette.DRAFT, "dashed", "draft q (dashed line)")):
+        fig.segment(x0=dodge("token", -half, range=fig.x_range), x1=dodge("token", half, range=fig.x_range),
+                    y0=column, y1=column, source=lines_source, line_width=3, color=colour, line_dash=dash,
+                    legend_label=label)
+
+
+def paired_bars(fig, source, left: tuple[str, str, str], right: tuple[str, str, str]) -> None:
+    """Two bars per token side by side, each (column, colour, legend label); the left one hatched."""
+    for (column, colour, label), offset, hatch in ((left, -0.18, "/"), (right, 0.18, " ")):
+        fig.vbar(x=dodge("token", offset, range=fig.x_range), top=column, source=source, width=0.34,
+                 color=colour, hatch_pattern=hatch, hatch_color="white", legend_label=label)

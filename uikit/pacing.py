@@ -1,0 +1,162 @@
+"""Pacing work on Bokeh's event loop, which every student of a class shares.
+
+A slider move waits for whatever is ahead of it on the server's one event loop (README,
+Performance). The tricks that keep that short are all here, because some of them need Panel or
+Bokeh internals that have no public API. Each internal is listed in INTERNALS, and
+tests/uikit/test_pacing.py fails when a Panel or Bokeh upgrade removes one.
+
+    slider = live_slider(self.param.alpha)                 # moves reach Python at once …
+    self.param.watch(Throttled(self._redraw), ["alpha"])   # … and a drag redraws at most every 50 ms
+    in_document(draw)                                      # change raw Bokeh models safely
+    async with page_turn(): ...                            # one piece of page building at a time
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import time
+import weakref
+from typing import Callable
+
+import panel as pn
+import param
+from bokeh.protocol.exceptions import ProtocolError
+from panel.io.state import set_curdoc
+
+INTERNALS = (
+    # (where, attribute): what we use it for
+    ("panel.reactive.Syncable", "_debounce"),        # live_slider: Panel holds browser changes 50 ms
+    ("bokeh.server.session.ServerSession", "_pending_writes"),   # in_document: is the lock held?
+    ("bokeh.server.contexts.BokehSessionContext", "_session"),   # in_document: its session
+    ("bokeh.server.contexts.BokehServerContext", "application_context"),   # end_with_its_tab
+    ("bokeh.server.session.ServerSession", "request_expiration"),          # end_with_its_tab
+)
+
+
+def served() -> bool:
+    """Whether this code runs for a page a browser is showing (False in tests and scripts)."""
+    doc = pn.state.curdoc
+    return doc is not None and doc.session_context is not None
+
+
+def live_slider(parameter: param.Parameter, **kwargs) -> pn.widgets.Widget:
+    """A slider for a chapter's `parameter` whose moves reach Python at once.
+
+    Panel holds every change from the browser 50 ms (its private `Syncable._debounce`) to gather a
+    drag's moves; for a key press or a click that is only delay. The view that redraws from the
+    slider gathers a drag's moves itself (`Throttled`).
+    """
+    kind = pn.widgets.IntSlider if isinstance(parameter, param.Integer) else pn.widgets.FloatSlider
+    slider = kind.from_param(parameter, **kwargs)
+    slider._debounce = 0
+    return slider
+
+
+class Throttled:
+    """`fn()` at most once per `gap` seconds: at once when the last call is older than that (a key
+    press, a click, a drag's first move), otherwise once at the end of the gap with the values as
+    they are then (a drag's later moves, gathered). Outside a served page it always runs at once.
+
+        redraw = Throttled(self._update)
+        self.param.watch(redraw, ["alpha", "gamma", "c"])
+    """
+
+    def __init__(self, fn: Callable[[], None], gap: float = 0.05, clock: Callable[[], float] = time.monotonic):
+        self.fn, self.gap, self.clock = fn, gap, clock
+        self._last = float("-inf")
+        self._due = False   # a call at the end of the gap is scheduled
+
+    def __call__(self, *_events) -> None:
+        if self._due:
+            return
+        wait = self._last + self.gap - self.clock()
+        if wait <= 0 or not served():
+            self._run()
+        else:
+            self._due = True
+            doc = pn.state.curdoc
+            doc.add_timeout_callback(functools.partial(self._run_in, doc), max(1, int(wait * 1000)))
+
+    def _run_in(self, doc) -> None:
+        with set_curdoc(doc):   # Panel then updates this page's models directly
+            self._run()
+
+    def _run(self) -> None:
+        self._due = False
+        self._last = self.clock()
+        self.fn()
+
+
+def in_document(fn, *args) -> None:
+    """Run `fn(*args)` where it may change Bokeh models (figures, sources).
+
+    After an `await`, an async Panel callback no longer holds the document lock, so changes to raw
+    Bokeh models are queued as a next-tick callback (which holds it); Panel panes and widgets handle
+    this themselves. Without a served document (tests), or while the lock is held, `fn` runs at once.
+    """
+    doc = pn.state.curdoc
+    session = getattr(doc.session_context, "_session", None) if served() else None
+    # Bokeh's session collects writes while its document lock is held: then change the models now
+    # (one event-loop turn sooner, which counts when a class shares the loop).
+    if session is None or getattr(session, "_pending_writes", None) is not None:
+        fn(*args)
+    else:
+        doc.add_next_tick_callback(lambda: fn(*args))
+
+
+def end_with_its_tab(context) -> None:
+    """Let Bokeh discard this session at its next check (every 17 s) once its page disconnects.
+
+    By default a session outlives its closed tab by 15–32 s, kept for a reconnection this lab never
+    makes (Panel's `reconnect` is off). In a class those left-behind pages were most of the server's
+    heap, and every full garbage collection walked them (README, Performance). Asked once the page
+    is connected (on load): a session whose page has not connected yet is kept as before.
+    """
+    try:
+        session = context.server_context.application_context.get_session(context.id)
+    except ProtocolError:   # already discarded
+        return
+    session.request_expiration()
+
+
+PAGE_TURN_YIELDS = 3
+_TURNSTILES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+@contextlib.asynccontextmanager
+async def page_turn():
+    """One piece of page building, one at a time across all sessions, after other work has had
+    PAGE_TURN_YIELDS turns of the event loop.
+
+    All sessions share the server's one event loop, and answering a classmate's slider move takes it
+    several turns (the message, Panel's change callback, the redraw and its reply). When a class
+    opens pages at once, a piece from every opening page would queue ahead of each of those turns;
+    this way at most one piece (~10–50 ms) is ahead of every few.
+    """
+    loop = asyncio.get_running_loop()
+    lock = _TURNSTILES.setdefault(loop, asyncio.Lock())
+    async with lock:                        # FIFO: the pages in progress take turns
+        for _ in range(PAGE_TURN_YIELDS):   # other sessions' work first (free when there is none)
+            await asyncio.sleep(0)
+        yield
+
+
+async def show_in_pieces(slot: pn.Column, view: pn.Column) -> None:
+    """Show a page's content in `slot` one section at a time, each in a `page_turn`.
+
+    A chapter page takes the loop ~150 ms to turn into Bokeh models: done in one piece, every other
+    student's slider move would wait behind each page a classmate opens. Section by section, no
+    turn takes more than ~15–45 ms (README, Performance).
+    """
+    sections = view.objects[-1] if view.objects else None   # the chapter's own column of sections
+    if not isinstance(sections, pn.Column):
+        async with page_turn():
+            slot.objects = [view]
+        return
+    pieces, sections.objects = list(sections.objects), []
+    async with page_turn():
+        slot.objects = [view]
+    for piece in pieces:
+        async with page_turn():
+            sections.append(piece)

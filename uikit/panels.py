@@ -1,0 +1,146 @@
+"""Panels every page shares: the working line, the takeaway box, the student's settings, the pair badge.
+
+    busy = Busy(); with busy.working("The models are working…"): ...
+    takeaway_box("…"); SettingsPanel(state); PairBadge(state)
+"""
+from __future__ import annotations
+
+import contextlib
+import html
+
+import panel as pn
+import param
+
+from lab.prompts import PromptError, encode_prompt
+from uikit.state import SAMPLING, LabState
+from uikit.styles import BOX_CSS
+
+
+def takeaway_box(text: str) -> pn.pane.HTML:
+    return pn.pane.HTML(f'<div class="takeaway"><div class="label">Takeaway</div>'
+                        f'<p>{html.escape(text)}</p></div>', css_classes=["takeaway-pane"],
+                        stylesheets=[BOX_CSS], sizing_mode="stretch_width", margin=(24, 0, 8, 0))
+
+
+class Busy(pn.viewable.Viewer):
+    """A visible "working…" line (spinner + text, announced to screen readers)."""
+    message = param.String(default="")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._pane = pn.pane.HTML(self._html(), stylesheets=[BOX_CSS], margin=(2, 0), min_height=28,
+                                  sizing_mode="stretch_width")
+        self.param.watch(lambda e: setattr(self._pane, "object", self._html()), "message")
+
+    def _html(self) -> str:
+        if not self.message:
+            return '<div class="busy" aria-live="polite"></div>'
+        return (f'<div class="busy" aria-live="polite"><span class="spin" aria-hidden="true"></span>'
+                f'{html.escape(self.message)}</div>')
+
+    @property
+    def active(self) -> bool:
+        return bool(self.message)
+
+    @contextlib.contextmanager
+    def working(self, message: str = "working…"):
+        self.message = message
+        try:
+            yield
+        finally:
+            self.message = ""
+
+    def __panel__(self):
+        return self._pane
+
+
+@contextlib.contextmanager
+def button_disabled(button):
+    """Disable `button` while its own work runs, and enable it again however the work ends.
+
+        with button_disabled(self.ask_button):
+            result = await self.run_model(guesses, ...)
+    """
+    button.disabled = True
+    try:
+        yield
+    finally:
+        button.disabled = False
+
+
+class SettingsPanel(pn.viewable.Viewer):
+    """The student's own prompt and sampling settings (this browser session only)."""
+
+    def __init__(self, state: LabState, **params):
+        super().__init__(**params)
+        self.state = state
+        self.prompt = pn.widgets.TextAreaInput(label="Prompt (both models continue it)", value=state.prompt,
+                                               max_length=2000, rows=2, sizing_mode="stretch_width")
+        self.temperature = pn.widgets.FloatSlider(label="Temperature (0 = greedy)", start=0, end=2, step=0.1,
+                                                  value=state.temperature, sizing_mode="stretch_width")
+        self.top_k = pn.widgets.IntSlider(label="top-k (0 = off)", start=0, end=200, value=state.top_k,
+                                          sizing_mode="stretch_width")
+        self.top_p = pn.widgets.FloatSlider(label="top-p (1 = off)", start=0.05, end=1, step=0.05,
+                                            value=state.top_p, sizing_mode="stretch_width")
+        self.apply = pn.widgets.Button(label="Use these settings", color="primary")
+        self.message = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")
+        self.apply.on_click(lambda e: self.commit())
+
+    def commit(self) -> bool:
+        """Check the prompt; store everything in the session state, or say what is wrong."""
+        try:
+            encode_prompt(self.state.service.pair.tokenizer, self.prompt.value)
+        except PromptError as err:
+            self.state.error = str(err)
+            self.message.object = f'<div class="error" role="alert">{html.escape(str(err))}</div>'
+            return False
+        self.state.param.update(prompt=self.prompt.value, temperature=self.temperature.value,
+                                top_k=self.top_k.value, top_p=self.top_p.value, error="")
+        self.message.object = (f'<div class="badge">Saved for this session: '
+                               f'{html.escape(self.state.settings.describe())}.</div>')
+        return True
+
+    def __panel__(self):
+        return pn.Column(self.prompt, self.temperature, self.top_k, self.top_p, self.apply, self.message,
+                         sizing_mode="stretch_width", css_classes=["settings-panel"])
+
+
+def human_count(n: int) -> str:
+    if n >= 1e9:
+        return f"{n / 1e9:.1f} B"
+    if n >= 1e6:
+        return f"{n / 1e6:.0f} M" if n >= 1e7 else f"{n / 1e6:.1f} M"
+    if n >= 1e3:
+        return f"{n / 1e3:.0f} k"
+    return str(n)
+
+
+def badge_html(pair, settings) -> str:
+    return (f'<div class="badge" role="note" aria-label="model pair in use">'
+            f'<b>target</b> {html.escape(pair.target_label)} ({human_count(pair.target_params)} parameters) · '
+            f'<span class="dr">draft</span> {html.escape(pair.draft_label)} '
+            f'({human_count(pair.draft_params)}) · {html.escape(pair.device)} {html.escape(pair.dtype)} · '
+            f'sampling: {html.escape(settings.describe())}{_pair_warning(pair)}</div>')
+
+
+def _pair_warning(pair) -> str:
+    """A lecturer's pair that was refused, or a provisional default, said in the badge."""
+    note = (getattr(pair, "notes", None) or {}).get("warning")
+    return f'<div class="error" role="note">⚠ {html.escape(note)}</div>' if note else ""
+
+
+class PairBadge(pn.viewable.Viewer):
+    """Which target and draft are loaded, their sizes, device, and the sampling settings in force."""
+
+    def __init__(self, state: LabState, **params):
+        super().__init__(**params)
+        self.state = state
+        self._pane = pn.pane.HTML(self._html(), stylesheets=[BOX_CSS], sizing_mode="stretch_width",
+                                  css_classes=["pair-badge"], margin=(2, 8))
+        state.param.watch(lambda e: setattr(self._pane, "object", self._html()), list(SAMPLING))
+
+    def _html(self) -> str:
+        return badge_html(self.state.service.pair, self.state.settings)
+
+    def __panel__(self):
+        return self._pane
