@@ -3,11 +3,13 @@
     python -m lab prepare                      # unpack and convert the embedded pair ahead of class
     python -m lab measure --prompt "def f(x):" [--pair NAME | --target ID --draft ID] [--json]
     python -m lab measure [--pair NAME | ...] [--prompts FILE] [--per-category N] [--json]
+        [--drafter model|lookup|hybrid ...] [--policy constant|heuristic|confidence[:T]]
 
-`measure` answers "will my pair pay off?": α, c, tokens per round, the predicted and the measured
-speed-up over plain decoding of the same prompt and length. Without --prompt it measures a prompt
-set (default: models/heldout_prompts.json, stories, facts, instructions, code, JSON) and reports
-each category, the overall means and the embedded pair's goals (lab.measure.GOALS).
+`measure` answers "will my pair pay off?": α, tokens per target call, c, the predicted and the
+measured speed-up over plain decoding of the same prompt and length, and whether the output is
+identical. Without --prompt it measures a prompt set (default: models/heldout_prompts.json:
+stories, facts, instructions, code, JSON, edits) for each drafter (the pair's own first), and
+reports each category, the overall means and the embedded pair's goals (lab.measure.GOALS).
 """
 from __future__ import annotations
 
@@ -27,6 +29,10 @@ def _measure_parser() -> argparse.ArgumentParser:
     ap.add_argument("--prompt", help="one prompt; without it, every prompt of --prompts")
     ap.add_argument("--prompts", help="a JSON file of category → prompts (default: the held-out set)")
     ap.add_argument("--per-category", type=int, help="measure only the first N prompts of each category")
+    ap.add_argument("--drafter", action="append", choices=["model", "lookup", "hybrid"],
+                    help="who drafts (repeat for several; default: the pair's own, and on a prompt set all three)")
+    ap.add_argument("--policy", help="draft length: constant, heuristic, confidence[:T], heuristic+confidence[:T] "
+                                     "(default: the pair's own)")
     ap.add_argument("--gamma", type=int, default=4)
     ap.add_argument("--temperature", type=float, default=0.0)
     ap.add_argument("--top-k", type=int, default=0)
@@ -44,9 +50,10 @@ def _fail(message: str) -> int:
 
 def measure_main(argv: list[str]) -> int:
     args = _measure_parser().parse_args(argv)
+    from lab.drafting import DRAFTERS
     from lab.engine import check_gamma
     from lab.measure import measure, measure_set
-    from lab.pair import PairError, load_spec, resolve_pair
+    from lab.pair import PairError, check_drafting, load_spec, resolve_pair
     from lab.prompts import HELDOUT_PROMPTS, PromptError, encode_prompt, heldout_prompts
     from lab.sampling import SamplingSettings
 
@@ -61,15 +68,18 @@ def measure_main(argv: list[str]) -> int:
         if args.per_category is not None and args.per_category < 1:
             raise ValueError("--per-category must be at least 1.")
         prompt_set = None if args.prompt is not None else heldout_prompts(args.prompts or HELDOUT_PROMPTS)
+        policy = check_drafting("model", args.policy)[1] if args.policy else None
         pair = load_spec(spec, progress)
+        policy = policy or pair.policy
         if prompt_set is not None:
+            drafters = args.drafter or [pair.drafter] + [d for d in DRAFTERS if d != pair.drafter]
             report = measure_set(pair, prompt_set, gamma=args.gamma, settings=settings,
                                  max_new_tokens=args.max_new_tokens, per_category=args.per_category,
-                                 progress=progress)
+                                 draftings=[(d, policy) for d in dict.fromkeys(drafters)], progress=progress)
             return _print_set(report, args.json)
         ids = encode_prompt(pair.tokenizer, args.prompt)
-        m, _, _ = measure(pair, ids, gamma=args.gamma, settings=settings,
-                          max_new_tokens=args.max_new_tokens, seed=args.seed)
+        m, _, _ = measure(pair, ids, gamma=args.gamma, settings=settings, max_new_tokens=args.max_new_tokens,
+                          seed=args.seed, drafter=(args.drafter or [pair.drafter])[0], policy=policy)
     except (PairError, PromptError, ValueError) as err:
         return _fail(str(err))
     except MemoryError:
@@ -79,9 +89,9 @@ def measure_main(argv: list[str]) -> int:
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
         return 0
-    rows = [("target", m.target), ("draft", m.draft), ("settings", m.settings), ("γ", m.gamma),
-            ("new tokens", m.new_tokens), ("α (accepted ÷ drafted)", f"{m.alpha:.3f}"),
-            ("tokens per round", f"{m.tokens_per_round:.2f}"),
+    rows = [("target", m.target), ("draft", m.draft), ("drafter", f"{m.drafter} ({m.policy})"),
+            ("settings", m.settings), ("new tokens", m.new_tokens), ("α (accepted ÷ drafted)", f"{m.alpha:.3f}"),
+            ("tokens per target call", f"{m.tokens_per_round:.2f}"),
             ("c (draft call ÷ target call)", f"{m.c:.3f}  ({m.mean_draft_seconds * 1e3:.1f} ms ÷ "
                                              f"{m.mean_target_seconds * 1e3:.1f} ms)"),
             ("predicted speed-up", f"{m.predicted_speedup:.2f}×"),
@@ -101,16 +111,17 @@ def _print_set(report: dict, as_json: bool) -> int:
         return 0
     print(f"target {report['target']} · draft {report['draft']} · γ = {report['gamma']} · {report['settings']} · "
           f"{report['max_new_tokens']} new tokens")
-    print(f"\n{'category':<14}{'prompts':>8}{'α':>7}{'c':>7}{'speed-up':>10}{'predicted':>11}  exact")
     exact = {True: "yes", False: "NO", None: "n/a"}
-    for name, row in [*report["categories"].items(), ("overall", report["overall"])]:
-        print(f"{name:<14}{row['prompts']:>8}{row['alpha']:>7.2f}{row['c']:>7.2f}{row['speedup']:>9.2f}×"
-              f"{row['predicted_speedup']:>10.2f}×  {exact[row['exact']]}")
-    print()
     status = {True: "met", False: "not met", None: "n/a"}
-    for goal in report["goals"].values():
-        value = "—" if goal["value"] is None else f"{goal['value']:.2f}"
-        print(f"goal {goal['goal']}: {value} — {status[goal['met']]}")
+    for label, run in report["draftings"].items():
+        print(f"\n{label}\n{'category':<14}{'prompts':>8}{'α':>7}{'tok/call':>9}{'c':>7}{'speed-up':>10}"
+              f"{'predicted':>11}  exact")
+        for name, row in [*run["categories"].items(), ("overall", run["overall"])]:
+            print(f"{name:<14}{row['prompts']:>8}{row['alpha']:>7.2f}{row['tokens_per_call']:>9.2f}{row['c']:>7.3f}"
+                  f"{row['speedup']:>9.2f}×{row['predicted_speedup']:>10.2f}×  {exact[row['exact']]}")
+        for goal in run["goals"].values():
+            value = "" if goal["value"] is None else f": {goal['value']:.2f}×"
+            print(f"  goal {goal['goal']}{value} — {status[goal['met']]}")
     return 0
 
 
