@@ -30,6 +30,67 @@ def fmt_seconds(s: float) -> str:
     return f"{s * 1000:.0f} ms" if s < 1 else f"{s:.2f} s"
 
 
+def summary_html(r: Race, reduced_motion: bool) -> str:
+    """Who finished when, and how many of the small model's words the big one would rarely pick."""
+    ratio = r.target_done / r.draft_done if r.draft_done > 0 else float("inf")
+    n_unlikely = sum(r.unlikely)
+    per_big = r.target_done / max(1, len(r.target_ends))
+    per_small = r.draft_done / max(1, len(r.draft_ends))
+    return (f'<div class="verdict waiting">The small model finished in <b>{fmt_seconds(r.draft_done)}</b>, '
+            f'the big model in <b>{fmt_seconds(r.target_done)}</b> ({ratio:.1f}× the small model’s time; both make one '
+            f'call per word: {fmt_seconds(per_big)} vs {fmt_seconds(per_small)} a call). '
+            f'But <b>{n_unlikely} of the small model’s {len(r.draft_texts)}</b> words are ones the big model '
+            f'would pick less than {UNLIKELY:.0%} of the time here (marked ⚠).{motion_note(reduced_motion)}</div>')
+
+
+def motion_note(reduced_motion: bool) -> str:
+    if not reduced_motion:
+        return ""
+    return (' <i>Your browser asks for reduced motion, so the race is shown finished: each bar above is '
+            'one call, placed at the time it was measured.</i>')
+
+
+class RaceFigure:
+    """One row per model, one bar per call, on a shared time axis; "done" markers; built once."""
+
+    def __init__(self):
+        fig = static_figure(height=210, sizing_mode="stretch_width", y_range=list(LANES), x_range=(0, 1),
+                            x_axis_label="time (seconds, measured on this server)")
+        self.calls = ColumnDataSource(dict(lane=[], left=[], right=[], color=[]))
+        fig.hbar(y="lane", left="left", right="right", height=0.55, fill_color="color", line_color="white",
+                 line_width=1.5, source=self.calls)
+        self.small_done = Span(location=0, dimension="height", line_color=palette.DRAFT, line_width=3,
+                               line_dash="dashed", visible=False)
+        self.big_done = Span(location=0, dimension="height", line_color=palette.TARGET, line_width=3,
+                             line_dash="dashed", visible=False)
+        self.small_label = Label(x=0, y=0, y_units="screen", text="small model done", visible=False,
+                                 text_color=palette.DRAFT, text_font_size="14px", x_offset=-5, text_align="right")
+        self.big_label = Label(x=0, y=0, y_units="screen", text="big model done", visible=False,
+                               text_color=palette.TARGET, text_font_size="14px", x_offset=-5, text_align="right")
+        self.now = Span(location=0, dimension="height", line_color=palette.INK, line_width=1, visible=False)
+        for r in (self.small_done, self.big_done, self.now, self.small_label, self.big_label):
+            fig.add_layout(r)
+        fig.yaxis.major_label_text_font_size = "15px"
+        fig.ygrid.grid_line_color = None
+        self.figure = fig
+
+    def draw(self, r: Race, t: float) -> None:
+        """The race as it stood `t` seconds after both models started: each call begun so far."""
+        data = dict(lane=[], left=[], right=[], color=[])
+        for row, ends, col in (("Big model", r.target_ends, palette.TARGET),
+                               ("Small model", r.draft_ends, palette.DRAFT)):
+            for start, end in calls_until(ends, t):
+                data["lane"].append(row); data["left"].append(start)
+                data["right"].append(end); data["color"].append(col)
+        self.calls.data = data
+        self.now.location, self.now.visible = t, t < r.end
+        for span, label, done, y in ((self.small_done, self.small_label, r.draft_done, 150),
+                                     (self.big_done, self.big_label, r.target_done, 130)):
+            span.location = label.x = done
+            span.visible = label.visible = t >= done
+            label.y = y
+
+
 class DilemmaChapter(Chapter):
     number = 1
     slug = "dilemma"
@@ -70,7 +131,8 @@ class DilemmaChapter(Chapter):
         self.big_count = pn.pane.HTML(self._count_html(0), stylesheets=[BOX_CSS], width=140)
         self.small_count = pn.pane.HTML(self._count_html(0), stylesheets=[BOX_CSS], width=140)
         self.summary = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")
-        self._build_figure()
+        self.race_figure = RaceFigure()
+        self.figure = self.race_figure.figure   # the tour shows it
 
     # --- the predict card ---
     def make_predict(self):
@@ -85,28 +147,6 @@ class DilemmaChapter(Chapter):
                         "it, so it must be called once for every new token — thousands of parallel units "
                         "cannot skip that wait.",
             hint="Now press Write and watch both models.")
-
-    # --- the figure: one row per model, one bar per call, on a shared time axis ---
-    def _build_figure(self):
-        fig = static_figure(height=210, sizing_mode="stretch_width", y_range=list(LANES), x_range=(0, 1),
-                            x_axis_label="time (seconds, measured on this server)")
-        self.calls = ColumnDataSource(dict(lane=[], left=[], right=[], color=[]))
-        fig.hbar(y="lane", left="left", right="right", height=0.55, fill_color="color", line_color="white",
-                 line_width=1.5, source=self.calls)
-        self.small_done = Span(location=0, dimension="height", line_color=palette.DRAFT, line_width=3,
-                               line_dash="dashed", visible=False)
-        self.big_done = Span(location=0, dimension="height", line_color=palette.TARGET, line_width=3,
-                             line_dash="dashed", visible=False)
-        self.small_label = Label(x=0, y=0, y_units="screen", text="small model done", visible=False,
-                                 text_color=palette.DRAFT, text_font_size="14px", x_offset=-5, text_align="right")
-        self.big_label = Label(x=0, y=0, y_units="screen", text="big model done", visible=False,
-                               text_color=palette.TARGET, text_font_size="14px", x_offset=-5, text_align="right")
-        self.now = Span(location=0, dimension="height", line_color=palette.INK, line_width=1, visible=False)
-        for r in (self.small_done, self.big_done, self.now, self.small_label, self.big_label):
-            fig.add_layout(r)
-        fig.yaxis.major_label_text_font_size = "15px"
-        fig.ygrid.grid_line_color = None
-        self.figure = fig
 
     @staticmethod
     def _count_html(n: int) -> str:
@@ -133,7 +173,7 @@ class DilemmaChapter(Chapter):
         return result
 
     def _start_replay(self):
-        self.figure.x_range.end = self.race.end * 1.12 or 1.0
+        self.race_figure.figure.x_range.end = self.race.end * 1.12 or 1.0
         self.show(0.0)
         if self.animate and not self.state.reduced_motion:
             self._t0 = time.perf_counter()
@@ -171,43 +211,13 @@ class DilemmaChapter(Chapter):
             self.big_count.object = self._count_html(n_big)
             self.small_count.object = self._count_html(n_small)
 
-        data = dict(lane=[], left=[], right=[], color=[])
-        for row, ends, col in (("Big model", r.target_ends, palette.TARGET),
-                               ("Small model", r.draft_ends, palette.DRAFT)):
-            for start, end in calls_until(ends, t):
-                data["lane"].append(row); data["left"].append(start)
-                data["right"].append(end); data["color"].append(col)
-        self.calls.data = data
-        self.now.location, self.now.visible = t, t < r.end
-        for span, label, done, y in ((self.small_done, self.small_label, r.draft_done, 150),
-                                     (self.big_done, self.big_label, r.target_done, 130)):
-            span.location = label.x = done
-            span.visible = label.visible = t >= done
-            label.y = y
+        self.race_figure.draw(r, t)
         if t >= r.end:
-            self.summary.object = self._summary_html()
+            self.summary.object = summary_html(self.race, self.state.reduced_motion)
             if self.predict is not None:
                 self.predict.reveal()
         else:
             self.summary.object = ""
-
-    def _summary_html(self) -> str:
-        r = self.race
-        ratio = r.target_done / r.draft_done if r.draft_done > 0 else float("inf")
-        n_unlikely = sum(r.unlikely)
-        per_big = r.target_done / max(1, len(r.target_ends))
-        per_small = r.draft_done / max(1, len(r.draft_ends))
-        return (f'<div class="verdict waiting">The small model finished in <b>{fmt_seconds(r.draft_done)}</b>, '
-                f'the big model in <b>{fmt_seconds(r.target_done)}</b> ({ratio:.1f}× the small model’s time; both make one '
-                f'call per word: {fmt_seconds(per_big)} vs {fmt_seconds(per_small)} a call). '
-                f'But <b>{n_unlikely} of the small model’s {len(r.draft_texts)}</b> words are ones the big model '
-                f'would pick less than {UNLIKELY:.0%} of the time here (marked ⚠).{self._motion_note()}</div>')
-
-    def _motion_note(self) -> str:
-        if not self.state.reduced_motion:
-            return ""
-        return (' <i>Your browser asks for reduced motion, so the race is shown finished: each bar above is '
-                'one call, placed at the time it was measured.</i>')
 
     # --- page ---
     def body(self):

@@ -33,6 +33,84 @@ def thresholds(p_a: float, q_a: float) -> np.ndarray:
     return np.array([accept_probability(p, q, x) for x in range(2)])
 
 
+def frequency_table_html(p_a: float, q_a: float, proposed, kept, freq, thr) -> str:
+    """Per token: p, q, its region, how often it was proposed and kept, against min(1, p/q)."""
+    rows = []
+    p = (p_a, 1 - p_a)
+    q = (q_a, 1 - q_a)
+    for i, t in enumerate(TOKENS):
+        f = "—" if np.isnan(freq[i]) else f"{freq[i]:.3f}"
+        kind = "draft too eager" if q[i] > p[i] else ("draft too shy" if q[i] < p[i] else "both agree")
+        rows.append(f"<tr><td><b>{t}</b></td><td>{p[i]:.2f}</td><td>{q[i]:.2f}</td><td>{kind}</td>"
+                    f"<td>{proposed[i]}</td><td>{kept[i]}</td><td>{f}</td><td>{thr[i]:.3f}</td></tr>")
+    return (
+        "<table class='speclab-table'><thead><tr><th>token</th><th>p</th><th>q</th><th>region</th>"
+        "<th>proposed</th><th>kept</th><th>kept ÷ proposed</th><th>min(1, p/q)</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+class AcceptRuleFigures:
+    """One position's regions, the last draw's u, and the kept frequencies; built once."""
+
+    def __init__(self):
+        self.region_src = ColumnDataSource(dict(token=list(TOKENS), agree=[0, 0], eager=[0, 0], shy=[0, 0]))
+        self.pq_src = ColumnDataSource(dict(token=list(TOKENS), p=[0, 0], q=[0, 0]))
+        f = static_figure(height=330, width=310, x_range=list(TOKENS), y_range=(0, 1.05),
+                          title="One position · two tokens", y_axis_label="probability")
+        region_bars(f, self.region_src, self.pq_src, width=0.6, half=0.36,
+                    labels=("both agree: min(p, q)", "draft too eager: q − p", "draft too shy: p − q"))
+        f.legend.spacing = 0
+        f.legend.padding = 2
+        f.add_layout(f.legend[0], "below")
+        self.region_fig = f
+
+        # The last draw: u on [0, 1] against the threshold min(1, p/q).
+        self.u_src = ColumnDataSource(dict(u=[], y=[], color=[]))
+        self.thr_src = ColumnDataSource(dict(left=[0], right=[0]))
+        g = static_figure(height=140, width=400, x_range=(0, 1), y_range=(0, 1),
+                          title="Last draw: keep if u lands in the green band [0, min(1, p/q))",
+                          x_axis_label="u ~ Uniform(0, 1)")
+        g.quad(left="left", right="right", bottom=0.2, top=0.8, source=self.thr_src, color=palette.OVERLAP,
+               alpha=0.35, hatch_pattern="/", hatch_color=palette.OVERLAP)
+        g.scatter(x="u", y="y", color="color", source=self.u_src, size=16, marker="inverted_triangle")
+        g.yaxis.visible = False
+        g.ygrid.visible = False
+        self.u_label = Label(x=0, y=0.05, text="", text_font_size="14px")
+        g.add_layout(self.u_label)
+        self.u_fig = g
+
+        # Running frequencies of "kept" per token against min(1, p/q).
+        self.freq_src = ColumnDataSource(dict(token=list(TOKENS), freq=[0, 0], rule=[0, 0]))
+        h = static_figure(height=330, width=310, x_range=list(TOKENS), y_range=(0, 1.05),
+                          title="How often a proposed token was kept", y_axis_label="kept ÷ proposed")
+        h.vbar(x="token", top="freq", source=self.freq_src, width=0.5, color=palette.TARGET, alpha=0.8,
+               legend_label="measured frequency")
+        h.segment(x0=dodge("token", -0.36, range=h.x_range), x1=dodge("token", 0.36, range=h.x_range),
+                  y0="rule", y1="rule", source=self.freq_src, line_width=4, color=palette.DRAFT,
+                  line_dash="dashed", legend_label="min(1, p / q) (dashed line)")
+        h.add_layout(h.legend[0], "below")
+        self.freq_fig = h
+
+    def draw_probabilities(self, p_a: float, q_a: float) -> None:
+        """p and q of A and B, split into their regions."""
+        r = regions([p_a, 1 - p_a], [q_a, 1 - q_a])
+        self.region_src.data = dict(token=list(TOKENS), **{k: list(v) for k, v in r.items()})
+        self.pq_src.data = dict(token=list(TOKENS), p=[p_a, 1 - p_a], q=[q_a, 1 - q_a])
+
+    def draw_draws(self, last: dict, freq: np.ndarray, thr: np.ndarray) -> None:
+        """The last draw's u against its threshold, and the kept frequencies against min(1, p/q)."""
+        self.freq_src.data = dict(token=list(TOKENS), freq=list(np.nan_to_num(freq)), rule=list(thr))
+        if last:
+            colour = palette.OVERLAP if last["kept"] else palette.EAGER
+            self.thr_src.data = dict(left=[0], right=[last["threshold"]])
+            self.u_src.data = dict(u=[last["u"]], y=[0.5], color=[colour])
+            self.u_label.text = f"u = {last['u']:.3f}"
+        else:
+            self.thr_src.data = dict(left=[0], right=[0])
+            self.u_src.data = dict(u=[], y=[], color=[])
+            self.u_label.text = ""
+
+
 class AcceptRuleChapter(Chapter):
     number = 6
     slug = "accept-rule"
@@ -66,7 +144,8 @@ class AcceptRuleChapter(Chapter):
         self.reset_button.on_click(lambda e: self.reset())
         self.last_draw = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.freq_table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
-        self._build_figures()
+        self.figs = AcceptRuleFigures()
+        self.region_fig, self.u_fig, self.freq_fig = self.figs.region_fig, self.figs.u_fig, self.figs.freq_fig
         self.param.watch(lambda *e: self._on_probabilities(), ["p_a", "q_a"])
         self._on_probabilities()
 
@@ -113,71 +192,18 @@ class AcceptRuleChapter(Chapter):
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(self.proposed > 0, self.kept / np.maximum(self.proposed, 1), np.nan)
 
-    # ---- figures, built once -----------------------------------------------------------------------
-    def _build_figures(self):
-        self.region_src = ColumnDataSource(dict(token=list(TOKENS), agree=[0, 0], eager=[0, 0], shy=[0, 0]))
-        self.pq_src = ColumnDataSource(dict(token=list(TOKENS), p=[0, 0], q=[0, 0]))
-        f = static_figure(height=330, width=310, x_range=list(TOKENS), y_range=(0, 1.05),
-                          title="One position · two tokens", y_axis_label="probability")
-        region_bars(f, self.region_src, self.pq_src, width=0.6, half=0.36,
-                    labels=("both agree: min(p, q)", "draft too eager: q − p", "draft too shy: p − q"))
-        f.legend.spacing = 0
-        f.legend.padding = 2
-        f.add_layout(f.legend[0], "below")
-        self.region_fig = f
-
-        # The last draw: u on [0, 1] against the threshold min(1, p/q).
-        self.u_src = ColumnDataSource(dict(u=[], y=[], color=[]))
-        self.thr_src = ColumnDataSource(dict(left=[0], right=[0]))
-        g = static_figure(height=140, width=400, x_range=(0, 1), y_range=(0, 1),
-                          title="Last draw: keep if u lands in the green band [0, min(1, p/q))",
-                          x_axis_label="u ~ Uniform(0, 1)")
-        g.quad(left="left", right="right", bottom=0.2, top=0.8, source=self.thr_src, color=palette.OVERLAP,
-               alpha=0.35, hatch_pattern="/", hatch_color=palette.OVERLAP)
-        g.scatter(x="u", y="y", color="color", source=self.u_src, size=16, marker="inverted_triangle")
-        g.yaxis.visible = False
-        g.ygrid.visible = False
-        self.u_label = Label(x=0, y=0.05, text="", text_font_size="14px")
-        g.add_layout(self.u_label)
-        self.u_fig = g
-
-        # Running frequencies of "kept" per token against min(1, p/q).
-        self.freq_src = ColumnDataSource(dict(token=list(TOKENS), freq=[0, 0], rule=[0, 0]))
-        h = static_figure(height=330, width=310, x_range=list(TOKENS), y_range=(0, 1.05),
-                          title="How often a proposed token was kept", y_axis_label="kept ÷ proposed")
-        h.vbar(x="token", top="freq", source=self.freq_src, width=0.5, color=palette.TARGET, alpha=0.8,
-               legend_label="measured frequency")
-        h.segment(x0=dodge("token", -0.36, range=h.x_range), x1=dodge("token", 0.36, range=h.x_range),
-                  y0="rule", y1="rule", source=self.freq_src, line_width=4, color=palette.DRAFT,
-                  line_dash="dashed", legend_label="min(1, p / q) (dashed line)")
-        h.add_layout(h.legend[0], "below")
-        self.freq_fig = h
-
     def _on_probabilities(self):
-        r = regions([self.p_a, 1 - self.p_a], [self.q_a, 1 - self.q_a])
-        p_a, q_a = self.p_a, self.q_a
-
-        def draw():   # raw Bokeh models: changed where the document lock is held
-            self.region_src.data = dict(token=list(TOKENS), **{k: list(v) for k, v in r.items()})
-            self.pq_src.data = dict(token=list(TOKENS), p=[p_a, 1 - p_a], q=[q_a, 1 - q_a])
-
         with pn.io.hold():   # one patch message for the figures and the reset counts
-            in_document(draw)
+            in_document(self.figs.draw_probabilities, self.p_a, self.q_a)   # raw Bokeh models
             self.reset()   # counts measured under other p, q would mislead
 
     def _refresh_draws(self):
         in_document(self._draw_draws)   # raw Bokeh models: changed where the lock is held
 
     def _draw_draws(self):
-        thr = thresholds(self.p_a, self.q_a)
-        freq = self.frequencies()
-        self.freq_src.data = dict(token=list(TOKENS), freq=list(np.nan_to_num(freq)), rule=list(thr))
-        last = self.last
+        thr, freq, last = thresholds(self.p_a, self.q_a), self.frequencies(), self.last
+        self.figs.draw_draws(last, freq, thr)
         if last:
-            self.thr_src.data = dict(left=[0], right=[last["threshold"]])
-            colour = palette.OVERLAP if last["kept"] else palette.EAGER
-            self.u_src.data = dict(u=[last["u"]], y=[0.5], color=[colour])
-            self.u_label.text = f"u = {last['u']:.3f}"
             verdict = "✓ kept" if last["kept"] else "✗ rejected"
             rel = "<" if last["kept"] else "≥"
             self.last_draw.object = (
@@ -185,22 +211,8 @@ class AcceptRuleChapter(Chapter):
                 f"proposed <b>{last['token']}</b>; u = {last['u']:.3f} {rel} min(1, p/q) = "
                 f"{last['threshold']:.3f} → <b>{verdict}</b></p>")
         else:
-            self.thr_src.data = dict(left=[0], right=[0])
-            self.u_src.data = dict(u=[], y=[], color=[])
-            self.u_label.text = ""
             self.last_draw.object = "<p>Press <b>Draw</b>: the draft proposes A or B from q.</p>"
-        rows = []
-        p = (self.p_a, 1 - self.p_a)
-        q = (self.q_a, 1 - self.q_a)
-        for i, t in enumerate(TOKENS):
-            f = "—" if np.isnan(freq[i]) else f"{freq[i]:.3f}"
-            kind = "draft too eager" if q[i] > p[i] else ("draft too shy" if q[i] < p[i] else "both agree")
-            rows.append(f"<tr><td><b>{t}</b></td><td>{p[i]:.2f}</td><td>{q[i]:.2f}</td><td>{kind}</td>"
-                        f"<td>{self.proposed[i]}</td><td>{self.kept[i]}</td><td>{f}</td><td>{thr[i]:.3f}</td></tr>")
-        self.freq_table.object = (
-            "<table class='speclab-table'><thead><tr><th>token</th><th>p</th><th>q</th><th>region</th>"
-            "<th>proposed</th><th>kept</th><th>kept ÷ proposed</th><th>min(1, p/q)</th></tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table>")
+        self.freq_table.object = frequency_table_html(self.p_a, self.q_a, self.proposed, self.kept, freq, thr)
 
     # ---- page -------------------------------------------------------------------------------------------
     def body(self):

@@ -31,6 +31,65 @@ RUN_SIZES = {"10,000 rounds": 10_000, "100,000 rounds": 100_000, "1,000,000 roun
 OTHER = "(all others)"
 
 
+def rule_table_html(p: np.ndarray, q: np.ndarray) -> str:
+    """Each correction rule and the exact total-variation distance of its output to p."""
+    rows = []
+    for key, label in mc.RULES.items():
+        tv = mc.total_variation(mc.output_distribution(p, q, key), p)
+        rows.append(f"<tr><td>{html.escape(label)}</td><td>{tv:.3f}</td></tr>")
+    return ("<table class='speclab-table'><thead><tr><th>correction rule</th>"
+            "<th>exact TV distance of the output to p</th></tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def distance_html(rule: str, d: dict) -> str:
+    """The Monte-Carlo's distance to p against sampling noise, and the rule's exact distance."""
+    same = d["mc"] <= 3 * d["noise"]
+    verdict = ("✓ within sampling noise: the output is distributed as p" if same else
+               "✗ far beyond sampling noise: the output is not distributed as p")
+    return (f"<div class='speclab-formula'><b>{html.escape(mc.RULES[rule])}</b>, {d['n']:,} seeded "
+            f"rounds: total-variation distance to p = <b>{d['mc']:.3f}</b> (sampling noise alone ≈ "
+            f"{d['noise']:.3f}) — {verdict}.<br>Exact distance of this rule's output to p: "
+            f"{d['exact']:.3f}.</div>")
+
+
+class CorrectionFigures:
+    """p against q split into regions, and the Monte-Carlo's output against p; built once."""
+
+    def __init__(self):
+        self.regions_src = ColumnDataSource(dict(token=[], agree=[], eager=[], shy=[], p=[], q=[]))
+        f = static_figure(height=320, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
+                          y_axis_label="probability",
+                          title="Target p vs draft q for the next token")
+        region_bars(f, self.regions_src, self.regions_src,
+                    labels=("both agree: min(p, q)", "draft too eager: (q − p)+", "draft too shy = residual (p − q)+"))
+        f.legend.location = "top_right"
+        f.xaxis.major_label_orientation = 0.6
+        self.regions_fig = f
+
+        self.out_src = ColumnDataSource(dict(token=[], sampled=[], p=[]))
+        g = static_figure(height=320, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
+                          y_axis_label="share of rounds",
+                          title="What actually comes out vs the target p")
+        paired_bars(g, self.out_src, ("sampled", palette.DRAFT, "output of accept + correct (sampled)"),
+                    ("p", palette.TARGET, "target p"))
+        g.legend.location = "top_right"
+        g.xaxis.major_label_orientation = 0.6
+        self.out_fig = g
+
+    def draw_regions(self, labels: list[str], p: np.ndarray, q: np.ndarray) -> None:
+        """The shown tokens' p and q, split into their regions."""
+        self.regions_fig.x_range.factors = labels
+        self.regions_src.data = dict(token=labels, **regions(p, q), p=p, q=q)
+        self.regions_fig.y_range.end = float(max(p.max(), q.max())) * 1.35
+
+    def draw_output(self, labels: list[str], sampled: np.ndarray, target: np.ndarray) -> None:
+        """What the Monte-Carlo produced beside p, per shown token and one bin for the rest."""
+        self.out_fig.x_range.factors = labels
+        self.out_src.data = dict(token=labels, sampled=sampled, p=target)
+        self.out_fig.y_range.end = float(max(sampled.max(), target.max())) * 1.3
+
+
 class CorrectionChapter(Chapter):
     number = 7
     slug = "correction"
@@ -74,7 +133,8 @@ class CorrectionChapter(Chapter):
         self.settings_note = pn.pane.HTML("", sizing_mode="stretch_width")
         self.distance = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.rule_table = pn.pane.HTML("", width=380, stylesheets=[TABLE_CSS])
-        self._build_figures()
+        self.figs = CorrectionFigures()
+        self.regions_fig, self.out_fig = self.figs.regions_fig, self.figs.out_fig   # the tour shows them
         self.param.watch(self._on_rule, ["rule", "runs"])
         if served():
             pn.state.onload(self.load)
@@ -138,8 +198,8 @@ class CorrectionChapter(Chapter):
             f"<p>p and q after the sampling settings: {html.escape(note)}. Showing the "
             f"{len(self.ids)} most likely tokens of either model. A draft token is rejected "
             f"{r:.1%} of the time here (r = 1 − Σ min(p, q)).</p>")
-        in_document(self._draw_regions)   # raw Bokeh models: changed where the lock is held
-        self._draw_rule_table()
+        in_document(self.figs.draw_regions, self.labels, self.p[self.ids], self.q[self.ids])   # raw Bokeh models
+        self.rule_table.object = rule_table_html(self.p, self.q)
 
     async def _on_rule(self, *events):
         await self.simulate()
@@ -168,60 +228,12 @@ class CorrectionChapter(Chapter):
         return dict(mc=mc.total_variation(sampled, target), noise=mc.noise_level(target, n),
                     exact=mc.total_variation(exact, self.p), n=n)
 
-    # ---- figures, built once -------------------------------------------------------------------------
-    def _build_figures(self):
-        self.regions_src = ColumnDataSource(dict(token=[], agree=[], eager=[], shy=[], p=[], q=[]))
-        f = static_figure(height=320, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
-                          y_axis_label="probability",
-                          title="Target p vs draft q for the next token")
-        region_bars(f, self.regions_src, self.regions_src,
-                    labels=("both agree: min(p, q)", "draft too eager: (q − p)+", "draft too shy = residual (p − q)+"))
-        f.legend.location = "top_right"
-        f.xaxis.major_label_orientation = 0.6
-        self.regions_fig = f
-
-        self.out_src = ColumnDataSource(dict(token=[], sampled=[], p=[]))
-        g = static_figure(height=320, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
-                          y_axis_label="share of rounds",
-                          title="What actually comes out vs the target p")
-        paired_bars(g, self.out_src, ("sampled", palette.DRAFT, "output of accept + correct (sampled)"),
-                    ("p", palette.TARGET, "target p"))
-        g.legend.location = "top_right"
-        g.xaxis.major_label_orientation = 0.6
-        self.out_fig = g
-
-    def _draw_regions(self):
-        p, q = self.p[self.ids], self.q[self.ids]
-        self.regions_fig.x_range.factors = self.labels
-        self.regions_src.data = dict(token=self.labels, **regions(p, q), p=p, q=q)
-        self.regions_fig.y_range.end = float(max(p.max(), q.max())) * 1.35
-
     def _draw_output(self):
         n = self.counts.sum()
         sampled = mc.bin_tail(self.counts / n, self.ids)
         target = mc.bin_tail(self.p, self.ids)
-        labels = self.labels + [OTHER]
-        self.out_fig.x_range.factors = labels
-        self.out_src.data = dict(token=labels, sampled=sampled, p=target)
-        self.out_fig.y_range.end = float(max(sampled.max(), target.max())) * 1.3
-        d = self.distances()
-        same = d["mc"] <= 3 * d["noise"]
-        verdict = ("✓ within sampling noise: the output is distributed as p" if same else
-                   "✗ far beyond sampling noise: the output is not distributed as p")
-        self.distance.object = (
-            f"<div class='speclab-formula'><b>{html.escape(mc.RULES[self.rule])}</b>, {d['n']:,} seeded "
-            f"rounds: total-variation distance to p = <b>{d['mc']:.3f}</b> (sampling noise alone ≈ "
-            f"{d['noise']:.3f}) — {verdict}.<br>Exact distance of this rule's output to p: "
-            f"{d['exact']:.3f}.</div>")
-
-    def _draw_rule_table(self):
-        rows = []
-        for key, label in mc.RULES.items():
-            tv = mc.total_variation(mc.output_distribution(self.p, self.q, key), self.p)
-            rows.append(f"<tr><td>{html.escape(label)}</td><td>{tv:.3f}</td></tr>")
-        self.rule_table.object = ("<table class='speclab-table'><thead><tr><th>correction rule</th>"
-                                  "<th>exact TV distance of the output to p</th></tr></thead>"
-                                  f"<tbody>{''.join(rows)}</tbody></table>")
+        self.figs.draw_output(self.labels + [OTHER], sampled, target)
+        self.distance.object = distance_html(self.rule, self.distances())
 
     # ---- page ------------------------------------------------------------------------------------------
     def body(self):

@@ -48,44 +48,11 @@ def table_html(c: float, current: tuple[float, int] | None = None) -> str:
             f"<tbody>{''.join(body)}</tbody></table>")
 
 
-class BreakEvenChapter(Chapter):
-    number = 10
-    slug = "breakeven"
-    part = "III"
-    kicker = "Question 5 · when does drafting save time?"
-    title = "Tokens per round, divided by cost per round."
-    intro = ("A round costs γ draft calls plus one target call, and returns a few tokens. Three "
-             "numbers decide whether that beats standard decoding: the acceptance rate α, the "
-             "draft's relative cost c, and the draft length γ.")
-    takeaway = "Drafting pays off when α is high and c is small — and it can be slower."
+class BreakEvenFigures:
+    """Speed-up against α (with the break-even line) and against γ (the best γ filled), built once
+    and redrawn by changing their sources' data."""
 
-    question = ("The draft is accepted 60% of the time and each draft call costs 30% of a target "
-                "call. With γ = 5, is drafting faster?")
-
-    alpha = param.Number(default=0.8, bounds=(0.0, 1.0), step=0.01, doc="α, the acceptance rate.")
-    gamma = param.Integer(default=4, bounds=(1, MAX_GAMMA), doc="γ, the draft length.")
-    c = param.Number(default=0.1, bounds=(0.0, 2.0), step=0.01, doc="c, draft call ÷ target call.")
-    measurement = param.Parameter(default=None, doc="The live pair's lab.measure.Measurement.")
-
-    def __init__(self, state, **params):
-        super().__init__(state, **params)
-        self.alpha_slider = live_slider(self.param.alpha, label="α acceptance rate", width=260)
-        self.gamma_slider = live_slider(self.param.gamma, label="γ draft length", width=260)
-        self.c_slider = live_slider(self.param.c, label="c draft cost ÷ target cost", width=260)
-        self.use_models = pn.widgets.Button(label="Use my models", color="primary", width=160)
-        self.use_models.on_click(self._on_use_models)
-        a, g, c = QUESTION
-        self.try_question = pn.widgets.Button(label=f"Try α = {a}, γ = {g}, c = {c}", width=200)
-        self.try_question.on_click(lambda e: self.param.update(alpha=a, gamma=g, c=c))
-        self.readout = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
-        self.live = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
-        self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
-        self._build_figures()
-        self._update()
-        self.param.watch(Throttled(self._update), ["alpha", "gamma", "c"])
-
-    # ---- figures, built once -------------------------------------------------------------
-    def _build_figures(self):
+    def __init__(self):
         self.curve = ColumnDataSource(dict(alpha=ALPHAS, speedup=ALPHAS * 0))
         self.point = ColumnDataSource(dict(alpha=[0.0], speedup=[0.0]))
         f = static_figure(height=300, sizing_mode="stretch_width", x_range=(0, 1), y_range=(0, 4),
@@ -120,6 +87,73 @@ class BreakEvenChapter(Chapter):
         g.add_layout(Span(location=1, dimension="width", line_dash="dashed", line_color=palette.INK, line_width=2))
         self.gamma_fig = g
 
+    def draw(self, a: float, g: int, c: float, n: dict) -> None:
+        """Redraw for α, γ, c and their numbers (BreakEvenChapter.numbers)."""
+        curve = analytic.speedup(ALPHAS, g, c)
+        top = max(2.0, float(curve.max()) * 1.1)
+        be = n["break_even"]
+        s, best = n["per_gamma"], n["best_gamma"]
+        self.curve.data.update(speedup=curve)   # only the changed columns are sent
+        self.point.data = dict(alpha=[a], speedup=[n["speedup"]])
+        self.speed_fig.y_range.end = top
+        # The legend holds the top left; the label goes where the curve is not.
+        if np.isnan(be):   # the whole curve is below 1: write above it, on the right
+            self.break_span.visible = False
+            self.break_label.text = "no α breaks even (c too large)"
+            self.break_label.x, self.break_label.y = 0.98, top * 0.6
+            self.break_label.text_align, self.break_label.x_offset = "right", 0
+        else:              # the curve is above 1 right of the line: write at its foot
+            self.break_span.visible = True
+            self.break_span.location = be
+            self.break_label.text = f"break-even α = {be:.2f}"
+            self.break_label.x, self.break_label.y = be, top * 0.04
+            # Keep the label inside the plot: right of the line, or left of it near α = 1.
+            left = be > 0.6
+            self.break_label.text_align = "right" if left else "left"
+            self.break_label.x_offset = -4 if left else 4
+        self.bars.data.update(speedup=s,
+                              color=[palette.TARGET if x == best else palette.MUTED for x in GAMMAS],
+                              hatch=[" " if x == best else "/" for x in GAMMAS])
+        self.gamma_fig.y_range.end = max(2.0, float(s.max()) * 1.15)
+
+
+class BreakEvenChapter(Chapter):
+    number = 10
+    slug = "breakeven"
+    part = "III"
+    kicker = "Question 5 · when does drafting save time?"
+    title = "Tokens per round, divided by cost per round."
+    intro = ("A round costs γ draft calls plus one target call, and returns a few tokens. Three "
+             "numbers decide whether that beats standard decoding: the acceptance rate α, the "
+             "draft's relative cost c, and the draft length γ.")
+    takeaway = "Drafting pays off when α is high and c is small — and it can be slower."
+
+    question = ("The draft is accepted 60% of the time and each draft call costs 30% of a target "
+                "call. With γ = 5, is drafting faster?")
+
+    alpha = param.Number(default=0.8, bounds=(0.0, 1.0), step=0.01, doc="α, the acceptance rate.")
+    gamma = param.Integer(default=4, bounds=(1, MAX_GAMMA), doc="γ, the draft length.")
+    c = param.Number(default=0.1, bounds=(0.0, 2.0), step=0.01, doc="c, draft call ÷ target call.")
+    measurement = param.Parameter(default=None, doc="The live pair's lab.measure.Measurement.")
+
+    def __init__(self, state, **params):
+        super().__init__(state, **params)
+        self.alpha_slider = live_slider(self.param.alpha, label="α acceptance rate", width=260)
+        self.gamma_slider = live_slider(self.param.gamma, label="γ draft length", width=260)
+        self.c_slider = live_slider(self.param.c, label="c draft cost ÷ target cost", width=260)
+        self.use_models = pn.widgets.Button(label="Use my models", color="primary", width=160)
+        self.use_models.on_click(self._on_use_models)
+        a, g, c = QUESTION
+        self.try_question = pn.widgets.Button(label=f"Try α = {a}, γ = {g}, c = {c}", width=200)
+        self.try_question.on_click(lambda e: self.param.update(alpha=a, gamma=g, c=c))
+        self.readout = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self.live = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self.figs = BreakEvenFigures()
+        self.speed_fig, self.gamma_fig = self.figs.speed_fig, self.figs.gamma_fig   # the tour shows them
+        self._update()
+        self.param.watch(Throttled(self._update), ["alpha", "gamma", "c"])
+
     # ---- pure numpy updates -----------------------------------------------------------------
     def numbers(self) -> dict:
         a, g, c = self.alpha, self.gamma, self.c
@@ -138,36 +172,9 @@ class BreakEvenChapter(Chapter):
     def _redraw(self):
         a, g, c = self.alpha, self.gamma, self.c
         n = self.numbers()
-        curve = analytic.speedup(ALPHAS, g, c)
-        top = max(2.0, float(curve.max()) * 1.1)
-        be = n["break_even"]
-        s, best = n["per_gamma"], n["best_gamma"]
+        be, best = n["break_even"], n["best_gamma"]
 
-        def draw():   # raw Bokeh models: changed where the document lock is held
-            self.curve.data.update(speedup=curve)   # only the changed columns are sent
-            self.point.data = dict(alpha=[a], speedup=[n["speedup"]])
-            self.speed_fig.y_range.end = top
-            # The legend holds the top left; the label goes where the curve is not.
-            if np.isnan(be):   # the whole curve is below 1: write above it, on the right
-                self.break_span.visible = False
-                self.break_label.text = "no α breaks even (c too large)"
-                self.break_label.x, self.break_label.y = 0.98, top * 0.6
-                self.break_label.text_align, self.break_label.x_offset = "right", 0
-            else:              # the curve is above 1 right of the line: write at its foot
-                self.break_span.visible = True
-                self.break_span.location = be
-                self.break_label.text = f"break-even α = {be:.2f}"
-                self.break_label.x, self.break_label.y = be, top * 0.04
-                # Keep the label inside the plot: right of the line, or left of it near α = 1.
-                left = be > 0.6
-                self.break_label.text_align = "right" if left else "left"
-                self.break_label.x_offset = -4 if left else 4
-            self.bars.data.update(speedup=s,
-                                  color=[palette.TARGET if x == best else palette.MUTED for x in GAMMAS],
-                                  hatch=[" " if x == best else "/" for x in GAMMAS])
-            self.gamma_fig.y_range.end = max(2.0, float(s.max()) * 1.15)
-
-        in_document(draw)
+        in_document(self.figs.draw, a, g, c, n)   # raw Bokeh models: where the document lock is held
         verdict = "faster" if n["speedup"] > 1 else ("the same" if n["speedup"] == 1 else "slower")
         be_text = "never (even α = 1 is slower)" if np.isnan(be) else f"α = {be:.2f}"
         self.readout.object = (

@@ -20,7 +20,7 @@ def test_write_fills_both_lanes_and_marks_unlikely_tokens(chapter):
     states = [c.state for c in chapter.small_strip.chips]
     assert states == ["unlikely" if p < UNLIKELY else "draft" for p in race.draft_target_p]
     assert race.target_ends == sorted(race.target_ends) and race.draft_done > 0
-    assert chapter.big_done.visible and chapter.small_done.visible
+    assert chapter.race_figure.big_done.visible and chapter.race_figure.small_done.visible
     assert "The small model finished in" in chapter.summary.object
 
 
@@ -30,7 +30,7 @@ def test_replay_midway_shows_only_finished_calls(chapter):
     chapter.show(t)
     assert len(chapter.small_strip.chips) == 5
     assert len(chapter.big_strip.chips) == sum(e <= t for e in race.target_ends)
-    assert max(chapter.calls.data["right"]) <= t
+    assert max(chapter.race_figure.calls.data["right"]) <= t
     assert chapter.summary.object == ""
 
 

@@ -37,7 +37,7 @@ def test_one_draw_shows_u_against_the_threshold(chapter):
     last = chapter.last
     assert last["kept"] == (last["u"] < last["threshold"])
     assert f"{last['u']:.3f}" in chapter.last_draw.object
-    assert chapter.u_src.data["u"] == [last["u"]]
+    assert chapter.figs.u_src.data["u"] == [last["u"]]
 
 
 def test_moving_a_slider_resets_the_counts(chapter):

@@ -13,7 +13,7 @@ def chapter(make_chapter):
 
 
 def test_regions_come_from_live_p_and_q(chapter):
-    data = chapter.regions_src.data
+    data = chapter.figs.regions_src.data
     assert np.allclose(np.asarray(data["agree"]) + np.asarray(data["eager"]), data["q"])
     assert np.allclose(np.asarray(data["agree"]) + np.asarray(data["shy"]), data["p"])
     assert np.isclose(chapter.p.sum(), 1) and np.isclose(chapter.q.sum(), 1)
@@ -35,7 +35,7 @@ def test_only_the_residual_rule_reproduces_p(chapter):
 
 def test_histogram_plots_against_p(chapter):
     chapter.rule = "residual"
-    data = chapter.out_src.data
+    data = chapter.figs.out_src.data
     assert data["token"][-1] == "(all others)"
     assert np.isclose(sum(data["sampled"]), 1) and np.isclose(sum(data["p"]), 1)
 

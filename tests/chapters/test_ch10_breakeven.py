@@ -32,20 +32,20 @@ def test_question_ten_is_slower(chapter):
 
 def test_sliders_update_the_figures_at_once(chapter):
     chapter.param.update(alpha=0.5, gamma=3, c=0.2)
-    curve = np.asarray(chapter.curve.data["speedup"])
+    curve = np.asarray(chapter.figs.curve.data["speedup"])
     assert np.allclose(curve, analytic.speedup(np.linspace(0, 1, 201), 3, 0.2))
-    assert chapter.point.data["speedup"][0] == pytest.approx(float(analytic.speedup(0.5, 3, 0.2)))
-    assert chapter.break_span.location == pytest.approx(float(analytic.break_even_alpha(3, 0.2)))
+    assert chapter.figs.point.data["speedup"][0] == pytest.approx(float(analytic.speedup(0.5, 3, 0.2)))
+    assert chapter.figs.break_span.location == pytest.approx(float(analytic.break_even_alpha(3, 0.2)))
     best, _ = analytic.best_gamma(0.5, 0.2, max_gamma=12)
-    assert chapter.bars.data["color"][int(best) - 1] != chapter.bars.data["color"][(int(best)) % 12]
+    assert chapter.figs.bars.data["color"][int(best) - 1] != chapter.figs.bars.data["color"][(int(best)) % 12]
 
 
 def test_a_draft_as_dear_as_the_target_breaks_even_only_at_alpha_one(chapter):
     chapter.param.update(c=1.0)
-    assert chapter.break_span.location == pytest.approx(1.0)
+    assert chapter.figs.break_span.location == pytest.approx(1.0)
     assert "α = 1.00" in chapter.readout.object
     chapter.param.update(c=1.5)
-    assert not chapter.break_span.visible and "never" in chapter.readout.object
+    assert not chapter.figs.break_span.visible and "never" in chapter.readout.object
 
 
 def test_use_my_models_fills_alpha_and_c(chapter):

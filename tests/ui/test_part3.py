@@ -74,32 +74,30 @@ def test_ch08_step_to_the_end(page, server, shot, first_round):
     page.get_by_label("Your answer").fill("5")
     page.get_by_role("button", name="Lock in my answer").click()
     page.get_by_text("Round 1 of", exact=False).first.wait_for(timeout=60000)
+    step_to_the_end(page, "step {n} of", first_round)
+    page.get_by_text("✓ Right.", exact=False).wait_for()
+    shot(page, "ch08-round-done")
+
+
+def step_to_the_end(page, counter: str, first_round):
+    """Press Step, waiting for each step's counter ("step {n} of"), until the round is done; then the
+    text so far is the round's emitted tokens."""
     step = page.get_by_role("button", name="Step", exact=True)
-    for n in range(1, first_round.gamma + 3):
+    for n in range(1, 60):
         if step.is_disabled():
             break
         step.click()
-        page.get_by_text(f"step {n} of", exact=False).first.wait_for()
+        page.get_by_text(counter.format(n=n), exact=False).first.wait_for()
     wait_until(lambda: step.is_disabled(), message="the round to finish")
     expected = [show_text(t) for t in first_round.emitted_texts]
     wait_until(lambda: text_so_far(page)[1:] == expected, message=f"text so far == {expected}")
-    page.get_by_text("✓ Right.", exact=False).wait_for()
-    shot(page, "ch08-round-done")
 
 
 def test_ch09_step_the_code(page, server, shot, first_round):
     open_page(page, server + "?chapter=code", "The whole round fits in seventeen lines.")
     page.get_by_role("button", name="if x == argmax(p)", exact=False).click()
     page.get_by_text("line event 0 of", exact=False).first.wait_for(timeout=60000)
-    step = page.get_by_role("button", name="Step", exact=True)
-    for n in range(1, 60):
-        if step.is_disabled():
-            break
-        step.click()
-        page.get_by_text(f"line event {n} of", exact=False).first.wait_for()
-    wait_until(lambda: step.is_disabled(), message="the round to finish")
-    expected = [show_text(t) for t in first_round.emitted_texts]
-    wait_until(lambda: text_so_far(page)[1:] == expected, message=f"text so far == {expected}")
+    step_to_the_end(page, "line event {n} of", first_round)
     shot(page, "ch09-round-done")
     # Temperature 0: the accept test turns into an argmax comparison.
     handle = page.locator(".noUi-handle").filter(visible=True).first
