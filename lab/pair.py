@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
-from lab.errors import PairError, public_ref  # lab.pair.PairError stays importable: the same class
+from lab.errors import PairError, public_message, public_ref  # lab.pair.PairError stays importable: the same class
 
 log = logging.getLogger(__name__)
 
@@ -379,7 +379,7 @@ def get_pair(progress: Callable | None = None, argv: list[str] | None = None) ->
         try:
             spec, warning = resolve_pair(argv), None
         except PairError as err:
-            spec, warning = _fallback(), str(err)
+            spec, warning = _fallback(), public_message(err)
             log.warning("%s Using the pair %r.", err, spec.name)
         try:
             pair = load_named(spec.name, progress) if spec == registry().get(spec.name) else load_spec(spec, progress)
@@ -388,7 +388,7 @@ def get_pair(progress: Callable | None = None, argv: list[str] | None = None) ->
             if spec == fallback:
                 raise
             log.warning("%s Using the pair %r.", err, fallback.name)
-            pair, warning = load_named(fallback.name, progress), str(err)
+            pair, warning = load_named(fallback.name, progress), public_message(err)   # pages show no paths
         if warning:
             pair.notes["warning"] = warning
         _PAIR = pair
