@@ -5,6 +5,8 @@ a model. "Use my models" measures the live pair through the model service and fi
 """
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import panel as pn
 import param
@@ -12,13 +14,15 @@ from bokeh.models import ColumnDataSource, Label, Span
 
 from chapters.base import Chapter
 from lab import analytic
-from lab.measure import measure
+from lab.errors import public_message
 from uikit import palette
 from uikit.figures import static_figure
 from uikit.pacing import Throttled, in_document, live_slider
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.styles import TABLE_CSS
+
+log = logging.getLogger(__name__)
 
 ALPHAS = np.linspace(0, 1, 201)
 MAX_GAMMA = 12
@@ -199,12 +203,12 @@ class BreakEvenChapter(Chapter):
             service = self.state.service
             try:
                 result = await self.run_model(
-                    measure, service.pair, ids, gamma=self.gamma, settings=self.state.settings,
+                    service.measurement, ids, gamma=self.gamma, settings=self.state.settings,
                     max_new_tokens=48, seed=self.state.seed,
                     message="Measuring plain and speculative decoding on your models…")
             except Exception as err:   # the page keeps working; say what happened
-                self.show_problem(f"Measuring the models failed ({err}); try a shorter prompt or press "
-                                  "the button again.")
+                log.exception("measuring the models failed")   # the details stay in the log
+                self.show_problem(public_message(err))
                 return
         if result is None:
             return

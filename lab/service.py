@@ -1,14 +1,18 @@
 """All model work of the server process goes through one `ModelService`.
 
 Torch on a 2-core laptop gains nothing from two forward passes at once, so one worker thread runs
-model work, off the web server's event loop. Jobs are queued per owner (one browser session) and
-taken round-robin, so one student's long generation never makes another wait behind all of it;
-identical requests (same pair, prompt, settings, seed) are computed once and served from a bounded
-cache, and a live timing is shared while it is fresh. Pages call every method below through
-`run_as`, so even a million Monte-Carlo draws never hold the event loop the class shares.
+model work, off the web server's event loop. Jobs are queued per browser (its cookie id, so twenty
+tabs of one browser get one share, not twenty) and taken round-robin, so one student's long
+generation never makes another wait behind all of it. Each browser may have `max_pending` jobs
+waiting and the whole server `max_total`; past either, `QueueFull` says so in one sentence.
+Identical requests are computed once: one waiting in the queue is shared by everyone who asks for it
+meanwhile, results are kept in a bounded cache, and a live timing or measurement is shared while it
+is fresh. Pages call every method below through `run_as`, so even a million Monte-Carlo draws never
+hold the event loop the class shares.
 
     service = ModelService(get_pair)
-    trace = await service.run_as(session_id, service.generation, ids)   # from a Panel callback
+    owner = Owner(browser_id, session_id)        # queued under the browser, dropped with the session
+    trace = await service.run_as(owner, service.generation, ids)   # from a Panel callback
 """
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ import threading
 import time
 from collections import OrderedDict, deque
 from concurrent.futures import Future
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -26,67 +31,154 @@ from lab.timeline import Race
 from lab.trace import RoundTrace
 
 FRESH_SECONDS = 30   # a whole class pressing "Measure" at once shares one measurement this young
+MAX_PENDING = 3      # waiting jobs per browser
+MAX_TOTAL = 160      # waiting jobs on the whole server (a class of 40 with 3 each fits; a flood does not)
 
 
 class QueueFull(RuntimeError):
-    """An owner asked for more model work while earlier requests were still waiting."""
+    """A browser (or the whole class) asked for more model work than may wait at once."""
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Who asked for model work: the browser (its cookie id) shares one queue among its tabs; the
+    session (one tab) is what closes, dropping only that tab's waiting work."""
+    browser: str
+    session: str | None = None
+
+
+def _browser_and_session(owner) -> tuple:
+    """(queue key, session) of an owner; a plain value is both (the server's own work: None)."""
+    return (owner.browser, owner.session) if isinstance(owner, Owner) else (owner, owner)
+
+
+def _normalised(value):
+    """`value` as a hashable key (lists → tuples); raises TypeError for what cannot be (arrays)."""
+    if isinstance(value, list):
+        return tuple(_normalised(v) for v in value)
+    if isinstance(value, tuple):
+        return tuple(_normalised(v) for v in value)
+    if isinstance(value, np.ndarray):
+        raise TypeError("arrays are not compared")
+    hash(value)
+    return value
+
+
+def _job_key(fn, args, kwargs):
+    """What makes two requests identical, or None when they cannot be compared."""
+    try:
+        return (fn, _normalised(args), tuple(sorted((k, _normalised(v)) for k, v in kwargs.items())))
+    except TypeError:
+        return None
+
+
+class _Job:
+    """One piece of model work and everyone waiting for it: [(future, session), ...]."""
+    __slots__ = ("fn", "args", "kwargs", "key", "waiters")
+
+    def __init__(self, fn, args, kwargs, key):
+        self.fn, self.args, self.kwargs, self.key = fn, args, kwargs, key
+        self.waiters: list[tuple[Future, object]] = []
 
 
 class FairQueue:
-    """Per-owner FIFO queues served round-robin by one worker thread."""
+    """Per-browser FIFO queues served round-robin by one worker thread."""
 
-    def __init__(self, max_pending: int):
-        self.max_pending = max_pending
-        self._queues: OrderedDict[object, deque] = OrderedDict()   # rotation order = dict order
+    def __init__(self, max_pending: int = MAX_PENDING, max_total: int = MAX_TOTAL):
+        self.max_pending, self.max_total = max_pending, max_total
+        self._queues: OrderedDict[object, deque[_Job]] = OrderedDict()   # rotation order = dict order
+        self._waiting: dict[tuple, _Job] = {}       # job key → the identical job still waiting
         self._ready = threading.Condition()
         self._worker = threading.Thread(target=self._work, name="model-worker", daemon=True)
         self._worker.start()
 
     def submit(self, owner, fn, args, kwargs) -> Future:
+        browser, session = _browser_and_session(owner)
         future: Future = Future()
+        key = _job_key(fn, args, kwargs)
         with self._ready:
-            queue = self._queues.setdefault(owner, deque())
-            if owner is not None and len(queue) >= self.max_pending:   # None: the server's own work
-                raise QueueFull("Still working on your earlier requests; wait for them to finish, "
-                                "then try again.")
-            queue.append((future, fn, args, kwargs))
+            same = self._waiting.get(key) if key is not None else None
+            if same is not None:          # asked for already and still waiting: computed once for all
+                same.waiters.append((future, session))
+                return future
+            queue = self._queues.get(browser, ())
+            if browser is not None:       # None: the server's own work, never refused
+                if len(queue) >= self.max_pending:
+                    raise QueueFull("Still working on your earlier requests; wait for them to finish, "
+                                    "then try again.")
+                if self._total() >= self.max_total:
+                    raise QueueFull("The models are busy with the whole class's requests; "
+                                    "try again in a few seconds.")
+            job = _Job(fn, args, kwargs, key)
+            job.waiters.append((future, session))
+            self._queues.setdefault(browser, deque()).append(job)
+            if key is not None:
+                self._waiting[key] = job
             self._ready.notify()
         return future
 
+    def _total(self) -> int:
+        return sum(len(q) for q in self._queues.values())
+
     def pending(self, owner=None) -> int:
+        """Jobs waiting for `owner`'s browser, or on the whole server."""
         with self._ready:
             if owner is not None:
-                return len(self._queues.get(owner, ()))
-            return sum(len(q) for q in self._queues.values())
+                return len(self._queues.get(_browser_and_session(owner)[0], ()))
+            return self._total()
 
-    def forget(self, owner) -> int:
-        """Drop an owner's waiting jobs (their session closed); returns how many were dropped."""
+    def forget(self, session) -> int:
+        """A session (tab) closed: cancel what it was waiting for; returns how many were cancelled.
+
+        A job someone else also waits for still runs for them; a job nobody waits for leaves the queue.
+        """
+        cancelled = []
         with self._ready:
-            queue = self._queues.pop(owner, deque())
-        for future, *_ in queue:
+            for browser in list(self._queues):
+                kept = deque()
+                for job in self._queues[browser]:
+                    mine = [w for w in job.waiters if w[1] == session]
+                    job.waiters = [w for w in job.waiters if w[1] != session]
+                    cancelled += [future for future, _ in mine]
+                    if job.waiters:
+                        kept.append(job)
+                    elif self._waiting.get(job.key) is job:
+                        del self._waiting[job.key]
+                if kept:
+                    self._queues[browser] = kept
+                else:
+                    del self._queues[browser]
+        for future in cancelled:
             future.cancel()
-        return len(queue)
+        return len(cancelled)
 
-    def _next(self):
+    def _next(self) -> _Job:
         with self._ready:
             while not self._queues:
                 self._ready.wait()
-            owner, queue = next(iter(self._queues.items()))
+            browser, queue = next(iter(self._queues.items()))
             job = queue.popleft()
-            del self._queues[owner]
+            del self._queues[browser]
             if queue:                      # back of the rotation: everyone else goes first
-                self._queues[owner] = queue
+                self._queues[browser] = queue
+            if self._waiting.get(job.key) is job:
+                del self._waiting[job.key]  # running: a new request for it queues anew
             return job
 
     def _work(self):
         while True:
-            future, fn, args, kwargs = self._next()
-            if not future.set_running_or_notify_cancel():
+            job = self._next()
+            futures = [f for f, _ in job.waiters if f.set_running_or_notify_cancel()]
+            if not futures:
                 continue
             try:
-                future.set_result(fn(*args, **kwargs))
-            except BaseException as err:   # handed to the awaiting callback, never lost
-                future.set_exception(err)
+                result = job.fn(*job.args, **job.kwargs)
+            except BaseException as err:   # handed to the awaiting callbacks, never lost
+                for future in futures:
+                    future.set_exception(err)
+            else:
+                for future in futures:
+                    future.set_result(result)
 
 
 class _LiveRounds:
@@ -97,12 +189,13 @@ class _LiveRounds:
 
 
 class ModelService:
-    def __init__(self, pair_provider, cache_size: int = 256, max_pending: int = 3, live_rounds: int = 24,
-                 clock=time.monotonic):
+    def __init__(self, pair_provider, cache_size: int = 256, max_pending: int = MAX_PENDING,
+                 max_total: int = MAX_TOTAL, live_rounds: int = 24, clock=time.monotonic):
         self._pair_provider = pair_provider
         self._clock = clock
         self._timings: dict = {}                     # (pair, prompt, positions) → (measured at, costs)
-        self._queue = FairQueue(max_pending)
+        self._measurements: OrderedDict = OrderedDict()   # (pair, prompt, settings…) → (at, measurement)
+        self._queue = FairQueue(max_pending, max_total)
         self._cache: OrderedDict = OrderedDict()
         self._cache_size = cache_size
         self._rounds: OrderedDict = OrderedDict()    # generations stepped round by round (worker only)
@@ -114,7 +207,7 @@ class ModelService:
         return self._pair_provider()
 
     def submit(self, fn, *args, owner=None, **kwargs) -> Future:
-        """Queue `fn(*args, **kwargs)` on the model worker for `owner` (None: a shared owner)."""
+        """Queue `fn(*args, **kwargs)` on the model worker for `owner` (an `Owner`, or None: the server)."""
         return self._queue.submit(owner, fn, args, kwargs)
 
     async def run(self, fn, *args, **kwargs):
@@ -125,9 +218,9 @@ class ModelService:
         """Like `run`, queued fairly among `owner`'s peers (raises QueueFull past the limit)."""
         return await asyncio.wrap_future(self.submit(fn, *args, owner=owner, **kwargs))
 
-    def forget(self, owner) -> int:
-        """A session closed: drop its waiting work."""
-        return self._queue.forget(owner)
+    def forget(self, session) -> int:
+        """A session closed: drop the work only it was waiting for."""
+        return self._queue.forget(session)
 
     def pending(self, owner=None) -> int:
         return self._queue.pending(owner)
@@ -151,6 +244,7 @@ class ModelService:
             self._cache.clear()
             self._rounds.clear()
             self._timings.clear()
+            self._measurements.clear()
 
     # The requests pages make, each cached by its full description.
     def generation(self, prompt_ids: list[int], *, mode="speculative", settings=SamplingSettings(),
@@ -220,6 +314,27 @@ class ModelService:
         with self._lock:
             self._timings[key] = (self._clock(), costs)
         return 0.0, costs
+
+    def measurement(self, prompt_ids: list[int], *, gamma: int = 4, settings=SamplingSettings(),
+                    max_new_tokens: int = 48, seed: int = 0):
+        """`lab.measure.measure` of the live pair (chapter 10's "Use my models"), shared while fresh.
+
+        Live like `verify_costs`: tabs and classmates asking within FRESH_SECONDS share one
+        measurement. Call from the worker.
+        """
+        from lab.measure import measure
+        key = (self.pair.name, tuple(prompt_ids), gamma, settings, max_new_tokens, seed)
+        with self._lock:
+            hit = self._measurements.get(key)
+        if hit is not None and self._clock() - hit[0] < FRESH_SECONDS:
+            return hit[1]
+        result = measure(self.pair, list(prompt_ids), gamma=gamma, settings=settings,
+                         max_new_tokens=max_new_tokens, seed=seed)
+        with self._lock:
+            self._measurements[key] = (self._clock(), result)
+            while len(self._measurements) > 16:
+                self._measurements.popitem(last=False)
+        return result
 
     def monte_carlo(self, p: np.ndarray, q: np.ndarray, rule: str, n: int, seed: int = 0) -> np.ndarray:
         """Counts per token of `n` seeded rounds of accept + correct under `rule` (lab.montecarlo)."""

@@ -16,6 +16,7 @@ import panel as pn
 import param
 
 from chapters import registry
+from lab.service import Owner
 from shell.lecturer import lecturer_view
 from shell.loading import LOADER, loading_view
 from shell.pages import html_pane, landing_html, nav_html, page_view, pager_html
@@ -108,7 +109,7 @@ class SessionPage:
 
     def student(self) -> LabState:
         """This session's LabState, with the badge and the settings card that show it."""
-        state = session_state(self.bid, self.session_id)
+        state = session_state(self.bid, Owner(self.bid, self.session_id))   # one queue per browser
         state.reduced_motion = self.keys.reduced_motion
         self.keys.param.watch(lambda e: setattr(state, "reduced_motion", e.new), "reduced_motion")
         self.badge_slot.objects = [PairBadge(state)]

@@ -3,7 +3,7 @@ import threading
 
 import pytest
 
-from lab.service import ModelService, QueueFull
+from lab.service import ModelService, Owner, QueueFull
 from lab.tiny import tiny_pair
 
 
@@ -25,17 +25,90 @@ def test_round_robin_between_owners(service):
     assert order == ["A0", "B0", "A1", "A2"]                # B did not wait behind all of A
 
 
-def test_per_owner_limit_and_forget(service):
+def _hold_the_worker(service):
+    """Occupy the worker until the returned event is set, so later jobs must queue."""
     gate, started = threading.Event(), threading.Event()
-    service.submit(lambda: started.set() or gate.wait(), owner="blocker")
-    assert started.wait(10)                                  # the worker is busy: the rest must queue
-    waiting = [service.submit(abs, -1, owner="A") for _ in range(3)]
+    service.submit(lambda: started.set() or gate.wait())
+    assert started.wait(10)
+    return gate
+
+
+def test_per_owner_limit_and_forget(service):
+    gate = _hold_the_worker(service)
+    waiting = [service.submit(abs, -i, owner="A") for i in range(3)]
     with pytest.raises(QueueFull, match="wait for them to finish"):
-        service.submit(abs, -1, owner="A")
+        service.submit(abs, -9, owner="A")
     other = service.submit(lambda: "B ran", owner="B")       # others unaffected by A's limit
     assert service.forget("A") == 3 and all(f.cancelled() for f in waiting)
     gate.set()
     assert other.result(timeout=10) == "B ran"
+
+
+def test_tabs_of_one_browser_share_one_queue_and_one_limit(service):
+    gate = _hold_the_worker(service)
+    order = []
+    tabs = [Owner("hog", f"tab{i}") for i in range(20)]
+    accepted, refused = [], 0
+    for i, tab in enumerate(tabs):                           # twenty tabs each press the button
+        try:
+            accepted.append(service.submit(order.append, f"hog{i}", owner=tab))
+        except QueueFull:
+            refused += 1
+    assert len(accepted) == 3 and refused == 17              # one browser, one pending limit
+    assert service.pending(Owner("hog", "tab19")) == 3
+    victim = service.submit(order.append, "victim", owner=Owner("victim", "t0"))
+    gate.set()
+    for f in accepted + [victim]:
+        f.result(timeout=10)
+    assert order == ["hog0", "victim", "hog1", "hog2"]      # the other browser waits for one job, not 20
+
+
+def test_closing_one_tab_drops_only_its_work(service):
+    gate = _hold_the_worker(service)
+    a = service.submit(abs, -1, owner=Owner("b", "tab1"))
+    b = service.submit(abs, -2, owner=Owner("b", "tab2"))
+    assert service.forget("tab1") == 1 and a.cancelled()
+    gate.set()
+    assert b.result(timeout=10) == 2
+
+
+def test_a_global_cap_refuses_with_a_sentence():
+    pair = tiny_pair()
+    service = ModelService(lambda: pair, max_pending=3, max_total=4)
+    gate = _hold_the_worker(service)
+    for i in range(4):
+        service.submit(abs, -i, owner=Owner(f"browser{i}", "t"))
+    with pytest.raises(QueueFull, match="busy with the whole class"):
+        service.submit(abs, -5, owner=Owner("browser5", "t"))
+    service.submit(abs, -6).cancel()                          # the server's own work is never refused
+    gate.set()
+
+
+def test_identical_waiting_requests_from_many_tabs_run_once(service):
+    gate = _hold_the_worker(service)
+    calls = []
+
+    def work(x):
+        calls.append(x)
+        return x * 2
+    futures = [service.submit(work, [1, 2], owner=Owner("b", f"tab{i}")) for i in range(20)]
+    futures += [service.submit(work, [1, 2], owner=Owner("c", "t"))]
+    assert service.pending() == 1                             # one job, 21 waiting for it
+    assert service.forget("tab0") == 1 and futures[0].cancelled()   # the others still get it
+    gate.set()
+    assert [f.result(timeout=10) for f in futures[1:]] == [[1, 2, 1, 2]] * 20
+    assert calls == [[1, 2]]
+
+
+def test_a_job_nobody_waits_for_any_more_never_runs(service):
+    gate = _hold_the_worker(service)
+    calls = []
+    f = service.submit(calls.append, "x", owner=Owner("b", "tab1"))
+    g = service.submit(calls.append, "x", owner=Owner("b", "tab2"))
+    assert service.forget("tab1") == 1 and service.forget("tab2") == 1
+    done = service.submit(lambda: "after")
+    gate.set()
+    assert done.result(timeout=10) == "after" and calls == [] and f.cancelled() and g.cancelled()
 
 
 def test_errors_reach_the_caller(service):
@@ -138,3 +211,18 @@ def test_a_race_lays_out_both_writers(service):
     race = service.submit(service.race, ids, n_tokens=6).result(timeout=60)
     assert len(race.draft_texts) == len(race.draft_target_p) == 6
     assert all(0 <= p <= 1 for p in race.draft_target_p) and race.end > 0
+
+
+def test_many_tabs_pressing_use_my_models_share_one_fresh_measurement(monkeypatch):
+    from lab import measure
+    pair = tiny_pair()
+    now = [0.0]
+    service = ModelService(lambda: pair, clock=lambda: now[0])
+    calls = []
+    monkeypatch.setattr(measure, "measure", lambda p, ids, **kw: calls.append(kw) or (f"m{len(calls)}",))
+    ids = pair.tokenizer.encode("the cat sat")
+    got = [service.submit(service.measurement, ids, gamma=4, owner=Owner("b", f"t{i}")).result(10)
+           for i in range(5)]
+    assert got == [("m1",)] * 5 and len(calls) == 1
+    now[0] += 31
+    assert service.submit(service.measurement, ids, gamma=4).result(10) == ("m2",)   # stale: again
