@@ -16,6 +16,7 @@ import sys
 import panel as pn
 
 from lab import runtime
+from lab.errors import public_message
 from shell.sessions import CLASSROOM
 from uikit.styles import BOX_CSS
 
@@ -68,7 +69,7 @@ class LecturerPanel(pn.viewable.Viewer):
                       f"on their next action.")
         except Exception as err:   # PairError, or a model that does not fit: keep the working pair
             log.warning("pair switch to %r failed: %s", name, err)
-            self._say(f"{err} The class keeps the pair it had.")
+            self._say(f"{public_message(err)} The class keeps the pair it had.")
         finally:
             self.switch_button.disabled = False
 

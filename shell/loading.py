@@ -13,6 +13,7 @@ import threading
 import panel as pn
 
 from lab import runtime
+from lab.errors import public_message, scrub_paths
 from uikit.styles import SHELL_CSS
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,7 @@ class PairLoader:
     def _progress(self, fraction: float, message: str = "") -> None:
         self.fraction = max(self.fraction, min(1.0, float(fraction)))
         if message:
-            self.message = message
+            self.message = scrub_paths(message)   # pages never show server paths; the log keeps them
 
     def _load(self) -> None:
         try:
@@ -58,10 +59,10 @@ class PairLoader:
             self._progress(1.0, f"Loaded {pair.target_label} and {pair.draft_label}.")
             with self._lock:
                 self.ready = True
-        except Exception as err:   # shown on every page; the server keeps running
+        except Exception as err:   # shown on every page (without server paths); the server keeps running
             log.exception("loading the model pair failed")
             with self._lock:
-                self.error = str(err) or type(err).__name__
+                self.error = public_message(err)
         self._wake()
 
     def start(self) -> None:

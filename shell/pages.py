@@ -15,6 +15,7 @@ import panel as pn
 
 from chapters import registry
 from chapters.registry import PARTS
+from lab.errors import public_message
 from shell.tour_steps import TOUR, first_step
 from uikit.state import LabState
 from uikit.styles import SHELL_CSS
@@ -102,8 +103,8 @@ def part_opening(page: registry.Page) -> pn.pane.HTML | None:
 
 def broken_page(page: registry.Page, err: Exception) -> pn.pane.HTML:
     """What a page says when its chapter could not be built: one sentence, the lab keeps working."""
-    why = (f"This chapter could not be built ({type(err).__name__}: {err}); the rest of the lab works — "
-           "reload the page, and tell the lecturer if it keeps happening.")
+    why = (f"This chapter could not be built: {public_message(err)} The rest of the lab works — reload "
+           "the page, and tell the lecturer if it keeps happening.")
     return html_pane(f'<div class="chapter-broken"><p class="eyebrow">{html.escape(page.kicker)}</p>'
                      f'<h1>{html.escape(page.title)}</h1><div class="notice" role="alert">{html.escape(why)}</div></div>')
 

@@ -18,7 +18,8 @@ def test_pair_loader_reports_ready_or_one_sentence(monkeypatch):
     assert loader.ready and loader.fraction == 1.0 and "Loaded" in loader.message
 
     def broken():
-        raise RuntimeError("The target folder has no config.json; point to a saved model folder.")
+        from lab.errors import PairError   # a lab error: its sentence (path-free) reaches the page
+        raise PairError("The target folder has no config.json; point to a saved model folder.")
     monkeypatch.setattr(loading.runtime, "service", broken)
     failing = loading.PairLoader()
     failing._load()

@@ -1,0 +1,46 @@
+"""Pages never show server paths: the loader, a broken chapter and the lecturer's switch say one
+path-free sentence; the log keeps the details."""
+import asyncio
+import logging
+
+from lab import runtime
+from lab.errors import PairError
+from shell import lecturer
+from shell.loading import PairLoader
+from shell.pages import broken_page
+from chapters import registry
+
+SECRET = "/srv/secret/models/target"
+
+
+def test_a_failed_load_shows_no_server_path(monkeypatch, caplog):
+    import lab.pair
+
+    def boom(progress=None):
+        progress(0.5, f"unpacking into {SECRET}/weights")
+        raise OSError(2, "No such file or directory", f"{SECRET}/config.json")
+    monkeypatch.setattr(lab.pair, "get_pair", boom)
+    loader = PairLoader()
+    with caplog.at_level(logging.ERROR):
+        loader._load()
+    assert loader.error and "/srv" not in loader.error and "FileNotFoundError" in loader.error
+    assert "/srv" not in loader.message
+    assert SECRET in caplog.text                                 # the log keeps it
+
+
+def test_a_broken_chapter_shows_no_server_path():
+    page = registry.chapter_pages()[0]
+    pane = broken_page(page, PermissionError(13, "Permission denied", SECRET))
+    assert "/srv" not in pane.object and "could not be built" in pane.object
+
+
+def test_a_failed_switch_shows_no_server_path(monkeypatch):
+    monkeypatch.setenv("SPECLAB_PAIR", "tiny")
+    panel = lecturer.LecturerPanel("s1")
+
+    def refuse(name):
+        raise PairError(f"The target folder {SECRET} has no config.json; pick another.",
+                        public="The target folder 'target' has no config.json; pick another.")
+    monkeypatch.setattr(runtime, "switch_pair", refuse)
+    asyncio.run(panel._on_switch())
+    assert "&#x27;target&#x27; has no config.json" in panel.status.object and "/srv" not in panel.status.object
