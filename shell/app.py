@@ -162,8 +162,9 @@ class SessionPage:
 def build_app():
     request = Request.from_args(pn.state.session_args or {})
     session_id, _doc = join_classroom()
-    lecturer = lecturer_view(first_arg(pn.state.session_args or {}, "lecturer"), session_id)
-    page = SessionPage(request, browser_id(), session_id, lecturer)
+    bid = browser_id()
+    lecturer = lecturer_view(first_arg(pn.state.session_args or {}, "lecturer"), session_id, bid)
+    page = SessionPage(request, bid, session_id, lecturer)
     page.fill_when_loaded()
     return page.template
 

@@ -1,8 +1,11 @@
 """Lecturer-only controls: switch the pair for everyone, reset the class.
 
-They exist only when the lecturer set a token at start-up (`SPECLAB_LECTURER_TOKEN=...` or
-`panel serve app.py --args --lecturer-token ...`) and the page was opened with `?lecturer=TOKEN`.
-Students never see them; a wrong token is refused in one sentence.
+They exist only when the lecturer set a token at start-up and the page was opened with
+`?lecturer=TOKEN`. The token comes from a file or the environment, which `ps` does not show:
+`SPECLAB_LECTURER_TOKEN_FILE=PATH` or `--args --lecturer-token-file PATH`, or
+`SPECLAB_LECTURER_TOKEN=...` (`--args --lecturer-token ...` works too, but every user of the machine
+sees it in `ps`). Students never see the controls; a wrong token is refused in one sentence, and
+each wrong try makes that browser wait longer before the next one is checked (`ATTEMPTS`).
 """
 from __future__ import annotations
 
@@ -12,6 +15,9 @@ import html
 import logging
 import os
 import sys
+import threading
+import time
+from pathlib import Path
 
 import panel as pn
 
@@ -24,16 +30,76 @@ log = logging.getLogger(__name__)
 
 
 def configured_token(argv: list[str] | None = None, environ=None) -> str | None:
-    """The lecturer token set at start-up, or None (then no lecturer controls exist)."""
+    """The lecturer token set at start-up, or None (then no lecturer controls exist).
+
+    First found wins: --lecturer-token, --lecturer-token-file, SPECLAB_LECTURER_TOKEN,
+    SPECLAB_LECTURER_TOKEN_FILE. A token file that cannot be read leaves the controls off (logged).
+    """
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--lecturer-token")
+    parser.add_argument("--lecturer-token-file")
     args, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
-    token = args.lecturer_token or (os.environ if environ is None else environ).get("SPECLAB_LECTURER_TOKEN")
+    env = os.environ if environ is None else environ
+    if args.lecturer_token:
+        return args.lecturer_token
+    if args.lecturer_token_file:
+        return _token_from_file(args.lecturer_token_file)
+    if env.get("SPECLAB_LECTURER_TOKEN"):
+        return env["SPECLAB_LECTURER_TOKEN"]
+    path = env.get("SPECLAB_LECTURER_TOKEN_FILE")
+    return _token_from_file(path) if path else None
+
+
+def _token_from_file(path: str) -> str | None:
+    try:
+        token = Path(path).expanduser().read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as err:
+        log.error("The lecturer token file %s could not be read (%s); lecturer controls are off until "
+                  "it can.", path, err)
+        return None
+    if not token:
+        log.error("The lecturer token file %s is empty; lecturer controls are off.", path)
     return token or None
 
 
 def token_ok(given, expected: str | None) -> bool:
     return bool(expected) and isinstance(given, str) and hmac.compare_digest(given.encode(), expected.encode())
+
+
+class Attempts:
+    """Wrong lecturer tokens per browser: the first `free` wrong tries cost nothing (a typo); after
+    the n-th, that browser's next try is not checked for `base · 2^(n-free-1)` seconds (at most
+    `cap`): guessing a token becomes hopeless. A right token clears the browser's count.
+
+        wait = ATTEMPTS.wait(bid)           # seconds before this browser may try again (0: now)
+        ATTEMPTS.failed(bid)                # after a wrong token
+    """
+
+    def __init__(self, base: float = 1.0, cap: float = 300.0, free: int = 2, size: int = 10_000,
+                 clock=time.monotonic):
+        self.base, self.cap, self.free, self.size, self.clock = base, cap, free, size, clock
+        self._failures: dict[str, tuple[int, float]] = {}   # browser → (wrong tries, may try again at)
+        self._lock = threading.Lock()
+
+    def wait(self, browser: str) -> float:
+        with self._lock:
+            _, until = self._failures.get(browser, (0, 0.0))
+        return max(0.0, until - self.clock())
+
+    def failed(self, browser: str) -> None:
+        with self._lock:
+            n = self._failures.pop(browser, (0, 0.0))[0] + 1
+            wait = 0.0 if n <= self.free else min(self.cap, self.base * 2 ** (n - self.free - 1))
+            self._failures[browser] = (n, self.clock() + wait)
+            while len(self._failures) > self.size:            # bounded: the oldest entries go
+                del self._failures[next(iter(self._failures))]
+
+    def succeeded(self, browser: str) -> None:
+        with self._lock:
+            self._failures.pop(browser, None)
+
+
+ATTEMPTS = Attempts()
 
 
 class LecturerPanel(pn.viewable.Viewer):
@@ -65,6 +131,7 @@ class LecturerPanel(pn.viewable.Viewer):
         self.switch_button.disabled = True
         try:
             pair = await asyncio.wrap_future(runtime.switch_pair(name))
+            log.info("lecturer switched the pair to %s", name)
             self._say(f"Everyone now uses {pair.target_label} / {pair.draft_label}; pages pick it up "
                       f"on their next action.")
         except Exception as err:   # PairError, or a model that does not fit: keep the working pair
@@ -76,6 +143,7 @@ class LecturerPanel(pn.viewable.Viewer):
     def _on_reset(self, event=None):
         runtime.service().clear()
         n = CLASSROOM.reload_all(except_id=self.session_id)
+        log.info("lecturer reset the class (%d page(s) reloaded)", n)
         self._say(f"Reset: {n} student page(s) start again from the landing page.")
 
     def __panel__(self):
@@ -85,14 +153,28 @@ class LecturerPanel(pn.viewable.Viewer):
             title="Lecturer controls", collapsed=False, width=320)
 
 
-def lecturer_view(query_token, session_id: str):
+def lecturer_view(query_token, session_id: str, browser: str | None = None):
     """What the page shows for `?lecturer=...`: the panel, a refusal, or nothing at all."""
+    if query_token is None:
+        return None            # students: nothing at all
     expected = configured_token()
-    if query_token is None or expected is None:
+    if expected is None:
         return None            # no token configured: the controls do not exist
+    browser = browser or session_id
+    wait = ATTEMPTS.wait(browser)
+    if wait > 0:               # not even checked: guessing is slowed down per browser
+        return _refusal(f"Too many wrong lecturer tokens from this browser; wait {int(wait) + 1} seconds, "
+                        "then reload the page with the right link.")
     if not token_ok(query_token, expected):
-        from uikit.styles import BOX_CSS
-        return pn.pane.HTML('<div class="error" role="alert">That lecturer token is not right; '
-                            'ask the lecturer for the link they started the server with.</div>',
-                            stylesheets=[BOX_CSS], sizing_mode="stretch_width")
+        ATTEMPTS.failed(browser)
+        log.warning("a wrong lecturer token was tried (browser %s…)", browser[:8])
+        return _refusal("That lecturer token is not right; ask the lecturer for the link they started "
+                        "the server with.")
+    ATTEMPTS.succeeded(browser)
+    log.info("lecturer controls opened (browser %s…)", browser[:8])
     return LecturerPanel(session_id)
+
+
+def _refusal(sentence: str) -> pn.pane.HTML:
+    return pn.pane.HTML(f'<div class="error" role="alert">{html.escape(sentence)}</div>',
+                        stylesheets=[BOX_CSS], sizing_mode="stretch_width")

@@ -1,0 +1,58 @@
+"""The lecturer token from a file or the environment (not `ps`), and wrong tries slowed per browser."""
+import pytest
+
+from shell import lecturer
+
+
+@pytest.fixture
+def attempts(monkeypatch):
+    now = [1000.0]
+    a = lecturer.Attempts(base=2.0, cap=60.0, free=1, clock=lambda: now[0])
+    monkeypatch.setattr(lecturer, "ATTEMPTS", a)
+    monkeypatch.setattr("sys.argv", ["app.py"])
+    monkeypatch.delenv("SPECLAB_LECTURER_TOKEN_FILE", raising=False)
+    monkeypatch.setenv("SPECLAB_LECTURER_TOKEN", "s3cret")
+    return now
+
+
+def test_token_from_a_file_named_in_the_environment_or_the_args(tmp_path, monkeypatch):
+    monkeypatch.delenv("SPECLAB_LECTURER_TOKEN", raising=False)
+    f = tmp_path / "token"
+    f.write_text("from-file\n")
+    assert lecturer.configured_token([], {"SPECLAB_LECTURER_TOKEN_FILE": str(f)}) == "from-file"
+    assert lecturer.configured_token(["--lecturer-token-file", str(f)], {}) == "from-file"
+    assert lecturer.configured_token(["--lecturer-token-file", str(f)], {"SPECLAB_LECTURER_TOKEN": "env"}) \
+        == "from-file"                                          # the start command's choice wins
+    assert lecturer.configured_token([], {"SPECLAB_LECTURER_TOKEN": "env"}) == "env"
+
+
+def test_an_unreadable_or_empty_token_file_leaves_the_controls_off(tmp_path, caplog):
+    empty = tmp_path / "empty"
+    empty.write_text("  \n")
+    assert lecturer.configured_token(["--lecturer-token-file", str(tmp_path / "missing")], {}) is None
+    assert lecturer.configured_token([], {"SPECLAB_LECTURER_TOKEN_FILE": str(empty)}) is None
+    assert "could not be read" in caplog.text and "is empty" in caplog.text
+
+
+def test_wrong_tries_are_slowed_down_per_browser(attempts):
+    assert "not right" in lecturer.lecturer_view("typo", "s0", "browserA").object   # one free try
+    assert "not right" in lecturer.lecturer_view("guess", "s1", "browserA").object
+    waited = lecturer.lecturer_view("s3cret", "s2", "browserA")        # even the right token waits
+    assert "Too many wrong lecturer tokens" in waited.object and "wait 3 seconds" in waited.object
+    assert isinstance(lecturer.lecturer_view("s3cret", "s3", "browserB"), lecturer.LecturerPanel)
+    attempts[0] += 2.5
+    assert "not right" in lecturer.lecturer_view("guess2", "s4", "browserA").object
+    attempts[0] += 3.0                                                  # the second wrong try: 4 s
+    assert "Too many" in lecturer.lecturer_view("s3cret", "s5", "browserA").object
+    attempts[0] += 1.5
+    assert isinstance(lecturer.lecturer_view("s3cret", "s6", "browserA"), lecturer.LecturerPanel)
+    assert lecturer.ATTEMPTS.wait("browserA") == 0                     # a right token clears the count
+
+
+def test_the_wait_doubles_up_to_its_cap(attempts):
+    a = lecturer.ATTEMPTS
+    waits = []
+    for _ in range(8):
+        a.failed("x")
+        waits.append(a.wait("x"))
+    assert waits == [0.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0, 60.0]
