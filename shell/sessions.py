@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import threading
 import uuid
+import weakref
 from collections import OrderedDict
 
 import panel as pn
@@ -43,9 +44,20 @@ class Snapshots:
 SNAPSHOTS = Snapshots()
 
 
+_BROWSER_IDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # served page → its browser id
+
+
 def browser_id() -> str:
+    """The browser's cookie id, or a new one for a browser without it (the page then sets the
+    cookie); the same for every call in one served page (its snapshot and its poll votes agree)."""
+    doc = pn.state.curdoc if served() else None
+    if doc is not None and doc in _BROWSER_IDS:
+        return _BROWSER_IDS[doc]
     cookie = (pn.state.cookies or {}).get("speclab_id", "")
-    return cookie if re.fullmatch(r"[0-9a-f]{32}", cookie or "") else uuid.uuid4().hex
+    bid = cookie if re.fullmatch(r"[0-9a-f]{32}", cookie or "") else uuid.uuid4().hex
+    if doc is not None:
+        _BROWSER_IDS[doc] = bid
+    return bid
 
 
 def session_state(bid: str, owner: str | None = None) -> LabState:

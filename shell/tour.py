@@ -153,7 +153,7 @@ class Tour(pn.viewable.Viewer):
         if spec == "overview":
             return pn.pane.HTML(overview_html(), stylesheets=[TOUR_CSS], sizing_mode="stretch_width")
         if spec == "predict":
-            return ch.predict if ch.predict is not None else self._missing(number, spec)
+            return ch.predict.projected() if ch.predict is not None else self._missing(number, spec)
         if spec == "takeaway":
             return takeaway_box(ch.takeaway)
         if spec == "body":

@@ -2,17 +2,34 @@
 
     card = PredictCard(state, 2, "For how many …?", kind="number", answer=lambda: count, bounds=(0, 20))
     card.reveal()        # the chapter's result is on screen: the verdict shows
+
+In a served lab each locked answer is also a vote in the class poll (shell/poll.py plugs it in with
+`use_poll`): the student may change it until the result is shown, and once the lecturer reveals the
+question the card shows the class's histogram beside the student's answer. `card.projected()` shows
+the histogram live as votes arrive (the tour on the projector).
 """
 from __future__ import annotations
 
 import html
+import math
 from typing import Any, Callable
 
 import panel as pn
 import param
 
+from uikit.pollchart import PollChart
 from uikit.state import LabState
 from uikit.styles import BOX_CSS, CHOICE_CSS
+
+_ballots: Callable[[], Any] | None = None
+
+
+def use_poll(ballot_for_page: Callable[[], Any] | None) -> None:
+    """Plug in the class poll: `ballot_for_page()` gives the page's ballot (or None), which has
+    ask(number, kind, choices, bounds), vote(number, value) -> sentence | None, tally(number),
+    mine(number) and watch(number, fn, live) (shell.poll.Ballot)."""
+    global _ballots
+    _ballots = ballot_for_page
 
 
 class PredictCard(pn.viewable.Viewer):
@@ -27,15 +44,17 @@ class PredictCard(pn.viewable.Viewer):
     committed = param.Parameter(default=None, doc="The student's answer, once locked in.")
     ready = param.Boolean(default=False, doc="The chapter's result is on screen.")
     correct = param.Boolean(default=None, allow_None=True, doc="Right or wrong, once revealed.")
+    class_revealed = param.Boolean(default=False, doc="The lecturer revealed the class's answers.")
+    live = param.Boolean(default=False, doc="Show the class's answers as they arrive (the projector).")
 
     def __init__(self, state: LabState, number: int, question: str, *, choices: list[str] | None = None,
                  answer: Any = None, explanation: str | Callable = "", tolerance: float = 0,
                  bounds: tuple[int, int] = (0, 20), hint: str = "Now run the experiment below to check.",
-                 total: int | None = None, **params):
+                 total: int | None = None, ballot: Any = None, **params):
         super().__init__(**params)
         self.state, self.number, self.question, self.total = state, number, question, total
         self.choices, self.answer, self.explanation = choices, answer, explanation
-        self.tolerance, self.hint = tolerance, hint
+        self.tolerance, self.hint, self.bounds = tolerance, hint, bounds
         self.kind = "choice" if choices else "number"
         self._buttons = []
         if self.kind == "choice":
@@ -53,23 +72,72 @@ class PredictCard(pn.viewable.Viewer):
             self._lock.on_click(lambda e: self._number.value is not None and self.commit(self._number.value))
             self._inputs = pn.Row(self._number, self._lock, margin=0)
         self._verdict = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width", margin=(6, 0))
+        self._notice = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width", margin=0)
+        self._chart: PollChart | None = None
+        self._class = pn.Column(width=420, margin=(6, 0, 0, 12), visible=False, css_classes=["class-answers"])
+        self.ballot = ballot if ballot is not None else (_ballots() if _ballots else None)
+        if self.ballot is not None:
+            self.ballot.ask(number, self.kind, choices or (), bounds)
+            tally = self.ballot.tally(number)
+            self.class_revealed = bool(tally and tally.revealed)
+            self.ballot.watch(number, self._poll_changed, live=lambda: self.live or self.class_revealed)
         previous = state.answers.get(number)
         if previous is not None:
-            self.commit(previous["answer"])
-        self.param.watch(lambda e: self._update(), ["committed", "ready"])
+            self._lock_in(previous["answer"], restored=True)
+        self.param.watch(lambda e: self._update(), ["committed", "ready", "class_revealed", "live"])
         self._update()
 
     def correct_answer(self):
         return self.answer() if callable(self.answer) else self.answer
 
+    @property
+    def locked(self) -> bool:
+        """No more changes: the verdict is on screen, or the class's answers are revealed."""
+        return (self.committed is not None and self.ready) or self.class_revealed
+
     def commit(self, value) -> None:
-        """Lock in the student's answer (once; a later call changes nothing)."""
-        if self.committed is not None:
+        """Lock in the student's answer; until the result is shown a new one replaces it (and its vote)."""
+        self._lock_in(value)
+
+    def _lock_in(self, value, restored: bool = False) -> None:
+        if self.locked and not restored:
             return
+        problem = self._problem(value)
+        if not problem and self.ballot is not None:
+            problem = self.ballot.vote(self.number, value)
+        if problem and not restored:      # one sentence, and nothing changes
+            self._notice.object = f'<div class="error" role="alert">{html.escape(problem)}</div>'
+            return
+        self._notice.object = ""
         if self.kind == "number":
             value = int(value)
         self.committed = value
         self._record()
+
+    def _problem(self, value) -> str:
+        """Why `value` cannot be an answer to this card, in one sentence ("" when it can)."""
+        if self.kind == "choice":
+            return "" if value in self.choices else "Press one of the buttons to answer."
+        lo, hi = self.bounds
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                or value != int(value) or not lo <= value <= hi:
+            return f"Type a whole number from {lo} to {hi}, then lock it in."
+        return ""
+
+    def projected(self) -> PredictCard:
+        """This card on the projector: the class's answers shown live as they arrive."""
+        self.live = True
+        return self
+
+    def _poll_changed(self) -> None:
+        tally = self.ballot.tally(self.number)
+        if tally is None:
+            return
+        if self.class_revealed and not tally.revealed and self.committed is not None:
+            self._notice.object = ('<div class="verdict waiting" role="status">The lecturer restarted this '
+                                   'question: press your answer again to vote.</div>')
+        self.class_revealed = tally.revealed
+        self._update()
 
     def reveal(self) -> None:
         """The chapter's result is on screen: show the verdict (now, or as soon as they commit)."""
@@ -88,26 +156,60 @@ class PredictCard(pn.viewable.Viewer):
         self.state.answers = {**self.state.answers,
                               self.number: {"answer": self.committed, "correct": self.correct}}
 
+    def _truth(self):
+        """The correct answer when it can be shown: the chapter's result is on screen, or (revealed
+        to the class) it does not depend on this student's run of the experiment."""
+        if self.ready or not callable(self.answer):
+            return self.correct_answer()
+        return None
+
+    def _show_class(self) -> None:
+        """The class's histogram beside the verdict, when revealed (or live on the projector)."""
+        show = self.ballot is not None and (self.class_revealed or self.live)
+        self._class.visible = show
+        if not show:
+            return
+        tally = self.ballot.tally(self.number)
+        if tally is None:
+            return
+        if self._chart is None:
+            self._chart = PollChart(tally.question.categories, numeric=self.kind == "number", height=170)
+            self._class.objects = [self._chart]
+        categories = tally.question.categories
+        truth = self._truth() if (self.class_revealed or self.ready) else None
+        truth_index = categories.index(str(truth)) if truth is not None and str(truth) in categories else None
+        where = "revealed" if tally.revealed else "so far"
+        self._chart.show(tally.counts, mine=self.ballot.mine(self.number), truth=truth_index,
+                         caption=f"The class's answers ({where}): {tally.answered} of {tally.connected} "
+                                 f"browser(s) answered.")
+
     def _update(self):
+        self._show_class()
         for b in self._buttons:
             chosen = b.label == self.committed
-            b.disabled = self.committed is not None
+            b.disabled = self.locked
             b.variant = "solid" if chosen else "outline"
         if self.kind == "number":
-            self._number.disabled = self._lock.disabled = self.committed is not None
+            self._number.disabled = self._lock.disabled = self.locked
             if self.committed is not None:
                 self._number.value = self.committed
         if self.committed is None:
-            msg = ("Commit an answer above to see whether you were right." if self.ready
+            msg = ("The class's answers are revealed; you did not answer this one." if self.class_revealed
+                   else "Commit an answer above to see whether you were right." if self.ready
                    else "Choose your answer before you look.")
             self._verdict.object = f'<div class="verdict waiting">{html.escape(msg)}</div>'
             return
         said = html.escape(str(self.committed))
-        if not self.ready:
-            self._verdict.object = (f'<div class="verdict waiting">You said <b>{said}</b>. '
-                                    f'{html.escape(self.hint)}</div>')
+        truth = self._truth() if self.ready or self.class_revealed else None
+        if truth is None:
+            if self.class_revealed:
+                hint = "The class's answers are revealed; run the experiment below for the answer."
+            elif self.ballot is not None:
+                hint = self.hint + " You can change your answer until then."
+            else:
+                hint = self.hint
+            self._verdict.object = f'<div class="verdict waiting">You said <b>{said}</b>. {html.escape(hint)}</div>'
             return
-        truth = self.correct_answer()
         self.correct = self._is_right(truth)
         self._record()
         expl = self.explanation(truth) if callable(self.explanation) else self.explanation
@@ -125,7 +227,9 @@ class PredictCard(pn.viewable.Viewer):
         head = pn.pane.HTML(f'<div class="plabel">✎ Pause &amp; predict · question {self.number}{of}</div>'
                             f'<p class="q">{html.escape(self.question)}</p>',
                             stylesheets=[BOX_CSS], sizing_mode="stretch_width", margin=0)
-        return pn.Column(head, self._inputs, self._verdict, css_classes=["predict-card"],
+        return pn.Column(head, self._inputs, self._notice, pn.Row(self._verdict, self._class, margin=0,
+                                                                  sizing_mode="stretch_width"),
+                         css_classes=["predict-card"],
                          sizing_mode="stretch_width", margin=(12, 0),
                          styles={"border": "2px solid #b35900", "background": "#fff8f0",
                                  "border-radius": "8px", "padding": "8px 14px"})

@@ -8,12 +8,14 @@ def test_choice_card_reveals_only_after_commit_and_result(state):
     assert "before you look" in card._verdict.object
     card.commit("5")
     assert "You said <b>5</b>" in card._verdict.object and card.correct is None
-    card.commit("1")                                  # locked: a second answer changes nothing
-    assert card.committed == "5"
-    assert all(b.disabled for b in card._buttons)
+    card.commit("1")                                  # before the result: a new answer replaces it
+    card.commit("5")
+    assert card.committed == "5" and not any(b.disabled for b in card._buttons)
     card.reveal()
     assert card.correct is False and "Not quite" in card._verdict.object and "One call reads all." in card._verdict.object
     assert state.answers[3] == {"answer": "5", "correct": False}
+    card.commit("1")                                  # locked once the verdict is shown
+    assert card.committed == "5" and all(b.disabled for b in card._buttons)
 
 
 def test_reveal_before_commit_waits_for_the_answer(state):

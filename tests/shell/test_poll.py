@@ -1,0 +1,195 @@
+"""The class poll without a browser: the store's rules, its listeners, the cards and the lecturer's view."""
+import threading
+
+import pytest
+
+from shell.poll import Ballot, PollStore, PollView, Question, status_html
+from uikit.predict import PredictCard
+
+
+def store_with_questions():
+    store = PollStore(salt=b"test")
+    store.ask(Question(10, "choice", ("faster", "slower")))
+    store.ask(Question(2, "number", bounds=(0, 20)))
+    return store
+
+
+def test_one_vote_per_browser_its_latest_answer():
+    store = store_with_questions()
+    assert store.vote(10, "a" * 32, "faster") is None
+    assert store.vote(10, "b" * 32, "slower") is None
+    assert store.vote(10, "c" * 32, "slower") is None
+    assert store.tally(10).counts == (1, 2)
+    assert store.vote(10, "a" * 32, "slower") is None        # a changed answer moves the vote
+    assert store.tally(10).counts == (0, 3) and store.tally(10).answered == 3
+
+
+def test_numbers_are_a_histogram_of_the_numbers():
+    store = store_with_questions()
+    for browser, n in (("a", 12), ("b", 12), ("c", 7)):
+        assert store.vote(2, browser, n) is None
+    counts = store.tally(2).counts
+    assert len(counts) == 21 and counts[12] == 2 and counts[7] == 1
+
+
+@pytest.mark.parametrize("number, value, says", [
+    (11, "faster", "There is no question 11"),
+    ("10", "faster", "There is no question '10'"),
+    (10, "x" * 10_000, "at most 200 characters"),
+    (10, "sooner", "'sooner' is not one of question 10's choices"),
+    (10, {"evil": 1}, "one of its choices"),
+    (2, 21, "from 0 to 20"),
+    (2, -1, "from 0 to 20"),
+    (2, 2.5, "takes a whole number"),
+    (2, True, "takes a whole number"),
+    (2, "12", "takes a whole number"),
+    (2, float("nan"), "takes a whole number"),
+])
+def test_a_bad_vote_gets_one_sentence_and_changes_nothing(number, value, says):
+    store = store_with_questions()
+    store.vote(10, "a", "faster")
+    before = (store.tally(10), store.tally(2))
+    heard = []
+    store.subscribe(lambda n, what: heard.append((n, what)))
+    sentence = store.vote(number, "b", value)
+    assert says in sentence and sentence.count(". ") == 0 and len(sentence) < 200
+    assert (store.tally(10), store.tally(2)) == before and heard == []
+
+
+def test_votes_are_anonymous():
+    store = store_with_questions()
+    store.vote(10, "f" * 32, "faster")
+    tally = store.tally(10)
+    assert "f" * 32 not in repr(tally) and "f" * 32 not in repr(store.__dict__)
+    other = PollStore(salt=b"other")
+    assert other._voter("f" * 32) != store._voter("f" * 32)   # salted per server
+
+
+def test_reveal_freezes_votes_reset_clears():
+    store = store_with_questions()
+    store.vote(10, "a", "faster")
+    store.reveal(10)
+    assert store.tally(10).revealed
+    assert "already revealed" in store.vote(10, "a", "slower")
+    assert store.vote(10, "a", "faster") is None                # the same answer (a reload) is fine
+    assert store.tally(10).counts == (1, 0)
+    store.reset(10)
+    assert store.tally(10).counts == (0, 0) and not store.tally(10).revealed
+    store.vote(10, "a", "faster"), store.vote(2, "a", 3)
+    store.reveal(2)
+    store.reset_all()
+    assert store.tally(10).answered == store.tally(2).answered == 0 and not store.tally(2).revealed
+
+
+def test_first_definition_of_a_question_stands_and_specs_are_checked():
+    store = store_with_questions()
+    assert store.ask(Question(10, "choice", ("other",))).choices == ("faster", "slower")
+    with pytest.raises(ValueError):
+        Question(0, "choice", ("a",))
+    with pytest.raises(ValueError):
+        Question(3, "number", bounds=(0, 10_000))
+    with pytest.raises(ValueError):
+        Question(3, "essay")
+
+
+def test_listeners_hear_every_change_and_threads_do_not_lose_votes():
+    store = store_with_questions()
+    heard = []
+    stop = store.subscribe(lambda n, what: heard.append((n, what)))
+    threads = [threading.Thread(target=store.vote, args=(10, f"browser{i}", ("faster", "slower")[i % 2]))
+               for i in range(40)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert store.tally(10).counts == (20, 20) and len(heard) == 40
+    stop()
+    store.reveal(10)
+    assert len(heard) == 40
+
+
+def test_connected_counts_browsers_not_pages():
+    store = store_with_questions()
+    store.join("s1", "a"), store.join("s2", "a"), store.join("s3", "b")
+    assert store.tally(10).connected == 2
+    store.leave("s3")
+    assert store.tally(10).connected == 1
+
+
+def test_card_votes_changes_its_vote_and_shows_the_class_on_reveal(state):
+    store = PollStore(salt=b"t")
+    mine, theirs = Ballot(store, "me"), Ballot(store, "them")
+    card = PredictCard(state, 3, "How many calls?", choices=["1", "5"], answer="1", ballot=mine)
+    card.__panel__()
+    other = PredictCard(state, 3, "How many calls?", choices=["1", "5"], answer="1", ballot=theirs)
+    card.commit("5")
+    other.commit("5")
+    assert store.tally(3).counts == (0, 2) and "change your answer" in card._verdict.object
+    card.commit("1")                                         # before the reveal: replaces the vote
+    assert store.tally(3).counts == (1, 1) and card.committed == "1"
+    assert not card._class.visible
+    store.reveal(3)
+    assert card.class_revealed and card._class.visible and card.locked
+    assert all(b.disabled for b in card._buttons)
+    assert "✓ Right." in card._verdict.object                # the static answer is computed at once
+    assert "1 (50%) · you ✓" in card._chart.source.data["label"][0]
+    assert "your answer" in card._chart.words.object
+    card.commit("5")                                         # locked now
+    assert store.tally(3).counts == (1, 1) and card.committed == "1"
+    store.reset(3)
+    assert not card.class_revealed and not card.locked and "press your answer again" in card._notice.object
+
+
+def test_card_refuses_a_crafted_number_in_one_sentence(state):
+    store = PollStore(salt=b"t")
+    card = PredictCard(state, 2, "How many?", answer=lambda: 7, bounds=(0, 20), ballot=Ballot(store, "me"))
+    card._number.value = 10 ** 9                             # what a crafted message could send
+    card._lock.clicks += 1
+    assert card.committed is None and "from 0 to 20" in card._notice.object
+    assert store.tally(2).answered == 0
+    card._number.value = 9
+    card._lock.clicks += 1
+    assert card.committed == 9 and card._notice.object == "" and store.tally(2).counts[9] == 1
+
+
+def test_live_answer_waits_for_the_run_on_reveal(state):
+    store = PollStore(salt=b"t")
+    card = PredictCard(state, 2, "How many?", answer=lambda: 7, bounds=(0, 20), ballot=Ballot(store, "me"))
+    card.commit(9)
+    store.reveal(2)
+    assert "run the experiment below" in card._verdict.object and card._class.visible
+    card.reveal()
+    assert "Not quite" in card._verdict.object
+
+
+def test_projected_card_shows_votes_as_they_arrive(state):
+    store = PollStore(salt=b"t")
+    card = PredictCard(state, 4, "Whose?", choices=["x", "y"], answer="x", ballot=Ballot(store, "projector"))
+    card.projected()
+    assert card._class.visible
+    store.vote(4, "s1", "y")
+    store.vote(4, "s2", "y")
+    assert card._chart.source.data["n"] == [0, 2] and "so far" in card._chart.words.object
+
+
+def test_lecturer_view_follows_the_store():
+    store = store_with_questions()
+    view = PollView(store)
+    q10 = view.questions[10]
+    assert q10.chart is not None and 'data-q="10"' in q10.status.object
+    store.vote(10, "a", "slower")
+    assert q10.chart.source.data["n"] == [0, 1] and "1 of 0" in q10.status.object
+    q10.reveal_button.clicks += 1
+    assert store.tally(10).revealed and q10.reveal_button.disabled and "revealed" in q10.status.object
+    q10.reset_button.clicks += 1
+    assert store.tally(10).answered == 0 and not q10.reveal_button.disabled
+    store.vote(10, "a", "slower")
+    view.reset_all_button.clicks += 1
+    assert store.tally(10).answered == 0
+    assert view.questions[1].chart is None and "No one has opened" in view.questions[1].status.object
+    store.ask(Question(1, "choice", ("a", "b")))
+    assert view.questions[1].chart is not None
+
+
+def test_status_line_is_plain_text():
+    assert "<" not in status_html(1, None).split(">", 1)[1].rsplit("<", 1)[0]

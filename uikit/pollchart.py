@@ -1,0 +1,92 @@
+"""The class's answers to one question as a histogram: built once, then only its data changes.
+
+    chart = PollChart(["faster", "slower"])          # or PollChart(["0", …, "20"], numeric=True)
+    chart.show([12, 28], mine=1, truth=0)            # counts per bar; the student's bar and the answer
+
+Bars of a choice question are lettered A, B, … with the choices spelled out beneath; every bar
+carries its count, the student's own bar is hatched and labelled "you", the correct one marked ✓
+(so colour is never the only cue).
+"""
+from __future__ import annotations
+
+import html
+import string
+
+import panel as pn
+from bokeh.models import ColumnDataSource
+
+from uikit import palette
+from uikit.figures import static_figure
+from uikit.pacing import in_document
+from uikit.styles import BOX_CSS
+
+CHART_CSS = """
+.legend { font-size: 1rem; color: #1b1b1f; margin: 2px 0 0; padding-left: 1.4em; line-height: 1.35; }
+.legend li { margin: 1px 0; }
+.caption { font-size: 1rem; color: #1b1b1f; margin: 2px 0 0; }
+"""
+
+
+class PollChart(pn.viewable.Viewer):
+    """Counts per answer as bars, with a text legend and caption that say the same in words."""
+
+    def __init__(self, categories: list[str], numeric: bool = False, height: int = 190, width: int | None = None,
+                 **params):
+        super().__init__(**params)
+        self.categories, self.numeric = list(categories), numeric
+        self.short = self.categories if self.numeric else [string.ascii_uppercase[i] for i in
+                                                           range(len(self.categories))]
+        self.source = ColumnDataSource(self._data([0] * len(self.categories), None, None))
+        sizing = {"width": width} if width else {"sizing_mode": "stretch_width"}
+        fig = static_figure(x_range=self.short, height=height, min_border_left=30, **sizing)
+        fig.vbar(x="bar", top="n", source=self.source, width=0.8, color="colour", hatch_pattern="hatch",
+                 hatch_color="white", line_color=palette.INK)
+        fig.text(x="bar", y="n", text="label", source=self.source, text_align="center", y_offset=-2,
+                 text_baseline="bottom", text_font_size="14px", text_color=palette.INK)
+        fig.y_range.start = 0
+        fig.y_range.range_padding = 0.25
+        fig.yaxis.visible = False
+        fig.xaxis.major_label_text_font_size = "14px"
+        fig.xgrid.visible = fig.ygrid.visible = False
+        fig.outline_line_color = None
+        self.figure = fig
+        self.counts: tuple | None = None
+        self.pane = pn.pane.Bokeh(fig, sizing_mode=fig.sizing_mode, margin=0)
+        self.words = pn.pane.HTML("", stylesheets=[BOX_CSS, CHART_CSS], sizing_mode="stretch_width", margin=0)
+
+    def _data(self, counts, mine, truth) -> dict:
+        total = sum(counts) or 1
+        labels, colours, hatches = [], [], []
+        for i, n in enumerate(counts):
+            tags = (["you"] if i == mine else []) + (["✓"] if i == truth else [])
+            if n or tags:
+                labels.append(f"{n}" + (f" ({round(100 * n / total)}%)" if n and not self.numeric else "")
+                              + (f" · {' '.join(tags)}" if tags else ""))
+            else:
+                labels.append("")
+            colours.append(palette.OVERLAP if i == truth else palette.TARGET)
+            hatches.append("/" if i == mine else " ")
+        return {"bar": self.short, "n": list(counts), "label": labels, "colour": colours, "hatch": hatches}
+
+    def show(self, counts, mine: int | None = None, truth: int | None = None, caption: str = "") -> None:
+        """Draw these counts (one per category); `mine`/`truth` are bar indices or None."""
+        counts = tuple(counts)
+        key = (counts, mine, truth)
+        if key != self.counts:
+            self.counts = key
+            in_document(setattr, self.source, "data", self._data(counts, mine, truth))
+        total = sum(counts)
+        items = []
+        for i, (short, long, n) in enumerate(zip(self.short, self.categories, counts)):
+            if self.numeric and not n and i not in (mine, truth):
+                continue
+            tags = (" · <b>your answer</b>" if i == mine else "") + (" · <b>✓ the answer</b>" if i == truth else "")
+            name = html.escape(long) if self.numeric else f"<b>{short}</b> {html.escape(long)}"
+            pct = f" ({round(100 * n / total)}%)" if total else ""
+            items.append(f"<li>{name}: {n}{pct}{tags}</li>")
+        legend = f'<ul class="legend">{"".join(items)}</ul>' if items else ""
+        cap = f'<p class="caption">{html.escape(caption)}</p>' if caption else ""
+        self.words.object = cap + legend
+
+    def __panel__(self):
+        return pn.Column(self.pane, self.words, sizing_mode="stretch_width", margin=0, css_classes=["poll-chart"])
