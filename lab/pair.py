@@ -25,6 +25,8 @@ from typing import Callable
 
 from lab.errors import PairError, public_message, public_ref  # lab.pair.PairError stays importable: the same class
 
+from lab.packing import pack_for_cpu, parameter_count
+
 log = logging.getLogger(__name__)
 
 REGISTRY_PATH = Path(__file__).resolve().parent.parent / "models" / "pairs.toml"
@@ -48,11 +50,11 @@ class ModelPair:
 
     @property
     def target_params(self) -> int:
-        return sum(p.numel() for p in self.target.parameters())
+        return parameter_count(self.target)
 
     @property
     def draft_params(self) -> int:
-        return sum(p.numel() for p in self.draft.parameters())
+        return parameter_count(self.draft)
 
     @property
     def eos_token_id(self) -> int | None:
@@ -249,7 +251,8 @@ def _load_model(ref: Path | str, role: str):
                         public=f"The {role} {public_ref(ref)} has no usable weights; "
                                f"check the folder or download it again.") from err
     model.requires_grad_(False)
-    return model.float().eval()
+    model = model.float().eval()
+    return pack_for_cpu(model, model.config.vocab_size)   # verify passes near one call's cost (lab.packing)
 
 
 def _load_tokenizer(ref: Path | str, role: str):
