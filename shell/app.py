@@ -22,7 +22,8 @@ from shell.loading import LOADER, loading_view
 from shell.pages import html_pane, landing_html, nav_html, page_view, pager_html
 from shell.sessions import SNAPSHOTS, browser_id, join_classroom, session_state
 from shell.tour import build_tour
-from uikit.pacing import page_turn, show_in_pieces
+from uikit import validate
+from uikit.pacing import before_browser_values, page_turn, show_in_pieces
 from uikit.panels import PairBadge, SettingsPanel
 from uikit.state import LabState
 from uikit.styles import ASSETS, sheet
@@ -99,13 +100,19 @@ class SessionPage:
         self.keys = ShellKeys(browser_id=bid, width=0, height=0, margin=0)
         notice = [html_pane(f'<p class="notice" role="alert">{html.escape(request.notice)}</p>')] \
             if request.notice else []
+        # a value this page's browser sent that was clamped or refused (uikit.validate), said here
+        self.problems = html_pane("", margin=0)
+        validate.on_problems(self.say_problem)
         self.template.sidebar.append(html_pane(nav_html("" if request.tour else request.slug)))
         self.template.main.append(pn.Column(
-            self.keys, self.badge_slot, self.settings_slot, *notice, *([lecturer] if lecturer else []),
+            self.keys, self.badge_slot, self.settings_slot, *notice, self.problems, *([lecturer] if lecturer else []),
             self.content, *([] if request.tour else [html_pane(pager_html(request.slug))]),
             sizing_mode="stretch_width"))
         if request.landing:   # the landing page needs no model: shown at once, the badge slot loads
             self.content.objects = [html_pane(landing_html(SNAPSHOTS.get(bid).get("answers")))]
+
+    def say_problem(self, sentence: str) -> None:
+        self.problems.object = f'<p class="notice" role="alert">{html.escape(sentence)}</p>'
 
     def student(self) -> LabState:
         """This session's LabState, with the badge and the settings card that show it."""
@@ -177,4 +184,5 @@ def configure() -> None:
     for widget in (pn.widgets.Button, pn.widgets.RadioButtonGroup, pn.widgets.Toggle):
         widget.param.stylesheets.default = [sheet("buttons")]
 
+    before_browser_values(validate.screen)   # every widget value a browser sends is checked first
     LOADER.start()   # the pair loads in the background; pages show its progress meanwhile

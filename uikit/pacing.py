@@ -31,6 +31,7 @@ INTERNALS = (
     ("bokeh.server.contexts.BokehSessionContext", "_session"),   # in_document: its session
     ("bokeh.server.contexts.BokehServerContext", "application_context"),   # end_with_its_tab
     ("bokeh.server.session.ServerSession", "request_expiration"),          # end_with_its_tab
+    ("panel.reactive.Syncable", "_process_events"),  # before_browser_values: every browser change
 )
 
 
@@ -118,6 +119,30 @@ def end_with_its_tab(context) -> None:
     except ProtocolError:   # already discarded
         return
     session.request_expiration()
+
+
+def before_browser_values(screen: Callable[[object, dict], object]) -> None:
+    """Call `screen(widget, events)` on every change a browser sends, before Panel applies it.
+
+    `events` maps the widget's Bokeh properties to the browser's values; `screen` may change or
+    remove them in place (uikit.validate). Panel has no public hook for this: every browser change
+    passes through `Syncable._process_events` (subclasses that override it call it), so it is
+    wrapped once per process.
+    """
+    from panel.reactive import Syncable
+    original = Syncable._process_events
+    if getattr(original, "screened_by", None) is screen:
+        return
+    original = getattr(original, "unscreened", original)
+
+    def _process_events(self, events):
+        if isinstance(self, pn.widgets.Widget) and events:
+            screen(self, events)
+            if not events:
+                return
+        original(self, events)
+    _process_events.screened_by, _process_events.unscreened = screen, original
+    Syncable._process_events = _process_events
 
 
 PAGE_TURN_YIELDS = 3

@@ -12,6 +12,7 @@ import panel as pn
 import param
 
 from lab.prompts import PromptError, encode_prompt
+from uikit import validate
 from uikit.state import SAMPLING, LabState
 from uikit.styles import BOX_CSS
 
@@ -85,6 +86,11 @@ class SettingsPanel(pn.viewable.Viewer):
         self.apply = pn.widgets.Button(label="Use these settings", color="primary")
         self.message = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")
         self.apply.on_click(lambda e: self.commit())
+        for widget in (self.prompt, self.temperature, self.top_k, self.top_p):   # a browser's bad value
+            validate.guard(widget, self.say)                                     # is said here
+
+    def say(self, sentence: str) -> None:
+        self.message.object = f'<div class="error" role="alert">{html.escape(sentence)}</div>'
 
     def commit(self) -> bool:
         """Check the prompt; store everything in the session state, or say what is wrong."""

@@ -1,0 +1,176 @@
+"""Every value a browser sends for a widget, checked on the server before Panel applies it.
+
+A page's own JavaScript can send any value for any widget (−10¹², 10³⁰, NaN, a string for a
+number, 50 000 characters for a prompt). Panel would apply it, or fail with a traceback in the
+lecturer's terminal and nothing on the page. `screen` runs on every change a browser sends
+(installed once per process with `uikit.pacing.before_browser_values`), for every widget of every
+page, and decides per value:
+
+- a number outside its widget's range is clamped to the nearest end and the page says so;
+- what is not a usable number (NaN, ±inf, text, a fraction for a whole-number field) is refused:
+  the widget keeps its value, the browser shows it again, and the page says why;
+- text longer than its widget allows (its `max_length`, else MAX_TEXT) is cut to that length;
+- a choice that is not one of the widget's options is refused.
+
+Each problem is one sentence for the student. It goes to the widget's own message spot when one was
+given (`guard(widget, say)`), else to the page's (`on_problems(say)`, set once per page by the
+shell), else to the log.
+
+    guard(self.top_k, lambda sentence: show(sentence))      # optional: say it next to the widget
+"""
+from __future__ import annotations
+
+import logging
+import math
+import numbers
+import weakref
+
+import panel as pn
+
+log = logging.getLogger(__name__)
+
+MAX_TEXT = 2000          # characters in any text box without its own max_length
+NUMBER_PROPS = ("value", "value_throttled")
+TEXT_PROPS = ("value", "value_input")
+
+_SAY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()        # widget → say(sentence)
+_PAGE_SAY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # document → say(sentence)
+
+
+def guard(widget, say) -> None:
+    """Say `widget`'s refused or changed values with `say(sentence)` instead of the page's spot."""
+    _SAY[widget] = say
+
+
+def on_problems(say, doc=None) -> None:
+    """The page's spot for problems with widgets that have none of their own (this document)."""
+    doc = doc or pn.state.curdoc
+    if doc is not None:
+        _PAGE_SAY[doc] = say
+
+
+class Refused(ValueError):
+    """A browser's value that cannot be used at all; its message is the sentence for the page."""
+
+
+def _label(widget) -> str:
+    label = getattr(widget, "label", None)
+    return f"“{label}”" if label else "This field"
+
+
+def _number(widget, value, whole: bool) -> tuple[object, str | None]:
+    """(the value to apply, a sentence when it differs from what was sent); raises Refused."""
+    label, sent = _label(widget), value
+    if value is None and isinstance(widget, (pn.widgets.IntInput, pn.widgets.FloatInput)):
+        return None, None                                  # an emptied number box: no answer yet
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise Refused(f"{label} takes a number; it keeps {_shown(widget.value)}.")
+    if not math.isfinite(value):
+        raise Refused(f"{label} takes a finite number; it keeps {_shown(widget.value)}.")
+    if whole:
+        if value != int(value):
+            raise Refused(f"{label} takes a whole number; it keeps {_shown(widget.value)}.")
+        value = int(value)
+    start, end = getattr(widget, "start", None), getattr(widget, "end", None)
+    if start is not None and value < start or end is not None and value > end:
+        clamped = start if start is not None and value < start else end
+        return clamped, (f"{label} goes from {_shown(start)} to {_shown(end)}; "
+                         f"{_shown(sent)} is out of range, so it is set to {_shown(clamped)}.")
+    return value, None
+
+
+def _shown(x) -> str:
+    if x is None:
+        return "nothing"
+    if isinstance(x, numbers.Real) and not isinstance(x, bool) and abs(x) >= 1e6:
+        return f"{float(x):.3g}"
+    if isinstance(x, float) and x != round(x, 6):
+        return f"{x:.3g}"
+    return str(x)
+
+
+def _text(widget, value) -> tuple[object, str | None]:
+    if not isinstance(value, str):
+        raise Refused(f"{_label(widget)} takes text; it keeps what it had.")
+    limit = getattr(widget, "max_length", None) or MAX_TEXT
+    if len(value) > limit:
+        return value[:limit], (f"{_label(widget)} keeps at most {limit} characters; "
+                               f"the rest of the {len(value)} was cut.")
+    return value, None
+
+
+def _choice(widget, value) -> tuple[object, str | None]:
+    labels = list(widget.labels) if hasattr(widget, "labels") else [str(o) for o in widget.options]
+    if value not in labels:
+        raise Refused(f"{_label(widget)} offers only its listed choices; it keeps {widget.value!r}.")
+    return value, None
+
+
+def _active(widget, value) -> tuple[object, str | None]:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < len(widget.options):
+        raise Refused(f"{_label(widget)} offers only its listed choices; it keeps {widget.value!r}.")
+    return value, None
+
+
+def _rules(widget) -> tuple[tuple[str, ...], object]:
+    """Which Bokeh properties of `widget` carry a browser's value, and the rule for them."""
+    W = pn.widgets
+    if isinstance(widget, (W.IntSlider, W.IntInput)):
+        return NUMBER_PROPS, lambda w, v: _number(w, v, whole=True)
+    if isinstance(widget, (W.FloatSlider, W.FloatInput)):
+        return NUMBER_PROPS, lambda w, v: _number(w, v, whole=False)
+    if isinstance(widget, (W.TextInput, W.TextAreaInput)):
+        return TEXT_PROPS, _text
+    if isinstance(widget, W.Select):
+        return ("value",), _choice
+    if isinstance(widget, W.RadioButtonGroup):
+        return ("active",), _active
+    return (), None
+
+
+def screen(widget, events: dict) -> list[str]:
+    """Check a browser's `events` (Bokeh property → value) for `widget`, in place: clamped or cut
+    values are replaced, refused ones removed. Says each problem once; returns the sentences."""
+    props, rule = _rules(widget)
+    sentences = []
+    for prop in props:
+        if prop not in events:
+            continue
+        try:
+            value, sentence = rule(widget, events[prop])
+        except Refused as err:
+            del events[prop]
+            sentence = str(err)
+        except Exception:             # a rule must never be the traceback it prevents
+            log.exception("checking %r for %s failed", events[prop], type(widget).__name__)
+            del events[prop]
+            sentence = f"{_label(widget)} could not take that value; it keeps its own."
+        else:
+            events[prop] = value
+        if sentence and sentence not in sentences:
+            sentences.append(sentence)
+    if sentences:
+        _say(widget, " ".join(sentences))
+        _show_again(widget)
+    return sentences
+
+
+def _say(widget, sentence: str) -> None:
+    doc = pn.state.curdoc
+    say = _SAY.get(widget) or (_PAGE_SAY.get(doc) if doc is not None else None)
+    if say is None:
+        log.info("a browser's value was changed or refused: %s", sentence)
+        return
+    say(sentence)
+
+
+def _show_again(widget) -> None:
+    """The browser still shows what it sent: send it the server's value once this change is done."""
+    doc = pn.state.curdoc
+    if doc is None or doc.session_context is None:
+        return
+
+    def resend():
+        for name in ("value",) + (("value_input",) if hasattr(widget, "value_input") else ()):
+            widget.param.trigger(name)
+    doc.add_next_tick_callback(resend)
