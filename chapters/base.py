@@ -30,7 +30,7 @@ from uikit.figures import readable_figures
 from uikit.panels import Busy, takeaway_box
 from uikit.predict import PredictCard
 from uikit.state import SETTINGS, LabState
-from uikit.styles import BOX_CSS, HEADER_CSS
+from uikit.styles import BOX_CSS, HEADER_CSS, sheet
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ class Chapter(pn.viewable.Viewer):
     def header(self) -> pn.pane.HTML:
         num = f"{self.number:02d} · " if self.number else ""
         intro = pn.pane.Markdown(self.page_intro(), css_classes=["ch-intro"], sizing_mode="stretch_width",
-                                 stylesheets=[HEADER_CSS],
+                                 stylesheets=[HEADER_CSS, sheet("chapter-intro")],
                                  margin=(0, 10)) if self.intro else None
         head = pn.pane.HTML(f'<div class="ch-head"><span class="num">{num}{html.escape(self.kicker)}</span>'
                             f'<h1>{html.escape(self.title)}</h1></div>',
