@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import html
 import logging
+import sys
 import threading
+import time
 
 import panel as pn
 
 from lab import runtime
 from lab.errors import public_message, scrub_paths
+from uikit.pacing import served
 from uikit.styles import SHELL_CSS
 
 log = logging.getLogger(__name__)
@@ -35,28 +38,36 @@ class PairLoader:
             if not (self.ready or self.error):
                 self._waiting.append((doc, callback))
                 return
-        if doc is not None and doc.session_context is not None:
+        if served(doc):
             doc.add_next_tick_callback(callback)
 
     def _wake(self) -> None:
         with self._lock:
             waiting, self._waiting = self._waiting, []
         for doc, callback in waiting:
-            if doc is not None and doc.session_context is not None:
+            if served(doc):
                 doc.add_next_tick_callback(callback)
 
     def _progress(self, fraction: float, message: str = "") -> None:
         self.fraction = max(self.fraction, min(1.0, float(fraction)))
         if message:
             self.message = scrub_paths(message)   # pages never show server paths; the log keeps them
+        if sys.stderr.isatty():                   # the terminal: one line, updated in place
+            sys.stderr.write(f"\rLoading the models: {int(self.fraction * 100):3d}% {self.message[:70]:70}")
+            sys.stderr.flush()
 
     def _load(self) -> None:
+        started = time.monotonic()
         try:
             from lab.pair import get_pair
             get_pair(progress=self._progress)   # the server's --args, else the environment, else the default
             pair = runtime.service().pair
             runtime.settle_heap()
             self._progress(1.0, f"Loaded {pair.target_label} and {pair.draft_label}.")
+            if sys.stderr.isatty():
+                sys.stderr.write("\n")
+            log.info("pair loaded: %s (target) and %s (draft) on %s in %.0f s", pair.target_label,
+                     pair.draft_label, pair.device, time.monotonic() - started)
             with self._lock:
                 self.ready = True
         except Exception as err:   # shown on every page (without server paths); the server keeps running

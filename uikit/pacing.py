@@ -35,9 +35,13 @@ INTERNALS = (
 )
 
 
-def served() -> bool:
-    """Whether this code runs for a page a browser is showing (False in tests and scripts)."""
-    doc = pn.state.curdoc
+_CURRENT = object()
+
+
+def served(doc=_CURRENT) -> bool:
+    """Whether `doc` (default: the current document) is a page a browser is showing (False for None,
+    and in tests and scripts)."""
+    doc = pn.state.curdoc if doc is _CURRENT else doc
     return doc is not None and doc.session_context is not None
 
 

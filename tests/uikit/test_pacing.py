@@ -87,3 +87,13 @@ def test_every_panel_and_bokeh_internal_it_touches_still_exists():
     assert session.document.session_context._session is session
     assert session._pending_writes is None            # not inside a locked callback now
     assert pn.widgets.FloatSlider()._debounce > 0     # Panel still holds browser changes by default
+
+
+def test_served_only_for_a_document_with_a_session():
+    from uikit.pacing import served
+
+    class Doc:
+        session_context = None
+    assert not served() and not served(None) and not served(Doc())
+    Doc.session_context = object()
+    assert served(Doc())
