@@ -9,7 +9,11 @@ chapter a section per event-loop turn (uikit.pacing.show_in_pieces) once the bro
 """
 from __future__ import annotations
 
+import asyncio
 import html
+import logging
+import os
+import sys
 from dataclasses import dataclass
 
 import panel as pn
@@ -176,8 +180,69 @@ def build_app():
     return page.template
 
 
+# Quiet by default: what a lecturer needs to see (start, pair loaded, lecturer actions, real errors).
+QUIET_LOGGERS = {
+    "bokeh.server.views.ws": logging.ERROR,   # a line per websocket open and close, and closed-tab sends
+    "tornado.access": logging.WARNING,
+    "transformers": logging.ERROR,
+}
+LAB_LOGGERS = ("lab", "shell", "chapters", "uikit")   # ours: INFO (a few lines a class)
+_logging_done = []
+
+
+def verbose(argv: list[str] | None = None, environ=None) -> bool:
+    """`panel serve app.py --args --verbose` or SPECLAB_VERBOSE=1: every detail in the log."""
+    env = os.environ if environ is None else environ
+    return "--verbose" in (sys.argv[1:] if argv is None else argv) or env.get("SPECLAB_VERBOSE", "") not in ("", "0")
+
+
+def closed_tab(exc) -> bool:
+    """A tab that left while the server was answering it: not an error of the lab."""
+    from tornado.iostream import StreamClosedError
+    from tornado.websocket import WebSocketClosedError
+    return isinstance(exc, (WebSocketClosedError, StreamClosedError))
+
+
+class ClosedTabs(logging.Filter):
+    """Keeps closed-tab tracebacks (tornado's unretrieved write futures) out of the log."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and closed_tab(record.exc_info[1]))
+
+
+def _closed_tabs_handled(loop, context) -> None:
+    if not closed_tab(context.get("exception")):
+        loop.default_exception_handler(context)
+
+
+def configure_logging(detail: bool) -> None:
+    """Once per process: the quiet log (default) or every detail (`detail`)."""
+    if _logging_done:
+        return
+    _logging_done.append(detail)
+    for name in LAB_LOGGERS:
+        logging.getLogger(name).setLevel(logging.INFO)
+    if detail:
+        return
+    for name, level in QUIET_LOGGERS.items():
+        logging.getLogger(name).setLevel(level)
+    closed = ClosedTabs()
+    for logger in (logging.getLogger(), logging.getLogger("asyncio"), logging.getLogger("tornado.application")):
+        logger.addFilter(closed)
+        for handler in logger.handlers:
+            handler.addFilter(closed)
+    try:   # the server's event loop: a write to a tab that has gone is dropped, not logged
+        asyncio.get_event_loop().set_exception_handler(_closed_tabs_handled)
+    except RuntimeError:
+        pass
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")   # tqdm bars: the loader has one line
+    from transformers.utils import logging as hf_logging
+    hf_logging.disable_progress_bar()
+
+
 def configure() -> None:
     """Panel settings for the whole app: everything served inline (offline), large type."""
+    configure_logging(verbose())
     pn.extension(inline=True, raw_css=[sheet("speclab")], notifications=False)
 
     # Large type on every button (Bokeh widgets live in shadow roots, so page CSS cannot reach them).

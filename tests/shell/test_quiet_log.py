@@ -1,0 +1,59 @@
+"""A quiet server log by default: no line per websocket, no closed-tab tracebacks; --verbose keeps all."""
+import asyncio
+import logging
+
+import pytest
+from tornado.websocket import WebSocketClosedError
+
+from shell import app
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    monkeypatch.setattr(app, "_logging_done", [])
+    levels = {name: logging.getLogger(name).level for name in app.QUIET_LOGGERS}
+    yield
+    for name, level in levels.items():
+        logging.getLogger(name).setLevel(level)
+
+
+def _record(exc):
+    try:
+        raise exc
+    except Exception:
+        import sys
+        return logging.LogRecord("asyncio", logging.ERROR, __file__, 1, "Task exception was never retrieved",
+                                 None, sys.exc_info())
+
+
+def test_verbose_from_the_args_or_the_environment():
+    assert app.verbose(["--pair", "tiny", "--verbose"], {})
+    assert app.verbose([], {"SPECLAB_VERBOSE": "1"})
+    assert not app.verbose([], {}) and not app.verbose([], {"SPECLAB_VERBOSE": "0"})
+
+
+def test_quiet_by_default(fresh):
+    app.configure_logging(detail=False)
+    assert not logging.getLogger("bokeh.server.views.ws").isEnabledFor(logging.INFO)   # open/close lines
+    assert logging.getLogger("shell.loading").isEnabledFor(logging.INFO)               # "pair loaded"
+    closed = app.ClosedTabs()
+    assert not closed.filter(_record(WebSocketClosedError()))
+    assert closed.filter(_record(ZeroDivisionError()))            # real errors stay
+
+
+def test_verbose_keeps_every_line(fresh):
+    app.configure_logging(detail=True)
+    assert logging.getLogger("bokeh.server.views.ws").level != logging.ERROR
+
+
+def test_a_write_to_a_closed_tab_is_handled_on_the_event_loop(caplog):
+    loop = asyncio.new_event_loop()
+    try:
+        with caplog.at_level(logging.ERROR, logger="asyncio"):
+            app._closed_tabs_handled(loop, {"message": "Task exception was never retrieved",
+                                            "exception": WebSocketClosedError()})
+            assert caplog.records == []
+            app._closed_tabs_handled(loop, {"message": "boom", "exception": ZeroDivisionError()})
+        assert "boom" in caplog.text                               # anything else is still logged
+    finally:
+        loop.close()
