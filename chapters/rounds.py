@@ -37,14 +37,15 @@ def settings_note(settings: SamplingSettings, state) -> str:
 
 
 async def generation_for(chapter: Chapter, settings: SamplingSettings) -> GenerationTrace | None:
-    """The session's speculative generation (cached by the service), with p and q rows kept."""
+    """The session's speculative generation (cached by the service), with p and q rows kept. These
+    pages show the draft model's q beside the target's p, so the draft model drafts every round."""
     ids = chapter.prompt_ids()
     if ids is None:
         return None
     state = chapter.state
     return await chapter.run_model(
         state.service.generation, ids, mode="speculative", settings=settings, gamma=state.gamma,
-        seed=state.seed, max_new_tokens=MAX_NEW_TOKENS, keep_rows=True,
+        seed=state.seed, max_new_tokens=MAX_NEW_TOKENS, keep_rows=True, drafter="model",
         message="Running the draft and the target…")
 
 

@@ -248,11 +248,12 @@ class ModelService:
 
     # The requests pages make, each cached by its full description.
     def generation(self, prompt_ids: list[int], *, mode="speculative", settings=SamplingSettings(),
-                   gamma=4, seed=0, max_new_tokens=20, writer="target", keep_rows=False):
-        key = ("generation", tuple(prompt_ids), mode, settings, gamma, seed, max_new_tokens, writer, keep_rows)
+                   gamma=4, seed=0, max_new_tokens=20, writer="target", keep_rows=False, drafter=None):
+        """A whole generation; `drafter` None drafts as the pair does (lab.pair.ModelPair.drafter)."""
+        key = ("generation", tuple(prompt_ids), mode, settings, gamma, seed, max_new_tokens, writer, keep_rows, drafter)
         return self.cached(key, lambda: engine.generate(
             self.pair, list(prompt_ids), mode=mode, settings=settings, gamma=gamma, seed=seed,
-            max_new_tokens=max_new_tokens, writer=writer, keep_rows=keep_rows))
+            max_new_tokens=max_new_tokens, writer=writer, keep_rows=keep_rows, drafter=drafter))
 
     def round(self, prompt_ids: list[int], index: int, *, settings=SamplingSettings(), gamma=4, seed=0,
               max_new_tokens=48) -> tuple[RoundTrace, bool]:
