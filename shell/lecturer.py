@@ -24,6 +24,7 @@ import panel as pn
 from lab import runtime
 from lab.errors import public_message
 from shell.sessions import CLASSROOM
+from shell.poll import PollView
 from uikit.styles import BOX_CSS
 
 log = logging.getLogger(__name__)
@@ -147,10 +148,11 @@ class LecturerPanel(pn.viewable.Viewer):
         self._say(f"Reset: {n} student page(s) start again from the landing page.")
 
     def __panel__(self):
-        return pn.Card(
+        return pn.Column(pn.Card(
             pn.pane.HTML(f"<p>{len(CLASSROOM)} open session(s) on this server.</p>"),
             self.pair_select, self.switch_button, self.reset_button, self.status,
-            title="Lecturer controls", collapsed=False, width=320)
+            title="Lecturer controls", collapsed=False, width=320),
+            PollView(), sizing_mode="stretch_width", margin=0)   # the class poll (shell/poll.py)
 
 
 def lecturer_view(query_token, session_id: str, browser: str | None = None):

@@ -374,13 +374,14 @@ class QuestionPoll(pn.viewable.Viewer):
                                  sizing_mode="stretch_width", margin=(4, 0, 0, 0))
         self.status = pn.pane.HTML(status_html(number, None), stylesheets=[POLL_CSS],
                                    sizing_mode="stretch_width", margin=0)
-        self.reveal_button = pn.widgets.Button(label=f"Reveal question {number} to the class", color="primary")
+        self.reveal_button = pn.widgets.Button(label=f"Reveal question {number}", color="primary",
+                                               description="Show the class's answers on every student's card")
         self.reset_button = pn.widgets.Button(label=f"Reset question {number}", color="warning")
         self.reveal_button.on_click(lambda e: self.store.reveal(self.number))
         self.reset_button.on_click(lambda e: self.store.reset(self.number))
         self.chart_slot = pn.Column(sizing_mode="stretch_width", margin=0)
-        self.view = pn.Column(self.head, self.chart_slot, self.status,
-                              pn.Row(self.reveal_button, self.reset_button, margin=0),
+        self.buttons = pn.Row(self.reveal_button, self.reset_button, margin=0, visible=False)
+        self.view = pn.Column(self.head, self.chart_slot, self.status, self.buttons,
                               sizing_mode="stretch_width", margin=(0, 0, 10, 0), css_classes=["poll-question"])
         self.refresh()
 
@@ -390,6 +391,7 @@ class QuestionPoll(pn.viewable.Viewer):
         self.reveal_button.disabled = tally is None or tally.revealed
         if tally is None:
             return
+        self.buttons.visible = True
         if self.chart is None:
             self.chart = PollChart(tally.question.categories, numeric=tally.question.kind == "number", height=170)
             self.chart_slot.objects = [self.chart]
