@@ -4,7 +4,8 @@ Torch on a 2-core laptop gains nothing from two forward passes at once, so one w
 model work, off the web server's event loop. Jobs are queued per browser (its cookie id, so twenty
 tabs of one browser get one share, not twenty) and taken round-robin, so one student's long
 generation never makes another wait behind all of it. Each browser may have `max_pending` jobs
-waiting and the whole server `max_total`; past either, `QueueFull` says so in one sentence.
+waiting and ask `rate` times a second (`burst` at once), and the whole server `max_total` jobs;
+past any of these, `QueueFull` says so in one sentence.
 Identical requests are computed once: one waiting in the queue is shared by everyone who asks for it
 meanwhile, results are kept in a bounded cache, and a live timing or measurement is shared while it
 is fresh. Pages call every method below through `run_as`, so even a million Monte-Carlo draws never
@@ -33,6 +34,7 @@ from lab.trace import RoundTrace
 FRESH_SECONDS = 30   # a whole class pressing "Measure" at once shares one measurement this young
 MAX_PENDING = 3      # waiting jobs per browser
 MAX_TOTAL = 160      # waiting jobs on the whole server (a class of 40 with 3 each fits; a flood does not)
+RATE, BURST = 5.0, 10  # model actions per second per browser, and how many may come at once
 
 
 class QueueFull(RuntimeError):
@@ -84,8 +86,11 @@ class _Job:
 class FairQueue:
     """Per-browser FIFO queues served round-robin by one worker thread."""
 
-    def __init__(self, max_pending: int = MAX_PENDING, max_total: int = MAX_TOTAL):
+    def __init__(self, max_pending: int = MAX_PENDING, max_total: int = MAX_TOTAL, rate: float = RATE,
+                 burst: int = BURST, clock=time.monotonic):
         self.max_pending, self.max_total = max_pending, max_total
+        self.rate, self.burst, self._clock = rate, burst, clock
+        self._allowance: OrderedDict[object, tuple[float, float]] = OrderedDict()   # browser → (left, at)
         self._queues: OrderedDict[object, deque[_Job]] = OrderedDict()   # rotation order = dict order
         self._waiting: dict[tuple, _Job] = {}       # job key → the identical job still waiting
         self._ready = threading.Condition()
@@ -103,6 +108,9 @@ class FairQueue:
                 return future
             queue = self._queues.get(browser, ())
             if browser is not None:       # None: the server's own work, never refused
+                if not self._allowed(browser):
+                    raise QueueFull("You are asking faster than the models can answer; wait a moment, "
+                                    "then try again.")
                 if len(queue) >= self.max_pending:
                     raise QueueFull("Still working on your earlier requests; wait for them to finish, "
                                     "then try again.")
@@ -116,6 +124,18 @@ class FairQueue:
                 self._waiting[key] = job
             self._ready.notify()
         return future
+
+    def _allowed(self, browser) -> bool:
+        """A token bucket per browser: `rate` requests a second, `burst` at once. Even answers from
+        the cache redraw the asking page on the event loop every student shares, so twenty tabs
+        clicking as fast as they can must not get twenty times the share (call under the lock)."""
+        now = self._clock()
+        left, at = self._allowance.pop(browser, (float(self.burst), now))
+        left = min(float(self.burst), left + (now - at) * self.rate)
+        self._allowance[browser] = (left - 1 if left >= 1 else left, now)
+        while len(self._allowance) > 4096:           # bounded: browsers long gone are dropped
+            self._allowance.popitem(last=False)
+        return left >= 1
 
     def _total(self) -> int:
         return sum(len(q) for q in self._queues.values())
@@ -190,12 +210,13 @@ class _LiveRounds:
 
 class ModelService:
     def __init__(self, pair_provider, cache_size: int = 256, max_pending: int = MAX_PENDING,
-                 max_total: int = MAX_TOTAL, live_rounds: int = 24, clock=time.monotonic):
+                 max_total: int = MAX_TOTAL, live_rounds: int = 24, clock=time.monotonic,
+                 rate: float = RATE, burst: int = BURST):
         self._pair_provider = pair_provider
         self._clock = clock
         self._timings: dict = {}                     # (pair, prompt, positions) → (measured at, costs)
         self._measurements: OrderedDict = OrderedDict()   # (pair, prompt, settings…) → (at, measurement)
-        self._queue = FairQueue(max_pending, max_total)
+        self._queue = FairQueue(max_pending, max_total, rate, burst, clock)
         self._cache: OrderedDict = OrderedDict()
         self._cache_size = cache_size
         self._rounds: OrderedDict = OrderedDict()    # generations stepped round by round (worker only)

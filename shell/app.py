@@ -210,6 +210,18 @@ class ClosedTabs(logging.Filter):
         return not (record.exc_info and closed_tab(record.exc_info[1]))
 
 
+class RefusedValues(logging.Filter):
+    """A value a browser sent that Bokeh's own types refuse (text for a slider's number): Bokeh has
+    already refused it and the widget kept its value; one line, not a traceback and the message."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, ValueError) and str(exc).startswith("failed to validate"):
+            record.msg, record.args, record.exc_info = "a browser sent a value a widget cannot take; " \
+                "refused: %s", (str(exc)[:200],), None
+        return True
+
+
 def _closed_tabs_handled(loop, context) -> None:
     if not closed_tab(context.get("exception")):
         loop.default_exception_handler(context)
@@ -226,6 +238,7 @@ def configure_logging(detail: bool) -> None:
         return
     for name, level in QUIET_LOGGERS.items():
         logging.getLogger(name).setLevel(level)
+    logging.getLogger("bokeh.server.protocol_handler").addFilter(RefusedValues())
     closed = ClosedTabs()
     for logger in (logging.getLogger(), logging.getLogger("asyncio"), logging.getLogger("tornado.application")):
         logger.addFilter(closed)

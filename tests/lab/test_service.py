@@ -153,7 +153,7 @@ def test_shared_rounds_equal_a_pages_own_decoder_and_are_computed_once(monkeypat
 
     def ask(i):
         return service.submit(service.round, ids, i, settings=settings, gamma=3, seed=5,
-                              max_new_tokens=12, owner="x").result(timeout=60)
+                              max_new_tokens=12).result(timeout=60)
     first = [ask(i) for i in range(len(own))]          # one page walks the whole text
     second = [ask(i) for i in range(len(own))]         # a second page on the same prompt and settings
     assert [r.emitted_ids for r, _ in first] == [r.emitted_ids for r in own]
@@ -226,3 +226,20 @@ def test_many_tabs_pressing_use_my_models_share_one_fresh_measurement(monkeypatc
     assert got == [("m1",)] * 5 and len(calls) == 1
     now[0] += 31
     assert service.submit(service.measurement, ids, gamma=4).result(10) == ("m2",)   # stale: again
+
+
+def test_a_browser_asking_faster_than_its_rate_is_told_to_wait():
+    pair = tiny_pair()
+    now = [0.0]
+    service = ModelService(lambda: pair, rate=2.0, burst=4, clock=lambda: now[0])
+    tabs = [Owner("hog", f"tab{i}") for i in range(20)]
+    for i in range(4):                                                      # a burst, from four tabs
+        assert service.submit(abs, -i, owner=tabs[i]).result(10) == i
+    with pytest.raises(QueueFull, match="faster than the models can answer"):
+        service.submit(abs, -9, owner=tabs[5])                               # the browser's, not the tab's
+    assert service.submit(abs, -1, owner=Owner("other", "t")).result(10) == 1   # others unaffected
+    now[0] += 0.5                                                            # one more after 1/rate s
+    assert service.submit(abs, -2, owner=tabs[6]).result(10) == 2
+    with pytest.raises(QueueFull):
+        service.submit(abs, -3, owner=tabs[7])
+    assert service.submit(abs, -4).result(10) == 4                           # the server's own: never

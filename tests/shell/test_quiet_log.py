@@ -57,3 +57,17 @@ def test_a_write_to_a_closed_tab_is_handled_on_the_event_loop(caplog):
         assert "boom" in caplog.text                               # anything else is still logged
     finally:
         loop.close()
+
+
+def test_a_value_bokeh_refuses_is_one_line_without_the_message():
+    try:
+        raise ValueError("failed to validate Slider(id='p1', ...).value: expected a value of type Real, got "
+                         "seven of type str")
+    except ValueError:
+        import sys
+        record = logging.LogRecord("bokeh.server.protocol_handler", logging.ERROR, __file__, 1,
+                                   "error handling message\n message: %r \n error: %r", ("x" * 50_000, "e"),
+                                   sys.exc_info())
+    assert app.RefusedValues().filter(record)
+    line = record.getMessage()
+    assert record.exc_info is None and "\n" not in line and len(line) < 300 and "got seven" in line
