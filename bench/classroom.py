@@ -5,7 +5,12 @@
 Starts `panel serve app.py` (the embedded pair, or the tiny pair with --tiny), then runs the students,
 joining a second apart, each running a scripted lesson: open chapter 10 and move the α/γ/c sliders,
 answer its predict question, open chapter 4 and run rounds. Prints per-interaction p50/p95 latency,
-errors and the server's memory. With --soak, waves of students keep joining and leaving for that many
+errors and the server's memory.
+
+The class poll: a lecturer page (the lecturer token) watches the poll. Once every student of a class
+is on chapter 10 the question opens: each answers within --poll-window seconds and moves the sliders
+again while the others vote. "lecturer view" is, for the k-th vote sent, the time until the
+lecturer's page shows at least k answers to question 10 (votes counted in the order they were sent). With --soak, waves of students keep joining and leaving for that many
 seconds and the server's memory growth from the first wave to the last is printed.
 
 Two kinds of student:
@@ -24,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import html
 import itertools
 import json
 import os
@@ -61,8 +67,11 @@ def free_port() -> int:
 SERVER_LOG = Path(os.environ.get("TMPDIR", "/tmp")) / "classroom-server.log"
 
 
+LECTURER_TOKEN = "bench-" + os.urandom(8).hex()
+
+
 def start_server(port: int, tiny: bool) -> subprocess.Popen:
-    env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1")
+    env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", SPECLAB_LECTURER_TOKEN=LECTURER_TOKEN)
     if tiny:
         env["SPECLAB_PAIR"] = "tiny"
     # The server's log goes to a file: a pipe nobody reads fills up and then blocks the server.
@@ -221,10 +230,15 @@ class PageSession:
             await self.ws.recv()
         return header, content
 
+    on_event = None          # a function called with every event as it arrives (the lecturer's watch)
+
     def _handle(self, header: dict, content: dict) -> None:
         if header["msgtype"] == "PATCH-DOC":
             self._index(content)                                   # models the page gains later
             self.events.extend(content.get("events", []))
+            if self.on_event is not None:
+                for e in content.get("events", []):
+                    self.on_event(e)
             self.arrived.set()
         elif header["msgtype"] == "ERROR":
             self.errors.append(f"server ERROR: {str(content)[:200]}")
@@ -287,7 +301,60 @@ def _changed(model_id: str, attr: str, value=None):
                       and (value is None or e.get("new") == value))
 
 
-async def ws_lesson(base: str, rec: Recorder, student: int, rounds: int, drags: int):
+class PollPhase:
+    """The poll of one class: the question opens when every student is on chapter 10 (or after
+    `patience` seconds); each answers within `window` seconds; the lecturer's page is watched."""
+
+    def __init__(self, students: int, window: float, patience: float = 180):
+        self.students, self.window, self.patience = students, window, patience
+        self.arrived = 0
+        self.open = asyncio.Event()
+        self.sent: list[float] = []             # when each vote was sent
+        self.lecturer: PageSession | None = None
+        self.seen: list[tuple[float, int]] = []  # (when, answers to question 10) on the lecturer's page
+
+    async def wait_turn(self) -> None:
+        self.arrived += 1
+        if self.arrived >= self.students:
+            self.open.set()
+        try:
+            await asyncio.wait_for(self.open.wait(), self.patience)
+        except asyncio.TimeoutError:
+            self.open.set()
+        await asyncio.sleep(random.uniform(0, self.window))
+
+    async def watch(self, base: str) -> None:
+        """The lecturer's page: reset the poll, then note every count of question 10's answers."""
+        self.lecturer = page = PageSession(base, f"lecturer={LECTURER_TOKEN}")
+        page.on_event = self._seen
+        await page.open()
+        reset = await page.wait_for(lambda: page.find("Button", label="Reset all questions"), 120,
+                                    "the lecturer's poll")
+        await page.wait_for(lambda: page.find("HTML", text="data-q"), 120, "question 10 on the lecturer's page")
+        await page.patch(_click(reset[0]["id"]))
+
+    def _seen(self, event: dict) -> None:
+        text = html.unescape(str(event.get("new", ""))) if event.get("attr") == "text" else ""
+        if re.search(r'data-q="10"', text):
+            m = re.search(r"(\d+) of \d+ browser", text)
+            if m:
+                self.seen.append((time.perf_counter(), int(m.group(1))))
+
+    def latencies(self) -> list[float]:
+        """For the k-th vote sent, the time until the lecturer's page showed ≥ k answers."""
+        out = []
+        for k, sent in enumerate(sorted(self.sent), start=1):
+            shown = next((t for t, n in self.seen if n >= k and t >= sent), None)
+            if shown is not None:
+                out.append(shown - sent)
+        return out
+
+    async def close(self) -> None:
+        if self.lecturer is not None:
+            await self.lecturer.close()
+
+
+async def ws_lesson(base: str, rec: Recorder, student: int, rounds: int, drags: int, poll: PollPhase | None = None):
     page = None
     try:
         start = time.perf_counter()
@@ -316,7 +383,23 @@ async def ws_lesson(base: str, rec: Recorder, student: int, rounds: int, drags: 
                                               "new": value}], redrawn, 30)
             await asyncio.sleep(random.uniform(0.2, 0.6))      # a student looks at the curve
         card_text = lambda e: e.get("attr") == "text" and e.get("model", {}).get("id") != choice[0]["id"]
+        if poll is not None:                                   # the lecturer opens the question
+            await poll.wait_turn()
+            poll.sent.append(time.perf_counter())
         await page.timed(rec, "answer question", _click(choice[0]["id"]), card_text, 30)
+        if poll is not None:                                   # sliders while the class votes
+            for i in range(3):
+                slider = sliders[i % 3]
+                a = slider["attributes"]
+                step = a.get("step") or 1
+                value = round(a["value"] - step if a["value"] - step >= a["start"] else a["value"] + step, 6)
+                a["value"] = value
+                sid = slider["id"]
+                await page.timed(rec, "slider during poll",
+                                 [{"kind": "ModelChanged", "model": {"id": sid}, "attr": "value", "new": value},
+                                  {"kind": "ModelChanged", "model": {"id": sid}, "attr": "value_throttled",
+                                   "new": value}], redrawn, 30)
+                await asyncio.sleep(random.uniform(0.2, 0.6))
         await page.close()
 
         start = time.perf_counter()
@@ -352,11 +435,11 @@ async def run(args):
             pw = await async_playwright().start()
             browser = await pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
 
-            def lesson(r, student, rounds, drags):
+            def lesson(r, student, rounds, drags, poll=None):
                 return browser_lesson(browser, base, r, student, rounds, drags)
         else:
-            def lesson(r, student, rounds, drags):
-                return ws_lesson(base, r, student, rounds, drags)
+            def lesson(r, student, rounds, drags, poll=None):
+                return ws_lesson(base, r, student, rounds, drags, poll)
         # One warm-up student so first-use costs (model load, caches) are not counted.
         warm = Recorder()
         await lesson(warm, -1, rounds=1, drags=1)
@@ -390,13 +473,25 @@ async def run(args):
             for k in range(args.classes):                # classes one after another, same server
                 one = Recorder()
                 tasks = []
+                poll = PollPhase(args.students, args.poll_window) if args.clients == "ws" else None
+                if poll is not None:
+                    await poll.watch(base)
                 for i in range(args.students):           # join a second apart
-                    tasks.append(asyncio.create_task(lesson(one, i, args.rounds, args.drags)))
+                    tasks.append(asyncio.create_task(lesson(one, i, args.rounds, args.drags, poll)))
                     await asyncio.sleep(args.join_interval)
                     peak = max(peak, server_rss(server))
                 while not all(t.done() for t in tasks):
                     peak = max(peak, server_rss(server))
                     await asyncio.sleep(0.5)
+                if poll is not None:
+                    await asyncio.sleep(2)                # the last votes' updates
+                    for x in poll.latencies():
+                        one.add("lecturer view", x)
+                    if poll.sent:
+                        print(f"\npoll: {len(poll.sent)} votes sent within {max(poll.sent) - min(poll.sent):.1f} s, "
+                              f"the lecturer's page last showed {poll.seen[-1][1] if poll.seen else 0} answers "
+                              f"in {len(poll.seen)} updates")
+                    await poll.close()
                 if args.classes > 1:
                     print(f"\nclass {k + 1} of {args.classes}:", end="")
                     one.report()
@@ -440,6 +535,8 @@ def main():
     ap.add_argument("--clients", choices=["ws", "browser"], default="ws",
                     help="websocket clients speaking Bokeh's protocol (default) or headless chromium pages")
     ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--poll-window", type=float, default=3.0,
+                    help="seconds within which the class answers once the question opens")
     args = ap.parse_args()
     if not 1 <= args.students <= 60 or args.soak > 3600 or not 1 <= args.classes <= 10:
         raise SystemExit("--students must be 1–60, --classes 1–10 and --soak at most 3600 seconds")

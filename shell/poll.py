@@ -325,6 +325,11 @@ class Ballot:
             return (n is None or n == number) and (what in ("reveal", "reset", "ask") or live())
         self._watches.append(DocumentWatch(self.store, lambda numbers: fn(), wants))
 
+    def on_projector(self) -> None:
+        """This page is the tour on the projector: not counted among the browsers that may answer."""
+        if self.session_id is not None:
+            self.store.leave(self.session_id)
+
     def close(self) -> None:
         for w in self._watches:
             w.stop()

@@ -42,11 +42,11 @@ class PollChart(pn.viewable.Viewer):
         fig.vbar(x="bar", top="n", source=self.source, width=0.8, color="colour", hatch_pattern="hatch",
                  hatch_color="white", line_color=palette.INK)
         fig.text(x="bar", y="n", text="label", source=self.source, text_align="center", y_offset=-2,
-                 text_baseline="bottom", text_font_size="14px", text_color=palette.INK)
+                 text_baseline="bottom", text_font_size="16px", text_color=palette.INK)
         fig.y_range.start = 0
         fig.y_range.range_padding = 0.25
         fig.yaxis.visible = False
-        fig.xaxis.major_label_text_font_size = "14px"
+        fig.xaxis.major_label_text_font_size = "16px"
         fig.xgrid.visible = fig.ygrid.visible = False
         fig.outline_line_color = None
         self.figure = fig

@@ -127,6 +127,8 @@ class PredictCard(pn.viewable.Viewer):
     def projected(self) -> PredictCard:
         """This card on the projector: the class's answers shown live as they arrive."""
         self.live = True
+        if self.ballot is not None and hasattr(self.ballot, "on_projector"):
+            self.ballot.on_projector()      # the projector's page is not one of the class's browsers
         return self
 
     def _poll_changed(self) -> None:
@@ -194,7 +196,9 @@ class PredictCard(pn.viewable.Viewer):
             if self.committed is not None:
                 self._number.value = self.committed
         if self.committed is None:
-            msg = ("The class's answers are revealed; you did not answer this one." if self.class_revealed
+            msg = ("The class's answers are revealed." if self.class_revealed and self.live
+                   else "The class's answers are revealed; you did not answer this one." if self.class_revealed
+                   else "The class is answering: the bars grow as the votes arrive." if self.live
                    else "Commit an answer above to see whether you were right." if self.ready
                    else "Choose your answer before you look.")
             self._verdict.object = f'<div class="verdict waiting">{html.escape(msg)}</div>'

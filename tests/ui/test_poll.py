@@ -1,0 +1,133 @@
+"""The class poll in a browser: three students answer chapter 3's question, the lecturer sees the split,
+a changed answer moves a vote, the reveal reaches every student and the tour's predict step, and a
+student without the token has no controls and cannot reveal or reset with crafted messages."""
+import pytest
+
+from tests.ui.conftest import LECTURER_TOKEN, open_page, wait_until
+
+QUESTION = "Five guessed words are already on the page"         # chapter 3's question
+TOUR_STEP = 8                                              # the tour's step with chapter 3's predict card
+CRAFTED_CLICKS = """() => {
+  const {ButtonClick} = Bokeh.require("core/bokeh_events");
+  const buttons = [...Bokeh.documents[0].all_models].filter((m) => m.constructor.__name__ === "Button");
+  for (const b of buttons) {                     // what a crafted message can do: click anything it has,
+    b.disabled = false;                          // enabled or not, under any label
+    b.label = "Reveal question 3 to the class " + "x".repeat(5000);
+    b.trigger_event(new ButtonClick());
+  }
+  return buttons.length;
+}"""
+
+
+def deep_text(pg) -> str:
+    """The page's text, inside Bokeh's shadow roots too."""
+    return pg.evaluate("""() => { const out = []; const walk = (n) => { if (n.shadowRoot) walk(n.shadowRoot);
+      for (const c of n.childNodes) { if (c.nodeType === 3) out.push(c.textContent); else if (c.nodeType === 1) walk(c); } };
+      walk(document.body); return out.join('').replace(/\\s+/g, ' '); }""")
+
+
+def has(pg, *texts) -> bool:
+    text = deep_text(pg)
+    return all(t in text for t in texts)
+
+
+def lecturer_status(pg) -> str:
+    """The line under question 3's histogram on the lecturer's view."""
+    status = pg.locator('.poll-status[data-q="3"]')
+    return status.first.inner_text() if status.count() else ""
+
+
+@pytest.fixture
+def classroom(browser, server):
+    """A lecturer page (the token), three students on chapter 3, all with their own cookies."""
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 720}) for _ in range(4)]
+    pages = [c.new_page() for c in contexts]
+    for pg in pages:
+        pg.set_default_timeout(60000)
+    lecturer, students = pages[0], pages[1:]
+    open_page(lecturer, server + f"?lecturer={LECTURER_TOKEN}", "Class poll")
+    lecturer.get_by_role("button", name="Reset all questions").click()
+    for pg in students:
+        open_page(pg, server + "?chapter=checking", QUESTION)
+    yield lecturer, students
+    for c in contexts:
+        c.close()
+
+
+def answer(pg, choice: str) -> None:
+    pg.get_by_role("button", name=choice, exact=True).first.click()
+    wait_until(lambda: has(pg, f"You said {choice}."), message=f"the card to take {choice}")
+
+
+def test_votes_reach_the_lecturer_the_reveal_reaches_students_and_the_tour(classroom, browser, server, shot):
+    lecturer, (a, b, c) = classroom
+    answer(a, "1")
+    answer(b, "5")
+    answer(c, "5")
+    wait_until(lambda: lecturer_status(lecturer).startswith("3 of "), message="3 votes on the lecturer's view")
+    wait_until(lambda: has(lecturer, "A 1: 1 (33%)", "B 5: 2 (67%)"), message="the 1 / 2 split")
+    assert not has(a, "The class's answers")                     # nothing shown before the reveal
+
+    answer(b, "1")                                                # a changed answer moves the vote
+    wait_until(lambda: has(lecturer, "A 1: 2 (67%)", "B 5: 1 (33%)"), message="the vote to move")
+    assert lecturer_status(lecturer).startswith("3 of ")
+
+    tour = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    try:
+        open_page(tour, server + f"?tour={TOUR_STEP}", QUESTION)
+        wait_until(lambda: has(tour, "The class's answers (so far): 3 of", "A 1: 2 (67%)"),
+                   message="the tour's live histogram")
+        answer(c, "1")                                            # live on the projector as votes arrive
+        wait_until(lambda: has(tour, "A 1: 3 (100%)"), message="the tour to follow a vote")
+        answer(c, "5")
+        wait_until(lambda: has(tour, "A 1: 2 (67%)"), message="the tour to follow a changed vote")
+        shot(tour, "poll-tour-live")
+
+        lecturer.get_by_role("button", name="Reveal question 3").click()
+        for pg in (a, b, c):
+            wait_until(lambda pg=pg: has(pg, "The class's answers (revealed): 3 of", "your answer"),
+                       message="the reveal to reach a student")
+        assert has(a, "✓ Right.") and has(b, "✓ Right.") and has(c, "Not quite")
+        assert a.get_by_role("button", name="5", exact=True).first.is_disabled()   # answers are final now
+        wait_until(lambda: has(tour, "The class's answers (revealed)", "✓ the answer"), message="the tour's reveal")
+        wait_until(lambda: "revealed to the class" in lecturer_status(lecturer), message="the lecturer's status")
+
+        card = a.locator(".predict-card").first
+        shot(a, "poll-revealed-card", scroll_to=card)
+        shot(lecturer, "poll-lecturer-view", scroll_to=lecturer.locator(".class-poll").first)
+        shot(tour, "poll-tour-revealed")
+        for pg, name in ((a, "poll-revealed-card-1080"), (lecturer, "poll-lecturer-view-1080"),
+                         (tour, "poll-tour-revealed-1080")):
+            pg.set_viewport_size({"width": 1920, "height": 1080})
+            pg.wait_for_timeout(500)
+            shot(pg, name)
+
+        lecturer.get_by_role("button", name="Reset question 3").click()
+        wait_until(lambda: lecturer_status(lecturer).startswith("0 of"), message="the reset")
+        wait_until(lambda: has(a, "press your answer again"), message="the reset to reach a student")
+        assert not a.get_by_role("button", name="5", exact=True).first.is_disabled()
+    finally:
+        tour.context.close()
+
+
+def test_a_student_has_no_controls_and_crafted_messages_change_nothing(classroom, browser, server):
+    lecturer, (a, b, c) = classroom
+    answer(a, "1")
+    answer(b, "5")
+    wait_until(lambda: lecturer_status(lecturer).startswith("2 of"), message="2 votes")
+    assert not has(a, "Class poll") and not has(a, "Reveal question 3") and not has(a, "Reset question")
+
+    assert c.evaluate(CRAFTED_CLICKS) >= 4                 # clicks on every button, relabelled
+    wait_until(lambda: lecturer_status(lecturer).startswith("3 of"), message="c's one vote")
+    c.wait_for_timeout(1000)
+    status = lecturer_status(lecturer)
+    assert status.startswith("3 of") and "revealed" not in status       # one vote, nothing revealed
+    assert not has(a, "The class's answers")
+
+    lecturer.get_by_role("button", name="Reveal question 3").click()
+    wait_until(lambda: has(a, "The class's answers (revealed)"), message="the reveal")
+    before = deep_text(lecturer).split("Question 3", 1)[-1][:400]
+    c.evaluate(CRAFTED_CLICKS)                             # after the reveal: no vote moves, no reset
+    c.wait_for_timeout(1500)
+    assert deep_text(lecturer).split("Question 3", 1)[-1][:400] == before
+    assert has(a, "The class's answers (revealed)")
