@@ -2,6 +2,7 @@
 
     chart = PollChart(["faster", "slower"])          # or PollChart(["0", …, "20"], numeric=True)
     chart.show([12, 28], mine=1, truth=0)            # counts per bar; the student's bar and the answer
+    PollChart(choices, compact=True)                 # the legend on one line (the projector)
 
 Bars of a choice question are lettered A, B, … with the choices spelled out beneath; every bar
 carries its count, the student's own bar is hatched and labelled "you", the correct one marked ✓
@@ -31,9 +32,9 @@ class PollChart(pn.viewable.Viewer):
     """Counts per answer as bars, with a text legend and caption that say the same in words."""
 
     def __init__(self, categories: list[str], numeric: bool = False, height: int = 190, width: int | None = None,
-                 **params):
+                 compact: bool = False, **params):
         super().__init__(**params)
-        self.categories, self.numeric = list(categories), numeric
+        self.categories, self.numeric, self.compact = list(categories), numeric, compact
         self.short = self.categories if self.numeric else [string.ascii_uppercase[i] for i in
                                                            range(len(self.categories))]
         self.source = ColumnDataSource(self._data([0] * len(self.categories), None, None))
@@ -44,7 +45,7 @@ class PollChart(pn.viewable.Viewer):
         fig.text(x="bar", y="n", text="label", source=self.source, text_align="center", y_offset=-2,
                  text_baseline="bottom", text_font_size="16px", text_color=palette.INK)
         fig.y_range.start = 0
-        fig.y_range.range_padding = 0.25
+        fig.y_range.range_padding = 0.5
         fig.yaxis.visible = False
         fig.xaxis.major_label_text_font_size = "16px"
         fig.xgrid.visible = fig.ygrid.visible = False
@@ -84,7 +85,10 @@ class PollChart(pn.viewable.Viewer):
             name = html.escape(long) if self.numeric else f"<b>{short}</b> {html.escape(long)}"
             pct = f" ({round(100 * n / total)}%)" if total else ""
             items.append(f"<li>{name}: {n}{pct}{tags}</li>")
-        legend = f'<ul class="legend">{"".join(items)}</ul>' if items else ""
+        if self.compact:    # one line (the projector: the step must fit the screen)
+            legend = '<p class="caption">' + " · ".join(i[4:-5] for i in items) + "</p>" if items else ""
+        else:
+            legend = f'<ul class="legend">{"".join(items)}</ul>' if items else ""
         cap = f'<p class="caption">{html.escape(caption)}</p>' if caption else ""
         self.words.object = cap + legend
 

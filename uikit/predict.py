@@ -175,7 +175,8 @@ class PredictCard(pn.viewable.Viewer):
         if tally is None:
             return
         if self._chart is None:
-            self._chart = PollChart(tally.question.categories, numeric=self.kind == "number", height=170)
+            self._chart = PollChart(tally.question.categories, numeric=self.kind == "number",
+                                    height=120 if self.live else 170, compact=self.live)
             self._class.objects = [self._chart]
         categories = tally.question.categories
         truth = self._truth() if (self.class_revealed or self.ready) else None
@@ -231,9 +232,13 @@ class PredictCard(pn.viewable.Viewer):
         head = pn.pane.HTML(f'<div class="plabel">✎ Pause &amp; predict · question {self.number}{of}</div>'
                             f'<p class="q">{html.escape(self.question)}</p>',
                             stylesheets=[BOX_CSS], sizing_mode="stretch_width", margin=0)
-        return pn.Column(head, self._inputs, self._notice, pn.Row(self._verdict, self._class, margin=0,
-                                                                  sizing_mode="stretch_width"),
-                         css_classes=["predict-card"],
+        if self.live:   # the projector: the class's answers beside the choices, so the step fits the screen
+            body = [pn.Row(self._inputs, self._class, margin=0, sizing_mode="stretch_width"), self._notice,
+                    self._verdict]
+        else:           # a student's card: the class's answers beside the verdict
+            body = [self._inputs, self._notice, pn.Row(self._verdict, self._class, margin=0,
+                                                       sizing_mode="stretch_width")]
+        return pn.Column(head, *body, css_classes=["predict-card"],
                          sizing_mode="stretch_width", margin=(12, 0),
                          styles={"border": "2px solid #b35900", "background": "#fff8f0",
                                  "border-radius": "8px", "padding": "8px 14px"})

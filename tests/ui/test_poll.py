@@ -4,6 +4,7 @@ student without the token has no controls and cannot reveal or reset with crafte
 import pytest
 
 from tests.ui.conftest import LECTURER_TOKEN, open_page, wait_until
+from tests.ui.test_tour import no_scroll
 
 QUESTION = "Five guessed words are already on the page"         # chapter 3's question
 TOUR_STEP = 8                                              # the tour's step with chapter 3's predict card
@@ -50,6 +51,8 @@ def classroom(browser, server):
     for pg in students:
         open_page(pg, server + "?chapter=checking", QUESTION)
     yield lecturer, students
+    lecturer.get_by_role("button", name="Reset all questions").click()     # later tests answer freely
+    wait_until(lambda: lecturer_status(lecturer).startswith("0 of"), message="the poll reset")
     for c in contexts:
         c.close()
 
@@ -82,6 +85,8 @@ def test_votes_reach_the_lecturer_the_reveal_reaches_students_and_the_tour(class
         answer(c, "5")
         wait_until(lambda: has(tour, "A 1: 2 (67%)"), message="the tour to follow a changed vote")
         shot(tour, "poll-tour-live")
+        scroll, height = no_scroll(tour)
+        assert scroll <= height + 2, f"the tour's predict step with the class's answers scrolls by {scroll - height} px"
 
         lecturer.get_by_role("button", name="Reveal question 3").click()
         for pg in (a, b, c):
