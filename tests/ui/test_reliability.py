@@ -1,0 +1,119 @@
+"""Faults and abuse against a served lab, on loopback, through Bokeh's websocket protocol (the
+clients of bench/abuse.py): crafted widget values get a sentence and no traceback; one browser's
+tabs share one queue; the server's log stays quiet."""
+from __future__ import annotations
+
+import asyncio
+import sys
+import uuid
+
+import pytest
+
+from tests.ui.conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+from abuse import open_chapter10  # noqa: E402
+
+STILL_WORKING = "Still working on your earlier requests"
+TOO_FAST = "faster than the models can answer"
+
+
+def run(coro):
+    return asyncio.run(asyncio.wait_for(coro, timeout=240))
+
+
+async def _answered(tab, mark: int) -> None:
+    await tab.wait_for(lambda: len(tab.events) > mark, 60, "an answer")
+
+
+@pytest.mark.parametrize("value, says", [
+    (-10**12, "is out of range, so it is set to 1"),
+    (10**30, "is out of range, so it is set to 12"),
+    ({"type": "number", "value": "nan"}, "takes a finite number"),
+    (2.5, "takes a whole number"),
+])
+def test_a_crafted_value_gets_one_sentence_and_the_widget_keeps_a_valid_value(server, value, says):
+    async def go():
+        tab = await open_chapter10(server, uuid.uuid4().hex)
+        try:
+            gamma = tab.slider("γ")
+            mark = len(tab.events)
+            await tab.set_value(gamma, value)
+            await tab.wait_for(lambda: any(says in t for t in tab.text_of_alerts()), 60, "the sentence")
+            # the browser is sent a valid value back (the slider's own model)
+            await tab.wait_for(lambda: [e["new"] for e in tab.events[mark:] if e.get("attr") == "value"
+                                        and e.get("model", {}).get("id") == gamma["id"]], 60, "the value")
+            sent = [e["new"] for e in tab.events[mark:] if e.get("attr") == "value"
+                    and e.get("model", {}).get("id") == gamma["id"]]
+            assert all(isinstance(v, int) and 1 <= v <= 12 for v in sent), sent
+        finally:
+            await tab.close()
+    run(go())
+
+
+def test_text_for_a_number_is_refused_without_a_traceback(server, tmp_path_factory):
+    async def go():
+        tab = await open_chapter10(server, uuid.uuid4().hex)
+        try:
+            await tab.set_value(tab.slider("γ"), "seven")
+            await tab.wait_for(lambda: tab.errors, 60, "Bokeh's refusal")      # an ERROR reply, not applied
+            alpha = tab.slider("α")                                             # the page still answers
+            mark = len(tab.events)
+            await tab.set_value(alpha, 0.5)
+            await _answered(tab, mark)
+        finally:
+            await tab.close()
+    run(go())
+    log = (tmp_path_factory.getbasetemp() / "server0" / "server.log").read_text()
+    assert "a browser sent a value a widget cannot take" in log
+    assert "Traceback" not in log.split("a browser sent a value")[-1].split("\n2")[0]
+
+
+def test_one_browsers_tabs_share_one_queue_another_browser_is_not_refused(server):
+    """Eleven tabs of one browser press "Use my models" at once, each on its own γ, and so does
+    another student (on the default γ = 4): the many tabs share one pending limit (some are told to wait), the other
+    student is not refused and is answered before the tabs' last job."""
+    async def go():
+        hog = uuid.uuid4().hex
+        gammas = [g for g in range(1, 13) if g != 4]             # 4: the default, the other student's
+        tabs = [await open_chapter10(server, hog) for _ in gammas]
+        victim = await open_chapter10(server, uuid.uuid4().hex)
+        try:
+            for gamma, tab in zip(gammas, tabs):
+                mark = len(tab.events)
+                await tab.set_value(tab.slider("γ"), gamma)
+                await _answered(tab, mark)
+            finished = []
+
+            async def press(tab, name):
+                button = tab.find("Button", label="Use my models")[0]["id"]
+                mark = len(tab.events)
+                await tab.patch([{"kind": "MessageSent", "msg_type": "bokeh_event",
+                                  "msg_data": {"type": "event", "name": "button_click",
+                                               "values": {"type": "map", "entries": [["model", {"id": button}]]}}}])
+                await tab.wait_for(lambda: any("measured α" in str(e.get("new", "")) for e in tab.events[mark:])
+                                   or any(s in t for t in tab.text_of_alerts() for s in (STILL_WORKING, TOO_FAST)),
+                                   180, "a measurement or a sentence")
+                finished.append(name)
+            await asyncio.gather(*[press(t, f"tab{i}") for i, t in enumerate(tabs)], press(victim, "victim"))
+            told = [f"tab{i}" for i, t in enumerate(tabs) if any(STILL_WORKING in s for s in t.text_of_alerts())]
+            measured = [name for name in finished if name not in told and name != "victim"]
+            assert told, "no tab of the one browser was told to wait: the limit is not per browser"
+            assert not victim.text_of_alerts(), victim.text_of_alerts()          # the other browser: served
+            assert len(measured) >= 2, measured
+            # round-robin between browsers: the student waited for one of the tabs' jobs, not all of them
+            assert finished.index("victim") < finished.index(measured[-1]), finished
+        finally:
+            for t in tabs + [victim]:
+                await t.close()
+    run(go())
+
+
+def test_the_log_is_quiet(server, tmp_path_factory):
+    async def go():
+        tab = await open_chapter10(server, uuid.uuid4().hex)
+        await tab.close()
+    run(go())
+    log = (tmp_path_factory.getbasetemp() / "server0" / "server.log").read_text()
+    assert "WebSocket connection opened" not in log and "ServerConnection created" not in log
+    assert "pair loaded:" in log
