@@ -19,7 +19,8 @@ def folders(tmp_path_factory):
 
 
 @needs_onednn
-def test_a_loaded_pair_is_packed_and_decodes_as_the_dense_models(folders):
+def test_a_loaded_pair_is_packed_and_decodes_as_the_dense_models(folders, monkeypatch):
+    monkeypatch.setenv("SPECLAB_PACK", "1")
     target, draft = folders
     pair = load_pair(str(target), str(draft))
     assert "MkldnnLinear" in {type(m).__name__ for m in pair.target.modules()}
@@ -36,6 +37,7 @@ def test_a_loaded_pair_is_packed_and_decodes_as_the_dense_models(folders):
 
 @needs_onednn
 def test_packing_that_changes_the_outputs_is_undone(folders, monkeypatch):
+    monkeypatch.setenv("SPECLAB_PACK", "1")
     model = AutoModelForCausalLM.from_pretrained(folders[0]).eval()
     count = parameter_count(model)
     import torch.utils.mkldnn as onednn
@@ -53,7 +55,7 @@ def test_packing_that_changes_the_outputs_is_undone(folders, monkeypatch):
     assert parameter_count(packed) == count
 
 
-def test_packing_can_be_switched_off(folders, monkeypatch):
-    monkeypatch.setenv("SPECLAB_PACK", "0")
+def test_packing_is_off_unless_asked_for(folders, monkeypatch):
+    monkeypatch.delenv("SPECLAB_PACK", raising=False)
     pair = load_pair(str(folders[0]), str(folders[1]))
     assert not any(type(m).__name__ == "MkldnnLinear" for m in pair.target.modules())
