@@ -8,9 +8,10 @@ answer its predict question, open chapter 4 and run rounds. Prints per-interacti
 errors and the server's memory.
 
 The class poll: a lecturer page (the lecturer token) watches the poll. Once every student of a class
-is on chapter 10 the question opens: each answers within --poll-window seconds and moves the sliders
-again while the others vote. "lecturer view" is, for the k-th vote sent, the time until the
-lecturer's page shows at least k answers to question 10 (votes counted in the order they were sent). With --soak, waves of students keep joining and leaving for that many
+is on chapter 10 the question opens and each answers within --poll-window seconds; every fourth
+student first moves the sliders three times while the others vote ("slider during poll"). "lecturer
+view" is, for the k-th vote sent, the time until the lecturer's page shows at least k answers to
+question 10 (votes counted in the order they were sent). With --soak, waves of students keep joining and leaving for that many
 seconds and the server's memory growth from the first wave to the last is printed.
 
 Two kinds of student:
@@ -313,7 +314,7 @@ class PollPhase:
         self.lecturer: PageSession | None = None
         self.seen: list[tuple[float, int]] = []  # (when, answers to question 10) on the lecturer's page
 
-    async def wait_turn(self) -> None:
+    async def wait_open(self) -> None:
         self.arrived += 1
         if self.arrived >= self.students:
             self.open.set()
@@ -321,7 +322,6 @@ class PollPhase:
             await asyncio.wait_for(self.open.wait(), self.patience)
         except asyncio.TimeoutError:
             self.open.set()
-        await asyncio.sleep(random.uniform(0, self.window))
 
     async def watch(self, base: str) -> None:
         """The lecturer's page: reset the poll, then note every count of question 10's answers."""
@@ -384,22 +384,24 @@ async def ws_lesson(base: str, rec: Recorder, student: int, rounds: int, drags: 
             await asyncio.sleep(random.uniform(0.2, 0.6))      # a student looks at the curve
         card_text = lambda e: e.get("attr") == "text" and e.get("model", {}).get("id") != choice[0]["id"]
         if poll is not None:                                   # the lecturer opens the question
-            await poll.wait_turn()
+            await poll.wait_open()
+            if student % 4 == 0:                               # sliders while the class votes
+                for i in range(3):
+                    slider = sliders[i % 3]
+                    a = slider["attributes"]
+                    step = a.get("step") or 1
+                    value = round(a["value"] - step if a["value"] - step >= a["start"] else a["value"] + step, 6)
+                    a["value"] = value
+                    sid = slider["id"]
+                    await page.timed(rec, "slider during poll",
+                                     [{"kind": "ModelChanged", "model": {"id": sid}, "attr": "value", "new": value},
+                                      {"kind": "ModelChanged", "model": {"id": sid}, "attr": "value_throttled",
+                                       "new": value}], redrawn, 30)
+                    await asyncio.sleep(random.uniform(0.2, 0.6))
+            else:
+                await asyncio.sleep(random.uniform(0, poll.window))
             poll.sent.append(time.perf_counter())
         await page.timed(rec, "answer question", _click(choice[0]["id"]), card_text, 30)
-        if poll is not None:                                   # sliders while the class votes
-            for i in range(3):
-                slider = sliders[i % 3]
-                a = slider["attributes"]
-                step = a.get("step") or 1
-                value = round(a["value"] - step if a["value"] - step >= a["start"] else a["value"] + step, 6)
-                a["value"] = value
-                sid = slider["id"]
-                await page.timed(rec, "slider during poll",
-                                 [{"kind": "ModelChanged", "model": {"id": sid}, "attr": "value", "new": value},
-                                  {"kind": "ModelChanged", "model": {"id": sid}, "attr": "value_throttled",
-                                   "new": value}], redrawn, 30)
-                await asyncio.sleep(random.uniform(0.2, 0.6))
         await page.close()
 
         start = time.perf_counter()
