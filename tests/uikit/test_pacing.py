@@ -61,6 +61,7 @@ def test_every_panel_and_bokeh_internal_it_touches_still_exists():
     """uikit.pacing lists each Panel/Bokeh internal it uses; an upgrade that removes one fails here
     (instead of silently making slider moves wait, or pages outlive their tabs)."""
     import asyncio
+    import concurrent.futures
     import importlib
 
     from bokeh.application import Application
@@ -76,7 +77,10 @@ def test_every_panel_and_bokeh_internal_it_touches_still_exists():
         context = session.document.session_context
         return app, session, {"ServerSession": session, "BokehSessionContext": context,
                               "BokehServerContext": context.server_context, "Syncable": pn.widgets.FloatSlider()}
-    app, session, instances = asyncio.run(a_session())    # some are set per object: check live ones
+    # some are set per object: check live ones. On a thread of its own: after the browser tests, this
+    # thread has Playwright's event loop running
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        app, session, instances = pool.submit(asyncio.run, a_session()).result(timeout=60)
     for where, name in INTERNALS:
         module, _, cls_name = where.rpartition(".")
         cls = getattr(importlib.import_module(module), cls_name)
