@@ -193,3 +193,26 @@ def test_lecturer_view_follows_the_store():
 
 def test_status_line_is_plain_text():
     assert "<" not in status_html(1, None).split(">", 1)[1].rsplit("<", 1)[0]
+
+
+def test_a_page_gets_a_burst_of_votes_in_one_update():
+    from bokeh.document import Document
+
+    from shell.poll import DocumentWatch
+
+    class Page(Document):                       # a served page's document, its next ticks held here
+        ticks = []
+
+        def add_next_tick_callback(self, callback):
+            self.ticks.append(callback)
+
+    store, page, seen = store_with_questions(), Page(), []
+    DocumentWatch(store, seen.append, doc=page)
+    for i in range(40):
+        store.vote(10, f"browser{i}", "slower")
+    store.reveal(2)
+    assert len(page.ticks) == 1 and seen == []          # one callback scheduled for the whole burst
+    page.ticks.pop()()
+    assert seen == [{10, 2}]
+    store.vote(10, "late", "faster")
+    assert len(page.ticks) == 1                         # the next change schedules the next update
