@@ -174,19 +174,24 @@ class DraftPolicy:
 
     @classmethod
     def parse(cls, text: str, gamma: int = 4) -> "DraftPolicy":
-        """"constant", "heuristic", "confidence", "confidence:0.3", "heuristic+confidence:0.3"."""
+        """"constant", "heuristic", "constant:8" (γ = 8 instead of `gamma`), "confidence",
+        "confidence:0.3", "heuristic:6+confidence:0.3"."""
         schedule, threshold = "constant", 0.0
         for part in filter(None, re.split(r"[+,\s]+", (text or "constant").strip().lower())):
             name, _, value = part.partition(":")
-            if name in SCHEDULES and not value:
+            if name in SCHEDULES:
                 schedule = name
+                if value:
+                    if not value.isdigit():
+                        raise ValueError(f"γ after {name!r} must be a whole number from 1 to {MAX_GAMMA}; got {value!r}.")
+                    gamma = int(value)
             elif name == "confidence":
                 try:
                     threshold = float(value) if value else DEFAULT_CONFIDENCE
                 except ValueError:
                     raise ValueError(f"The confidence threshold must be a number; got {value!r}.") from None
             else:
-                raise ValueError(f"Unknown draft-length policy {part!r}; use constant, heuristic, "
+                raise ValueError(f"Unknown draft-length policy {part!r}; use constant[:γ], heuristic[:γ], "
                                  "confidence[:threshold], or heuristic+confidence.")
         return cls(gamma, schedule, threshold)
 

@@ -118,11 +118,15 @@ def test_hybrid_catches_up_the_draft_cache_after_lookup_rounds(pair):
     assert decoder.target.cache.get_seq_length() == len(decoder.ids) - 1
 
 
-@pytest.mark.parametrize("text", ["", "fast", "constant:2", "confidence:x", "confidence:1.5", "heuristic:3"])
+def test_policies_are_read_from_text():
+    assert DraftPolicy.parse("") == DraftPolicy()
+    assert DraftPolicy.parse("constant:8", gamma=3) == DraftPolicy(8)
+    assert DraftPolicy.parse("heuristic:6+confidence:0.3") == DraftPolicy(6, "heuristic", 0.3)
+    assert DraftPolicy.parse("confidence", gamma=5) == DraftPolicy(5, "constant", 0.4)
+
+
+@pytest.mark.parametrize("text", ["fast", "constant:0", "constant:17", "heuristic:x", "confidence:x", "confidence:1.5"])
 def test_bad_policies_are_refused_in_one_sentence(text):
-    if text == "":
-        assert DraftPolicy.parse(text) == DraftPolicy()
-        return
     with pytest.raises(ValueError) as err:
         DraftPolicy.parse(text)
     assert str(err.value).count(".") >= 1 and "\n" not in str(err.value)
