@@ -4,6 +4,7 @@ tabs share one queue; the server's log stays quiet."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import sys
 import uuid
 
@@ -19,7 +20,10 @@ TOO_FAST = "faster than the models can answer"
 
 
 def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, timeout=240))
+    """Run a websocket client to the end on a thread of its own (Playwright's sync API may hold
+    this thread's event loop)."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, asyncio.wait_for(coro, timeout=240)).result()
 
 
 async def _answered(tab, mark: int) -> None:
