@@ -9,7 +9,9 @@ errors and the server's memory.
 
 The class poll: a lecturer page (the lecturer token) watches the poll. Once every student of a class
 is on chapter 10 the question opens and each answers within --poll-window seconds; every fourth
-student first moves the sliders three times while the others vote ("slider during poll"). "lecturer
+student first moves the sliders three times while the others vote ("slider during poll"). When all
+have voted they leave for chapter 4 as they came, a join interval apart (all at once, 40 pages opening
+would be what is measured). "lecturer
 view" is, for the k-th vote sent, the time until the lecturer's page shows at least k answers to
 question 10 (votes counted in the order they were sent). With --soak, waves of students keep joining and leaving for that many
 seconds and the server's memory growth from the first wave to the last is printed.
@@ -306,10 +308,10 @@ class PollPhase:
     """The poll of one class: the question opens when every student is on chapter 10 (or after
     `patience` seconds); each answers within `window` seconds; the lecturer's page is watched."""
 
-    def __init__(self, students: int, window: float, patience: float = 180):
-        self.students, self.window, self.patience = students, window, patience
+    def __init__(self, students: int, window: float, gap: float, patience: float = 180):
+        self.students, self.window, self.gap, self.patience = students, window, gap, patience
         self.arrived = 0
-        self.open = asyncio.Event()
+        self.open, self.closed = asyncio.Event(), asyncio.Event()
         self.sent: list[float] = []             # when each vote was sent
         self.lecturer: PageSession | None = None
         self.seen: list[tuple[float, int]] = []  # (when, answers to question 10) on the lecturer's page
@@ -322,6 +324,16 @@ class PollPhase:
             await asyncio.wait_for(self.open.wait(), self.patience)
         except asyncio.TimeoutError:
             self.open.set()
+
+    async def leave_in_turn(self, student: int) -> None:
+        """Once every vote is in, go on a join interval after the student before."""
+        if len(self.sent) >= self.students:
+            self.closed.set()
+        try:
+            await asyncio.wait_for(self.closed.wait(), self.patience)
+        except asyncio.TimeoutError:
+            self.closed.set()
+        await asyncio.sleep(student * self.gap)
 
     async def watch(self, base: str) -> None:
         """The lecturer's page: reset the poll, then note every count of question 10's answers."""
@@ -402,6 +414,8 @@ async def ws_lesson(base: str, rec: Recorder, student: int, rounds: int, drags: 
                 await asyncio.sleep(random.uniform(0, poll.window))
             poll.sent.append(time.perf_counter())
         await page.timed(rec, "answer question", _click(choice[0]["id"]), card_text, 30)
+        if poll is not None:
+            await poll.leave_in_turn(student)
         await page.close()
 
         start = time.perf_counter()
@@ -475,7 +489,7 @@ async def run(args):
             for k in range(args.classes):                # classes one after another, same server
                 one = Recorder()
                 tasks = []
-                poll = PollPhase(args.students, args.poll_window) if args.clients == "ws" else None
+                poll = PollPhase(args.students, args.poll_window, args.join_interval) if args.clients == "ws" else None
                 if poll is not None:
                     await poll.watch(base)
                 for i in range(args.students):           # join a second apart

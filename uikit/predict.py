@@ -27,7 +27,7 @@ _ballots: Callable[[], Any] | None = None
 def use_poll(ballot_for_page: Callable[[], Any] | None) -> None:
     """Plug in the class poll: `ballot_for_page()` gives the page's ballot (or None), which has
     ask(number, kind, choices, bounds), vote(number, value) -> sentence | None, tally(number),
-    mine(number) and watch(number, fn, live) (shell.poll.Ballot)."""
+    mine(number), watch(number, fn, live) and on_projector() (shell.poll.Ballot)."""
     global _ballots
     _ballots = ballot_for_page
 
@@ -127,7 +127,7 @@ class PredictCard(pn.viewable.Viewer):
     def projected(self) -> PredictCard:
         """This card on the projector: the class's answers shown live as they arrive."""
         self.live = True
-        if self.ballot is not None and hasattr(self.ballot, "on_projector"):
+        if self.ballot is not None:
             self.ballot.on_projector()      # the projector's page is not one of the class's browsers
         return self
 
