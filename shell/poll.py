@@ -17,14 +17,16 @@ Scaling beyond one server process. Today the store lives inside the one `panel s
 (`--num-procs 1`), which is enough for a lecture hall: 40 students' votes are a few hundred bytes.
 With several processes (`--num-procs N`, or several servers behind a load balancer) each process
 would keep its `PollStore` as a local copy and share it through an existing store, Redis: a vote
-becomes `HSET poll:<question> <voter hash> <answer>` (one vote per browser per question, for free),
-reveal and reset become `SADD poll:revealed <question>` / `DEL poll:<question>`, each followed by
-`PUBLISH poll <question>`. Every process subscribes to the `poll` channel (redis-py's `pubsub()` on a
-thread of its own) and, on a message, reads that question's hash (`HVALS`) into its local copy and
-calls its listeners as it does now, so pages are still updated through their own documents. Connected
-browsers become a sorted set keyed by voter hash with a last-seen time. Validation stays where it
-is, in the process that receives the vote, before anything is written. Nothing of this is built: the
-listener mechanism here is the seam where it would plug in.
+becomes `HSET poll:<question> <voter hash> <answer>` (one vote per browser per question, for free);
+reveal becomes `SADD poll:revealed <question>`, reset `DEL poll:<question>` with
+`SREM poll:revealed <question>` (in one MULTI); each is followed by `PUBLISH poll <question>`. The
+voter hash's salt becomes one secret the processes share (from the environment, like the token).
+Every process subscribes to the `poll` channel (redis-py's `pubsub()` on a thread of its own) and,
+on a message, reads that question's hash (`HVALS`) into its local copy and calls its listeners as it
+does now, so pages are still updated through their own documents. Connected browsers become a sorted
+set keyed by voter hash with a last-seen time. Validation stays where it is, in the process that
+receives the vote, before anything is written. Nothing of this is built: the listener mechanism here
+is the seam where it would plug in.
 """
 from __future__ import annotations
 
