@@ -29,8 +29,9 @@ def _measure_parser() -> argparse.ArgumentParser:
     ap.add_argument("--prompt", help="one prompt; without it, every prompt of --prompts")
     ap.add_argument("--prompts", help="a JSON file of category → prompts (default: the held-out set)")
     ap.add_argument("--per-category", type=int, help="measure only the first N prompts of each category")
-    ap.add_argument("--drafter", action="append", choices=["model", "lookup", "hybrid"],
-                    help="who drafts (repeat for several; default: the pair's own, and on a prompt set all three)")
+    ap.add_argument("--drafter", action="append", metavar="NAME[@POLICY]",
+                    help="who drafts: model, lookup or hybrid, optionally with its own policy (lookup@constant:8); "
+                         "repeat for several (default: the pair's own, and on a prompt set all three)")
     ap.add_argument("--policy", help="draft length: constant, heuristic, confidence[:T], heuristic+confidence[:T] "
                                      "(default: the pair's own)")
     ap.add_argument("--gamma", type=int, default=4)
@@ -69,17 +70,22 @@ def measure_main(argv: list[str]) -> int:
             raise ValueError("--per-category must be at least 1.")
         prompt_set = None if args.prompt is not None else heldout_prompts(args.prompts or HELDOUT_PROMPTS)
         policy = check_drafting("model", args.policy)[1] if args.policy else None
+        asked = [(d.partition("@")[0], d.partition("@")[2] or policy) for d in args.drafter or []]
+        for drafter, own in asked:
+            check_drafting(drafter, own or "constant")
         pair = load_spec(spec, progress)
         policy = policy or pair.policy
+        draftings = [(d, p or policy) for d, p in asked] or [(d, policy) for d in
+                                                             dict.fromkeys([pair.drafter, *DRAFTERS])]
         if prompt_set is not None:
-            drafters = args.drafter or [pair.drafter] + [d for d in DRAFTERS if d != pair.drafter]
             report = measure_set(pair, prompt_set, gamma=args.gamma, settings=settings,
                                  max_new_tokens=args.max_new_tokens, per_category=args.per_category,
-                                 draftings=[(d, policy) for d in dict.fromkeys(drafters)], progress=progress)
+                                 draftings=list(dict.fromkeys(draftings)), progress=progress)
             return _print_set(report, args.json)
         ids = encode_prompt(pair.tokenizer, args.prompt)
+        drafter, policy = draftings[0]
         m, _, _ = measure(pair, ids, gamma=args.gamma, settings=settings, max_new_tokens=args.max_new_tokens,
-                          seed=args.seed, drafter=(args.drafter or [pair.drafter])[0], policy=policy)
+                          seed=args.seed, drafter=drafter, policy=policy)
     except (PairError, PromptError, ValueError) as err:
         return _fail(str(err))
     except MemoryError:

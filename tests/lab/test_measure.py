@@ -85,6 +85,11 @@ def test_a_bad_prompt_set_gets_one_sentence(tmp_path):
         heldout_prompts(tmp_path / "missing.json")
 
 
+def pair_policy():
+    from lab.pair import PairSpec
+    return PairSpec.__dataclass_fields__["policy"].default     # a --target/--draft pair's policy
+
+
 def test_the_command_line_measures_a_prompt_set(tmp_path, capsys):
     target, draft = save_tiny(tmp_path / "target", layers=2), save_tiny(tmp_path / "draft", seed=1)
     prompts = tmp_path / "set.json"
@@ -102,6 +107,11 @@ def test_the_command_line_measures_a_prompt_set(tmp_path, capsys):
     assert "lookup (heuristic)" in out and "overall" in out and out.count("goal ") == 5
     assert main(args + ["--policy", "sometimes"]) == 2
     assert "policy" in capsys.readouterr().err
+    assert main(args + ["--drafter", "lookup@constant:6", "--drafter", "hybrid", "--json"]) == 0
+    runs = json.loads(capsys.readouterr().out)["draftings"]
+    assert [(r["drafter"], r["policy"]) for r in runs.values()] == [("lookup", "constant:6"), ("hybrid", pair_policy())]
+    assert main(args + ["--drafter", "magic"]) == 2
+    assert "no drafter 'magic'" in capsys.readouterr().err
     assert main(["measure", "--target", str(target), "--draft", str(draft), "--prompts",
                  str(tmp_path / "missing.json")]) == 2
     assert "could not be read" in capsys.readouterr().err
