@@ -64,12 +64,15 @@ class ModelDrafter:
         return self.cache.forward(ids[:-1])[1] if len(ids) > 1 else 0.0
 
     def propose(self, ids: list[int], gamma: int, settings: SamplingSettings, generator: torch.Generator,
-                threshold: float = 0.0) -> Draft:
-        """γ draft calls, each sampling x_i ~ q_i given the text and x_1..x_{i-1}; with a threshold,
-        stop after a token the draft gave less than `threshold` (at temperature 1)."""
+                policy: "DraftPolicy | None" = None) -> Draft:
+        """Up to γ draft calls (at most the policy's model_gamma), each sampling x_i ~ q_i given the
+        text and x_1..x_{i-1}; with a confidence threshold, stop after a token the draft gave less
+        than it (at temperature 1)."""
+        policy = policy or DraftPolicy(min(gamma, MAX_GAMMA))
+        threshold = policy.threshold
         draft = Draft(source="model")
         feed = ids[self.cache.length:]          # 1 token, or more after rounds drafted by lookup
-        for _ in range(gamma):
+        for _ in range(min(gamma, policy.model_gamma or gamma)):
             logits, seconds = self.cache.forward(feed)                     # (len(feed), V)
             q = probabilities(logits[-1], settings)
             x = sample(q, generator)
@@ -107,7 +110,7 @@ class LookupDrafter:
         return 0.0
 
     def propose(self, ids: list[int], gamma: int, settings: SamplingSettings, generator: torch.Generator,
-                threshold: float = 0.0) -> Draft:
+                policy: "DraftPolicy | None" = None) -> Draft:
         start = time.perf_counter()
         tokens = self.find(ids, gamma, self.max_ngram, self.min_ngram)
         share = (time.perf_counter() - start) / max(1, len(tokens))
@@ -132,9 +135,9 @@ class HybridDrafter:
         return self.model.prefill(ids)
 
     def propose(self, ids: list[int], gamma: int, settings: SamplingSettings, generator: torch.Generator,
-                threshold: float = 0.0) -> Draft:
+                policy: "DraftPolicy | None" = None) -> Draft:
         found = self.lookup.propose(ids, gamma, settings, generator)
-        return found if found.tokens else self.model.propose(ids, gamma, settings, generator, threshold)
+        return found if found.tokens else self.model.propose(ids, gamma, settings, generator, policy)
 
     def commit(self, ids: list[int]) -> None:
         self.model.commit(ids)
@@ -155,13 +158,17 @@ def make_drafter(kind: str, draft_model, vocab_size: int, *, max_ngram: int = 3,
 class DraftPolicy:
     """How many tokens to draft each round.
 
-    gamma      the constant γ, or the heuristic schedule's starting γ (1..16)
-    schedule   "constant" or "heuristic" (+2 after a round that kept every draft, −1 otherwise)
-    threshold  stop drafting after a token the draft model gave probability < threshold (0: off)
+    gamma        the constant γ, or the heuristic schedule's starting γ (1..16)
+    schedule     "constant" or "heuristic" (+2 after a round that kept every draft, −1 otherwise)
+    threshold    stop drafting after a token the draft model gave probability < threshold (0: off)
+    model_gamma  at most this many draft-model calls a round (None: γ); prompt lookup's drafts cost
+                 nothing, the model's cost a call each, so a hybrid may propose long lookups and
+                 short model drafts
     """
     gamma: int = 4
     schedule: str = "constant"
     threshold: float = 0.0
+    model_gamma: int | None = None
 
     def __post_init__(self):
         g = self.gamma
@@ -171,12 +178,16 @@ class DraftPolicy:
             raise ValueError(f"The draft-length schedule must be one of {', '.join(SCHEDULES)}; got {self.schedule!r}.")
         if not isinstance(self.threshold, (int, float)) or not 0 <= self.threshold < 1:
             raise ValueError(f"The confidence threshold must be a number in [0, 1); got {self.threshold!r}.")
+        m = self.model_gamma
+        if m is not None and (isinstance(m, bool) or not isinstance(m, int) or not 1 <= m <= MAX_GAMMA):
+            raise ValueError(f"The draft model's γ must be a whole number from 1 to {MAX_GAMMA}; got {m!r}.")
 
     @classmethod
     def parse(cls, text: str, gamma: int = 4) -> "DraftPolicy":
         """"constant", "heuristic", "constant:8" (γ = 8 instead of `gamma`), "confidence",
-        "confidence:0.3", "heuristic:6+confidence:0.3"."""
-        schedule, threshold = "constant", 0.0
+        "confidence:0.3", "heuristic:6+confidence:0.3", "constant:12+model:3" (the draft model drafts
+        at most 3 a round)."""
+        schedule, threshold, model_gamma = "constant", 0.0, None
         for part in filter(None, re.split(r"[+,\s]+", (text or "constant").strip().lower())):
             name, _, value = part.partition(":")
             if name in SCHEDULES:
@@ -185,6 +196,8 @@ class DraftPolicy:
                     if not value.isdigit():
                         raise ValueError(f"γ after {name!r} must be a whole number from 1 to {MAX_GAMMA}; got {value!r}.")
                     gamma = int(value)
+            elif name == "model" and value.isdigit():
+                model_gamma = int(value)
             elif name == "confidence":
                 try:
                     threshold = float(value) if value else DEFAULT_CONFIDENCE
@@ -192,11 +205,13 @@ class DraftPolicy:
                     raise ValueError(f"The confidence threshold must be a number; got {value!r}.") from None
             else:
                 raise ValueError(f"Unknown draft-length policy {part!r}; use constant[:γ], heuristic[:γ], "
-                                 "confidence[:threshold], or heuristic+confidence.")
-        return cls(gamma, schedule, threshold)
+                                 "confidence[:threshold], model:γ, or heuristic+confidence.")
+        return cls(gamma, schedule, threshold, model_gamma)
 
     def describe(self) -> str:
         text = f"γ = {self.gamma}" if self.schedule == "constant" else f"heuristic γ (from {self.gamma})"
+        if self.model_gamma:
+            text += f", the draft model at most {self.model_gamma}"
         return text + (f", stop below {self.threshold:g} confidence" if self.threshold else "")
 
     def schedule_state(self) -> "GammaSchedule":

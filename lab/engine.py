@@ -112,7 +112,7 @@ class Decoder:
             raise RuntimeError("This generation has finished; start a new one.")
         remaining = self.max_new_tokens - len(self.new_ids)
         gamma = min(self.schedule.gamma, remaining - 1) if self.drafter else 0   # never past the end
-        draft = (self.drafter.propose(self.ids, gamma, self.settings, self.generator, self.policy.threshold)
+        draft = (self.drafter.propose(self.ids, gamma, self.settings, self.generator, self.policy)
                  if gamma > 0 else Draft())
         tokens, q_rows, draft_secs = draft.tokens, draft.q_rows, draft.seconds
         gamma = len(tokens)                          # a drafter may propose fewer

@@ -10,7 +10,7 @@ from lab.pair import PairError, resolve_pair
 from lab.tiny import tiny_pair
 
 REPEATING = "the cat sat on the mat and the cat sat on the"
-POLICIES = ["constant", "heuristic", "confidence:0.5", "heuristic+confidence:0.3"]
+POLICIES = ["constant", "heuristic", "confidence:0.5", "heuristic+confidence:0.3+model:2"]
 
 
 @pytest.fixture(scope="module", params=["llama", "gpt2"])
@@ -100,7 +100,7 @@ def test_confidence_stop_drafts_fewer_and_only_after_an_unsure_token(pair):
     # A drafter told "stop below 0.9" stops exactly at the first token its model gave < 0.9.
     probe = ModelDrafter(pair.draft)
     probe.prefill(ids)
-    draft = probe.propose(ids, 8, decoder.settings, torch.Generator().manual_seed(0), threshold=0.9)
+    draft = probe.propose(ids, 8, decoder.settings, torch.Generator().manual_seed(0), DraftPolicy(8, threshold=0.9))
     with torch.inference_mode():
         full = pair.draft(input_ids=torch.tensor([ids + draft.tokens])).logits[0].softmax(-1)
     confidences = [float(full[len(ids) - 1 + i, x]) for i, x in enumerate(draft.tokens)]
@@ -123,9 +123,19 @@ def test_policies_are_read_from_text():
     assert DraftPolicy.parse("constant:8", gamma=3) == DraftPolicy(8)
     assert DraftPolicy.parse("heuristic:6+confidence:0.3") == DraftPolicy(6, "heuristic", 0.3)
     assert DraftPolicy.parse("confidence", gamma=5) == DraftPolicy(5, "constant", 0.4)
+    assert DraftPolicy.parse("constant:12+model:3") == DraftPolicy(12, model_gamma=3)
 
 
-@pytest.mark.parametrize("text", ["fast", "constant:0", "constant:17", "heuristic:x", "confidence:x", "confidence:1.5"])
+def test_hybrid_proposes_long_lookups_and_short_model_drafts(pair):
+    policy = DraftPolicy.parse("constant:8+model:2")
+    trace = generate(pair, pair.tokenizer.encode(REPEATING), max_new_tokens=40, drafter="hybrid", policy=policy)
+    model_rounds = [r for r in trace.rounds if r.draft_source == "model"]
+    assert model_rounds and all(r.gamma <= 2 for r in model_rounds)
+    assert max(r.gamma for r in trace.rounds if r.draft_source == "lookup") > 2
+
+
+@pytest.mark.parametrize("text", ["fast", "constant:0", "constant:17", "heuristic:x", "confidence:x", "confidence:1.5",
+                                  "model:0", "model:x"])
 def test_bad_policies_are_refused_in_one_sentence(text):
     with pytest.raises(ValueError) as err:
         DraftPolicy.parse(text)
