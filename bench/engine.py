@@ -47,16 +47,16 @@ def contenders(pair, g: int, n: int) -> dict:
                                         pad_token_id=eos, **kwargs), ids)
 
     def ours(**kwargs):
-        return lambda ids: generate(pair, ids, gamma=g, max_new_tokens=n, display_top=0, **kwargs).new_ids
+        return lambda ids: generate(pair, ids, max_new_tokens=n, display_top=0, **kwargs).new_ids
 
     return {
-        "ours: lookup": ours(drafter="lookup", policy="constant"),
+        "ours: lookup": ours(drafter="lookup", policy=f"constant:{g}"),
         "transformers: prompt lookup": lambda ids: hf(ids, prompt_lookup_num_tokens=g),
-        "ours: model, heuristic+conf.": ours(drafter="model", policy=f"heuristic+confidence:{CONFIDENCE}"),
+        "ours: model, heuristic+conf.": ours(drafter="model", policy=f"heuristic:{g}+confidence:{CONFIDENCE}"),
         "transformers: assisted, heur.+conf.": lambda ids: hf(
             ids, assistant_model=pair.draft, num_assistant_tokens=g,
             num_assistant_tokens_schedule="heuristic_transient", assistant_confidence_threshold=CONFIDENCE),
-        f"ours: {pair.drafter} ({pair.policy})": ours(),
+        f"ours: {pair.drafter} ({pair.policy})": ours(),          # the pair's own drafting, its own γ
         "ours: plain": lambda ids: generate(pair, ids, mode="plain", max_new_tokens=n, display_top=0).new_ids,
         "transformers: plain": lambda ids: hf(ids),
     }

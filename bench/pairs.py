@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
             rows = []
             for text in texts:
                 ids = pair.tokenizer.encode(text, add_special_tokens=False)
-                m, _, _ = measure(pair, ids, gamma=4, max_new_tokens=args.tokens)
+                m, _, _ = measure(pair, ids, gamma=4, max_new_tokens=args.tokens, drafter="model", policy="constant")
                 rows.append(m)
             a = sum(r.alpha for r in rows) / len(rows)
             c = sum(r.c for r in rows) / len(rows)

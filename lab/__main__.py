@@ -34,7 +34,7 @@ def _measure_parser() -> argparse.ArgumentParser:
                          "repeat for several (default: the pair's own, and on a prompt set all three)")
     ap.add_argument("--policy", help="draft length: constant, heuristic, confidence[:T], heuristic+confidence[:T] "
                                      "(default: the pair's own)")
-    ap.add_argument("--gamma", type=int, default=4)
+    ap.add_argument("--gamma", type=int, help="γ for every drafting (default: each policy's own)")
     ap.add_argument("--temperature", type=float, default=0.0)
     ap.add_argument("--top-k", type=int, default=0)
     ap.add_argument("--top-p", type=float, default=1.0)
@@ -59,7 +59,8 @@ def measure_main(argv: list[str]) -> int:
     from lab.sampling import SamplingSettings
 
     try:
-        check_gamma(args.gamma)
+        if args.gamma is not None:
+            check_gamma(args.gamma)
         if not 1 <= args.max_new_tokens <= 1024:
             raise ValueError("--max-new-tokens must be from 1 to 1024.")
         settings = SamplingSettings(args.temperature, args.top_k, args.top_p)
@@ -115,7 +116,8 @@ def _print_set(report: dict, as_json: bool) -> int:
     if as_json:
         print(json.dumps(report, ensure_ascii=False))
         return 0
-    print(f"target {report['target']} · draft {report['draft']} · γ = {report['gamma']} · {report['settings']} · "
+    gamma = "each policy's γ" if report["gamma"] is None else f"γ = {report['gamma']}"
+    print(f"target {report['target']} · draft {report['draft']} · {gamma} · {report['settings']} · "
           f"{report['max_new_tokens']} new tokens")
     exact = {True: "yes", False: "NO", None: "n/a"}
     status = {True: "met", False: "not met", None: "n/a"}

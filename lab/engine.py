@@ -18,6 +18,8 @@ autoregressive decoding in the same trace format (one target call per token).
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import torch
 
@@ -50,7 +52,7 @@ class Decoder:
     """Speculative (or plain) decoding of one prompt, stepped one round at a time."""
 
     def __init__(self, pair: ModelPair, prompt_ids: list[int], *, mode: str = "speculative",
-                 settings: SamplingSettings = GREEDY, gamma: int = 4, seed: int = 0,
+                 settings: SamplingSettings = GREEDY, gamma: int | None = None, seed: int = 0,
                  max_new_tokens: int = 64, keep_rows: bool = True, writer: str = "target",
                  display_top: int = DISPLAY_TOP, drafter: str | None = None,
                  policy: DraftPolicy | str | None = None):
@@ -68,10 +70,11 @@ class Decoder:
         if max_new_tokens < 1:
             raise ValueError("max_new_tokens must be at least 1.")
         self.pair, self.mode, self.settings = pair, mode, settings
-        self.gamma = check_gamma(gamma) if mode == "speculative" else 0
-        self.policy = DraftPolicy.parse(policy, self.gamma or 4) if isinstance(policy, str) else policy
-        if mode == "speculative":
-            self.gamma = self.policy.gamma
+        # γ: the caller's (a student's slider) if given, else the policy's; the policy keeps its
+        # schedule, confidence stop and cap on draft-model calls either way.
+        policy = DraftPolicy.parse(policy) if isinstance(policy, str) else policy
+        self.policy = policy if gamma is None or mode != "speculative" else replace(policy, gamma=check_gamma(gamma))
+        self.gamma = self.policy.gamma if mode == "speculative" else 0
         self.schedule = self.policy.schedule_state()
         self.seed, self.max_new_tokens, self.keep_rows = seed, max_new_tokens, keep_rows
         self.display_top = display_top          # top candidates kept per position for display
@@ -180,7 +183,7 @@ class Decoder:
 
 
 def generate(pair: ModelPair, prompt_ids: list[int], *, mode: str = "speculative",
-             settings: SamplingSettings = GREEDY, gamma: int = 4, seed: int = 0,
+             settings: SamplingSettings = GREEDY, gamma: int | None = None, seed: int = 0,
              max_new_tokens: int = 64, keep_rows: bool = False, writer: str = "target",
              display_top: int = DISPLAY_TOP, drafter: str | None = None,
              policy: DraftPolicy | str | None = None, on_round=None) -> GenerationTrace:

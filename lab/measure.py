@@ -52,7 +52,7 @@ def predicted(alpha: float, mean_gamma: float, c: float) -> float:
     return float(analytic.speedup(alpha, max(1, min(analytic.MAX_GAMMA, round(mean_gamma))), c))
 
 
-def measure(pair: ModelPair, prompt_ids: list[int], *, gamma: int = 4,
+def measure(pair: ModelPair, prompt_ids: list[int], *, gamma: int | None = None,
             settings: SamplingSettings = GREEDY, max_new_tokens: int = 64, seed: int = 0,
             warmup: bool = True, drafter: str | None = None, policy: str | None = None,
             plain: tuple[GenerationTrace, float] | None = None
@@ -104,11 +104,12 @@ def judge(rows: dict[str, dict]) -> dict:
     return goals
 
 
-def measure_set(pair: ModelPair, prompts: dict[str, list[str]], *, gamma: int = 4,
+def measure_set(pair: ModelPair, prompts: dict[str, list[str]], *, gamma: int | None = None,
                 settings: SamplingSettings = GREEDY, max_new_tokens: int = 64, per_category: int | None = None,
                 repeats: int = 1, draftings: list[tuple[str, str]] | None = None, progress=None) -> dict:
     """Every prompt of a set (category → prompts) decoded plainly and with each drafting
     (drafter, policy) — default: the pair's own — back to back, so machine drift hits all alike.
+    `gamma` replaces each policy's γ when given.
     Pooled per category and drafting:
         α                = accepted draft tokens ÷ drafted tokens
         tokens per call  = new tokens ÷ target calls
