@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import torch
 
 from lab.engine import DISPLAY_TOP, top_candidates
-from lab.pair import ModelPair
+from lab.modelpair import ModelPair
 from lab.sampling import SamplingSettings, probabilities
 from lab.trace import Candidate
 

@@ -25,7 +25,7 @@ import torch
 
 from lab.drafting import DRAFTERS, Draft, DraftPolicy, make_drafter
 from lab.kv import CachedModel
-from lab.pair import ModelPair
+from lab.modelpair import ModelPair
 from lab.sampling import GREEDY, SamplingSettings, accept_probability, probabilities, residual, sample
 from lab.trace import Candidate, DraftStep, GenerationTrace, RoundTrace
 

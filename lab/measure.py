@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 
 from lab import analytic
 from lab.engine import generate
-from lab.pair import ModelPair
+from lab.modelpair import ModelPair
 from lab.sampling import GREEDY, SamplingSettings
 from lab.trace import GenerationTrace
 

@@ -13,141 +13,20 @@ falls back to the embedded default and keeps that sentence in `pair.notes["warni
 """
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import os
 import threading
-import tomllib
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
 from lab.errors import PairError, public_message, public_ref  # lab.pair.PairError stays importable: the same class
-
-from lab.packing import pack_for_cpu, parameter_count
+from lab.modelpair import ModelPair
+from lab.packing import pack_for_cpu
+from lab.registry import (EMBEDDED, TINY, PairSpec, _short, check_drafting, default_name, listed,  # noqa: F401
+                          registry, resolve_pair)
 
 log = logging.getLogger(__name__)
-
-REGISTRY_PATH = Path(__file__).resolve().parent.parent / "models" / "pairs.toml"
-EMBEDDED = "embedded:"
-TINY = "tiny:"
-
-
-@dataclass
-class ModelPair:
-    target: object            # transformers PreTrainedModel, eval mode, inference only
-    draft: object             # transformers PreTrainedModel, same vocabulary as the target
-    tokenizer: object         # the tokenizer both share
-    name: str = "custom"      # registry name, or "custom"
-    target_label: str = "target"
-    draft_label: str = "draft"
-    device: str = "cpu"
-    dtype: str = "float32"
-    drafter: str = "model"    # who drafts by default: "model", "lookup" or "hybrid" (lab.drafting)
-    policy: str = "constant"  # the default draft-length policy (lab.drafting.DraftPolicy.parse)
-    notes: dict = field(default_factory=dict)
-
-    @property
-    def target_params(self) -> int:
-        return parameter_count(self.target)
-
-    @property
-    def draft_params(self) -> int:
-        return parameter_count(self.draft)
-
-    @property
-    def eos_token_id(self) -> int | None:
-        return getattr(self.tokenizer, "eos_token_id", None)
-
-
-@dataclass(frozen=True)
-class PairSpec:
-    """What to load: a registry entry, or a lecturer's `--target X --draft Y` (name "custom")."""
-    name: str
-    target: str
-    draft: str
-    target_label: str = ""
-    draft_label: str = ""
-    needs_download: bool = False
-    description: str = ""
-    drafter: str = "model"
-    policy: str = "constant"
-    listed: bool = True       # offered to lecturers (the tiny test pairs are not)
-
-
-# --- registry -------------------------------------------------------------------------------
-
-def _read_registry(path: Path | None = None) -> tuple[str, dict[str, PairSpec]]:
-    with open(path or REGISTRY_PATH, "rb") as fh:
-        data = tomllib.load(fh)
-    specs = {name: PairSpec(name=name, **entry) for name, entry in data.get("pairs", {}).items()}
-    return data.get("default", next(iter(specs))), specs
-
-
-def registry() -> dict[str, PairSpec]:
-    """The named pairs of models/pairs.toml, default first."""
-    default, specs = _read_registry()
-    return {default: specs[default], **specs}
-
-
-def listed(specs: dict[str, PairSpec] | None = None) -> list[str]:
-    """The names offered to lecturers (the tiny test pairs are left out)."""
-    return [name for name, spec in (specs or registry()).items() if spec.listed]
-
-
-def default_name() -> str:
-    return _read_registry()[0]
-
-
-def resolve_pair(argv: list[str] | None = None, environ: dict | None = None) -> PairSpec:
-    """The pair asked for by `--pair NAME` or `--target X --draft Y` (argv wins), else by the
-    environment (`SPECLAB_PAIR`, or `SPECLAB_TARGET` + `SPECLAB_DRAFT`), else the default; with
-    `--drafter` / `--policy` (or `SPECLAB_DRAFTER` / `SPECLAB_POLICY`) replacing its drafting."""
-    environ = os.environ if environ is None else environ
-    parser = argparse.ArgumentParser(add_help=False)
-    for flag in ("--pair", "--target", "--draft", "--drafter", "--policy"):
-        parser.add_argument(flag)
-    args, _ = parser.parse_known_args(argv or [])
-    spec = _pair_spec(args, environ)
-    drafter = args.drafter or environ.get("SPECLAB_DRAFTER") or spec.drafter
-    policy = args.policy or environ.get("SPECLAB_POLICY") or spec.policy
-    return replace(spec, drafter=check_drafting(drafter, policy)[0], policy=policy)
-
-
-def check_drafting(drafter: str, policy: str) -> tuple[str, str]:
-    """Refuse, in one sentence, a drafter or draft-length policy the engine does not know."""
-    from lab.drafting import DRAFTERS, DraftPolicy
-    if drafter not in DRAFTERS:
-        raise PairError(f"There is no drafter {drafter!r}; choose one of {', '.join(DRAFTERS)}.")
-    try:
-        DraftPolicy.parse(policy)
-    except ValueError as err:
-        raise PairError(str(err)) from None
-    return drafter, policy
-
-
-def _pair_spec(args, environ) -> PairSpec:
-    name = args.pair
-    target, draft = args.target, args.draft
-    if not (name or target or draft):
-        name = environ.get("SPECLAB_PAIR")
-        target, draft = environ.get("SPECLAB_TARGET"), environ.get("SPECLAB_DRAFT")
-    if target or draft:
-        if not (target and draft):
-            raise PairError("A lecturer's pair needs both --target and --draft (hub ids or local folders).")
-        return PairSpec("custom", target, draft, _short(target), _short(draft))
-    specs = registry()
-    name = name or default_name()
-    if name not in specs:
-        raise PairError(f"There is no pair named {name!r}; choose one of {', '.join(listed(specs))} "
-                        f"(models/pairs.toml) or give --target and --draft.")
-    return specs[name]
-
-
-def _short(ref: str) -> str:
-    return ref.removeprefix(EMBEDDED).rstrip("/").split("/")[-1]
-
 
 # --- loading and checks -------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ import statistics
 from dataclasses import dataclass
 
 from lab.kv import CachedModel
-from lab.pair import ModelPair
+from lab.modelpair import ModelPair
 
 
 @dataclass

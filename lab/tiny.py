@@ -14,7 +14,7 @@ import torch
 from tokenizers import Tokenizer, models, pre_tokenizers, decoders
 from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-from lab.pair import ModelPair
+from lab.modelpair import ModelPair
 
 WORDS = ("the a cat dog sat ran on in under mat rug sofa bed and then quickly slowly big small "
          "red blue happy sad tree house garden park sun moon day night it was is . ,").split()

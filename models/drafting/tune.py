@@ -131,7 +131,7 @@ def main() -> None:
         verify, draft_s = {n: ms / 1e3 for n, ms in FIXED_TARGET_MS.items()}, FIXED_DRAFT_MS / 1e3
     else:
         verify, draft_s = costs(pair, encode_prompt(pair.tokenizer, "The capital of France is Paris, and"))
-    print(f"target call over n positions (ms): " + ", ".join(f"{n}: {s * 1e3:.0f}" for n, s in verify.items()))
+    print("target call over n positions (ms): " + ", ".join(f"{n}: {s * 1e3:.0f}" for n, s in verify.items()))
     print(f"draft call: {draft_s * 1e3:.1f} ms; {time.strftime('%H:%M UTC', time.gmtime())}\n")
     results = []
     for config in CONFIGS:

@@ -128,7 +128,8 @@ def small_registry(tiny, tmp_path, monkeypatch):
     toml = tmp_path / "pairs.toml"
     toml.write_text(f'default = "tiny"\n[pairs.tiny]\ntarget = "{tiny["target"]}"\ndraft = "{tiny["draft"]}"\n'
                     f'[pairs.bad]\ntarget = "{tiny["target"]}"\ndraft = "{tiny["other_vocab"]}"\n')
-    monkeypatch.setattr(pair_mod, "REGISTRY_PATH", toml)
+    import lab.registry
+    monkeypatch.setattr(lab.registry, "REGISTRY_PATH", toml)
     monkeypatch.delenv("SPECLAB_PAIR", raising=False)
     pair_mod._reset_shared_pair()
     yield
