@@ -28,7 +28,7 @@ import time
 import urllib.request
 import uuid
 
-from classroom import SERVER_LOG, PageSession, _changed, _click, free_port, start_server
+from classroom import SERVER_LOG, PageSession, _changed, _click, free_port, start_server, stop_server
 
 # Measurements are shared while fresh (30 s), so each press asks for a γ not asked for before.
 WARM_GAMMAS, IDLE_GAMMAS, LOADED_GAMMAS, HOG_GAMMAS = (5,), (1, 2), (3, 4), tuple(range(6, 13))
@@ -197,12 +197,7 @@ async def run(args) -> None:
                 print(f"  {sentence}")
         await victim.close()
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop_server(server)
         log = SERVER_LOG.read_text(errors="replace")
         print(f"server log: {len(log.splitlines())} lines, {log.count('Traceback')} tracebacks ({SERVER_LOG})")
 

@@ -94,6 +94,16 @@ def start_server(port: int, tiny: bool) -> subprocess.Popen:
     raise SystemExit("the server did not answer within 10 minutes")
 
 
+def stop_server(proc: subprocess.Popen) -> None:
+    """Ask the server to stop; kill it after 20 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def server_rss(proc: subprocess.Popen) -> int:
     p = psutil.Process(proc.pid)
     return p.memory_info().rss + sum(c.memory_info().rss for c in p.children(recursive=True))
@@ -522,12 +532,7 @@ async def run(args):
         if browser is not None:
             await browser.close()
             await pw.stop()
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop_server(server)
         err = SERVER_LOG.read_text(errors="replace")
         # A tab closed while the server was sending is logged by tornado; it is not a lab error.
         benign = ("WebSocketClosedError", "StreamClosedError")

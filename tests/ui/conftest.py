@@ -2,6 +2,7 @@
 
 Fixtures (generic, shared by every tests/ui/test_*.py):
     server      the base URL of the app, e.g. "http://127.0.0.1:40123/app" (one server per session)
+    served(env, log, args)   a context manager serving app.py with its own environment and --args
     page        a fresh Playwright page at 1280×720; console errors and requests to any other host
                 are collected and asserted empty at teardown
     shot(page, name)   save tests/ui/screenshots/<name>.png
@@ -11,6 +12,7 @@ Run: `pytest tests/ui` (needs /usr/bin/chromium; never `playwright install`).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -56,23 +58,21 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory):
-    """`panel serve app.py` with SPECLAB_PAIR=tiny; yields the app's URL; checks stderr for tracebacks."""
+@contextlib.contextmanager
+def served(env: dict, log_path: Path, args: tuple[str, ...] = ()):
+    """`panel serve app.py [--args ARGS]` on a free port with `env`; yields the app's URL; after it
+    stops, fails if the server logged a traceback."""
     port = _free_port()
-    log = tmp_path_factory.mktemp("server") / "server.log"
-    env = {**os.environ, "SPECLAB_PAIR": os.environ.get("SPECLAB_PAIR", "tiny"), "PYTHONUNBUFFERED": "1",
-           "SPECLAB_LECTURER_TOKEN": LECTURER_TOKEN}
-    with open(log, "w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "panel", "serve", "app.py", "--port", str(port), "--address", "127.0.0.1",
-             f"--allow-websocket-origin=127.0.0.1:{port}", "--num-procs", "1"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    command = [sys.executable, "-m", "panel", "serve", "app.py", "--port", str(port), "--address", "127.0.0.1",
+               f"--allow-websocket-origin=127.0.0.1:{port}", "--num-procs", "1"] + (["--args", *args] if args else [])
+    with open(log_path, "w") as out:
+        proc = subprocess.Popen(command, cwd=ROOT, env={**env, "PYTHONUNBUFFERED": "1"},
+                                stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/app"
 
     def answers():
         if proc.poll() is not None:
-            raise RuntimeError(f"the server exited early:\n{log.read_text()[-3000:]}")
+            raise RuntimeError(f"the server exited early:\n{log_path.read_text()[-3000:]}")
         try:
             with urllib.request.urlopen(url, timeout=5) as r:
                 return r.status == 200
@@ -88,10 +88,18 @@ def server(tmp_path_factory):
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
-    text = log.read_text()
-    problems = [block for block in text.split("Traceback (most recent call last):")[1:]
+    problems = [block for block in log_path.read_text().split("Traceback (most recent call last):")[1:]
                 if not any(benign in block for benign in BENIGN)]
     assert not problems, f"the server logged a traceback:\n{problems[0][-4000:]}"
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """The app on the tiny pair (SPECLAB_PAIR=tiny) with a lecturer token; yields its URL."""
+    env = {**os.environ, "SPECLAB_PAIR": os.environ.get("SPECLAB_PAIR", "tiny"),
+           "SPECLAB_LECTURER_TOKEN": LECTURER_TOKEN}
+    with served(env, tmp_path_factory.mktemp("server") / "server.log") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
