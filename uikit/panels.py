@@ -125,16 +125,18 @@ def badge_html(pair, settings) -> str:
     return (f'<div class="badge" role="note" aria-label="model pair in use">'
             f'<b>target</b> {html.escape(pair.target_label)} ({human_count(pair.target_params)} parameters) · '
             f'<span class="dr">draft</span> {html.escape(pair.draft_label)} '
-            f'({human_count(pair.draft_params)}){html.escape(drafting_label(pair))} · '
+            f'({human_count(pair.draft_params)}){drafting_label(pair)} · '
             f'{html.escape(pair.device)} {html.escape(pair.dtype)} · '
             f'sampling: {html.escape(settings.describe())}{_pair_warning(pair)}</div>')
 
 
 def drafting_label(pair) -> str:
-    """" · drafting: hybrid (constant:12+model:4)" when the pair does not simply draft with its draft
-    model at a constant γ (lab.drafting); "" when it does, as in the lecture."""
+    """' · hybrid' (drafter and policy on hover) when the pair does not simply draft with its draft
+    model at a constant γ (lab.drafting); '' when it does, as in the lecture. HTML."""
     drafter, policy = getattr(pair, "drafter", "model"), getattr(pair, "policy", "constant")
-    return "" if (drafter, policy) == ("model", "constant") else f" · drafting: {drafter} ({policy})"
+    if (drafter, policy) == ("model", "constant"):
+        return ""
+    return f' · <span title="drafting: {html.escape(drafter)}, {html.escape(policy)}">{html.escape(drafter)}</span>'
 
 
 def _pair_warning(pair) -> str:
