@@ -23,13 +23,12 @@ from dataclasses import replace
 import numpy as np
 import torch
 
-from lab.drafting import DRAFTERS, Draft, DraftPolicy, make_drafter
+from lab.drafting import DRAFTERS, MAX_GAMMA, Draft, DraftPolicy, make_drafter
 from lab.kv import CachedModel
 from lab.modelpair import ModelPair
 from lab.sampling import GREEDY, SamplingSettings, accept_probability, probabilities, residual, sample
 from lab.trace import Candidate, DraftStep, GenerationTrace, RoundTrace
 
-MAX_GAMMA = 16          # the same bound as lab.drafting's policies
 DISPLAY_TOP = 8
 
 
