@@ -85,7 +85,8 @@ class Decoder:
         # In plain mode the "target" slot holds whichever model writes (chapter 1 races both).
         self.writer = writer
         self.target = CachedModel(pair.target if writer == "target" else pair.draft)
-        self.drafter = (make_drafter(drafter, pair.draft, len(pair.tokenizer))
+        # q rows are as wide as the target's logits (a padded head can be wider than the tokenizer)
+        self.drafter = (make_drafter(drafter, pair.draft, pair.target.config.vocab_size)
                         if mode == "speculative" else None)
         # Prefill: the caches take the prompt minus its last token, which each round feeds.
         self.prefill_seconds = self.target.forward(self.ids[:-1])[1] if len(self.ids) > 1 else 0.0

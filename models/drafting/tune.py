@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import torch  # noqa: E402
 
-from lab.drafting import LookupDrafter, MAX_GAMMA  # noqa: E402
+from lab.drafting import MAX_GAMMA, DraftPolicy, LookupDrafter  # noqa: E402
 from lab.engine import generate  # noqa: E402
 from lab.kv import CachedModel  # noqa: E402
 from lab.pair import default_name, load_named  # noqa: E402
@@ -53,9 +53,10 @@ def replay(text, n_prompt, draft_top, draft_conf, drafter, schedule, gamma, thre
            model_gamma=None):
     """Rounds of greedy speculative decoding over the known output `text` (prompt + continuation):
     a list of (verified positions, draft calls, accepted)."""
-    rounds, pos, g = [], n_prompt, gamma
+    rounds, pos = [], n_prompt
+    lengths = DraftPolicy(gamma, schedule).schedule_state()      # the engine's own γ schedule
     while pos < len(text):
-        room = min(g, len(text) - pos - 1)
+        room = min(lengths.gamma, len(text) - pos - 1)
         proposal, model_calls = [], 0
         if room > 0 and drafter in ("lookup", "hybrid"):
             proposal = LookupDrafter.find(text[:pos], room, max_ngram, min_ngram)
@@ -80,8 +81,7 @@ def replay(text, n_prompt, draft_top, draft_conf, drafter, schedule, gamma, thre
             accepted += 1
         rounds.append((len(proposal) + 1, model_calls, accepted))
         pos += accepted + 1
-        if schedule == "heuristic" and proposal:
-            g = min(MAX_GAMMA, g + 2) if accepted == len(proposal) else max(1, g - 1)
+        lengths.update(len(proposal), accepted)
     return rounds
 
 

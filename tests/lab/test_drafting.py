@@ -158,3 +158,18 @@ def test_the_pairs_drafting_is_the_decoders_default(monkeypatch):
     pair = load_spec(resolve_pair(["--pair", "tiny", "--drafter", "lookup", "--policy", "heuristic"], {}))
     decoder = Decoder(pair, pair.tokenizer.encode(REPEATING), gamma=3)
     assert decoder.drafter.name == "lookup" and decoder.policy == DraftPolicy(3, "heuristic")
+
+
+def test_lookup_drafts_fit_a_head_wider_than_the_tokenizer(tmp_path):
+    """Hub models often pad their output layer past the tokenizer (Qwen: 151,936 logits, 151,665
+    tokens); a lookup draft's q row must be as wide as the target's p row."""
+    from lab.pair import load_pair
+    from tests.lab.test_pair import WORDS, save_tiny
+    wide = len(WORDS) + 5
+    pair = load_pair(str(save_tiny(tmp_path / "t", layers=2, vocab_size=wide)),
+                     str(save_tiny(tmp_path / "d", seed=1, vocab_size=wide)))
+    assert len(pair.tokenizer) < pair.target.config.vocab_size
+    ids = pair.tokenizer.encode("the cat sat on the mat and the cat sat on the")
+    plain = generate(pair, ids, mode="plain", max_new_tokens=20)
+    for drafter in ("lookup", "hybrid"):
+        assert generate(pair, ids, max_new_tokens=20, drafter=drafter).new_ids == plain.new_ids
