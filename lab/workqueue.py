@@ -1,10 +1,13 @@
-"""The model worker's queue: one thread, per-browser queues taken round-robin, limits that answer in
+"""The model worker's queue: one thread, per-browser queues served in fair turns, limits that answer in
 one sentence, and identical waiting requests computed once.
 
 Torch on a 2-core laptop gains nothing from two forward passes at once, so one worker thread runs
 all model work, off the web server's event loop. Jobs are queued per browser (its cookie id, so
 twenty tabs of one browser get one share, not twenty) and taken round-robin, so one student's long
-generation never makes another wait behind all of it. `lab.service.ModelService` is its only user.
+generation never makes another wait behind all of it. Turns follow start-time fair queueing: each
+browser carries a tag, the count of jobs it has been served, started at the tag of the job running
+when its queue opened; the lowest tag goes next (first come first on a tie). A student who arrives
+while another browser's queue is full waits for the running job only, not for the next of theirs. `lab.service.ModelService` is its only user.
 
     queue = FairQueue()
     future = queue.submit(Owner(browser_id, session_id), fn, args, kwargs)   # QueueFull past a limit
@@ -78,7 +81,10 @@ class FairQueue:
         self.max_pending, self.max_total = max_pending, max_total
         self.rate, self.burst, self._clock = rate, burst, clock
         self._allowance: OrderedDict[object, tuple[float, float]] = OrderedDict()   # browser → (left, at)
-        self._queues: OrderedDict[object, deque[_Job]] = OrderedDict()   # rotation order = dict order
+        self._queues: dict[object, deque[_Job]] = {}      # browser → its waiting jobs
+        self._tags: dict[object, tuple[float, int]] = {}  # browser → (its turn, arrival), while it waits
+        self._now = 0.0                                     # the tag of the job served last
+        self._arrivals = 0
         self._waiting: dict[tuple, _Job] = {}       # job key → the identical job still waiting
         self._ready = threading.Condition()
         self._worker = threading.Thread(target=self._work, name="model-worker", daemon=True)
@@ -106,7 +112,11 @@ class FairQueue:
                                     "try again in a few seconds.")
             job = _Job(fn, args, kwargs, key)
             job.waiters.append((future, session))
-            self._queues.setdefault(browser, deque()).append(job)
+            if browser not in self._queues:
+                self._queues[browser] = deque()
+                self._arrivals += 1
+                self._tags[browser] = (self._now, self._arrivals)
+            self._queues[browser].append(job)
             if key is not None:
                 self._waiting[key] = job
             self._ready.notify()
@@ -154,7 +164,7 @@ class FairQueue:
                 if kept:
                     self._queues[browser] = kept
                 else:
-                    del self._queues[browser]
+                    del self._queues[browser], self._tags[browser]
         for future in cancelled:
             future.cancel()
         return len(cancelled)
@@ -163,11 +173,14 @@ class FairQueue:
         with self._ready:
             while not self._queues:
                 self._ready.wait()
-            browser, queue = next(iter(self._queues.items()))
+            browser = min(self._queues, key=self._tags.__getitem__)
+            queue = self._queues[browser]
             job = queue.popleft()
-            del self._queues[browser]
-            if queue:                      # back of the rotation: everyone else goes first
-                self._queues[browser] = queue
+            self._now, arrival = self._tags[browser]
+            if queue:                      # its next job: one turn later
+                self._tags[browser] = (self._now + 1, arrival)
+            else:
+                del self._queues[browser], self._tags[browser]
             if self._waiting.get(job.key) is job:
                 del self._waiting[job.key]  # running: a new request for it queues anew
             return job

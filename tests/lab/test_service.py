@@ -63,6 +63,22 @@ def test_tabs_of_one_browser_share_one_queue_and_one_limit(service):
     assert order == ["hog0", "victim", "hog1", "hog2"]      # the other browser waits for one job, not 20
 
 
+def test_a_student_arriving_while_another_browser_is_served_goes_next(service):
+    """Fair turns: the hog's next job waits behind a newcomer who has not been served yet."""
+    gate = _hold_the_worker(service)
+    order, running, release = [], threading.Event(), threading.Event()
+    hog = Owner("hog", "tab0")
+    first = service.submit(lambda: running.set() or release.wait(), owner=hog)
+    rest = [service.submit(order.append, f"hog{i}", owner=hog) for i in (2, 3)]
+    gate.set()
+    assert running.wait(10)                                  # the hog's first job runs, two wait
+    victim = service.submit(order.append, "victim", owner=Owner("victim", "t0"))
+    release.set()
+    for f in [first, victim, *rest]:
+        f.result(timeout=10)
+    assert order == ["victim", "hog2", "hog3"]
+
+
 def test_closing_one_tab_drops_only_its_work(service):
     gate = _hold_the_worker(service)
     a = service.submit(abs, -1, owner=Owner("b", "tab1"))
