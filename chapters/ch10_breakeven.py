@@ -20,13 +20,13 @@ from uikit.figures import static_figure
 from uikit.pacing import Throttled, in_document, live_slider
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
+from uikit.state import GAMMA_MAX
 from uikit.styles import TABLE_CSS
 
 log = logging.getLogger(__name__)
 
 ALPHAS = np.linspace(0, 1, 201)
-MAX_GAMMA = 12
-GAMMAS = np.arange(1, MAX_GAMMA + 1)   # the γ bars
+GAMMAS = np.arange(1, GAMMA_MAX + 1)   # the γ bars
 # The rows of the lecture's table (seed 002), recomputed for the chosen c.
 TABLE_ROWS = ((0.8, 4), (0.9, 4), (0.5, 4), (0.8, 2))
 QUESTION = (0.6, 5, 0.3)   # chapter 10's predict question: α, γ, c
@@ -136,7 +136,7 @@ class BreakEvenChapter(Chapter):
                 "call. With γ = 5, is drafting faster?")
 
     alpha = param.Number(default=0.8, bounds=(0.0, 1.0), step=0.01, doc="α, the acceptance rate.")
-    gamma = param.Integer(default=4, bounds=(1, MAX_GAMMA), doc="γ, the draft length.")
+    gamma = param.Integer(default=4, bounds=(1, GAMMA_MAX), doc="γ, the draft length.")
     c = param.Number(default=0.1, bounds=(0.0, 2.0), step=0.01, doc="c, draft call ÷ target call.")
     measurement = param.Parameter(default=None, doc="The live pair's lab.measure.Measurement.")
 
@@ -161,7 +161,7 @@ class BreakEvenChapter(Chapter):
     # ---- pure numpy updates -----------------------------------------------------------------
     def numbers(self) -> dict:
         a, g, c = self.alpha, self.gamma, self.c
-        best, best_speedup = analytic.best_gamma(a, c, MAX_GAMMA)
+        best, best_speedup = analytic.best_gamma(a, c, GAMMA_MAX)
         return dict(E=float(analytic.expected_tokens(a, g)), cost=float(analytic.round_cost(g, c)),
                     speedup=float(analytic.speedup(a, g, c)),
                     break_even=float(analytic.break_even_alpha(g, c)),

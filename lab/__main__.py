@@ -52,7 +52,7 @@ def _fail(message: str) -> int:
 def measure_main(argv: list[str]) -> int:
     args = _measure_parser().parse_args(argv)
     from lab.drafting import DRAFTERS
-    from lab.engine import check_gamma
+    from lab.drafting import check_gamma
     from lab.measure import measure, measure_set
     from lab.pair import PairError, check_drafting, load_spec, resolve_pair
     from lab.prompts import HELDOUT_PROMPTS, PromptError, encode_prompt, heldout_prompts

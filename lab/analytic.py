@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-MAX_GAMMA = 64
+MAX_GAMMA = 16      # the longest draft anywhere in the lab: the formulas, the engine and its policies
 
 
 def _alpha(alpha) -> np.ndarray:
@@ -81,7 +81,7 @@ def break_even_alpha(gamma, c, tol: float = 1e-10):
     return np.where(reachable, hi, np.nan)
 
 
-def best_gamma(alpha, c, max_gamma: int = 16):
+def best_gamma(alpha, c, max_gamma: int = MAX_GAMMA):
     """The γ in 1..max_gamma with the highest speed-up for this α and c, and that speed-up."""
     a, cc = np.broadcast_arrays(_alpha(alpha), _cost(c))
     gammas = np.arange(1, max_gamma + 1).reshape((-1,) + (1,) * a.ndim)   # (G, ...)

@@ -28,14 +28,22 @@ import re
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
 import torch
 
+from lab.analytic import MAX_GAMMA
 from lab.kv import CachedModel
 from lab.sampling import SamplingSettings, probabilities, sample
 
 DRAFTERS = ("model", "lookup", "hybrid")
 SCHEDULES = ("constant", "heuristic")
-MAX_GAMMA = 16
+
+
+def check_gamma(gamma, what: str = "γ (the draft length)") -> int:
+    """`gamma` as an int, or ValueError in one sentence when it is not a whole number in 1..MAX_GAMMA."""
+    if isinstance(gamma, bool) or not isinstance(gamma, (int, np.integer)) or not 1 <= gamma <= MAX_GAMMA:
+        raise ValueError(f"{what} must be a whole number from 1 to {MAX_GAMMA}; got {gamma!r}.")
+    return int(gamma)
 
 
 @dataclass
@@ -171,16 +179,13 @@ class DraftPolicy:
     model_gamma: int | None = None
 
     def __post_init__(self):
-        g = self.gamma
-        if isinstance(g, bool) or not isinstance(g, int) or not 1 <= g <= MAX_GAMMA:
-            raise ValueError(f"γ (the draft length) must be a whole number from 1 to {MAX_GAMMA}; got {g!r}.")
+        check_gamma(self.gamma)
         if self.schedule not in SCHEDULES:
             raise ValueError(f"The draft-length schedule must be one of {', '.join(SCHEDULES)}; got {self.schedule!r}.")
         if not isinstance(self.threshold, (int, float)) or not 0 <= self.threshold < 1:
             raise ValueError(f"The confidence threshold must be a number in [0, 1); got {self.threshold!r}.")
-        m = self.model_gamma
-        if m is not None and (isinstance(m, bool) or not isinstance(m, int) or not 1 <= m <= MAX_GAMMA):
-            raise ValueError(f"The draft model's γ must be a whole number from 1 to {MAX_GAMMA}; got {m!r}.")
+        if self.model_gamma is not None:
+            check_gamma(self.model_gamma, "The draft model's γ")
 
     @classmethod
     def parse(cls, text: str, gamma: int = 4) -> "DraftPolicy":

@@ -20,10 +20,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import numpy as np
 import torch
 
-from lab.drafting import DRAFTERS, MAX_GAMMA, Draft, DraftPolicy, make_drafter
+from lab.drafting import DRAFTERS, Draft, DraftPolicy, check_gamma, make_drafter
 from lab.kv import CachedModel
 from lab.modelpair import ModelPair
 from lab.sampling import GREEDY, SamplingSettings, accept_probability, probabilities, residual, sample
@@ -39,12 +38,6 @@ def top_candidates(row: torch.Tensor, tokenizer, k: int = DISPLAY_TOP) -> list[C
     probs, ids = torch.topk(row, min(k, row.shape[-1]))
     return [Candidate(int(i), tokenizer.decode([int(i)]), float(pr))
             for pr, i in zip(probs, ids) if pr > 0]
-
-
-def check_gamma(gamma) -> int:
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, np.integer)) or not 1 <= gamma <= MAX_GAMMA:
-        raise ValueError(f"γ (the draft length) must be a whole number from 1 to {MAX_GAMMA}; got {gamma!r}.")
-    return int(gamma)
 
 
 class Decoder:

@@ -8,6 +8,7 @@ from lab.sampling import SamplingSettings
 
 SAMPLING = ("temperature", "top_k", "top_p")          # what the sampling settings are made of
 SETTINGS = ("prompt", *SAMPLING, "gamma", "seed")       # what a chapter's results depend on
+GAMMA_MAX = 12                                          # the γ sliders' range is 1..GAMMA_MAX
 
 
 class LabState(param.Parameterized):
@@ -17,7 +18,7 @@ class LabState(param.Parameterized):
     temperature = param.Number(default=0.0, bounds=(0.0, 2.0), step=0.1, doc="0 means greedy.")
     top_k = param.Integer(default=0, bounds=(0, 200), doc="0 switches top-k off.")
     top_p = param.Number(default=1.0, bounds=(0.05, 1.0), step=0.05, doc="1 switches top-p off.")
-    gamma = param.Integer(default=4, bounds=(1, 8), doc="γ, the draft length.")
+    gamma = param.Integer(default=4, bounds=(1, GAMMA_MAX), doc="γ, the draft length.")
     seed = param.Integer(default=0, bounds=(0, 2**31 - 1), doc="Seed of the round's random draws.")
     answers = param.Dict(default={}, doc="Predict-and-check answers, by chapter number.")
     error = param.String(default="", doc="The last one-sentence problem with the student's input.")
