@@ -32,6 +32,7 @@ INTERNALS = (
     ("bokeh.server.contexts.BokehServerContext", "application_context"),   # end_with_its_tab
     ("bokeh.server.session.ServerSession", "request_expiration"),          # end_with_its_tab
     ("panel.reactive.Syncable", "_process_events"),  # before_browser_values: every browser change
+    ("bokeh.server.session.ServerSession", "_handle_patch"),   # on_refused_patches: Bokeh's refusals
 )
 
 
@@ -147,6 +148,30 @@ def before_browser_values(screen: Callable[[object, dict], object]) -> None:
         original(self, events)
     _process_events.screened_by, _process_events.unscreened = screen, original
     Syncable._process_events = _process_events
+
+
+def on_refused_patches(tell: Callable[[object, ValueError], object]) -> None:
+    """Call `tell(document, error)` when Bokeh refuses a browser's change before Panel sees it.
+
+    A value of the wrong type (text for a slider's number) fails Bokeh's own property validation
+    while the change is applied; Bokeh answers the browser with an error and logs it, and the page
+    would say nothing. Bokeh has no hook for it: `ServerSession._handle_patch` applies every
+    browser change, so it is wrapped once per process; the error still reaches Bokeh.
+    """
+    from bokeh.server.session import ServerSession
+    original = ServerSession._handle_patch
+    if getattr(original, "told_by", None) is tell:
+        return
+    original = getattr(original, "untold", original)
+
+    async def _handle_patch(self, message, connection):
+        try:
+            return await original(self, message, connection)
+        except ValueError as err:
+            tell(self.document, err)
+            raise
+    _handle_patch.told_by, _handle_patch.untold = tell, original
+    ServerSession._handle_patch = _handle_patch
 
 
 PAGE_TURN_YIELDS = 3

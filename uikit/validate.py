@@ -155,6 +155,18 @@ def screen(widget, events: dict) -> list[str]:
     return sentences
 
 
+REFUSED_BY_BOKEH = ("Your browser sent a value a control on this page cannot take, so it was ignored; "
+                    "reload the page if a control shows something odd.")
+
+
+def refused_by_bokeh(doc, err: ValueError) -> None:
+    """Bokeh refused a browser's change before Panel saw it (`uikit.pacing.on_refused_patches`):
+    the page says so in one sentence; the log has one line from Bokeh's own handler."""
+    say = _PAGE_SAY.get(doc)
+    if say is not None and doc.session_context is not None:
+        doc.add_next_tick_callback(lambda: say(REFUSED_BY_BOKEH))
+
+
 def _say(widget, sentence: str) -> None:
     doc = pn.state.curdoc
     say = _SAY.get(widget) or (_PAGE_SAY.get(doc) if doc is not None else None)

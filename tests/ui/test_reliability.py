@@ -61,6 +61,8 @@ def test_text_for_a_number_is_refused_without_a_traceback(server, tmp_path_facto
         try:
             await tab.set_value(tab.slider("γ"), "seven")
             await tab.wait_for(lambda: tab.errors, 60, "Bokeh's refusal")      # an ERROR reply, not applied
+            await tab.wait_for(lambda: any("cannot take, so it was ignored" in t for t in tab.text_of_alerts()),
+                               60, "the page's sentence")
             alpha = tab.slider("α")                                             # the page still answers
             mark = len(tab.events)
             await tab.set_value(alpha, 0.5)
