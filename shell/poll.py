@@ -1,261 +1,29 @@
 """The class poll: every locked "Pause & predict" answer is an anonymous vote; the lecturer sees each
 question's histogram live, and can reveal it to every student's card and the tour, or reset it.
 
-    POLL.ask(Question(10, "choice", ("faster", "slower")))   # a card defines its question (once)
-    POLL.vote(10, browser_id, "slower")      # None, or one sentence when the vote cannot count
-    POLL.tally(10).counts                    # [0, 1]: one vote per browser, its latest answer
-    POLL.reveal(10); POLL.reset(10); POLL.reset_all()
-    unsubscribe = POLL.subscribe(lambda number, what: ...)   # what: "ask" | "vote" | "reveal" | "reset"
-
-`PollStore` is plain Python, one object per server process, guarded by one lock. Votes are keyed by a
-salted hash of the browser's cookie id (shell.sessions.browser_id), which nothing reads back: a tally
-holds counts only. Pages never touch the store from another page's document: `DocumentWatch` carries
-a change into each page's own document as a next-tick callback (Bokeh's thread-safe way in), several
-changes in one callback, so 40 votes in a second cost the lecturer's page a few updates.
-
-Scaling beyond one server process. Today the store lives inside the one `panel serve` process
-(`--num-procs 1`), which is enough for a lecture hall: 40 students' votes are a few hundred bytes.
-With several processes (`--num-procs N`, or several servers behind a load balancer) each process
-would keep its `PollStore` as a local copy and share it through an existing store, Redis: a vote
-becomes `HSET poll:<question> <voter hash> <answer>` (one vote per browser per question, for free);
-reveal becomes `SADD poll:revealed <question>`, reset `DEL poll:<question>` with
-`SREM poll:revealed <question>` (in one MULTI); each is followed by `PUBLISH poll <question>`. The
-voter hash's salt becomes one secret the processes share (from the environment, like the token).
-Every process subscribes to the `poll` channel (redis-py's `pubsub()` on a thread of its own) and,
-on a message, reads that question's hash (`HVALS`) into its local copy and calls its listeners as it
-does now, so pages are still updated through their own documents. Connected browsers become a sorted
-set keyed by voter hash with a last-seen time. Validation stays where it is, in the process that
-receives the vote, before anything is written. Nothing of this is built: the listener mechanism here
-is the seam where it would plug in.
+The votes live in shell.pollstore (`POLL`, plain Python). This module is the poll in pages: a page's
+`Ballot` (what uikit.predict's cards talk to, plugged in on import) and the lecturer's `PollView`.
+Pages never touch the store from another page's document: `DocumentWatch` carries a change into
+each page's own document as a next-tick callback (Bokeh's thread-safe way in), several changes in
+one callback, so 40 votes in a second cost the lecturer's page a few updates.
 """
 from __future__ import annotations
 
-import hashlib
 import html
-import logging
-import math
-import secrets
 import threading
 import weakref
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
 import panel as pn
 from panel.io.state import set_curdoc
 
 from chapters import registry
+from shell.pollstore import POLL, PollStore, Question, Tally
 from shell.sessions import browser_id
 from uikit import predict
 from uikit.pacing import served
 from uikit.pollchart import PollChart
 from uikit.styles import BOX_CSS
-
-log = logging.getLogger(__name__)
-
-MAX_TEXT = 200          # characters in a choice answer
-MAX_CHOICES = 12
-MAX_NUMBERS = 101       # a numeric question spans at most this many whole numbers
-MAX_QUESTION = 99
-
-
-def refusal(value: Any) -> str:
-    """A crafted or broken answer as a short, safe description for a sentence."""
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "…"
-
-
-@dataclass(frozen=True)
-class Question:
-    """What a vote for question `number` may be: one of `choices`, or a whole number in `bounds`."""
-    number: int
-    kind: str                           # "choice" | "number"
-    choices: tuple[str, ...] = ()
-    bounds: tuple[int, int] = (0, 20)
-
-    def __post_init__(self):
-        if not (isinstance(self.number, int) and 1 <= self.number <= MAX_QUESTION):
-            raise ValueError(f"a question's number is 1–{MAX_QUESTION}, not {self.number!r}")
-        if self.kind == "choice":
-            if not 1 <= len(self.choices) <= MAX_CHOICES or any(
-                    not isinstance(c, str) or not 0 < len(c) <= MAX_TEXT for c in self.choices):
-                raise ValueError(f"question {self.number}: 1–{MAX_CHOICES} choices of 1–{MAX_TEXT} characters")
-        elif self.kind == "number":
-            lo, hi = self.bounds
-            if not (isinstance(lo, int) and isinstance(hi, int) and 0 <= hi - lo < MAX_NUMBERS):
-                raise ValueError(f"question {self.number}: bounds of at most {MAX_NUMBERS} whole numbers")
-        else:
-            raise ValueError(f"question {self.number}: kind is 'choice' or 'number', not {self.kind!r}")
-
-    @property
-    def categories(self) -> list[str]:
-        """The histogram's bars: the choices, or every whole number in bounds."""
-        if self.kind == "choice":
-            return list(self.choices)
-        return [str(n) for n in range(self.bounds[0], self.bounds[1] + 1)]
-
-    def index(self, value: Any) -> tuple[int | None, str]:
-        """The bar `value` counts in, or (None, the sentence that says why it cannot count)."""
-        if self.kind == "choice":
-            if not isinstance(value, str) or len(value) > MAX_TEXT:
-                return None, (f"An answer to question {self.number} is one of its choices (at most {MAX_TEXT} "
-                              "characters); this one was not counted — press one of the buttons.")
-            if value not in self.choices:
-                return None, (f"{refusal(value)} is not one of question {self.number}'s choices, so it was not "
-                              "counted; press one of the buttons.")
-            return self.choices.index(value), ""
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-                or value != int(value):
-            return None, (f"Question {self.number} takes a whole number, not {refusal(value)}; type one and "
-                          "lock it in again.")
-        lo, hi = self.bounds
-        if not lo <= int(value) <= hi:
-            return None, (f"Question {self.number} takes a whole number from {lo} to {hi}, not {refusal(value)}; "
-                          "type one in that range and lock it in again.")
-        return int(value) - lo, ""
-
-
-@dataclass(frozen=True)
-class Tally:
-    """One question's poll as anyone may see it: counts only, never who voted."""
-    question: Question
-    counts: tuple[int, ...]
-    connected: int          # browsers with a question page open now
-    revealed: bool
-
-    @property
-    def answered(self) -> int:
-        return sum(self.counts)
-
-
-class PollStore:
-    """Votes per question, one per browser (keyed by a salted hash), and which questions are revealed.
-
-    Thread-safe: every method takes one lock; listeners are called after it is released, on the
-    caller's thread, with (question number or None for all, what happened).
-    """
-
-    def __init__(self, salt: bytes | None = None):
-        self._salt = salt if salt is not None else secrets.token_bytes(16)
-        self._lock = threading.Lock()
-        self._questions: dict[int, Question] = {}
-        self._votes: dict[int, dict[str, int]] = {}
-        self._revealed: set[int] = set()
-        self._present: dict[str, str] = {}       # open session id -> voter hash
-        self._listeners: list[Callable[[int | None, str], None]] = []
-
-    def _voter(self, browser: str) -> str:
-        return hashlib.blake2b(str(browser).encode(), key=self._salt, digest_size=12).hexdigest()
-
-    # --- questions and votes ---
-    def ask(self, question: Question) -> Question:
-        """Define a question (the first definition of its number stands); returns the one in force."""
-        with self._lock:
-            known = self._questions.setdefault(question.number, question)
-            new = known is question
-        if new:
-            self._notify(question.number, "ask")
-        return known
-
-    def question(self, number: int) -> Question | None:
-        with self._lock:
-            return self._questions.get(number)
-
-    def vote(self, number: Any, browser: str, value: Any) -> str | None:
-        """Count `browser`'s answer to question `number` (replacing its earlier one); None when it
-        counts, else one sentence saying why nothing changed."""
-        if isinstance(number, bool) or not isinstance(number, int):
-            return f"There is no question {refusal(number)} in this lab; nothing was counted."
-        with self._lock:
-            question = self._questions.get(number)
-            if question is None:
-                return f"There is no question {number} in this lab; nothing was counted."
-            index, why = question.index(value)
-            if index is None:
-                return why
-            votes = self._votes.setdefault(number, {})
-            voter = self._voter(browser)
-            if number in self._revealed:
-                if votes.get(voter) == index:
-                    return None             # the same answer again (a page reload): already counted
-                return (f"The class's answers to question {number} are already revealed, so a new answer "
-                        "is not counted; yours stays in your card.")
-            if votes.get(voter) == index:
-                return None
-            votes[voter] = index
-        self._notify(number, "vote")
-        return None
-
-    def tally(self, number: int) -> Tally | None:
-        with self._lock:
-            question = self._questions.get(number)
-            if question is None:
-                return None
-            counts = [0] * len(question.categories)
-            for index in self._votes.get(number, {}).values():
-                counts[index] += 1
-            return Tally(question, tuple(counts), len(set(self._present.values())), number in self._revealed)
-
-    def answer_of(self, number: int, browser: str) -> int | None:
-        """The bar `browser`'s vote counts in (for its own card only)."""
-        with self._lock:
-            return self._votes.get(number, {}).get(self._voter(browser))
-
-    # --- the lecturer's controls ---
-    def reveal(self, number: int) -> None:
-        with self._lock:
-            if number not in self._questions or number in self._revealed:
-                return
-            self._revealed.add(number)
-        self._notify(number, "reveal")
-
-    def reset(self, number: int) -> None:
-        """Forget question `number`'s votes and hide it again."""
-        with self._lock:
-            self._votes.pop(number, None)
-            self._revealed.discard(number)
-        self._notify(number, "reset")
-
-    def reset_all(self) -> None:
-        with self._lock:
-            self._votes.clear()
-            self._revealed.clear()
-        self._notify(None, "reset")
-
-    # --- who is here ---
-    def join(self, session_id: str, browser: str) -> None:
-        with self._lock:
-            self._present[session_id] = self._voter(browser)
-        self._notify(None, "presence")
-
-    def leave(self, session_id: str) -> None:
-        with self._lock:
-            gone = self._present.pop(session_id, None)
-        if gone is not None:
-            self._notify(None, "presence")
-
-    # --- listeners ---
-    def subscribe(self, listener: Callable[[int | None, str], None]) -> Callable[[], None]:
-        """Call `listener(number, what)` after every change; returns the function that stops it."""
-        with self._lock:
-            self._listeners.append(listener)
-
-        def unsubscribe():
-            with self._lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-        return unsubscribe
-
-    def _notify(self, number: int | None, what: str) -> None:
-        with self._lock:
-            listeners = list(self._listeners)
-        for listener in listeners:
-            try:
-                listener(number, what)
-            except Exception:     # one broken page must not stop the others' updates
-                log.exception("a poll listener failed")
-
-
-POLL = PollStore()
 
 
 class DocumentWatch:

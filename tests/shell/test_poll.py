@@ -216,3 +216,16 @@ def test_a_page_gets_a_burst_of_votes_in_one_update():
     assert seen == [{10, 2}]
     store.vote(10, "late", "faster")
     assert len(page.ticks) == 1                         # the next change schedules the next update
+
+
+def test_the_store_is_plain_python():
+    """shell.pollstore holds the votes without Panel (a second process could share it): importing it
+    alone loads no Panel, and shell.poll hands out the very same store and question type."""
+    import subprocess
+    import sys
+    code = "import sys, shell.pollstore; assert 'panel' not in sys.modules and 'bokeh' not in sys.modules; print('ok')"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+    import shell.poll
+    import shell.pollstore
+    assert shell.poll.POLL is shell.pollstore.POLL and shell.poll.Question is shell.pollstore.Question
