@@ -1,8 +1,10 @@
 """Chapter 11 — one request drawn both ways on one time axis, in target-call units.
 
 Both lanes come from real generation traces of the session's prompt and settings (plain and
-speculative). Time is idealised to the analytic model's units: a target call (cached decode step or
-verify pass) is 1, a draft call is the measured c, and the measured prefill is the same in both lanes.
+speculative), priced by the pair's one cost profile (lab.costs, shared with chapters 3 and 10): a
+one-position target call is 1, a verify pass over k positions costs its measured v(k), a draft call
+the measured c, and the prefill is the same in both lanes. Chapter 10's "Use my models" prices its
+request with the same profile, so both pages give one decode speed-up for one request.
 """
 from __future__ import annotations
 
@@ -13,20 +15,50 @@ from bokeh.models import ColumnDataSource, Range1d
 from bokeh.transform import dodge
 
 from chapters.base import Chapter
-from lab.engine import generate
-from lab.timeline import LANES, Schedule, schedule
+from lab import costs
+from lab.timeline import LANES, REQUEST_TOKENS, Schedule, schedule
 from lab.trace import GenerationTrace
 from uikit import palette
 from uikit.figures import static_figure
 from uikit.pacing import in_document, served
 from uikit.styles import BOX_CSS, TABLE_CSS, sheet
 
-MAX_NEW_TOKENS = 32
+MAX_NEW_TOKENS = REQUEST_TOKENS
 
 COLOURS = {"prefill": palette.MUTED, "target": palette.TARGET, "draft": palette.DRAFT}
 HATCH = {"prefill": "x", "target": " ", "draft": "/"}
-LABELS = {"prefill": "prefill (the prompt, once)", "target": "target call (1 unit)",
+LABELS = {"prefill": "prefill (the prompt, once)", "target": "target call (measured cost)",
           "draft": "draft call (c units)"}
+
+
+def same_text(plain: GenerationTrace, spec: GenerationTrace) -> str:
+    """What both lanes wrote, in words."""
+    if plain.new_ids == spec.new_ids:
+        return "the same text, token for token (greedy decoding)" if plain.settings.greedy else "the same text"
+    return f"different draws from the same distribution (sampling, {html.escape(plain.settings.describe())})"
+
+
+def summary_html(s: Schedule, plain: GenerationTrace, spec: GenerationTrace) -> str:
+    """The table of both lanes and the sentence that gives the request's decode speed-up."""
+    p, (lo, hi) = s.profile, s.verify_range()
+    rows = [("tokens delivered", s.tokens("standard"), s.tokens("draft + verify")),
+            ("target calls", plain.target_calls, spec.target_calls),
+            (f"draft calls (c = {s.c:.2f} each)", 0, spec.draft_calls),
+            ("prefill", f"{s.prefill:.1f}", f"{s.prefill:.1f}"),
+            ("first token at", f"{s.first_token('standard'):.1f}", f"{s.first_token('draft + verify'):.1f}"),
+            ("decode time", f"{s.decode_time('standard'):.1f}", f"{s.decode_time('draft + verify'):.1f}"),
+            ("tokens per target call", f"{plain.tokens_per_round:.2f}", f"{spec.tokens_per_round:.2f}")]
+    passes = f"{lo:.2f}" if hi - lo < 0.005 else f"{lo:.2f} to {hi:.2f}"
+    busy = f" <b>{html.escape(p.why_busy())}</b>" if p.busy else ""
+    return ("<table class='speclab-table'><thead><tr><th></th><th>standard</th><th>draft + verify</th></tr>"
+            "</thead><tbody>" + "".join(f"<tr><td>{a}</td><td>{b}</td><td>{c}</td></tr>" for a, b, c in rows)
+            + "</tbody></table>"
+            f"<p class='speclab-formula'>Both lanes wrote {same_text(plain, spec)}. Time in target-call units, "
+            f"all measured on this pair's cost profile: a one-position target call = 1 ({1000 * p.unit:.1f} ms); "
+            f"a verify pass costs what it measured for its positions ({passes} here, not exactly 1); one draft "
+            f"call c = {s.c:.2f}; prefill {s.prefill:.1f}. Decode speed-up on this request: "
+            f"<b class='decode-speedup'>{s.decode_speedup:.2f}×</b>. Prefill is the same in both lanes, so "
+            f"the first token is not faster.{busy}</p>")
 
 
 class TimelineChapter(Chapter):
@@ -39,6 +71,7 @@ class TimelineChapter(Chapter):
              "tick is a token reaching the user: standard decoding ticks evenly, draft-and-verify "
              "delivers tokens in bursts.")
     takeaway = "Speed comes from a second model — never from a different answer."
+    presets = True       # the preset prompts and aligned / weak / random draft bar (chapters.base)
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
@@ -59,17 +92,16 @@ class TimelineChapter(Chapter):
             return
         st = self.state
         svc = st.service
-        # One short uncached run first, so one-off start-up costs stay out of the timed traces.
-        await self.run_model(generate, svc.pair, ids, mode="plain", settings=st.settings, max_new_tokens=1,
-                             message="Warming up…")
+        # The pair's shared cost profile prices every call; the traces give the rounds.
+        profile = await self.run_model(costs.profile, svc.pair, message="Timing this pair's calls (once per server)…")
         plain = await self.run_model(svc.generation, ids, mode="plain", settings=st.settings, seed=st.seed,
                                      max_new_tokens=MAX_NEW_TOKENS, message="Standard decoding…")
         spec = await self.run_model(svc.generation, ids, mode="speculative", settings=st.settings,
                                     gamma=st.gamma, seed=st.seed, max_new_tokens=MAX_NEW_TOKENS,
                                     message="Draft and verify…")
-        if plain is None or spec is None:
+        if profile is None or plain is None or spec is None:
             return
-        in_document(self.show, plain, spec)   # raw Bokeh models change after an await
+        in_document(self.show, plain, spec, profile)   # raw Bokeh models change after an await
 
     async def _on_draw(self, event):
         await self.load()
@@ -79,9 +111,9 @@ class TimelineChapter(Chapter):
         if self.sched is not None:
             await self.load()
 
-    def show(self, plain: GenerationTrace, spec: GenerationTrace) -> None:
+    def show(self, plain: GenerationTrace, spec: GenerationTrace, profile: costs.CostProfile) -> None:
         self.plain, self.spec = plain, spec
-        s = self.sched = schedule(plain, spec)
+        s = self.sched = schedule(plain, spec, profile)
         lanes, lefts, rights, colours, hatches, kinds = [], [], [], [], [], []
         for lane, a, b, kind in s.blocks:
             lanes.append(lane); lefts.append(a); rights.append(b)
@@ -102,31 +134,7 @@ class TimelineChapter(Chapter):
         self._draw_cards()
 
     def _draw_summary(self):
-        s, plain, spec = self.sched, self.plain, self.spec
-        std_decode = s.lane_end("standard") - s.prefill
-        spec_decode = s.lane_end("draft + verify") - s.prefill
-        same = plain.new_ids == spec.new_ids
-        same_text = ("the same text, token for token (greedy decoding)" if same and plain.settings.greedy
-                     else "the same text" if same else
-                     "different draws from the same distribution (sampling, "
-                     f"{html.escape(plain.settings.describe())})")
-        self.summary.object = (
-            "<table class='speclab-table'><thead><tr><th></th><th>standard</th><th>draft + verify</th></tr>"
-            "</thead><tbody>"
-            f"<tr><td>tokens delivered</td><td>{s.tokens('standard')}</td><td>{s.tokens('draft + verify')}</td></tr>"
-            f"<tr><td>target calls</td><td>{plain.target_calls}</td><td>{spec.target_calls}</td></tr>"
-            f"<tr><td>draft calls (c = {s.c:.2f} each)</td><td>0</td><td>{spec.draft_calls}</td></tr>"
-            f"<tr><td>prefill</td><td>{s.prefill:.1f}</td><td>{s.prefill:.1f}</td></tr>"
-            f"<tr><td>first token at</td><td>{s.first_token('standard'):.1f}</td>"
-            f"<td>{s.first_token('draft + verify'):.1f}</td></tr>"
-            f"<tr><td>decode time</td><td>{std_decode:.1f}</td><td>{spec_decode:.1f}</td></tr>"
-            f"<tr><td>tokens per target call</td><td>{plain.tokens_per_round:.2f}</td>"
-            f"<td>{spec.tokens_per_round:.2f}</td></tr></tbody></table>"
-            f"<p class='speclab-formula'>Both lanes wrote {same_text}. Time in target-call units: one "
-            f"target call = 1, one draft call = c = {s.c:.2f} (measured on this pair), prefill "
-            f"{s.prefill:.1f} (measured). Decode speed-up on this request: "
-            f"<b>{std_decode / spec_decode:.2f}×</b>. Prefill is the same in both lanes, so the first "
-            "token is not faster.</p>")
+        self.summary.object = summary_html(self.sched, self.plain, self.spec)
 
     def _draw_cards(self):
         faster = ""
@@ -156,8 +164,10 @@ class TimelineChapter(Chapter):
                line_color="white", hatch_pattern="hatch", hatch_color="white", legend_field="kind")
         f.scatter(x="t", y=dodge("lane", 0.36, range=f.y_range), source=self.tick_src, marker="inverted_triangle",
                   size=11, color=palette.INK)
-        f.text(x="t", y=dodge("lane", 0.3, range=f.y_range), text="label", source=self.tick_src,
-               text_font_size="14px", x_offset=5, text_color=palette.INK)
+        # "+n" centred above its marker, clear of it and of the neighbouring markers
+        f.text(x="t", y=dodge("lane", 0.36, range=f.y_range), text="label", source=self.tick_src,
+               text_font_size="14px", text_align="center", text_baseline="bottom", y_offset=-8,
+               text_color=palette.INK)
         f.legend.orientation = "horizontal"
         f.add_layout(f.legend[0], "below")
         self.lane_fig = f

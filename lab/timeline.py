@@ -2,16 +2,19 @@
 
     race = Race.of(big_trace, small_trace, draft_target_p)    # seconds, as measured
     calls_until(race.target_ends, t)                          # the call bars drawn at time t
-    s = schedule(plain_trace, spec_trace)                     # target-call units, shared prefill
+    s = schedule(plain_trace, spec_trace, costs.profile(pair))  # target-call units, measured costs
+    s.decode_speedup                                          # the request's decode speed-up
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lab.costs import CostProfile
 from lab.trace import GenerationTrace
 
 UNLIKELY = 0.15          # "a word the big model would pick less than 15% of the time here"
 LANES = ("draft + verify", "standard")
+REQUEST_TOKENS = 32      # the request chapters 10 and 11 both time: its new tokens
 
 
 def lane(trace: GenerationTrace) -> tuple[list[str], list[float]]:
@@ -69,11 +72,13 @@ def calls_until(ends: list[float], t: float) -> list[tuple[float, float]]:
 
 @dataclass
 class Schedule:
-    """Blocks (lane, start, end, kind) and token arrivals (lane, time, count) in target-call units."""
+    """Blocks (lane, start, end, kind) and token arrivals (lane, time, count) in target-call units
+    (one one-position target call = 1), priced by one cost profile."""
     blocks: list[tuple[str, float, float, str]]
     arrivals: list[tuple[str, float, int]]
     prefill: float
     c: float
+    profile: CostProfile
 
     def lane_end(self, lane: str) -> float:
         return max((e for ln, _, e, _ in self.blocks if ln == lane), default=0.0)
@@ -83,6 +88,19 @@ class Schedule:
 
     def tokens(self, lane: str) -> int:
         return sum(n for ln, _, n in self.arrivals if ln == lane)
+
+    def decode_time(self, lane: str) -> float:
+        return self.lane_end(lane) - self.prefill
+
+    @property
+    def decode_speedup(self) -> float:
+        """Standard decoding's decode time ÷ draft + verify's, for the same tokens (prefill apart)."""
+        return self.decode_time("standard") / self.decode_time("draft + verify")
+
+    def verify_range(self) -> tuple[float, float]:
+        """The cheapest and dearest verify pass drawn in the draft + verify lane (target-call units)."""
+        widths = [e - s for ln, s, e, kind in self.blocks if ln == "draft + verify" and kind == "target"]
+        return (min(widths), max(widths)) if widths else (1.0, 1.0)
 
     def delivered(self, lane: str) -> tuple[list[float], list[int]]:
         """Tokens delivered so far against time: (times, counts), from 0 through the prefill."""
@@ -94,26 +112,28 @@ class Schedule:
         return times, counts
 
 
-def schedule(plain: GenerationTrace, spec: GenerationTrace) -> Schedule:
-    """Lay both traces on one axis: target call = 1, draft call = c, shared prefill."""
-    unit = plain.mean_target_seconds
-    c = (spec.mean_draft_seconds or 0.0) / unit
-    # The speculative prefill also runs the draft, so it is an upper bound on the target's; the
-    # smaller of the two keeps a cold first call of the process from passing for prefill.
-    prefill = min(plain.prefill_seconds, spec.prefill_seconds) / unit
+def schedule(plain: GenerationTrace, spec: GenerationTrace, profile: CostProfile) -> Schedule:
+    """Lay both traces on one axis, every call priced by the pair's cost profile (lab.costs): a
+    verify pass over k positions costs v(k) (v(1) = 1, a plain decoding step), a draft-model call
+    c, a prompt-lookup draft its own measured time, and the prefill over the prompt is the same in
+    both lanes."""
+    c = profile.c
+    prefill = profile.prefill_units(len(plain.prompt_ids) - 1)    # the engine prefills all but the last
     blocks = [(ln, 0.0, prefill, "prefill") for ln in LANES]
     arrivals = []
     t = prefill
-    for r in plain.rounds:                      # one target call per token
+    for r in plain.rounds:                      # one one-position target call per token
         blocks.append(("standard", t, t + 1, "target"))
         t += 1
         arrivals.append(("standard", t, len(r.emitted_ids)))
     t = prefill
-    for r in spec.rounds:                       # γ draft calls, one verify call, then a burst
-        for _ in r.drafts:
-            blocks.append(("draft + verify", t, t + c, "draft"))
-            t += c
-        blocks.append(("draft + verify", t, t + 1, "target"))
-        t += 1
+    for r in spec.rounds:                       # the drafts, one verify pass over them + 1, a burst
+        for d in r.drafts:
+            width = c if r.draft_source == "model" else d.draft_seconds / profile.unit
+            blocks.append(("draft + verify", t, t + width, "draft"))
+            t += width
+        width = profile.verify_units(len(r.drafts) + 1)
+        blocks.append(("draft + verify", t, t + width, "target"))
+        t += width
         arrivals.append(("draft + verify", t, len(r.emitted_ids)))
-    return Schedule(blocks, arrivals, prefill, c)
+    return Schedule(blocks, arrivals, prefill, c, profile)

@@ -34,3 +34,23 @@ def test_bursts_and_cards(chapter):
     for head in ("What stays the same?", "What gets faster?", "What does it cost?"):
         assert head in chapter.cards.object
     assert f"{chapter.plain.target_calls} target calls became {chapter.spec.target_calls}" in chapter.cards.object
+
+
+def test_the_speedup_is_priced_by_the_pairs_shared_cost_profile(chapter):
+    from lab import costs
+    s, spec = chapter.sched, chapter.spec
+    profile = costs.profile(chapter.state.service.pair)
+    assert s.profile is profile                          # the one profile every chapter shares
+    verifies = [e - b for lane, b, e, kind in s.blocks if lane == "draft + verify" and kind == "target"]
+    assert verifies == pytest.approx([profile.verify_units(len(r.drafts) + 1) for r in spec.rounds])
+    spec_decode = s.decode_time("draft + verify")
+    assert spec_decode == pytest.approx(sum(verifies) + sum(e - b for lane, b, e, kind in s.blocks
+                                                             if lane == "draft + verify" and kind == "draft"))
+    assert s.decode_speedup == pytest.approx(len(chapter.plain.rounds) / spec_decode)
+    assert f"{s.decode_speedup:.2f}×" in chapter.summary.object
+    assert "not exactly 1" in chapter.summary.object
+
+
+def test_burst_labels_sit_above_their_markers_not_on_them(chapter):
+    text = [r for r in chapter.lane_fig.renderers if type(r.glyph).__name__ == "Text"][0].glyph
+    assert text.text_align == "center" and text.text_baseline == "bottom" and text.y_offset < -5
