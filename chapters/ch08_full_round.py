@@ -3,6 +3,11 @@
 Step 0 shows the γ drafts; each following step checks one position (p, q, p/q, u, keep/reject);
 the last step writes the correction from the residual, or the bonus token when all were kept.
 Nothing is recomputed here: every number is the engine's, revealed one step at a time.
+
+The question asks about a round that keeps all γ drafts, which a few rounds at temperature 1 may never
+show: "Show a round where every draft is kept" tries seeds on the model worker (lab.casesearch) and
+shows the first such round, stepped to its end. The verdict is revealed only once such a round has
+been on the page.
 """
 from __future__ import annotations
 
@@ -11,13 +16,15 @@ import html
 import panel as pn
 import param
 
-from chapters.rounds import RoundChapter, settings_note
+from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, settings_note
+from lab.casesearch import find_all_kept
 from lab.trace import RoundTrace
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, TABLE_CSS
 from uikit.tokens import Chip, TokenStrip, legend, show_text
 
 QUESTION_GAMMA = 4
+FIND_LABEL = "Show a round where every draft is kept"   # the tour points at this button by its label
 
 
 def round_steps(r: RoundTrace) -> int:
@@ -60,7 +67,9 @@ class FullRoundChapter(RoundChapter):
     takeaway = "Each target call commits 1 to γ + 1 tokens — more when the draft is good."
     question = "All γ = 4 draft tokens are accepted. How many tokens does this round add to the text?"
 
+    presets = True
     step = param.Integer(default=0, doc="Steps revealed of the current round.")
+    case_seen = param.Boolean(default=False, doc="A round keeping every draft has been shown to its end.")
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
@@ -75,13 +84,16 @@ class FullRoundChapter(RoundChapter):
         self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, BOX_CSS])
         self.explain = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, BOX_CSS])
         self.text_strip = TokenStrip(empty="")
+        self.find_button = pn.widgets.Button(label=FIND_LABEL, color="primary", width=330)
+        self.find_button.on_click(self._on_find)
+        self.case_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
 
     def make_predict(self):
         return PredictCard(
             self.state, 8, self.question, answer=lambda: QUESTION_GAMMA + 1, bounds=(0, 10),
             explanation=(f"The {QUESTION_GAMMA} kept drafts, plus one bonus token: the target pass already "
                          f"returned p at position {QUESTION_GAMMA + 1}, so sampling from it is free."),
-            hint="Now step through rounds below and watch what a round adds.")
+            hint=f"Now press “{FIND_LABEL}” below (or step through rounds) and watch what such a round adds.")
 
     # ---- data ----------------------------------------------------------------------------------------
     @property
@@ -101,6 +113,44 @@ class FullRoundChapter(RoundChapter):
     async def _on_step(self, event):
         await self.advance()
 
+    async def show_all_kept(self) -> bool:
+        """Search seeds for a round keeping all γ drafts at the student's settings and show it to its
+        end; False (with one sentence) when none was found or the models could not run."""
+        ids = self.prompt_ids()
+        if ids is None:
+            return False
+        state, settings = self.state, self.refresh_settings()
+        key = ("all_kept", tuple(ids), settings, state.gamma, state.seed, MAX_NEW_TOKENS)
+        found = await self.run_model(
+            state.service.cached, key, lambda: find_all_kept(
+                state.service.pair, ids, settings=settings, gamma=state.gamma,
+                max_new_tokens=MAX_NEW_TOKENS, first_seed=state.seed),
+            message="Trying seeds until a round keeps every draft…")
+        if found is None:
+            return False
+        if found.seed is None:
+            self.case_note.object = (
+                f"<p class='speclab-formula' role='status'>None of {found.tried} seeds gave a round keeping all "
+                f"γ = {state.gamma} drafts at {html.escape(settings.describe())}; lower the temperature "
+                "(or γ) in the side panel and try again.</p>")
+            return False
+        generation = await self.run_model(
+            state.service.generation, ids, mode="speculative", settings=settings, gamma=state.gamma,
+            seed=found.seed, max_new_tokens=MAX_NEW_TOKENS, keep_rows=True, drafter="model",
+            message="Running the draft and the target…")
+        if generation is None:
+            return False
+        self.case_note.object = (f"<p class='speclab-formula' role='status'>Seed {found.seed}, round "
+                                 f"{found.index + 1}: all {state.gamma} drafts kept (found after "
+                                 f"{found.tried} seed{'s' if found.tried != 1 else ''}).</p>")
+        self.show_generation(generation, found.index)
+        self.step = round_steps(self.round)
+        self._draw()
+        return True
+
+    async def _on_find(self, event):
+        await self.show_all_kept()
+
     # ---- views ---------------------------------------------------------------------------------------
     def _draw(self):
         r = self.round
@@ -110,7 +160,8 @@ class FullRoundChapter(RoundChapter):
         prefix = tok.decode(r.prefix_ids)
         n = len(self.generation.rounds)
         self.round_note.object = (
-            f"<p class='speclab-formula'>Round {r.index + 1} of {n} · γ = {r.gamma} · step "
+            f"<p class='speclab-formula'>Round {r.index + 1} of {n} (seed {self.generation.seed}) · "
+            f"γ = {r.gamma} · step "
             f"{self.step} of {round_steps(r)}. {html.escape(settings_note(self.settings, self.state))}</p>")
         self.step_button.disabled = self.done
         checked = checked_after(r, self.step)
@@ -125,73 +176,19 @@ class FullRoundChapter(RoundChapter):
                     state = "draft"
                 chips.append(Chip(d.text, state, f"draft guess {d.index + 1}"))
         self.drafts_strip.chips = chips
-        self._draw_table(r, checked)
-        self._draw_explain(r, checked)
+        self.table.object = table_html(r, self.step, checked, self.done)
+        self.explain.object = explain_html(r, self.step, checked, self.done)
         self.text_strip.chips = chips_after(r, self.step, prefix)
-        if self.done and self.predict is not None:
+        if self.done and r.gamma > 0 and r.n_accepted == r.gamma:
+            self.case_seen = True
+        if self.case_seen and self.predict is not None:
             self.predict.reveal()
-
-    def _draw_table(self, r: RoundTrace, checked: int):
-        if self.step == 0:
-            self.table.object = ""
-            return
-        rows = []
-        for d in r.drafts:
-            if d.index < checked:
-                verdict = "✓ keep" if d.accepted else "✗ reject"
-                rows.append(f"<tr><td>{d.index + 1}</td><td>{html.escape(show_text(d.text))}</td>"
-                            f"<td>{d.p:.3f}</td><td>{d.q:.3f}</td><td>{_ratio(d.p, d.q)}</td>"
-                            f"<td>{d.accept_probability:.3f}</td><td>{d.uniform:.3f}</td><td><b>{verdict}</b></td></tr>")
-            elif self.done and d.uniform is None:
-                rows.append(f"<tr><td>{d.index + 1}</td><td>{html.escape(show_text(d.text))}</td>"
-                            "<td colspan='6'>– dropped: its context contained a rejected guess</td></tr>")
-            else:
-                rows.append(f"<tr><td>{d.index + 1}</td><td>{html.escape(show_text(d.text))}</td>"
-                            f"<td colspan='6'>not checked yet (q = {d.q:.3f})</td></tr>")
-        self.table.object = (
-            "<table class='speclab-table'><thead><tr><th>i</th><th>draft x</th><th>p(x)</th><th>q(x)</th>"
-            "<th>p / q</th><th>keep if u &lt; min(1, p/q)</th><th>u</th><th>verdict</th></tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table>")
-
-    def _draw_explain(self, r: RoundTrace, checked: int):
-        if self.step == 0:
-            self.explain.object = "<p class='speclab-formula'>Press <b>Step</b> to draft γ tokens.</p>"
-            return
-        if self.step == 1:
-            self.explain.object = (f"<p class='speclab-formula'>The draft proposed {r.gamma} tokens, each "
-                                   "sampled from its q. One target call has scored them all. Step to "
-                                   "check them left to right.</p>")
-            return
-        if not self.done:
-            d = r.drafts[checked - 1]
-            rel = "&lt;" if d.accepted else "≥"
-            self.explain.object = (
-                f"<p class='speclab-formula'>Position {d.index + 1}: u = {d.uniform:.3f} {rel} "
-                f"min(1, {d.p:.3f} / {d.q:.3f}) = {d.accept_probability:.3f} → "
-                f"<b>{'keep' if d.accepted else 'reject'}</b>.</p>")
-            return
-        top = ", ".join(f"{html.escape(show_text(c.text))} {c.prob:.2f}" for c in r.extra_top[:5])
-        if r.extra_kind == "correction":
-            j = r.n_accepted
-            dropped = r.gamma - j - 1
-            msg = (f"Guess {j + 1} was rejected, so the target writes position {j + 1} itself, sampling from "
-                   f"the residual (p − q)+ normalised ({top}): <b>{html.escape(show_text(r.extra_text))}</b>."
-                   + (f" The {dropped} later draft{'s' if dropped != 1 else ''} are dropped." if dropped else ""))
-        elif r.extra_kind == "bonus":
-            msg = (f"All {r.gamma} drafts kept — and the target pass already returned p at position "
-                   f"{r.gamma + 1} ({top}), so a bonus token comes free: "
-                   f"<b>{html.escape(show_text(r.extra_text))}</b>.")
-        else:
-            msg = f"No drafts this round; the target wrote <b>{html.escape(show_text(r.extra_text))}</b>."
-        added = len(r.emitted_ids)
-        self.explain.object = (f"<p class='speclab-formula'>{msg} This round adds <b>{added}</b> token"
-                               f"{'s' if added != 1 else ''} for one target call.</p>")
 
     # ---- page ----------------------------------------------------------------------------------------
     def body(self):
         return pn.Column(
-            pn.Row(self.step_button, self.next_button, self.restart_button, self.busy),
-            self.round_note,
+            pn.Row(self.step_button, self.next_button, self.restart_button, self.find_button, self.busy),
+            self.case_note, self.round_note,
             legend(["draft", "kept", "rejected", "fixed", "bonus", "dropped"],
                    {"draft": "drafted, not checked yet"}),
             "#### The draft's guesses", self.drafts_strip,
@@ -202,3 +199,54 @@ class FullRoundChapter(RoundChapter):
 
 def _ratio(p: float, q: float) -> str:
     return "∞" if q <= 0 else f"{p / q:.3f}"
+
+
+def table_html(r: RoundTrace, step: int, checked: int, done: bool) -> str:
+    """The checks table after `step` steps: the engine's p, q, p/q, u and verdict per checked position."""
+    if step == 0:
+        return ""
+    rows = []
+    for d in r.drafts:
+        head = f"<tr><td>{d.index + 1}</td><td>{html.escape(show_text(d.text))}</td>"
+        if d.index < checked:
+            verdict = "✓ keep" if d.accepted else "✗ reject"
+            rows.append(f"{head}<td>{d.p:.3f}</td><td>{d.q:.3f}</td><td>{_ratio(d.p, d.q)}</td>"
+                        f"<td>{d.accept_probability:.3f}</td><td>{d.uniform:.3f}</td><td><b>{verdict}</b></td></tr>")
+        elif done and d.uniform is None:
+            rows.append(f"{head}<td colspan='6'>– dropped: its context contained a rejected guess</td></tr>")
+        else:
+            rows.append(f"{head}<td colspan='6'>not checked yet (q = {d.q:.3f})</td></tr>")
+    return ("<table class='speclab-table'><thead><tr><th>i</th><th>draft x</th><th>p(x)</th><th>q(x)</th>"
+            "<th>p / q</th><th>keep if u &lt; min(1, p/q)</th><th>u</th><th>verdict</th></tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def explain_html(r: RoundTrace, step: int, checked: int, done: bool) -> str:
+    """One sentence on what the latest step did."""
+    if step == 0:
+        return "<p class='speclab-formula'>Press <b>Step</b> to draft γ tokens.</p>"
+    if step == 1:
+        return (f"<p class='speclab-formula'>The draft proposed {r.gamma} tokens, each sampled from its q. "
+                "One target call has scored them all. Step to check them left to right.</p>")
+    if not done:
+        d = r.drafts[checked - 1]
+        rel = "&lt;" if d.accepted else "≥"
+        return (f"<p class='speclab-formula'>Position {d.index + 1}: u = {d.uniform:.3f} {rel} "
+                f"min(1, {d.p:.3f} / {d.q:.3f}) = {d.accept_probability:.3f} → "
+                f"<b>{'keep' if d.accepted else 'reject'}</b>.</p>")
+    top = ", ".join(f"{html.escape(show_text(c.text))} {c.prob:.2f}" for c in r.extra_top[:5])
+    extra = f"<b>{html.escape(show_text(r.extra_text))}</b>"
+    if r.extra_kind == "correction":
+        j = r.n_accepted
+        dropped = r.gamma - j - 1
+        msg = (f"Guess {j + 1} was rejected, so the target writes position {j + 1} itself, sampling from "
+               f"the residual (p − q)+ normalised ({top}): {extra}."
+               + (f" The {dropped} later draft{'s' if dropped != 1 else ''} are dropped." if dropped else ""))
+    elif r.extra_kind == "bonus":
+        msg = (f"All {r.gamma} drafts kept — and the target pass already returned p at position "
+               f"{r.gamma + 1} ({top}), so a bonus token comes free: {extra}.")
+    else:
+        msg = f"No drafts this round; the target wrote {extra}."
+    added = len(r.emitted_ids)
+    return (f"<p class='speclab-formula'>{msg} This round adds <b>{added}</b> token"
+            f"{'s' if added != 1 else ''} for one target call.</p>")

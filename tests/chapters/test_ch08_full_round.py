@@ -81,3 +81,36 @@ def test_new_session_settings_bring_new_rounds(make_chapter, state):
     first = asyncio.run(go())
     assert ch.generation is not first
     assert state.service.pair.tokenizer.decode(ch.round.prefix_ids) == "the dog ran in the park"
+
+
+def test_find_shows_a_round_keeping_every_draft_and_then_the_verdict(make_chapter, state):
+    state.temperature = 1.0
+    ch = make_chapter(FullRoundChapter, state)
+    ch.predict.commit(5)
+    assert ch.predict.ready is False
+    assert asyncio.run(ch.show_all_kept()) is True
+    r = ch.round
+    assert r.gamma == state.gamma and r.n_accepted == r.gamma and r.extra_kind == "bonus"
+    assert ch.done and ch.text_strip.chips[-1].state == "bonus"
+    assert f"all {state.gamma} drafts kept" in ch.case_note.object
+    assert ch.case_seen and ch.predict.ready and ch.predict.correct is True
+
+
+def test_a_round_with_a_rejection_does_not_reveal_the_verdict(make_chapter, state):
+    state.temperature = 1.0
+    ch = make_chapter(FullRoundChapter, state, load=True)
+    i = next(k for k, r in enumerate(ch.generation.rounds) if r.n_accepted < r.gamma)
+    ch.show_generation(ch.generation, i)
+    step_to_end(ch)
+    assert not ch.case_seen and ch.predict.ready is False
+
+
+def test_no_case_found_says_so_in_one_sentence(make_chapter, state, monkeypatch):
+    from lab.casesearch import Found
+    import chapters.ch08_full_round as ch08
+    monkeypatch.setattr(ch08, "find_all_kept", lambda *a, **k: Found(None, None, 200))
+    state.temperature = 1.3
+    ch = make_chapter(FullRoundChapter, state)
+    assert asyncio.run(ch.show_all_kept()) is False
+    assert "None of 200 seeds" in ch.case_note.object and "lower the temperature" in ch.case_note.object
+    assert ch.predict.ready is False

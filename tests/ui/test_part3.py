@@ -75,7 +75,8 @@ def test_ch08_step_to_the_end(page, server, shot, first_round):
     page.get_by_role("button", name="Lock in my answer").click()
     page.get_by_text("Round 1 of", exact=False).first.wait_for(timeout=60000)
     step_to_the_end(page, "step {n} of", first_round)
-    page.get_by_text("✓ Right.", exact=False).wait_for()
+    assert first_round.n_accepted < first_round.gamma       # a rejection: not the case asked about
+    assert page.get_by_text("✓ Right.", exact=False).count() == 0
     shot(page, "ch08-round-done")
 
 
