@@ -1,11 +1,11 @@
 """Chapter 10 — when does drafting save time? The analytic model, with sliders, and the live pair.
 
 Sliders only touch numpy and `ColumnDataSource.data`: the figures are built once and never wait for
-a model. "Use my models" measures the live pair through the model service and fills α and c.
+a model. Beside the lecture's round cost 1 + γc runs the cost measured on this machine, γc + v(γ + 1),
+from the pair's one cost profile (lab.costs, shared with chapters 3 and 11). "Use my models" measures
+the live pair through the model service, fills α and c, and prices the same request as chapter 11.
 """
 from __future__ import annotations
-
-import logging
 
 import numpy as np
 import panel as pn
@@ -13,17 +13,16 @@ import param
 from bokeh.models import ColumnDataSource, Label, Span
 
 from chapters.base import Chapter
-from lab import analytic
-from lab.errors import public_message
+from lab import analytic, costs
+from lab.measure import gap_sentence
+from lab.timeline import REQUEST_TOKENS, schedule
 from uikit import palette
 from uikit.figures import static_figure
-from uikit.pacing import Throttled, in_document, live_slider
+from uikit.pacing import Throttled, in_document, live_slider, served
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.state import GAMMA_MAX
 from uikit.styles import TABLE_CSS
-
-log = logging.getLogger(__name__)
 
 ALPHAS = np.linspace(0, 1, 201)
 GAMMAS = np.arange(1, GAMMA_MAX + 1)   # the γ bars
@@ -52,6 +51,33 @@ def table_html(c: float, current: tuple[float, int] | None = None) -> str:
             f"<tbody>{''.join(body)}</tbody></table>")
 
 
+def readout_html(a: float, g: int, c: float, n: dict) -> str:
+    """The formula read-out for α, γ, c and their numbers (BreakEvenChapter.numbers)."""
+    verdict = "faster" if n["speedup"] > 1 else ("the same" if n["speedup"] == 1 else "slower")
+    be = n["break_even"]
+    be_text = "never (even α = 1 is slower)" if np.isnan(be) else f"α = {be:.2f}"
+    best = (f"<b>γ = {n['best_gamma']}</b> ({n['best_speedup']:.2f}×)" if n["best_speedup"] > 1 else
+            f"<b>don't draft</b> — no γ pays (the best, γ = {n['best_gamma']}, gives {n['best_speedup']:.2f}×)")
+    return (f"<div class='speclab-formula'>E = (1 − α<sup>γ+1</sup>) / (1 − α) = "
+            f"(1 − {a:.2f}<sup>{g + 1}</sup>) / (1 − {a:.2f}) = <b>{n['E']:.2f}</b> tokens per round"
+            f"<br>cost = 1 + γc = 1 + {g}·{c:.2f} = <b>{n['cost']:.2f}</b> target calls"
+            f"<br>speed-up = {n['E']:.2f} / {n['cost']:.2f} = <b>{n['speedup']:.2f}×</b> — {verdict} "
+            f"than standard decoding<br>break-even for γ = {g}, c = {c:.2f}: {be_text}"
+            f"<br>best γ for α = {a:.2f}, c = {c:.2f}: {best}</div>")
+
+
+def live_html(m, priced: float, gap: str) -> str:
+    """The live pair's measurement (lab.measure.Measurement), its priced speed-up and why it differs."""
+    return (f"<div class='speclab-live'><b>{m.target}</b> with draft <b>{m.draft}</b>, γ = {m.gamma}, "
+            f"{m.settings}, {m.new_tokens} tokens:<br>measured α = {m.alpha:.2f}, c = {m.c:.2f} "
+            f"(draft call {1000 * m.mean_draft_seconds:.1f} ms ÷ target call {1000 * m.mean_target_seconds:.1f} ms)"
+            f"<br>predicted speed-up <b>{m.predicted_speedup:.2f}×</b> · measured speed-up "
+            f"<b>{m.measured_speedup:.2f}×</b> (plain {m.plain_seconds:.2f} s vs speculative "
+            f"{m.speculative_seconds:.2f} s)<br>priced with this pair's measured costs (as chapter 11 draws "
+            f"it): decode speed-up <b class='priced-speedup'>{priced:.2f}×</b>"
+            + (f"<br>{gap}" if gap else "") + "</div>")
+
+
 class BreakEvenFigures:
     """Speed-up against α (with the break-even line) and against γ (the best γ filled), built once
     and redrawn by changing their sources' data."""
@@ -64,6 +90,9 @@ class BreakEvenFigures:
                           x_axis_label="α (acceptance rate)", y_axis_label="speed-up ×")
         f.line("alpha", "speedup", source=self.curve, line_width=3, color=palette.TARGET,
                legend_label="speed-up E / (1 + γc)")
+        self.measured = ColumnDataSource(dict(alpha=[], speedup=[]))   # filled once the profile is in
+        f.line("alpha", "speedup", source=self.measured, line_width=3, color=palette.OVERLAP, line_dash="dashdot",
+               legend_label="E / (γc + v(γ + 1)), v measured")
         f.scatter("alpha", "speedup", source=self.point, size=12, color=palette.DRAFT,
                   marker="diamond", legend_label="your α")
         f.add_layout(Span(location=1, dimension="width", line_dash="dashed", line_color=palette.INK,
@@ -91,8 +120,23 @@ class BreakEvenFigures:
         g.add_layout(Span(location=1, dimension="width", line_dash="dashed", line_color=palette.INK, line_width=2))
         self.gamma_fig = g
 
-    def draw(self, a: float, g: int, c: float, n: dict) -> None:
-        """Redraw for α, γ, c and their numbers (BreakEvenChapter.numbers)."""
+        self.lecture_cost = ColumnDataSource(dict(gamma=GAMMAS, cost=GAMMAS * 0.0))
+        self.measured_cost = ColumnDataSource(dict(gamma=[], cost=[]))
+        h = static_figure(height=260, sizing_mode="stretch_width", x_range=(0.5, GAMMA_MAX + 0.5), y_range=(0, 4),
+                          title="Cost of one round (target calls) vs γ, chosen c",
+                          x_axis_label="γ (draft length)", y_axis_label="target calls")
+        h.line("gamma", "cost", source=self.lecture_cost, line_width=3, color=palette.TARGET,
+               legend_label="lecture: 1 + γc")
+        h.line("gamma", "cost", source=self.measured_cost, line_width=3, color=palette.OVERLAP,
+               line_dash="dashdot", legend_label="measured: v(γ + 1) + γc")
+        h.scatter("gamma", "cost", source=self.measured_cost, size=7, color=palette.OVERLAP)
+        h.legend.location = "top_left"
+        h.xaxis.ticker = list(GAMMAS)
+        self.cost_fig = h
+
+    def draw(self, a: float, g: int, c: float, n: dict, profile=None) -> None:
+        """Redraw for α, γ, c and their numbers (BreakEvenChapter.numbers); with the pair's cost
+        profile (lab.costs.CostProfile), the measured-cost curves too."""
         curve = analytic.speedup(ALPHAS, g, c)
         top = max(2.0, float(curve.max()) * 1.1)
         be = n["break_even"]
@@ -115,10 +159,20 @@ class BreakEvenFigures:
             left = be > 0.6
             self.break_label.text_align = "right" if left else "left"
             self.break_label.x_offset = -4 if left else 4
+        pays = n["best_speedup"] > 1             # no γ filled when none beats standard decoding
         self.bars.data.update(speedup=s,
-                              color=[palette.TARGET if x == best else palette.MUTED for x in GAMMAS],
-                              hatch=[" " if x == best else "/" for x in GAMMAS])
+                              color=[palette.TARGET if x == best and pays else palette.MUTED for x in GAMMAS],
+                              hatch=[" " if x == best and pays else "/" for x in GAMMAS])
         self.gamma_fig.y_range.end = max(2.0, float(s.max()) * 1.15)
+        lecture = 1 + GAMMAS * c
+        self.lecture_cost.data.update(cost=lecture)
+        top = float(lecture.max())
+        if profile is not None:
+            self.measured.data = dict(alpha=ALPHAS, speedup=profile.speedup(ALPHAS, g, c))
+            measured = profile.round_cost(GAMMAS, c)
+            self.measured_cost.data = dict(gamma=GAMMAS, cost=measured)
+            top = max(top, float(measured.max()))
+        self.cost_fig.y_range.end = top * 1.1
 
 
 class BreakEvenChapter(Chapter):
@@ -131,6 +185,7 @@ class BreakEvenChapter(Chapter):
              "numbers decide whether that beats standard decoding: the acceptance rate α, the "
              "draft's relative cost c, and the draft length γ.")
     takeaway = "Drafting pays off when α is high and c is small — and it can be slower."
+    presets = True       # the preset prompts and aligned / weak / random draft bar (chapters.base)
 
     question = ("The draft is accepted 60% of the time and each draft call costs 30% of a target "
                 "call. With γ = 5, is drafting faster?")
@@ -139,6 +194,7 @@ class BreakEvenChapter(Chapter):
     gamma = param.Integer(default=4, bounds=(1, GAMMA_MAX), doc="γ, the draft length.")
     c = param.Number(default=0.1, bounds=(0.0, 2.0), step=0.01, doc="c, draft call ÷ target call.")
     measurement = param.Parameter(default=None, doc="The live pair's lab.measure.Measurement.")
+    profile = param.Parameter(default=None, doc="The pair's lab.costs.CostProfile, once measured.")
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
@@ -153,10 +209,20 @@ class BreakEvenChapter(Chapter):
         self.readout = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.live = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self.cost_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.figs = BreakEvenFigures()
         self.speed_fig, self.gamma_fig = self.figs.speed_fig, self.figs.gamma_fig   # the tour shows them
         self._update()
-        self.param.watch(Throttled(self._update), ["alpha", "gamma", "c"])
+        self.param.watch(Throttled(self._update), ["alpha", "gamma", "c", "profile"])
+        if served():
+            pn.state.onload(self.load)
+
+    async def load(self) -> None:
+        """Fetch the pair's cost profile (measured once per server) and draw the measured curves."""
+        got = await self.run_model(costs.profile, self.state.service.pair,
+                                   message="Timing this pair's calls (once per server)…")
+        if got is not None:
+            self.profile = got
 
     # ---- pure numpy updates -----------------------------------------------------------------
     def numbers(self) -> dict:
@@ -176,20 +242,12 @@ class BreakEvenChapter(Chapter):
     def _redraw(self):
         a, g, c = self.alpha, self.gamma, self.c
         n = self.numbers()
-        be, best = n["break_even"], n["best_gamma"]
-
-        in_document(self.figs.draw, a, g, c, n)   # raw Bokeh models: where the document lock is held
-        verdict = "faster" if n["speedup"] > 1 else ("the same" if n["speedup"] == 1 else "slower")
-        be_text = "never (even α = 1 is slower)" if np.isnan(be) else f"α = {be:.2f}"
-        self.readout.object = (
-            f"<div class='speclab-formula'>E = (1 − α<sup>γ+1</sup>) / (1 − α) = "
-            f"(1 − {a:.2f}<sup>{g + 1}</sup>) / (1 − {a:.2f}) = <b>{n['E']:.2f}</b> tokens per round"
-            f"<br>cost = 1 + γc = 1 + {g}·{c:.2f} = <b>{n['cost']:.2f}</b> target calls"
-            f"<br>speed-up = {n['E']:.2f} / {n['cost']:.2f} = <b>{n['speedup']:.2f}×</b> — {verdict} "
-            f"than standard decoding"
-            f"<br>break-even for γ = {g}, c = {c:.2f}: {be_text}"
-            f"<br>best γ for α = {a:.2f}, c = {c:.2f}: <b>γ = {best}</b> ({n['best_speedup']:.2f}×)</div>")
+        in_document(self.figs.draw, a, g, c, n, self.profile)   # raw Bokeh models: where the document lock is held
+        self.readout.object = readout_html(a, g, c, n)
         self.table.object = table_html(c, (round(a, 2), g))
+        self.cost_note.object = (f"<p class='cost-note'>{self.profile.verify_note(g)}</p>" if self.profile else
+                                 "<p class='cost-note'>The measured cost curve appears once this pair's calls "
+                                 "are timed.</p>")
         self._maybe_reveal()
 
     # ---- the live pair ---------------------------------------------------------------------------
@@ -201,28 +259,19 @@ class BreakEvenChapter(Chapter):
         with button_disabled(self.use_models):
             self.live.object = ""
             service = self.state.service
-            try:
-                result = await self.run_model(
-                    service.measurement, ids, gamma=self.gamma, settings=self.state.settings,
-                    max_new_tokens=48, seed=self.state.seed,
-                    message="Measuring plain and speculative decoding on your models…")
-            except Exception as err:   # the page keeps working; say what happened
-                log.exception("measuring the models failed")   # the details stay in the log
-                self.show_problem(public_message(err))
-                return
-        if result is None:
+            result = await self.run_model(
+                service.measurement, ids, gamma=self.gamma, settings=self.state.settings,
+                max_new_tokens=REQUEST_TOKENS, seed=self.state.seed,
+                message="Measuring plain and speculative decoding on your models…")
+            profile = self.profile or await self.run_model(costs.profile, service.pair)
+        if result is None or profile is None:
             return
-        m = result[0]
-        self.measurement = m
+        m, plain, spec = result
+        self.measurement, self.profile = m, profile
+        self.priced = schedule(plain, spec, profile).decode_speedup     # chapter 11's figure for this request
         # the α/c watchers redraw the figure through in_document
         self.param.update(alpha=round(min(1.0, max(0.0, m.alpha)), 2), c=round(min(2.0, max(0.0, m.c)), 2))
-        self.live.object = (
-            f"<div class='speclab-live'><b>{m.target}</b> with draft <b>{m.draft}</b>, γ = {m.gamma}, "
-            f"{m.settings}, {m.new_tokens} tokens:<br>measured α = {m.alpha:.2f}, c = {m.c:.2f} "
-            f"(draft call {1000 * m.mean_draft_seconds:.1f} ms ÷ target call "
-            f"{1000 * m.mean_target_seconds:.1f} ms)<br>predicted speed-up <b>{m.predicted_speedup:.2f}×</b>"
-            f" · measured speed-up <b>{m.measured_speedup:.2f}×</b> "
-            f"(plain {m.plain_seconds:.2f} s vs speculative {m.speculative_seconds:.2f} s)</div>")
+        self.live.object = live_html(m, self.priced, gap_sentence(m, profile, self.priced))
 
     async def _on_use_models(self, event):
         await self.use_my_models()
@@ -258,5 +307,7 @@ class BreakEvenChapter(Chapter):
                    sizing_mode="stretch_width"),
             pn.Row(pn.pane.Bokeh(self.speed_fig, sizing_mode="stretch_width"),
                    pn.pane.Bokeh(self.gamma_fig, sizing_mode="stretch_width"), sizing_mode="stretch_width"),
-            self.table, caption, sizing_mode="stretch_width")
+            pn.Row(pn.pane.Bokeh(self.figs.cost_fig, sizing_mode="stretch_width"),
+                   pn.Column(self.cost_note, self.table, sizing_mode="stretch_width"), sizing_mode="stretch_width"),
+            caption, sizing_mode="stretch_width")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass
 
-from lab import analytic
+from lab import analytic, costs
 from lab.engine import generate
 from lab.modelpair import ModelPair
 from lab.sampling import GREEDY, SamplingSettings
@@ -36,6 +36,13 @@ class Measurement:
     mean_target_seconds: float
     mean_draft_seconds: float
     settings: str
+    load: float = 0.0             # one-minute load average before measuring
+    cores: int = 1                # cores this process may run on
+
+    @property
+    def busy(self) -> bool:
+        """More work waited than there are cores: wall-clock times are not to be trusted."""
+        return self.load > self.cores
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -60,6 +67,7 @@ def measure(pair: ModelPair, prompt_ids: list[int], *, gamma: int | None = None,
     """Plain target decoding and speculative decoding of the same prompt and length, wall-timed
     end to end (prefill included). `plain` reuses a (trace, seconds) already measured."""
     drafting = dict(drafter=drafter, policy=policy)
+    load = costs.load()
     if warmup:   # first calls pay one-off allocation costs; keep them out of both timings
         generate(pair, prompt_ids, gamma=gamma, settings=settings, max_new_tokens=min(4, max_new_tokens), **drafting)
     plain_trace, plain_s = plain or _timed(pair, prompt_ids, mode="plain", settings=settings, seed=seed,
@@ -76,8 +84,35 @@ def measure(pair: ModelPair, prompt_ids: list[int], *, gamma: int | None = None,
         matches_target_greedy=(spec.new_ids == plain_trace.new_ids) if settings.greedy else None,
         text=spec.text, plain_seconds=plain_s, speculative_seconds=spec_s,
         mean_target_seconds=plain_trace.mean_target_seconds, mean_draft_seconds=spec.mean_draft_seconds or 0.0,
-        settings=settings.describe())
+        settings=settings.describe(), load=load, cores=costs.cores())
     return m, plain_trace, spec
+
+
+FAR = 0.25     # measured and predicted "differ a lot": by more than a quarter of the prediction
+
+
+def gap_sentence(m: Measurement, profile, priced: float) -> str:
+    """Why a measured speed-up differs from the analytic prediction ("" when they roughly agree).
+
+    `profile` is the pair's lab.costs.CostProfile and `priced` the request's decode speed-up with
+    every call at its profiled cost (what chapter 11 shows for the same request)."""
+    if abs(m.measured_speedup - m.predicted_speedup) <= FAR * m.predicted_speedup:
+        return ""
+    k = min(m.gamma + 1, profile.max_positions)
+    reasons = []
+    v = profile.verify_units(k)
+    if abs(v - 1) > 0.1:
+        reasons.append(f"the prediction counts a verify pass over γ + 1 = {k} positions as 1 target call, "
+                       f"while on this machine it costs {v:.2f} (priced so, this request runs {priced:.2f}×)")
+    if m.busy or profile.busy:
+        load, cores = max(m.load, profile.load), profile.cores
+        reasons.append(f"the machine was busy (load {load:.1f} on {cores} cores), so wall-clock times wander"
+                       if load > cores else "repeated timings on this machine differed widely (it was busy)")
+    if not reasons:
+        reasons.append("wall-clock time also pays for the prefill and the work between calls, which the "
+                       "model leaves out")
+    return (f"Measured {m.measured_speedup:.2f}× differs from predicted {m.predicted_speedup:.2f}× because "
+            + " and ".join(reasons) + ".")
 
 
 def _all_exact(flags: list[bool | None]) -> bool | None:

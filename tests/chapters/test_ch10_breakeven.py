@@ -4,7 +4,10 @@ import numpy as np
 import pytest
 
 from chapters.ch10_breakeven import BreakEvenChapter, question_verdict
-from lab import analytic
+from lab import analytic, costs
+from lab.costs import CostProfile
+from lab.timeline import REQUEST_TOKENS, schedule
+from uikit import palette
 
 
 @pytest.fixture
@@ -56,3 +59,61 @@ def test_use_my_models_fills_alpha_and_c(chapter):
     assert chapter.c == pytest.approx(round(min(2, m.c), 2))
     assert f"{m.measured_speedup:.2f}×" in chapter.live.object
     assert f"{m.predicted_speedup:.2f}×" in chapter.live.object
+
+
+def test_when_no_gamma_pays_it_says_dont_draft(chapter):
+    chapter.param.update(alpha=0.3, gamma=4, c=0.5)
+    n = chapter.numbers()
+    assert n["best_speedup"] < 1
+    assert "don't draft" in chapter.readout.object and f"{n['best_speedup']:.2f}×" in chapter.readout.object
+    assert "<b>γ = " not in chapter.readout.object
+    assert palette.TARGET not in chapter.figs.bars.data["color"]          # no bar filled as "best"
+    chapter.param.update(alpha=0.8, c=0.1)
+    assert "don't draft" not in chapter.readout.object and "<b>γ = " in chapter.readout.object
+
+
+def test_the_lecture_and_the_measured_cost_curves_side_by_side(chapter):
+    profile = CostProfile(pair="t", draft_seconds=0.02, verify_seconds=tuple(0.1 * (1 + 0.1 * k) for k in range(17)),
+                          prefill_seconds=0.5, prefill_tokens=64, spread=0.0, load=0.0, cores=2, threads=1,
+                          busy=False)
+    assert "appears once" in chapter.cost_note.object and chapter.figs.measured_cost.data["cost"] == []
+    chapter.param.update(profile=profile, alpha=0.8, gamma=4, c=0.1)
+    figs = chapter.figs
+    assert np.allclose(figs.lecture_cost.data["cost"], 1 + np.arange(1, 13) * 0.1)
+    assert np.allclose(figs.measured_cost.data["cost"], [1 + 0.1 * g + 0.1 * g for g in range(1, 13)])
+    assert np.allclose(figs.measured.data["speedup"], analytic.expected_tokens(np.linspace(0, 1, 201), 4) / 1.8)
+    assert "v(5) = 1.40" in chapter.cost_note.object and "below the lecture's" in chapter.cost_note.object
+    busy = CostProfile(**{**profile.__dict__, "busy": True, "load": 5.0})
+    chapter.param.update(profile=busy)
+    assert "unreliable" in chapter.cost_note.object
+
+
+def test_the_live_request_is_priced_with_the_shared_profile(chapter):
+    asyncio.run(chapter.use_my_models())
+    m, profile = chapter.measurement, chapter.profile
+    assert profile is costs.profile(chapter.state.service.pair)
+    assert f"{chapter.priced:.2f}×" in chapter.live.object
+    # chapter 11's request: the same prompt, γ, seed, settings and length, priced by the same profile
+    svc, st = chapter.state.service, chapter.state
+    ids = st.safe_prompt_ids()
+    plain, spec = (svc.generation(ids, mode=mode, settings=st.settings, gamma=st.gamma, seed=st.seed,
+                                  max_new_tokens=REQUEST_TOKENS) for mode in ("plain", "speculative"))
+    assert spec.new_ids == plain.new_ids and m.new_tokens == len(spec.new_ids)
+    assert chapter.priced == pytest.approx(schedule(plain, spec, profile).decode_speedup)
+
+
+def test_a_large_gap_gets_one_sentence_why():
+    from lab.measure import Measurement, gap_sentence
+    base = dict(target="t", draft="d", drafter="model", policy="constant", gamma=4, new_tokens=32, alpha=0.14,
+                tokens_per_round=1.1, c=0.3, predicted_speedup=0.63, measured_speedup=0.29,
+                matches_target_greedy=True, text="", plain_seconds=1.0, speculative_seconds=3.4,
+                mean_target_seconds=0.01, mean_draft_seconds=0.003, settings="greedy", load=0.2, cores=2)
+    profile = CostProfile(pair="t", draft_seconds=0.003, verify_seconds=(0.01,) + (0.018,) * 16,
+                          prefill_seconds=0.1, prefill_tokens=64, spread=0.0, load=0.2, cores=2, threads=1,
+                          busy=False)
+    why = gap_sentence(Measurement(**base), profile, 0.4)
+    assert why.startswith("Measured 0.29× differs from predicted 0.63×") and "costs 1.80" in why
+    assert "busy" not in why
+    busy = gap_sentence(Measurement(**{**base, "load": 3.5}), profile, 0.4)
+    assert "busy (load 3.5 on 2 cores)" in busy
+    assert gap_sentence(Measurement(**{**base, "measured_speedup": 0.6}), profile, 0.4) == ""

@@ -115,3 +115,14 @@ def test_the_command_line_measures_a_prompt_set(tmp_path, capsys):
     assert main(["measure", "--target", str(target), "--draft", str(draft), "--prompts",
                  str(tmp_path / "missing.json")]) == 2
     assert "could not be read" in capsys.readouterr().err
+
+
+def test_a_measurement_records_the_load_it_ran_under(pair, monkeypatch):
+    from lab import costs
+    from lab.measure import measure
+    ids = pair.tokenizer.encode("the cat sat")
+    monkeypatch.setattr(costs, "load", lambda: 0.5)
+    calm = measure(pair, ids, gamma=2, max_new_tokens=4)[0]
+    assert calm.load == 0.5 and calm.cores == costs.cores() and not calm.busy
+    monkeypatch.setattr(costs, "load", lambda: costs.cores() + 1.0)
+    assert measure(pair, ids, gamma=2, max_new_tokens=4)[0].busy
