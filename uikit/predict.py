@@ -22,6 +22,7 @@ from uikit.state import LabState
 from uikit.styles import BOX_CSS, CHOICE_CSS
 
 _ballots: Callable[[], Any] | None = None
+CARD_STYLES = {"border": "2px solid #b35900", "background": "#fff8f0", "border-radius": "8px", "padding": "8px 14px"}
 
 
 def use_poll(ballot_for_page: Callable[[], Any] | None) -> None:
@@ -56,25 +57,15 @@ class PredictCard(pn.viewable.Viewer):
         self.choices, self.answer, self.explanation = choices, answer, explanation
         self.tolerance, self.hint, self.bounds = tolerance, hint, bounds
         self.kind = "choice" if choices else "number"
-        self._buttons = []
-        if self.kind == "choice":
-            for text in choices:
-                b = pn.widgets.Button(label=text, color="primary", variant="outline",
-                                      sizing_mode="stretch_width", margin=(3, 0), css_classes=["choice"],
-                                      stylesheets=[CHOICE_CSS])
-                b.on_click(lambda e, t=text: self.commit(t))
-                self._buttons.append(b)
+        self._buttons = choice_buttons(choices, self.commit) if self.kind == "choice" else []
+        if self._buttons:
             self._inputs = pn.Column(*self._buttons, sizing_mode="stretch_width", margin=0)
         else:
-            self._number = pn.widgets.IntInput(label="Your answer", value=None, start=bounds[0],
-                                               end=bounds[1], width=160)
-            self._lock = pn.widgets.Button(label="Lock in my answer", color="primary", align="end")
-            self._lock.on_click(lambda e: self._number.value is not None and self.commit(self._number.value))
+            self._number, self._lock = number_inputs(bounds, self.commit)
             self._inputs = pn.Row(self._number, self._lock, margin=0)
         self._verdict = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width", margin=(6, 0))
         self._notice = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width", margin=0)
-        self._chart: PollChart | None = None
-        self._class = pn.Column(width=420, margin=(6, 0, 0, 12), visible=False, css_classes=["class-answers"])
+        self._answers = ClassAnswers(numeric=self.kind == "number")
         self.ballot = ballot if ballot is not None else (_ballots() if _ballots else None)
         if self.ballot is not None:
             self.ballot.ask(number, self.kind, choices or (), bounds)
@@ -102,7 +93,7 @@ class PredictCard(pn.viewable.Viewer):
     def _lock_in(self, value, restored: bool = False) -> None:
         if self.locked and not restored:
             return
-        problem = self._problem(value)
+        problem = answer_problem(self.kind, self.choices, self.bounds, value)
         if not problem and self.ballot is not None:
             problem = self.ballot.vote(self.number, value)
         if problem and not restored:      # one sentence, and nothing changes
@@ -113,16 +104,6 @@ class PredictCard(pn.viewable.Viewer):
             value = int(value)
         self.committed = value
         self._record()
-
-    def _problem(self, value) -> str:
-        """Why `value` cannot be an answer to this card, in one sentence ("" when it can)."""
-        if self.kind == "choice":
-            return "" if value in self.choices else "Press one of the buttons to answer."
-        lo, hi = self.bounds
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-                or value != int(value) or not lo <= value <= hi:
-            return f"Type a whole number from {lo} to {hi}, then lock it in."
-        return ""
 
     def projected(self) -> PredictCard:
         """This card on the projector: the class's answers shown live as they arrive."""
@@ -168,77 +149,124 @@ class PredictCard(pn.viewable.Viewer):
     def _show_class(self) -> None:
         """The class's histogram beside the verdict, when revealed (or live on the projector)."""
         show = self.ballot is not None and (self.class_revealed or self.live)
-        self._class.visible = show
-        if not show:
-            return
-        tally = self.ballot.tally(self.number)
-        if tally is None:
-            return
-        if self._chart is None:
-            self._chart = PollChart(tally.question.categories, numeric=self.kind == "number",
-                                    height=120 if self.live else 170, compact=self.live)
-            self._class.objects = [self._chart]
-        categories = tally.question.categories
-        truth = self._truth() if (self.class_revealed or self.ready) else None
-        truth_index = categories.index(str(truth)) if truth is not None and str(truth) in categories else None
-        where = "revealed" if tally.revealed else "so far"
-        self._chart.show(tally.counts, mine=self.ballot.mine(self.number), truth=truth_index,
-                         caption=f"The class's answers ({where}): {tally.answered} of {tally.connected} "
-                                 f"browser(s) answered.")
+        self._answers.view.visible = show
+        tally = self.ballot.tally(self.number) if show else None
+        if tally is not None:
+            truth = self._truth() if (self.class_revealed or self.ready) else None
+            self._answers.show(tally, self.ballot.mine(self.number), truth, live=self.live)
 
     def _update(self):
         self._show_class()
         for b in self._buttons:
-            chosen = b.label == self.committed
             b.disabled = self.locked
-            b.variant = "solid" if chosen else "outline"
+            b.variant = "solid" if b.label == self.committed else "outline"
         if self.kind == "number":
             self._number.disabled = self._lock.disabled = self.locked
             if self.committed is not None:
                 self._number.value = self.committed
-        if self.committed is None:
-            msg = ("The class's answers are revealed." if self.class_revealed and self.live
-                   else "The class's answers are revealed; you did not answer this one." if self.class_revealed
-                   else "The class is answering: the bars grow as the votes arrive." if self.live
-                   else "Commit an answer above to see whether you were right." if self.ready
-                   else "Choose your answer before you look.")
-            self._verdict.object = f'<div class="verdict waiting">{html.escape(msg)}</div>'
-            return
-        said = html.escape(str(self.committed))
-        truth = self._truth() if self.ready or self.class_revealed else None
-        if truth is None:
-            if self.class_revealed:
-                hint = "The class's answers are revealed; run the experiment below for the answer."
-            elif self.ballot is not None:
-                hint = self.hint + " You can change your answer until then."
-            else:
-                hint = self.hint
-            self._verdict.object = f'<div class="verdict waiting">You said <b>{said}</b>. {html.escape(hint)}</div>'
-            return
-        self.correct = self._is_right(truth)
-        self._record()
-        expl = self.explanation(truth) if callable(self.explanation) else self.explanation
-        if self.correct:
-            head = "✓ Right."
-        elif self.kind == "number":
-            head = f"✗ Not quite: the answer here is <b>{html.escape(str(truth))}</b> (you said {said})."
-        else:
-            head = f"✗ Not quite: the answer is <b>{html.escape(str(truth))}</b>."
-        cls = "right" if self.correct else "wrong"
-        self._verdict.object = f'<div class="verdict {cls}" role="status">{head} {html.escape(expl)}</div>'
+        truth = self._truth() if self.committed is not None and (self.ready or self.class_revealed) else None
+        if truth is not None:
+            self.correct = self._is_right(truth)
+            self._record()
+        self._verdict.object = verdict_html(self, truth)
 
     def __panel__(self):
-        of = f" of {self.total}" if self.total else ""
-        head = pn.pane.HTML(f'<div class="plabel">✎ Pause &amp; predict · question {self.number}{of}</div>'
-                            f'<p class="q">{html.escape(self.question)}</p>',
-                            stylesheets=[BOX_CSS], sizing_mode="stretch_width", margin=0)
+        head = pn.pane.HTML(head_html(self.number, self.total, self.question), stylesheets=[BOX_CSS],
+                            sizing_mode="stretch_width", margin=0)
         if self.live:   # the projector: the class's answers beside the choices, so the step fits the screen
-            body = [pn.Row(self._inputs, self._class, margin=0, sizing_mode="stretch_width"), self._notice,
+            body = [pn.Row(self._inputs, self._answers.view, margin=0, sizing_mode="stretch_width"), self._notice,
                     self._verdict]
         else:           # a student's card: the class's answers beside the verdict
-            body = [self._inputs, self._notice, pn.Row(self._verdict, self._class, margin=0,
+            body = [self._inputs, self._notice, pn.Row(self._verdict, self._answers.view, margin=0,
                                                        sizing_mode="stretch_width")]
-        return pn.Column(head, *body, css_classes=["predict-card"],
-                         sizing_mode="stretch_width", margin=(12, 0),
-                         styles={"border": "2px solid #b35900", "background": "#fff8f0",
-                                 "border-radius": "8px", "padding": "8px 14px"})
+        return pn.Column(head, *body, css_classes=["predict-card"], sizing_mode="stretch_width", margin=(12, 0),
+                         styles=CARD_STYLES)
+
+
+def head_html(number: int, total: int | None, question: str) -> str:
+    """The card's label ("question 3 of 11") and its question."""
+    of = f" of {total}" if total else ""
+    return (f'<div class="plabel">✎ Pause &amp; predict · question {number}{of}</div>'
+            f'<p class="q">{html.escape(question)}</p>')
+
+
+def choice_buttons(choices: list[str], commit: Callable[[str], None]) -> list[pn.widgets.Button]:
+    """A button per choice; pressing one calls `commit(choice)`."""
+    buttons = []
+    for text in choices:
+        b = pn.widgets.Button(label=text, color="primary", variant="outline", sizing_mode="stretch_width",
+                              margin=(3, 0), css_classes=["choice"], stylesheets=[CHOICE_CSS])
+        b.on_click(lambda e, t=text: commit(t))
+        buttons.append(b)
+    return buttons
+
+
+def number_inputs(bounds: tuple[int, int], commit: Callable[[int], None]):
+    """A whole-number box in `bounds` and its "Lock in my answer" button, which calls `commit(value)`."""
+    number = pn.widgets.IntInput(label="Your answer", value=None, start=bounds[0], end=bounds[1], width=160)
+    lock = pn.widgets.Button(label="Lock in my answer", color="primary", align="end")
+    lock.on_click(lambda e: number.value is not None and commit(number.value))
+    return number, lock
+
+
+def answer_problem(kind: str, choices, bounds: tuple[int, int], value) -> str:
+    """Why `value` cannot be an answer to a card of this `kind`, in one sentence ("" when it can)."""
+    if kind == "choice":
+        return "" if value in choices else "Press one of the buttons to answer."
+    lo, hi = bounds
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or value != int(value) or not lo <= value <= hi:
+        return f"Type a whole number from {lo} to {hi}, then lock it in."
+    return ""
+
+
+def verdict_html(card: PredictCard, truth) -> str:
+    """The line under a card's answers: what to do next, what the student said, or (with `truth`,
+    the correct answer once it can be shown) right or wrong with the explanation."""
+    if card.committed is None:
+        msg = ("The class's answers are revealed." if card.class_revealed and card.live
+               else "The class's answers are revealed; you did not answer this one." if card.class_revealed
+               else "The class is answering: the bars grow as the votes arrive." if card.live
+               else "Commit an answer above to see whether you were right." if card.ready
+               else "Choose your answer before you look.")
+        return f'<div class="verdict waiting">{html.escape(msg)}</div>'
+    said = html.escape(str(card.committed))
+    if truth is None:
+        if card.class_revealed:
+            hint = "The class's answers are revealed; run the experiment below for the answer."
+        elif card.ballot is not None:
+            hint = card.hint + " You can change your answer until then."
+        else:
+            hint = card.hint
+        return f'<div class="verdict waiting">You said <b>{said}</b>. {html.escape(hint)}</div>'
+    expl = card.explanation(truth) if callable(card.explanation) else card.explanation
+    if card.correct:
+        head = "✓ Right."
+    elif card.kind == "number":
+        head = f"✗ Not quite: the answer here is <b>{html.escape(str(truth))}</b> (you said {said})."
+    else:
+        head = f"✗ Not quite: the answer is <b>{html.escape(str(truth))}</b>."
+    cls = "right" if card.correct else "wrong"
+    return f'<div class="verdict {cls}" role="status">{head} {html.escape(expl)}</div>'
+
+
+class ClassAnswers:
+    """The class's histogram beside a card's verdict: `view` (hidden until shown), its chart built on
+    first show (compact on the projector)."""
+
+    def __init__(self, numeric: bool):
+        self.numeric = numeric
+        self.view = pn.Column(width=420, margin=(6, 0, 0, 12), visible=False, css_classes=["class-answers"])
+        self.chart: PollChart | None = None
+
+    def show(self, tally, mine: int | None, truth, live: bool) -> None:
+        """Draw `tally` with the student's bar `mine` and, when known, the correct answer `truth`."""
+        categories = tally.question.categories
+        if self.chart is None:
+            self.chart = PollChart(categories, numeric=self.numeric, height=120 if live else 170, compact=live)
+            self.view.objects = [self.chart]
+        truth_index = categories.index(str(truth)) if truth is not None and str(truth) in categories else None
+        where = "revealed" if tally.revealed else "so far"
+        self.chart.show(tally.counts, mine=mine, truth=truth_index,
+                        caption=f"The class's answers ({where}): {tally.answered} of {tally.connected} "
+                                f"browser(s) answered.")

@@ -127,13 +127,13 @@ def test_card_votes_changes_its_vote_and_shows_the_class_on_reveal(state):
     assert store.tally(3).counts == (0, 2) and "change your answer" in card._verdict.object
     card.commit("1")                                         # before the reveal: replaces the vote
     assert store.tally(3).counts == (1, 1) and card.committed == "1"
-    assert not card._class.visible
+    assert not card._answers.view.visible
     store.reveal(3)
-    assert card.class_revealed and card._class.visible and card.locked
+    assert card.class_revealed and card._answers.view.visible and card.locked
     assert all(b.disabled for b in card._buttons)
     assert "✓ Right." in card._verdict.object                # the static answer is computed at once
-    assert "1 (50%) · you ✓" in card._chart.source.data["label"][0]
-    assert "your answer" in card._chart.words.object
+    assert "1 (50%) · you ✓" in card._answers.chart.source.data["label"][0]
+    assert "your answer" in card._answers.chart.words.object
     card.commit("5")                                         # locked now
     assert store.tally(3).counts == (1, 1) and card.committed == "1"
     store.reset(3)
@@ -157,7 +157,7 @@ def test_live_answer_waits_for_the_run_on_reveal(state):
     card = PredictCard(state, 2, "How many?", answer=lambda: 7, bounds=(0, 20), ballot=Ballot(store, "me"))
     card.commit(9)
     store.reveal(2)
-    assert "run the experiment below" in card._verdict.object and card._class.visible
+    assert "run the experiment below" in card._verdict.object and card._answers.view.visible
     card.reveal()
     assert "Not quite" in card._verdict.object
 
@@ -166,10 +166,10 @@ def test_projected_card_shows_votes_as_they_arrive(state):
     store = PollStore(salt=b"t")
     card = PredictCard(state, 4, "Whose?", choices=["x", "y"], answer="x", ballot=Ballot(store, "projector"))
     card.projected()
-    assert card._class.visible
+    assert card._answers.view.visible
     store.vote(4, "s1", "y")
     store.vote(4, "s2", "y")
-    assert card._chart.source.data["n"] == [0, 2] and "so far" in card._chart.words.object
+    assert card._answers.chart.source.data["n"] == [0, 2] and "so far" in card._answers.chart.words.object
 
 
 def test_lecturer_view_follows_the_store():
