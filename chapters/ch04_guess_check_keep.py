@@ -3,22 +3,29 @@
 "Next round" runs one real draft-and-verify round (`lab.engine.Decoder.step` on the model worker,
 through `ModelService.round`: a class on the same prompt and settings computes each round once).
 Two lanes count target calls for the same text: standard decoding needs one per token, draft +
-verify one per round (plus its γ cheap draft calls).
+verify one per round (plus its γ cheap draft calls, each coloured by what became of its guess: kept,
+rejected, or dropped after a rejection, then the target's fix or bonus token). The text and the
+draft + verify lane are drawn round by round, each round marked, so its boundaries show.
 """
 from __future__ import annotations
 
 import html
 
 import panel as pn
+import param
 
 from chapters.base import Chapter
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
-from uikit.styles import BOX_CSS, sheet
+from uikit.styles import BOX_CSS, CHIP_CSS, sheet
 from uikit.tokens import Chip, TokenStrip, count_html, lane, legend
 
 MAX_NEW_TOKENS = 48
-
+ROUND_CSS = """
+.round { display: inline-flex; flex-wrap: wrap; gap: 6px; align-items: center; padding: 2px 8px 2px 6px;
+         border-left: 3px solid #1f4e9e; border-radius: 4px; background: #f3f5f9; }
+.round .no { font-size: .85rem; font-weight: 700; color: #1f4e9e; white-space: nowrap; }
+"""
 
 
 def round_chips(r) -> list[Chip]:
@@ -27,6 +34,65 @@ def round_chips(r) -> list[Chip]:
     kind = {"correction": "fixed", "bonus": "bonus", "target": "bonus"}[r.extra_kind]
     chips.append(Chip(r.extra_text, kind))
     return chips[: len(r.emitted_texts)]
+
+
+def lane_chips(r) -> list[Chip]:
+    """Draft + verify for one round: each draft call coloured by what became of its guess, the one
+    target call, then the token that call added (its fix or bonus)."""
+    chips = []
+    for d in r.drafts:
+        state = "kept" if d.accepted else ("rejected" if d.accepted is False else "dropped")
+        chips.append(Chip(d.text, state, f"one cheap draft call; its guess was {state}"))
+    chips.append(Chip(f"check {r.index + 1}", "target_call",
+                      f"one target call checks {len(r.drafts)} drafts and adds one token"))
+    extra = round_chips(r)[-1]
+    if extra.state != "kept":                 # not cut short at the end of the text
+        chips.append(extra)
+    return chips
+
+
+def last_round_html(r, tokens: int, standard: int, spec: int, finished: bool) -> str:
+    """What the latest round did, and the running counts of both lanes."""
+    g = len(r.drafts)
+    if r.extra_kind == "bonus":
+        what = f"all {g} guesses kept, and the target’s check gave a bonus token ★ for free"
+    elif r.extra_kind == "correction":
+        what = (f"{r.n_accepted} of {g} guesses kept; the target fixed the next one ✎"
+                + (f" and the {g - r.n_accepted - 1} after it were dropped" if g - r.n_accepted > 1 else ""))
+    else:
+        what = "the target wrote one token"
+    return (f'<div class="verdict waiting">Round {r.index + 1}: {html.escape(what)} — '
+            f'<b>{len(r.emitted_ids)}</b> token{"s" if len(r.emitted_ids) != 1 else ""} for one target call. '
+            f'So far: <b>{tokens}</b> tokens, standard decoding would have called the target '
+            f'<b>{standard}</b> times, draft + verify <b>{spec}</b>.'
+            + (" The text is finished." if finished else "") + '</div>')
+
+
+class RoundStrip(pn.viewable.Viewer):
+    """Chips grouped by round: each round in its own marked group, so the boundaries show."""
+    groups = param.List(default=[], doc="One list of Chips per round.")
+    empty = param.String(default="")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._html = pn.pane.HTML(sizing_mode="stretch_width", stylesheets=[CHIP_CSS, ROUND_CSS], margin=(4, 0))
+        self.param.watch(lambda e: self._render(), ["groups", "empty"])
+        self._render()
+
+    @property
+    def chips(self) -> list[Chip]:
+        return [c for g in self.groups for c in g]
+
+    def _render(self):
+        if not self.groups:
+            self._html.object = f'<div class="strip-empty">{html.escape(self.empty)}</div>'
+            return
+        rounds = "".join(f'<span class="round" role="group" aria-label="round {i + 1}"><span class="no">'
+                         f'R{i + 1}</span>{"".join(c.html() for c in g)}</span>' for i, g in enumerate(self.groups))
+        self._html.object = f'<div class="chips" role="list">{rounds}</div>'
+
+    def __panel__(self):
+        return self._html
 
 
 class GuessCheckKeepChapter(Chapter):
@@ -40,6 +106,7 @@ class GuessCheckKeepChapter(Chapter):
              "word piece. Press **Next round** and count how often each lane calls the target.")
     takeaway = "The target is called once per round, not once per token."
     question = "The draft model proposed most of the tokens. Whose writing is the final text?"
+    presets = True
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
@@ -49,9 +116,9 @@ class GuessCheckKeepChapter(Chapter):
         self.next_button.on_click(self._on_next)
         self.reset_button = pn.widgets.Button(label="Start again", width=140)
         self.reset_button.on_click(lambda e: self.reset())
-        self.text_strip = TokenStrip(empty="The text grows here, round by round.")
+        self.text_strip = RoundStrip(empty="The text grows here, round by round.")
         self.standard_strip = TokenStrip(empty="One target call per token.")
-        self.spec_strip = TokenStrip(empty="γ draft calls, then one target call, per round.")
+        self.spec_strip = RoundStrip(empty="γ draft calls, then one target call, per round.")
         self.standard_count = pn.pane.HTML(self._calls_html(0), stylesheets=[BOX_CSS], width=170)
         self.spec_count = pn.pane.HTML(self._calls_html(0), stylesheets=[BOX_CSS], width=170)
         self.last_round = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")
@@ -128,38 +195,14 @@ class GuessCheckKeepChapter(Chapter):
         self._draw()
 
     def _draw(self):
-        text, standard, spec = [], [], []
-        for r in self.rounds:
-            chips = round_chips(r)
-            text += chips
-            standard += [Chip(c.text, "target_call", "one target call for this token") for c in chips]
-            spec += [Chip(d.text, "draft_call", "one cheap draft call") for d in r.drafts]
-            spec.append(Chip(f"check {r.index + 1}", "target_call",
-                             f"one target call checks {len(r.drafts)} drafts and adds one token"))
-        self.text_strip.chips = text
-        self.standard_strip.chips = standard
-        self.spec_strip.chips = spec
+        self.text_strip.groups = [round_chips(r) for r in self.rounds]
+        self.standard_strip.chips = [Chip(c.text, "target_call", "one target call for this token")
+                                     for r in self.rounds for c in round_chips(r)]
+        self.spec_strip.groups = [lane_chips(r) for r in self.rounds]
         self.standard_count.object = self._calls_html(self.standard_calls)
         self.spec_count.object = self._calls_html(self.spec_calls)
-        self.last_round.object = self._last_round_html()
-
-    def _last_round_html(self) -> str:
-        if not self.rounds:
-            return ""
-        r = self.rounds[-1]
-        g = len(r.drafts)
-        if r.extra_kind == "bonus":
-            what = f"all {g} guesses kept, and the target’s check gave a bonus token ★ for free"
-        elif r.extra_kind == "correction":
-            what = (f"{r.n_accepted} of {g} guesses kept; the target fixed the next one ✎"
-                    + (f" and the {g - r.n_accepted - 1} after it were dropped" if g - r.n_accepted > 1 else ""))
-        else:
-            what = "the target wrote one token"
-        return (f'<div class="verdict waiting">Round {r.index + 1}: {html.escape(what)} — '
-                f'<b>{len(r.emitted_ids)}</b> token{"s" if len(r.emitted_ids) != 1 else ""} for one target call. '
-                f'So far: <b>{self.tokens}</b> tokens, standard decoding would have called the target '
-                f'<b>{self.standard_calls}</b> times, draft + verify <b>{self.spec_calls}</b>.'
-                + (" The text is finished." if self.finished else "") + '</div>')
+        self.last_round.object = (last_round_html(self.rounds[-1], self.tokens, self.standard_calls,
+                                                  self.spec_calls, self.finished) if self.rounds else "")
 
     def body(self):
         steps = pn.pane.HTML(
@@ -180,8 +223,10 @@ class GuessCheckKeepChapter(Chapter):
             lane("Standard decode", "one target call for every token", self.standard_strip, self.standard_count),
             lane("Draft + verify", "the draft guesses, the target checks once per round", self.spec_strip,
                  self.spec_count),
-            legend(["target_call", "draft_call", "kept", "fixed", "bonus"],
-                   {"target_call": "one target call", "draft_call": "one cheap draft call"}),
+            legend(["target_call", "kept", "rejected", "dropped", "fixed", "bonus"],
+                   {"target_call": "one target call", "kept": "draft call: guess kept",
+                    "rejected": "draft call: guess rejected", "dropped": "draft call: dropped after a rejection",
+                    "fixed": "the target's fix", "bonus": "the target's bonus token"}),
             self.last_round,
             pn.pane.HTML('<p style="font-size:1.1rem">Next: <a href="?chapter=questions">the five questions '
                          'this picture raises →</a></p>', sizing_mode="stretch_width"),

@@ -19,3 +19,37 @@ def test_ch08_the_case_appears_before_the_verdict(page, server, shot):
     page.get_by_text("All 4 drafts kept", exact=False).first.wait_for()
     page.get_by_text("✓ Right.", exact=False).wait_for()
     shot(page, "ch08-every-draft-kept", scroll_to=page.get_by_text("This round adds", exact=False).first)
+
+
+def _deep(page, script):
+    """Run `script` over every shadow root (Panel renders panes in shadow DOM)."""
+    return page.evaluate("""(script) => {
+      const roots = [document];
+      for (let i = 0; i < roots.length; i++)
+        for (const el of roots[i].querySelectorAll('*')) if (el.shadowRoot) roots.push(el.shadowRoot);
+      const fn = eval(script);
+      const out = [];
+      for (const r of roots) out.push(fn(r));
+      return out;
+    }""", script)
+
+
+def test_ch04_kept_and_rejected_drafts_differ_in_colour(page, server, shot):
+    open_page(page, server + "?chapter=guess-check-keep", "Guess, check, keep.")
+    button = page.get_by_role("button", name="▶ Next round")
+    for n in (1, 2):
+        button.click()
+        page.get_by_text(f"Round {n}:", exact=False).first.wait_for(timeout=60000)
+    lane = """(root) => {
+      const lane = [...root.querySelectorAll('.round')].filter(g => g.querySelector('.chip-target_call'));
+      const colour = s => lane.flatMap(g => [...g.querySelectorAll('.chip-' + s)])
+                              .map(c => getComputedStyle(c).backgroundColor);
+      return {groups: lane.length, kept: colour('kept'), rejected: colour('rejected'), fixed: colour('fixed')};
+    }"""
+    seen = wait_until(lambda: [x for x in _deep(page, lane) if x["groups"] == 2], message="the lane's two rounds")[0]
+    assert set(seen["kept"]) == {"rgb(43, 122, 75)"}          # palette.OVERLAP
+    assert set(seen["rejected"]) == {"rgb(179, 38, 30)"}      # palette.EAGER
+    assert set(seen["fixed"]) == {"rgb(106, 61, 154)"}        # palette.RESIDUAL
+    assert len(seen["rejected"]) == 2 and len(seen["kept"]) >= 1
+    page.get_by_text("draft call: guess rejected", exact=False).first.wait_for()
+    shot(page, "ch04-kept-rejected", scroll_to=page.get_by_text("Draft + verify", exact=True).first)
