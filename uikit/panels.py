@@ -13,7 +13,7 @@ import param
 
 from lab.prompts import PromptError, encode_prompt
 from uikit import validate
-from uikit.state import SAMPLING, LabState
+from uikit.state import SAMPLING, SETTINGS, LabState
 from uikit.styles import BOX_CSS
 
 
@@ -69,45 +69,64 @@ def button_disabled(button):
         button.disabled = False
 
 
+# The fields SettingsPanel edits, in SETTINGS' order: the prompt and the sampling settings. The other
+# SETTINGS (γ, the seed, the drafter) are set where their effect is shown (a chapter's sliders, the
+# preset bar), so the panel picks its fields from SETTINGS by name and a new setting stays out of it
+# until it is named here.
+PANEL_FIELDS = tuple(name for name in SETTINGS if name in ("prompt", *SAMPLING))
+FIELD_LABELS = {"prompt": "Prompt (both models continue it)", "temperature": "Temperature (0 = greedy)",
+                "top_k": "top-k (0 = off)", "top_p": "top-p (1 = off)"}
+
+
+def field_widget(state: LabState, name: str):
+    """The widget that edits setting `name` of `state`, starting at its value; a slider takes its
+    range and step from LabState's parameter."""
+    value, spec = getattr(state, name), state.param[name]
+    if name == "prompt":
+        return pn.widgets.TextAreaInput(label=FIELD_LABELS[name], value=value, max_length=2000, rows=2,
+                                        sizing_mode="stretch_width")
+    start, end = spec.bounds
+    if isinstance(spec, param.Integer):
+        return pn.widgets.IntSlider(label=FIELD_LABELS[name], start=start, end=end, value=value,
+                                    sizing_mode="stretch_width")
+    return pn.widgets.FloatSlider(label=FIELD_LABELS[name], start=start, end=end, step=spec.step, value=value,
+                                  sizing_mode="stretch_width")
+
+
 class SettingsPanel(pn.viewable.Viewer):
-    """The student's own prompt and sampling settings (this browser session only)."""
+    """The student's own prompt and sampling settings (this browser session only): a widget per
+    PANEL_FIELDS name in `fields` (also an attribute of that name: `panel.prompt`, `panel.top_k`),
+    stored in the state together by "Use these settings"."""
 
     def __init__(self, state: LabState, **params):
         super().__init__(**params)
         self.state = state
-        self.prompt = pn.widgets.TextAreaInput(label="Prompt (both models continue it)", value=state.prompt,
-                                               max_length=2000, rows=2, sizing_mode="stretch_width")
-        self.temperature = pn.widgets.FloatSlider(label="Temperature (0 = greedy)", start=0, end=2, step=0.1,
-                                                  value=state.temperature, sizing_mode="stretch_width")
-        self.top_k = pn.widgets.IntSlider(label="top-k (0 = off)", start=0, end=200, value=state.top_k,
-                                          sizing_mode="stretch_width")
-        self.top_p = pn.widgets.FloatSlider(label="top-p (1 = off)", start=0.05, end=1, step=0.05,
-                                            value=state.top_p, sizing_mode="stretch_width")
         self.apply = pn.widgets.Button(label="Use these settings", color="primary")
         self.message = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")
         self.apply.on_click(lambda e: self.commit())
-        for widget in (self.prompt, self.temperature, self.top_k, self.top_p):   # a browser's bad value
-            validate.guard(widget, self.say)                                     # is said here
+        self.fields = {name: field_widget(state, name) for name in PANEL_FIELDS}
+        for name, widget in self.fields.items():
+            setattr(self, name, widget)
+            validate.guard(widget, self.say)            # a browser's bad value is said here
 
     def say(self, sentence: str) -> None:
         self.message.object = f'<div class="error" role="alert">{html.escape(sentence)}</div>'
 
     def commit(self) -> bool:
-        """Check the prompt; store everything in the session state, or say what is wrong."""
+        """Check the prompt; store every field in the session state, or say what is wrong."""
         try:
-            encode_prompt(self.state.service.pair.tokenizer, self.prompt.value)
+            encode_prompt(self.state.service.pair.tokenizer, self.fields["prompt"].value)
         except PromptError as err:
             self.state.error = str(err)
-            self.message.object = f'<div class="error" role="alert">{html.escape(str(err))}</div>'
+            self.say(str(err))
             return False
-        self.state.param.update(prompt=self.prompt.value, temperature=self.temperature.value,
-                                top_k=self.top_k.value, top_p=self.top_p.value, error="")
+        self.state.param.update(**{name: widget.value for name, widget in self.fields.items()}, error="")
         self.message.object = (f'<div class="badge">Saved for this session: '
                                f'{html.escape(self.state.settings.describe())}.</div>')
         return True
 
     def __panel__(self):
-        return pn.Column(self.prompt, self.temperature, self.top_k, self.top_p, self.apply, self.message,
+        return pn.Column(*self.fields.values(), self.apply, self.message,
                          sizing_mode="stretch_width", css_classes=["settings-panel"])
 
 

@@ -55,3 +55,25 @@ def test_a_button_is_enabled_again_however_its_work_ends():
             assert button.disabled
             raise RuntimeError("out of memory")
     assert not button.disabled
+
+
+def test_settings_panel_edits_the_prompt_and_sampling_fields_of_settings(state):
+    """The panel's fields come from uikit.state.SETTINGS (the prompt and SAMPLING, in that order);
+    the other settings (γ, the seed, the drafter) are not in it, and "Use these settings" stores
+    every field it shows, with the ranges LabState gives them."""
+    from uikit.panels import PANEL_FIELDS
+    from uikit.state import SAMPLING, SETTINGS
+
+    assert PANEL_FIELDS == ("prompt", *SAMPLING) and set(PANEL_FIELDS) <= set(SETTINGS)
+    panel = SettingsPanel(state)
+    assert list(panel.fields) == list(PANEL_FIELDS)
+    assert not {"gamma", "seed", "draft"} & set(panel.fields)
+    assert (panel.top_k.start, panel.top_k.end) == state.param.top_k.bounds == (0, 200)
+    assert (panel.top_p.start, panel.top_p.end, panel.top_p.step) == (0.05, 1.0, 0.05)
+    assert panel.temperature.step == 0.1 and panel.prompt.value == state.prompt
+    panel.prompt.value, panel.temperature.value, panel.top_k.value, panel.top_p.value = "a cat", 0.9, 40, 0.8
+    gamma, seed = state.gamma, state.seed
+    assert panel.commit() is True
+    assert (state.prompt, state.temperature, state.top_k, state.top_p) == ("a cat", 0.9, 40, 0.8)
+    assert (state.gamma, state.seed) == (gamma, seed)
+    assert "Saved for this session" in panel.message.object
