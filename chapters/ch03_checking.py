@@ -1,9 +1,12 @@
 """Chapter 3 — checking is faster than writing.
 
 "Tick the clock": one tick is one big-model call. Writing five words takes five ticks, each waiting
-for the word before; checking five words already on the page takes one tick. Then the live
-measurement behind it: one cached target call over 1…8 new positions (`service.verify_costs`, shared by a class while it is fresh),
-against the n calls that writing n tokens needs — including where "about one call" stops being true.
+for the word before; checking five words already on the page takes one tick. Why: a call's time goes
+to moving all the weights from memory once, whatever the number of positions it scores. Then the
+measurement behind it: one cached target call over 1…8 new positions, from the pair's one cost
+profile (lab.costs, shared with chapters 10 and 11), against the n calls that writing n tokens
+needs — including where "about one call" stops being true, and saying so when the machine was too
+busy to tell.
 """
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ import panel as pn
 from bokeh.models import ColumnDataSource, Span
 
 from chapters.base import Chapter
+from lab.costs import POSITIONS, PREFILL_TOKENS, CostProfile, profile as cost_profile
 from uikit import palette
 from uikit.figures import static_figure
 from uikit.pacing import in_document
@@ -32,8 +36,16 @@ def words(service, prompt_ids: list[int], settings, n: int = N_WORDS) -> list[st
     return [t for r in trace.rounds for t in r.emitted_texts][:n]
 
 
-def honest_reading(costs) -> str:
-    """One or two sentences on what the measurement shows, including where it stops being true."""
+BANDWIDTH = ("Why: one call moves all the model's weights from memory to the processor once, whether "
+             "it scores 1 position or 5; the arithmetic for a few more positions is small beside that. "
+             "Memory, not arithmetic, is the bottleneck.")
+
+
+def honest_reading(costs, busy: str = "") -> str:
+    """One or two sentences on what the measurement shows, including where it stops being true;
+    `busy` (a profile's why_busy()) replaces any conclusion: busy figures prove nothing."""
+    if busy:
+        return busy + " Press Measure again when the machine is quieter; until then the tick-the-clock count stands."
     last = costs[-1]
     if last.ratio <= ABOUT_ONE:
         head = (f"On this machine, one call over {last.positions} positions takes {last.ratio:.1f}× a "
@@ -44,11 +56,11 @@ def honest_reading(costs) -> str:
         head = (f"Here it stops being free from {beyond.positions} positions: one call over {beyond.positions} "
                 f"takes {beyond.ratio:.1f}× a one-position call (over {last.positions}: {last.ratio:.1f}×). ")
         if last.ratio < last.positions:
-            head += (f"Still cheaper than {last.positions} separate calls, but not “about one call” — a CPU "
-                     f"has few parallel units, a GPU many.")
+            head += (f"Still cheaper than {last.positions} separate calls, but not “about one call”: this model "
+                     f"is small enough that the arithmetic, not moving its weights, takes the time.")
         else:
             head += (f"That is no cheaper than {last.positions} separate calls: on this machine checking does "
-                     f"not beat writing (a busy or very small CPU; a GPU has many parallel units).")
+                     f"not beat writing (a model this small is limited by arithmetic, not by memory).")
     return head + " Timings are live and vary from run to run."
 
 
@@ -69,7 +81,7 @@ class CheckingChapter(Chapter):
         self.ticks = 0
         self.word_texts: list[str] = []
         self.costs = []
-        self.measured_ago = 0.0
+        self.profile: CostProfile | None = None
         self.tick_button = pn.widgets.Button(label="Tick the clock", color="primary", width=200)
         self.tick_button.on_click(self._on_tick)
         self.reset_button = pn.widgets.Button(label="Start again", color="default", width=140)
@@ -162,15 +174,14 @@ class CheckingChapter(Chapter):
         if ids is None:
             return None
         with button_disabled(self.measure_button):
-            result = await self.run_model(self.state.service.verify_costs, ids, MAX_POSITIONS,
-                                          message="Timing the big model over 1 to 8 positions…",
-                                          busy=self.measure_busy)
-        if result is None:
+            profile = await self.run_model(cost_profile, self.state.service.pair, retry_busy=True,
+                                           message=f"Timing the big model over 1 to {POSITIONS} positions…",
+                                           busy=self.measure_busy)
+        if profile is None:
             return None
-        self.measured_ago, costs = result
-        self.costs = list(costs)
-        in_document(self.show_costs, costs)
-        return costs
+        self.profile = profile
+        in_document(self.show_costs, profile.verify_costs(MAX_POSITIONS))
+        return profile
 
     def show_costs(self, costs) -> None:
         self.costs = list(costs)
@@ -179,10 +190,10 @@ class CheckingChapter(Chapter):
                                      label=[f"{c.seconds * 1000:.1f} ms" for c in costs])
         self.figure.y_range.end = max(MAX_POSITIONS, max(c.ratio for c in costs)) + 1
         one = costs[0].seconds
-        when = (f" (measured {self.measured_ago:.0f} s ago for another student on this server)"
-                if self.measured_ago >= 1 else "")
+        busy = self.profile.why_busy() if self.profile is not None else ""
         self.reading.object = (f'<div class="verdict waiting">One call over 1 position: <b>{one * 1000:.1f} ms</b>'
-                               f'{html.escape(when)}. {html.escape(honest_reading(costs))}</div>')
+                               f' (timed for this server, after {PREFILL_TOKENS} tokens of text). '
+                               f'{html.escape(honest_reading(costs, busy))}</div>')
 
     def body(self):
         return pn.Column(
@@ -193,8 +204,8 @@ class CheckingChapter(Chapter):
                                                  "draft": "a guessed word on the page",
                                                  "kept": "checked — all five in one call"}),
             pn.pane.HTML('<p style="font-size:1.1rem">One tick is one call of the big model. A call that looks '
-                         'at a handful of positions takes about as long as a call that looks at one — the '
-                         'hardware handles them side by side. Is that true on this machine? Measure it:</p>',
+                         'at a handful of positions takes about as long as a call that looks at one. '
+                         f'{html.escape(BANDWIDTH, quote=False)} Is that true on this machine? Measure it:</p>',
                          sizing_mode="stretch_width"),
             pn.Row(self.measure_button, self.measure_busy, sizing_mode="stretch_width"),
             pn.pane.Bokeh(self.figure, sizing_mode="stretch_width"),

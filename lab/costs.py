@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import statistics
 import threading
+import time
 import weakref
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ RUNS = 5                           # interleaved runs of every call; the fastest
 POSITIONS = analytic.MAX_GAMMA + 1  # verify passes over 1..γmax + 1 positions
 PREFILL_TOKENS = 64                # the prefill timed: the default prompt, repeated to this length
 NOISY = 0.5                        # busy: the median run over 50% slower than the fastest
+RETRY_AFTER = 30                   # seconds before a busy profile may be measured again
 
 
 def cores() -> int:
@@ -67,6 +69,7 @@ class CostProfile:
     cores: int
     threads: int                          # torch's threads while measuring
     busy: bool
+    measured_at: float = 0.0              # time.monotonic() when measured
 
     @property
     def unit(self) -> float:
@@ -162,7 +165,8 @@ def measure_profile(pair, *, runs: int = RUNS, positions: int = POSITIONS) -> Co
         pair=pair.name, draft_seconds=summary["draft"][0],
         verify_seconds=tuple(summary[("verify", k)][0] for k in range(1, positions + 1)),
         prefill_seconds=summary["prefill"][0], prefill_tokens=len(context), spread=spread,
-        load=before, cores=cores(), threads=threads, busy=is_busy(spread, before, cores()))
+        load=before, cores=cores(), threads=threads, busy=is_busy(spread, before, cores()),
+        measured_at=time.monotonic())
 
 
 _lock = threading.Lock()
@@ -172,12 +176,14 @@ _profiles: dict[tuple[int, str], tuple[weakref.ref, Future]] = {}
 def profile(pair, *, retry_busy: bool = False) -> CostProfile:
     """The pair's cost profile: measured on the first call, shared with every later one (a caller
     arriving while it is measured waits for the same result). `retry_busy` measures again when the
-    shared profile was flagged busy, and shares the new one."""
+    shared profile was flagged busy over RETRY_AFTER seconds ago, and shares the new one (a class
+    pressing "Measure" together on a busy machine still shares one measurement)."""
     key = (id(pair), pair.name)
     with _lock:
         ref, future = _profiles.get(key, (None, None))
         stale = future is None or ref() is not pair or (
-            retry_busy and future.done() and future.exception() is None and future.result().busy)
+            retry_busy and future.done() and future.exception() is None and future.result().busy
+            and time.monotonic() - future.result().measured_at > RETRY_AFTER)
         mine = stale
         if stale:
             future = Future()

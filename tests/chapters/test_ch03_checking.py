@@ -1,9 +1,12 @@
 """Chapter 3: writing n words takes n calls, checking takes one; the live verify-cost measurement."""
 import asyncio
 
+import panel as pn
 import pytest
 
 from chapters.ch03_checking import CheckingChapter, honest_reading
+from lab import costs
+from lab.costs import CostProfile
 from lab.timing import VerifyCost
 
 
@@ -33,9 +36,11 @@ def test_predict_answer_one_call(chapter):
     assert chapter.predict.correct is True
 
 
-def test_measurement_fills_the_chart(chapter):
-    costs = asyncio.run(chapter.measure())
-    assert [c.positions for c in costs] == list(range(1, 9))
+def test_measurement_fills_the_chart_from_the_shared_profile(chapter):
+    profile = asyncio.run(chapter.measure())
+    assert profile is costs.profile(chapter.state.service.pair)      # the one profile of chapters 3, 10, 11
+    assert [c.positions for c in chapter.costs] == list(range(1, 9))
+    assert chapter.cost_source.data["ratio"] == [profile.verify_units(n) for n in range(1, 9)]
     assert chapter.cost_source.data["ratio"][0] == pytest.approx(1.0)
     assert chapter.cost_source.data["writing"] == [float(n) for n in range(1, 9)]
     assert "One call over 1 position" in chapter.reading.object
@@ -58,3 +63,19 @@ def test_a_class_pressing_measure_shares_one_fresh_measurement(chapter, state):
 def test_one_noisy_position_does_not_move_where_it_stops_being_true():
     noisy = [VerifyCost(n, 0.01, r) for n, r in enumerate([1.0, 1.1, 2.5, 1.2, 1.6, 1.8, 2.0, 2.2], start=1)]
     assert "stops being free from 5 positions" in honest_reading(noisy)
+
+
+def test_the_page_gives_the_memory_bandwidth_reason(chapter):
+    text = " ".join(str(getattr(o, "object", "")) for o in chapter.__panel__().select(pn.pane.HTML))
+    assert "moves all the model's weights from memory" in text and "Memory, not arithmetic, is the bottleneck" in text
+
+
+def test_a_busy_profile_is_called_unreliable_not_a_verdict(chapter):
+    busy = CostProfile(pair="t", draft_seconds=0.001, verify_seconds=tuple(0.01 * k for k in range(1, 18)),
+                       prefill_seconds=0.5, prefill_tokens=64, spread=0.1, load=9.0, cores=2, threads=1, busy=True)
+    chapter.profile = busy
+    chapter.show_costs(busy.verify_costs(8))             # 8× for 8 positions, measured on a loaded machine
+    reading = chapter.reading.object
+    assert "unreliable" in reading and "load 9.0 on 2 cores" in reading
+    assert "does not beat writing" not in reading and "no cheaper" not in reading
+    assert "does not beat writing" in honest_reading(busy.verify_costs(8))      # what it would have said

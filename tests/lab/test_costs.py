@@ -114,6 +114,17 @@ def test_a_busy_profile_is_measured_again_only_when_asked(monkeypatch):
     assert not calm.busy and costs.profile(pair, retry_busy=True) is calm   # calm: kept
 
 
+def test_a_class_retrying_a_fresh_busy_profile_shares_it(monkeypatch):
+    import time
+    results = iter([made(busy=True, measured_at=time.monotonic()), made()])
+    monkeypatch.setattr(costs, "measure_profile", lambda pair: next(results))
+    pair = tiny_pair()
+    busy = costs.profile(pair)
+    assert all(costs.profile(pair, retry_busy=True) is busy for _ in range(5))    # measured just now
+    monkeypatch.setattr(costs.time, "monotonic", lambda: busy.measured_at + costs.RETRY_AFTER + 1)
+    assert not costs.profile(pair, retry_busy=True).busy
+
+
 def test_a_failed_measurement_is_not_shared(monkeypatch):
     outcomes = iter([RuntimeError("out of memory"), made()])
 
