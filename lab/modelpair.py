@@ -20,6 +20,9 @@ class ModelPair:
     drafter: str = "model"    # who drafts by default: "model", "lookup" or "hybrid" (lab.drafting)
     policy: str = "constant"  # the default draft-length policy (lab.drafting.DraftPolicy.parse)
     notes: dict = field(default_factory=dict)
+    # teaching drafts a student may switch to (lab.variants): name → (reference, label), the
+    # reference None where it is this pair's own draft; "random" is made for any vocabulary anyway
+    teaching_drafts: dict = field(default_factory=dict)
 
     @property
     def target_params(self) -> int:

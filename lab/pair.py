@@ -24,7 +24,7 @@ from lab.errors import PairError, public_message, public_ref  # lab.pair.PairErr
 from lab.modelpair import ModelPair
 from lab.packing import pack_for_cpu
 from lab.registry import (EMBEDDED, TINY, PairSpec, _short, check_drafting, default_name, listed,  # noqa: F401
-                          registry, resolve_pair)
+                          registry, resolve_pair, teaching_drafts)
 
 log = logging.getLogger(__name__)
 
@@ -187,6 +187,14 @@ def load_pair(target: str, draft: str, name: str = "custom", progress: Callable 
                      notes=notes)
 
 
+def load_draft(ref: str, pair: ModelPair):
+    """Another draft for `pair`'s target (a teaching draft, lab.variants), loaded and checked like
+    the pair's own: its logits must be as wide as the target's."""
+    model = _load_model(_resolve_ref(ref, None), "draft")
+    check_same_vocabulary(pair.tokenizer, pair.tokenizer, pair.target, model, pair.target_label, ref)
+    return model
+
+
 def load_spec(spec: PairSpec, progress: Callable | None = None) -> ModelPair:
     if spec.target.startswith(TINY):              # a tiny random-weight pair (tests, benchmarks)
         from lab.tiny import tiny_pair
@@ -195,6 +203,7 @@ def load_spec(spec: PairSpec, progress: Callable | None = None) -> ModelPair:
     else:
         pair = load_pair(spec.target, spec.draft, spec.name, progress, spec.target_label, spec.draft_label)
     pair.drafter, pair.policy = spec.drafter, spec.policy
+    pair.teaching_drafts = teaching_drafts(spec)
     if spec.description:
         pair.notes["description"] = spec.description
     return pair

@@ -2,6 +2,7 @@
 
     spec = resolve_pair(["--pair", "weak"])          # or --target X --draft Y, --drafter, --policy
     names = listed()                                  # the pairs offered to lecturers
+    teaching_drafts(spec)                             # its weak / random drafts (lab.variants)
 """
 from __future__ import annotations
 
@@ -55,6 +56,17 @@ def listed(specs: dict[str, PairSpec] | None = None) -> list[str]:
 
 def default_name() -> str:
     return _read_registry()[0]
+
+
+TEACHING = ("weak", "random")      # registry pairs whose drafts a student may switch to (lab.variants)
+
+
+def teaching_drafts(spec: PairSpec, specs: dict[str, PairSpec] | None = None) -> dict[str, tuple]:
+    """Teaching draft → (draft reference, label) for the pairs named in TEACHING that share `spec`'s
+    target; the reference is None where it is `spec`'s own draft (nothing more to load)."""
+    specs = specs or registry()
+    return {name: (None if specs[name].draft == spec.draft else specs[name].draft, specs[name].draft_label)
+            for name in TEACHING if name in specs and specs[name].target == spec.target}
 
 
 def resolve_pair(argv: list[str] | None = None, environ: dict | None = None) -> PairSpec:

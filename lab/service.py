@@ -7,11 +7,14 @@ past any of these, `QueueFull` says so in one sentence.
 Identical requests are computed once: one waiting in the queue is shared by everyone who asks for it
 meanwhile, results are kept in a bounded cache, and a live timing or measurement is shared while it
 is fresh. Pages call every method below through `run_as`, so even a million Monte-Carlo draws never
-hold the event loop the class shares.
+hold the event loop the class shares. Requests that involve the draft take the student's `draft`
+("aligned", "weak" or "random", lab.variants), and their cache keys hold it; every draft shares the
+one target.
 
     service = ModelService(get_pair)
     owner = Owner(browser_id, session_id)        # queued under the browser, dropped with the session
     trace = await service.run_as(owner, service.generation, ids)   # from a Panel callback
+    trace = await service.run_as(owner, service.generation, ids, draft="random")
 """
 from __future__ import annotations
 
@@ -27,10 +30,13 @@ from lab import compare, engine, montecarlo, timing
 from lab.sampling import SamplingSettings
 from lab.timeline import Race
 from lab.trace import RoundTrace
+from lab.variants import DraftVariants
 
 from lab.workqueue import BURST, MAX_PENDING, MAX_TOTAL, RATE, FairQueue, Owner, QueueFull  # noqa: F401  Owner, QueueFull: for pages
 
 FRESH_SECONDS = 30   # a whole class pressing "Measure" at once shares one measurement this young
+
+
 class _LiveRounds:
     """A generation's rounds so far, and the decoder that makes the next (None once finished)."""
 
@@ -38,24 +44,56 @@ class _LiveRounds:
         self.decoder, self.rounds = decoder, []
 
 
+class _Fresh:
+    """Live results (timings, measurements) shared while younger than FRESH_SECONDS; the newest `size` kept."""
+
+    def __init__(self, clock, size: int = 32):
+        self._clock, self._size = clock, size
+        self._items: OrderedDict = OrderedDict()     # key → (measured at, value)
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple, compute) -> tuple[float, object]:
+        """(age in seconds, value): the shared value while fresh, else `compute()` now (age 0)."""
+        with self._lock:
+            hit = self._items.get(key)
+        now = self._clock()
+        if hit is not None and now - hit[0] < FRESH_SECONDS:
+            return now - hit[0], hit[1]
+        value = compute()
+        with self._lock:
+            self._items[key] = (self._clock(), value)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return 0.0, value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
 class ModelService:
     def __init__(self, pair_provider, cache_size: int = 256, max_pending: int = MAX_PENDING,
                  max_total: int = MAX_TOTAL, live_rounds: int = 24, clock=time.monotonic,
                  rate: float = RATE, burst: int = BURST):
         self._pair_provider = pair_provider
-        self._clock = clock
-        self._timings: dict = {}                     # (pair, prompt, positions) → (measured at, costs)
-        self._measurements: OrderedDict = OrderedDict()   # (pair, prompt, settings…) → (at, measurement)
+        self._timings = _Fresh(clock)                # (pair, prompt, positions) → verify costs
+        self._measurements = _Fresh(clock, size=16)  # (pair, draft, prompt, settings…) → measurement
         self._queue = FairQueue(max_pending, max_total, rate, burst, clock)
         self._cache: OrderedDict = OrderedDict()
         self._cache_size = cache_size
         self._rounds: OrderedDict = OrderedDict()    # generations stepped round by round (worker only)
         self._rounds_size = live_rounds              # each holds two KV caches: a small bound
         self._lock = threading.Lock()
+        self.variants = DraftVariants()              # the student's draft: aligned, weak or random
 
     @property
     def pair(self):
         return self._pair_provider()
+
+    def pair_for(self, draft: str = "aligned"):
+        """The pair drafting with `draft` (lab.variants), sharing its target; a teaching draft loads on
+        first use, so call from the worker. ValueError (one sentence) for a draft this pair lacks."""
+        return self.variants.pair(self.pair, draft)
 
     def submit(self, fn, *args, owner=None, **kwargs) -> Future:
         """Queue `fn(*args, **kwargs)` on the model worker for `owner` (an `Owner`, or None: the server)."""
@@ -94,32 +132,37 @@ class ModelService:
         with self._lock:
             self._cache.clear()
             self._rounds.clear()
-            self._timings.clear()
-            self._measurements.clear()
+        self._timings.clear()
+        self._measurements.clear()
+        self.variants.clear()
 
-    # The requests pages make, each cached by its full description.
-    def generation(self, prompt_ids: list[int], *, mode="speculative", settings=SamplingSettings(),
-                   gamma=4, seed=0, max_new_tokens=20, writer="target", keep_rows=False, drafter=None):
+    # The requests pages make, each cached by its full description; `draft` is the student's
+    # (lab.variants: "aligned", "weak" or "random").
+    def generation(self, prompt_ids: list[int], *, mode="speculative", settings=SamplingSettings(), gamma=4,
+                   seed=0, max_new_tokens=20, writer="target", keep_rows=False, drafter=None, draft="aligned"):
         """A whole generation; `drafter` None drafts as the pair does (lab.pair.ModelPair.drafter)."""
-        key = ("generation", tuple(prompt_ids), mode, settings, gamma, seed, max_new_tokens, writer, keep_rows, drafter)
+        if mode == "plain" and writer == "target":
+            draft = "aligned"               # the target writing alone: the same text whatever the draft
+        key = ("generation", tuple(prompt_ids), mode, settings, gamma, seed, max_new_tokens, writer, keep_rows,
+               drafter, draft)
         return self.cached(key, lambda: engine.generate(
-            self.pair, list(prompt_ids), mode=mode, settings=settings, gamma=gamma, seed=seed,
+            self.pair_for(draft), list(prompt_ids), mode=mode, settings=settings, gamma=gamma, seed=seed,
             max_new_tokens=max_new_tokens, writer=writer, keep_rows=keep_rows, drafter=drafter))
 
     def round(self, prompt_ids: list[int], index: int, *, settings=SamplingSettings(), gamma=4, seed=0,
-              max_new_tokens=48) -> tuple[RoundTrace, bool]:
+              max_new_tokens=48, draft="aligned") -> tuple[RoundTrace, bool]:
         """Round `index` of a speculative generation, and whether it was the last one.
 
         Rounds are made one at a time, when a page first asks for them, by one `Decoder` per
-        (pair, prompt, settings, γ, seed) shared by every page that asks: a class on the default
+        (pair, draft, prompt, settings, γ, seed) shared by every page that asks: a class on the default
         prompt computes each round once. Seeded, so the rounds are what a page's own decoder would
         make. Call from the worker (one thread steps a decoder at a time).
         """
-        key = (self.pair.name, tuple(prompt_ids), settings, gamma, seed, max_new_tokens)
+        key = (self.pair.name, draft, tuple(prompt_ids), settings, gamma, seed, max_new_tokens)
         live = self._rounds.get(key)
         if live is None:            # new (or evicted: rebuilt, and seeded, it makes the same rounds again)
             live = self._rounds[key] = _LiveRounds(engine.Decoder(
-                self.pair, list(prompt_ids), gamma=gamma, settings=settings, seed=seed,
+                self.pair_for(draft), list(prompt_ids), gamma=gamma, settings=settings, seed=seed,
                 max_new_tokens=max_new_tokens, keep_rows=False))
         self._rounds.move_to_end(key)
         while len(self._rounds) > self._rounds_size:
@@ -132,19 +175,20 @@ class ModelService:
                 live.decoder = None        # finished: keep its rounds, free its caches
         return live.rounds[index], live.decoder is None and index == len(live.rounds) - 1
 
-    def first_guesses(self, prompt_ids: list[int], target_ids: list[int]):
-        key = ("first_guesses", tuple(prompt_ids), tuple(target_ids))
-        return self.cached(key, lambda: compare.first_guesses(self.pair, list(prompt_ids), list(target_ids)))
+    def first_guesses(self, prompt_ids: list[int], target_ids: list[int], draft="aligned"):
+        key = ("first_guesses", tuple(prompt_ids), tuple(target_ids), draft)
+        return self.cached(key, lambda: compare.first_guesses(self.pair_for(draft), list(prompt_ids), list(target_ids)))
 
-    def next_token_distributions(self, prompt_ids: list[int], settings=compare.RAW):
-        key = ("next_token", tuple(prompt_ids), settings)
-        return self.cached(key, lambda: compare.next_token_distributions(self.pair, list(prompt_ids), settings))
+    def next_token_distributions(self, prompt_ids: list[int], settings=compare.RAW, draft="aligned"):
+        key = ("next_token", tuple(prompt_ids), settings, draft)
+        return self.cached(key, lambda: compare.next_token_distributions(self.pair_for(draft), list(prompt_ids),
+                                                                         settings))
 
-    def race(self, prompt_ids: list[int], settings=SamplingSettings(), n_tokens: int = 20) -> Race:
+    def race(self, prompt_ids: list[int], settings=SamplingSettings(), n_tokens: int = 20, draft="aligned") -> Race:
         """Both models decode `n_tokens` alone (chapter 1); the draft's text scored by the target."""
         def lane(writer):
             return self.generation(prompt_ids, mode="plain", settings=settings, max_new_tokens=n_tokens,
-                                   writer=writer)
+                                   writer=writer, draft=draft)
         big, small = lane("target"), lane("draft")
         p = (compare.token_probability(self.pair, list(prompt_ids), small.new_ids, compare.RAW)
              if small.new_ids else [])
@@ -156,37 +200,18 @@ class ModelService:
         Timing is live by design, so students see this machine now; but a measurement younger than
         FRESH_SECONDS is shared, so thirty students pressing Measure queue one timing, not thirty.
         """
-        key = (self.pair.name, tuple(prompt_ids), max_positions)
-        with self._lock:
-            hit = self._timings.get(key)
-        now = self._clock()
-        if hit is not None and now - hit[0] < FRESH_SECONDS:
-            return now - hit[0], hit[1]
-        costs = timing.verify_costs(self.pair, list(prompt_ids), max_positions)
-        with self._lock:
-            self._timings[key] = (self._clock(), costs)
-        return 0.0, costs
+        return self._timings.get((self.pair.name, tuple(prompt_ids), max_positions),
+                                 lambda: timing.verify_costs(self.pair, list(prompt_ids), max_positions))
 
     def measurement(self, prompt_ids: list[int], *, gamma: int = 4, settings=SamplingSettings(),
-                    max_new_tokens: int = 48, seed: int = 0):
-        """`lab.measure.measure` of the live pair (chapter 10's "Use my models"), shared while fresh.
-
-        Live like `verify_costs`: tabs and classmates asking within FRESH_SECONDS share one
-        measurement. Call from the worker.
-        """
+                    max_new_tokens: int = 48, seed: int = 0, draft="aligned"):
+        """`lab.measure.measure` of the live pair drafting with `draft` (chapter 10's "Use my models"),
+        shared while fresh like `verify_costs`. Call from the worker."""
         from lab.measure import measure
-        key = (self.pair.name, tuple(prompt_ids), gamma, settings, max_new_tokens, seed)
-        with self._lock:
-            hit = self._measurements.get(key)
-        if hit is not None and self._clock() - hit[0] < FRESH_SECONDS:
-            return hit[1]
-        result = measure(self.pair, list(prompt_ids), gamma=gamma, settings=settings,
-                         max_new_tokens=max_new_tokens, seed=seed)
-        with self._lock:
-            self._measurements[key] = (self._clock(), result)
-            while len(self._measurements) > 16:
-                self._measurements.popitem(last=False)
-        return result
+        key = (self.pair.name, draft, tuple(prompt_ids), gamma, settings, max_new_tokens, seed)
+        return self._measurements.get(key, lambda: measure(
+            self.pair_for(draft), list(prompt_ids), gamma=gamma, settings=settings,
+            max_new_tokens=max_new_tokens, seed=seed))[1]
 
     def monte_carlo(self, p: np.ndarray, q: np.ndarray, rule: str, n: int, seed: int = 0) -> np.ndarray:
         """Counts per token of `n` seeded rounds of accept + correct under `rule` (lab.montecarlo)."""

@@ -5,9 +5,10 @@ import param
 
 from lab.prompts import DEFAULT_PROMPT, PromptError, encode_prompt
 from lab.sampling import SamplingSettings
+from lab.variants import DEFAULT as DEFAULT_DRAFT, VARIANTS
 
 SAMPLING = ("temperature", "top_k", "top_p")          # what the sampling settings are made of
-SETTINGS = ("prompt", *SAMPLING, "gamma", "seed")       # what a chapter's results depend on
+SETTINGS = ("prompt", *SAMPLING, "gamma", "seed", "draft")  # what a chapter's results depend on
 GAMMA_MAX = 12                                          # the γ sliders' range is 1..GAMMA_MAX
 
 
@@ -20,6 +21,9 @@ class LabState(param.Parameterized):
     top_p = param.Number(default=1.0, bounds=(0.05, 1.0), step=0.05, doc="1 switches top-p off.")
     gamma = param.Integer(default=4, bounds=(1, GAMMA_MAX), doc="γ, the draft length.")
     seed = param.Integer(default=0, bounds=(0, 2**31 - 1), doc="Seed of the round's random draws.")
+    draft = param.Selector(default=DEFAULT_DRAFT, objects=list(VARIANTS),
+                           doc="Who drafts: the pair's own draft (aligned), or a teaching draft, weak or random "
+                               "(lab.variants); chapters with the preset bar use it.")
     answers = param.Dict(default={}, doc="Predict-and-check answers, by chapter number.")
     error = param.String(default="", doc="The last one-sentence problem with the student's input.")
     reduced_motion = param.Boolean(default=False, doc="The browser asks for reduced motion: replays "

@@ -154,3 +154,30 @@ def test_get_pair_is_shared_and_loaded_once(small_registry, monkeypatch):
     for t in threads:
         t.join()
     assert len(calls) == 1 and all(p is got[0] for p in got)
+
+
+def test_teaching_drafts_come_from_the_registry_pairs_on_the_same_target():
+    from lab.registry import teaching_drafts
+    reg = pair_mod.registry()
+    default = teaching_drafts(reg[pair_mod.default_name()], reg)
+    assert default == {"weak": ("embedded:weak", reg["weak"].draft_label),
+                       "random": ("embedded:random", reg["random"].draft_label)}
+    assert teaching_drafts(reg["weak"], reg)["weak"] == (None, reg["weak"].draft_label)   # its own draft
+    assert teaching_drafts(reg["gpt2"], reg) == {} and teaching_drafts(reg["tiny"], reg) == {}
+
+
+def test_a_teaching_draft_loads_beside_the_running_pair_and_shares_its_target(tiny, tmp_path, monkeypatch):
+    toml = tmp_path / "pairs.toml"
+    toml.write_text(f'default = "mine"\n[pairs.mine]\ntarget = "{tiny["target"]}"\ndraft = "{tiny["draft"]}"\n'
+                    f'[pairs.weak]\ntarget = "{tiny["target"]}"\ndraft = "{tiny["other_vocab"]}"\n'
+                    f'draft_label = "weak one"\n')
+    import lab.registry
+    from lab.variants import DraftVariants
+    monkeypatch.setattr(lab.registry, "REGISTRY_PATH", toml)
+    pair = pair_mod.load_named("mine")
+    assert pair.teaching_drafts == {"weak": (str(tiny["other_vocab"]), "weak one")}
+    weak = DraftVariants().pair(pair, "weak")
+    assert weak.target is pair.target and weak.tokenizer is pair.tokenizer and weak.draft is not pair.draft
+    assert (weak.draft_label, weak.drafter, weak.policy) == ("weak one", "model", "constant")
+    with pytest.raises(PairError, match="output logits"):
+        pair_mod.load_draft(str(tiny["wide"]), pair)        # logits wider than the target's: refused

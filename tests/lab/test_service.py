@@ -259,3 +259,89 @@ def test_a_browser_asking_faster_than_its_rate_is_told_to_wait():
     with pytest.raises(QueueFull):
         service.submit(abs, -3, owner=tabs[7])
     assert service.submit(abs, -4).result(10) == 4                           # the server's own: never
+
+
+# --- the student's draft: aligned, weak or random (lab.variants) ------------------------------------
+
+PROMPTS = ("the cat sat on the", "a dog ran under the big", "the sun was red and the moon")
+
+
+def _alpha(service, draft, settings):
+    """Accepted ÷ drafted over a few prompts and seeds (pooled)."""
+    accepted = drafted = 0
+    for text in PROMPTS:
+        for seed in range(3):
+            g = service.generation(service.pair.tokenizer.encode(text), settings=settings, seed=seed,
+                                   max_new_tokens=24, draft=draft)
+            accepted, drafted = accepted + g.accepted, drafted + g.drafted
+    return accepted / drafted
+
+
+def test_a_random_draft_accepts_far_less_than_the_aligned_one():
+    from lab.sampling import GREEDY
+    pair = tiny_pair()
+    service = ModelService(lambda: pair)
+    # Greedy: the uniform draft's guess is the same token every time (token 0, the first of equal
+    # logits), kept exactly where the target's own next token is token 0 (rare): α far below aligned.
+    random_alpha, aligned_alpha = _alpha(service, "random", GREEDY), _alpha(service, "aligned", GREEDY)
+    assert aligned_alpha > 0.1 and random_alpha < aligned_alpha / 10
+    for text in PROMPTS:
+        ids = pair.tokenizer.encode(text)
+        g = service.generation(ids, max_new_tokens=24, draft="random")
+        plain = service.generation(ids, mode="plain", max_new_tokens=24)
+        assert g.new_ids == plain.new_ids                  # the text is still exactly the target's
+        assert {d.token_id for r in g.rounds for d in r.drafts} == {0}
+        for r in g.rounds:                                 # kept exactly while the target's token is 0
+            zeros = next((i for i, t in enumerate(r.emitted_ids[:len(r.drafts)]) if t != 0), len(r.drafts))
+            assert r.n_accepted == zeros
+
+
+def test_every_draft_shares_the_one_target_and_loads_once(monkeypatch):
+    from lab import variants
+    pair = tiny_pair()
+    service = ModelService(lambda: pair)
+    made = []
+    real = variants._with_draft
+    monkeypatch.setattr(variants, "_with_draft", lambda p, v: made.append(v) or real(p, v))
+    assert service.pair_for("aligned") is pair
+    random = service.pair_for("random")
+    assert random.target is pair.target and random.tokenizer is pair.tokenizer and random.draft is not pair.draft
+    assert random.target.config.vocab_size == random.draft.config.vocab_size == len(pair.tokenizer)
+    assert service.pair_for("random") is random and made == ["random"]     # loaded once per server
+    service.clear()                                                         # a new pair: loaded again
+    assert service.pair_for("random") is not random and made == ["random", "random"]
+
+
+def test_a_draft_the_pair_cannot_have_is_one_sentence():
+    pair = tiny_pair()
+    service = ModelService(lambda: pair)
+    assert service.variants.offered(pair) == {"aligned": "", "random": "", "weak": (
+        "This pair has no weak draft (only the embedded SmolLM2 target has one); "
+        "the aligned and the random draft are offered.")}
+    with pytest.raises(ValueError, match="^This pair has no weak draft"):
+        service.generation(pair.tokenizer.encode("the cat"), draft="weak")
+    with pytest.raises(ValueError, match="There is no draft 'best'"):
+        service.pair_for("best")
+
+
+def test_cache_keys_hold_the_draft(monkeypatch):
+    from lab.sampling import SamplingSettings
+    pair = tiny_pair()
+    service = ModelService(lambda: pair)
+    ids = pair.tokenizer.encode("the cat sat")
+    spec = {d: service.generation(ids, max_new_tokens=8, draft=d) for d in ("aligned", "random")}
+    drafted = {d: {x.token_id for r in g.rounds for x in r.drafts} for d, g in spec.items()}
+    assert drafted["random"] == {0} and drafted["aligned"] != {0}
+    keys = [k for k in service._cache if k[1] == "generation"]
+    assert sorted(k[-1] for k in keys) == ["aligned", "random"]
+    plain = [service.generation(ids, mode="plain", max_new_tokens=8, draft=d) for d in ("aligned", "random")]
+    assert plain[0] is plain[1]                            # the target writing alone: one entry for all drafts
+    settings = SamplingSettings(temperature=1.0)
+    rounds = {d: service.round(ids, 0, settings=settings, gamma=3, seed=2, max_new_tokens=8, draft=d)[0]
+              for d in ("aligned", "random")}
+    assert {k[1] for k in service._rounds} == {"aligned", "random"}
+    assert rounds["random"].drafts[0].q == pytest.approx(1 / len(pair.tokenizer))   # q uniform
+    race = {d: service.race(ids, n_tokens=6, draft=d) for d in ("aligned", "random")}
+    assert race["aligned"].draft_texts != race["random"].draft_texts
+    measured = {d: service.measurement(ids, gamma=3, max_new_tokens=6, draft=d)[0] for d in ("aligned", "random")}
+    assert measured["random"].draft == "random draft (uniform)" and measured["aligned"].draft == pair.draft_label
