@@ -17,6 +17,7 @@ import sys
 from dataclasses import dataclass
 
 import panel as pn
+from panel.io.state import set_curdoc
 import param
 
 from chapters import registry
@@ -152,7 +153,7 @@ class SessionPage:
             return
         view, refresh = loading_view()
         (self.badge_slot if self.request.landing else self.content).objects = [view]
-        filled = []
+        filled, doc = [], pn.state.curdoc
 
         def poll():
             if filled:
@@ -161,7 +162,8 @@ class SessionPage:
                 callback.stop()
             if LOADER.ready:
                 filled.append(True)
-                pn.state.execute(fill)
+                with set_curdoc(doc):   # the loader's wake-up runs outside this page's document: the
+                    pn.state.execute(fill)   # filling task must know which page it fills
             else:
                 refresh()
 
