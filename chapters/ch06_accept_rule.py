@@ -1,36 +1,29 @@
 """Chapter 6 — the accept rule, on one position with two tokens A and B.
 
-The student sets p(A) and q(A); every draw samples x ~ q from a seeded per-session generator and
-keeps x when u < min(1, p(x)/q(x)) (`lab.sampling.accept_probability`). Running frequencies of
-"kept" per token are shown against min(1, p/q).
+The student sets p(A) and q(A); every draw is a whole round (lab.tworounds): x ~ q from the
+student's own seeded generator, kept when u < min(1, p(x)/q(x)) (`lab.sampling.accept_probability`),
+otherwise corrected from the residual. Running frequencies of "kept" per token are shown against
+min(1, p/q), and the payoff: the share of outputs that are A approaching p(A), not q(A).
 """
 from __future__ import annotations
 
 import numpy as np
 import panel as pn
 import param
-import torch
-from bokeh.models import ColumnDataSource, Label
+from bokeh.models import ColumnDataSource, Label, Span
 from bokeh.transform import dodge
 
 from chapters.base import Chapter
 from lab.display import regions
-from lab.sampling import accept_probability
+from lab.tworounds import TOKENS, rounds, running_share, student_rng, student_seed, thresholds
 from uikit import palette
 from uikit.figures import region_bars, static_figure
 from uikit.pacing import in_document
 from uikit.predict import PredictCard
 from uikit.styles import TABLE_CSS
 
-TOKENS = ("A", "B")
 QUESTION_P, QUESTION_Q = 0.6, 0.8   # the predict question's numbers
-
-
-def thresholds(p_a: float, q_a: float) -> np.ndarray:
-    """min(1, p(x)/q(x)) for x = A, B, through the lab's own accept rule."""
-    p = torch.tensor([p_a, 1 - p_a], dtype=torch.float64)
-    q = torch.tensor([q_a, 1 - q_a], dtype=torch.float64)
-    return np.array([accept_probability(p, q, x) for x in range(2)])
+SHARE_POINTS = 60                    # points a batch of draws adds to the share-of-A line
 
 
 def frequency_table_html(p_a: float, q_a: float, proposed, kept, freq, thr) -> str:
@@ -91,11 +84,40 @@ class AcceptRuleFigures:
         h.add_layout(h.legend[0], "below")
         self.freq_fig = h
 
+        # The payoff: the share of outputs that are A, round after round, against p(A) and q(A).
+        self.share_src = ColumnDataSource(dict(n=[], share=[]))
+        s = static_figure(height=260, width=520, y_range=(0, 1.02), title="Share of outputs that are A",
+                          x_axis_label="rounds so far", y_axis_label="share of A")
+        s.line(x="n", y="share", source=self.share_src, line_width=3, color=palette.INK,
+               legend_label="measured share of A")
+        self.p_span = Span(location=0, dimension="width", line_color=palette.TARGET, line_width=3)
+        self.q_span = Span(location=0, dimension="width", line_color=palette.DRAFT, line_width=3,
+                           line_dash="dashed")
+        s.add_layout(self.p_span)
+        s.add_layout(self.q_span)
+        self.p_label = Label(x=5, y=0, x_units="screen", text="", text_font_size="14px", text_color=palette.TARGET)
+        self.q_label = Label(x=5, y=0, x_units="screen", text="", text_font_size="14px", text_color=palette.DRAFT)
+        s.add_layout(self.p_label)
+        s.add_layout(self.q_label)
+        s.legend.location = "bottom_right"
+        self.share_fig = s
+
     def draw_probabilities(self, p_a: float, q_a: float) -> None:
         """p and q of A and B, split into their regions."""
         r = regions([p_a, 1 - p_a], [q_a, 1 - q_a])
         self.region_src.data = dict(token=list(TOKENS), **{k: list(v) for k, v in r.items()})
         self.pq_src.data = dict(token=list(TOKENS), p=[p_a, 1 - p_a], q=[q_a, 1 - q_a])
+        self.p_span.location, self.q_span.location = p_a, q_a
+        # the upper line's label above it, the lower one's below: the two never overlap
+        self.p_label.y = p_a + 0.02 if p_a >= q_a else p_a - 0.1
+        self.q_label.y = q_a + 0.02 if q_a > p_a else q_a - 0.1
+        self.p_label.text = f"p(A) = {p_a:.2f}: the target"
+        self.q_label.text = f"q(A) = {q_a:.2f}: the draft alone"
+        self.share_src.data = dict(n=[], share=[])
+
+    def add_share(self, n: list[int], share: list[float]) -> None:
+        """Extend the share-of-A line."""
+        self.share_src.stream(dict(n=n, share=share))
 
     def draw_draws(self, last: dict, freq: np.ndarray, thr: np.ndarray) -> None:
         """The last draw's u against its threshold, and the kept frequencies against min(1, p/q)."""
@@ -130,10 +152,11 @@ class AcceptRuleChapter(Chapter):
     proposed = param.Array(default=np.zeros(2, dtype=int), doc="How often A, B were drawn from q.")
     kept = param.Array(default=np.zeros(2, dtype=int), doc="How often A, B were kept.")
     last = param.Dict(default={}, doc="The last draw: token, u, threshold, kept.")
+    outputs = param.Array(default=np.zeros(2, dtype=int), doc="How often rounds wrote A, B.")
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
-        self.rng = np.random.default_rng(state.seed)     # one seeded generator per session
+        self.rng = student_rng(state.seed, state.owner)     # the student's own, reproducible
         self.p_slider = pn.widgets.FloatSlider.from_param(self.param.p_a, label="p(A) — target", width=250)
         self.q_slider = pn.widgets.FloatSlider.from_param(self.param.q_a, label="q(A) — draft", width=250)
         self.draw_button = pn.widgets.Button(label="Draw", color="primary", width=120)
@@ -146,6 +169,8 @@ class AcceptRuleChapter(Chapter):
         self.freq_table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.figs = AcceptRuleFigures()
         self.region_fig, self.u_fig, self.freq_fig = self.figs.region_fig, self.figs.u_fig, self.figs.freq_fig
+        self.share_fig = self.figs.share_fig
+        self.share_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.param.watch(lambda *e: self._on_probabilities(), ["p_a", "q_a"])
         self._on_probabilities()
 
@@ -167,25 +192,41 @@ class AcceptRuleChapter(Chapter):
                            hint="Now press Draw 1000 below to check.")
 
     # ---- the rule -------------------------------------------------------------------------------
+    def on_settings_changed(self, changed):
+        if "seed" in changed:                 # the student asked for other draws
+            self.reset()
+
     def draw(self, n: int = 1) -> None:
-        """n draws x ~ q, u ~ U[0, 1); keep x when u < min(1, p(x)/q(x))."""
+        """n rounds: x ~ q, u ~ U[0, 1); keep x when u < min(1, p(x)/q(x)), else correct it."""
         thr = thresholds(self.p_a, self.q_a)                       # (2,)
-        x = (self.rng.random(n) >= self.q_a).astype(int)           # 0 = A with probability q(A)
-        u = self.rng.random(n)
-        keep = u < thr[x]
-        self.proposed = self.proposed + np.bincount(x, minlength=2)
-        self.kept = self.kept + np.bincount(x[keep], minlength=2)
-        self.last = dict(token=TOKENS[x[-1]], u=float(u[-1]), threshold=float(thr[x[-1]]),
-                         kept=bool(keep[-1]), n=n)
+        r = rounds(self.p_a, self.q_a, n, self.rng)
+        before, before_a = int(self.outputs.sum()), int(self.outputs[0])
+        share = running_share(r.out, before, before_a)
+        at = np.unique(np.linspace(0, n - 1, min(n, SHARE_POINTS)).astype(int))
+        self.proposed = self.proposed + np.bincount(r.x, minlength=2)
+        self.kept = self.kept + np.bincount(r.x[r.kept], minlength=2)
+        self.outputs = self.outputs + np.bincount(r.out, minlength=2)
+        self.last = dict(token=TOKENS[r.x[-1]], u=float(r.u[-1]), threshold=float(thr[r.x[-1]]),
+                         kept=bool(r.kept[-1]), n=n, out=TOKENS[r.out[-1]])
+        in_document(self.figs.add_share, (before + at + 1).tolist(), share[at].tolist())
         self._refresh_draws()
         if self.predict is not None:
             self.predict.reveal()
 
     def reset(self) -> None:
+        """Clear the counts and start the student's draws again from their seed."""
+        self.rng = student_rng(self.state.seed, self.state.owner)
         self.proposed = np.zeros(2, dtype=int)
         self.kept = np.zeros(2, dtype=int)
+        self.outputs = np.zeros(2, dtype=int)
         self.last = {}
+        in_document(setattr, self.figs.share_src, "data", dict(n=[], share=[]))
         self._refresh_draws()
+
+    def share_of_a(self) -> float | None:
+        """The share of outputs that are A so far (None before the first round)."""
+        total = int(self.outputs.sum())
+        return self.outputs[0] / total if total else None
 
     def frequencies(self) -> np.ndarray:
         """Kept ÷ proposed per token (NaN before the first proposal of that token)."""
@@ -213,6 +254,16 @@ class AcceptRuleChapter(Chapter):
         else:
             self.last_draw.object = "<p>Press <b>Draw</b>: the draft proposes A or B from q.</p>"
         self.freq_table.object = frequency_table_html(self.p_a, self.q_a, self.proposed, self.kept, freq, thr)
+        share, total = self.share_of_a(), int(self.outputs.sum())
+        self.share_note.object = (
+            f"<p class='speclab-formula'>After <b>{total}</b> round{'s' if total != 1 else ''}, "
+            f"<b>{share:.3f}</b> of the outputs are A — the target's p(A) = {self.p_a:.2f}, not the draft's "
+            f"q(A) = {self.q_a:.2f}: kept drafts plus corrections write exactly what the target would.</p>"
+            if total else "<p>Each draw is a whole round: the kept draft, or the correction from the residual. "
+            "Draw 1000 and watch the share of A.</p>")
+        self.share_note.object += (f"<p style='color:#44474d'>Your draws use seed "
+                                   f"{student_seed(self.state.seed, self.state.owner)} (your seed setting and "
+                                   "this browser): the same draws again after Reset, other draws for a classmate.</p>")
 
     # ---- page -------------------------------------------------------------------------------------------
     def body(self):
@@ -222,5 +273,6 @@ class AcceptRuleChapter(Chapter):
             pn.Row(controls, pn.pane.Bokeh(self.region_fig), pn.pane.Bokeh(self.freq_fig)),
             pn.Row(pn.pane.Bokeh(self.u_fig), self.last_draw, sizing_mode="stretch_width"),
             self.freq_table,
+            pn.Row(pn.pane.Bokeh(self.share_fig), self.share_note, sizing_mode="stretch_width"),
             sizing_mode="stretch_width")
 

@@ -51,3 +51,32 @@ def test_predict_question(chapter):
     chapter.draw(1000)
     assert chapter.predict.correct is True
     assert "0.75" in chapter.predict.choices[2]
+
+
+def test_the_share_of_outputs_that_are_a_approaches_p_not_q(chapter):
+    chapter.param.update(p_a=0.3, q_a=0.8)
+    chapter.draw(20)
+    for _ in range(10):
+        chapter.draw(1000)
+    assert chapter.outputs.sum() == 10020
+    assert binomtest(int(chapter.outputs[0]), 10020, 0.3).pvalue > 1e-3
+    assert abs(chapter.share_of_a() - 0.3) < 0.02 and abs(chapter.share_of_a() - 0.8) > 0.4
+    line = chapter.figs.share_src.data
+    assert line["n"][-1] == 10020 and line["share"][-1] == pytest.approx(chapter.share_of_a())
+    assert list(line["n"]) == sorted(line["n"])
+    assert f"{chapter.share_of_a():.3f}</b> of the outputs are A" in chapter.share_note.object
+    chapter.reset()
+    assert chapter.outputs.sum() == 0 and len(chapter.figs.share_src.data["n"]) == 0
+
+
+def test_each_student_draws_their_own_reproducible_rounds(make_chapter, tiny_service):
+    from lab.service import Owner
+    from uikit.state import LabState
+
+    def draws(browser, seed=0):
+        ch = make_chapter(AcceptRuleChapter, LabState(tiny_service, owner=Owner(browser, "s"), seed=seed))
+        ch.draw(50)
+        return ch.last["u"], ch.outputs.tolist(), ch.proposed.tolist()
+    assert draws("alice") == draws("alice")
+    assert draws("alice") != draws("bob")
+    assert draws("alice", seed=1) != draws("alice")

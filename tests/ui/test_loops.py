@@ -53,3 +53,27 @@ def test_ch04_kept_and_rejected_drafts_differ_in_colour(page, server, shot):
     assert len(seen["rejected"]) == 2 and len(seen["kept"]) >= 1
     page.get_by_text("draft call: guess rejected", exact=False).first.wait_for()
     shot(page, "ch04-kept-rejected", scroll_to=page.get_by_text("Draft + verify", exact=True).first)
+
+
+SHARE_LINE = """() => {
+  for (const d of Bokeh.documents)
+    for (const m of d._all_models.values())
+      if (m.type === 'ColumnDataSource' && 'share' in m.data) return {n: Array.from(m.data.n), share: Array.from(m.data.share)};
+}"""
+
+
+def test_ch06_the_share_of_a_moves_toward_p(page, server, shot):
+    open_page(page, server + "?chapter=accept-rule", "Keep a guess as often as the target agrees.")
+    page.get_by_role("button", name="Draw", exact=True).click()
+    line = wait_until(lambda: (lambda d: d if d and len(d["n"]) == 1 else None)(page.evaluate(SHARE_LINE)),
+                      message="the first round on the share line")
+    assert line["share"] == [0.0] or line["share"] == [1.0]
+    many = page.get_by_role("button", name="Draw 1000")
+    for total in (1001, 2001, 3001, 4001):
+        many.click()
+        line = wait_until(lambda: (lambda d: d if d and d["n"][-1] == total else None)(page.evaluate(SHARE_LINE)),
+                          message=f"{total} rounds on the share line")
+    share = line["share"][-1]
+    assert abs(share - 0.6) < 0.03 and abs(share - 0.8) > 0.15      # p(A) = 0.6, q(A) = 0.8
+    page.get_by_text(f"{share:.3f} of the outputs are A", exact=False).wait_for()
+    shot(page, "ch06-share-of-a", scroll_to=page.get_by_text("of the outputs are A", exact=False).first)
