@@ -8,16 +8,22 @@ from tests.ui.test_tour import no_scroll
 
 QUESTION = "Five guessed words are already on the page"         # chapter 3's question
 TOUR_STEP = 8                                              # the tour's step with chapter 3's predict card
+CHOICES = ("1", "5", "6", "10")                           # chapter 3's answers, bars A to D
+SETTINGS_CARD = "Your prompt & sampling settings"         # the page's settings card, built when opened
 CRAFTED_CLICKS = """() => {
   const {ButtonClick} = Bokeh.require("core/bokeh_events");
   const buttons = [...Bokeh.documents[0].all_models].filter((m) => m.constructor.__name__ === "Button");
+  // the card's answer buttons last, so the last vote this sends is known (their labels come back)
+  buttons.sort((x, y) => x.css_classes.includes("choice") - y.css_classes.includes("choice"));
+  const labels = buttons.map((b) => b.label);
   for (const b of buttons) {                     // what a crafted message can do: click anything it has,
     b.disabled = false;                          // enabled or not, under any label
     b.label = "Reveal question 3 to the class " + "x".repeat(5000);
     b.trigger_event(new ButtonClick());
   }
-  return buttons.length;
+  return labels;
 }"""
+PROJECTOR_SCALE = "getComputedStyle(document.documentElement).getPropertyValue('--speclab-scale').trim()"
 
 
 def deep_text(pg) -> str:
@@ -36,6 +42,22 @@ def lecturer_status(pg) -> str:
     """The line under question 3's histogram on the lecturer's view."""
     status = pg.locator('.poll-status[data-q="3"]')
     return status.first.inner_text() if status.count() else ""
+
+
+def bars(*votes: str) -> list[str]:
+    """The lecturer's histogram lines for these votes, e.g. bars("1", "5", "5") -> ["A 1: 1 (33%)", "B 5: 2 (67%)"]."""
+    return [f"{'ABCD'[i]} {c}: {votes.count(c)} ({round(100 * votes.count(c) / len(votes))}%)"
+            for i, c in enumerate(CHOICES) if c in votes]
+
+
+def laid_out_at_1080(pg, selector: str, small: dict, projector: bool = False) -> bool:
+    """Whether `pg` shows its 1920×1080 layout: `selector`'s box is wider than it was at 1280×720
+    (`small`); on the projector (the tour) also the type scaled ×1.5 and the step grown to fill the
+    screen's height (assets/tour.js reports the room, shell/tour_fit.py grows the figures)."""
+    big = pg.locator(selector).first.bounding_box()
+    if not big or big["width"] < small["width"] + 300:
+        return False
+    return not projector or (pg.evaluate(PROJECTOR_SCALE) == "1.5" and big["y"] + big["height"] >= 0.9 * 1080)
 
 
 @pytest.fixture
@@ -101,10 +123,13 @@ def test_votes_reach_the_lecturer_the_reveal_reaches_students_and_the_tour(class
         shot(a, "poll-revealed-card", scroll_to=card)
         shot(lecturer, "poll-lecturer-view", scroll_to=lecturer.locator(".class-poll").first)
         shot(tour, "poll-tour-revealed")
-        for pg, name in ((a, "poll-revealed-card-1080"), (lecturer, "poll-lecturer-view-1080"),
-                         (tour, "poll-tour-revealed-1080")):
+        for pg, name, selector in ((a, "poll-revealed-card-1080", ".predict-card"),
+                                   (lecturer, "poll-lecturer-view-1080", ".class-poll"),
+                                   (tour, "poll-tour-revealed-1080", ".predict-card")):
+            small = pg.locator(selector).first.bounding_box()
             pg.set_viewport_size({"width": 1920, "height": 1080})
-            pg.wait_for_timeout(500)
+            wait_until(lambda pg=pg, selector=selector, small=small: laid_out_at_1080(pg, selector, small, pg is tour),
+                       message=f"the {name} layout")
             shot(pg, name)
 
         lecturer.get_by_role("button", name="Reset question 3").click()
@@ -122,9 +147,11 @@ def test_a_student_has_no_controls_and_crafted_messages_change_nothing(classroom
     wait_until(lambda: lecturer_status(lecturer).startswith("2 of"), message="2 votes")
     assert not has(a, "Class poll") and not has(a, "Reveal question 3") and not has(a, "Reset question")
 
-    assert c.evaluate(CRAFTED_CLICKS) >= 4                 # clicks on every button, relabelled
-    wait_until(lambda: lecturer_status(lecturer).startswith("3 of"), message="c's one vote")
-    c.wait_for_timeout(1000)
+    labels = c.evaluate(CRAFTED_CLICKS)                   # clicks on every button, relabelled
+    voted = [label for label in labels if label in CHOICES]
+    assert len(voted) == len(CHOICES) and labels[-len(CHOICES):] == voted        # the answers clicked last
+    # c's last click is its one vote; the lecturer shows it only once every click before it is handled
+    wait_until(lambda: has(lecturer, *bars("1", "5", voted[-1])), message="c's one vote, its last click")
     status = lecturer_status(lecturer)
     assert status.startswith("3 of") and "revealed" not in status       # one vote, nothing revealed
     assert not has(a, "The class's answers")
@@ -133,6 +160,10 @@ def test_a_student_has_no_controls_and_crafted_messages_change_nothing(classroom
     wait_until(lambda: has(a, "The class's answers (revealed)"), message="the reveal")
     before = deep_text(lecturer).split("Question 3", 1)[-1][:400]
     c.evaluate(CRAFTED_CLICKS)                             # after the reveal: no vote moves, no reset
-    c.wait_for_timeout(1500)
+    # c then opens its settings card: the server builds the card's widgets after handling every
+    # click sent before, and any change to the poll reaches the lecturer's page ahead of them
+    assert not has(c, "Use these settings")
+    c.get_by_text(SETTINGS_CARD).first.click()
+    c.get_by_role("button", name="Use these settings").wait_for(state="visible")
     assert deep_text(lecturer).split("Question 3", 1)[-1][:400] == before
     assert has(a, "The class's answers (revealed)")
