@@ -11,12 +11,16 @@ tour shows the same components as the chapter page.
         def body(self):                       # built once per session
             return pn.Column(self.write_button, self.busy, self.figure)
 
-`__panel__` lays out: header (number, kicker, title, intro) · predict card · body · takeaway.
+`__panel__` lays out: header (number, kicker, title, intro) · predict card · body · takeaway; a
+chapter with `presets = True` shows the preset bar (uikit.presets: preset prompts and the aligned /
+weak / random draft switch) at the top of its body.
 Model work goes through `await self.run_model(fn, *args)`: off the event loop, with the "working…"
-line shown, and a PromptError shown as one sentence instead of raised.
+line shown, and a PromptError shown as one sentence instead of raised. A service request that takes
+a `draft` (lab.service) gets the student's (`self.draft`) unless the call names one.
 """
 from __future__ import annotations
 
+import functools
 import html
 import inspect
 import logging
@@ -29,11 +33,20 @@ from lab.service import QueueFull
 from uikit.figures import readable_figures
 from uikit.panels import Busy, takeaway_box
 from uikit.predict import PredictCard
+from uikit.presets import PresetBar
 from uikit.state import SETTINGS, LabState
 from uikit.styles import BOX_CSS, HEADER_CSS, sheet
 
 log = logging.getLogger(__name__)
 
+
+@functools.cache
+def _takes_draft(fn) -> bool:
+    """Whether a service request has a `draft` parameter (the student's draft, lab.variants)."""
+    try:
+        return "draft" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 class Chapter(pn.viewable.Viewer):
@@ -45,6 +58,7 @@ class Chapter(pn.viewable.Viewer):
     intro: str = ""         # one short paragraph under the headline (markdown)
     takeaway: str = ""      # one sentence
     question: str = ""      # its "Pause & predict" question ("" for none)
+    presets: bool = False   # show the preset bar (preset prompts, aligned / weak / random draft)
 
     state = param.ClassSelector(class_=LabState)
 
@@ -53,6 +67,7 @@ class Chapter(pn.viewable.Viewer):
         self.busy = Busy()
         self.problem = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width", margin=(4, 0))
         self.predict: PredictCard | None = self.make_predict()
+        self.preset_bar: PresetBar | None = PresetBar(state) if self.presets else None
         self._view = None
         hook = self.on_settings_changed
         if inspect.iscoroutinefunction(hook):    # a chapter that asks the models again
@@ -81,6 +96,12 @@ class Chapter(pn.viewable.Viewer):
         return self.intro
 
     # --- shared behaviour ---
+    @property
+    def draft(self) -> str:
+        """Who drafts this page's rounds: the student's choice on a page with the preset bar, else
+        the pair's own draft ("aligned"), since the page shows no switch."""
+        return self.state.draft if self.presets else "aligned"
+
     def header(self) -> pn.pane.HTML:
         num = f"{self.number:02d} · " if self.number else ""
         intro = pn.pane.Markdown(self.page_intro(), css_classes=["ch-intro"], sizing_mode="stretch_width",
@@ -103,6 +124,8 @@ class Chapter(pn.viewable.Viewer):
         Returns None (and shows one sentence) when the student's input cannot be used or the model
         work fails; the page stays usable.
         """
+        if "draft" not in kwargs and _takes_draft(getattr(fn, "__func__", fn)):
+            kwargs["draft"] = self.draft
         with (busy or self.busy).working(message):
             try:
                 result = await self.state.service.run_as(self.state.owner, fn, *args, **kwargs)
@@ -131,6 +154,8 @@ class Chapter(pn.viewable.Viewer):
             parts = [self.header()]
             if self.predict is not None:
                 parts.append(self.predict)
+            if self.preset_bar is not None:
+                parts.append(self.preset_bar)
             parts += [self.body(), self.problem]
             if self.takeaway:
                 parts.append(takeaway_box(self.takeaway))

@@ -12,3 +12,66 @@ def test_a_failing_model_call_is_one_sentence_and_the_page_stays_usable(state):
     ch = Chapter(state)
     assert asyncio.run(ch.run_model(boom)) is None
     assert "could not finish" in ch.problem.object and not ch.busy.active
+
+
+def _bar_chapter(presets: bool):
+    """A small chapter with (or without) the preset bar, redoing one generation on every change."""
+    from chapters.base import Chapter
+
+    class Generation(Chapter):
+        number, slug = 99, "generation"
+
+        async def load(self):
+            ids = self.prompt_ids()
+            # no draft named: run_model passes the student's
+            self.result = await self.run_model(self.state.service.generation, ids, max_new_tokens=8)
+
+        async def on_settings_changed(self, changed):
+            await self.load()
+    Generation.presets = presets
+    return Generation
+
+
+def _settle(chapter, before):
+    """Wait (on the event loop) until the chapter has redone its result."""
+    import asyncio
+
+    async def wait():
+        for _ in range(200):
+            if chapter.result is not before:
+                return
+            await asyncio.sleep(0.05)
+    return wait()
+
+
+def test_a_chapter_with_presets_shows_the_bar_and_a_click_redoes_its_result(make_chapter, state):
+    import asyncio
+
+    from lab.presets import preset_by_key
+
+    ch = make_chapter(_bar_chapter(True), state, load=True)
+    assert ch.preset_bar is not None and ch.__panel__().objects[1] is ch.preset_bar.__panel__()   # body's top
+    first = ch.result
+
+    async def click(widget_change):
+        before = ch.result
+        widget_change()
+        await _settle(ch, before)
+    asyncio.run(click(lambda: setattr(ch.preset_bar.buttons["json"], "clicks", 1)))
+    assert state.prompt == preset_by_key("json").prompt
+    assert ch.result is not first and ch.result.prompt_ids == state.prompt_ids()
+    aligned = ch.result
+    asyncio.run(click(lambda: setattr(ch.preset_bar.switch, "value", "random")))
+    assert state.draft == "random" and ch.result is not aligned
+    assert {d.token_id for r in ch.result.rounds for d in r.drafts} == {0}     # the uniform draft's guesses
+    assert {d.token_id for r in aligned.rounds for d in r.drafts} != {0}
+
+
+def test_a_chapter_without_presets_has_no_bar_and_keeps_the_pairs_own_draft(make_chapter, state):
+    import asyncio
+
+    ch = make_chapter(_bar_chapter(False), state, load=True)
+    assert ch.preset_bar is None and ch.draft == "aligned"
+    state.draft = "random"                  # chosen on another page: this page shows no switch
+    asyncio.run(ch.load())
+    assert {d.token_id for r in ch.result.rounds for d in r.drafts} != {0}

@@ -1,0 +1,40 @@
+"""The preset bar: a preset click sets the student's prompt, the switch sets who drafts, and only the
+drafts the running pair can have are offered (the tiny pair has no weak draft)."""
+from lab.presets import PRESETS, preset_by_key
+from uikit.presets import PresetBar
+
+
+def test_a_preset_click_sets_the_prompt_and_marks_the_preset(state):
+    bar = PresetBar(state)
+    assert [b.label for b in bar.buttons.values()] == [p.label for p in PRESETS]
+    assert all(b.color == "light" for b in bar.buttons.values())      # the default prompt is no preset
+    bar.buttons["edit"].clicks += 1
+    assert state.prompt == preset_by_key("edit").prompt
+    assert [k for k, b in bar.buttons.items() if b.color == "primary"] == ["edit"]
+    assert "Drafting wins" in bar.note.object
+    bar.buttons["story"].clicks += 1
+    assert state.prompt == preset_by_key("story").prompt and "Drafting loses" in bar.note.object
+    state.prompt = "the cat"                                                  # typed in the settings
+    assert all(b.color == "light" for b in bar.buttons.values())
+
+
+def test_the_switch_offers_what_the_pair_has_and_sets_the_draft(state):
+    bar = PresetBar(state)
+    assert list(bar.switch.options.values()) == ["aligned", "random"]        # no weak draft on this pair
+    assert "This pair has no weak draft" in bar.note.object
+    bar.switch.value = "random"
+    assert state.draft == "random" and "almost nothing is kept" in bar.note.object
+    state.draft = "aligned"                                                   # and the other way round
+    assert bar.switch.value == "aligned"
+
+
+def test_a_draft_this_pair_lacks_falls_back_to_aligned(state):
+    state.draft = "weak"                                                      # kept from another pair's page
+    bar = PresetBar(state)
+    assert state.draft == "aligned" and bar.switch.value == "aligned"
+
+
+def test_every_preset_prompt_is_usable(state):
+    for preset in PRESETS:
+        state.prompt = preset.prompt
+        assert state.safe_prompt_ids() and state.error == ""
