@@ -1,7 +1,10 @@
 """Chapter 7 — the correction: after a rejection, sample from the residual (p − q)+.
 
 Target p and draft q for a live context come from the model service; the regions (overlap, too
-eager, too shy = residual) and the accept + correct Monte-Carlo come from `lab.montecarlo`.
+eager, too shy = residual) and the accept + correct Monte-Carlo come from `lab.montecarlo`, run on
+the model worker. Every distance on the page (Monte-Carlo, exact, the rules table) is over the same
+bins — the tokens on the chart plus one for all others (lab.correction); the chart leaves that last
+bin out of its bars, so it cannot squash the differences, and gives its two values in words.
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from bokeh.models import ColumnDataSource
 
 from chapters.base import Chapter
 from lab import montecarlo as mc
+from lab.correction import distances, exact_distance
 from lab.display import regions, shown_settings, top_k_union
 from lab.prompts import encode_prompt
 from lab.sampling import SamplingSettings
@@ -28,29 +32,31 @@ from uikit.tokens import unique_labels
 DEFAULT_CONTEXT = "the cat sat on the"
 SHOW = 8                     # top candidates of each model on the chart
 RUN_SIZES = {"10,000 rounds": 10_000, "100,000 rounds": 100_000, "1,000,000 rounds": 1_000_000}
-OTHER = "(all others)"
 
 
-def rule_table_html(p: np.ndarray, q: np.ndarray) -> str:
-    """Each correction rule and the exact total-variation distance of its output to p."""
-    rows = []
-    for key, label in mc.RULES.items():
-        tv = mc.total_variation(mc.output_distribution(p, q, key), p)
-        rows.append(f"<tr><td>{html.escape(label)}</td><td>{tv:.3f}</td></tr>")
+def rule_table_html(p: np.ndarray, q: np.ndarray, shown_ids: list[int]) -> str:
+    """Each correction rule and the exact total-variation distance of its output to p (same bins)."""
+    rows = [f"<tr><td>{html.escape(label)}</td><td>{exact_distance(p, q, key, shown_ids):.3f}</td></tr>"
+            for key, label in mc.RULES.items()]
     return ("<table class='speclab-table'><thead><tr><th>correction rule</th>"
             "<th>exact TV distance of the output to p</th></tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>")
 
 
-def distance_html(rule: str, d: dict) -> str:
-    """The Monte-Carlo's distance to p against sampling noise, and the rule's exact distance."""
+def distance_html(rule: str, d: dict, vocabulary: int) -> str:
+    """The Monte-Carlo's distance to p against sampling noise, the rule's exact distance on the same
+    bins, which bins, and the "all others" bin in words."""
     same = d["mc"] <= 3 * d["noise"]
     verdict = ("✓ within sampling noise: the output is distributed as p" if same else
                "✗ far beyond sampling noise: the output is not distributed as p")
+    k = d["bins"] - 1
     return (f"<div class='speclab-formula'><b>{html.escape(mc.RULES[rule])}</b>, {d['n']:,} seeded "
             f"rounds: total-variation distance to p = <b>{d['mc']:.3f}</b> (sampling noise alone ≈ "
             f"{d['noise']:.3f}) — {verdict}.<br>Exact distance of this rule's output to p: "
-            f"{d['exact']:.3f}.</div>")
+            f"{d['exact']:.3f}.<br><small>Both distances compare the same {k + 1} bins: the {k} tokens on "
+            f"the chart and one bin for the other {vocabulary - k:,} tokens, whose shares {d['n']:,} rounds "
+            f"could not measure one by one. That bin, left off the chart: output "
+            f"{d['others_sampled']:.3f}, p {d['others_p']:.3f}.</small></div>")
 
 
 class CorrectionFigures:
@@ -67,7 +73,7 @@ class CorrectionFigures:
         f.xaxis.major_label_orientation = 0.6
         self.regions_fig = f
 
-        self.out_src = ColumnDataSource(dict(token=[], sampled=[], p=[]))
+        self.out_src = ColumnDataSource(dict(token=[], sampled=[], p=[]))   # the shown tokens only
         g = static_figure(height=320, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
                           y_axis_label="share of rounds",
                           title="What actually comes out vs the target p")
@@ -84,7 +90,7 @@ class CorrectionFigures:
         self.regions_fig.y_range.end = float(max(p.max(), q.max())) * 1.35
 
     def draw_output(self, labels: list[str], sampled: np.ndarray, target: np.ndarray) -> None:
-        """What the Monte-Carlo produced beside p, per shown token and one bin for the rest."""
+        """What the Monte-Carlo produced beside p, per shown token (the rest is given in words)."""
         self.out_fig.x_range.factors = labels
         self.out_src.data = dict(token=labels, sampled=sampled, p=target)
         self.out_fig.y_range.end = float(max(sampled.max(), target.max())) * 1.3
@@ -118,8 +124,8 @@ class CorrectionChapter(Chapter):
                                             value=DEFAULT_CONTEXT, width=360)
         self.show_button = pn.widgets.Button(label="Show p and q", color="primary", width=140,
                                              align="end")
-        self.show_button.on_click(self._on_show)
-        self.context.param.watch(self._on_show, "value")      # Enter in the box also asks the models
+        self.show_button.on_click(self._on_event)
+        self.context.param.watch(self._on_event, "value")      # Enter in the box also asks the models
         self.rule_buttons = pn.widgets.RadioButtonGroup(
             label="Correction rule", options={label: key for key, label in mc.RULES.items()},
             value=self.rule, color="primary", variant="outline")
@@ -129,13 +135,13 @@ class CorrectionChapter(Chapter):
         self.size_select.link(self, value="runs")
         self.run_button = pn.widgets.Button(label="Run accept + correct", color="primary", width=200,
                                             align="end")
-        self.run_button.on_click(self._on_rule)
+        self.run_button.on_click(self._on_event)
         self.settings_note = pn.pane.HTML("", sizing_mode="stretch_width")
         self.distance = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.rule_table = pn.pane.HTML("", width=380, stylesheets=[TABLE_CSS])
         self.figs = CorrectionFigures()
         self.regions_fig, self.out_fig = self.figs.regions_fig, self.figs.out_fig   # the tour shows them
-        self.param.watch(self._on_rule, ["rule", "runs"])
+        self.param.watch(self._on_event, ["rule", "runs"])
         if served():
             pn.state.onload(self.load)
 
@@ -149,7 +155,7 @@ class CorrectionChapter(Chapter):
         def explain(truth):
             if self.p is None:
                 return "Run the Monte-Carlo below to see it."
-            tv = mc.total_variation(mc.output_distribution(self.p, self.q, "target"), self.p)
+            tv = exact_distance(self.p, self.q, "target", self.ids)
             r = mc.rejection_mass(self.p, self.q)
             return (f"Here a draft token is rejected {r:.0%} of the time. Replacing it from p gives an "
                     f"output {tv:.3f} away from p (total variation); the residual gives exactly p.")
@@ -183,9 +189,6 @@ class CorrectionChapter(Chapter):
         if self.p is not None and changed & set(SAMPLING):
             await self.load()
 
-    async def _on_show(self, event):
-        await self.load()
-
     def set_distributions(self, p: np.ndarray, q: np.ndarray, settings: SamplingSettings) -> None:
         self.p, self.q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
         tok = self.state.service.pair.tokenizer
@@ -199,10 +202,12 @@ class CorrectionChapter(Chapter):
             f"{len(self.ids)} most likely tokens of either model. A draft token is rejected "
             f"{r:.1%} of the time here (r = 1 − Σ min(p, q)).</p>")
         in_document(self.figs.draw_regions, self.labels, self.p[self.ids], self.q[self.ids])   # raw Bokeh models
-        self.rule_table.object = rule_table_html(self.p, self.q)
+        self.rule_table.object = rule_table_html(self.p, self.q, self.ids)
 
-    async def _on_rule(self, *events):
-        await self.simulate()
+    async def _on_event(self, *events):
+        """A button, the context box or the rule: load p and q for a new context, else run again."""
+        await (self.load() if events and getattr(events[0], "obj", None) in (self.show_button, self.context)
+               else self.simulate())
 
     async def simulate(self) -> None:
         """A seeded Monte-Carlo of accept + correct under the chosen rule, on the model worker."""
@@ -220,20 +225,13 @@ class CorrectionChapter(Chapter):
             self.predict.reveal()
 
     def distances(self) -> dict:
-        """Monte-Carlo TV (shown tokens + one "other" bin), its noise level, and the exact TV."""
-        n = int(self.counts.sum())
-        target = mc.bin_tail(self.p, self.ids)
-        sampled = mc.bin_tail(self.counts / n, self.ids)
-        exact = mc.output_distribution(self.p, self.q, self.rule)
-        return dict(mc=mc.total_variation(sampled, target), noise=mc.noise_level(target, n),
-                    exact=mc.total_variation(exact, self.p), n=n)
+        """Monte-Carlo TV, its noise level and the exact TV, over the shown tokens plus one "other" bin."""
+        return distances(self.p, self.q, self.counts, self.ids, self.rule)
 
     def _draw_output(self):
-        n = self.counts.sum()
-        sampled = mc.bin_tail(self.counts / n, self.ids)
-        target = mc.bin_tail(self.p, self.ids)
-        self.figs.draw_output(self.labels + [OTHER], sampled, target)
-        self.distance.object = distance_html(self.rule, self.distances())
+        shown = self.counts[self.ids] / self.counts.sum()
+        self.figs.draw_output(self.labels, shown, self.p[self.ids] / self.p.sum())
+        self.distance.object = distance_html(self.rule, self.distances(), self.p.size)
 
     # ---- page ------------------------------------------------------------------------------------------
     def body(self):

@@ -33,11 +33,26 @@ def test_only_the_residual_rule_reproduces_p(chapter):
     assert "within sampling noise" not in chapter.distance.object   # last rule shown: keep
 
 
-def test_histogram_plots_against_p(chapter):
+def test_histogram_plots_the_shown_tokens_and_words_give_the_rest(chapter):
     chapter.rule = "residual"
     data = chapter.figs.out_src.data
-    assert data["token"][-1] == "(all others)"
-    assert np.isclose(sum(data["sampled"]), 1) and np.isclose(sum(data["p"]), 1)
+    assert list(data["token"]) == chapter.labels                  # no "(all others)" bar
+    d = chapter.distances()
+    assert np.isclose(sum(data["sampled"]) + d["others_sampled"], 1)
+    assert np.isclose(sum(data["p"]) + d["others_p"], 1)
+    assert f"output {d['others_sampled']:.3f}, p {d['others_p']:.3f}" in chapter.distance.object
+    assert f"the same {len(chapter.ids) + 1} bins" in chapter.distance.object
+
+
+def test_monte_carlo_and_exact_distances_share_one_support(chapter):
+    chapter.runs = 1_000_000
+    for rule in ("target", "draft"):
+        chapter.rule = rule
+        d = chapter.distances()
+        assert d["bins"] == len(chapter.ids) + 1
+        assert abs(d["mc"] - d["exact"]) < 3 * d["noise"], rule     # the same quantity, measured
+        assert f"{d['exact']:.3f}" in chapter.rule_table.object
+    chapter.runs = 100_000
 
 
 def test_a_new_context(chapter):
