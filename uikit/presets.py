@@ -24,7 +24,7 @@ from uikit.styles import BOX_CSS, sheet
 
 SWITCH_LABELS = {"aligned": "aligned", "weak": "weak", "random": "random"}
 DRAFT_NOTES = {
-    "aligned": "the pair's own drafting",
+    "aligned": "the pair's own drafting ({label})",
     "weak": "the target's first two layers, never trained to draft",
     "random": "every token equally likely, so almost nothing is kept",
 }
@@ -69,7 +69,8 @@ class PresetBar(pn.viewable.Viewer):
             button.color = "primary" if chosen and chosen.key == key else "light"
         self.switch.value = self.state.draft
         said = [f"<b>{html.escape(chosen.label)}</b>: {html.escape(chosen.why)}"] if chosen else []
-        said.append(f"<b>{html.escape(self.state.draft)} draft</b>: {html.escape(DRAFT_NOTES[self.state.draft])}.")
+        note = DRAFT_NOTES[self.state.draft].format(label=self.state.service.pair.draft_label)
+        said.append(f"<b>{html.escape(self.state.draft)} draft</b>: {html.escape(note)}.")
         if self.missing:
             said.append(html.escape(self.missing))
         self.note.object = f'<div class="preset-note" aria-live="polite">{" ".join(said)}</div>'

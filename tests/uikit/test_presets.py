@@ -26,6 +26,7 @@ def test_the_switch_offers_what_the_pair_has_and_sets_the_draft(state):
     assert state.draft == "random" and "almost nothing is kept" in bar.note.object
     state.draft = "aligned"                                                   # and the other way round
     assert bar.switch.value == "aligned"
+    assert f"own drafting ({state.service.pair.draft_label})" in bar.note.object
 
 
 def test_a_draft_this_pair_lacks_falls_back_to_aligned(state):

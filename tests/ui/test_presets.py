@@ -1,0 +1,63 @@
+"""The preset bar in a browser (chapter 4 on the tiny pair): a preset click and the random switch each
+change the rounds shown, to exactly what the engine makes for that prompt and draft."""
+import re
+
+from tests.ui.conftest import open_page, wait_until
+
+SO_FAR = re.compile(r"So far: (\d+) tokens?")
+
+
+def _first_rounds():
+    """Round 1 as the page should show it: (tokens, first token) for the default prompt, the Code
+    preset, and the Code preset with the random draft (greedy, γ 4, seed 0, like a new student)."""
+    from chapters.ch04_guess_check_keep import MAX_NEW_TOKENS
+    from lab.engine import Decoder
+    from lab.presets import preset_by_key
+    from lab.prompts import DEFAULT_PROMPT, encode_prompt
+    from lab.tiny import tiny_pair
+    from lab.variants import DraftVariants
+    pair = tiny_pair()
+
+    def first(text, draft):
+        ids = encode_prompt(pair.tokenizer, text)
+        r = Decoder(DraftVariants().pair(pair, draft), ids, gamma=4, seed=0, max_new_tokens=MAX_NEW_TOKENS).step()
+        return len(r.emitted_ids), pair.tokenizer.decode(r.emitted_ids[:1])
+    code = preset_by_key("code").prompt
+    return first(DEFAULT_PROMPT, "aligned"), first(code, "aligned"), first(code, "random")
+
+
+def _round_one(page):
+    """Press Next round; (tokens so far, the text's first token) once round 1 shows."""
+    page.get_by_role("button", name="▶ Next round").click()
+    verdict = page.get_by_text("Round 1:", exact=False).first
+    verdict.wait_for(timeout=60000)
+    tokens = int(SO_FAR.search(verdict.inner_text()).group(1))
+    return tokens, page.locator(".chip .tx").first.inner_text().strip()
+
+
+def _started_over(page):
+    wait_until(lambda: page.get_by_text("Round 1:", exact=False).count() == 0, message="the rounds to start over")
+
+
+def test_a_preset_and_the_random_draft_change_the_rounds_shown(page, server, shot):
+    default, code_aligned, code_random = _first_rounds()
+    assert code_aligned[0] > code_random[0] == 1 and code_aligned[1] != default[1]   # the test can tell them apart
+    open_page(page, server + "?chapter=guess-check-keep", "Guess, check, keep.")
+    preset = page.get_by_role("button", name="Code", exact=True)
+    preset.wait_for(timeout=60000)
+    assert page.get_by_role("button", name="weak", exact=True).count() == 0        # the tiny pair has none
+    page.get_by_text("This pair has no weak draft", exact=False).wait_for()
+    assert _round_one(page) == default
+
+    preset.click()
+    _started_over(page)
+    wait_until(lambda: "bk-btn-primary" in (preset.get_attribute("class") or ""), message="Code marked chosen")
+    page.get_by_text("In between: the syntax is easy to guess", exact=False).wait_for()
+    assert _round_one(page) == code_aligned
+    shot(page, "presets-code-aligned", scroll_to=page.get_by_text("Round 1:", exact=False).first)
+
+    page.get_by_role("button", name="random", exact=True).click()
+    _started_over(page)
+    page.get_by_text("every token equally likely", exact=False).wait_for()
+    assert _round_one(page) == code_random
+    shot(page, "presets-code-random", scroll_to=page.get_by_text("Round 1:", exact=False).first)
