@@ -14,6 +14,7 @@ while the pair serves.
     variants = DraftVariants()
     variants.offered(pair)           # {"aligned": "", "weak": "why not…", "random": ""}   "" = offered
     variants.pair(pair, "random")    # a ModelPair drafting with the uniform draft, target shared
+    variants.label(pair, "random")   # "random draft (uniform)", nothing loaded
 """
 from __future__ import annotations
 
@@ -49,6 +50,13 @@ class DraftVariants:
             "the aligned and the random draft are offered.")
         return {"aligned": "", "weak": weak, "random": ""}
 
+    @staticmethod
+    def label(pair: ModelPair, variant: str = DEFAULT) -> str:
+        """The draft's name as pages show it, without loading anything (e.g. "random draft (uniform)")."""
+        if check_variant(variant) == DEFAULT:
+            return pair.draft_label
+        return pair.teaching_drafts.get(variant, ("", ""))[1] or LABELS[variant]
+
     def pair(self, pair: ModelPair, variant: str = DEFAULT) -> ModelPair:
         """`pair` drafting with `variant`'s draft (the same target object). A teaching draft is loaded
         on first use: call from the model worker. Raises ValueError (one sentence) for a variant
@@ -76,7 +84,7 @@ class DraftVariants:
 
 def _with_draft(pair: ModelPair, variant: str) -> ModelPair:
     """`pair` with its target, tokenizer and settings, drafting with the teaching draft `variant`."""
-    ref, label = pair.teaching_drafts.get(variant, ("", LABELS[variant]))
+    ref = pair.teaching_drafts.get(variant, ("", ""))[0]
     if ref is None:                                  # the pair's own draft is this teaching draft
         draft = pair.draft
     elif ref:
@@ -87,5 +95,5 @@ def _with_draft(pair: ModelPair, variant: str) -> ModelPair:
         cfg = pair.target.config
         draft = make_random(cfg.vocab_size, getattr(cfg, "bos_token_id", None), pair.eos_token_id,
                             getattr(cfg, "pad_token_id", None))
-    return replace(pair, draft=draft, draft_label=label or LABELS[variant], drafter="model",
+    return replace(pair, draft=draft, draft_label=DraftVariants.label(pair, variant), drafter="model",
                    policy="constant", notes={**pair.notes, "variant": variant})

@@ -308,6 +308,8 @@ def test_every_draft_shares_the_one_target_and_loads_once(monkeypatch):
     assert random.target is pair.target and random.tokenizer is pair.tokenizer and random.draft is not pair.draft
     assert random.target.config.vocab_size == random.draft.config.vocab_size == len(pair.tokenizer)
     assert service.pair_for("random") is random and made == ["random"]     # loaded once per server
+    assert random.draft_label == service.variants.label(pair, "random") == "random draft (uniform)"
+    assert service.variants.label(pair) == pair.draft_label and made == ["random"]   # labels load nothing
     service.clear()                                                         # a new pair: loaded again
     assert service.pair_for("random") is not random and made == ["random", "random"]
 
