@@ -21,27 +21,36 @@ from pathlib import Path
 from chapters.base import Chapter
 from chapters.bridge import FiveQuestions
 
-PARTS = {
-    "I": dict(name="Why", kicker="Part I of III · Intuition & motivation",
+_PARTS = {
+    "I": dict(name="Why", topic="Intuition & motivation",
               title="Why do we need a trick at all?",
               intro="No formulas yet. First the problem — what makes a large model slow — and then two "
                     "everyday observations that point to a way out.",
               summary="a big model writes one word per slow call, and two everyday observations hint at "
                       "a way out."),
-    "II": dict(name="The idea", kicker="Part II of III · The approach",
+    "II": dict(name="The idea", topic="The approach",
                title="Let the small model guess. Let the big model check.",
                intro="Put the two facts together — most words are easy, and checking is cheap — and the "
                      "whole method fits in one picture: a junior writer drafts ahead, the senior writer "
                      "approves in one look. Details wait until Part III.",
                summary="a small model guesses ahead and the big model checks: the whole method in one "
                        "picture."),
-    "III": dict(name="The details", kicker="Part III of III · Details & implementation",
+    "III": dict(name="The details", topic="Details & implementation",
                 title="Now open the box.",
                 intro="Each chapter answers one of the five questions. The symbols p, q, γ and α appear "
                       "only when they are needed, and every formula is filled in with the numbers on screen.",
                 summary="the accept rule, the correction that keeps the output exact, a round in code, and "
                         "when it really pays off."),
+    "IV": dict(name="Beyond the lecture", topic="Other guessers, other texts",
+               title="Cheaper guesses, and a bet on your text.",
+               intro="Two questions the lecture leaves open. Must a guess come from a model? And when does "
+                     "the bet pay? Both pages measure the live models on your prompt.",
+               summary="guesses copied from the text or adapted as they go, and how predictable each kind "
+                       "of text is."),
 }
+# Each part's kicker counts the parts ("Part II of" the last key, the number of parts in Roman numerals).
+PARTS = {key: {**part, "kicker": f"Part {key} of {list(_PARTS)[-1]} · {part['topic']}"}
+         for key, part in _PARTS.items()}
 
 
 @dataclass(frozen=True)

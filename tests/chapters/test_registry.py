@@ -1,4 +1,7 @@
 """The page registry is derived from the page classes: no second list to drift from them."""
+import re
+from pathlib import Path
+
 import pytest
 
 from chapters import registry
@@ -7,8 +10,9 @@ from chapters.base import Chapter
 
 def test_pages_come_in_reading_order_with_the_bridge_after_chapter_four():
     pages = registry.pages()
-    assert [p.number for p in pages] == [1, 2, 3, 4, None, 5, 6, 7, 8, 9, 10, 11]
+    assert [p.number for p in pages] == [1, 2, 3, 4, None, 5, 6, 7, 8, 9, 10, 11, 12, 13]
     assert pages[4].slug == "questions" and pages[4].part == "II"
+    assert [p.slug for p in pages if p.part == "IV"] == ["cheaper-guesses", "predictable"]
     assert len({p.slug for p in pages}) == len(pages)                    # one URL per page
 
 
@@ -22,24 +26,42 @@ def test_metadata_is_the_classes_own():
 
 def test_the_question_count_is_counted_from_the_chapters(monkeypatch):
     asked = [p for p in registry.chapter_pages() if p.chapter_class.question]
-    assert registry.question_count() == len(asked) == 10
+    assert registry.question_count() == len(asked) == 12
     ch11 = registry.page_by_number(11).chapter_class
     monkeypatch.setattr(ch11, "question", "One more?")
-    assert registry.question_count() == 11
+    assert registry.question_count() == 13
 
 
-@pytest.mark.parametrize("slug", ["", "questions", "timeline"])
+@pytest.mark.parametrize("slug", ["", "questions", "timeline", "predictable"])
 def test_neighbours_run_from_the_landing_page_to_the_last_chapter(slug):
     prev, nxt = registry.neighbours(slug)
     if slug == "":
         assert prev is None and nxt.number == 1
     elif slug == "questions":
         assert prev.number == 4 and nxt.number == 5
+    elif slug == "timeline":
+        assert prev.number == 10 and nxt.slug == "cheaper-guesses"
     else:
-        assert prev.number == 10 and nxt is None
+        assert prev.slug == "cheaper-guesses" and nxt is None
 
 
 def test_a_built_chapter_says_how_many_questions_there_are(state):
     view = registry.build(registry.page_by_slug("dilemma"), state)
     assert view.predict.total == registry.question_count()
-    assert "question 1 of 10" in view.predict.__panel__().objects[0].object
+    assert "question 1 of 12" in view.predict.__panel__().objects[0].object
+
+
+def test_part_four_is_beyond_the_lecture_and_every_kicker_counts_the_parts():
+    assert list(registry.PARTS) == ["I", "II", "III", "IV"]
+    assert registry.PARTS["IV"]["name"] == "Beyond the lecture"
+    assert [p["kicker"].split(" · ")[0] for p in registry.PARTS.values()] == [
+        "Part I of IV", "Part II of IV", "Part III of IV", "Part IV of IV"]
+    for part in registry.PARTS.values():
+        assert part["title"] and part["intro"] and part["summary"]
+
+
+def test_no_part_count_is_written_by_hand():
+    """The kickers are derived from PARTS: adding a part renames every one of them."""
+    src = Path(registry.__file__).read_text()
+    assert not re.search(r"\bof (I|II|III|IV|V|VI)\b", src)
+    assert registry.PARTS["I"]["kicker"].endswith(f"of {list(registry.PARTS)[-1]} · Intuition & motivation")

@@ -1,0 +1,226 @@
+"""Chapter 12 — cheaper guesses: prompt lookup, hybrid drafts, adaptive γ and a confidence stop,
+measured side by side on the student's prompt.
+
+"Measure all five" decodes the prompt plainly once and then with each drafting of lab.cheaper
+(one model-worker job per drafting, so the table fills row by row); a class asking for the same
+prompt and settings shares the measurements. The predict question is about the edit preset
+(lab.presets), and its verdict shows once the student has measured that prompt.
+"""
+from __future__ import annotations
+
+import html
+
+import panel as pn
+from bokeh.models import ColumnDataSource, LabelSet, Span
+
+from chapters.base import Chapter
+from lab import cheaper
+from lab.presets import preset_by_key
+from uikit import palette
+from uikit.figures import static_figure
+from uikit.pacing import in_document
+from uikit.panels import button_disabled
+from uikit.predict import PredictCard
+from uikit.styles import TABLE_CSS
+
+MAX_NEW_TOKENS = 32
+# The predict question's choices: who guesses (the drafter), as lab.cheaper keys.
+GUESSERS = {"model": "The draft model", "lookup": "Prompt lookup (copy from the text)",
+            "hybrid": "Hybrid (lookup, else the draft model)"}
+
+
+def rows_html(rows: list[cheaper.Row], plain_calls: int | None, greedy: bool) -> str:
+    """The side-by-side table: plain decoding, then each drafting measured so far."""
+    head = ("<tr><th>drafting</th><th>α</th><th>tokens per target call</th><th>c</th>"
+            "<th>speed-up</th><th>same text as plain decoding?</th></tr>")
+    body = [f"<tr><td>Plain decoding (the target alone)</td><td>–</td><td>1.00</td><td>–</td><td>1.00×</td>"
+            f"<td>the reference{f' ({plain_calls} target calls)' if plain_calls else ''}</td></tr>"]
+    for r in rows:
+        alpha = "–" if r.alpha is None else f"{r.alpha:.2f}"
+        same = ("sampling: same distribution, other draws" if r.exact is None
+                else "✓ yes, token for token" if r.exact else "✗ no")
+        body.append(f"<tr><td><b>{html.escape(r.drafting.label)}</b></td><td>{alpha}</td>"
+                    f"<td>{r.tokens_per_call:.2f} ({r.target_calls} calls)</td><td>{r.c:.3f}</td>"
+                    f"<td><b>{r.speedup:.2f}×</b></td><td>{same}</td></tr>")
+    note = "" if greedy else ("<p>At temperature &gt; 0 each drafting draws other random numbers, so the texts "
+                              "differ; each still follows the target's distribution exactly.</p>")
+    return f"<table class='speclab-table'><thead>{head}</thead><tbody>{''.join(body)}</tbody></table>{note}"
+
+
+def how_html() -> str:
+    items = "".join(f"<li><b>{html.escape(d.label)}</b> — {html.escape(d.how)}</li>" for d in cheaper.DRAFTINGS)
+    return f"<div class='speclab-live'><ul style='margin:4px 0'>{items}</ul></div>"
+
+
+class SpeedupBars:
+    """Measured speed-up per drafting (bars), with the break-even line at 1×; built once."""
+
+    def __init__(self):
+        labels = [d.label for d in cheaper.DRAFTINGS]
+        self.source = ColumnDataSource(self._data([]))
+        f = static_figure(height=260, sizing_mode="stretch_width", y_range=labels[::-1], x_range=(0, 2),
+                          title="Measured speed-up over plain decoding (right of the dashed line: faster)",
+                          x_axis_label="speed-up ×")
+        f.hbar(y="label", right="speedup", source=self.source, height=0.7, fill_color="color",
+               line_color=palette.INK, hatch_pattern="hatch", hatch_color="white", hatch_alpha=0.6)
+        f.add_layout(LabelSet(x="speedup", y="label", text="text", source=self.source, x_offset=6,
+                              y_offset=-8, text_font_size="14px", text_color=palette.INK))
+        f.add_layout(Span(location=1, dimension="height", line_dash="dashed", line_color=palette.INK, line_width=2))
+        self.figure = f
+
+    @staticmethod
+    def _data(rows):
+        return dict(label=[r.drafting.label for r in rows], speedup=[r.speedup for r in rows],
+                    color=[palette.TARGET if r.speedup >= 1 else palette.EAGER for r in rows],
+                    hatch=[" " if r.speedup >= 1 else "/" for r in rows],
+                    text=[f"{r.speedup:.2f}×" for r in rows])
+
+    def draw(self, rows: list[cheaper.Row]) -> None:
+        self.source.data = self._data(rows)
+        self.figure.x_range.end = max([2.0] + [r.speedup * 1.25 for r in rows])
+
+
+class CheaperGuessesChapter(Chapter):
+    number = 12
+    slug = "cheaper-guesses"
+    part = "IV"
+    presets = True
+    kicker = "Beyond the lecture · other ways to guess"
+    title = "Cheaper guesses."
+    intro = ("A guess need not come from a model. It can be **copied from the text itself** (prompt lookup), "
+             "the two can be **mixed** (a hybrid), and the number of guesses can **adapt**: grow after a round "
+             "that kept them all, shrink after a miss, or stop when the draft is unsure. The accept rule never "
+             "changes, so every one of them writes the target's text; only the speed differs. Press "
+             "**Measure all five** to decode your prompt each way.")
+    takeaway = ("Who guesses and how many only changes the speed, never the text: the best guesser is the "
+                "one that is right most cheaply on your kind of text.")
+    question = ("On an edit prompt — copy a text with one change — which guesser needs the fewest target calls "
+                "for the same text?")
+
+    def __init__(self, state, **params):
+        super().__init__(state, **params)
+        self.rows: list[cheaper.Row] = []
+        self.plain = None               # the plain run the rows are measured against (trace, seconds)
+        self.edit_rows: list[cheaper.Row] = []   # the last complete measurement of the edit prompt
+        self.run_button = pn.widgets.Button(label="▶ Measure all five", color="primary", width=200)
+        self.run_button.on_click(self._on_run)
+        self.prompt_line = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self.summary = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self.bars = SpeedupBars()
+        self._draw()
+
+    def make_predict(self):
+        def explain(truth):
+            calls = [f"{GUESSERS[k].split(' (')[0]} {row.target_calls}" for k in GUESSERS
+                     if (row := self._row(self.edit_rows, k)) is not None]
+            why = ("Most of an edit is a copy of the text above it, so copying guesses long runs the target "
+                   "keeps, and a copy costs no model call at all." if truth != GUESSERS["model"] else
+                   "Here the draft model's guesses were kept more often than the copies: copying only helps "
+                   "where the text repeats itself word for word.")
+            return f"Target calls for the same {self.edit_rows[0].new_tokens} tokens: {', '.join(calls)}. {why}"
+        return PredictCard(self.state, 12, self.question, choices=list(GUESSERS.values()),
+                           answer=lambda: GUESSERS[cheaper.winner(self.edit_rows).drafting.key],
+                           explanation=explain,
+                           hint="Press “Edit a record” above, then Measure all five, to check.")
+
+    @staticmethod
+    def _row(rows, key):
+        return next((r for r in rows if r.drafting.key == key), None)
+
+    # --- running ---
+    async def _on_run(self, event=None):
+        await self.measure()
+
+    def _request(self):
+        s = self.state
+        return (s.prompt, s.settings, s.gamma, s.seed, getattr(self, "draft", "aligned"))
+
+    async def measure(self) -> list[cheaper.Row] | None:
+        """Plain decoding once, then each drafting (one worker job each); the table fills as they come.
+        A prompt or setting changed meanwhile is measured next."""
+        if self.run_button.disabled:
+            return None
+        with button_disabled(self.run_button):
+            while True:
+                ids, request = self.prompt_ids(), self._request()
+                if ids is None:
+                    return None
+                rows = await self._measure(ids, request)
+                if rows is not None or request == self._request():
+                    return rows
+
+    async def _measure(self, ids, request):
+        s = self.state
+        self.rows, self.plain = [], None
+        self._draw()
+        common = dict(settings=s.settings, seed=s.seed, max_new_tokens=MAX_NEW_TOKENS)
+        gamma = s.gamma
+        plain = await self.run_model(cheaper.cached_plain, s.service, ids, **common,
+                                     message="Plain decoding first: the target alone, one call per token…")
+        if plain is None or request != self._request():
+            return None
+        self.plain = plain
+        total = len(cheaper.DRAFTINGS)
+        for i, d in enumerate(cheaper.DRAFTINGS):
+            row = await self.run_model(cheaper.cached_row, s.service, ids, d.key, gamma, **common,
+                                       message=f"Measuring {d.label} ({i + 1} of {total})…")
+            if row is None or request != self._request():     # failed, or the student changed the prompt
+                return None
+            self.rows.append(row)
+            self._draw()
+        if request[0] == preset_by_key("edit").prompt:
+            self.edit_rows = list(self.rows)
+            if self.predict is not None:
+                self.predict.reveal()
+        return self.rows
+
+    async def on_settings_changed(self, changed):
+        """The table was for the old prompt or settings: measure again if it was on screen."""
+        shown = bool(self.rows)
+        self.rows, self.plain = [], None
+        self._draw()
+        if shown:
+            await self.measure()
+
+    # --- drawing ---
+    def _draw(self):
+        s = self.state
+        text = s.prompt if len(s.prompt) <= 160 else s.prompt[:157] + "…"
+        self.prompt_line.object = (f"<div class='speclab-formula'>Your prompt: <code>{html.escape(text)}</code>"
+                                   f"<br>{html.escape(s.settings.describe())} · γ = {s.gamma} for every drafting "
+                                   f"(the adaptive one starts there) · {MAX_NEW_TOKENS} new tokens</div>")
+        greedy = s.settings.greedy
+        self.table.object = rows_html(self.rows, self.plain[0].target_calls if self.plain else None, greedy) \
+            if self.plain else ""
+        in_document(self.bars.draw, list(self.rows))
+        self.summary.object = self._summary_html()
+
+    def _summary_html(self) -> str:
+        if len(self.rows) < len(cheaper.DRAFTINGS):
+            return ""
+        best = max(self.rows, key=lambda r: r.speedup)
+        fewest = cheaper.winner(self.rows, tuple(d.key for d in cheaper.DRAFTINGS))
+        exact = [r.exact for r in self.rows]
+        same = ("Every drafting wrote exactly plain decoding's text." if all(e is True for e in exact)
+                else "" if any(e is None for e in exact) else "Some drafting changed the text!")
+        return (f"<div class='speclab-live'>Fewest target calls: <b>{html.escape(fewest.drafting.label)}</b> "
+                f"({fewest.target_calls} for {fewest.new_tokens} tokens). Fastest: <b>{html.escape(best.drafting.label)}"
+                f"</b> ({best.speedup:.2f}×). {same}<br>The text: <code>{html.escape(self.plain[0].text)}</code>"
+                f"</div>")
+
+    def body(self):
+        return pn.Column(
+            pn.pane.HTML(how_html(), sizing_mode="stretch_width", stylesheets=[TABLE_CSS]),
+            self.prompt_line,
+            pn.Row(self.run_button, self.busy, sizing_mode="stretch_width"),
+            self.table,
+            pn.pane.Bokeh(self.bars.figure, sizing_mode="stretch_width"),
+            self.summary,
+            pn.pane.Markdown(
+                "α counts kept guesses ÷ guesses; c is a guess's time ÷ one target call (prompt lookup's is "
+                "about 0); the speed-up is plain decoding's wall time ÷ this drafting's, measured now on this "
+                "machine. Prompt lookup's guesses are one-hot (q = 1 on the copied token), so a guess is kept "
+                "with probability p(x) and the output stays exact.",
+                sizing_mode="stretch_width", styles={"font-size": "0.9em", "color": palette.MUTED}),
+            sizing_mode="stretch_width")

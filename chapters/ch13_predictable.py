@@ -1,0 +1,205 @@
+"""Chapter 13 — how predictable is your text? α per kind of text, measured on the live pair.
+
+"Measure the six kinds" decodes a few held-out prompts of each kind (lab.textkinds) with the
+lecture's drafting, one model-worker job per kind with the progress shown; greedy and seeded, so
+the figures are cached per server and a class shares them. The student's own prompt is measured
+the same way and placed among them. Seed 001's argument frames it; seed 000's question closes it.
+"""
+from __future__ import annotations
+
+import html
+
+import panel as pn
+from bokeh.models import ColumnDataSource, LabelSet
+
+from chapters.base import Chapter
+from lab import analytic, textkinds
+from uikit import palette
+from uikit.figures import static_figure
+from uikit.pacing import in_document
+from uikit.panels import button_disabled
+from uikit.predict import PredictCard
+from uikit.styles import BOX_CSS, TABLE_CSS
+
+PER_KIND = 3            # held-out prompts per kind
+MAX_NEW_TOKENS = 32
+GAMMA = 4               # the lecture's γ, for every kind
+YOURS = "yours"
+
+
+def argument_html(gamma: int = GAMMA) -> str:
+    """Seed 001's argument, its numbers from the analytic model."""
+    e70 = float(analytic.expected_tokens(0.7, gamma))
+    be = {c: float(analytic.break_even_alpha(gamma, c)) for c in (0.1, 0.3)}
+    return (
+        "<div class='speclab-live'><b>Where the speed-up comes from.</b><ul style='margin:4px 0'>"
+        "<li>Why not skip the draft and hand the target random guesses? Verification is a chain: a "
+        "rejected guess drops every guess after it. A random guess 1 is rejected, so a round gives one "
+        "token — the same as plain decoding, plus the cost of drafting and checking dead positions.</li>"
+        "<li>So the target fixing mistakes was never the win: fixing only gets you back to one token per "
+        "call. <b>The win is the draft being right</b>: every kept guess is a token the target skips writing.</li>"
+        f"<li>Language is often predictable: a closing bracket, “the”, “of”, the rest of a half-typed word, "
+        f"the same variable name three lines down. Keep 70% of γ = {gamma} guesses and a target call gives "
+        f"<b>{e70:.2f}</b> tokens instead of 1.</li>"
+        f"<li>When guessing goes badly, α collapses and the draft is a tax: with γ = {gamma}, drafting breaks "
+        f"even at α = {be[0.1]:.2f} when a draft call costs 10% of a target call, and at α = {be[0.3]:.2f} "
+        "when it costs 30%. Below that it is slower than doing nothing.</li></ul>"
+        "So it is a bet on how predictable your text is. Which kinds are the predictable kind?</div>")
+
+
+REFLECTION = (
+    "<div class='takeaway' style='background:#f3f8f1;border-color:#2b7a4b'><div class='label'>🌱 To think about"
+    "</div><p><b>Two minds drew the path. Where did the deciding happen?</b> The fast guesser and the slow "
+    "target, together, write exactly the words the target would have written alone. If a quick guess and a "
+    "careful nod give the very same answer as the careful mind alone, where in all that was the choosing — "
+    "in the leap, or only in the check?</p></div>")
+
+
+class KindBars:
+    """α per kind of text (and the student's prompt, hatched), with the value on each bar; built once."""
+
+    def __init__(self):
+        self.labels = [textkinds.LABELS[k] for k in (*textkinds.KINDS, YOURS)]
+        self.source = ColumnDataSource(self._data([]))
+        f = static_figure(height=290, sizing_mode="stretch_width", x_range=self.labels, y_range=(0, 1.15),
+                          title=f"α: share of the draft model's guesses the target keeps (γ = {GAMMA}, temperature 0)",
+                          y_axis_label="α")
+        f.vbar(x="label", top="alpha", source=self.source, width=0.7, fill_color="color", line_color=palette.INK,
+               hatch_pattern="hatch", hatch_color="white", hatch_alpha=0.6)
+        f.add_layout(LabelSet(x="label", y="alpha", text="text", source=self.source, y_offset=4,
+                              text_align="center", text_font_size="15px", text_color=palette.INK))
+        self.figure = f
+
+    @staticmethod
+    def _data(results):
+        return dict(label=[r.label for r in results], alpha=[r.alpha for r in results],
+                    color=[palette.DRAFT if r.kind == YOURS else palette.TARGET for r in results],
+                    hatch=["/" if r.kind == YOURS else " " for r in results],
+                    text=[f"{r.alpha:.2f}" for r in results])
+
+    def draw(self, results) -> None:
+        self.source.data = self._data(results)
+
+
+class PredictableChapter(Chapter):
+    number = 13
+    slug = "predictable"
+    part = "IV"
+    presets = True
+    kicker = "Beyond the lecture · a bet on your text"
+    title = "How predictable is your text?"
+    intro = ("Chapter 10 said drafting pays when α is high. But α is not the draft's alone: it depends on "
+             "what is being written. Measure α for six kinds of text on the live models, and place your own "
+             "prompt among them.")
+    takeaway = ("Speculative decoding is a bet on how predictable your text is: the speed comes from the "
+                "draft being right, never from the target fixing it.")
+    question = "Which kind of text will the draft model guess best — the highest α?"
+
+    def __init__(self, state, **params):
+        super().__init__(state, **params)
+        self.results: list[textkinds.KindResult] = []
+        self.run_button = pn.widgets.Button(label="▶ Measure the six kinds", color="primary", width=240)
+        self.run_button.on_click(self._on_run)
+        self.progress = pn.indicators.Progress(value=0, max=len(textkinds.KINDS) + 1, width=240, visible=False,
+                                               margin=(12, 10))
+        self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self.bars = KindBars()
+
+    def make_predict(self):
+        labels = [textkinds.LABELS[k] for k in textkinds.KINDS]
+
+        def explain(truth):
+            ranked = sorted(self.kind_results, key=lambda r: -r.alpha)
+            order = ", ".join(f"{r.label} {r.alpha:.2f}" for r in ranked)
+            return (f"Measured α, highest first: {order}. The more a text's next tokens follow from what is "
+                    "already there — syntax, a copy, a fixed phrase — the more guesses the target keeps.")
+        return PredictCard(self.state, 13, self.question, choices=labels,
+                           answer=lambda: textkinds.most_predictable(self.kind_results).label,
+                           explanation=explain, hint="Now press Measure the six kinds below to check.")
+
+    @property
+    def kind_results(self) -> list[textkinds.KindResult]:
+        return [r for r in self.results if r.kind != YOURS]
+
+    # --- running ---
+    async def _on_run(self, event=None):
+        await self.measure()
+
+    def _request(self):
+        return self.state.prompt, getattr(self, "draft", "aligned")
+
+    async def measure(self) -> list[textkinds.KindResult] | None:
+        """Each kind, then the student's prompt, one worker job each; the bars grow as they come."""
+        if self.run_button.disabled:
+            return None
+        with button_disabled(self.run_button):
+            while True:
+                request = self._request()
+                results = await self._measure(request)
+                if results is not None or request == self._request():
+                    return results
+
+    async def _measure(self, request):
+        service, kinds = self.state.service, textkinds.kind_prompts(PER_KIND)
+        self.results = []
+        self._draw()
+        self.progress.param.update(value=0, visible=True)
+        todo = [(k, kinds[k]) for k in textkinds.KINDS] + [(YOURS, [request[0]])]
+        try:
+            for i, (kind, prompts) in enumerate(todo):
+                what = "your prompt" if kind == YOURS else f"{textkinds.LABELS[kind].lower()} ({len(prompts)} prompts)"
+                got = await self.run_model(textkinds.cached_kind, service, kind, prompts, GAMMA, MAX_NEW_TOKENS,
+                                           message=f"Measuring {what}: {i + 1} of {len(todo)}…")
+                if got is None or request != self._request():
+                    return None
+                self.results.append(got)
+                self.progress.value = i + 1
+                self._draw()
+        finally:
+            self.progress.visible = False
+        if self.predict is not None:
+            self.predict.reveal()
+        return self.results
+
+    async def on_settings_changed(self, changed):
+        """A new prompt or draft: measure again if the bars were on screen (the kinds come from the cache)."""
+        if not changed & {"prompt", "draft"}:
+            return
+        shown = bool(self.results)
+        self.results = []
+        self._draw()
+        if shown:
+            await self.measure()
+
+    # --- drawing ---
+    def _draw(self):
+        in_document(self.bars.draw, list(self.results))
+        self.table.object = self._table_html() if self.results else ""
+
+    def _table_html(self) -> str:
+        rows = []
+        for r in self.results:
+            first = r.prompts[0].replace("\n", " ")
+            example = first if len(first) <= 60 else first[:57] + "…"
+            mark = " class='current'" if r.kind == YOURS else ""
+            rows.append(f"<tr{mark}><td><b>{html.escape(r.label)}</b></td><td>{r.alpha:.2f}</td>"
+                        f"<td>{r.tokens_per_call:.2f}</td><td>{r.accepted} of {r.drafted}</td>"
+                        f"<td><code>{html.escape(example)}</code>"
+                        f"{f' and {len(r.prompts) - 1} more' if len(r.prompts) > 1 else ''}</td></tr>")
+        return ("<table class='speclab-table'><thead><tr><th>kind of text</th><th>α</th>"
+                "<th>tokens per target call</th><th>guesses kept</th><th>prompts</th></tr></thead>"
+                f"<tbody>{''.join(rows)}</tbody></table>")
+
+    def body(self):
+        caption = pn.pane.Markdown(
+            f"Each kind: its first {PER_KIND} held-out prompts (models/heldout_prompts.json, never used to "
+            f"train or tune the draft), {MAX_NEW_TOKENS} new tokens each, the draft model guessing γ = {GAMMA} "
+            "a round at temperature 0; α pools the kind's guesses. Your prompt is measured the same way.",
+            sizing_mode="stretch_width", styles={"font-size": "0.9em", "color": palette.MUTED})
+        return pn.Column(
+            pn.pane.HTML(argument_html(), sizing_mode="stretch_width", stylesheets=[TABLE_CSS]),
+            pn.Row(self.run_button, self.progress, self.busy, sizing_mode="stretch_width"),
+            pn.pane.Bokeh(self.bars.figure, sizing_mode="stretch_width"),
+            self.table, caption,
+            pn.pane.HTML(REFLECTION, sizing_mode="stretch_width", stylesheets=[BOX_CSS]),
+            sizing_mode="stretch_width")
