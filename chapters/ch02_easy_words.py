@@ -2,7 +2,9 @@
 
 The target's 20 tokens (plain decoding, the same request as chapter 1) and, at every position, the
 draft's first guess given the same prefix (one teacher-forced draft pass, `service.first_guesses`).
-Easy = same token, hard = different; click a token to see both models' top candidates there.
+Easy = same token, hard = different; click a token to see both models' top candidates there. The
+prompt is shown first, so the 20 words read as its continuation; a token of whitespace only is a
+narrow visible mark (␣ a space, ↵ a newline, ⇥ a tab) rather than an empty chip.
 """
 from __future__ import annotations
 
@@ -14,10 +16,16 @@ from chapters.base import Chapter
 from uikit import palette
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
-from uikit.styles import BOX_CSS, sheet
+from uikit.styles import BOX_CSS, CHIP_CSS, sheet
 from uikit.tokens import Chip, TokenStrip, legend, show_text
 
 N_TOKENS = 20
+SPACE_MARKS = str.maketrans({" ": "␣", "\n": "↵", "\t": "⇥", "\r": "", "\u00a0": "␣"})
+
+
+def marked(text: str) -> str:
+    """A token as a chip shows it: whitespace-only tokens as narrow marks (␣ ↵ ⇥), others as they are."""
+    return (text.translate(SPACE_MARKS) or "∅") if not text.strip() else text
 
 
 
@@ -30,7 +38,7 @@ def guesses(service, prompt_ids: list[int], settings, n_tokens: int = N_TOKENS):
 
 def candidates_table(title: str, colour: str, cands, pick_id: int) -> str:
     rows = "".join(
-        f'<tr class="{"pick" if c.token_id == pick_id else ""}"><td class="tok">{html.escape(show_text(c.text))}</td>'
+        f'<tr class="{"pick" if c.token_id == pick_id else ""}"><td class="tok">{html.escape(show_text(marked(c.text)))}</td>'
         f'<td><div class="bar" style="width:{max(1.0, c.prob * 100):.1f}%;background:{colour}"></div></td>'
         f'<td class="pr">{c.prob:.0%}</td></tr>' for c in cands)
     return f'<div><h3 style="color:{colour}">{html.escape(title)}</h3><table>{rows}</table></div>'
@@ -57,6 +65,7 @@ class EasyWordsChapter(Chapter):
         self.strip = TokenStrip(clickable=True, empty="Press “Ask the small model”: the big model's words "
                                                       "appear here, each marked easy or hard.")
         self.count = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")
+        self.prompt_line = pn.pane.HTML("", stylesheets=[CHIP_CSS], sizing_mode="stretch_width", margin=(4, 5))
         self.detail = pn.pane.HTML("", stylesheets=[BOX_CSS, sheet("ch02-candidates")], sizing_mode="stretch_width")
         self.strip.param.watch(lambda e: self.show_position(e.new), "selected")
 
@@ -92,7 +101,11 @@ class EasyWordsChapter(Chapter):
     def show(self, positions) -> None:
         self.positions = list(positions)
         self.strip.selected = None
-        self.strip.chips = [Chip(p.text, "easy" if p.easy else "hard",
+        self.prompt_line.object = (
+            '<div class="chips"><span style="font-size:1.05rem;color:#44474d">The prompt:</span>'
+            f'{Chip(self.state.prompt, "prompt", "the prompt both models continue").html()}'
+            '<span style="font-size:1.05rem;color:#44474d">→ the big model continues:</span></div>')
+        self.strip.chips = [Chip(marked(p.text), "easy" if p.easy else "hard",
                                  f"{'easy' if p.easy else 'hard'}: small model guessed {p.draft_guess_text!r}")
                             for p in self.positions]
         n = len(self.positions)
@@ -109,9 +122,9 @@ class EasyWordsChapter(Chapter):
             return
         p = self.positions[i]
         verdict = ("easy ✓: the same first guess" if p.easy else
-                   f"hard ✗: the small model would have said “{html.escape(show_text(p.draft_guess_text))}”")
+                   f"hard ✗: the small model would have said “{html.escape(show_text(marked(p.draft_guess_text)))}”")
         self.detail.object = (
-            f'<p class="pos">Word {i + 1}: “<b>{html.escape(show_text(p.text))}</b>” — {verdict}.</p>'
+            f'<p class="pos">Word {i + 1}: “<b>{html.escape(show_text(marked(p.text)))}</b>” — {verdict}.</p>'
             '<div class="cands">'
             + candidates_table("small model’s top candidates", palette.DRAFT, p.draft_top, p.draft_guess_id)
             + candidates_table("big model’s top candidates", palette.TARGET, p.target_top, p.token_id)
@@ -122,6 +135,7 @@ class EasyWordsChapter(Chapter):
             pn.Row(self.ask_button, self.busy, sizing_mode="stretch_width"),
             pn.pane.HTML('<div style="font-size:1.15rem;font-weight:700;color:#1f4e9e">The big model’s 20 words</div>',
                          sizing_mode="stretch_width", margin=(8, 5, 0, 5)),
+            self.prompt_line,
             self.strip,
             legend(["easy", "hard"]),
             self.count,

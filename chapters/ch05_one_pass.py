@@ -1,7 +1,9 @@
 """Chapter 5 — one target pass gives p at every drafted position, plus one more.
 
 A real round of the engine (a `RoundTrace` with its p and q rows) is drawn as the drafted tokens;
-clicking a position shows q and p there side by side, and the context the check assumed.
+clicking a position shows q and p there side by side, and the context the check assumed. The chart
+names its tokens in quotes at 16 px, so "," and "." are told apart on a projector; the size of the
+target's answer is said in words (γ + 1 rows, one probability per vocabulary token), not as a shape.
 Chapters 8 and 9 step through the same rounds (chapters/rounds.py).
 """
 from __future__ import annotations
@@ -24,6 +26,18 @@ from uikit.styles import BOX_CSS, CHIP_CSS, TABLE_CSS
 from uikit.tokens import Chip, TokenStrip, legend, show_text, unique_labels
 
 SHOW = 6    # top candidates of each model per position
+LABEL_SIZE = "16px"   # the chart's token names: "," and "." must differ at the back of a room
+
+
+def quoted(labels: list[str]) -> list[str]:
+    """Token names for the chart, in quotes so that punctuation and spaces show."""
+    return [f"“{label}”" for label in labels]
+
+
+def pass_size_words(rows: int, vocabulary: int) -> str:
+    """What one target pass returns, in words (rows × vocabulary)."""
+    return (f"{rows} distributions p, one per position, each giving a probability to every one of the "
+            f"{vocabulary:,} tokens in the vocabulary")
 
 
 def prefix_text(tokenizer, round_trace: RoundTrace) -> str:
@@ -92,8 +106,8 @@ class OnePassChapter(RoundChapter):
         n = len(self.generation.rounds)
         self.round_note.object = (
             f"<p class='speclab-formula'>Round {r.index + 1} of {n}: γ = {r.gamma} draft calls "
-            f"(each x ~ q), then <b>one</b> target call over {r.gamma + 1} positions → p rows "
-            f"{tuple(r.p_rows.shape)}. {html.escape(settings_note(self.settings, self.state))}</p>")
+            f"(each x ~ q), then <b>one</b> target call over {r.gamma + 1} positions → "
+            f"{pass_size_words(*r.p_rows.shape)}. {html.escape(settings_note(self.settings, self.state))}</p>")
         self._draw_pass_table()
         self.select(0 if r.gamma else r.gamma)
 
@@ -121,7 +135,7 @@ class OnePassChapter(RoundChapter):
         p_row = r.p_rows[i]
         q_row = r.q_rows[i] if i < r.gamma else None
         ids = top_k_union(p_row, q_row, SHOW)
-        labels = unique_labels([tok.decode([t]) for t in ids])
+        labels = quoted(unique_labels([tok.decode([t]) for t in ids]))
         self.bar_fig.x_range.factors = labels
         self.bar_src.data = dict(token=labels, p=p_row[ids].tolist(),
                                  q=(q_row[ids] if q_row is not None else np.zeros(len(ids))).tolist())
@@ -163,6 +177,8 @@ class OnePassChapter(RoundChapter):
         paired_bars(f, self.bar_src, ("q", palette.DRAFT, "draft q"), ("p", palette.TARGET, "target p"))
         f.legend.location = "top_right"
         f.xaxis.major_label_orientation = 0.5
+        f.xaxis.major_label_text_font_size = LABEL_SIZE
+        f.yaxis.major_label_text_font_size = LABEL_SIZE
         self.bar_fig = f
 
     # ---- page ----------------------------------------------------------------------------------------

@@ -32,3 +32,24 @@ def test_clicking_a_token_shows_both_models_top_candidates(chapter):
     html = chapter.detail.object
     assert "small model’s top candidates" in html and "big model’s top candidates" in html
     assert positions[0].target_top[0].text.strip() in html
+
+
+def test_the_prompt_comes_before_the_words(chapter):
+    asyncio.run(chapter.ask())
+    shown = chapter.prompt_line.object
+    assert "The prompt:" in shown and chapter.state.prompt in shown
+    assert shown.index(chapter.state.prompt) < shown.index("the big model continues")
+
+
+def test_whitespace_tokens_are_narrow_visible_marks(chapter):
+    from lab.compare import PositionGuess
+    from lab.trace import Candidate
+    from chapters.ch02_easy_words import marked
+    texts = ["\n", " ", "\n\n", " cat"]
+    positions = [PositionGuess(i, 10 + i, t, 10 + i, t, [Candidate(10 + i, t, 0.9)], [Candidate(10 + i, t, 0.9)])
+                 for i, t in enumerate(texts)]
+    chapter.show(positions)
+    assert [c.text for c in chapter.strip.chips] == ["↵", "␣", "↵↵", " cat"]
+    assert marked("\t") == "⇥" and marked("") == "∅"
+    chapter.strip.selected = 0
+    assert "“<b>↵</b>”" in chapter.detail.object

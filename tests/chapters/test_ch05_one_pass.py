@@ -24,7 +24,7 @@ def test_clicking_a_position_shows_q_and_p_there(chapter):
     assert chapter.position == 2
     data = chapter.bar_src.data
     tok = chapter.state.service.pair.tokenizer
-    ids = [tok.convert_tokens_to_ids(t.split(" (")[0]) for t in data["token"]]
+    ids = [tok.convert_tokens_to_ids(t.strip("“”").split(" (")[0]) for t in data["token"]]
     assert np.allclose(data["p"], r.p_rows[2][ids])
     assert np.allclose(data["q"], r.q_rows[2][ids])
     assert "assuming guesses 1…2 are right" in chapter.assumed.object
@@ -47,3 +47,13 @@ def test_next_round_moves_on(chapter):
     before = chapter.round_index
     asyncio.run(chapter.next_round())
     assert chapter.round_index == (before + 1) % len(chapter.generation.rounds)
+
+
+def test_first_timers_read_words_not_shapes_and_quoted_16px_labels(chapter):
+    r = chapter.round
+    rows, vocabulary = r.p_rows.shape
+    note = chapter.round_note.object
+    assert str(tuple(r.p_rows.shape)) not in note
+    assert f"{rows} distributions p, one per position" in note and f"{vocabulary:,} tokens" in note
+    assert all(t.startswith("“") and t.endswith("”") for t in chapter.bar_src.data["token"])
+    assert float(chapter.bar_fig.xaxis[0].major_label_text_font_size.rstrip("px")) >= 16
