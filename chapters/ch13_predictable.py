@@ -150,8 +150,10 @@ class PredictableChapter(Chapter):
                 what = "your prompt" if kind == YOURS else f"{textkinds.LABELS[kind].lower()} ({len(prompts)} prompts)"
                 got = await self.run_model(textkinds.cached_kind, service, kind, prompts, GAMMA, MAX_NEW_TOKENS,
                                            message=f"Measuring {what}: {i + 1} of {len(todo)}…")
-                if got is None or request != self._request():
+                if request != self._request() or (got is None and kind != YOURS):
                     return None
+                if got is None:          # the student's prompt cannot be used: the sentence says why
+                    break
                 self.results.append(got)
                 self.progress.value = i + 1
                 self._draw()

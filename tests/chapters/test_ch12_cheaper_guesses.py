@@ -1,0 +1,91 @@
+"""Chapter 12: every drafting measured on the student's prompt, its numbers those of real runs."""
+import asyncio
+
+import pytest
+
+from chapters import ch12_cheaper_guesses as ch12
+from chapters.ch12_cheaper_guesses import GUESSERS, CheaperGuessesChapter
+from lab import cheaper
+from lab.engine import generate
+from lab.presets import preset_by_key
+from lab.sampling import GREEDY, SamplingSettings
+
+N = 12      # new tokens per run in these tests (the page decodes more)
+
+
+@pytest.fixture
+def chapter(make_chapter, monkeypatch):
+    monkeypatch.setattr(ch12, "MAX_NEW_TOKENS", N)
+    return make_chapter(CheaperGuessesChapter)
+
+
+def run(chapter):
+    return asyncio.run(chapter.measure())
+
+
+def test_each_row_is_a_real_run_of_its_drafting_and_writes_the_plain_text(chapter):
+    rows = run(chapter)
+    assert [r.drafting.key for r in rows] == ["model", "lookup", "hybrid", "adaptive", "confident"]
+    pair, ids = chapter.state.service.pair, chapter.state.prompt_ids()
+    plain = generate(pair, ids, mode="plain", settings=GREEDY, max_new_tokens=N)
+    for row in rows:
+        d = row.drafting
+        spec = generate(pair, ids, settings=GREEDY, gamma=4, max_new_tokens=N, drafter=d.drafter, policy=d.policy)
+        assert (row.drafted, row.accepted, row.target_calls) == (spec.drafted, spec.accepted, spec.target_calls)
+        assert row.alpha == spec.alpha
+        assert row.tokens_per_call == pytest.approx(len(spec.new_ids) / spec.target_calls)
+        assert row.exact is True and spec.new_ids == plain.new_ids
+        assert row.speedup > 0 and row.c >= 0
+        table = chapter.table.object
+        assert f"{row.tokens_per_call:.2f} ({row.target_calls} calls)" in table
+        assert f"{row.speedup:.2f}×" in table
+    assert chapter.table.object.count("✓ yes, token for token") == 5
+    assert "Every drafting wrote exactly plain decoding's text." in chapter.summary.object
+    assert list(chapter.bars.source.data["speedup"]) == [r.speedup for r in rows]
+
+
+def test_the_policies_change_how_much_is_drafted_not_what_is_written(chapter):
+    rows = {r.drafting.key: r for r in run(chapter)}
+    lookup = rows["lookup"]
+    assert lookup.c < 0.05                        # a copy costs no model call
+    confident = generate(chapter.state.service.pair, chapter.state.prompt_ids(), gamma=4, max_new_tokens=N,
+                         drafter="model", policy=cheaper.BY_KEY["confident"].policy)
+    assert rows["confident"].drafted == confident.drafted <= rows["model"].drafted
+    assert len({r.text for r in rows.values()}) == 1
+
+
+def test_the_verdict_waits_for_the_edit_prompt(chapter):
+    chapter.predict.commit(GUESSERS["hybrid"])
+    run(chapter)                                   # the default prompt is not the question's
+    assert not chapter.predict.ready and "✓" not in chapter.predict._verdict.object
+    chapter.state.prompt = preset_by_key("edit").prompt
+    run(chapter)
+    assert chapter.predict.ready
+    truth = GUESSERS[cheaper.winner(chapter.edit_rows).drafting.key]
+    assert chapter.predict.correct_answer() == truth
+    assert chapter.predict.correct is (truth == GUESSERS["hybrid"])
+    calls = {r.drafting.key: r.target_calls for r in chapter.edit_rows}
+    assert f"Prompt lookup {calls['lookup']}" in chapter.predict._verdict.object
+
+
+def test_sampling_says_same_distribution_instead_of_same_tokens(chapter):
+    chapter.state.temperature = 1.0
+    rows = run(chapter)
+    assert all(r.exact is None for r in rows)
+    assert "same distribution, other draws" in chapter.table.object
+    assert chapter.state.settings == SamplingSettings(1.0)
+
+
+def test_a_changed_prompt_clears_the_table(chapter):
+    run(chapter)
+    assert chapter.rows
+    chapter.state.prompt = "the dog ran in the park"
+    run(chapter)                                   # what the page's hook does after the change
+    assert chapter.plain[0].prompt_ids == chapter.state.prompt_ids()
+    assert len(chapter.rows) == 5
+
+
+def test_an_empty_prompt_is_one_sentence(chapter):
+    chapter.state.prompt = "   "
+    assert run(chapter) is None
+    assert "empty" in chapter.problem.object and not chapter.rows and chapter.table.object == ""

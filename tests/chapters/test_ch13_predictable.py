@@ -1,0 +1,85 @@
+"""Chapter 13: α per kind of text, measured on the pair, shared by a class, the student's prompt among them."""
+import asyncio
+
+import pytest
+
+from chapters import ch13_predictable as ch13
+from chapters.ch13_predictable import PredictableChapter, argument_html
+from lab import analytic, textkinds
+from lab.engine import generate
+from lab.prompts import encode_prompt
+from lab.sampling import GREEDY
+
+N = 10
+
+
+@pytest.fixture
+def chapter(make_chapter, monkeypatch):
+    monkeypatch.setattr(ch13, "PER_KIND", 1)
+    monkeypatch.setattr(ch13, "MAX_NEW_TOKENS", N)
+    return make_chapter(PredictableChapter)
+
+
+def run(chapter):
+    return asyncio.run(chapter.measure())
+
+
+def test_alpha_per_kind_is_the_draft_models_on_those_prompts(chapter):
+    results = run(chapter)
+    assert [r.kind for r in results] == [*textkinds.KINDS, "yours"]
+    pair = chapter.state.service.pair
+    for r in results:
+        (text,) = r.prompts
+        trace = generate(pair, encode_prompt(pair.tokenizer, text), settings=GREEDY, gamma=4, max_new_tokens=N,
+                         drafter="model", policy="constant")
+        assert (r.accepted, r.drafted) == (trace.accepted, trace.drafted)
+        assert r.alpha == pytest.approx(trace.accepted / trace.drafted)
+        assert f"<td>{r.alpha:.2f}</td>" in chapter.table.object
+    assert results[-1].prompts == (chapter.state.prompt,)
+    data = chapter.bars.source.data
+    assert list(data["label"]) == ["Stories", "Facts", "Instructions", "Code", "JSON", "Edits", "Your prompt"]
+    assert list(data["alpha"]) == [r.alpha for r in results]
+    assert data["hatch"][-1] == "/" and set(data["hatch"][:-1]) == {" "}
+
+
+def test_the_verdict_shows_after_the_measurement_and_names_the_highest_alpha(chapter):
+    chapter.predict.commit("JSON")
+    assert not chapter.predict.ready
+    results = run(chapter)
+    kinds = [r for r in results if r.kind != "yours"]
+    best = max(kinds, key=lambda r: r.alpha)
+    assert chapter.predict.ready and chapter.predict.correct_answer() == best.label
+    assert chapter.predict.correct is (best.label == "JSON")
+    assert f"{best.label} {best.alpha:.2f}" in chapter.predict._verdict.object
+
+
+def test_a_class_shares_one_measurement_per_server(chapter, make_chapter):
+    first = run(chapter)
+    other = make_chapter(PredictableChapter)          # another student, same server
+    second = run(other)
+    assert all(a is b for a, b in zip(first[:-1], second[:-1]))   # the same cached objects
+
+
+def test_the_students_prompt_is_placed_among_the_kinds(chapter):
+    run(chapter)
+    chapter.state.prompt = "the cat ran under the big tree"
+    run(chapter)
+    yours = chapter.results[-1]
+    assert yours.kind == "yours" and yours.prompts == ("the cat ran under the big tree",)
+    assert chapter.bars.source.data["label"][-1] == "Your prompt"
+
+
+def test_seed_001s_numbers_are_computed_and_seed_000_closes(chapter):
+    text = argument_html(4)
+    assert f"{float(analytic.expected_tokens(0.7, 4)):.2f}" in text
+    assert f"α = {float(analytic.break_even_alpha(4, 0.3)):.2f}" in text
+    page = chapter.__panel__()
+    rendered = " ".join(str(getattr(o, "object", "")) for o in page.select(lambda o: hasattr(o, "object")))
+    assert "Where did the deciding happen?" in rendered and "in the leap, or only in the check?" in rendered
+
+
+def test_an_unusable_prompt_is_one_sentence_and_the_kinds_still_show(chapter):
+    chapter.state.prompt = "   "
+    results = run(chapter)
+    assert [r.kind for r in results] == list(textkinds.KINDS)
+    assert "empty" in chapter.problem.object and chapter.predict.ready
