@@ -61,14 +61,22 @@ def pager_html(current: str) -> str:
     return f'<nav class="pager" aria-label="Previous and next">{"".join(links)}</nav>'
 
 
+def landing_item(page: registry.Page) -> str:
+    """A part card's line for a page: numbered as the navigation numbers it (a chapter keeps its own
+    number in every part; a page without a number gets no marker)."""
+    link = f'<a href="{href(page.slug)}">{html.escape(page.short_title)}</a>'
+    if page.number:
+        return f'<li value="{page.number}">{link}</li>'
+    return f'<li style="list-style: none">{link}</li>'
+
+
 def landing_html(answers: dict | None = None) -> str:
     """The landing page; `answers` (this browser's predict & check answers) adds a progress line."""
     chapters = registry.chapter_pages()
     questions = registry.question_count()
     cards = []
     for key, part in PARTS.items():
-        items = "".join(f'<li><a href="{href(p.slug)}">{html.escape(p.short_title)}</a></li>'
-                        for p in registry.pages() if p.part == key)
+        items = "".join(landing_item(p) for p in registry.pages() if p.part == key)
         cards.append(f'<section class="partcard"><h2>Part {key} · {html.escape(part["name"])}</h2>'
                      f'<ol>{items}</ol></section>')
     summary = " ".join(f"<b>Part {k} · {html.escape(v['name'])}</b> — {html.escape(v['summary'])}"

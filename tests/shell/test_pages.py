@@ -95,3 +95,18 @@ def test_a_page_whose_tab_closed_is_discarded_at_the_next_check():
         return {sid for sid in sessions if sid in app._sessions}
 
     assert asyncio.run(go()) == {"open", "never-asked"}
+
+
+def test_the_landing_numbers_chapters_as_the_navigation_does():
+    import re
+
+    from chapters import registry
+    from shell.pages import landing_html, nav_html
+    landing, nav = landing_html(), nav_html("")
+    for page in registry.chapter_pages():
+        assert f'<li value="{page.number}"><a href="?chapter={page.slug}">' in landing
+        assert f">{page.number} · {page.short_title}<" in nav.replace("&#x27;", "'").replace("’", "’")
+    part3 = landing[landing.index("<h2>Part III"):]
+    part3 = part3[:part3.index("</section>")]
+    assert re.findall(r'value="(\d+)"', part3) == [str(p.number) for p in registry.pages() if p.part == "III"]
+    assert re.findall(r'value="(\d+)"', part3)[0] == "5"

@@ -77,3 +77,15 @@ def test_ch06_the_share_of_a_moves_toward_p(page, server, shot):
     assert abs(share - 0.6) < 0.03 and abs(share - 0.8) > 0.15      # p(A) = 0.6, q(A) = 0.8
     page.get_by_text(f"{share:.3f} of the outputs are A", exact=False).wait_for()
     shot(page, "ch06-share-of-a", scroll_to=page.get_by_text("of the outputs are A", exact=False).first)
+
+
+def test_landing_part_cards_number_chapters_as_the_sidebar(page, server, shot):
+    open_page(page, server, "Can a small model make a big one faster")
+    card = page.locator("section.partcard", has_text="Part III")
+    card.wait_for()
+    numbers = card.locator("li").evaluate_all("items => items.map(li => li.value)")
+    assert numbers == list(range(5, 5 + len(numbers))) and len(numbers) >= 7
+    side = page.locator("nav.nav li a").all_inner_texts()
+    for n, title in zip(numbers, card.locator("li a").all_inner_texts()):
+        assert f"{n} · {title}" in side
+    shot(page, "landing-numbering", scroll_to=card)
