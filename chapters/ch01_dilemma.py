@@ -1,18 +1,23 @@
 """Chapter 1 — the dilemma: the big model is good but slow, the small one fast but sloppy.
 
-"Write" asks both live models for 20 tokens of plain decoding on the student's prompt, then replays
-the two traces side by side at their measured speed: every call is drawn on one shared time axis,
-each lane's text fills in as its calls finish. Draft tokens the target would pick less than 15% of
-the time (teacher-forced target probability, raw distribution) are marked in the small model's lane.
+"Write" asks both live models for 20 tokens of plain decoding on the student's prompt and draws the
+race as it is computed (lab.racestream): every call on one shared time axis at its measured length,
+each lane's text growing while the models work. A race already computed (the server warms the
+default one at start-up, shell/warmup.py) is replayed at its measured speed instead. Draft tokens the
+target would pick less than 15% of the time (teacher-forced target probability, raw distribution)
+are marked in the small model's lane once the race is over.
 """
 from __future__ import annotations
 
+import asyncio
+import math
 import time
 
 import panel as pn
 from bokeh.models import ColumnDataSource, Label, Span
 
 from chapters.base import Chapter
+from lab.racestream import cached_race
 from lab.timeline import UNLIKELY, Race, calls_until
 from uikit import palette
 from uikit.figures import static_figure
@@ -91,6 +96,46 @@ class RaceFigure:
             label.y = y
 
 
+RECALL = ('<p style="font-size:1.05rem;color:#2b2d31">Recall the KV Cache Lab: a cache makes each call cheaper, '
+          'but the big model must still be called once for every new word.</p>')
+
+
+def words_count(n: int) -> str:
+    return count_html(n, f"of {N_TOKENS} words")
+
+
+def intro_for(pair) -> str:
+    """The intro with the pair's own size ratio and names."""
+    ratio = pair.target_params / max(1, pair.draft_params)
+    return ("A large model is a careful writer, but it writes one word per call and every call is "
+            f"expensive. A model {ratio:.0f} times smaller (here {pair.draft_label}, beside "
+            f"{pair.target_label}) answers quicker — yet it is not the writer we asked for. "
+            "Press **Write** and watch both.")
+
+
+def dilemma_card(state) -> PredictCard:
+    """Chapter 1's question: why not all 20 words in one call?"""
+    right = "Each word is computed from the words before it, so word 4 must wait for word 3"
+    return PredictCard(
+        state, 1, DilemmaChapter.question, answer=right,
+        choices=["It could, but one call for 20 words would need more memory than the GPU has",
+                 right,
+                 "It could, but the words would come out less accurate",
+                 "Only the small model can write several words per call"],
+        explanation="Writing is sequential: the model predicts the next token from everything before "
+                    "it, so it must be called once for every new token — thousands of parallel units "
+                    "cannot skip that wait.",
+        hint="Now press Write and watch both models.")
+
+
+def small_chip(r: Race, i: int, text: str) -> Chip:
+    """The small model's word i; marked once the target's probability of it is known."""
+    p = r.draft_target_p[i]
+    if math.isnan(p):
+        return Chip(text, "draft", "the small model's word (scored when the race is over)")
+    return Chip(text, "unlikely" if p < UNLIKELY else "draft", f"the big model would pick this {p:.0%} of the time here")
+
+
 class DilemmaChapter(Chapter):
     number = 1
     slug = "dilemma"
@@ -103,14 +148,10 @@ class DilemmaChapter(Chapter):
     takeaway = "We want the big model’s words at something like the small model’s speed."
     question = ("A GPU does thousands of things at once. Why can’t the big model produce all 20 words "
                 "in a single call?")
+    presets = True
 
     def page_intro(self) -> str:
-        pair = self.state.service.pair
-        ratio = pair.target_params / max(1, pair.draft_params)
-        return ("A large model is a careful writer, but it writes one word per call and every call is "
-                f"expensive. A model {ratio:.0f} times smaller (here {pair.draft_label}, beside "
-                f"{pair.target_label}) answers quicker — yet it is not the writer we asked for. "
-                "Press **Write** and watch both.")
+        return intro_for(self.state.service.pair)
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
@@ -120,6 +161,8 @@ class DilemmaChapter(Chapter):
         self._callback = None
         self._t0 = 0.0
         self._shown_counts = None
+        self.streaming = False         # the race on screen is still being computed
+        self._writes = 0               # each Write's number: a late update of an earlier one is dropped
 
         self.write_button = pn.widgets.Button(label="✎ Write", color="primary", width=160,
                                               description="Both models write 20 tokens of your prompt")
@@ -128,54 +171,63 @@ class DilemmaChapter(Chapter):
                                                  color="primary", variant="outline")
         self.big_strip = TokenStrip(empty="Press Write: the big model's words appear here.")
         self.small_strip = TokenStrip(empty="…and the small model's here.")
-        self.big_count = pn.pane.HTML(self._count_html(0), stylesheets=[BOX_CSS], width=140)
-        self.small_count = pn.pane.HTML(self._count_html(0), stylesheets=[BOX_CSS], width=140)
+        self.big_count = pn.pane.HTML(words_count(0), stylesheets=[BOX_CSS], width=140)
+        self.small_count = pn.pane.HTML(words_count(0), stylesheets=[BOX_CSS], width=140)
         self.summary = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")
         self.race_figure = RaceFigure()
         self.figure = self.race_figure.figure   # the tour shows it
 
-    # --- the predict card ---
     def make_predict(self):
-        right = "Each word is computed from the words before it, so word 4 must wait for word 3"
-        return PredictCard(
-            self.state, 1, self.question, answer=right,
-            choices=["It could, but one call for 20 words would need more memory than the GPU has",
-                     right,
-                     "It could, but the words would come out less accurate",
-                     "Only the small model can write several words per call"],
-            explanation="Writing is sequential: the model predicts the next token from everything before "
-                        "it, so it must be called once for every new token — thousands of parallel units "
-                        "cannot skip that wait.",
-            hint="Now press Write and watch both models.")
-
-    @staticmethod
-    def _count_html(n: int) -> str:
-        return count_html(n, f"of {N_TOKENS} words")
+        return dilemma_card(self.state)
 
     # --- running ---
     async def _on_write(self, event=None):
         await self.write()
 
     async def write(self) -> Race | None:
-        """Run both models (cached per prompt and settings), then replay their measured times."""
+        """Run both models, drawing the race as it is computed; a race computed before (cached per
+        prompt and settings) is replayed at its measured times."""
         ids = self.prompt_ids()
         if ids is None:
             return None
         self.stop()
+        self._writes += 1
+        write, loop, streamed = self._writes, asyncio.get_running_loop(), []
+
+        def progress(race, t):                       # on the model worker, after each call
+            streamed.append(t)
+            loop.call_soon_threadsafe(self._progress, write, race, t)
         with button_disabled(self.write_button):
-            result = await self.run_model(self.state.service.race, ids, self.state.settings, N_TOKENS,
-                                          message="Both models are writing 20 tokens…")
+            result = await self.run_model(cached_race, self.state.service, ids, self.state.settings, N_TOKENS,
+                                          progress, message="Both models are writing 20 tokens…")
+        if write != self._writes:                    # a newer Write took over
+            return None
+        self.streaming = False
         if result is None:
             return None
-        self.race = result
-        self._shown_counts = None
-        in_document(self._start_replay)
+        self.race, self._shown_counts = result, None
+        in_document(self._start_replay, not streamed)
         return result
 
-    def _start_replay(self):
+    def _progress(self, write: int, race: Race, t: float) -> None:
+        """A call has finished: draw the race so far (on the event loop)."""
+        if write == self._writes:
+            self.streaming, self.race = True, race
+            in_document(self._draw_progress, race, t)
+
+    def _draw_progress(self, race: Race, t: float) -> None:
+        if self.race is not race or not self.streaming:      # the finished race is already drawn
+            return
+        x = self.race_figure.figure.x_range
+        if t > 0.85 * x.end or not self._shown_counts:
+            x.end = max(t * 1.4, 1e-3)
+        self.show(t)
+
+    def _start_replay(self, replay: bool = True):
+        """Show the finished race: replayed from 0 (when it came from the cache), else at its end."""
         self.race_figure.figure.x_range.end = self.race.end * 1.12 or 1.0
-        self.show(0.0)
-        if self.animate and not self.state.reduced_motion:
+        self.show(0.0 if replay else self.race.end)
+        if replay and self.animate and not self.state.reduced_motion:
             self._t0 = time.perf_counter()
             self._callback = pn.state.add_periodic_callback(self._tick, period=80)   # ~12 frames/s
         else:
@@ -203,16 +255,12 @@ class DilemmaChapter(Chapter):
         if (n_big, n_small) != self._shown_counts:      # send text only when a word was added
             self._shown_counts = (n_big, n_small)
             self.big_strip.chips = [Chip(x, "target") for x in r.target_texts[:n_big]]
-            unlikely = r.unlikely
-            self.small_strip.chips = [
-                Chip(x, "unlikely" if unlikely[i] else "draft",
-                     f"the big model would pick this {r.draft_target_p[i]:.0%} of the time here")
-                for i, x in enumerate(r.draft_texts[:n_small])]
-            self.big_count.object = self._count_html(n_big)
-            self.small_count.object = self._count_html(n_small)
+            self.small_strip.chips = [small_chip(r, i, x) for i, x in enumerate(r.draft_texts[:n_small])]
+            self.big_count.object = words_count(n_big)
+            self.small_count.object = words_count(n_small)
 
         self.race_figure.draw(r, t)
-        if t >= r.end:
+        if t >= r.end and not self.streaming:
             self.summary.object = summary_html(self.race, self.state.reduced_motion)
             if self.predict is not None:
                 self.predict.reveal()
@@ -231,7 +279,5 @@ class DilemmaChapter(Chapter):
             legend(["target_call", "draft_call", "unlikely"],
                    {"target_call": "one slow big-model call", "draft_call": "one quick small-model call"}),
             self.summary,
-            pn.pane.HTML('<p style="font-size:1.05rem;color:#2b2d31">Recall the KV Cache Lab: a cache makes '
-                         'each call cheaper, but the big model must still be called once for every new word.</p>',
-                         sizing_mode="stretch_width"),
+            pn.pane.HTML(RECALL, sizing_mode="stretch_width"),
             sizing_mode="stretch_width")

@@ -61,3 +61,30 @@ def test_reduced_motion_shows_the_finished_race_at_once(make_chapter, state):
     assert ch._callback is None and ch.shown_time == race.end
     assert len(ch.small_strip.chips) == len(race.draft_texts)
     assert "reduced motion" in ch.summary.object
+
+
+def test_the_lanes_grow_while_the_models_work(make_chapter):
+    from lab.service import ModelService
+    from lab.tiny import tiny_pair
+    from uikit.state import LabState
+    pair = tiny_pair()
+    ch = make_chapter(DilemmaChapter, LabState(ModelService(lambda: pair)))    # nothing cached yet
+    seen = []
+    shown = ch.show
+
+    def record(t):
+        shown(t)
+        seen.append((ch.streaming, len(ch.big_strip.chips), len(ch.small_strip.chips), ch.summary.object))
+    ch.show = record
+    race = asyncio.run(ch.write())
+    during = [s for s in seen if s[0]]
+    assert len(during) >= 20                                   # drawn after every call but the last
+    sizes = [b + s for _, b, s, _ in during]
+    assert sizes == sorted(sizes) and sizes[0] <= 2 and sizes[-1] >= len(race.draft_texts)
+    assert all(summary == "" for *_, summary in during)        # no verdict before the race is over
+    assert seen[-1][0] is False and "The small model finished in" in seen[-1][3]
+    assert ch._callback is None and ch.shown_time == race.end  # computed live: nothing to replay
+    again = []
+    ch.show = lambda t: again.append(t) or shown(t)
+    assert asyncio.run(ch.write()) is race                     # the second Write: from the cache
+    assert again[0] == 0.0                                     # … replayed from the start

@@ -1,0 +1,37 @@
+import math
+
+from lab.prompts import DEFAULT_PROMPT, encode_prompt
+from lab.racestream import cached_race, stream_race
+from lab.sampling import GREEDY, SamplingSettings
+from lab.service import ModelService
+from lab.tiny import tiny_pair
+
+
+def test_the_streamed_race_is_the_service_race_and_grows_in_time_order():
+    pair = tiny_pair()
+    ids = encode_prompt(pair.tokenizer, DEFAULT_PROMPT)
+    settings = SamplingSettings(1.0)
+    steps = []
+    race = stream_race(pair, ids, settings, 12, on_progress=lambda r, t: steps.append((r, t)))
+    reference = ModelService(lambda: pair).race(ids, settings, 12)
+    assert race.target_texts == reference.target_texts and race.draft_texts == reference.draft_texts
+    assert race.draft_target_p == reference.draft_target_p
+    assert len(steps) == len(race.target_texts) + len(race.draft_texts) - 1
+    frontiers = [t for _, t in steps]
+    assert frontiers == sorted(frontiers)
+    for partial, t in steps:                       # every call drawn ends by the frontier of its lane
+        assert all(math.isnan(p) for p in partial.draft_target_p)
+        assert len(partial.target_texts) + len(partial.draft_texts) >= 1
+    last, _ = steps[-1]
+    assert len(last.target_texts) + len(last.draft_texts) == len(race.target_texts) + len(race.draft_texts) - 1
+
+
+def test_a_cached_race_streams_no_progress():
+    pair = tiny_pair()
+    service = ModelService(lambda: pair)
+    ids = encode_prompt(pair.tokenizer, DEFAULT_PROMPT)
+    calls = []
+    first = cached_race(service, ids, GREEDY, 8, lambda r, t: calls.append(t))
+    n = len(calls)
+    assert n > 0 and cached_race(service, ids, GREEDY, 8, lambda r, t: calls.append(t)) is first
+    assert len(calls) == n
