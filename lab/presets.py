@@ -5,7 +5,9 @@ Drafting pays when the target's next tokens are easy to guess. An edit prompt as
 text with one change, so most of the answer is already in the prompt: prompt lookup and a good draft
 guess long runs (models/heldout_prompts.json, category "edit", measured in models/drafting/). A
 story opening leaves the target free to go anywhere: few guesses survive and the draft's calls are
-wasted. Code and JSON sit between: their syntax is predictable, their content less so.
+wasted. Code and JSON sit between: their syntax is predictable, their content less so. On the embedded
+pair (greedy, γ 4, 24 tokens) the share of guesses kept is 0.77 on the edit, 0.41 on JSON, 0.38 on
+code and 0.10 on the story; the weak draft keeps at most 0.01 of its guesses, the random one none.
 
     for preset in PRESETS:
         preset.key, preset.label, preset.prompt, preset.why
@@ -33,8 +35,8 @@ PRESETS = (
            "The old lighthouse keeper climbed the stairs one last time. He",
            "Drafting loses: a story can go anywhere, so few guesses are kept and the draft's calls are wasted."),
     Preset("code", "Code",
-           'def is_prime(n):\n    """Return True when n is a prime number."""\n',
-           "In between: the syntax is easy to guess, the logic less so."),
+           'import json\n\n\ndef load_config(path):\n    """Read a JSON configuration file."""\n',
+           "In between: the syntax and the names are easy to guess, the logic less so."),
     Preset("json", "JSON",
            '{"name": "Alice", "age": 30, "city":',
            "In between: keys, quotes and commas are easy to guess, the values less so."),
