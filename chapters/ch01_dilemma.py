@@ -21,7 +21,7 @@ from lab.racestream import cached_race
 from lab.timeline import UNLIKELY, Race, calls_until
 from uikit import palette
 from uikit.figures import static_figure
-from uikit.pacing import in_document
+from uikit.pacing import in_document, served
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS
@@ -193,10 +193,11 @@ class DilemmaChapter(Chapter):
         self.stop()
         self._writes += 1
         write, loop, streamed = self._writes, asyncio.get_running_loop(), []
+        doc = pn.state.curdoc if served() else None
 
         def progress(race, t):                       # on the model worker, after each call
             streamed.append(t)
-            loop.call_soon_threadsafe(self._progress, write, race, t)
+            loop.call_soon_threadsafe(self._progress, write, race, t, doc)
         with button_disabled(self.write_button):
             result = await self.run_model(cached_race, self.state.service, ids, self.state.settings, N_TOKENS,
                                           progress, message="Both models are writing 20 tokens…")
@@ -209,11 +210,14 @@ class DilemmaChapter(Chapter):
         in_document(self._start_replay, not streamed)
         return result
 
-    def _progress(self, write: int, race: Race, t: float) -> None:
-        """A call has finished: draw the race so far (on the event loop)."""
+    def _progress(self, write: int, race: Race, t: float, doc) -> None:
+        """A call has finished: draw the race so far (on the event loop, in the page's document)."""
         if write == self._writes:
             self.streaming, self.race = True, race
-            in_document(self._draw_progress, race, t)
+            if doc is None:
+                self._draw_progress(race, t)
+            else:                                    # a next-tick callback holds the document's lock
+                doc.add_next_tick_callback(lambda: self._draw_progress(race, t))
 
     def _draw_progress(self, race: Race, t: float) -> None:
         if self.race is not race or not self.streaming:      # the finished race is already drawn

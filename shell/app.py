@@ -22,6 +22,7 @@ import param
 
 from chapters import registry
 from lab.service import Owner
+from shell import warmup
 from shell.lecturer import lecturer_view
 from shell.loading import LOADER, loading_view
 from shell.pages import html_pane, landing_html, nav_html, page_view, pager_html
@@ -267,3 +268,4 @@ def configure() -> None:
     before_browser_values(validate.screen)   # every widget value a browser sends is checked first
     on_refused_patches(validate.refused_by_bokeh)   # … and one Bokeh refuses is said on the page
     LOADER.start()   # the pair loads in the background; pages show its progress meanwhile
+    warmup.start(LOADER)   # then, once per server, the default demos are computed for first clicks

@@ -1,0 +1,87 @@
+"""Start-up warm-up: the default demos computed once per server, so a first click answers at once.
+
+A new student starts from the default prompt and settings (uikit.state.LabState). Once the pair has
+loaded, the server computes what the first click of chapters 1, 2, 4, 5 (and 8, 9: the same
+rounds), 7 and 11 asks the model service for at those defaults — each request exactly as the
+chapter makes it, so the chapter finds it in the service's cache. The jobs go one at a time through
+the model worker under the server's own owner, so a student who clicks meanwhile is served in turn
+and never waits behind the whole warm-up.
+
+    start()            # from shell/app.py's configure(): once per server, after the pair is loaded
+    run(service)       # the same, now, on this thread (tests)
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from lab import costs
+from lab.display import shown_settings
+from lab.prompts import encode_prompt
+from lab.racestream import cached_race
+from uikit.state import LabState
+
+log = logging.getLogger(__name__)
+ROUNDS = 3           # chapter 4's first rounds
+_started = False
+_lock = threading.Lock()
+
+
+def jobs(service) -> list[tuple[str, object, tuple, dict]]:
+    """(what, fn, args, kwargs) for each default demo, as the chapters ask for them."""
+    from chapters import ch01_dilemma, ch02_easy_words, ch04_guess_check_keep, ch07_correction, ch11_timeline, rounds
+    st = LabState(service)                     # what a new student starts from
+    ids, settings, shown = st.prompt_ids(), st.settings, shown_settings(st.settings)
+    context = encode_prompt(service.pair.tokenizer, ch07_correction.DEFAULT_CONTEXT)
+    out = [("chapter 1's race", cached_race, (service, ids, settings, ch01_dilemma.N_TOKENS), {}),
+           ("chapter 2's first guesses", ch02_easy_words.guesses, (service, ids, settings), {})]
+    out += [(f"chapter 4's round {i + 1}", service.round, (ids, i),
+             dict(settings=settings, gamma=st.gamma, seed=st.seed, max_new_tokens=ch04_guess_check_keep.MAX_NEW_TOKENS))
+            for i in range(ROUNDS)]
+    out += [("chapters 5, 8 and 9's rounds", service.generation, (ids,),
+             dict(mode="speculative", settings=shown, gamma=st.gamma, seed=st.seed,
+                  max_new_tokens=rounds.MAX_NEW_TOKENS, keep_rows=True, drafter="model")),
+            ("chapter 7's p and q", service.next_token_distributions, (context, shown), {}),
+            ("the pair's cost profile", costs.profile, (service.pair,), {}),
+            ("chapter 11's standard decoding", service.generation, (ids,),
+             dict(mode="plain", settings=settings, seed=st.seed, max_new_tokens=ch11_timeline.MAX_NEW_TOKENS)),
+            ("chapter 11's draft and verify", service.generation, (ids,),
+             dict(mode="speculative", settings=settings, gamma=st.gamma, seed=st.seed,
+                  max_new_tokens=ch11_timeline.MAX_NEW_TOKENS))]
+    return out
+
+
+def run(service, owner=None) -> list[str]:
+    """Compute every default demo on the model worker, one job at a time; returns what was done.
+    A job that fails is logged and skipped: the chapter will compute it on its first click."""
+    done, started = [], time.monotonic()
+    for what, fn, args, kwargs in jobs(service):
+        try:
+            service.submit(fn, *args, owner=owner, **kwargs).result()
+            done.append(what)
+        except Exception:
+            log.warning("warm-up: %s could not be computed", what, exc_info=True)
+    log.info("warm-up: %d default demos ready in %.0f s", len(done), time.monotonic() - started)
+    return done
+
+
+def _when_loaded(loader) -> None:
+    while not (loader.ready or loader.error):
+        time.sleep(0.5)
+    if loader.ready:
+        from lab import runtime
+        run(runtime.service())
+
+
+def start(loader=None) -> bool:
+    """Warm the default demos in the background once the pair has loaded (once per server)."""
+    global _started
+    with _lock:
+        if _started:
+            return False
+        _started = True
+    if loader is None:
+        from shell.loading import LOADER as loader
+    threading.Thread(target=_when_loaded, args=(loader,), name="warm-up", daemon=True).start()
+    return True
