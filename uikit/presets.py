@@ -43,7 +43,7 @@ class PresetBar(pn.viewable.Viewer):
             state.draft = DEFAULT
         self.buttons = {}
         for preset in PRESETS:
-            button = pn.widgets.Button(label=preset.label, description=preset.why, color="light", margin=(2, 3),
+            button = pn.widgets.Button(label=preset.label, color="light", margin=(2, 3),
                                        stylesheets=[sheet("presets")], css_classes=["preset"])
             button.on_click(lambda event, key=preset.key: self.choose(key))
             self.buttons[preset.key] = button
