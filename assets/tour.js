@@ -1,6 +1,7 @@
 // The guided tour's controls (shell/tour.py, TourDeck): step counter, progress bar, back/next,
 // chapter jump menu, fullscreen and leave buttons, the step's text, and the keys
-//   → / Space next · ← back · Esc leave      (F for fullscreen is the shell's ShellKeys handler)
+//   → / Space / PageDown next · ← / PageUp back · Esc leave   (F for fullscreen is the shell's ShellKeys
+//   handler; a presenter's clicker sends PageDown and PageUp)
 // Keys are ignored while focus is in a text field, textarea, select or slider, and Space is left
 // alone on buttons and links (it presses them). Moving sets `model.step`; Python swaps the live
 // components under the text and then sets `model.rendered`. The URL follows as ?tour=N.
@@ -15,6 +16,23 @@ function h(tag, attrs, ...children) {
   for (const c of children) el.append(c);
   return el;
 }
+
+// Every element under `root`, through shadow roots (Panel and Bokeh draw in shadow DOM).
+function deepAll(root, out = []) {
+  const kids = root.shadowRoot ? [...root.shadowRoot.children, ...root.children] : [...root.children];
+  for (const el of kids) { out.push(el); deepAll(el, out); }
+  return out;
+}
+function deepFind(root, cls) {
+  const kids = root.shadowRoot ? [...root.shadowRoot.children, ...root.children] : [...root.children];
+  for (const el of kids) {
+    if (el.classList && el.classList.contains(cls)) return el;
+    const found = deepFind(el, cls);
+    if (found) return found;
+  }
+  return null;
+}
+const ownText = (el) => [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
 
 // Is this key press meant for a control rather than for the tour?
 function ownedByControl(e, key) {
@@ -41,11 +59,11 @@ export function render({ model }) {
               h("kbd", { text: "Esc" }));
   const select = h("select", { class: "tour-jump", id: "tour-jump" });
   for (const c of model.chapters) select.append(h("option", { value: String(c.first), text: c.label }));
-  const jump = h("label", { class: "tour-jump-label", for: "tour-jump" }, "Chapter");
-  const back = h("button", { class: "tour-back", type: "button", "aria-keyshortcuts": "ArrowLeft" });
+  const jump = h("label", { class: "tour-jump-label tour-sr", for: "tour-jump" }, "Chapter");
+  const back = h("button", { class: "tour-back", type: "button", "aria-keyshortcuts": "ArrowLeft PageUp" });
   back.append(h("span", { "aria-hidden": "true", text: "← " }), "Back");
   const counter = h("span", { class: "tour-counter" });
-  const next = h("button", { class: "tour-next", type: "button", "aria-keyshortcuts": "ArrowRight Space" });
+  const next = h("button", { class: "tour-next", type: "button", "aria-keyshortcuts": "ArrowRight Space PageDown" });
   next.append("Next", h("span", { "aria-hidden": "true", text: " →" }));
   const fs = h("button", { class: "tour-fs", type: "button", "aria-pressed": "false", "aria-keyshortcuts": "F" });
   fs.append("Fullscreen ", h("kbd", { text: "F" }));
@@ -82,6 +100,7 @@ export function render({ model }) {
     url.searchParams.set("tour", String(n));
     if (url.href !== window.location.href) window.history.replaceState(window.history.state, "", url.href);
     document.documentElement.dataset.tourStep = String(n);
+    if (typeof zoomChips === "function" && chipZoom !== 1) zoomChips(1);
   }
   function go(n) {
     n = Math.min(Math.max(n, 1), total);
@@ -110,14 +129,16 @@ export function render({ model }) {
       const tour = window.__speclabTour;
       if (!tour || e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
       const key = e.key;
-      if (key !== "ArrowRight" && key !== "ArrowLeft" && key !== " " && key !== "Escape") return;
+      const forward = key === "ArrowRight" || key === " " || key === "PageDown";
+      const backward = key === "ArrowLeft" || key === "PageUp";
+      if (!forward && !backward && key !== "Escape") return;
       if (ownedByControl(e, key)) return;
       if (key === "Escape") {
         if (document.fullscreenElement) return;   // the browser leaves fullscreen first
         e.preventDefault(); tour.leave(); return;
       }
       e.preventDefault();
-      tour.go(key === "ArrowLeft" ? -1 : 1);
+      tour.go(backward ? -1 : 1);
     });
   }
 
@@ -153,6 +174,67 @@ export function render({ model }) {
     document.documentElement.dataset.tourRendered = String(model.rendered);
   };
   model.on("rendered", afterRender);
+
+  // Fill the screen: once a step is drawn (and whenever its content changes size), report the free
+  // room under and beside its content; Python grows the step's figures into it (shell/tour_fit.py).
+  // A few rounds a step at most, so a step that cannot grow stops asking.
+  let fitTimer = null, fitStep = 0, fitRounds = 0;
+  let chipZoom = 1;
+  function zoomChips(k) {
+    chipZoom = Math.min(Math.max(k, 1), 1.6);
+    const style = document.documentElement.style;
+    if (chipZoom === 1) {
+      style.removeProperty("--speclab-chip-size"); style.removeProperty("--speclab-chip-button-size");
+    } else {
+      style.setProperty("--speclab-chip-size", `${(1.45 * chipZoom).toFixed(2)}rem`);
+      style.setProperty("--speclab-chip-button-size", `${(1.4 * chipZoom).toFixed(2)}rem`);
+    }
+  }
+  const measureFit = () => {
+    const n = model.rendered;
+    if (!n || n !== current) return;
+    if (n !== fitStep) { fitStep = n; fitRounds = 0; }
+    const stage = deepFind(document.body, "tour-stage");
+    if (!stage || fitRounds >= 4) return;
+    let bottom = 0, right = 0;
+    for (const el of deepAll(stage)) {
+      const tag = el.tagName.toLowerCase();
+      if (tag !== "canvas" && tag !== "input" && tag !== "button" && tag !== "select" && tag !== "img" &&
+          tag !== "svg" && !ownText(el)) continue;
+      const r = el.getBoundingClientRect();
+      if (r.width < 1 || r.height < 1 || r.right < 0) continue;
+      bottom = Math.max(bottom, r.bottom); right = Math.max(right, r.right);
+    }
+    if (!bottom) return;
+    bottom = Math.max(bottom, stage.getBoundingClientRect().bottom);   // with the cards' padding and borders
+    const room = { step: n, height: Math.floor(window.innerHeight - bottom - 14),
+                   width: Math.floor(window.innerWidth - right - 26) };
+    // a step of token strips and no figure: its chips grow (or shrink back) with the free height
+    if (!deepAll(stage).some((el) => el.tagName === "CANVAS" && el.getBoundingClientRect().width > 1)) {
+      const grow = room.height > 0.25 * window.innerHeight && chipZoom < 1.6;
+      const shrink = room.height < 0 && chipZoom > 1;
+      if (grow || shrink) {
+        fitRounds += 1;
+        zoomChips(grow ? chipZoom + 0.3 : chipZoom - 0.3);
+      }
+      return;
+    }
+    if (Math.abs(room.height) < 24 && room.width < 48) return;
+    fitRounds += 1;
+    model.room = room;
+  };
+  const askFit = () => { clearTimeout(fitTimer); fitTimer = setTimeout(measureFit, 400); };
+  model.on("rendered", askFit);
+  window.__speclabTourAskFit = askFit;
+  if (!window.__speclabTourObserver) {
+    // a step's content changes size as Bokeh lays it out, and when its figures grow
+    window.__speclabTourObserver = new ResizeObserver(() => window.__speclabTourAskFit());
+    const watch = () => {
+      const stage = deepFind(document.body, "tour-stage");
+      if (stage) window.__speclabTourObserver.observe(stage); else setTimeout(watch, 200);
+    };
+    watch();
+  }
   show(model.step);
   if (model.rendered) afterRender();
   return root;

@@ -13,19 +13,19 @@ a chapter menu); the URL follows as ?tour=N, so a lecturer can resume at any ste
 """
 from __future__ import annotations
 
+import asyncio
 import html
 import logging
 
 import panel as pn
 import param
 from bokeh.model import Model as BokehModel
-from bokeh.models import Plot
+from panel.io.state import set_curdoc
 
 from chapters import registry
 from chapters.registry import PARTS
 from shell.tour_steps import TOUR, clamp_step, first_step
-from uikit.figures import figure_type_sizes, type_size
-from uikit.pacing import in_document
+from shell.tour_fit import StageSizer
 from uikit.panels import takeaway_box
 from uikit.state import LabState
 from uikit.styles import ASSETS, sheet
@@ -34,6 +34,7 @@ from uikit.tokens import lane, legend
 log = logging.getLogger(__name__)
 
 TOUR_CSS = sheet("tour")
+STAGE_CSS = sheet("tour-stage")      # small print of the chapters' sheets, raised on the projector
 TOUR_JS = (ASSETS / "tour.js").read_text()
 
 
@@ -71,6 +72,8 @@ class TourDeck(pn.custom.JSComponent):
     page_css = param.String(default="")
     scale = param.Number(default=1.0, bounds=(1.0, 2.0),
                          doc="How much larger than at 1280×720 the screen is (the browser reports it).")
+    room = param.Dict(default={}, doc="The free room around the drawn step's content (the browser "
+                                      "reports it): {'step': n, 'height': px, 'width': px}.")
 
     _esm = TOUR_JS
     _stylesheets = [TOUR_CSS]
@@ -108,9 +111,10 @@ class Tour(pn.viewable.Viewer):
         self.deck = TourDeck(step=step, steps=step_meta(), chapters=chapter_menu(), page_css=TOUR_CSS,
                              sizing_mode="stretch_width", margin=(0, 0, 4, 0))
         self.stage = pn.Column(sizing_mode="stretch_width", margin=(0, 0), css_classes=["tour-stage"])
-        self._base: dict[int, tuple] = {}           # id of a sized object -> (it, its sizes at scale 1)
+        self.sizer = StageSizer(self.stage)
         self.deck.param.watch(lambda e: self.show(e.new), "step")
         self.deck.param.watch(lambda e: self.rescale(), "scale")
+        self.deck.param.watch(lambda e: self.fit(e.new), "room")
         self.show(step)
 
     # --- chapters and their components ---
@@ -150,6 +154,13 @@ class Tour(pn.viewable.Viewer):
             return lane(spec["lane"], "", strip, count)
         if isinstance(spec, dict) and "legend" in spec:
             return legend(spec["legend"])
+        if isinstance(spec, dict) and "item" in spec:
+            obj = self.item(number, spec["item"], in_row)
+            if "width" in spec:
+                obj.param.update(width=spec["width"], sizing_mode="fixed")
+            return obj
+        if isinstance(spec, dict) and "button" in spec:
+            return self.button(number, spec["button"])
         if spec == "overview":
             return pn.pane.HTML(overview_html(), stylesheets=[TOUR_CSS], sizing_mode="stretch_width")
         if spec == "predict":
@@ -171,6 +182,14 @@ class Tour(pn.viewable.Viewer):
             return self._items[key]
         return value
 
+    def button(self, number: int, label: str):
+        """The chapter's button labelled `label` (an empty spacer while the chapter has none)."""
+        found = [b for b in self._body(number).select(pn.widgets.Button) if b.label == label]
+        if not found:
+            log.warning("tour: chapter %s has no button %r; the step shows the rest", number, label)
+            return pn.Spacer(width=0, height=0, margin=0)
+        return found[0]
+
     def _missing(self, number: int, name: str):
         log.warning("tour: chapter %s has no %r; showing its whole body", number, name)
         return pn.Column(_note(f"(This step shows the whole chapter {number}: it has no “{name}” component.)"),
@@ -190,59 +209,59 @@ class Tour(pn.viewable.Viewer):
             return [_note(f"Chapter {number} could not be built ({type(err).__name__}: {err}); the other "
                           "steps work — press → to go on.", "tour-error")]
         try:
-            return [self.item(number, s) for s in spec.get("show", ["body"])]
+            objects = [self.item(number, s) for s in spec.get("show", ["body"])]
         except Exception as err:
             log.exception("tour: step %s could not be drawn", step)
             return [_note(f"This step could not be drawn ({type(err).__name__}: {err}); press → to go on.",
                           "tour-error")]
+        for pane in (p for obj in objects for p in _html_panes(obj)):
+            if STAGE_CSS not in pane.stylesheets:     # before the page draws it
+                pane.stylesheets = [*pane.stylesheets, STAGE_CSS]
+        return objects
 
     def show(self, step: int) -> None:
         step = clamp_step(step)
         self.stage.objects = self.objects_for(step)
-        self.rescale()
+        self.sizer.rescale(self.deck.scale, step)
         self.deck.rendered = step
+        self.prefetch(step + 1)
 
-    # --- projector scale: the page's type grows with the screen (CSS); fixed sizes follow here ---
+    def prefetch(self, step: int) -> None:
+        """Build the components of `step` (its chapter too) once the current step is on its way to
+        the browser, so pressing → swaps in objects that are already there. Off the document lock:
+        building touches no model the page shows."""
+        doc = pn.state.curdoc
+        if step > len(TOUR) or doc is None or doc.session_context is None:
+            return
+
+        def build():
+            if self.deck.rendered == step - 1:     # still where we were: the lecturer is reading
+                with set_curdoc(doc):
+                    self.objects_for(step)
+        asyncio.get_running_loop().call_later(0.3, build)
+
+    # --- projector scale and free room (shell/tour_fit.py) ---
     def rescale(self) -> None:
-        """Give every fixed-size object on the stage its size at 1280×720 times `deck.scale`: Panel
-        widgets and panes directly, Bokeh figures (and their type) where the document lock is held."""
-        k = self.deck.scale
-        for obj in self.stage.select(lambda o: isinstance(o, pn.viewable.Layoutable)):
-            # keyed by id, holding the object too, so an id is never reused for another object
-            _, base = self._base.setdefault(id(obj), (obj, {"width": obj.width, "height": obj.height}))
-            sizes = {n: round(v * k) for n, v in base.items() if v and obj.sizing_mode in (None, "fixed")}
-            if sizes:
-                obj.param.update(**{n: v for n, v in sizes.items() if getattr(obj, n) != v})
-        figures = [m for pane in self.stage.select(pn.pane.Bokeh) if pane.object is not None
-                   for m in pane.object.select({"type": Plot})]
-        if figures:
-            in_document(self._rescale_figures, figures, k)
+        """Every fixed-size object on the stage at its size for the screen's scale."""
+        self.sizer.rescale(self.deck.scale, self.deck.rendered or self.deck.step)
 
-    def _rescale_figures(self, figures, k: float) -> None:
-        for fig in figures:
-            _, base = self._base.setdefault(id(fig), (fig, _figure_sizes(fig)))
-            for (model, name), value in base.items():
-                new = _scaled(value, k)
-                if getattr(model, name) != new:
-                    setattr(model, name, new)
+    def fit(self, room: dict) -> None:
+        """The step's figures grow into the room the browser reports free (for the step on screen)."""
+        if room and room.get("step") == self.deck.rendered == self.deck.step:
+            self.sizer.fit(self.deck.scale, self.deck.rendered, room)
 
     def __panel__(self):
         return pn.Column(self.deck, self.stage, sizing_mode="stretch_width", margin=0, css_classes=["tour"])
 
 
-def _figure_sizes(fig: Plot) -> dict:
-    """(model, property) -> value at scale 1 for a figure's fixed width/height and its type sizes."""
-    out = {}
-    if fig.height and fig.sizing_mode in (None, "fixed", "stretch_width"):
-        out[(fig, "height")] = fig.height
-    if fig.width and fig.sizing_mode in (None, "fixed", "stretch_height"):
-        out[(fig, "width")] = fig.width
-    out.update(figure_type_sizes(fig))
-    return out
-
-
-def _scaled(value, k: float):
-    return type_size(value, k) if isinstance(value, str) else round(value * k)
+def _html_panes(obj):
+    """The HTML panes in a layout, also inside the components (Viewers) it holds."""
+    if isinstance(obj, pn.viewable.Viewer):
+        obj = obj.__panel__()
+    if isinstance(obj, pn.pane.HTML):
+        yield obj
+    for child in getattr(obj, "objects", None) or []:
+        yield from _html_panes(child)
 
 
 def build_tour(state: LabState, step: int | None = None):

@@ -15,6 +15,10 @@ Data only (the landing page counts it; shell/tour.py draws it). Each step:
                             a labelled lane (uikit.tokens.lane) around the chapter's strip
     {"legend": ["easy", "hard"]}
                             the shared legend for those token states (uikit.tokens.legend)
+    {"item": "code", "width": 740}
+                            an item of that fixed width (px at 1280×720; the screen's scale applies)
+    {"button": "Its label"} the chapter's button with exactly that label (left out, with a log line,
+                            while the chapter has none)
 A name the chapter does not have falls back to its whole body, with a note (see tour.py).
 """
 from __future__ import annotations
@@ -91,14 +95,18 @@ TOUR = [
     {"chapter": 8, "show": [["step_button", "next_button", "restart_button", "busy"], "round_note",
                             "drafts_strip", "table"],
      "text": "Step through it: each draft token is kept or rejected, left to right."},
-    {"chapter": 8, "show": [["step_button", "busy"], "explain", "text_strip"],
-     "text": "Keep the prefix, correct once, drop the rest. All kept? The target's extra row gives a bonus token."},
+    {"chapter": 8, "show": [[{"button": "Show a round where every draft is kept"}, "step_button", "busy"],
+                            "explain", "table", "text_strip"],
+     "text": "Keep the prefix, correct once, drop the rest. Press “Show a round where every draft is kept”: "
+             "all kept, the target's extra row gives a bonus token."},
     # --- 9 the round in code ---
-    {"chapter": 9, "show": [["step_button", "run_button", "next_button", "busy"], ["code", "variables"]],
+    {"chapter": 9, "show": [["step_button", "run_button", "next_button", "busy"],
+                            [{"item": "code", "width": 740}, "variables"]],
      "text": "Seventeen lines: Step lights the line that runs, its variables beside it."},
     {"chapter": 9, "show": ["predict"],
      "text": "Set the temperature to 0. What does the accept test turn into?"},
-    {"chapter": 9, "show": [["temperature_slider", "step_button", "busy"], "code"],
+    {"chapter": 9, "show": [["temperature_slider", "step_button", "busy"],
+                            [{"item": "code", "width": 740}, "variables"]],
      "text": "At temperature 0 the accept test reads: draft token == the target's argmax."},
     # --- 10 when does drafting save time? ---
     {"chapter": 10, "show": ["predict", "try_question"],

@@ -26,15 +26,17 @@ MIN_TYPE = {"px": 14.0, "pt": 10.5}   # a figure's smallest type: legible on a p
 
 def figure_type_sizes(fig) -> dict:
     """(model, property) -> size, for every fixed type size ("12px", "9pt") in a Bokeh figure: its
-    title, axes, legends and labels, which all sit in the figure's side and centre panels. Text
-    drawn as a glyph (`fig.text`) is data, not a panel: its chapter sizes it (14 px)."""
+    title, axes, legends and labels (the figure's side and centre panels) and the text its glyphs
+    draw (`fig.text` labels on bars and lanes), so all of them grow together on a projector."""
     out = {}
-    for model in (fig.title, *fig.above, *fig.below, *fig.left, *fig.right, *fig.center):
+    glyphs = [getattr(r, "glyph", None) for r in getattr(fig, "renderers", [])]
+    for model in (fig.title, *fig.above, *fig.below, *fig.left, *fig.right, *fig.center, *glyphs):
         if model is None or isinstance(model, str):
             continue
         for name in model.properties():
             if name.endswith("text_font_size"):
                 value = getattr(model, name)
+                value = getattr(value, "value", value)     # a glyph's size is a Value
                 if isinstance(value, str) and _TYPE_SIZE.match(value):
                     out[(model, name)] = value
     return out
