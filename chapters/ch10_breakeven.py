@@ -219,10 +219,15 @@ class BreakEvenChapter(Chapter):
 
     async def load(self) -> None:
         """Fetch the pair's cost profile (measured once per server) and draw the measured curves."""
-        got = await self.run_model(costs.profile, self.state.service.pair,
+        got = await self.run_model(costs.of_service, self.state.service,
                                    message="Timing this pair's calls (once per server)…")
         if got is not None:
             self.profile = got
+
+    async def on_settings_changed(self, changed: set[str]) -> None:
+        """Another draft (the preset bar) costs its own c: fetch that pair's profile."""
+        if "draft" in changed and self.profile is not None:
+            await self.load()
 
     # ---- pure numpy updates -----------------------------------------------------------------
     def numbers(self) -> dict:
@@ -263,7 +268,7 @@ class BreakEvenChapter(Chapter):
                 service.measurement, ids, gamma=self.gamma, settings=self.state.settings,
                 max_new_tokens=REQUEST_TOKENS, seed=self.state.seed,
                 message="Measuring plain and speculative decoding on your models…")
-            profile = self.profile or await self.run_model(costs.profile, service.pair)
+            profile = await self.run_model(costs.of_service, service)   # shared: at once when known
         if result is None or profile is None:
             return
         m, plain, spec = result

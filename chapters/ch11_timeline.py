@@ -55,7 +55,8 @@ def summary_html(s: Schedule, plain: GenerationTrace, spec: GenerationTrace) -> 
             + "</tbody></table>"
             f"<p class='speclab-formula'>Both lanes wrote {same_text(plain, spec)}. Time in target-call units, "
             f"all measured on this pair's cost profile: a one-position target call = 1 ({1000 * p.unit:.1f} ms); "
-            f"a verify pass costs what it measured for its positions ({passes} here, not exactly 1); one draft "
+            f"a verify pass costs what it measured for its positions ({passes} here, where the lecture counts "
+            f"1); one draft "
             f"call c = {s.c:.2f}; prefill {s.prefill:.1f}. Decode speed-up on this request: "
             f"<b class='decode-speedup'>{s.decode_speedup:.2f}×</b>. Prefill is the same in both lanes, so "
             f"the first token is not faster.{busy}</p>")
@@ -93,7 +94,7 @@ class TimelineChapter(Chapter):
         st = self.state
         svc = st.service
         # The pair's shared cost profile prices every call; the traces give the rounds.
-        profile = await self.run_model(costs.profile, svc.pair, message="Timing this pair's calls (once per server)…")
+        profile = await self.run_model(costs.of_service, svc, message="Timing this pair's calls (once per server)…")
         plain = await self.run_model(svc.generation, ids, mode="plain", settings=st.settings, seed=st.seed,
                                      max_new_tokens=MAX_NEW_TOKENS, message="Standard decoding…")
         spec = await self.run_model(svc.generation, ids, mode="speculative", settings=st.settings,

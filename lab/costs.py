@@ -9,7 +9,8 @@ take on this machine — the one story of time chapters 3, 10 and 11 tell.
 Measured robustly (lab.timing): a warm-up call, torch's threads fixed, every call timed in several
 interleaved runs and the fastest kept. `busy` flags a profile measured while the machine was visibly
 loaded (the median run well above the fastest, or a load average above the core count): its figures
-are not to be trusted. Call `profile` on the model worker (chapters: `run_model(profile, pair)`).
+are not to be trusted. Call `profile` on the model worker (chapters: `run_model(profile, pair)`, or
+`run_model(of_service, service)` for the pair drafting with the student's draft).
 """
 from __future__ import annotations
 
@@ -197,6 +198,12 @@ def profile(pair, *, retry_busy: bool = False) -> CostProfile:
                     del _profiles[key]
             future.set_exception(err)
     return future.result()
+
+
+def of_service(service, draft: str = "aligned", *, retry_busy: bool = False) -> CostProfile:
+    """The profile of the pair a student's draft makes (lab.service's pair_for: "aligned", "weak" or
+    "random" share the target, each its own draft and so its own c). On the model worker."""
+    return profile(service.pair_for(draft), retry_busy=retry_busy)
 
 
 def forget() -> None:

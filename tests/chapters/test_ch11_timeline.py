@@ -48,7 +48,7 @@ def test_the_speedup_is_priced_by_the_pairs_shared_cost_profile(chapter):
                                                              if lane == "draft + verify" and kind == "draft"))
     assert s.decode_speedup == pytest.approx(len(chapter.plain.rounds) / spec_decode)
     assert f"{s.decode_speedup:.2f}×" in chapter.summary.object
-    assert "not exactly 1" in chapter.summary.object
+    assert "where the lecture counts 1" in chapter.summary.object
 
 
 def test_burst_labels_sit_above_their_markers_not_on_them(chapter):

@@ -161,3 +161,16 @@ def test_prefill_is_read_from_the_measured_points():
     assert p.prefill_units(11) == pytest.approx(7.0 + 3 * (7.0 - 3.0) / 3)   # on the same line
     with pytest.raises(ValueError):
         p.verify_units(6)
+
+
+def test_each_draft_of_a_service_has_its_own_shared_profile(monkeypatch):
+    monkeypatch.setattr(costs, "measure_profile", lambda pair: made(pair=pair.name))
+    pairs = {"aligned": tiny_pair(), "random": tiny_pair(seed=2)}
+
+    class Service:
+        def pair_for(self, draft="aligned"):
+            return pairs[draft]
+    svc = Service()
+    aligned = costs.of_service(svc)
+    assert aligned is costs.profile(pairs["aligned"]) is costs.of_service(svc, "aligned")
+    assert costs.of_service(svc, "random") is not aligned
