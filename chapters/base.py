@@ -20,7 +20,6 @@ a `draft` (lab.service) gets the student's (`self.draft`) unless the call names 
 """
 from __future__ import annotations
 
-import functools
 import html
 import inspect
 import logging
@@ -40,9 +39,9 @@ from uikit.styles import BOX_CSS, HEADER_CSS, sheet
 log = logging.getLogger(__name__)
 
 
-@functools.cache
 def _takes_draft(fn) -> bool:
-    """Whether a service request has a `draft` parameter (the student's draft, lab.variants)."""
+    """Whether a service request has a `draft` parameter (the student's draft, lab.variants). Not
+    cached: pages may pass a fresh closure each time, and a cache would keep them all alive."""
     try:
         return "draft" in inspect.signature(fn).parameters
     except (TypeError, ValueError):
@@ -124,7 +123,7 @@ class Chapter(pn.viewable.Viewer):
         Returns None (and shows one sentence) when the student's input cannot be used or the model
         work fails; the page stays usable.
         """
-        if "draft" not in kwargs and _takes_draft(getattr(fn, "__func__", fn)):
+        if "draft" not in kwargs and _takes_draft(fn):
             kwargs["draft"] = self.draft
         with (busy or self.busy).working(message):
             try:
