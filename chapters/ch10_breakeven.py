@@ -7,6 +7,8 @@ the live pair through the model service, fills α and c, and prices the same req
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import panel as pn
 import param
@@ -14,7 +16,7 @@ from bokeh.models import ColumnDataSource, Label, Span
 
 from chapters.base import Chapter
 from lab import analytic, costs
-from lab.measure import gap_sentence
+from lab.measure import gap_sentence, predicted
 from lab.timeline import REQUEST_TOKENS, schedule
 from uikit import palette
 from uikit.figures import static_figure
@@ -69,8 +71,9 @@ def readout_html(a: float, g: int, c: float, n: dict) -> str:
 def live_html(m, priced: float, gap: str) -> str:
     """The live pair's measurement (lab.measure.Measurement), its priced speed-up and why it differs."""
     return (f"<div class='speclab-live'><b>{m.target}</b> with draft <b>{m.draft}</b>, γ = {m.gamma}, "
-            f"{m.settings}, {m.new_tokens} tokens:<br>measured α = {m.alpha:.2f}, c = {m.c:.2f} "
-            f"(draft call {1000 * m.mean_draft_seconds:.1f} ms ÷ target call {1000 * m.mean_target_seconds:.1f} ms)"
+            f"{m.settings}, {m.new_tokens} tokens:<br>measured α = {m.alpha:.2f}; c = {m.c:.2f} from the pair's "
+            f"cost profile (draft call {1000 * m.mean_draft_seconds:.1f} ms ÷ target call "
+            f"{1000 * m.mean_target_seconds:.1f} ms)"
             f"<br>predicted speed-up <b>{m.predicted_speedup:.2f}×</b> · measured speed-up "
             f"<b>{m.measured_speedup:.2f}×</b> (plain {m.plain_seconds:.2f} s vs speculative "
             f"{m.speculative_seconds:.2f} s)<br>priced with this pair's measured costs (as chapter 11 draws "
@@ -257,7 +260,8 @@ class BreakEvenChapter(Chapter):
 
     # ---- the live pair ---------------------------------------------------------------------------
     async def use_my_models(self):
-        """Measure α and c on the live pair (model worker), then move the sliders there."""
+        """Measure α on the live pair (model worker), take c from the pair's cost profile (the c chapter 11
+        draws), then move the sliders there."""
         ids = self.prompt_ids()
         if ids is None:
             return
@@ -272,6 +276,9 @@ class BreakEvenChapter(Chapter):
         if result is None or profile is None:
             return
         m, plain, spec = result
+        # one story of time: c and the prediction from the shared profile, not from this run's calls
+        m = replace(m, c=profile.c, mean_draft_seconds=profile.draft_seconds, mean_target_seconds=profile.unit,
+                    predicted_speedup=predicted(m.alpha, spec.drafted / max(1, spec.target_calls), profile.c))
         self.measurement, self.profile = m, profile
         self.priced = schedule(plain, spec, profile).decode_speedup     # chapter 11's figure for this request
         # the α/c watchers redraw the figure through in_document

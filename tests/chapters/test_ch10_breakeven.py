@@ -100,6 +100,9 @@ def test_the_live_request_is_priced_with_the_shared_profile(chapter):
                                   max_new_tokens=REQUEST_TOKENS) for mode in ("plain", "speculative"))
     assert spec.new_ids == plain.new_ids and m.new_tokens == len(spec.new_ids)
     assert chapter.priced == pytest.approx(schedule(plain, spec, profile).decode_speedup)
+    # the c on the slider is the profile's, the c chapter 11 draws
+    assert m.c == profile.c and chapter.c == pytest.approx(round(min(2, profile.c), 2))
+    assert m.predicted_speedup == pytest.approx(float(analytic.speedup(m.alpha, 4, profile.c)))
 
 
 def test_a_large_gap_gets_one_sentence_why():
