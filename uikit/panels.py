@@ -12,6 +12,7 @@ import panel as pn
 import param
 
 from lab.prompts import PromptError, encode_prompt
+from lab.variants import DEFAULT, DraftVariants
 from uikit import validate
 from uikit.state import SAMPLING, SETTINGS, LabState
 from uikit.styles import BOX_CSS
@@ -108,6 +109,12 @@ class SettingsPanel(pn.viewable.Viewer):
         for name, widget in self.fields.items():
             setattr(self, name, widget)
             validate.guard(widget, self.say)            # a browser's bad value is said here
+        # set elsewhere (a preset prompt): the panel shows it, so "Use these settings" keeps it
+        state.param.watch(self._follow, list(PANEL_FIELDS))
+
+    def _follow(self, *events) -> None:
+        for event in events:
+            self.fields[event.name].value = event.new
 
     def say(self, sentence: str) -> None:
         self.message.object = f'<div class="error" role="alert">{html.escape(sentence)}</div>'
@@ -140,11 +147,15 @@ def human_count(n: int) -> str:
     return str(n)
 
 
-def badge_html(pair, settings) -> str:
+def badge_html(pair, settings, draft: str = DEFAULT) -> str:
+    """The badge's HTML; `draft` is the student's choice of draft (lab.variants), named when it is
+    not the pair's own."""
+    own = draft == DEFAULT
+    drafting = (f'{html.escape(pair.draft_label)} ({human_count(pair.draft_params)}){drafting_label(pair)}'
+                if own else f'{html.escape(DraftVariants.label(pair, draft))} (your choice)')
     return (f'<div class="badge" role="note" aria-label="model pair in use">'
             f'<b>target</b> {html.escape(pair.target_label)} ({human_count(pair.target_params)} parameters) · '
-            f'<span class="dr">draft</span> {html.escape(pair.draft_label)} '
-            f'({human_count(pair.draft_params)}){drafting_label(pair)} · '
+            f'<span class="dr">draft</span> {drafting} · '
             f'{html.escape(pair.device)} {html.escape(pair.dtype)} · '
             f'sampling: {html.escape(settings.describe())}{_pair_warning(pair)}</div>')
 
@@ -172,10 +183,10 @@ class PairBadge(pn.viewable.Viewer):
         self.state = state
         self._pane = pn.pane.HTML(self._html(), stylesheets=[BOX_CSS], sizing_mode="stretch_width",
                                   css_classes=["pair-badge"], margin=(2, 8))
-        state.param.watch(lambda e: setattr(self._pane, "object", self._html()), list(SAMPLING))
+        state.param.watch(lambda e: setattr(self._pane, "object", self._html()), [*SAMPLING, "draft"])
 
     def _html(self) -> str:
-        return badge_html(self.state.service.pair, self.state.settings)
+        return badge_html(self.state.service.pair, self.state.settings, self.state.draft)
 
     def __panel__(self):
         return self._pane

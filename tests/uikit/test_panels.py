@@ -77,3 +77,21 @@ def test_settings_panel_edits_the_prompt_and_sampling_fields_of_settings(state):
     assert (state.prompt, state.temperature, state.top_k, state.top_p) == ("a cat", 0.9, 40, 0.8)
     assert (state.gamma, state.seed) == (gamma, seed)
     assert "Saved for this session" in panel.message.object
+
+
+def test_a_prompt_set_elsewhere_shows_in_the_settings_panel_and_survives_use_these_settings(state):
+    panel = SettingsPanel(state)
+    state.prompt = "a preset prompt"                         # the preset bar sets the state
+    assert panel.prompt.value == "a preset prompt"
+    panel.temperature.value = 0.5
+    assert panel.commit() is True
+    assert state.prompt == "a preset prompt" and state.temperature == 0.5
+
+
+def test_badge_names_the_students_own_choice_of_draft(state):
+    badge = PairBadge(state)
+    own = badge._pane.object
+    state.draft = "random"
+    assert "random draft (uniform) (your choice)" in badge._pane.object and badge._pane.object != own
+    state.draft = "aligned"
+    assert badge._pane.object == own
