@@ -70,15 +70,13 @@ def readout_html(a: float, g: int, c: float, n: dict) -> str:
 
 def live_html(m, priced: float, gap: str) -> str:
     """The live pair's measurement (lab.measure.Measurement), its priced speed-up and why it differs."""
-    return (f"<div class='speclab-live'><b>{m.target}</b> with draft <b>{m.draft}</b>, γ = {m.gamma}, "
-            f"{m.settings}, {m.new_tokens} tokens:<br>measured α = {m.alpha:.2f}; c = {m.c:.2f} from the pair's "
-            f"cost profile (draft call {1000 * m.mean_draft_seconds:.1f} ms ÷ target call "
-            f"{1000 * m.mean_target_seconds:.1f} ms)"
-            f"<br>predicted speed-up <b>{m.predicted_speedup:.2f}×</b> · measured speed-up "
-            f"<b>{m.measured_speedup:.2f}×</b> (plain {m.plain_seconds:.2f} s vs speculative "
-            f"{m.speculative_seconds:.2f} s)<br>priced with this pair's measured costs (as chapter 11 draws "
-            f"it): decode speed-up <b class='priced-speedup'>{priced:.2f}×</b>"
-            + (f"<br>{gap}" if gap else "") + "</div>")
+    ms = 1000 * m.mean_draft_seconds, 1000 * m.mean_target_seconds
+    return (f"<div class='speclab-live'><b>{m.target}</b> with draft <b>{m.draft}</b>, γ = {m.gamma}, {m.settings}, "
+            f"{m.new_tokens} tokens:<br>measured α = {m.alpha:.2f}; c = {m.c:.2f} from the pair's cost profile (draft "
+            f"call {ms[0]:.1f} ms ÷ target call {ms[1]:.1f} ms)<br>predicted speed-up <b>{m.predicted_speedup:.2f}×</b>"
+            f" · measured speed-up <b>{m.measured_speedup:.2f}×</b> (plain {m.plain_seconds:.2f} s vs speculative "
+            f"{m.speculative_seconds:.2f} s)<br>priced with this pair's measured costs (as chapter 11 draws it): "
+            f"decode speed-up <b class='priced-speedup'>{priced:.2f}×</b>" + (f"<br>{gap}" if gap else "") + "</div>")
 
 
 class BreakEvenFigures:
@@ -106,8 +104,7 @@ class BreakEvenFigures:
         self.break_label = Label(x=0.5, y=3.5, text="", text_color=palette.EAGER, text_font_size="14px",
                                  x_offset=4)
         f.add_layout(self.break_label)
-        # The dashed line's key sits in the legend (a label on the line would cross the curve); the
-        # legend's sample comes from a line drawn off the plot.
+        # The dashed line's key sits in the legend (a label would cross the curve): a line off the plot.
         f.line([-2, -1], [-1, -1], line_dash="dashed", line_color=palette.INK, line_width=2,
                legend_label="speed-up = 1: break-even")
         f.legend.location = "top_left"
@@ -142,8 +139,7 @@ class BreakEvenFigures:
         profile (lab.costs.CostProfile), the measured-cost curves too."""
         curve = analytic.speedup(ALPHAS, g, c)
         top = max(2.0, float(curve.max()) * 1.1)
-        be = n["break_even"]
-        s, best = n["per_gamma"], n["best_gamma"]
+        be, s, best = n["break_even"], n["per_gamma"], n["best_gamma"]
         self.curve.data.update(speedup=curve)   # only the changed columns are sent
         self.point.data = dict(alpha=[a], speedup=[n["speedup"]])
         self.speed_fig.y_range.end = top
@@ -167,15 +163,11 @@ class BreakEvenFigures:
                               color=[palette.TARGET if x == best and pays else palette.MUTED for x in GAMMAS],
                               hatch=[" " if x == best and pays else "/" for x in GAMMAS])
         self.gamma_fig.y_range.end = max(2.0, float(s.max()) * 1.15)
-        lecture = 1 + GAMMAS * c
-        self.lecture_cost.data.update(cost=lecture)
-        top = float(lecture.max())
+        self.lecture_cost.data.update(cost=1 + GAMMAS * c)
         if profile is not None:
             self.measured.data = dict(alpha=ALPHAS, speedup=profile.speedup(ALPHAS, g, c))
-            measured = profile.round_cost(GAMMAS, c)
-            self.measured_cost.data = dict(gamma=GAMMAS, cost=measured)
-            top = max(top, float(measured.max()))
-        self.cost_fig.y_range.end = top * 1.1
+            self.measured_cost.data = dict(gamma=GAMMAS, cost=profile.round_cost(GAMMAS, c))
+        self.cost_fig.y_range.end = 1.1 * max([*self.lecture_cost.data["cost"], *self.measured_cost.data["cost"]])
 
 
 class BreakEvenChapter(Chapter):
