@@ -21,8 +21,8 @@ from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, TABLE_CSS
 
-PER_KIND = 3            # held-out prompts per kind
-MAX_NEW_TOKENS = 32
+PER_KIND = 2            # held-out prompts per kind
+MAX_NEW_TOKENS = 24
 GAMMA = 4               # the lecture's γ, for every kind
 YOURS = "yours"
 
