@@ -201,8 +201,13 @@ export function render({ model }) {
       const tag = el.tagName.toLowerCase();
       if (tag !== "canvas" && tag !== "input" && tag !== "button" && tag !== "select" && tag !== "img" &&
           tag !== "svg" && !ownText(el)) continue;
-      const r = el.getBoundingClientRect();
+      let r = el.getBoundingClientRect();
       if (r.width < 1 || r.height < 1 || r.right < 0) continue;
+      if (ownText(el) && tag !== "button") {       // the text itself, not its (often full-width) block
+        const range = document.createRange();
+        range.selectNodeContents(el);
+        r = range.getBoundingClientRect();
+      }
       bottom = Math.max(bottom, r.bottom); right = Math.max(right, r.right);
     }
     if (!bottom) return;

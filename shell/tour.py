@@ -80,16 +80,20 @@ class TourDeck(pn.custom.JSComponent):
 
 
 def overview_html() -> str:
-    """Step 0: the three parts and their chapters, each a link to its first tour step."""
-    cards = []
+    """Step 0: the parts and their chapters, each a link to its first tour step; the parts side by
+    side, each column as wide as its longest chapter name asks."""
+    cards, widths = [], []
     for key, part in PARTS.items():
+        pages = [p for p in registry.chapter_pages() if p.part == key]
         items = "".join(
             f'<li><a href="?tour={first_step(p.number)}">{p.number} · {html.escape(p.short_title)}</a></li>'
-            for p in registry.chapter_pages() if p.part == key)
+            for p in pages)
         cards.append(f'<section class="part-{key}"><h2>Part {key} · {html.escape(part["name"])}</h2>'
                      f'<ul>{items}</ul></section>')
-    return (f'<div class="tour-overview">{"".join(cards)}</div>'
-            '<p class="tour-keys"><kbd>→</kbd> or <kbd>Space</kbd> next · <kbd>←</kbd> back · '
+        widths.append(max([len(p.short_title) + 5 for p in pages] + [len(part["name"]) + 9, 16]))
+    columns = " ".join(f"minmax(0, {w}fr)" for w in widths)
+    return (f'<div class="tour-overview" style="grid-template-columns: {columns}">{"".join(cards)}</div>'
+            '<p class="tour-keys"><kbd>→</kbd>, <kbd>Space</kbd> or a clicker next · <kbd>←</kbd> back · '
             '<kbd>F</kbd> fullscreen · <kbd>Esc</kbd> leave the tour</p>')
 
 

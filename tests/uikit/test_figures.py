@@ -29,3 +29,14 @@ def test_figures_get_projector_type_sizes(make_chapter):
     panes = [p.object for p in ch.__panel__().select(pn.pane.Bokeh)]
     assert panes and all(float(v[:-2]) >= 14 for f in panes for v in figure_type_sizes(f).values()
                          if v.endswith("px"))
+
+
+def test_glyph_text_is_sized_with_the_figure():
+    """Labels drawn as glyphs (fig.text) grow with the axes and legends on a projector."""
+    from uikit.figures import figure_type_sizes, readable_figures, static_figure, type_size
+    fig = static_figure(height=100, width=100)
+    small = fig.text(x=[0], y=[0], text=["+3"], text_font_size="12px")
+    readable_figures(pn.Column(fig))
+    sizes = figure_type_sizes(fig)
+    assert sizes[(small.glyph, "text_font_size")] == "14.0px"          # raised to MIN_TYPE
+    assert type_size(sizes[(small.glyph, "text_font_size")], 1.5) == "21.0px"
