@@ -17,7 +17,7 @@ import panel as pn
 import param
 
 from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, settings_note
-from lab.casesearch import find_all_kept
+from lab.casesearch import MAX_SEEDS, find_all_kept
 from lab.trace import RoundTrace
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, TABLE_CSS
@@ -77,7 +77,7 @@ class FullRoundChapter(RoundChapter):
         self.step_button.on_click(self._on_step)
         self.next_button = pn.widgets.Button(label="Next round", width=140)
         self.next_button.on_click(self._on_next_round)
-        self.restart_button = pn.widgets.Button(label="Restart this round", color="light", width=160)
+        self.restart_button = pn.widgets.Button(label="Restart this round", color="light", width=190)
         self.restart_button.on_click(lambda e: self.restart())
         self.round_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.drafts_strip = TokenStrip(empty="Press Step: the draft proposes γ tokens.")
@@ -87,6 +87,7 @@ class FullRoundChapter(RoundChapter):
         self.find_button = pn.widgets.Button(label=FIND_LABEL, color="primary", width=330)
         self.find_button.on_click(self._on_find)
         self.case_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self._searches: dict = {}       # (prompt, settings, γ, seed) → (the case found or None, seeds tried)
 
     def make_predict(self):
         return PredictCard(
@@ -115,24 +116,26 @@ class FullRoundChapter(RoundChapter):
 
     async def show_all_kept(self) -> bool:
         """Search seeds for a round keeping all γ drafts at the student's settings and show it to its
-        end; False (with one sentence) when none was found or the models could not run."""
+        end; False (with one sentence) when none was found or the models could not run. A search cut
+        short by its time limit goes on from the next seed when pressed again."""
         ids = self.prompt_ids()
         if ids is None:
             return False
         state, settings = self.state, self.refresh_settings()
-        key = ("all_kept", tuple(ids), settings, state.gamma, state.seed, MAX_NEW_TOKENS)
-        found = await self.run_model(
-            state.service.cached, key, lambda: find_all_kept(
-                state.service.pair, ids, settings=settings, gamma=state.gamma,
-                max_new_tokens=MAX_NEW_TOKENS, first_seed=state.seed),
-            message="Trying seeds until a round keeps every draft…")
-        if found is None:
-            return False
-        if found.seed is None:
-            self.case_note.object = (
-                f"<p class='speclab-formula' role='status'>None of {found.tried} seeds gave a round keeping all "
-                f"γ = {state.gamma} drafts at {html.escape(settings.describe())}; lower the temperature "
-                "(or γ) in the side panel and try again.</p>")
+        key = (tuple(ids), settings, state.gamma, state.seed)
+        found, tried = self._searches.get(key, (None, 0))
+        if found is None and tried < MAX_SEEDS:
+            found = await self.run_model(
+                find_all_kept, state.service.pair, ids, settings=settings, gamma=state.gamma,
+                max_new_tokens=MAX_NEW_TOKENS, first_seed=state.seed + tried, max_seeds=MAX_SEEDS - tried,
+                message="Trying seeds until a round keeps every draft…")
+            if found is None:
+                return False
+            tried += found.tried
+            self._searches[key] = (found if found.seed is not None else None, tried)
+        if found is None or found.seed is None:
+            self.case_note.object = no_case_html(tried, state.gamma, settings.describe(), found is not None
+                                                 and found.timed_out)
             return False
         generation = await self.run_model(
             state.service.generation, ids, mode="speculative", settings=settings, gamma=state.gamma,
@@ -142,7 +145,7 @@ class FullRoundChapter(RoundChapter):
             return False
         self.case_note.object = (f"<p class='speclab-formula' role='status'>Seed {found.seed}, round "
                                  f"{found.index + 1}: all {state.gamma} drafts kept (found after "
-                                 f"{found.tried} seed{'s' if found.tried != 1 else ''}).</p>")
+                                 f"{_seeds(tried)}).</p>")
         self.show_generation(generation, found.index)
         self.step = round_steps(self.round)
         self._draw()
@@ -199,6 +202,22 @@ class FullRoundChapter(RoundChapter):
 
 def _ratio(p: float, q: float) -> str:
     return "∞" if q <= 0 else f"{p / q:.3f}"
+
+
+def _seeds(n: int) -> str:
+    return f"{n} seed{'s' if n != 1 else ''}"
+
+
+def no_case_html(tried: int, gamma: int, settings: str, timed_out: bool) -> str:
+    """One sentence: no round kept every draft in the seeds tried, and what to do."""
+    if timed_out:
+        what = (f"No round kept all γ = {gamma} drafts in the {_seeds(tried)} tried so far at "
+                f"{html.escape(settings)}; press the button again to try more seeds, or lower the "
+                "temperature (or γ) in the side panel.")
+    else:
+        what = (f"None of {_seeds(tried)} gave a round keeping all γ = {gamma} drafts at "
+                f"{html.escape(settings)}; lower the temperature (or γ) in the side panel and try again.")
+    return f"<p class='speclab-formula' role='status'>{what}</p>"
 
 
 def table_html(r: RoundTrace, step: int, checked: int, done: bool) -> str:

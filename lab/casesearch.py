@@ -8,6 +8,8 @@ when it asks for that seed — and stops at the first round where all γ drafts 
     found = find_all_kept(pair, ids, settings=SamplingSettings(1.0), gamma=4, max_new_tokens=16)
     if found.seed is not None:     # engine.generate(..., seed=found.seed).rounds[found.index] keeps all 4
         ...
+    else:                          # found.tried seeds had none; a later search may go on from there
+        find_all_kept(..., first_seed=0 + found.tried)
 """
 from __future__ import annotations
 
@@ -19,16 +21,17 @@ from lab.sampling import SamplingSettings
 from lab.trace import RoundTrace
 
 MAX_SEEDS = 200       # seeds tried before saying no round kept everything
-MAX_SECONDS = 20.0    # ... or this long, so a slow pair keeps the page (and the queue) moving
+MAX_SECONDS = 10.0    # ... or this long a search, so a slow pair keeps the page (and the queue) moving
 
 
 @dataclass(frozen=True)
 class Found:
-    """Where the case is: a seed and a round index (both None when none was found), and how many
-    seeds were tried."""
+    """Where the case is: a seed and a round index (both None when none was found), how many seeds
+    were tried (a seed cut short by the time limit is not counted), and whether time ran out."""
     seed: int | None
     index: int | None
     tried: int
+    timed_out: bool = False
 
 
 def keeps_all(r: RoundTrace, gamma: int) -> bool:
@@ -41,15 +44,15 @@ def find_all_kept(pair, prompt_ids: list[int], *, settings: SamplingSettings, ga
                   max_seconds: float = MAX_SECONDS, drafter: str | None = "model",
                   clock=time.monotonic) -> Found:
     """The first seed (from `first_seed` on) and round index whose round keeps all γ drafts of the
-    seeded speculative generation; Found(None, None, tried) after `max_seeds` seeds (or
-    `max_seconds`) without one."""
+    seeded speculative generation; Found(None, None, tried) after `max_seeds` seeds without one, or
+    Found(None, None, tried, timed_out=True) when `max_seconds` ran out first."""
     deadline = clock() + max_seconds
     for tried, seed in enumerate(range(first_seed, first_seed + max_seeds)):
-        if clock() > deadline:
-            return Found(None, None, tried)
         decoder = Decoder(pair, list(prompt_ids), settings=settings, gamma=gamma, seed=seed,
                           max_new_tokens=max_new_tokens, keep_rows=False, drafter=drafter, display_top=0)
         while not decoder.done:
+            if clock() > deadline:
+                return Found(None, None, tried, timed_out=True)
             r = decoder.step()
             if keeps_all(r, gamma):
                 return Found(seed, r.index, tried + 1)

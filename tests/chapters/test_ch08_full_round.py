@@ -114,3 +114,21 @@ def test_no_case_found_says_so_in_one_sentence(make_chapter, state, monkeypatch)
     assert asyncio.run(ch.show_all_kept()) is False
     assert "None of 200 seeds" in ch.case_note.object and "lower the temperature" in ch.case_note.object
     assert ch.predict.ready is False
+
+
+def test_a_search_out_of_time_says_so_and_goes_on_when_pressed_again(make_chapter, state, monkeypatch):
+    from lab.casesearch import Found
+    import chapters.ch08_full_round as ch08
+    asked = []
+
+    def fake(pair, ids, **kw):
+        asked.append(kw["first_seed"])
+        return Found(None, None, 3, timed_out=True) if len(asked) == 1 else Found(kw["first_seed"], 0, 1)
+    monkeypatch.setattr(ch08, "find_all_kept", fake)
+    state.temperature = 1.0
+    ch = make_chapter(FullRoundChapter, state)
+    assert asyncio.run(ch.show_all_kept()) is False
+    assert "in the 3 seeds tried so far" in ch.case_note.object and "press the button again" in ch.case_note.object
+    asyncio.run(ch.show_all_kept())
+    assert asked == [state.seed, state.seed + 3]
+    assert "found after 4 seeds" in ch.case_note.object

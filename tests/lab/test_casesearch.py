@@ -24,7 +24,18 @@ def test_bounded_by_seeds_and_by_time():
     ids = encode_prompt(pair.tokenizer, DEFAULT_PROMPT)
     # 15 drafts of 16 tokens can never all fit in one round with γ = 16: no case exists
     assert find_all_kept(pair, ids, settings=T1, gamma=16, max_new_tokens=16, max_seeds=3) == Found(None, None, 3)
-    ticks = iter(range(100))
-    found = find_all_kept(pair, ids, settings=T1, gamma=16, max_new_tokens=16, max_seconds=1.5,
+    ticks = iter(range(1000))                # one tick per round: the limit is checked before each
+    found = find_all_kept(pair, ids, settings=T1, gamma=16, max_new_tokens=16, max_seconds=2.5,
                           clock=lambda: next(ticks))
-    assert found == Found(None, None, 1)     # deadline 1.5: seed 0 at t = 1, stop at t = 2
+    assert found == Found(None, None, 0, timed_out=True)      # two rounds of seed 0, then out of time
+
+
+def test_a_search_goes_on_from_where_the_last_one_stopped():
+    pair = tiny_pair()
+    ids = encode_prompt(pair.tokenizer, DEFAULT_PROMPT)
+    whole = find_all_kept(pair, ids, settings=T1, gamma=8, max_new_tokens=16)
+    assert whole.seed is not None and whole.seed > 0
+    first = find_all_kept(pair, ids, settings=T1, gamma=8, max_new_tokens=16, max_seeds=whole.seed)
+    assert first == Found(None, None, whole.seed)
+    rest = find_all_kept(pair, ids, settings=T1, gamma=8, max_new_tokens=16, first_seed=first.tried)
+    assert (rest.seed, rest.index) == (whole.seed, whole.index)
