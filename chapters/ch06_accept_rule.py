@@ -257,7 +257,8 @@ class AcceptRuleChapter(Chapter):
         share, total = self.share_of_a(), int(self.outputs.sum())
         self.share_note.object = (
             f"<p class='speclab-formula'>After <b>{total}</b> round{'s' if total != 1 else ''}, "
-            f"<b>{share:.3f}</b> of the outputs are A — the target's p(A) = {self.p_a:.2f}, not the draft's "
+            f"<b>{share:.3f}</b> of the outputs are A — the target's p(A) = {self.p_a:.2f} (give or take "
+            f"{2 * (self.p_a * (1 - self.p_a) / total) ** 0.5:.3f}, sampling noise), not the draft's "
             f"q(A) = {self.q_a:.2f}: kept drafts plus corrections write exactly what the target would.</p>"
             if total else "<p>Each draw is a whole round: the kept draft, or the correction from the residual. "
             "Draw 1000 and watch the share of A.</p>")
