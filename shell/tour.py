@@ -6,8 +6,13 @@ object for this session (through the registry, once per chapter) and shows the a
 names — the same buttons, strips and figures as the chapter page, so what the lecturer presses in
 step 17 is still there in step 18, and in the chapter afterwards.
 
-Moving between steps happens in the browser (TourDeck, assets/tour.js: → / Space / ← / Esc, buttons,
-a chapter menu); the URL follows as ?tour=N, so a lecturer can resume at any step.
+Moving between steps happens in the browser (TourDeck, assets/tour.js: → / Space / PageDown, ← / PageUp
+(a presenter's clicker), Esc, buttons, a chapter menu); the URL follows as ?tour=N, so a lecturer can
+resume at any step. While a step is shown, the next one's components are built (`prefetch`).
+
+On a projector the step fills the screen (shell/tour_fit.py): the browser reports how much larger
+than 1280×720 the screen is and how much room the drawn step leaves; fixed sizes and the figures'
+type follow the first, the step's figures grow into the second.
 
     tour = Tour(state, step=17)   # tour.deck.step = 18 swaps the live components under the text
 """
