@@ -311,7 +311,7 @@ class BreakEvenChapter(Chapter):
                    sizing_mode="stretch_width"),
             pn.Row(pn.pane.Bokeh(self.speed_fig, sizing_mode="stretch_width"),
                    pn.pane.Bokeh(self.gamma_fig, sizing_mode="stretch_width"), sizing_mode="stretch_width"),
-            pn.Row(pn.pane.Bokeh(self.figs.cost_fig, sizing_mode="stretch_width"),
-                   pn.Column(self.cost_note, self.table, sizing_mode="stretch_width"), sizing_mode="stretch_width"),
-            caption, sizing_mode="stretch_width")
+            pn.Row(pn.pane.Bokeh(self.figs.cost_fig, sizing_mode="stretch_width"), self.cost_note,
+                   sizing_mode="stretch_width"),
+            self.table, caption, sizing_mode="stretch_width")
 
