@@ -14,7 +14,7 @@ import panel as pn
 from bokeh.models import ColumnDataSource, LabelSet, Span
 
 from chapters.base import Chapter
-from lab import cheaper
+from lab import cheaper, costs
 from lab.presets import preset_by_key
 from uikit import palette
 from uikit.figures import static_figure
@@ -59,7 +59,7 @@ class SpeedupBars:
         labels = [d.label for d in cheaper.DRAFTINGS]
         self.source = ColumnDataSource(self._data([]))
         f = static_figure(height=260, sizing_mode="stretch_width", y_range=labels[::-1], x_range=(0, 2),
-                          title="Measured speed-up over plain decoding (right of the dashed line: faster)",
+                          title="Decode speed-up over plain decoding, calls priced as measured (right of the dashed line: faster)",
                           x_axis_label="speed-up ×")
         f.hbar(y="label", right="speedup", source=self.source, height=0.7, fill_color="color",
                line_color=palette.INK, hatch_pattern="hatch", hatch_color="white", hatch_alpha=0.6)
@@ -100,7 +100,7 @@ class CheaperGuessesChapter(Chapter):
     def __init__(self, state, **params):
         super().__init__(state, **params)
         self.rows: list[cheaper.Row] = []
-        self.plain = None               # the plain run the rows are measured against (trace, seconds)
+        self.plain = None               # the plain run (GenerationTrace) the rows are compared with
         self.edit_rows: list[cheaper.Row] = []   # the last complete measurement of the edit prompt
         self.run_button = pn.widgets.Button(label="▶ Measure all five", color="primary", width=200)
         self.run_button.on_click(self._on_run)
@@ -161,6 +161,8 @@ class CheaperGuessesChapter(Chapter):
         if plain is None or request != self._request():
             return None
         self.plain = plain
+        if await self.run_model(costs.of_service, s.service, message="Timing this pair's calls (once per server)…") is None:
+            return None
         total = len(cheaper.DRAFTINGS)
         for i, d in enumerate(cheaper.DRAFTINGS):
             row = await self.run_model(cheaper.cached_row, s.service, ids, d.key, gamma, **common,
@@ -191,7 +193,7 @@ class CheaperGuessesChapter(Chapter):
                                    f"<br>{html.escape(s.settings.describe())} · γ = {s.gamma} for every drafting "
                                    f"(the adaptive one starts there) · {MAX_NEW_TOKENS} new tokens</div>")
         greedy = s.settings.greedy
-        self.table.object = rows_html(self.rows, self.plain[0].target_calls if self.plain else None, greedy) \
+        self.table.object = rows_html(self.rows, self.plain.target_calls if self.plain else None, greedy) \
             if self.plain else ""
         in_document(self.bars.draw, list(self.rows))
         self.summary.object = self._summary_html()
@@ -206,8 +208,8 @@ class CheaperGuessesChapter(Chapter):
                 else "" if any(e is None for e in exact) else "Some drafting changed the text!")
         return (f"<div class='speclab-live'>Fewest target calls: <b>{html.escape(fewest.drafting.label)}</b> "
                 f"({fewest.target_calls} for {fewest.new_tokens} tokens). Fastest: <b>{html.escape(best.drafting.label)}"
-                f"</b> ({best.speedup:.2f}×). {same}<br>The text: <code>{html.escape(self.plain[0].text)}</code>"
-                f"</div>")
+                f"</b> ({best.speedup:.2f}×). {same}<br>The text: <code>{html.escape(self.plain.text)}</code>"
+                f" {html.escape(self.rows[0].busy)}</div>")
 
     def body(self):
         return pn.Column(
@@ -218,9 +220,10 @@ class CheaperGuessesChapter(Chapter):
             pn.pane.Bokeh(self.bars.figure, sizing_mode="stretch_width"),
             self.summary,
             pn.pane.Markdown(
-                "α counts kept guesses ÷ guesses; c is a guess's time ÷ one target call (prompt lookup's is "
-                "about 0); the speed-up is plain decoding's wall time ÷ this drafting's, measured now on this "
-                "machine. Prompt lookup's guesses are one-hot (q = 1 on the copied token), so a guess is kept "
-                "with probability p(x) and the output stays exact.",
+                "α counts kept guesses ÷ guesses; c is a guess's cost in one-position target calls (a copy's is "
+                "about 0); the speed-up is plain decoding's decode time ÷ this drafting's, every call priced "
+                "by this pair's measured cost profile — a verify pass over k positions as timed on this "
+                "machine — as chapter 11 draws one request. Prompt lookup's guesses are one-hot (q = 1 on the "
+                "copied token), so a guess is kept with probability p(x) and the output stays exact.",
                 sizing_mode="stretch_width", styles={"font-size": "0.9em", "color": palette.MUTED}),
             sizing_mode="stretch_width")

@@ -2,30 +2,32 @@
 
 A drafting is who guesses (lab.drafting's drafters: the draft model, prompt lookup, a hybrid) and
 how many tokens a round guesses (a `DraftPolicy`: constant γ, transformers' heuristic schedule, a
-confidence stop). Each row is `lab.measure.measure` of one drafting on the same prompt, settings,
-seed and length, all compared with one plain run of the target:
+confidence stop). Each row decodes the prompt with one drafting, on the same prompt, settings, seed
+and length as one plain run of the target, and prices every call with the pair's cost profile
+(lab.costs, lab.timeline.schedule: the same speed-up chapter 11 draws for a request):
 
     α                 accepted drafts ÷ drafted tokens
     tokens per call   new tokens ÷ target calls (plain decoding: 1)
-    c                 mean draft call ÷ mean one-position target call (prompt lookup: about 0)
-    speed-up          plain decoding's wall time ÷ this drafting's, prefill included
+    c                 a guess's mean cost in one-position target calls (prompt lookup: about 0)
+    speed-up          plain decoding's decode time ÷ this drafting's, every call priced by the profile
     exact             the very same tokens as plain decoding (greedy; None when sampling)
 
-    plain = plain_run(pair, ids, max_new_tokens=48)
-    rows = [measure_drafting(pair, ids, d, plain=plain, gamma=4) for d in DRAFTINGS]
+    plain = generate(pair, ids, mode="plain", max_new_tokens=32)
+    rows = [measure_drafting(pair, ids, d, plain=plain, profile=costs.profile(pair)) for d in DRAFTINGS]
 
 Pages go through `cached_plain` / `cached_row` on the model worker: a class asking for the same
 prompt, settings and γ shares one measurement.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
+from lab import costs
+from lab.costs import CostProfile
 from lab.drafting import DEFAULT_CONFIDENCE
 from lab.engine import generate
-from lab.measure import measure
 from lab.sampling import GREEDY, SamplingSettings
+from lab.timeline import schedule
 from lab.trace import GenerationTrace
 
 
@@ -70,51 +72,54 @@ class Row:
     target_calls: int
     new_tokens: int
     text: str
+    busy: str = ""                # why the cost profile is unreliable ("" when it is not)
 
 
 def plain_run(pair, prompt_ids: list[int], *, settings: SamplingSettings = GREEDY, seed: int = 0,
-              max_new_tokens: int = 48) -> tuple[GenerationTrace, float]:
-    """Plain target decoding, wall-timed end to end after a short warm-up: (trace, seconds)."""
-    generate(pair, prompt_ids, mode="plain", settings=settings, seed=seed,
-             max_new_tokens=min(4, max_new_tokens), display_top=0)
-    start = time.perf_counter()
-    trace = generate(pair, prompt_ids, mode="plain", settings=settings, seed=seed,
-                     max_new_tokens=max_new_tokens, display_top=0)
-    return trace, time.perf_counter() - start
+              max_new_tokens: int = 32) -> GenerationTrace:
+    """Plain target decoding: the reference every drafting is compared with."""
+    return generate(pair, list(prompt_ids), mode="plain", settings=settings, seed=seed,
+                    max_new_tokens=max_new_tokens, display_top=0)
 
 
-def measure_drafting(pair, prompt_ids: list[int], drafting: Drafting, *,
-                     plain: tuple[GenerationTrace, float], gamma: int = 4,
-                     settings: SamplingSettings = GREEDY, seed: int = 0, max_new_tokens: int = 48) -> Row:
-    """`drafting` on the prompt, against the plain run `plain` of the same prompt and length."""
-    m, _, spec = measure(pair, list(prompt_ids), gamma=gamma, settings=settings, seed=seed,
-                         max_new_tokens=max_new_tokens, drafter=drafting.drafter, policy=drafting.policy,
-                         plain=plain)
-    return Row(drafting, spec.alpha, m.tokens_per_round, m.c, m.measured_speedup, m.matches_target_greedy,
-               spec.drafted, spec.accepted, spec.target_calls, m.new_tokens, m.text)
+def measure_drafting(pair, prompt_ids: list[int], drafting: Drafting, *, plain: GenerationTrace,
+                     profile: CostProfile, gamma: int = 4, settings: SamplingSettings = GREEDY, seed: int = 0,
+                     max_new_tokens: int = 32) -> Row:
+    """`drafting` on the prompt, against the plain run `plain` of the same prompt and length, every
+    call priced by `profile`."""
+    spec = generate(pair, list(prompt_ids), settings=settings, gamma=gamma, seed=seed,
+                    max_new_tokens=max_new_tokens, display_top=0, drafter=drafting.drafter,
+                    policy=drafting.policy)
+    timed = schedule(plain, spec, profile)
+    guesses = [end - start for lane, start, end, kind in timed.blocks if kind == "draft"]
+    return Row(drafting, spec.alpha, spec.tokens_per_round, sum(guesses) / max(1, len(guesses)),
+               timed.decode_speedup, (spec.new_ids == plain.new_ids) if settings.greedy else None,
+               spec.drafted, spec.accepted, spec.target_calls, len(spec.new_ids), spec.text, profile.why_busy())
 
 
 def cached_plain(service, prompt_ids: list[int], settings: SamplingSettings = GREEDY, seed: int = 0,
-                 max_new_tokens: int = 48) -> tuple[GenerationTrace, float]:
+                 max_new_tokens: int = 32) -> GenerationTrace:
     """`plain_run` of the service's pair, once per server (call on the model worker)."""
     key = ("cheaper-plain", tuple(prompt_ids), settings, seed, max_new_tokens)
-    return service.cached(key, lambda: plain_run(service.pair, list(prompt_ids), settings=settings,
-                                                 seed=seed, max_new_tokens=max_new_tokens))
+    return service.cached(key, lambda: plain_run(service.pair, prompt_ids, settings=settings, seed=seed,
+                                                 max_new_tokens=max_new_tokens))
 
 
 def cached_row(service, prompt_ids: list[int], key: str, gamma: int = 4,
-               settings: SamplingSettings = GREEDY, seed: int = 0, max_new_tokens: int = 48,
+               settings: SamplingSettings = GREEDY, seed: int = 0, max_new_tokens: int = 32,
                draft: str = "aligned") -> Row:
-    """The drafting named `key` of DRAFTINGS measured on the service's pair, its draft model the
-    student's `draft` (lab.variants), once per server (call on the model worker)."""
+    """The drafting named `key` of DRAFTINGS on the service's pair, its draft model the student's
+    `draft` (lab.variants), priced by that pair's shared cost profile; once per server (call on the
+    model worker)."""
     drafting = BY_KEY.get(key)
     if drafting is None:
         raise ValueError(f"The drafting must be one of {', '.join(BY_KEY)}; got {key!r}.")
     plain = cached_plain(service, prompt_ids, settings, seed, max_new_tokens)
+    profile = costs.of_service(service, draft)
     return service.cached(
-        ("cheaper-row", tuple(prompt_ids), key, gamma, settings, seed, max_new_tokens, draft),
-        lambda: measure_drafting(service.pair_for(draft), list(prompt_ids), drafting, plain=plain, gamma=gamma,
-                                 settings=settings, seed=seed, max_new_tokens=max_new_tokens))
+        ("cheaper-row", tuple(prompt_ids), key, gamma, settings, seed, max_new_tokens, draft, profile),
+        lambda: measure_drafting(service.pair_for(draft), prompt_ids, drafting, plain=plain, profile=profile,
+                                 gamma=gamma, settings=settings, seed=seed, max_new_tokens=max_new_tokens))
 
 
 def winner(rows: list[Row], among: tuple[str, ...] = ("model", "lookup", "hybrid")) -> Row:
