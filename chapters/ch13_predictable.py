@@ -19,7 +19,7 @@ from uikit.figures import static_figure
 from uikit.pacing import in_document
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
-from uikit.styles import BOX_CSS, TABLE_CSS
+from uikit.styles import TABLE_CSS
 
 PER_KIND = 2            # held-out prompts per kind
 MAX_NEW_TOKENS = 24
@@ -48,11 +48,11 @@ def argument_html(gamma: int = GAMMA) -> str:
 
 
 REFLECTION = (
-    "<div class='takeaway' style='background:#f3f8f1;border-color:#2b7a4b'><div class='label'>🌱 To think about"
-    "</div><p><b>Two minds drew the path. Where did the deciding happen?</b> The fast guesser and the slow "
-    "target, together, write exactly the words the target would have written alone. If a quick guess and a "
-    "careful nod give the very same answer as the careful mind alone, where in all that was the choosing — "
-    "in the leap, or only in the check?</p></div>")
+    "<div class='speclab-live' style='border-left:6px solid #2b7a4b'><b>To think about: two minds drew the "
+    "path. Where did the deciding happen?</b><br>The fast guesser and the slow target, together, write exactly "
+    "the words the target would have written alone. If a quick guess and a careful nod give the very same "
+    "answer as the careful mind alone, where in all that was the choosing — in the leap, or only in the "
+    "check?</div>")
 
 
 class KindBars:
@@ -203,5 +203,5 @@ class PredictableChapter(Chapter):
             pn.Row(self.run_button, self.progress, self.busy, sizing_mode="stretch_width"),
             pn.pane.Bokeh(self.bars.figure, sizing_mode="stretch_width"),
             self.table, caption,
-            pn.pane.HTML(REFLECTION, sizing_mode="stretch_width", stylesheets=[BOX_CSS]),
+            pn.pane.HTML(REFLECTION, sizing_mode="stretch_width", stylesheets=[TABLE_CSS], margin=(12, 5, 0, 5)),
             sizing_mode="stretch_width")
