@@ -79,8 +79,9 @@ class RaceFigure:
         fig.ygrid.grid_line_color = None
         self.figure = fig
 
-    def draw(self, r: Race, t: float) -> None:
-        """The race as it stood `t` seconds after both models started: each call begun so far."""
+    def draw(self, r: Race, t: float, finished: tuple[bool, bool] = (True, True)) -> None:
+        """The race as it stood `t` seconds after both models started: each call begun so far; a
+        lane's "done" marker only once it has finished (small, big)."""
         data = dict(lane=[], left=[], right=[], color=[])
         for row, ends, col in (("Big model", r.target_ends, palette.TARGET),
                                ("Small model", r.draft_ends, palette.DRAFT)):
@@ -89,10 +90,10 @@ class RaceFigure:
                 data["right"].append(end); data["color"].append(col)
         self.calls.data = data
         self.now.location, self.now.visible = t, t < r.end
-        for span, label, done, y in ((self.small_done, self.small_label, r.draft_done, 150),
-                                     (self.big_done, self.big_label, r.target_done, 130)):
+        for span, label, done, y, over in ((self.small_done, self.small_label, r.draft_done, 150, finished[0]),
+                                           (self.big_done, self.big_label, r.target_done, 130, finished[1])):
             span.location = label.x = done
-            span.visible = label.visible = t >= done
+            span.visible = label.visible = over and t >= done
             label.y = y
 
 
@@ -263,7 +264,8 @@ class DilemmaChapter(Chapter):
             self.big_count.object = words_count(n_big)
             self.small_count.object = words_count(n_small)
 
-        self.race_figure.draw(r, t)
+        streamed = (len(r.draft_texts) >= N_TOKENS, len(r.target_texts) >= N_TOKENS)   # lanes done so far
+        self.race_figure.draw(r, t, streamed if self.streaming else (True, True))
         if t >= r.end and not self.streaming:
             self.summary.object = summary_html(self.race, self.state.reduced_motion)
             if self.predict is not None:

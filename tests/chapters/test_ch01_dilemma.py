@@ -75,6 +75,8 @@ def test_the_lanes_grow_while_the_models_work(make_chapter):
     def record(t):
         shown(t)
         seen.append((ch.streaming, len(ch.big_strip.chips), len(ch.small_strip.chips), ch.summary.object))
+        if ch.streaming and len(ch.big_strip.chips) < 20:      # the big lane is still writing
+            assert not ch.race_figure.big_done.visible
     ch.show = record
     race = asyncio.run(ch.write())
     during = [s for s in seen if s[0]]
