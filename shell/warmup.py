@@ -2,7 +2,8 @@
 
 A new student starts from the default prompt and settings (uikit.state.LabState). Once the pair has
 loaded, the server computes what the first click of chapters 1, 2, 4, 5 (and 8, 9: the same
-rounds), 7 and 11 asks the model service for at those defaults — each request exactly as the
+rounds), 7 and 11 (its two generations; the cost profile it prices them with is measured on first
+use) asks the model service for at those defaults — each request exactly as the
 chapter makes it, so the chapter finds it in the service's cache. The jobs go one at a time through
 the model worker under the server's own owner, so a student who clicks meanwhile is served in turn
 and never waits behind the whole warm-up.
@@ -16,7 +17,6 @@ import logging
 import threading
 import time
 
-from lab import costs
 from lab.display import shown_settings
 from lab.prompts import encode_prompt
 from lab.racestream import cached_race
@@ -47,9 +47,9 @@ def jobs(service) -> list[tuple[str, object, tuple, dict]]:
              dict(mode="plain", settings=settings, seed=st.seed, max_new_tokens=ch11_timeline.MAX_NEW_TOKENS)),
             ("chapter 11's draft and verify", service.generation, (ids,),
              dict(mode="speculative", settings=settings, gamma=st.gamma, seed=st.seed,
-                  max_new_tokens=ch11_timeline.MAX_NEW_TOKENS)),
-            # last: timing every call takes longest, and only chapters 3, 10 and 11 need it
-            ("the pair's cost profile", costs.profile, (service.pair,), {})]
+                  max_new_tokens=ch11_timeline.MAX_NEW_TOKENS))]
+    # Not the pair's cost profile (lab.costs): timing every call is one long job that would hold
+    # the worker from students' first clicks; chapters 3, 10 and 11 measure it when first asked.
     return out
 
 
