@@ -116,6 +116,7 @@ class Tour(pn.viewable.Viewer):
         self.state = state
         self._chapters: dict[int, object] = {}      # chapter number -> its Chapter, built once
         self._items: dict[tuple, object] = {}       # (chapter, item) -> its Panel object, built once
+        self._started: set[tuple] = set()            # (step, coroutine name) started ahead of its step
         step = clamp_step(step)
         self.deck = TourDeck(step=step, steps=step_meta(), chapters=chapter_menu(), page_css=TOUR_CSS,
                              sizing_mode="stretch_width", margin=(0, 0, 4, 0))
@@ -235,6 +236,18 @@ class Tour(pn.viewable.Viewer):
         self.deck.rendered = step
         self.prefetch(step + 1)
 
+    def _start_ahead(self, step: int, doc) -> None:
+        """Start the long work (a measurement) of the steps up to two ahead of `step`, once each."""
+        for ahead in (step + 1, step + 2):
+            name = TOUR[ahead - 1].get("prefetch") if ahead <= len(TOUR) else None
+            key = (ahead, name)
+            if name and key not in self._started:
+                self._started.add(key)
+                with set_curdoc(doc):
+                    work = getattr(self.chapter(TOUR[ahead - 1]["chapter"]), name, None)
+                    if work is not None:
+                        pn.state.execute(work)
+
     def prefetch(self, step: int) -> None:
         """Build the components of `step` (its chapter too) once the current step is on its way to
         the browser, so pressing → swaps in objects that are already there. Off the document lock:
@@ -247,6 +260,7 @@ class Tour(pn.viewable.Viewer):
             if self.deck.rendered == step - 1:     # still where we were: the lecturer is reading
                 with set_curdoc(doc):
                     self.objects_for(step)
+                self._start_ahead(step - 1, doc)
         asyncio.get_running_loop().call_later(0.3, build)
 
     # --- projector scale and free room (shell/tour_fit.py) ---

@@ -5,6 +5,8 @@ Data only (the landing page counts it; shell/tour.py draws it). Each step:
     {"chapter": 6,                      # 0 = the opening step (the question and the three parts)
      "text": "One or two short sentences, read from the back of the room.",
      "show": [...]}                     # what of that chapter's *live* object to put under the text
+     "prefetch": "measure"}             # optional: the chapter's coroutine that computes what the step
+                                        # shows, started two steps ahead so a measurement is ready
 
 `show` is a column of items, top to bottom. An item is
     "name"                  an attribute of the chapter object (a widget, pane, Viewer or Bokeh figure),
@@ -51,7 +53,7 @@ TOUR = [
                             {"lane": "Writing", "strip": "write_strip", "count": "write_calls"},
                             {"lane": "Checking", "strip": "check_strip", "count": "check_calls"}],
      "text": "Tick the clock: writing waits word by word; checking reads all five words in one call."},
-    {"chapter": 3, "show": [["measure_button", "measure_busy"], "figure", "reading"],
+    {"chapter": 3, "show": [["measure_button", "measure_busy"], "figure", "reading"], "prefetch": "measure",
      "text": "Is that true on this machine? Time one target call over 1, 2, … 8 positions."},
     # --- Part II · 4 guess, check, keep ---
     {"chapter": 4, "show": ["predict"],
@@ -114,7 +116,7 @@ TOUR = [
     {"chapter": 10, "show": [[["alpha_slider", "gamma_slider", "c_slider"], "readout"],
                              "speed_fig"],
      "text": "Drag α, γ and c: where is the break-even?"},
-    {"chapter": 10, "show": [["use_models", "busy"], "live", "gamma_fig"],
+    {"chapter": 10, "show": [["use_models", "busy"], "live", "gamma_fig"], "prefetch": "use_my_models",
      "text": "Use my models: α and c measured on the live pair, the measured speed-up beside the predicted one."},
     # --- 11 putting it together ---
     {"chapter": 11, "show": [["draw_button", "busy"], "lane_fig"],

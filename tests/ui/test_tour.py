@@ -94,6 +94,29 @@ def test_step_28_points_at_the_round_where_every_draft_is_kept():
     assert buttons[0] is tour.chapter(8).find_button          # the chapter's own button, not a copy
 
 
+MEASURED_POSITIONS = """() => {
+  for (const doc of Bokeh.documents) for (const m of doc.all_models) {
+    if (m.type !== "ColumnDataSource") continue;
+    const data = m.data instanceof Map ? m.data : new Map(Object.entries(m.data));
+    if (data.has("positions") && data.has("ratio")) return data.get("positions").length;
+  }
+  return -1;
+}"""
+
+
+def test_a_measurement_starts_two_steps_before_its_step(page, server):
+    """Step 10 times the target (chapter 3's Measure): the tour starts it while the lecturer is on
+    step 8, so step 10's chart is drawn without anyone pressing Measure."""
+    n = next(i + 1 for i, s in enumerate(TOUR) if s.get("prefetch") == "measure")
+    open_step(page, server, n - 2)
+    page.keyboard.press("PageDown")
+    rendered(page, n - 1)
+    page.keyboard.press("PageDown")
+    rendered(page, n)
+    wait_until(lambda: page.evaluate(MEASURED_POSITIONS) > 0, timeout=120,
+               message="step 10's chart to be drawn from the measurement started ahead")
+
+
 def test_walk_the_whole_tour_by_keyboard(page, server):
     open_step(page, server, 1)
     assert page.get_by_role("button", name="Back").is_disabled()
