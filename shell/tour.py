@@ -213,7 +213,7 @@ class Tour(pn.viewable.Viewer):
         if number == 0:
             return [self.item(0, "overview")]
         try:
-            ch = self.chapter(number)
+            self.chapter(number)
         except Exception as err:     # a chapter in progress must not take the tour down
             log.exception("tour: chapter %s could not be built", number)
             return [_note(f"Chapter {number} could not be built ({type(err).__name__}: {err}); the other "
