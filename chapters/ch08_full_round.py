@@ -17,7 +17,7 @@ import panel as pn
 import param
 
 from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, settings_note
-from lab.casesearch import MAX_SEEDS, find_all_kept
+from lab.casesearch import Found, SeedSearch
 from lab.trace import RoundTrace
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, TABLE_CSS
@@ -87,7 +87,7 @@ class FullRoundChapter(RoundChapter):
         self.find_button = pn.widgets.Button(label=FIND_LABEL, color="primary", width=330)
         self.find_button.on_click(self._on_find)
         self.case_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
-        self._searches: dict = {}       # (prompt, settings, γ, seed) → (the case found or None, seeds tried)
+        self._searches: dict = {}       # (prompt, settings, γ, seed) → its SeedSearch, resumed on each press
 
     def make_predict(self):
         return PredictCard(
@@ -117,25 +117,21 @@ class FullRoundChapter(RoundChapter):
     async def show_all_kept(self) -> bool:
         """Search seeds for a round keeping all γ drafts at the student's settings and show it to its
         end; False (with one sentence) when none was found or the models could not run. A search cut
-        short by its time limit goes on from the next seed when pressed again."""
+        short by its time limit goes on from the round where it stopped when pressed again."""
         ids = self.prompt_ids()
         if ids is None:
             return False
         state, settings = self.state, self.refresh_settings()
-        key = (tuple(ids), settings, state.gamma, state.seed)
-        found, tried = self._searches.get(key, (None, 0))
-        if found is None and tried < MAX_SEEDS:
-            found = await self.run_model(
-                find_all_kept, state.service.pair, ids, settings=settings, gamma=state.gamma,
-                max_new_tokens=MAX_NEW_TOKENS, first_seed=state.seed + tried, max_seeds=MAX_SEEDS - tried,
-                message="Trying seeds until a round keeps every draft…")
-            if found is None:
-                return False
-            tried += found.tried
-            self._searches[key] = (found if found.seed is not None else None, tried)
-        if found is None or found.seed is None:
-            self.case_note.object = no_case_html(tried, state.gamma, settings.describe(), found is not None
-                                                 and found.timed_out)
+        key = (state.service.pair.name, tuple(ids), settings, state.gamma, state.seed)
+        search = self._searches.get(key)
+        if search is None:
+            search = self._searches[key] = SeedSearch(state.service.pair, ids, settings=settings, gamma=state.gamma,
+                                                      max_new_tokens=MAX_NEW_TOKENS, first_seed=state.seed)
+        found = await self.run_model(search.run, message="Trying seeds until a round keeps every draft…")
+        if found is None:
+            return False
+        if found.seed is None:
+            self.case_note.object = no_case_html(found, state.gamma, settings.describe())
             return False
         generation = await self.run_model(
             state.service.generation, ids, mode="speculative", settings=settings, gamma=state.gamma,
@@ -145,7 +141,7 @@ class FullRoundChapter(RoundChapter):
             return False
         self.case_note.object = (f"<p class='speclab-formula' role='status'>Seed {found.seed}, round "
                                  f"{found.index + 1}: all {state.gamma} drafts kept (found after "
-                                 f"{_seeds(tried)}).</p>")
+                                 f"{_seeds(found.tried)}).</p>")
         self.show_generation(generation, found.index)
         self.step = round_steps(self.round)
         self._draw()
@@ -208,14 +204,14 @@ def _seeds(n: int) -> str:
     return f"{n} seed{'s' if n != 1 else ''}"
 
 
-def no_case_html(tried: int, gamma: int, settings: str, timed_out: bool) -> str:
-    """One sentence: no round kept every draft in the seeds tried, and what to do."""
-    if timed_out:
-        what = (f"No round kept all γ = {gamma} drafts in the {_seeds(tried)} tried so far at "
-                f"{html.escape(settings)}; press the button again to try more seeds, or lower the "
-                "temperature (or γ) in the side panel.")
+def no_case_html(found: Found, gamma: int, settings: str) -> str:
+    """One sentence: no round kept every draft in the rounds checked, and what to do."""
+    if found.timed_out:
+        what = (f"No round kept all γ = {gamma} drafts in the {found.rounds} round"
+                f"{'s' if found.rounds != 1 else ''} checked so far at {html.escape(settings)}; press the "
+                "button again to search on, or lower the temperature (or γ) in the side panel.")
     else:
-        what = (f"None of {_seeds(tried)} gave a round keeping all γ = {gamma} drafts at "
+        what = (f"None of {_seeds(found.tried)} gave a round keeping all γ = {gamma} drafts at "
                 f"{html.escape(settings)}; lower the temperature (or γ) in the side panel and try again.")
     return f"<p class='speclab-formula' role='status'>{what}</p>"
 

@@ -8,8 +8,9 @@ when it asks for that seed — and stops at the first round where all γ drafts 
     found = find_all_kept(pair, ids, settings=SamplingSettings(1.0), gamma=4, max_new_tokens=16)
     if found.seed is not None:     # engine.generate(..., seed=found.seed).rounds[found.index] keeps all 4
         ...
-    else:                          # found.tried seeds had none; a later search may go on from there
-        find_all_kept(..., first_seed=0 + found.tried)
+
+A `SeedSearch` does the same a slice of time at a time: each `run()` goes on from the very round
+where the last one stopped, so a slow pair still gets through the seeds press after press.
 """
 from __future__ import annotations
 
@@ -21,22 +22,61 @@ from lab.sampling import SamplingSettings
 from lab.trace import RoundTrace
 
 MAX_SEEDS = 200       # seeds tried before saying no round kept everything
-MAX_SECONDS = 10.0    # ... or this long a search, so a slow pair keeps the page (and the queue) moving
+MAX_SECONDS = 10.0    # a search's slice of time, so a slow pair keeps the page (and the queue) moving
 
 
 @dataclass(frozen=True)
 class Found:
-    """Where the case is: a seed and a round index (both None when none was found), how many seeds
-    were tried (a seed cut short by the time limit is not counted), and whether time ran out."""
+    """Where the case is: a seed and a round index (both None when none was found so far), how many
+    seeds were tried to their end, how many rounds were checked, and whether time ran out first."""
     seed: int | None
     index: int | None
     tried: int
     timed_out: bool = False
+    rounds: int = 0
 
 
 def keeps_all(r: RoundTrace, gamma: int) -> bool:
     """Round r drafted the full γ tokens and kept every one."""
     return r.gamma == gamma and gamma > 0 and r.n_accepted == gamma
+
+
+class SeedSearch:
+    """Seeds `first_seed` … `first_seed + max_seeds − 1`, round by round, for a round keeping all γ
+    drafts; resumable. Call `run()` on the model worker."""
+
+    def __init__(self, pair, prompt_ids: list[int], *, settings: SamplingSettings, gamma: int,
+                 max_new_tokens: int, first_seed: int = 0, max_seeds: int = MAX_SEEDS,
+                 drafter: str | None = "model"):
+        self.pair, self.prompt_ids, self.settings, self.gamma = pair, list(prompt_ids), settings, gamma
+        self.max_new_tokens, self.drafter = max_new_tokens, drafter
+        self.next_seed, self.end = first_seed, first_seed + max_seeds
+        self.decoder: Decoder | None = None     # the seed being searched, where it stopped
+        self.tried = self.rounds = 0
+        self.found: Found | None = None
+
+    def run(self, max_seconds: float = MAX_SECONDS, clock=time.monotonic) -> Found:
+        """Search on for at most `max_seconds`; the case found, or how far the search got."""
+        if self.found is not None:
+            return self.found
+        deadline = clock() + max_seconds
+        while True:
+            if self.decoder is None:
+                if self.next_seed >= self.end:
+                    return Found(None, None, self.tried, rounds=self.rounds)
+                self.decoder = Decoder(self.pair, self.prompt_ids, settings=self.settings, gamma=self.gamma,
+                                       seed=self.next_seed, max_new_tokens=self.max_new_tokens,
+                                       keep_rows=False, drafter=self.drafter, display_top=0)
+            while not self.decoder.done:
+                if clock() > deadline:
+                    return Found(None, None, self.tried, timed_out=True, rounds=self.rounds)
+                r = self.decoder.step()
+                self.rounds += 1
+                if keeps_all(r, self.gamma):
+                    self.found = Found(self.next_seed, r.index, self.tried + 1, rounds=self.rounds)
+                    self.decoder = None
+                    return self.found
+            self.decoder, self.tried, self.next_seed = None, self.tried + 1, self.next_seed + 1
 
 
 def find_all_kept(pair, prompt_ids: list[int], *, settings: SamplingSettings, gamma: int,
@@ -45,15 +85,6 @@ def find_all_kept(pair, prompt_ids: list[int], *, settings: SamplingSettings, ga
                   clock=time.monotonic) -> Found:
     """The first seed (from `first_seed` on) and round index whose round keeps all γ drafts of the
     seeded speculative generation; Found(None, None, tried) after `max_seeds` seeds without one, or
-    Found(None, None, tried, timed_out=True) when `max_seconds` ran out first."""
-    deadline = clock() + max_seconds
-    for tried, seed in enumerate(range(first_seed, first_seed + max_seeds)):
-        decoder = Decoder(pair, list(prompt_ids), settings=settings, gamma=gamma, seed=seed,
-                          max_new_tokens=max_new_tokens, keep_rows=False, drafter=drafter, display_top=0)
-        while not decoder.done:
-            if clock() > deadline:
-                return Found(None, None, tried, timed_out=True)
-            r = decoder.step()
-            if keeps_all(r, gamma):
-                return Found(seed, r.index, tried + 1)
-    return Found(None, None, max_seeds)
+    with timed_out=True when `max_seconds` ran out first."""
+    return SeedSearch(pair, prompt_ids, settings=settings, gamma=gamma, max_new_tokens=max_new_tokens,
+                      first_seed=first_seed, max_seeds=max_seeds, drafter=drafter).run(max_seconds, clock)

@@ -105,10 +105,24 @@ def test_a_round_with_a_rejection_does_not_reveal_the_verdict(make_chapter, stat
     assert not ch.case_seen and ch.predict.ready is False
 
 
+class FakeSearch:
+    """Stands in for lab.casesearch.SeedSearch: answers `results` one press at a time."""
+    made = []
+
+    def __init__(self, pair, ids, **kw):
+        self.kw, self.presses = kw, 0
+        FakeSearch.made.append(self)
+
+    def run(self):
+        self.presses += 1
+        return FakeSearch.results[min(self.presses, len(FakeSearch.results)) - 1](self.kw["first_seed"])
+
+
 def test_no_case_found_says_so_in_one_sentence(make_chapter, state, monkeypatch):
     from lab.casesearch import Found
     import chapters.ch08_full_round as ch08
-    monkeypatch.setattr(ch08, "find_all_kept", lambda *a, **k: Found(None, None, 200))
+    monkeypatch.setattr(ch08, "SeedSearch", FakeSearch)
+    FakeSearch.results = [lambda seed: Found(None, None, 200, rounds=2000)]
     state.temperature = 1.3
     ch = make_chapter(FullRoundChapter, state)
     assert asyncio.run(ch.show_all_kept()) is False
@@ -119,16 +133,14 @@ def test_no_case_found_says_so_in_one_sentence(make_chapter, state, monkeypatch)
 def test_a_search_out_of_time_says_so_and_goes_on_when_pressed_again(make_chapter, state, monkeypatch):
     from lab.casesearch import Found
     import chapters.ch08_full_round as ch08
-    asked = []
-
-    def fake(pair, ids, **kw):
-        asked.append(kw["first_seed"])
-        return Found(None, None, 3, timed_out=True) if len(asked) == 1 else Found(kw["first_seed"], 0, 1)
-    monkeypatch.setattr(ch08, "find_all_kept", fake)
+    monkeypatch.setattr(ch08, "SeedSearch", FakeSearch)
+    FakeSearch.made = []
+    FakeSearch.results = [lambda seed: Found(None, None, 3, timed_out=True, rounds=37),
+                          lambda seed: Found(seed + 3, 0, 4, rounds=40)]
     state.temperature = 1.0
     ch = make_chapter(FullRoundChapter, state)
     assert asyncio.run(ch.show_all_kept()) is False
-    assert "in the 3 seeds tried so far" in ch.case_note.object and "press the button again" in ch.case_note.object
+    assert "in the 37 rounds checked so far" in ch.case_note.object and "press the" in ch.case_note.object
     asyncio.run(ch.show_all_kept())
-    assert asked == [state.seed, state.seed + 3]
-    assert "found after 4 seeds" in ch.case_note.object
+    assert len(FakeSearch.made) == 1 and FakeSearch.made[0].presses == 2      # the same search, resumed
+    assert f"Seed {state.seed + 3}, round 1" in ch.case_note.object and "found after 4 seeds" in ch.case_note.object
