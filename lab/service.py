@@ -26,7 +26,7 @@ from concurrent.futures import Future
 
 import numpy as np
 
-from lab import compare, engine, montecarlo, timing
+from lab import compare, engine, montecarlo
 from lab.sampling import SamplingSettings
 from lab.timeline import Race
 from lab.trace import RoundTrace
@@ -76,7 +76,6 @@ class ModelService:
                  max_total: int = MAX_TOTAL, live_rounds: int = 24, clock=time.monotonic,
                  rate: float = RATE, burst: int = BURST):
         self._pair_provider = pair_provider
-        self._timings = _Fresh(clock)                # (pair, prompt, positions) → verify costs
         self._measurements = _Fresh(clock, size=16)  # (pair, draft, prompt, settings…) → measurement
         self._queue = FairQueue(max_pending, max_total, rate, burst, clock)
         self._cache: OrderedDict = OrderedDict()
@@ -132,7 +131,6 @@ class ModelService:
         with self._lock:
             self._cache.clear()
             self._rounds.clear()
-        self._timings.clear()
         self._measurements.clear()
         self.variants.clear()
 
@@ -194,19 +192,10 @@ class ModelService:
              if small.new_ids else [])
         return Race.of(big, small, p)
 
-    def verify_costs(self, prompt_ids: list[int], max_positions: int = 8):
-        """A live timing of one target call over 1…max_positions positions, and its age in seconds.
-
-        Timing is live by design, so students see this machine now; but a measurement younger than
-        FRESH_SECONDS is shared, so thirty students pressing Measure queue one timing, not thirty.
-        """
-        return self._timings.get((self.pair.name, tuple(prompt_ids), max_positions),
-                                 lambda: timing.verify_costs(self.pair, list(prompt_ids), max_positions))
-
     def measurement(self, prompt_ids: list[int], *, gamma: int = 4, settings=SamplingSettings(),
                     max_new_tokens: int = 48, seed: int = 0, draft="aligned"):
         """`lab.measure.measure` of the live pair drafting with `draft` (chapter 10's "Use my models"),
-        shared while fresh like `verify_costs`. Call from the worker."""
+        shared while fresh (FRESH_SECONDS): a class pressing it together queues one measurement. Call from the worker."""
         from lab.measure import measure
         key = (self.pair.name, draft, tuple(prompt_ids), gamma, settings, max_new_tokens, seed)
         return self._measurements.get(key, lambda: measure(

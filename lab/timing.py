@@ -5,8 +5,7 @@ measuring, several runs interleaved so drift hits every call alike, and the fast
         runs = interleaved({"one": lambda: model.forward([7])[1]}, runs=5)   # name → seconds per run
     fastest, spread = robust(runs["one"])
 
-`verify_costs` is chapter 3's claim, T(γ + 1) ≈ T(1), measured on the student's prompt; lab.costs
-builds the pair's one shared cost profile from the same pieces.
+lab.costs builds the pair's one shared cost profile from these pieces.
 """
 from __future__ import annotations
 
@@ -17,7 +16,6 @@ from dataclasses import dataclass
 import torch
 
 from lab.kv import CachedModel
-from lab.modelpair import ModelPair
 
 
 @dataclass
@@ -69,15 +67,3 @@ def verify_calls(model: CachedModel, context: list[int], positions: range) -> di
         model.rollback(base)
         return seconds
     return {n: (lambda n=n: call(n)) for n in positions}
-
-
-def verify_costs(pair: ModelPair, prompt_ids: list[int], max_positions: int = 8,
-                 repeats: int = 3) -> list[VerifyCost]:
-    """Fastest time of one cached target call over 1..max_positions new positions."""
-    if not 1 <= max_positions <= 32 or not 1 <= repeats <= 20:
-        raise ValueError("max_positions must be 1–32 and repeats 1–20.")
-    with fixed_threads():
-        runs = interleaved(verify_calls(CachedModel(pair.target), list(prompt_ids), range(1, max_positions + 1)),
-                           repeats)
-    fastest = {n: robust(ts)[0] for n, ts in runs.items()}
-    return [VerifyCost(n, s, s / fastest[1]) for n, s in fastest.items()]

@@ -195,23 +195,6 @@ def test_an_evicted_generation_is_rebuilt_with_the_same_rounds():
     assert got == [own_a[0].emitted_ids, own_b[0].emitted_ids, own_a[1].emitted_ids, own_b[1].emitted_ids]
 
 
-def test_a_class_pressing_measure_shares_one_fresh_timing(monkeypatch):
-    from lab import timing
-    pair = tiny_pair()
-    now = [100.0]
-    service = ModelService(lambda: pair, clock=lambda: now[0])
-    calls = []
-    monkeypatch.setattr(timing, "verify_costs", lambda p, ids, n: calls.append(n) or [f"costs {len(calls)}"])
-    ids = pair.tokenizer.encode("the cat sat")
-    assert service.verify_costs(ids, 8) == (0.0, ["costs 1"])
-    now[0] += 12
-    assert service.verify_costs(ids, 8) == (12.0, ["costs 1"])          # shared, with its age
-    now[0] += 30
-    assert service.verify_costs(ids, 8) == (0.0, ["costs 2"])           # stale: measured again
-    service.clear()
-    assert service.verify_costs(ids, 8) == (0.0, ["costs 3"]) and calls == [8, 8, 8]
-
-
 def test_monte_carlo_runs_on_the_worker_and_is_seeded(service):
     import numpy as np
     p, q = np.array([0.6, 0.3, 0.1]), np.array([0.2, 0.3, 0.5])
