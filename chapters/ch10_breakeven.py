@@ -23,13 +23,12 @@ from uikit.figures import static_figure
 from uikit.pacing import Throttled, in_document, live_slider, served
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
+from uikit.readouts import live_html, readout_html, table_html
 from uikit.state import GAMMA_MAX
 from uikit.styles import TABLE_CSS
 
 ALPHAS = np.linspace(0, 1, 201)
 GAMMAS = np.arange(1, GAMMA_MAX + 1)   # the γ bars
-# The rows of the lecture's table (seed 002), recomputed for the chosen c.
-TABLE_ROWS = ((0.8, 4), (0.9, 4), (0.5, 4), (0.8, 2))
 QUESTION = (0.6, 5, 0.3)   # chapter 10's predict question: α, γ, c
 
 
@@ -38,45 +37,6 @@ def question_verdict() -> tuple[str, float]:
     a, g, c = QUESTION
     s = float(analytic.speedup(a, g, c))
     return ("faster" if s > 1 else "slower"), s
-
-
-def table_html(c: float, current: tuple[float, int] | None = None) -> str:
-    rows = list(TABLE_ROWS) + ([current] if current and current not in TABLE_ROWS else [])
-    body = []
-    for a, g in rows:
-        e, s = float(analytic.expected_tokens(a, g)), float(analytic.speedup(a, g, c))
-        mark = " class='current'" if current == (a, g) else ""
-        body.append(f"<tr{mark}><td>α = {a:g}, γ = {g}</td><td>{a ** (g + 1):.3f}</td>"
-                    f"<td>{e:.2f}</td><td>{s:.2f}×</td></tr>")
-    return ("<table class='speclab-table'><thead><tr><th>α, γ</th><th>α<sup>γ+1</sup></th>"
-            f"<th>E (tokens / round)</th><th>speed-up at c = {c:g}</th></tr></thead>"
-            f"<tbody>{''.join(body)}</tbody></table>")
-
-
-def readout_html(a: float, g: int, c: float, n: dict) -> str:
-    """The formula read-out for α, γ, c and their numbers (BreakEvenChapter.numbers)."""
-    verdict = "faster" if n["speedup"] > 1 else ("the same" if n["speedup"] == 1 else "slower")
-    be = n["break_even"]
-    be_text = "never (even α = 1 is slower)" if np.isnan(be) else f"α = {be:.2f}"
-    best = (f"<b>γ = {n['best_gamma']}</b> ({n['best_speedup']:.2f}×)" if n["best_speedup"] > 1 else
-            f"<b>don't draft</b> — no γ pays (the best, γ = {n['best_gamma']}, gives {n['best_speedup']:.2f}×)")
-    return (f"<div class='speclab-formula'>E = (1 − α<sup>γ+1</sup>) / (1 − α) = "
-            f"(1 − {a:.2f}<sup>{g + 1}</sup>) / (1 − {a:.2f}) = <b>{n['E']:.2f}</b> tokens per round"
-            f"<br>cost = 1 + γc = 1 + {g}·{c:.2f} = <b>{n['cost']:.2f}</b> target calls"
-            f"<br>speed-up = {n['E']:.2f} / {n['cost']:.2f} = <b>{n['speedup']:.2f}×</b> — {verdict} "
-            f"than standard decoding<br>break-even for γ = {g}, c = {c:.2f}: {be_text}"
-            f"<br>best γ for α = {a:.2f}, c = {c:.2f}: {best}</div>")
-
-
-def live_html(m, priced: float, gap: str) -> str:
-    """The live pair's measurement (lab.measure.Measurement), its priced speed-up and why it differs."""
-    ms = 1000 * m.mean_draft_seconds, 1000 * m.mean_target_seconds
-    return (f"<div class='speclab-live'><b>{m.target}</b> with draft <b>{m.draft}</b>, γ = {m.gamma}, {m.settings}, "
-            f"{m.new_tokens} tokens:<br>measured α = {m.alpha:.2f}; c = {m.c:.2f} from the pair's cost profile (draft "
-            f"call {ms[0]:.1f} ms ÷ target call {ms[1]:.1f} ms)<br>predicted speed-up <b>{m.predicted_speedup:.2f}×</b>"
-            f" · measured speed-up <b>{m.measured_speedup:.2f}×</b> (plain {m.plain_seconds:.2f} s vs speculative "
-            f"{m.speculative_seconds:.2f} s)<br>priced with this pair's measured costs (as chapter 11 draws it): "
-            f"decode speed-up <b class='priced-speedup'>{priced:.2f}×</b>" + (f"<br>{gap}" if gap else "") + "</div>")
 
 
 class BreakEvenFigures:
