@@ -20,6 +20,7 @@ from lab.measure import gap_sentence, predicted
 from lab.timeline import REQUEST_TOKENS, schedule
 from uikit import palette
 from uikit.figures import static_figure
+from uikit.kept import KeptWork
 from uikit.pacing import Throttled, in_document, live_slider, served
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
@@ -30,6 +31,10 @@ from uikit.styles import TABLE_CSS
 ALPHAS = np.linspace(0, 1, 201)
 GAMMAS = np.arange(1, GAMMA_MAX + 1)   # the γ bars
 QUESTION = (0.6, 5, 0.3)   # chapter 10's predict question: α, γ, c
+LIVE_FRESH_SECONDS = 600   # "Use my models" takes a kept measurement of the same request this young
+CAPTION = ("Analytic model of Leviathan, Kalman & Matias (2023): acceptances are treated as independent with "
+           "rate α; one verification pass over γ + 1 positions takes about as long as one target call; c is "
+           "the time of a draft call divided by a target call. It predicts shapes, not benchmarks.")
 
 
 def question_verdict() -> tuple[str, float]:
@@ -37,6 +42,15 @@ def question_verdict() -> tuple[str, float]:
     a, g, c = QUESTION
     s = float(analytic.speedup(a, g, c))
     return ("faster" if s > 1 else "slower"), s
+
+
+def question_explanation(truth: str) -> str:
+    """Why the predict question's answer is `truth`, worked through the formula."""
+    a, g, c = QUESTION
+    e, cost = float(analytic.expected_tokens(a, g)), float(analytic.round_cost(g, c))
+    return (f"E = (1 − {a}^{g + 1}) / (1 − {a}) = {e:.2f} tokens per round, but a round costs "
+            f"1 + {g}·{c} = {cost:.2f} target calls: speed-up {e / cost:.2f}× — {truth}. "
+            "Drag the sliders to those values and see.")
 
 
 class BreakEvenFigures:
@@ -157,7 +171,7 @@ class BreakEvenChapter(Chapter):
         self.gamma_slider = live_slider(self.param.gamma, label="γ draft length", width=260)
         self.c_slider = live_slider(self.param.c, label="c draft cost ÷ target cost", width=260)
         self.use_models = pn.widgets.Button(label="Use my models", color="primary", width=160)
-        self.use_models.on_click(self._on_use_models)
+        self.use_models.on_click(self.use_my_models)
         a, g, c = QUESTION
         self.try_question = pn.widgets.Button(label=f"Try α = {a}, γ = {g}, c = {c}", width=200)
         self.try_question.on_click(lambda e: self.param.update(alpha=a, gamma=g, c=c))
@@ -166,6 +180,7 @@ class BreakEvenChapter(Chapter):
         self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.cost_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.figs = BreakEvenFigures()
+        self.kept = KeptWork(LIVE_FRESH_SECONDS)   # the live pair's measurement (measure_live)
         self.speed_fig, self.gamma_fig = self.figs.speed_fig, self.figs.gamma_fig   # the tour shows them
         self._update()
         self.param.watch(Throttled(self._update), ["alpha", "gamma", "c", "profile"])
@@ -205,52 +220,59 @@ class BreakEvenChapter(Chapter):
         in_document(self.figs.draw, a, g, c, n, self.profile)   # raw Bokeh models: where the document lock is held
         self.readout.object = readout_html(a, g, c, n)
         self.table.object = table_html(c, (round(a, 2), g))
-        self.cost_note.object = (f"<p class='cost-note'>{self.profile.verify_note(g)}</p>" if self.profile else
-                                 "<p class='cost-note'>The measured cost curve appears once this pair's calls "
-                                 "are timed.</p>")
+        note = self.profile.verify_note(g) if self.profile else "The measured cost curve appears once this " \
+            "pair's calls are timed."
+        self.cost_note.object = f"<p class='cost-note'>{note}</p>"
         self._maybe_reveal()
 
     # ---- the live pair ---------------------------------------------------------------------------
-    async def use_my_models(self):
-        """Measure α on the live pair (model worker), take c from the pair's cost profile (the c chapter 11
-        draws), then move the sliders there."""
+    async def measure_live(self):
+        """Measure the live pair on the student's prompt at the chosen γ and keep the result for "Use my
+        models" (the tour starts this two steps ahead); α, c and their sliders stay where they are.
+
+        A measurement of the same request younger than LIVE_FRESH_SECONDS (or still running) is reused;
+        returns (measurement, cost profile, priced decode speed-up), or None with the problem shown.
+        """
         ids = self.prompt_ids()
         if ids is None:
-            return
-        with button_disabled(self.use_models):
-            self.live.object = ""
-            service = self.state.service
-            result = await self.run_model(
-                service.measurement, ids, gamma=self.gamma, settings=self.state.settings,
-                max_new_tokens=REQUEST_TOKENS, seed=self.state.seed,
-                message="Measuring plain and speculative decoding on your models…")
-            profile = await self.run_model(costs.of_service, service)   # shared: at once when known
+            return None
+        key = (tuple(ids), self.gamma, self.state.settings, self.state.seed, self.draft)   # the request
+        return await self.kept.get(key, lambda: self._measure(ids, key[1]))
+
+    async def _measure(self, ids: list[int], gamma: int):
+        service = self.state.service
+        result = await self.run_model(
+            service.measurement, ids, gamma=gamma, settings=self.state.settings,
+            max_new_tokens=REQUEST_TOKENS, seed=self.state.seed,
+            message="Measuring plain and speculative decoding on your models…")
+        profile = await self.run_model(costs.of_service, service)   # shared: at once when known
         if result is None or profile is None:
-            return
+            return None
         m, plain, spec = result
         # one story of time: c and the prediction from the shared profile, not from this run's calls
         m = replace(m, c=profile.c, mean_draft_seconds=profile.draft_seconds, mean_target_seconds=profile.unit,
                     predicted_speedup=predicted(m.alpha, spec.drafted / max(1, spec.target_calls), profile.c))
+        return m, profile, schedule(plain, spec, profile).decode_speedup   # chapter 11's figure for this request
+
+    async def use_my_models(self, event=None):
+        """The live pair's α and c (measure_live: at once when a fresh measurement is kept), with the
+        sliders moved there and the measured speed-up beside the predicted and priced ones."""
+        with button_disabled(self.use_models):
+            self.live.object = ""
+            got = await self.measure_live()
+        if got is None:
+            return
+        m, profile, self.priced = got
         self.measurement, self.profile = m, profile
-        self.priced = schedule(plain, spec, profile).decode_speedup     # chapter 11's figure for this request
         # the α/c watchers redraw the figure through in_document
         self.param.update(alpha=round(min(1.0, max(0.0, m.alpha)), 2), c=round(min(2.0, max(0.0, m.c)), 2))
         self.live.object = live_html(m, self.priced, gap_sentence(m, profile, self.priced))
 
-    async def _on_use_models(self, event):
-        await self.use_my_models()
-
     # ---- predict ------------------------------------------------------------------------------------
     def make_predict(self):
-        def explain(truth):
-            a, g, c = QUESTION
-            e, cost = float(analytic.expected_tokens(a, g)), float(analytic.round_cost(g, c))
-            return (f"E = (1 − {a}^{g + 1}) / (1 − {a}) = {e:.2f} tokens per round, but a round costs "
-                    f"1 + {g}·{c} = {cost:.2f} target calls: speed-up {e / cost:.2f}× — {truth}. "
-                    "Drag the sliders to those values and see.")
         return PredictCard(self.state, 10, self.question,
                            choices=["faster", "slower"], answer=lambda: question_verdict()[0],
-                           explanation=explain, hint="Now set α, γ and c below to check.")
+                           explanation=question_explanation, hint="Now set α, γ and c below to check.")
 
     def _maybe_reveal(self):
         if self.predict is not None and (round(self.alpha, 2), self.gamma, round(self.c, 2)) == QUESTION:
@@ -258,12 +280,8 @@ class BreakEvenChapter(Chapter):
 
     # ---- page ------------------------------------------------------------------------------------------
     def body(self):
-        caption = pn.pane.Markdown(
-            "Analytic model of Leviathan, Kalman & Matias (2023): acceptances are treated as "
-            "independent with rate α; one verification pass over γ + 1 positions takes about as long "
-            "as one target call; c is the time of a draft call divided by a target call. "
-            "It predicts shapes, not benchmarks.", sizing_mode="stretch_width",
-            styles={"font-size": "0.9em", "color": palette.MUTED})
+        caption = pn.pane.Markdown(CAPTION, sizing_mode="stretch_width",
+                                   styles={"font-size": "0.9em", "color": palette.MUTED})
         controls = pn.Column("#### Find the break-even", self.alpha_slider, self.gamma_slider,
                              self.c_slider, self.try_question, self.use_models, self.busy, width=300)
         return pn.Column(

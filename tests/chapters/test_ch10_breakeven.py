@@ -120,3 +120,48 @@ def test_a_large_gap_gets_one_sentence_why():
     busy = gap_sentence(Measurement(**{**base, "load": 3.5}), profile, 0.4)
     assert "busy (load 3.5 on 2 cores)" in busy
     assert gap_sentence(Measurement(**{**base, "measured_speedup": 0.6}), profile, 0.4) == ""
+
+
+def _count_measurements(monkeypatch, chapter):
+    """The live-pair measurements the chapter sends to the model worker, counted."""
+    service, calls = chapter.state.service, []
+    run_as = service.run_as
+
+    async def counting(owner, fn, *args, **kwargs):
+        if getattr(fn, "__name__", "") == "measurement":
+            calls.append(kwargs.get("gamma"))
+        return await run_as(owner, fn, *args, **kwargs)
+    monkeypatch.setattr(service, "run_as", counting)
+    return calls
+
+
+def test_measure_live_keeps_the_result_and_leaves_the_sliders(chapter, monkeypatch):
+    calls = _count_measurements(monkeypatch, chapter)
+    chapter.param.update(alpha=0.33, gamma=3, c=0.77)   # where the lecturer is dragging
+    got = asyncio.run(chapter.measure_live())
+    assert calls == [3] and got is not None
+    m, profile, priced = got
+    assert m.gamma == 3 and profile is costs.profile(chapter.state.service.pair)
+    assert (chapter.alpha, chapter.gamma, chapter.c) == (0.33, 3, 0.77)
+    assert chapter.measurement is None and chapter.live.object == ""
+    # Use my models applies the kept measurement: no second model call, the sliders move to it
+    asyncio.run(chapter.use_my_models())
+    assert calls == [3]
+    assert chapter.measurement is m and chapter.priced == priced
+    assert chapter.alpha == pytest.approx(round(m.alpha, 2)) and chapter.c == pytest.approx(round(min(2, m.c), 2))
+    assert f"{m.measured_speedup:.2f}×" in chapter.live.object
+
+
+def test_a_kept_measurement_of_another_gamma_is_not_used(chapter, monkeypatch):
+    calls = _count_measurements(monkeypatch, chapter)
+    chapter.param.update(gamma=2)
+    asyncio.run(chapter.measure_live())
+    chapter.param.update(gamma=5)
+    asyncio.run(chapter.use_my_models())
+    assert calls == [2, 5] and chapter.measurement.gamma == 5
+
+
+def test_the_tour_starts_use_my_models_ahead():
+    from shell.tour_steps import TOUR
+    step = next(s for s in TOUR if s["chapter"] == 10 and "use_models" in str(s["show"]))
+    assert step["prefetch"] == "measure_live" and callable(BreakEvenChapter.measure_live)
