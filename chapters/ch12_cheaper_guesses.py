@@ -52,6 +52,13 @@ def how_html() -> str:
     return f"<div class='speclab-live'><ul style='margin:4px 0'>{items}</ul></div>"
 
 
+def projector_type(fig, size: str = "16px") -> None:
+    """Title, axis labels and tick labels legible from the back of a lecture hall."""
+    fig.title.text_font_size = size
+    for axis in (*fig.xaxis, *fig.yaxis):
+        axis.axis_label_text_font_size = axis.major_label_text_font_size = size
+
+
 class SpeedupBars:
     """Measured speed-up per drafting (bars), with the break-even line at 1×; built once."""
 
@@ -64,8 +71,9 @@ class SpeedupBars:
         f.hbar(y="label", right="speedup", source=self.source, height=0.7, fill_color="color",
                line_color=palette.INK, hatch_pattern="hatch", hatch_color="white", hatch_alpha=0.6)
         f.add_layout(LabelSet(x="speedup", y="label", text="text", source=self.source, x_offset=6,
-                              y_offset=-8, text_font_size="14px", text_color=palette.INK))
+                              y_offset=-9, text_font_size="16px", text_color=palette.INK))
         f.add_layout(Span(location=1, dimension="height", line_dash="dashed", line_color=palette.INK, line_width=2))
+        projector_type(f)
         self.figure = f
 
     @staticmethod
@@ -209,7 +217,7 @@ class CheaperGuessesChapter(Chapter):
         return (f"<div class='speclab-live'>Fewest target calls: <b>{html.escape(fewest.drafting.label)}</b> "
                 f"({fewest.target_calls} for {fewest.new_tokens} tokens). Fastest: <b>{html.escape(best.drafting.label)}"
                 f"</b> ({best.speedup:.2f}×). {same}<br>The text: <code>{html.escape(self.plain.text)}</code>"
-                f" {html.escape(self.rows[0].busy)}</div>")
+                f"{'<br>' + html.escape(self.rows[0].busy) if self.rows[0].busy else ''}</div>")
 
     def body(self):
         return pn.Column(

@@ -13,6 +13,7 @@ import panel as pn
 from bokeh.models import ColumnDataSource, LabelSet
 
 from chapters.base import Chapter
+from chapters.ch12_cheaper_guesses import projector_type
 from lab import analytic, textkinds
 from uikit import palette
 from uikit.figures import static_figure
@@ -67,7 +68,8 @@ class KindBars:
         f.vbar(x="label", top="alpha", source=self.source, width=0.7, fill_color="color", line_color=palette.INK,
                hatch_pattern="hatch", hatch_color="white", hatch_alpha=0.6)
         f.add_layout(LabelSet(x="label", y="alpha", text="text", source=self.source, y_offset=4,
-                              text_align="center", text_font_size="15px", text_color=palette.INK))
+                              text_align="center", text_font_size="16px", text_color=palette.INK))
+        projector_type(f)
         self.figure = f
 
     @staticmethod
