@@ -13,15 +13,17 @@ from __future__ import annotations
 import html
 
 import panel as pn
-from bokeh.models import ColumnDataSource, Span
+from bokeh.models import ColumnDataSource, Label, Span
 
 from chapters.base import Chapter
-from lab.costs import POSITIONS, PREFILL_TOKENS, CostProfile, profile as cost_profile
+from lab.costs import POSITIONS, PREFILL_TOKENS, CostProfile
+from lab.profile_eta import profile_with_eta
 from uikit import palette
 from uikit.figures import static_figure
 from uikit.pacing import in_document
 from uikit.panels import Busy, button_disabled
 from uikit.predict import PredictCard
+from uikit.progress import TimeLeft
 from uikit.styles import BOX_CSS
 from uikit.tokens import Chip, TokenStrip, count_html, lane, legend
 
@@ -93,6 +95,7 @@ class CheckingChapter(Chapter):
         self.measure_button = pn.widgets.Button(label="Measure this machine", color="primary", width=220)
         self.measure_button.on_click(self._on_measure)
         self.measure_busy = Busy()
+        self.measure_progress = TimeLeft()    # the bar and "about N s left" while the profile is timed
         self.reading = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")
         self._build_figure()
 
@@ -149,34 +152,46 @@ class CheckingChapter(Chapter):
 
     # --- the live measurement ---
     def _build_figure(self):
+        """The bars of the measurement over the lecture's expectation (outlined: about one call
+        whatever the positions) and the writing line, so the chart is never empty."""
         fig = static_figure(height=280, sizing_mode="stretch_width", x_range=(0.4, MAX_POSITIONS + 0.6), y_range=(0, 9),
                             x_axis_label="positions (tokens) in one call",
                             y_axis_label="time ÷ one-position call")
+        n = list(range(1, MAX_POSITIONS + 1))
+        self.expected_source = ColumnDataSource(dict(positions=n, ratio=[1.0] * len(n), writing=[float(k) for k in n]))
         self.cost_source = ColumnDataSource(dict(positions=[], ratio=[], writing=[], label=[]))
         fig.vbar(x="positions", top="ratio", width=0.6, color=palette.OVERLAP, source=self.cost_source,
                  legend_label="checking: one call over n positions (measured)")
+        fig.vbar(x="positions", top="ratio", width=0.6, fill_alpha=0, line_color=palette.INK, line_width=2,
+                 line_dash="dashed", source=self.expected_source, legend_label="the lecture: about one call")
         fig.line(x="positions", y="writing", color=palette.TARGET, line_width=3, line_dash="dashed",
-                 source=self.cost_source, legend_label="writing: n calls, one after another")
+                 source=self.expected_source, legend_label="writing: n calls, one after another")
         fig.scatter(x="positions", y="writing", color=palette.TARGET, size=9, marker="square",
-                    source=self.cost_source)
+                    source=self.expected_source)
         fig.text(x="positions", y="ratio", text="label", source=self.cost_source, text_align="center",
                  text_baseline="bottom", y_offset=-2, text_font_size="14px", text_color=palette.INK)
+        self.placeholder = Label(x=MAX_POSITIONS + 0.5, y=1.4, text_align="right", text_font_size="16px",
+                                 text_color=palette.MUTED, text="This machine's bars appear here once measured.")
+        fig.add_layout(self.placeholder)
         fig.add_layout(Span(location=1, dimension="width", line_color=palette.MUTED, line_dash="dotted", line_width=2))
         fig.legend.location = "top_left"
-        fig.xaxis.ticker = list(range(1, MAX_POSITIONS + 1))
+        fig.xaxis.ticker = n
         self.figure = fig
 
     async def _on_measure(self, event=None):
         await self.measure()
 
     async def measure(self):
+        """Time the big model over 1…POSITIONS positions (the pair's shared cost profile, measured
+        again when it was taken on a busy machine) with a progress bar and the time left; then draw it."""
         ids = self.prompt_ids()
         if ids is None:
             return None
         with button_disabled(self.measure_button):
-            profile = await self.run_model(cost_profile, self.state.service.pair, retry_busy=True,
-                                           message=f"Timing the big model over 1 to {POSITIONS} positions…",
-                                           busy=self.measure_busy)
+            async with self.measure_progress.running() as left:
+                profile = await self.run_model(profile_with_eta, self.state.service.pair, left.set_estimate,
+                                               retry_busy=True, busy=self.measure_busy,
+                                               message=f"Timing the big model over 1 to {POSITIONS} positions…")
         if profile is None:
             return None
         self.profile = profile
@@ -189,6 +204,7 @@ class CheckingChapter(Chapter):
                                      writing=[float(c.positions) for c in costs],
                                      label=[f"{c.seconds * 1000:.1f} ms" for c in costs])
         self.figure.y_range.end = max(MAX_POSITIONS, max(c.ratio for c in costs)) + 1
+        self.placeholder.visible = False
         one = costs[0].seconds
         busy = self.profile.why_busy() if self.profile is not None else ""
         self.reading.object = (f'<div class="verdict waiting">One call over 1 position: <b>{one * 1000:.1f} ms</b>'
@@ -207,7 +223,7 @@ class CheckingChapter(Chapter):
                          'at a handful of positions takes about as long as a call that looks at one. '
                          f'{html.escape(BANDWIDTH, quote=False)} Is that true on this machine? Measure it:</p>',
                          sizing_mode="stretch_width"),
-            pn.Row(self.measure_button, self.measure_busy, sizing_mode="stretch_width"),
+            pn.Row(self.measure_button, self.measure_busy, self.measure_progress, sizing_mode="stretch_width"),
             pn.pane.Bokeh(self.figure, sizing_mode="stretch_width"),
             self.reading,
             sizing_mode="stretch_width")

@@ -79,3 +79,25 @@ def test_a_busy_profile_is_called_unreliable_not_a_verdict(chapter):
     assert "unreliable" in reading and "load 9.0 on 2 cores" in reading
     assert "does not beat writing" not in reading and "no cheaper" not in reading
     assert "does not beat writing" in honest_reading(busy.verify_costs(8))      # what it would have said
+
+
+def test_the_chart_is_never_empty_and_measure_shows_the_time_left(chapter, monkeypatch):
+    expected = chapter.expected_source.data
+    assert expected["positions"] == list(range(1, 9)) and expected["ratio"] == [1.0] * 8   # the lecture's shape
+    assert expected["writing"] == [float(n) for n in range(1, 9)]
+    assert chapter.placeholder.visible and chapter.cost_source.data["ratio"] == []
+    progress, seen = chapter.measure_progress, []
+    estimate = progress.set_estimate
+
+    def spy(seconds):                               # called by the model worker once the estimate is known
+        estimate(seconds)
+        seen.append((progress.__panel__().visible, seconds, progress.refresh()))
+    monkeypatch.setattr(progress, "set_estimate", spy)
+    assert not progress.__panel__().visible
+    asyncio.run(chapter.measure())
+    assert len(seen) == 1
+    visible, seconds, (value, line) = seen[0]
+    assert visible and seconds > 0 and 0 <= value <= 99
+    assert line == "Almost done…" if seconds < 1 else line.startswith("About ")
+    assert not progress.__panel__().visible and not chapter.placeholder.visible
+    assert len(chapter.cost_source.data["ratio"]) == 8

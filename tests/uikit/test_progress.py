@@ -1,0 +1,28 @@
+"""The progress bar with the time left."""
+import asyncio
+
+from uikit.progress import TimeLeft, time_left_text
+
+
+def test_the_line_counts_down_and_the_bar_fills():
+    assert time_left_text(0.3, None) == (-1, "Estimating how long this takes…")
+    assert time_left_text(0.0, 10.0) == (0, "About 10 s left")
+    assert time_left_text(4.0, 10.0) == (40, "About 6 s left")
+    assert time_left_text(9.5, 10.0) == (95, "Almost done…")
+    assert time_left_text(30.0, 10.0) == (99, "Almost done…")     # past the estimate: never full, never negative
+
+
+def test_shown_only_while_running_and_refreshed_from_the_clock():
+    now = [100.0]
+    left = TimeLeft(clock=lambda: now[0], period=0.01)
+    assert not left.__panel__().visible
+
+    async def work():
+        async with left.running():
+            assert left.__panel__().visible and left.bar.active and "Estimating" in left.text.object
+            left.set_estimate(20)
+            now[0] += 5
+            await asyncio.sleep(0.05)                  # a few ticks
+            assert left.bar.value == 25 and "About 15 s left" in left.text.object and not left.bar.active
+    asyncio.run(work())
+    assert not left.__panel__().visible
