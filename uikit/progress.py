@@ -3,7 +3,7 @@
 The work reports how long it may take (`estimate`, in seconds, settable from the model worker's
 thread); until then the bar runs without a value and says it is estimating. While it runs the bar
 fills with the time elapsed against the estimate and the line reads "about N s left"; past the
-estimate it reads "almost done". Hidden when nothing runs.
+estimate it reads "almost done", and well past it that the machine is busy. Hidden when nothing runs.
 
     async with self.time_left.running() as left:
         result = await self.run_model(work, ..., on_estimate=left.set_estimate)
@@ -19,6 +19,8 @@ import panel as pn
 
 from uikit.styles import BOX_CSS
 
+OVERRUN = 1.25   # past this many times the estimate (and 2 s more), the line says the machine is busy
+
 
 def time_left_text(elapsed: float, estimate: float | None) -> tuple[int, str]:
     """(bar value 0…99, or -1 while unknown; the line under it) after `elapsed` of `estimate` seconds."""
@@ -26,6 +28,8 @@ def time_left_text(elapsed: float, estimate: float | None) -> tuple[int, str]:
         return -1, "Estimating how long this takes…"
     left = estimate - elapsed
     value = int(min(99, 100 * elapsed / estimate)) if estimate > 0 else 99
+    if elapsed > OVERRUN * estimate + 2:
+        return value, "Taking longer than estimated: the machine is busy…"
     if left < 1:
         return value, "Almost done…"
     return value, f"About {math.ceil(left)} s left"

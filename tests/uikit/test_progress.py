@@ -9,7 +9,8 @@ def test_the_line_counts_down_and_the_bar_fills():
     assert time_left_text(0.0, 10.0) == (0, "About 10 s left")
     assert time_left_text(4.0, 10.0) == (40, "About 6 s left")
     assert time_left_text(9.5, 10.0) == (95, "Almost done…")
-    assert time_left_text(30.0, 10.0) == (99, "Almost done…")     # past the estimate: never full, never negative
+    assert time_left_text(12.0, 10.0) == (99, "Almost done…")     # past the estimate: never full, never negative
+    assert time_left_text(30.0, 10.0) == (99, "Taking longer than estimated: the machine is busy…")
 
 
 def test_shown_only_while_running_and_refreshed_from_the_clock():
