@@ -51,7 +51,7 @@ def _takes_draft(fn) -> bool:
 class Chapter(pn.viewable.Viewer):
     number: int = 0
     slug: str = ""          # URL path, e.g. "dilemma"
-    part: str = ""          # "I" | "II" | "III"
+    part: str = ""          # a key of chapters.registry.PARTS: "I" … "IV"
     kicker: str = ""        # e.g. "The dilemma"
     title: str = ""         # the headline, e.g. "Good is slow. Fast is sloppy."
     intro: str = ""         # one short paragraph under the headline (markdown)

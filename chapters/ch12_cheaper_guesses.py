@@ -17,7 +17,7 @@ from chapters.base import Chapter
 from lab import cheaper, costs
 from lab.presets import preset_by_key
 from uikit import palette
-from uikit.figures import static_figure
+from uikit.figures import projector_type, static_figure
 from uikit.pacing import in_document
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
@@ -50,13 +50,6 @@ def rows_html(rows: list[cheaper.Row], plain_calls: int | None, greedy: bool) ->
 def how_html() -> str:
     items = "".join(f"<li><b>{html.escape(d.label)}</b> — {html.escape(d.how)}</li>" for d in cheaper.DRAFTINGS)
     return f"<div class='speclab-live'><ul style='margin:4px 0'>{items}</ul></div>"
-
-
-def projector_type(fig, size: str = "16px") -> None:
-    """Title, axis labels and tick labels legible from the back of a lecture hall."""
-    fig.title.text_font_size = size
-    for axis in (*fig.xaxis, *fig.yaxis):
-        axis.axis_label_text_font_size = axis.major_label_text_font_size = size
 
 
 class SpeedupBars:

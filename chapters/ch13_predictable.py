@@ -13,10 +13,9 @@ import panel as pn
 from bokeh.models import ColumnDataSource, LabelSet
 
 from chapters.base import Chapter
-from chapters.ch12_cheaper_guesses import projector_type
 from lab import analytic, textkinds
 from uikit import palette
-from uikit.figures import static_figure
+from uikit.figures import projector_type, static_figure
 from uikit.pacing import in_document
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard

@@ -120,9 +120,16 @@ def question_count() -> int:
     return sum(1 for p in chapter_pages() if p.chapter_class.question)
 
 
+def question_position(chapter_class) -> int | None:
+    """Which question (1…question_count()) `chapter_class` asks, in reading order; None for none."""
+    asking = [p.chapter_class for p in chapter_pages() if p.chapter_class.question]
+    return asking.index(chapter_class) + 1 if chapter_class in asking else None
+
+
 def build(page: Page, state):
-    """This session's view of `page`; its predict card counts the lab's questions."""
+    """This session's view of `page`; its predict card says which of the lab's questions it is."""
     view = page.chapter_class(state)
     if getattr(view, "predict", None) is not None:
         view.predict.total = question_count()
+        view.predict.position = question_position(page.chapter_class)
     return view

@@ -23,6 +23,9 @@ from uikit.styles import SHELL_CSS
 log = logging.getLogger(__name__)
 
 
+NUMBER_WORDS = {3: "three", 4: "four", 5: "five", 6: "six"}
+
+
 def href(slug: str) -> str:
     return f"?chapter={slug}" if slug else "?"
 
@@ -90,7 +93,7 @@ def landing_html(answers: dict | None = None) -> str:
     return (
         '<div class="landing"><div class="eyebrow">DSAI4207 · Lecture 6 · Generation, Decoding &amp; Inference'
         '</div><h1>Can a small model make a big one faster — same output?</h1>'
-        f'<p>An interactive companion for first-time learners, in three parts. {summary} '
+        f'<p>An interactive companion for first-time learners, in {NUMBER_WORDS.get(len(PARTS), len(PARTS))} parts. {summary} '
         'Explore by scrolling, or start the Guided tour for a full-screen, one-step-per-page class '
         'presentation.</p>'
         '<ul class="counts" aria-label="What is inside">' + "".join(f"<li>{c}</li>" for c in counts) + '</ul>'

@@ -54,6 +54,7 @@ class PredictCard(pn.viewable.Viewer):
                  total: int | None = None, ballot: Any = None, **params):
         super().__init__(**params)
         self.state, self.number, self.question, self.total = state, number, question, total
+        self.position: int | None = None   # which of the lab's questions (chapters.registry); else `number`
         self.choices, self.answer, self.explanation = choices, answer, explanation
         self.tolerance, self.hint, self.bounds = tolerance, hint, bounds
         self.kind = "choice" if choices else "number"
@@ -171,7 +172,7 @@ class PredictCard(pn.viewable.Viewer):
         self._verdict.object = verdict_html(self, truth)
 
     def __panel__(self):
-        head = pn.pane.HTML(head_html(self.number, self.total, self.question), stylesheets=[BOX_CSS],
+        head = pn.pane.HTML(head_html(self.position or self.number, self.total, self.question), stylesheets=[BOX_CSS],
                             sizing_mode="stretch_width", margin=0)
         if self.live:   # the projector: the class's answers beside the choices, so the step fits the screen
             body = [pn.Row(self._inputs, self._answers.view, margin=0, sizing_mode="stretch_width"), self._notice,

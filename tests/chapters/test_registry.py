@@ -51,6 +51,13 @@ def test_a_built_chapter_says_how_many_questions_there_are(state):
     assert "question 1 of 12" in view.predict.__panel__().objects[0].object
 
 
+def test_a_card_counts_questions_not_chapters(state):
+    """Chapter 11 asks none, so chapter 13's question is the twelfth, not "13 of 12"."""
+    view = registry.build(registry.page_by_slug("predictable"), state)
+    assert view.predict.position == 12 == registry.question_count()
+    assert "question 12 of 12" in view.predict.__panel__().objects[0].object
+
+
 def test_part_four_is_beyond_the_lecture_and_every_kicker_counts_the_parts():
     assert list(registry.PARTS) == ["I", "II", "III", "IV"]
     assert registry.PARTS["IV"]["name"] == "Beyond the lecture"
