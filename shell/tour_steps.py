@@ -53,7 +53,8 @@ TOUR = [
                             {"lane": "Writing", "strip": "write_strip", "count": "write_calls"},
                             {"lane": "Checking", "strip": "check_strip", "count": "check_calls"}],
      "text": "Tick the clock: writing waits word by word; checking reads all five words in one call."},
-    {"chapter": 3, "show": [["measure_button", "measure_busy"], "figure", "reading"], "prefetch": "measure",
+    {"chapter": 3, "show": [["measure_button", "measure_busy", "measure_progress"], "figure", "reading"],
+     "prefetch": "measure",
      "text": "Is that true on this machine? Time one target call over 1, 2, … 8 positions."},
     # --- Part II · 4 guess, check, keep ---
     {"chapter": 4, "show": ["predict"],
@@ -125,6 +126,15 @@ TOUR = [
      "text": "The same tokens from at most as many target calls. The prefill is the same: the first token comes no sooner."},
     {"chapter": 11, "show": ["cards", "takeaway"],
      "text": "What stays the same, what gets faster, and what it costs."},
+    # --- Part IV · 12 cheaper guesses ---
+    {"chapter": 12, "show": ["predict"],
+     "text": "Beyond the lecture: a guess need not come from a model. It can be copied from the text itself."},
+    {"chapter": 12, "show": ["preset_bar", ["run_button", "busy"], "table", "summary"], "prefetch": "measure",
+     "text": "Five ways to guess, one prompt: the same text every time, only the target calls differ. "
+             "Try “Edit a record”."},
+    # --- 13 how predictable is your text? ---
+    {"chapter": 13, "show": [["run_button", "progress", "busy"], "table", "takeaway"], "prefetch": "measure",
+     "text": "α is not the draft's alone: it depends on what is written. Six kinds of text, measured live."},
 ]
 
 
