@@ -3,7 +3,9 @@
 Sliders only touch numpy and `ColumnDataSource.data`: the figures are built once and never wait for
 a model. Beside the lecture's round cost 1 + γc runs the cost measured on this machine, γc + v(γ + 1),
 from the pair's one cost profile (lab.costs, shared with chapters 3 and 11). "Use my models" measures
-the live pair through the model service, fills α and c, and prices the same request as chapter 11.
+the live pair through the model service, fills α and c, and prices the same request as chapter 11;
+`measure_live` measures without touching the sliders (the tour starts it ahead) and keeps the result,
+which Use my models then applies at once.
 """
 from __future__ import annotations
 
