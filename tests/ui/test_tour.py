@@ -250,3 +250,16 @@ def test_tour_from_a_chapter_page(page, server):
     page.get_by_role("link", name="▶ Tour from here").click()
     rendered(page, first_step(6))
     assert page.locator(".tour-where").inner_text().upper().startswith("CHAPTER 6 ")
+
+
+def test_every_prefetch_names_a_coroutine_of_its_chapter():
+    """A step's "prefetch" is started by name two steps ahead: it must be a coroutine method of the
+    chapter the step shows (chapter 3's measurement, chapter 10's measure_live, chapters 12 and 13)."""
+    import inspect
+
+    from chapters.registry import page_by_number
+    named = [(s["chapter"], s["prefetch"]) for s in TOUR if "prefetch" in s]
+    assert (3, "measure") in named and (10, "measure_live") in named
+    for number, name in named:
+        method = getattr(page_by_number(number).chapter_class, name, None)
+        assert inspect.iscoroutinefunction(method), f"chapter {number} has no coroutine {name!r}"
