@@ -129,11 +129,10 @@ TOUR = [
     # --- Part IV · 12 cheaper guesses ---
     {"chapter": 12, "show": ["predict"],
      "text": "Beyond the lecture: a guess need not come from a model. It can be copied from the text itself."},
-    {"chapter": 12, "show": ["preset_bar", ["run_button", "busy"], "table", "summary"], "prefetch": "measure",
-     "text": "Five ways to guess, one prompt: the same text every time, only the target calls differ. "
-             "Try “Edit a record”."},
+    {"chapter": 12, "show": [["run_button", "busy"], "table"], "prefetch": "measure",
+     "text": "Five ways to guess, one prompt: the same text every time, only the target calls differ."},
     # --- 13 how predictable is your text? ---
-    {"chapter": 13, "show": [["run_button", "progress", "busy"], "table", "takeaway"], "prefetch": "measure",
+    {"chapter": 13, "show": [["run_button", "progress", "busy"], "predict"], "prefetch": "measure",
      "text": "α is not the draft's alone: it depends on what is written. Six kinds of text, measured live."},
 ]
 
