@@ -158,7 +158,6 @@ export function render({ model }) {
     window.__speclabTourResize = true;
     window.addEventListener("resize", () => { clearTimeout(timer); timer = setTimeout(() => window.__speclabTourFit(), 250); });
   }
-  window.__speclabTourFit = fitScale;
   if (!document.getElementById("speclab-tour-page-css")) {
     const style = h("style", { id: "speclab-tour-page-css" });
     style.textContent = model.page_css;
@@ -224,13 +223,15 @@ export function render({ model }) {
       }
       return;
     }
-    if (Math.abs(room.height) < 24 && room.width < 48) return;
+    if (Math.abs(room.height) < 24 && room.width >= 0 && room.width < 48) return;   // fits (too wide: shrink)
     fitRounds += 1;
     model.room = room;
   };
   const askFit = () => { clearTimeout(fitTimer); fitTimer = setTimeout(measureFit, 400); };
   model.on("rendered", askFit);
   window.__speclabTourAskFit = askFit;
+  // a new window size (a laptop plugged into the projector): new scale, and the step fits anew
+  window.__speclabTourFit = () => { fitScale(); fitRounds = 0; askFit(); };
   if (!window.__speclabTourObserver) {
     // a step's content changes size as Bokeh lays it out, and when its figures grow
     window.__speclabTourObserver = new ResizeObserver(() => window.__speclabTourAskFit());

@@ -1,5 +1,6 @@
 """The progress bar with the time left."""
 import asyncio
+import concurrent.futures
 
 from uikit.progress import TimeLeft, time_left_text
 
@@ -25,5 +26,6 @@ def test_shown_only_while_running_and_refreshed_from_the_clock():
             now[0] += 5
             await asyncio.sleep(0.05)                  # a few ticks
             assert left.bar.value == 25 and "About 15 s left" in left.text.object and not left.bar.active
-    asyncio.run(work())
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:   # a loop of its own (a browser test's may be running here)
+        pool.submit(asyncio.run, work()).result()
     assert not left.__panel__().visible
