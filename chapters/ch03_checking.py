@@ -66,6 +66,35 @@ def honest_reading(costs, busy: str = "") -> str:
     return head + " Timings are live and vary from run to run."
 
 
+def cost_figure():
+    """The bars of the measurement over the lecture's expectation (outlined: about one call
+    whatever the positions) and the writing line, so the chart is never empty: (figure, the
+    expectation's source, the measurement's source, the placeholder line)."""
+    fig = static_figure(height=280, sizing_mode="stretch_width", x_range=(0.4, MAX_POSITIONS + 0.6), y_range=(0, 9),
+                        x_axis_label="positions (tokens) in one call",
+                        y_axis_label="time ÷ one-position call")
+    n = list(range(1, MAX_POSITIONS + 1))
+    expected = ColumnDataSource(dict(positions=n, ratio=[1.0] * len(n), writing=[float(k) for k in n]))
+    costs = ColumnDataSource(dict(positions=[], ratio=[], writing=[], label=[]))
+    fig.vbar(x="positions", top="ratio", width=0.6, color=palette.OVERLAP, source=costs,
+             legend_label="checking: one call over n positions (measured)")
+    fig.vbar(x="positions", top="ratio", width=0.6, fill_alpha=0, line_color=palette.INK, line_width=2,
+             line_dash="dashed", source=expected, legend_label="the lecture: about one call")
+    fig.line(x="positions", y="writing", color=palette.TARGET, line_width=3, line_dash="dashed",
+             source=expected, legend_label="writing: n calls, one after another")
+    fig.scatter(x="positions", y="writing", color=palette.TARGET, size=9, marker="square",
+                source=expected)
+    fig.text(x="positions", y="ratio", text="label", source=costs, text_align="center",
+             text_baseline="bottom", y_offset=-2, text_font_size="14px", text_color=palette.INK)
+    placeholder = Label(x=MAX_POSITIONS + 0.5, y=1.4, text_align="right", text_font_size="16px",
+                        text_color=palette.MUTED, text="This machine's bars appear here once measured.")
+    fig.add_layout(placeholder)
+    fig.add_layout(Span(location=1, dimension="width", line_color=palette.MUTED, line_dash="dotted", line_width=2))
+    fig.legend.location = "top_left"
+    fig.xaxis.ticker = n
+    return fig, expected, costs, placeholder
+
+
 class CheckingChapter(Chapter):
     number = 3
     slug = "checking"
@@ -97,7 +126,7 @@ class CheckingChapter(Chapter):
         self.measure_busy = Busy()
         self.measure_progress = TimeLeft()    # the bar and "about N s left" while the profile is timed
         self.reading = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")
-        self._build_figure()
+        self.figure, self.expected_source, self.cost_source, self.placeholder = cost_figure()
 
     def make_predict(self):
         return PredictCard(
@@ -151,33 +180,6 @@ class CheckingChapter(Chapter):
         self.write_calls.object = self.check_calls.object = self._calls_html(0)
 
     # --- the live measurement ---
-    def _build_figure(self):
-        """The bars of the measurement over the lecture's expectation (outlined: about one call
-        whatever the positions) and the writing line, so the chart is never empty."""
-        fig = static_figure(height=280, sizing_mode="stretch_width", x_range=(0.4, MAX_POSITIONS + 0.6), y_range=(0, 9),
-                            x_axis_label="positions (tokens) in one call",
-                            y_axis_label="time ÷ one-position call")
-        n = list(range(1, MAX_POSITIONS + 1))
-        self.expected_source = ColumnDataSource(dict(positions=n, ratio=[1.0] * len(n), writing=[float(k) for k in n]))
-        self.cost_source = ColumnDataSource(dict(positions=[], ratio=[], writing=[], label=[]))
-        fig.vbar(x="positions", top="ratio", width=0.6, color=palette.OVERLAP, source=self.cost_source,
-                 legend_label="checking: one call over n positions (measured)")
-        fig.vbar(x="positions", top="ratio", width=0.6, fill_alpha=0, line_color=palette.INK, line_width=2,
-                 line_dash="dashed", source=self.expected_source, legend_label="the lecture: about one call")
-        fig.line(x="positions", y="writing", color=palette.TARGET, line_width=3, line_dash="dashed",
-                 source=self.expected_source, legend_label="writing: n calls, one after another")
-        fig.scatter(x="positions", y="writing", color=palette.TARGET, size=9, marker="square",
-                    source=self.expected_source)
-        fig.text(x="positions", y="ratio", text="label", source=self.cost_source, text_align="center",
-                 text_baseline="bottom", y_offset=-2, text_font_size="14px", text_color=palette.INK)
-        self.placeholder = Label(x=MAX_POSITIONS + 0.5, y=1.4, text_align="right", text_font_size="16px",
-                                 text_color=palette.MUTED, text="This machine's bars appear here once measured.")
-        fig.add_layout(self.placeholder)
-        fig.add_layout(Span(location=1, dimension="width", line_color=palette.MUTED, line_dash="dotted", line_width=2))
-        fig.legend.location = "top_left"
-        fig.xaxis.ticker = n
-        self.figure = fig
-
     async def _on_measure(self, event=None):
         await self.measure()
 
