@@ -26,6 +26,7 @@ from uikit.kept import KeptWork
 from uikit.pacing import Throttled, in_document, live_slider, served
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
+from uikit.progress import TimeLeft
 from uikit.readouts import live_html, readout_html, table_html
 from uikit.state import GAMMA_MAX
 from uikit.styles import TABLE_CSS
@@ -34,6 +35,7 @@ ALPHAS = np.linspace(0, 1, 201)
 GAMMAS = np.arange(1, GAMMA_MAX + 1)   # the γ bars
 QUESTION = (0.6, 5, 0.3)   # chapter 10's predict question: α, γ, c
 LIVE_FRESH_SECONDS = 600   # "Use my models" takes a kept measurement of the same request this young
+LAST_SECONDS: list[float] = []   # how long the server's last live measurement took: the next one's estimate
 CAPTION = ("Analytic model of Leviathan, Kalman & Matias (2023): acceptances are treated as independent with "
            "rate α; one verification pass over γ + 1 positions takes about as long as one target call; c is "
            "the time of a draft call divided by a target call. It predicts shapes, not benchmarks.")
@@ -183,6 +185,7 @@ class BreakEvenChapter(Chapter):
         self.cost_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.figs = BreakEvenFigures()
         self.kept = KeptWork(LIVE_FRESH_SECONDS)   # the live pair's measurement (measure_live)
+        self.time_left = TimeLeft()                 # its progress bar and time left
         self.speed_fig, self.gamma_fig = self.figs.speed_fig, self.figs.gamma_fig   # the tour shows them
         self._update()
         self.param.watch(Throttled(self._update), ["alpha", "gamma", "c", "profile"])
@@ -243,11 +246,16 @@ class BreakEvenChapter(Chapter):
 
     async def _measure(self, ids: list[int], gamma: int):
         service = self.state.service
-        result = await self.run_model(
-            service.measurement, ids, gamma=gamma, settings=self.state.settings,
-            max_new_tokens=REQUEST_TOKENS, seed=self.state.seed,
-            message="Measuring plain and speculative decoding on your models…")
-        profile = await self.run_model(costs.of_service, service)   # shared: at once when known
+        async with self.time_left.running() as left:
+            if LAST_SECONDS:
+                left.set_estimate(LAST_SECONDS[-1])
+            result = await self.run_model(
+                service.measurement, ids, gamma=gamma, settings=self.state.settings,
+                max_new_tokens=REQUEST_TOKENS, seed=self.state.seed,
+                message="Measuring plain and speculative decoding on your models…")
+            profile = await self.run_model(costs.of_service, service)   # shared: at once when known
+        if result is not None:
+            LAST_SECONDS[:] = [result[0].plain_seconds + result[0].speculative_seconds]
         if result is None or profile is None:
             return None
         m, plain, spec = result
@@ -285,7 +293,7 @@ class BreakEvenChapter(Chapter):
         caption = pn.pane.Markdown(CAPTION, sizing_mode="stretch_width",
                                    styles={"font-size": "0.9em", "color": palette.MUTED})
         controls = pn.Column("#### Find the break-even", self.alpha_slider, self.gamma_slider,
-                             self.c_slider, self.try_question, self.use_models, self.busy, width=300)
+                             self.c_slider, self.try_question, self.use_models, self.busy, self.time_left, width=300)
         return pn.Column(
             pn.Row(controls, pn.Column(self.readout, self.live, sizing_mode="stretch_width"),
                    sizing_mode="stretch_width"),

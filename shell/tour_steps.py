@@ -117,7 +117,7 @@ TOUR = [
     {"chapter": 10, "show": [[["alpha_slider", "gamma_slider", "c_slider"], "readout"],
                              "speed_fig"],
      "text": "Drag α, γ and c: where is the break-even?"},
-    {"chapter": 10, "show": [["use_models", "busy"], "live", "gamma_fig"], "prefetch": "measure_live",
+    {"chapter": 10, "show": [["use_models", "busy", "time_left"], "live", "gamma_fig"], "prefetch": "measure_live",
      "text": "Use my models: α and c measured on the live pair, the measured speed-up beside the predicted one."},
     # --- 11 putting it together ---
     {"chapter": 11, "show": [["draw_button", "busy"], "lane_fig"],

@@ -165,3 +165,23 @@ def test_the_tour_starts_use_my_models_ahead():
     from shell.tour_steps import TOUR
     step = next(s for s in TOUR if s["chapter"] == 10 and "use_models" in str(s["show"]))
     assert step["prefetch"] == "measure_live" and callable(BreakEvenChapter.measure_live)
+
+
+def test_a_measurement_shows_its_time_left_estimated_from_the_last_one(chapter, monkeypatch):
+    from chapters import ch10_breakeven
+    monkeypatch.setattr(ch10_breakeven, "LAST_SECONDS", [])
+    seen = []
+    original = chapter.run_model
+
+    async def watching(fn, *args, **kwargs):      # what the bar shows while the models work
+        seen.append((chapter.time_left.__panel__().visible, chapter.time_left.estimate))
+        return await original(fn, *args, **kwargs)
+    monkeypatch.setattr(chapter, "run_model", watching)
+    chapter.param.update(gamma=2)
+    m, _, _ = asyncio.run(chapter.measure_live())
+    assert seen[0] == (True, None)                              # the first: "estimating…"
+    assert ch10_breakeven.LAST_SECONDS == [m.plain_seconds + m.speculative_seconds]
+    chapter.param.update(gamma=3)
+    asyncio.run(chapter.measure_live())
+    assert seen[2] == (True, m.plain_seconds + m.speculative_seconds)   # the next: the last one's time
+    assert not chapter.time_left.__panel__().visible
