@@ -6,14 +6,7 @@ printed two decimals: the tolerance is 0.01. Wall-clock speed-ups are too noisy 
 profile's prices of a greedy request's rounds are not.
 """
 from tests.ui.conftest import open_page, wait_until
-
-SOURCES = """(cols) => {
-  const out = [];
-  for (const d of Bokeh.documents)
-    for (const m of d._all_models.values())
-      if (m.type === 'ColumnDataSource' && cols.every(c => c in m.data)) out.push(m.data);
-  return out.map(d => Object.fromEntries(cols.map(c => [c, Array.from(d[c])])));
-}"""
+from tests.ui.test_part3 import BOKEH_SOURCES as SOURCES
 
 
 def speedup(page, selector: str) -> float:
