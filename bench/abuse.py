@@ -28,7 +28,7 @@ import time
 import urllib.request
 import uuid
 
-from classroom import SERVER_LOG, PageSession, _changed, _click, free_port, start_server, stop_server
+from wsclient import SERVER_LOG, PageSession, free_port, start_server, stop_server, changed as _changed, click as _click
 
 # Measurements are shared while fresh (30 s), so each press asks for a γ not asked for before.
 WARM_GAMMAS, IDLE_GAMMAS, LOADED_GAMMAS, HOG_GAMMAS = (5,), (1, 2), (3, 4), tuple(range(6, 13))

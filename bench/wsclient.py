@@ -1,0 +1,212 @@
+"""Plumbing for benches that drive a served lab on loopback: start and stop `panel serve app.py`,
+its memory, and `PageSession`, a page that speaks Bokeh's websocket protocol as a browser does
+(with `click` and `changed` to build and recognise its messages).
+
+All traffic stays on 127.0.0.1; every wait is bounded.
+"""
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import psutil
+
+if TYPE_CHECKING:
+    from recorder import Recorder
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVER_LOG = Path(os.environ.get("TMPDIR", "/tmp")) / "classroom-server.log"
+LECTURER_TOKEN = "bench-" + os.urandom(8).hex()
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port: int, tiny: bool) -> subprocess.Popen:
+    """Serve app.py on 127.0.0.1:`port` (the tiny pair if `tiny`) with the lecturer token, its log in
+    SERVER_LOG; return once it answers."""
+    env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", SPECLAB_LECTURER_TOKEN=LECTURER_TOKEN)
+    if tiny:
+        env["SPECLAB_PAIR"] = "tiny"
+    # The server's log goes to a file: a pipe nobody reads fills up and then blocks the server.
+    with open(SERVER_LOG, "w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "panel", "serve", "app.py", "--port", str(port), "--address", "127.0.0.1",
+             f"--allow-websocket-origin=127.0.0.1:{port}"],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
+    deadline = time.time() + 600
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/app", timeout=60)
+            return proc
+        except OSError:
+            time.sleep(1)
+    proc.kill()
+    raise SystemExit("the server did not answer within 10 minutes")
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    """Ask the server to stop; kill it after 20 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def server_rss(proc: subprocess.Popen) -> int:
+    """The resident memory of the server and its children, in bytes."""
+    p = psutil.Process(proc.pid)
+    return p.memory_info().rss + sum(c.memory_info().rss for c in p.children(recursive=True))
+
+
+class PageSession:
+    """One student's page: the HTTP load, its session's websocket and Bokeh's message protocol
+    (a message is a header, metadata and content frame, then an id frame and a binary frame per buffer)."""
+
+    def __init__(self, base: str, query: str):
+        self.base, self.query = base, query
+        self.events: list[dict] = []          # every event of every PATCH-DOC the server sent
+        self.errors: list[str] = []
+        self.arrived = asyncio.Event()
+        self.models: dict[str, dict] = {}     # id -> {"name":…, "attributes":…} from the pulled document
+        self._ids = itertools.count(1)
+
+    async def open(self) -> None:
+        import websockets
+        loop = asyncio.get_running_loop()
+        url = f"{self.base}?{self.query}"
+        html = await loop.run_in_executor(None, lambda: urllib.request.urlopen(url, timeout=120).read().decode())
+        token = re.search(r'"token":"([^"]+)"', html).group(1)
+        origin = self.base.split("/app")[0]
+        self.ws = await websockets.connect(origin.replace("http", "ws", 1) + f"/app/ws?{self.query}",
+                                           subprotocols=["bokeh", token], origin=origin, max_size=None,
+                                           open_timeout=120)
+        header, _ = await self._read()                       # ACK
+        assert header["msgtype"] == "ACK", header
+        await self.send("PULL-DOC-REQ", {})
+        while True:
+            header, content = await self._read()
+            if header["msgtype"] == "PULL-DOC-REPLY":
+                break
+            self._handle(header, content)                    # a PATCH-DOC may come first
+        self._index(content)
+        self.reader = asyncio.create_task(self._read_forever())
+        await self.patch([{"kind": "MessageSent", "msg_type": "bokeh_event",     # as the browser does
+                           "msg_data": {"type": "event", "name": "document_ready", "values": {"type": "map"}}}])
+
+    async def close(self) -> None:
+        await self.ws.close()
+        self.reader.cancel()
+
+    async def send(self, msgtype: str, content: dict) -> None:
+        await self.ws.send(json.dumps({"msgid": f"s{next(self._ids)}", "msgtype": msgtype}))
+        await self.ws.send("{}")
+        await self.ws.send(json.dumps(content))
+
+    async def patch(self, events: list[dict]) -> None:
+        await self.send("PATCH-DOC", {"events": events})
+
+    async def _read(self):
+        header = json.loads(await self.ws.recv())
+        await self.ws.recv()                                   # metadata
+        content = json.loads(await self.ws.recv())
+        for _ in range(2 * header.get("num_buffers", 0)):      # buffer id frame, then its bytes
+            await self.ws.recv()
+        return header, content
+
+    on_event = None          # a function called with every event as it arrives (the lecturer's watch)
+
+    def _handle(self, header: dict, content: dict) -> None:
+        if header["msgtype"] == "PATCH-DOC":
+            self._index(content)                                   # models the page gains later
+            self.events.extend(content.get("events", []))
+            if self.on_event is not None:
+                for e in content.get("events", []):
+                    self.on_event(e)
+            self.arrived.set()
+        elif header["msgtype"] == "ERROR":
+            self.errors.append(f"server ERROR: {str(content)[:200]}")
+
+    async def _read_forever(self) -> None:
+        try:
+            while True:
+                self._handle(*await self._read())
+        except Exception:   # the socket closed
+            pass
+
+    def _index(self, content: dict) -> None:
+        def walk(x):
+            if isinstance(x, dict):
+                if x.get("type") == "object" and "id" in x and "name" in x:
+                    self.models[x["id"]] = x
+                for v in x.values():
+                    walk(v)
+            elif isinstance(x, list):
+                for v in x:
+                    walk(v)
+        walk(content)
+
+    def find(self, name: str, **attrs) -> list[dict]:
+        """Models of type `name` whose attributes contain the given strings."""
+        return [m for m in self.models.values() if m["name"].endswith(name)
+                and all(v in str(m.get("attributes", {}).get(k, "")) for k, v in attrs.items())]
+
+    async def wait_for(self, found, timeout: float, what: str = "the page to fill"):
+        """Wait until `found()` (a look at the models and events so far) is truthy; return it."""
+        deadline = time.perf_counter() + timeout
+        while not (value := found()):
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                raise TimeoutError(f"waited {timeout:.0f}s for {what}")
+            self.arrived.clear()
+            try:
+                await asyncio.wait_for(self.arrived.wait(), timeout=min(left, 1.0))
+            except asyncio.TimeoutError:
+                pass
+        return value
+
+    async def timed(self, rec: Recorder, name: str, events: list[dict], done, timeout: float) -> None:
+        """Send `events`; add to `rec` under `name` the time until an event for which `done` is true arrives."""
+        mark = len(self.events)
+        start = time.perf_counter()
+        await self.patch(events)
+        await self.wait_for(lambda: any(done(e) for e in self.events[mark:]), timeout, f"the answer to {name}")
+        rec.add(name, time.perf_counter() - start)
+
+
+
+
+def click(model_id: str) -> list[dict]:
+    """The events a browser sends when the button `model_id` is clicked."""
+    return [{"kind": "MessageSent", "msg_type": "bokeh_event",
+             "msg_data": {"type": "event", "name": "button_click",
+                          "values": {"type": "map", "entries": [["model", {"id": model_id}]]}}}]
+
+
+def changed(model_id: str, attr: str, value=None):
+    """An event predicate: `attr` of `model_id` changed (to `value`, if given)."""
+    return lambda e: (e.get("model", {}).get("id") == model_id and e.get("attr") == attr
+                      and (value is None or e.get("new") == value))
+
+
+
+def slide(model_id: str, value) -> list[dict]:
+    """The events a browser sends when the slider `model_id` is let go at `value`."""
+    return [{"kind": "ModelChanged", "model": {"id": model_id}, "attr": "value", "new": value},
+            {"kind": "ModelChanged", "model": {"id": model_id}, "attr": "value_throttled", "new": value}]
