@@ -20,6 +20,7 @@ a `draft` (lab.service) gets the student's (`self.draft`) unless the call names 
 """
 from __future__ import annotations
 
+import asyncio
 import html
 import inspect
 import logging
@@ -37,6 +38,7 @@ from uikit.state import SETTINGS, LabState
 from uikit.styles import BOX_CSS, HEADER_CSS, sheet
 
 log = logging.getLogger(__name__)
+REFUSED_PAUSE = 2.0   # seconds a refused request keeps its button disabled, so a retry can succeed
 
 
 def _takes_draft(fn) -> bool:
@@ -121,16 +123,18 @@ class Chapter(pn.viewable.Viewer):
         """`fn(*args, **kwargs)` on the model worker, with the working line shown.
 
         Returns None (and shows one sentence) when the student's input cannot be used or the model
-        work fails; the page stays usable.
+        work fails; the page stays usable. A request refused for asking too much (QueueFull) returns
+        REFUSED_PAUSE seconds later: the button that asked stays disabled meanwhile, so clicking on
+        does not cost the event loop the class shares a turn per click.
         """
         if "draft" not in kwargs and _takes_draft(fn):
             kwargs["draft"] = self.draft
+        refused = None
         with (busy or self.busy).working(message):
             try:
                 result = await self.state.service.run_as(self.state.owner, fn, *args, **kwargs)
             except QueueFull as err:                    # clicking faster than the models run
-                self.show_problem(str(err))
-                return None
+                refused = err
             except (PromptError, ValueError) as err:   # the student's input: say what to change
                 self.show_problem(str(err))
                 return None
@@ -139,6 +143,10 @@ class Chapter(pn.viewable.Viewer):
                 self.show_problem(f"The models could not finish this ({type(err).__name__}); "
                                   f"press the button again, or reload the page if it keeps happening.")
                 return None
+        if refused is not None:
+            self.show_problem(str(refused))
+            await asyncio.sleep(REFUSED_PAUSE)
+            return None
         self.show_problem("")
         return result
 

@@ -10,7 +10,7 @@ import time
 from dataclasses import asdict, dataclass
 
 from lab import analytic, costs
-from lab.engine import generate
+from lab.engine import Decoder, generate
 from lab.modelpair import ModelPair
 from lab.sampling import GREEDY, SamplingSettings
 from lab.trace import GenerationTrace
@@ -48,10 +48,27 @@ class Measurement:
         return asdict(self)
 
 
-def _timed(pair, prompt_ids, **kwargs) -> tuple[GenerationTrace, float]:
+def _timed_steps(pair, prompt_ids, **kwargs):
+    """Decode `prompt_ids` a round at a time, yielding after each round; returns (trace, seconds) with
+    only the decoder's own time counted (prefill included), not what ran while it was paused."""
     start = time.perf_counter()
-    trace = generate(pair, prompt_ids, display_top=0, **kwargs)    # no display candidates: decoding alone
-    return trace, time.perf_counter() - start
+    decoder = Decoder(pair, prompt_ids, display_top=0, keep_rows=False, **kwargs)   # decoding alone
+    seconds = time.perf_counter() - start
+    while not decoder.done:
+        start = time.perf_counter()
+        decoder.step()
+        seconds += time.perf_counter() - start
+        yield
+    return decoder.trace(), seconds
+
+
+def finish(steps):
+    """Run a generator of steps (`measure_steps`, `ModelService.measurement`) to its end: its result."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            return stop.value
 
 
 def predicted(alpha: float, mean_gamma: float, c: float) -> float:
@@ -66,14 +83,27 @@ def measure(pair: ModelPair, prompt_ids: list[int], *, gamma: int | None = None,
             ) -> tuple[Measurement, GenerationTrace, GenerationTrace]:
     """Plain target decoding and speculative decoding of the same prompt and length, wall-timed
     end to end (prefill included). `plain` reuses a (trace, seconds) already measured."""
+    return finish(measure_steps(pair, prompt_ids, gamma=gamma, settings=settings, max_new_tokens=max_new_tokens,
+                                seed=seed, warmup=warmup, drafter=drafter, policy=policy, plain=plain))
+
+
+def measure_steps(pair: ModelPair, prompt_ids: list[int], *, gamma: int | None = None,
+                  settings: SamplingSettings = GREEDY, max_new_tokens: int = 64, seed: int = 0,
+                  warmup: bool = True, drafter: str | None = None, policy: str | None = None,
+                  plain: tuple[GenerationTrace, float] | None = None):
+    """`measure` as a generator that yields after every decoding round and returns its result, so the
+    model worker can let another student's work run between rounds; only the rounds are timed."""
     drafting = dict(drafter=drafter, policy=policy)
     load = costs.load()
     if warmup:   # first calls pay one-off allocation costs; keep them out of both timings
         generate(pair, prompt_ids, gamma=gamma, settings=settings, max_new_tokens=min(4, max_new_tokens), **drafting)
-    plain_trace, plain_s = plain or _timed(pair, prompt_ids, mode="plain", settings=settings, seed=seed,
-                                           max_new_tokens=max_new_tokens)
-    spec, spec_s = _timed(pair, prompt_ids, gamma=gamma, settings=settings, seed=seed,
-                          max_new_tokens=max_new_tokens, **drafting)
+        yield
+    if plain is None:
+        plain = yield from _timed_steps(pair, prompt_ids, mode="plain", settings=settings, seed=seed,
+                                        max_new_tokens=max_new_tokens)
+    plain_trace, plain_s = plain
+    spec, spec_s = yield from _timed_steps(pair, prompt_ids, gamma=gamma, settings=settings, seed=seed,
+                                           max_new_tokens=max_new_tokens, **drafting)
     alpha = spec.alpha or 0.0
     c = (spec.mean_draft_seconds or 0.0) / plain_trace.mean_target_seconds
     m = Measurement(
@@ -160,7 +190,7 @@ def measure_set(pair: ModelPair, prompts: dict[str, list[str]], *, gamma: int | 
             progress(i / len(todo), f"measuring {cat} ({i + 1} of {len(todo)} prompts)")
         ids = encode_prompt(pair.tokenizer, text)
         for r in range(repeats):
-            plain = _timed(pair, ids, mode="plain", settings=settings, max_new_tokens=max_new_tokens)
+            plain = finish(_timed_steps(pair, ids, mode="plain", settings=settings, max_new_tokens=max_new_tokens))
             for drafter, policy in draftings:
                 m, plain_trace, spec = measure(pair, ids, gamma=gamma, settings=settings, max_new_tokens=max_new_tokens,
                                                warmup=i == 0 and r == 0, drafter=drafter, policy=policy, plain=plain)

@@ -26,7 +26,7 @@ from concurrent.futures import Future
 
 import numpy as np
 
-from lab import compare, engine, montecarlo
+from lab import compare, engine, measure, montecarlo
 from lab.sampling import SamplingSettings
 from lab.timeline import Race
 from lab.trace import RoundTrace
@@ -45,26 +45,24 @@ class _LiveRounds:
 
 
 class _Fresh:
-    """Live results (timings, measurements) shared while younger than FRESH_SECONDS; the newest `size` kept."""
+    """Live measurements shared while younger than FRESH_SECONDS; the newest `size` kept."""
 
     def __init__(self, clock, size: int = 32):
         self._clock, self._size = clock, size
         self._items: OrderedDict = OrderedDict()     # key → (measured at, value)
         self._lock = threading.Lock()
 
-    def get(self, key: tuple, compute) -> tuple[float, object]:
-        """(age in seconds, value): the shared value while fresh, else `compute()` now (age 0)."""
+    def fresh(self, key: tuple):
+        """The value kept for `key` while it is fresh, else None."""
         with self._lock:
             hit = self._items.get(key)
-        now = self._clock()
-        if hit is not None and now - hit[0] < FRESH_SECONDS:
-            return now - hit[0], hit[1]
-        value = compute()
+        return hit[1] if hit is not None and self._clock() - hit[0] < FRESH_SECONDS else None
+
+    def put(self, key: tuple, value) -> None:
         with self._lock:
             self._items[key] = (self._clock(), value)
             while len(self._items) > self._size:
                 self._items.popitem(last=False)
-        return 0.0, value
 
     def clear(self) -> None:
         with self._lock:
@@ -195,12 +193,19 @@ class ModelService:
     def measurement(self, prompt_ids: list[int], *, gamma: int = 4, settings=SamplingSettings(),
                     max_new_tokens: int = 48, seed: int = 0, draft="aligned"):
         """`lab.measure.measure` of the live pair drafting with `draft` (chapter 10's "Use my models"),
-        shared while fresh (FRESH_SECONDS): a class pressing it together queues one measurement. Call from the worker."""
-        from lab.measure import measure
+        shared while fresh (FRESH_SECONDS): a class pressing it together queues one measurement.
+
+        A long job: a generator the worker runs a decoding round at a time, letting a browser that has
+        used the worker less recently go between rounds (lab.workqueue); `lab.measure.finish` runs it
+        to its end anywhere else."""
         key = (self.pair.name, draft, tuple(prompt_ids), gamma, settings, max_new_tokens, seed)
-        return self._measurements.get(key, lambda: measure(
-            self.pair_for(draft), list(prompt_ids), gamma=gamma, settings=settings,
-            max_new_tokens=max_new_tokens, seed=seed))[1]
+        kept = self._measurements.fresh(key)
+        if kept is not None:
+            return kept
+        value = yield from measure.measure_steps(self.pair_for(draft), list(prompt_ids), gamma=gamma,
+                                                 settings=settings, max_new_tokens=max_new_tokens, seed=seed)
+        self._measurements.put(key, value)
+        return value
 
     def monte_carlo(self, p: np.ndarray, q: np.ndarray, rule: str, n: int, seed: int = 0) -> np.ndarray:
         """Counts per token of `n` seeded rounds of accept + correct under `rule` (lab.montecarlo)."""

@@ -1,13 +1,17 @@
-"""The model worker's queue: one thread, per-browser queues served in fair turns, limits that answer in
-one sentence, and identical waiting requests computed once.
+"""The model worker's queue: one thread, per-browser queues served by least recent use, limits that
+answer in one sentence, identical waiting requests computed once, and long jobs that step aside.
 
 Torch on a 2-core laptop gains nothing from two forward passes at once, so one worker thread runs
 all model work, off the web server's event loop. Jobs are queued per browser (its cookie id, so
-twenty tabs of one browser get one share, not twenty) and taken round-robin, so one student's long
-generation never makes another wait behind all of it. Turns follow start-time fair queueing: each
-browser carries a tag, the count of jobs it has been served, started at the tag of the job running
-when its queue opened; the lowest tag goes next (first come first on a tie). A student who arrives
-while another browser's queue is full waits for the running job only, not for the next of theirs. `lab.service.ModelService` is its only user.
+twenty tabs of one browser get one share, not twenty). The next job is the waiting browser's that
+has used the worker least recently: each browser's seconds of model work, halved every HALF_LIFE
+seconds (first come first on a tie). A student who presses a button while one browser keeps the
+worker busy goes next, and their few seconds of work run before the busy browser's next job.
+
+A long job (a live measurement) is a generator: the worker runs it a step (one decoding round) at
+a time, and after each step hands the worker to a browser waiting with STEP_ASIDE seconds less
+recent use, parking the job at the head of its browser's queue to resume later. A generator
+returns its result; its waiters see only that. `lab.service.ModelService` is its only user.
 
     queue = FairQueue()
     future = queue.submit(Owner(browser_id, session_id), fn, args, kwargs)   # QueueFull past a limit
@@ -17,14 +21,18 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict, deque
-from concurrent.futures import Future
+from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass
+from types import GeneratorType
 
 import numpy as np
 
 MAX_PENDING = 3      # waiting jobs per browser
 MAX_TOTAL = 160      # waiting jobs on the whole server (a class of 40 with 3 each fits; a flood does not)
 RATE, BURST = 5.0, 10  # model actions per second per browser, and how many may come at once
+HALF_LIFE = 30.0     # seconds: a browser's model work counts half as much this long after
+STEP_ASIDE = 1.0     # seconds of less recent use that make a running long job step aside
+REMEMBERED = 4096    # browsers whose allowance and use are kept (the longest unseen are dropped)
 
 
 class QueueFull(RuntimeError):
@@ -65,25 +73,29 @@ def _job_key(fn, args, kwargs):
 
 
 class _Job:
-    """One piece of model work and everyone waiting for it: [(future, session), ...]."""
-    __slots__ = ("fn", "args", "kwargs", "key", "waiters")
+    """One piece of model work and everyone waiting for it: [(future, session), ...]. `steps` is
+    the generator of a long job once started (it may be parked between steps)."""
+    __slots__ = ("fn", "args", "kwargs", "key", "browser", "waiters", "steps")
 
-    def __init__(self, fn, args, kwargs, key):
-        self.fn, self.args, self.kwargs, self.key = fn, args, kwargs, key
+    def __init__(self, fn, args, kwargs, key, browser):
+        self.fn, self.args, self.kwargs, self.key, self.browser = fn, args, kwargs, key, browser
         self.waiters: list[tuple[Future, object]] = []
+        self.steps: GeneratorType | None = None
 
 
 class FairQueue:
-    """Per-browser FIFO queues served round-robin by one worker thread."""
+    """Per-browser FIFO queues served by least recent use, by one worker thread."""
 
     def __init__(self, max_pending: int = MAX_PENDING, max_total: int = MAX_TOTAL, rate: float = RATE,
-                 burst: int = BURST, clock=time.monotonic):
+                 burst: int = BURST, clock=time.monotonic, half_life: float = HALF_LIFE,
+                 step_aside: float = STEP_ASIDE):
         self.max_pending, self.max_total = max_pending, max_total
         self.rate, self.burst, self._clock = rate, burst, clock
+        self.half_life, self.step_aside = half_life, step_aside
         self._allowance: OrderedDict[object, tuple[float, float]] = OrderedDict()   # browser → (left, at)
+        self._use: OrderedDict[object, tuple[float, float]] = OrderedDict()   # browser → (seconds, at)
         self._queues: dict[object, deque[_Job]] = {}      # browser → its waiting jobs
-        self._tags: dict[object, tuple[float, int]] = {}  # browser → (its turn, arrival), while it waits
-        self._now = 0.0                                     # the tag of the job served last
+        self._arrival: dict[object, int] = {}             # browser → when its queue opened
         self._arrivals = 0
         self._waiting: dict[tuple, _Job] = {}       # job key → the identical job still waiting
         self._ready = threading.Condition()
@@ -110,17 +122,21 @@ class FairQueue:
                 if self._total() >= self.max_total:
                     raise QueueFull("The models are busy with the whole class's requests; "
                                     "try again in a few seconds.")
-            job = _Job(fn, args, kwargs, key)
+            job = _Job(fn, args, kwargs, key, browser)
             job.waiters.append((future, session))
-            if browser not in self._queues:
-                self._queues[browser] = deque()
-                self._arrivals += 1
-                self._tags[browser] = (self._now, self._arrivals)
-            self._queues[browser].append(job)
+            self._enqueue(job)
             if key is not None:
                 self._waiting[key] = job
             self._ready.notify()
         return future
+
+    def _enqueue(self, job: _Job, first: bool = False) -> None:
+        """Put `job` in its browser's queue, opening the queue if needed (call under the lock)."""
+        if job.browser not in self._queues:
+            self._queues[job.browser] = deque()
+            self._arrivals += 1
+            self._arrival[job.browser] = self._arrivals
+        (self._queues[job.browser].appendleft if first else self._queues[job.browser].append)(job)
 
     def _allowed(self, browser) -> bool:
         """A token bucket per browser: `rate` requests a second, `burst` at once. Even answers from
@@ -130,9 +146,23 @@ class FairQueue:
         left, at = self._allowance.pop(browser, (float(self.burst), now))
         left = min(float(self.burst), left + (now - at) * self.rate)
         self._allowance[browser] = (left - 1 if left >= 1 else left, now)
-        while len(self._allowance) > 4096:           # bounded: browsers long gone are dropped
+        while len(self._allowance) > REMEMBERED:     # bounded: browsers long gone are dropped
             self._allowance.popitem(last=False)
         return left >= 1
+
+    def used(self, browser, now: float | None = None) -> float:
+        """`browser`'s recent model work: its seconds on the worker, each halved every `half_life`."""
+        seconds, at = self._use.get(browser, (0.0, 0.0))
+        now = time.perf_counter() if now is None else now
+        return seconds * 0.5 ** ((now - at) / self.half_life)
+
+    def _charge(self, browser, seconds: float) -> None:
+        now = time.perf_counter()
+        with self._ready:
+            self._use[browser] = (self.used(browser, now) + seconds, now)
+            self._use.move_to_end(browser)
+            while len(self._use) > REMEMBERED:
+                self._use.popitem(last=False)
 
     def _total(self) -> int:
         return sum(len(q) for q in self._queues.values())
@@ -147,55 +177,91 @@ class FairQueue:
     def forget(self, session) -> int:
         """A session (tab) closed: cancel what it was waiting for; returns how many were cancelled.
 
-        A job someone else also waits for still runs for them; a job nobody waits for leaves the queue.
+        A job someone else also waits for still runs for them; a job nobody waits for leaves the queue
+        (a parked long job is closed).
         """
-        cancelled = []
+        cancelled, closed = [], []
         with self._ready:
             for browser in list(self._queues):
                 kept = deque()
                 for job in self._queues[browser]:
-                    mine = [w for w in job.waiters if w[1] == session]
+                    cancelled += [future for future, s in job.waiters if s == session]
                     job.waiters = [w for w in job.waiters if w[1] != session]
-                    cancelled += [future for future, _ in mine]
                     if job.waiters:
                         kept.append(job)
-                    elif self._waiting.get(job.key) is job:
-                        del self._waiting[job.key]
+                    else:
+                        if self._waiting.get(job.key) is job:
+                            del self._waiting[job.key]
+                        if job.steps is not None:
+                            closed.append(job.steps)
                 if kept:
                     self._queues[browser] = kept
                 else:
-                    del self._queues[browser], self._tags[browser]
+                    del self._queues[browser], self._arrival[browser]
         for future in cancelled:
-            future.cancel()
+            if not future.cancel():        # a parked long job's futures are already running
+                future.set_exception(CancelledError())
+        for steps in closed:
+            steps.close()
         return len(cancelled)
 
     def _next(self) -> _Job:
+        """The first job of the waiting browser with the least recent use (the earliest on a tie)."""
         with self._ready:
             while not self._queues:
                 self._ready.wait()
-            browser = min(self._queues, key=self._tags.__getitem__)
+            now = time.perf_counter()
+            browser = min(self._queues, key=lambda b: (self.used(b, now), self._arrival[b]))
             queue = self._queues[browser]
             job = queue.popleft()
-            self._now, arrival = self._tags[browser]
-            if queue:                      # its next job: one turn later
-                self._tags[browser] = (self._now + 1, arrival)
-            else:
-                del self._queues[browser], self._tags[browser]
+            if not queue:
+                del self._queues[browser], self._arrival[browser]
             if self._waiting.get(job.key) is job:
                 del self._waiting[job.key]  # running: a new request for it queues anew
             return job
 
+    def _should_step_aside(self, browser) -> bool:
+        """Another browser waits that has used the worker `step_aside` seconds less recently."""
+        now = time.perf_counter()
+        with self._ready:
+            mine = self.used(browser, now)
+            return any(self.used(b, now) + self.step_aside < mine for b in self._queues if b != browser)
+
+    def _step(self, job: _Job):
+        """Run `job` (its next step, if it is a started long job): (finished, result or error)."""
+        start = time.perf_counter()
+        try:
+            if job.steps is None:
+                result = job.fn(*job.args, **job.kwargs)
+                if not isinstance(result, GeneratorType):
+                    return True, result, None
+                job.steps = result
+            next(job.steps)
+            return False, None, None
+        except StopIteration as stop:
+            return True, stop.value, None
+        except BaseException as err:   # handed to the awaiting callbacks, never lost
+            return True, None, err
+        finally:
+            self._charge(job.browser, time.perf_counter() - start)
+
     def _work(self):
         while True:
             job = self._next()
-            futures = [f for f, _ in job.waiters if f.set_running_or_notify_cancel()]
-            if not futures:
+            if job.steps is None:
+                job.waiters = [(f, s) for f, s in job.waiters if f.set_running_or_notify_cancel()]
+                if not job.waiters:
+                    continue
+            while True:
+                finished, result, err = self._step(job)
+                if finished or self._should_step_aside(job.browser):
+                    break
+            if not finished:               # parked: it resumes when its browser's turn comes again
+                with self._ready:
+                    self._enqueue(job, first=True)
                 continue
-            try:
-                result = job.fn(*job.args, **job.kwargs)
-            except BaseException as err:   # handed to the awaiting callbacks, never lost
-                for future in futures:
+            for future, _ in job.waiters:
+                if err is not None:
                     future.set_exception(err)
-            else:
-                for future in futures:
+                else:
                     future.set_result(result)

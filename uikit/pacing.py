@@ -33,6 +33,7 @@ INTERNALS = (
     ("bokeh.server.session.ServerSession", "request_expiration"),          # end_with_its_tab
     ("panel.reactive.Syncable", "_process_events"),  # before_browser_values: every browser change
     ("bokeh.server.session.ServerSession", "_handle_patch"),   # on_refused_patches: Bokeh's refusals
+    ("panel.reactive.Syncable", "_server_event"),    # drop_events_of_disabled: a click, before Panel
 )
 
 
@@ -172,6 +173,26 @@ def on_refused_patches(tell: Callable[[object, ValueError], object]) -> None:
             raise
     _handle_patch.told_by, _handle_patch.untold = tell, original
     ServerSession._handle_patch = _handle_patch
+
+
+def drop_events_of_disabled() -> None:
+    """Drop a click (any Bokeh event) on a disabled widget before Panel schedules its callback.
+
+    A browser cannot click a disabled button; a crafted client can, as fast as it likes, and every
+    click would cost a turn of the event loop the class shares. Panel has no hook for it: every
+    browser event of a widget passes through `Syncable._server_event`, so it is wrapped once per
+    process.
+    """
+    from panel.reactive import Syncable
+    original = Syncable._server_event
+    original = getattr(original, "undropped", original)
+
+    def _server_event(self, doc, event):
+        if isinstance(self, pn.widgets.Widget) and self.disabled:
+            return
+        original(self, doc, event)
+    _server_event.undropped = original
+    Syncable._server_event = _server_event
 
 
 PAGE_TURN_YIELDS = 3

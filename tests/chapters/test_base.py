@@ -14,6 +14,34 @@ def test_a_failing_model_call_is_one_sentence_and_the_page_stays_usable(state):
     assert "could not finish" in ch.problem.object and not ch.busy.active
 
 
+def test_a_refused_request_is_one_sentence_and_its_button_waits_before_it_comes_back(state, monkeypatch):
+    import asyncio
+    import time
+
+    import panel as pn
+
+    from chapters import base
+    from lab.service import QueueFull
+    from uikit.panels import button_disabled
+
+    async def refuse(*args, **kwargs):
+        raise QueueFull("Still working on your earlier requests; wait for them to finish, then try again.")
+    monkeypatch.setattr(state.service, "run_as", refuse)
+    monkeypatch.setattr(base, "REFUSED_PAUSE", 0.3)
+    ch, button, seen = base.Chapter(state), pn.widgets.Button(label="Use my models"), []
+
+    async def press():
+        with button_disabled(button):
+            start = time.perf_counter()
+            task = asyncio.ensure_future(ch.run_model(abs, -1))
+            await asyncio.sleep(0.1)
+            seen.append((button.disabled, ch.problem.object))    # refused at once, still disabled
+            return await task, time.perf_counter() - start
+    got, seconds = asyncio.run(press())
+    assert got is None and seconds >= 0.3 and not button.disabled
+    assert seen[0][0] and "Still working on your earlier requests" in seen[0][1]
+
+
 def _bar_chapter(presets: bool):
     """A small chapter with (or without) the preset bar, redoing one generation on every change."""
     from chapters.base import Chapter

@@ -3,6 +3,7 @@ import threading
 
 import pytest
 
+from lab.measure import finish
 from lab.service import ModelService, Owner, QueueFull
 from lab.tiny import tiny_pair
 
@@ -218,7 +219,13 @@ def test_many_tabs_pressing_use_my_models_share_one_fresh_measurement(monkeypatc
     now = [0.0]
     service = ModelService(lambda: pair, clock=lambda: now[0])
     calls = []
-    monkeypatch.setattr(measure, "measure", lambda p, ids, **kw: calls.append(kw) or (f"m{len(calls)}",))
+
+    def measure_steps(p, ids, **kw):               # a long job: two steps, then its result
+        calls.append(kw)
+        yield
+        yield
+        return (f"m{len(calls)}",)
+    monkeypatch.setattr(measure, "measure_steps", measure_steps)
     ids = pair.tokenizer.encode("the cat sat")
     got = [service.submit(service.measurement, ids, gamma=4, owner=Owner("b", f"t{i}")).result(10)
            for i in range(5)]
@@ -328,5 +335,6 @@ def test_cache_keys_hold_the_draft(monkeypatch):
     assert rounds["random"].drafts[0].q == pytest.approx(1 / len(pair.tokenizer))   # q uniform
     race = {d: service.race(ids, n_tokens=6, draft=d) for d in ("aligned", "random")}
     assert race["aligned"].draft_texts != race["random"].draft_texts
-    measured = {d: service.measurement(ids, gamma=3, max_new_tokens=6, draft=d)[0] for d in ("aligned", "random")}
+    measured = {d: finish(service.measurement(ids, gamma=3, max_new_tokens=6, draft=d))[0]
+                for d in ("aligned", "random")}
     assert measured["random"].draft == "random draft (uniform)" and measured["aligned"].draft == pair.draft_label

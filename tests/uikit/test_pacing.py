@@ -101,3 +101,30 @@ def test_served_only_for_a_document_with_a_session():
     assert not served() and not served(None) and not served(Doc())
     Doc.session_context = object()
     assert served(Doc())
+
+
+def test_a_click_on_a_disabled_button_is_dropped_before_panel_sees_it():
+    from bokeh.document import Document
+    from bokeh.events import ButtonClick
+    from panel.reactive import Syncable
+
+    from uikit.pacing import drop_events_of_disabled
+    original = Syncable._server_event
+    drop_events_of_disabled()
+    drop_events_of_disabled()                      # installed once, however often asked
+    try:
+        button, clicks = pn.widgets.Button(label="Use my models"), []
+        button.on_click(clicks.append)
+        doc = Document()
+        model = button.get_root(doc)
+        button._server_event(doc, ButtonClick(model))
+        assert len(clicks) == 1
+        button.disabled = True
+        button._server_event(doc, ButtonClick(model))      # only a crafted client can send this
+        assert len(clicks) == 1 and button.clicks == 1
+        button.disabled = False
+        button._server_event(doc, ButtonClick(model))
+        assert len(clicks) == 2
+        assert Syncable._server_event.undropped is original
+    finally:
+        Syncable._server_event = original
