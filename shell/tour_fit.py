@@ -6,7 +6,8 @@ The browser (assets/tour.js) reports two things, and `StageSizer` answers both o
             the stage, and each figure's type, takes its size at 1280×720 times the scale
     room    after a step is drawn, the free height under its content and the free width beside it:
             the step's figures share it (figures stacked above each other split the height, figures
-            of a fixed width split the width); negative room (a step that would scroll) shrinks them
+            of a fixed width split the width); negative room (a step that would scroll, down or
+            sideways) shrinks them
 
 What a step was given is kept per (step, scale), so coming back to a step draws it at its size at
 once. The type grows through CSS (--speclab-scale, assets/tour.css); Bokeh draws a figure's type on
@@ -73,7 +74,7 @@ class StageSizer:
         stacked = max(_stacked(self.stage), 1)
         fixed_width = [f for f in figures if f.width and f.sizing_mode in (None, "fixed")]
         dh = float(room.get("height", 0)) / stacked
-        dw = max(float(room.get("width", 0)), 0) / max(len(fixed_width), 1)
+        dw = float(room.get("width", 0)) / max(len(fixed_width), 1)
         plan = {}
         for fig in figures:
             base = self._base.get(id(fig), (fig, _figure_sizes(fig)))[1]
@@ -83,6 +84,7 @@ class StageSizer:
                 sizes["height"] = max(floor, round(fig.height + dh))
             if fig in fixed_width and (fig, "width") in base:
                 floor = round(base[(fig, "width")] * scale * SMALLEST)
+                # free width is taken only with free height; a step too wide always gives width back
                 sizes["width"] = max(floor, round(fig.width + (dw if dh > 0 else min(dw, 0))))
             if sizes:
                 plan[id(fig)] = (fig, sizes)

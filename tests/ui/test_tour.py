@@ -245,6 +245,19 @@ def test_tour_screenshots_at_projector_sizes(page, server, shot):
     shot(page, "tour-1920x1080")
 
 
+def test_a_step_wider_than_the_screen_gives_width_back(page, server):
+    """A 1024×768 projector (scale 1, narrower than the 1280 px a step is laid out for): step 19's
+    sliders and figure overflow sideways until the figure, of a fixed width, shrinks to fit."""
+    step = first_step(6) + 1
+    open_step(page, server, step)
+    page.set_viewport_size({"width": 1024, "height": 768})
+    wait_until(lambda: page.evaluate("() => { const m = document.querySelector('#main');"
+                                     " return m.scrollWidth <= m.clientWidth + 2; }"), timeout=30,
+               message="the step to shrink to the screen's width")
+    box = page.locator(".tour-stage canvas").first.bounding_box()
+    assert box["x"] + box["width"] <= 1024
+
+
 def test_tour_from_a_chapter_page(page, server):
     open_page(page, f"{server}?chapter={SLUG[6]}", "Keep a guess as often as the target agrees", timeout=90)
     page.get_by_role("link", name="▶ Tour from here").click()
