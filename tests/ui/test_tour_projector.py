@@ -82,18 +82,27 @@ def problems(m: dict, n: int, code_min: float, rules: dict | None, cover: float 
     return [f"step {n}: {p}" for p in out]
 
 
-def test_every_step_reads_from_the_back_row_at_1920x1080(page, server, shot):
-    page.set_viewport_size({"width": 1920, "height": 1080})
+def walk(page, server, key: str, code_min: float, rules: dict | None, cover: float | None,
+         shoot=None) -> list[str]:
+    """Walk every step from the first with `key`, pressing each step's action, and return the
+    problems found in the settled steps; `shoot(page, n)` is called on each step once measured."""
     open_page(page, f"{server}?tour=1")
     found = []
     for n in range(1, N + 1):
         rendered(page, n)
         press(page, n)
-        m = settled(page, n)
-        found += problems(m, n, 20, SMALLEST, cover=0.6)
-        shot(page, f"tour-1920-step{n:02d}")
+        found += problems(settled(page, n), n, code_min, rules, cover)
+        if shoot:
+            shoot(page, n)
         if n < N:
-            page.keyboard.press("PageDown")      # a presenter's clicker
+            page.keyboard.press(key)
+    return found
+
+
+def test_every_step_reads_from_the_back_row_at_1920x1080(page, server, shot):
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    found = walk(page, server, "PageDown", 20, SMALLEST, cover=0.6,      # PageDown: a presenter's clicker
+                 shoot=lambda pg, n: shot(pg, f"tour-1920-step{n:02d}"))
     page.keyboard.press("PageDown")              # the last step stays
     assert page.locator(".tour-counter").inner_text().strip() == f"{N} / {N}"
     page.keyboard.press("PageUp")
@@ -105,15 +114,7 @@ def test_every_step_reads_from_the_back_row_at_1920x1080(page, server, shot):
 
 
 def test_every_step_fits_a_1280x720_screen_without_scrolling(page, server):
-    open_page(page, f"{server}?tour=1")
-    found = []
-    for n in range(1, N + 1):
-        rendered(page, n)
-        press(page, n)
-        m = settled(page, n)
-        found += problems(m, n, 16, None, cover=None)
-        if n < N:
-            page.keyboard.press("ArrowRight")
+    found = walk(page, server, "ArrowRight", 16, None, cover=None)
     assert not found, "\n".join(found)
 
 
