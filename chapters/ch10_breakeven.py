@@ -1,15 +1,13 @@
 """Chapter 10 — when does drafting save time? The analytic model, with sliders, and the live pair.
 
-Sliders only touch numpy and `ColumnDataSource.data`: the figures are built once and never wait for
-a model. Beside the lecture's round cost 1 + γc runs the cost measured on this machine, γc + v(γ + 1),
-from the pair's one cost profile (lab.costs, shared with chapters 3 and 11). "Use my models" measures
-the live pair through the model service, fills α and c, and prices the same request as chapter 11;
-`measure_live` measures without touching the sliders (the tour starts it ahead) and keeps the result,
-which Use my models then applies at once.
+Sliders only touch numpy (lab.breakeven) and `ColumnDataSource.data`: the figures are built once
+and never wait for a model. Beside the lecture's round cost 1 + γc runs the cost measured on this
+machine, γc + v(γ + 1), from the pair's one cost profile (lab.costs, shared with chapters 3 and 11).
+"Use my models" measures the live pair through the model service, fills α and c, and prices the
+same request as chapter 11; `measure_live` measures without touching the sliders (the tour starts
+it ahead) and keeps the result, which Use my models then applies at once.
 """
 from __future__ import annotations
-
-from dataclasses import replace
 
 import numpy as np
 import panel as pn
@@ -17,9 +15,10 @@ import param
 from bokeh.models import ColumnDataSource, Label, Span
 
 from chapters.base import Chapter
-from lab import analytic, costs
-from lab.measure import gap_sentence, predicted
-from lab.timeline import REQUEST_TOKENS, schedule
+from lab import breakeven, costs
+from lab.breakeven import ALPHAS, QUESTION
+from lab.measure import gap_sentence
+from lab.timeline import REQUEST_TOKENS
 from uikit import palette
 from uikit.figures import static_figure
 from uikit.kept import KeptWork
@@ -27,34 +26,16 @@ from uikit.pacing import Throttled, in_document, live_slider, served
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.progress import TimeLeft
-from uikit.readouts import live_html, readout_html, table_html
+from uikit.readouts import cost_note_html, live_html, question_explanation, readout_html, table_html
 from uikit.state import GAMMA_MAX
 from uikit.styles import TABLE_CSS
 
-ALPHAS = np.linspace(0, 1, 201)
 GAMMAS = np.arange(1, GAMMA_MAX + 1)   # the γ bars
-QUESTION = (0.6, 5, 0.3)   # chapter 10's predict question: α, γ, c
 LIVE_FRESH_SECONDS = 600   # "Use my models" takes a kept measurement of the same request this young
 LAST_SECONDS: list[float] = []   # how long the server's last live measurement took: the next one's estimate
 CAPTION = ("Analytic model of Leviathan, Kalman & Matias (2023): acceptances are treated as independent with "
            "rate α; one verification pass over γ + 1 positions takes about as long as one target call; c is "
            "the time of a draft call divided by a target call. It predicts shapes, not benchmarks.")
-
-
-def question_verdict() -> tuple[str, float]:
-    """("faster" | "slower", speed-up) for the predict question, from the analytic model."""
-    a, g, c = QUESTION
-    s = float(analytic.speedup(a, g, c))
-    return ("faster" if s > 1 else "slower"), s
-
-
-def question_explanation(truth: str) -> str:
-    """Why the predict question's answer is `truth`, worked through the formula."""
-    a, g, c = QUESTION
-    e, cost = float(analytic.expected_tokens(a, g)), float(analytic.round_cost(g, c))
-    return (f"E = (1 − {a}^{g + 1}) / (1 − {a}) = {e:.2f} tokens per round, but a round costs "
-            f"1 + {g}·{c} = {cost:.2f} target calls: speed-up {e / cost:.2f}× — {truth}. "
-            "Drag the sliders to those values and see.")
 
 
 class BreakEvenFigures:
@@ -74,13 +55,11 @@ class BreakEvenFigures:
                legend_label="E / (γc + v(γ + 1)), v measured")
         f.scatter("alpha", "speedup", source=self.point, size=12, color=palette.DRAFT,
                   marker="diamond", legend_label="your α")
-        f.add_layout(Span(location=1, dimension="width", line_dash="dashed", line_color=palette.INK,
-                          line_width=2))
+        f.add_layout(Span(location=1, dimension="width", line_dash="dashed", line_color=palette.INK, line_width=2))
         self.break_span = Span(location=0.5, dimension="height", line_dash="dotted",
                                line_color=palette.EAGER, line_width=2)
         f.add_layout(self.break_span)
-        self.break_label = Label(x=0.5, y=3.5, text="", text_color=palette.EAGER, text_font_size="14px",
-                                 x_offset=4)
+        self.break_label = Label(x=0.5, y=3.5, text="", text_color=palette.EAGER, text_font_size="14px", x_offset=4)
         f.add_layout(self.break_label)
         # The dashed line's key sits in the legend (a label would cross the curve): a line off the plot.
         f.line([-2, -1], [-1, -1], line_dash="dashed", line_color=palette.INK, line_width=2,
@@ -115,27 +94,22 @@ class BreakEvenFigures:
     def draw(self, a: float, g: int, c: float, n: dict, profile=None) -> None:
         """Redraw for α, γ, c and their numbers (BreakEvenChapter.numbers); with the pair's cost
         profile (lab.costs.CostProfile), the measured-cost curves too."""
-        curve = analytic.speedup(ALPHAS, g, c)
-        top = max(2.0, float(curve.max()) * 1.1)
+        top = max(2.0, float(n["curve"].max()) * 1.1)
         be, s, best = n["break_even"], n["per_gamma"], n["best_gamma"]
-        self.curve.data.update(speedup=curve)   # only the changed columns are sent
+        self.curve.data.update(speedup=n["curve"])   # only the changed columns are sent
         self.point.data = dict(alpha=[a], speedup=[n["speedup"]])
         self.speed_fig.y_range.end = top
         # The legend holds the top left; the label goes where the curve is not.
         if np.isnan(be):   # the whole curve is below 1: write above it, on the right
             self.break_span.visible = False
-            self.break_label.text = "no α breaks even (c too large)"
-            self.break_label.x, self.break_label.y = 0.98, top * 0.6
-            self.break_label.text_align, self.break_label.x_offset = "right", 0
+            self.break_label.update(text="no α breaks even (c too large)", x=0.98, y=top * 0.6,
+                                    text_align="right", x_offset=0)
         else:              # the curve is above 1 right of the line: write at its foot
-            self.break_span.visible = True
-            self.break_span.location = be
-            self.break_label.text = f"break-even α = {be:.2f}"
-            self.break_label.x, self.break_label.y = be, top * 0.04
+            self.break_span.update(visible=True, location=be)
             # Keep the label inside the plot: right of the line, or left of it near α = 1.
             left = be > 0.6
-            self.break_label.text_align = "right" if left else "left"
-            self.break_label.x_offset = -4 if left else 4
+            self.break_label.update(text=f"break-even α = {be:.2f}", x=be, y=top * 0.04,
+                                    text_align="right" if left else "left", x_offset=-4 if left else 4)
         pays = n["best_speedup"] > 1             # no γ filled when none beats standard decoding
         self.bars.data.update(speedup=s,
                               color=[palette.TARGET if x == best and pays else palette.MUTED for x in GAMMAS],
@@ -179,10 +153,9 @@ class BreakEvenChapter(Chapter):
         a, g, c = QUESTION
         self.try_question = pn.widgets.Button(label=f"Try α = {a}, γ = {g}, c = {c}", width=200)
         self.try_question.on_click(lambda e: self.param.update(alpha=a, gamma=g, c=c))
-        self.readout = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
-        self.live = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
-        self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
-        self.cost_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        # the formula, the live pair's measurement, the lecture's table, the note on the measured cost
+        self.readout, self.live, self.table, self.cost_note = (
+            pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS]) for _ in range(4))
         self.figs = BreakEvenFigures()
         self.kept = KeptWork(LIVE_FRESH_SECONDS)   # the live pair's measurement (measure_live)
         self.time_left = TimeLeft()                 # its progress bar and time left
@@ -206,13 +179,8 @@ class BreakEvenChapter(Chapter):
 
     # ---- pure numpy updates -----------------------------------------------------------------
     def numbers(self) -> dict:
-        a, g, c = self.alpha, self.gamma, self.c
-        best, best_speedup = analytic.best_gamma(a, c, GAMMA_MAX)
-        return dict(E=float(analytic.expected_tokens(a, g)), cost=float(analytic.round_cost(g, c)),
-                    speedup=float(analytic.speedup(a, g, c)),
-                    break_even=float(analytic.break_even_alpha(g, c)),
-                    per_gamma=analytic.speedup(a, GAMMAS, c),   # the bars; the best γ is the tallest
-                    best_gamma=int(best), best_speedup=float(best_speedup))
+        """The analytic model at the sliders' α, γ, c (lab.breakeven.numbers; the bars over 1…GAMMA_MAX)."""
+        return breakeven.numbers(self.alpha, self.gamma, self.c, GAMMA_MAX)
 
     def _update(self):
         # one patch message for the whole redraw (readout, table and figures), not one per change
@@ -225,9 +193,7 @@ class BreakEvenChapter(Chapter):
         in_document(self.figs.draw, a, g, c, n, self.profile)   # raw Bokeh models: where the document lock is held
         self.readout.object = readout_html(a, g, c, n)
         self.table.object = table_html(c, (round(a, 2), g))
-        note = self.profile.verify_note(g) if self.profile else "The measured cost curve appears once this " \
-            "pair's calls are timed."
-        self.cost_note.object = f"<p class='cost-note'>{note}</p>"
+        self.cost_note.object = cost_note_html(self.profile, g)
         self._maybe_reveal()
 
     # ---- the live pair ---------------------------------------------------------------------------
@@ -258,11 +224,7 @@ class BreakEvenChapter(Chapter):
             LAST_SECONDS[:] = [result[0].plain_seconds + result[0].speculative_seconds]
         if result is None or profile is None:
             return None
-        m, plain, spec = result
-        # one story of time: c and the prediction from the shared profile, not from this run's calls
-        m = replace(m, c=profile.c, mean_draft_seconds=profile.draft_seconds, mean_target_seconds=profile.unit,
-                    predicted_speedup=predicted(m.alpha, spec.drafted / max(1, spec.target_calls), profile.c))
-        return m, profile, schedule(plain, spec, profile).decode_speedup   # chapter 11's figure for this request
+        return breakeven.priced(*result, profile)   # c and the prediction from the shared profile
 
     async def use_my_models(self, event=None):
         """The live pair's α and c (measure_live: at once when a fresh measurement is kept), with the
@@ -281,7 +243,7 @@ class BreakEvenChapter(Chapter):
     # ---- predict ------------------------------------------------------------------------------------
     def make_predict(self):
         return PredictCard(self.state, 10, self.question,
-                           choices=["faster", "slower"], answer=lambda: question_verdict()[0],
+                           choices=["faster", "slower"], answer=lambda: breakeven.question_verdict()[0],
                            explanation=question_explanation, hint="Now set α, γ and c below to check.")
 
     def _maybe_reveal(self):

@@ -1,5 +1,6 @@
 """Chapter 10's read-outs as HTML: the lecture's table (seed 002) for a chosen c, the formula
-worked through for α, γ, c, and the live pair's measurement beside its priced speed-up.
+worked through for α, γ, c, the predict question's answer worked through, the note on the measured
+round cost, and the live pair's measurement beside its priced speed-up.
 
 Pure formatting of numbers from lab.analytic and lab.measure; the panes that show them live in the
 chapter (styled by uikit.styles.TABLE_CSS).
@@ -9,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from lab import analytic
+from lab.breakeven import QUESTION
 
 # The rows of the lecture's table (seed 002), recomputed for the chosen c.
 TABLE_ROWS = ((0.8, 4), (0.9, 4), (0.5, 4), (0.8, 2))
@@ -41,6 +43,22 @@ def readout_html(a: float, g: int, c: float, n: dict) -> str:
             f"<br>speed-up = {n['E']:.2f} / {n['cost']:.2f} = <b>{n['speedup']:.2f}×</b> — {verdict} "
             f"than standard decoding<br>break-even for γ = {g}, c = {c:.2f}: {be_text}"
             f"<br>best γ for α = {a:.2f}, c = {c:.2f}: {best}</div>")
+
+
+def question_explanation(truth: str) -> str:
+    """Why the predict question's answer (lab.breakeven.QUESTION) is `truth`, worked through the formula."""
+    a, g, c = QUESTION
+    e, cost = float(analytic.expected_tokens(a, g)), float(analytic.round_cost(g, c))
+    return (f"E = (1 − {a}^{g + 1}) / (1 − {a}) = {e:.2f} tokens per round, but a round costs "
+            f"1 + {g}·{c} = {cost:.2f} target calls: speed-up {e / cost:.2f}× — {truth}. "
+            "Drag the sliders to those values and see.")
+
+
+def cost_note_html(profile, g: int) -> str:
+    """The note beside the round-cost figure: the pair's cost profile (lab.costs.CostProfile) on a
+    verification pass at γ = g, or, before it is measured, that the measured curve is still to come."""
+    note = profile.verify_note(g) if profile else "The measured cost curve appears once this pair's calls are timed."
+    return f"<p class='cost-note'>{note}</p>"
 
 
 def live_html(m, priced: float, gap: str) -> str:

@@ -3,8 +3,9 @@ import asyncio
 import numpy as np
 import pytest
 
-from chapters.ch10_breakeven import BreakEvenChapter, question_verdict
+from chapters.ch10_breakeven import BreakEvenChapter
 from lab import analytic, costs
+from lab.breakeven import question_verdict
 from lab.costs import CostProfile
 from lab.timeline import REQUEST_TOKENS, schedule
 from uikit import palette
