@@ -82,6 +82,75 @@ class _Job:
         self.waiters: list[tuple[Future, object]] = []
         self.steps: GeneratorType | None = None
 
+    def start(self) -> bool:
+        """Mark the waiters' futures running (a parked job's are already); False when none is left."""
+        if self.steps is None:
+            self.waiters = [(f, s) for f, s in self.waiters if f.set_running_or_notify_cancel()]
+        return bool(self.waiters)
+
+    def step(self) -> bool:
+        """Run the job, or a long job's next step; True once it has finished (its waiters told)."""
+        try:
+            if self.steps is None:
+                result = self.fn(*self.args, **self.kwargs)
+                if not isinstance(result, GeneratorType):
+                    return self._settle(result)
+                self.steps = result
+            next(self.steps)
+            return False
+        except StopIteration as stop:
+            return self._settle(stop.value)
+        except BaseException as err:   # handed to the awaiting callbacks, never lost
+            return self._settle(error=err)
+
+    def _settle(self, result=None, error: BaseException | None = None) -> bool:
+        for future, _ in self.waiters:
+            if error is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(result)
+        return True
+
+
+class Ledger:
+    """What each browser may still ask (a token bucket) and how much model work it used recently.
+
+    Bounded: the REMEMBERED browsers seen last are kept. Not locked: FairQueue calls it under its lock.
+    """
+
+    def __init__(self, rate: float, burst: int, clock, half_life: float):
+        self.rate, self.burst, self._clock, self.half_life = rate, burst, clock, half_life
+        self._allowance: OrderedDict[object, tuple[float, float]] = OrderedDict()   # browser → (left, at)
+        self._use: OrderedDict[object, tuple[float, float]] = OrderedDict()         # browser → (seconds, at)
+
+    def allowed(self, browser) -> bool:
+        """`rate` requests a second, `burst` at once. Even answers from the cache redraw the asking
+        page on the event loop every student shares, so twenty tabs clicking as fast as they can
+        must not get twenty times the share."""
+        now = self._clock()
+        left, at = self._allowance.pop(browser, (float(self.burst), now))
+        left = min(float(self.burst), left + (now - at) * self.rate)
+        self._allowance[browser] = (left - 1 if left >= 1 else left, now)
+        _bound(self._allowance)
+        return left >= 1
+
+    def used(self, browser, now: float | None = None) -> float:
+        """`browser`'s recent model work: its seconds on the worker, each halved every `half_life`."""
+        seconds, at = self._use.get(browser, (0.0, 0.0))
+        now = time.perf_counter() if now is None else now
+        return seconds * 0.5 ** ((now - at) / self.half_life)
+
+    def charge(self, browser, seconds: float) -> None:
+        now = time.perf_counter()
+        self._use[browser] = (self.used(browser, now) + seconds, now)
+        self._use.move_to_end(browser)
+        _bound(self._use)
+
+
+def _bound(seen: OrderedDict) -> None:
+    while len(seen) > REMEMBERED:          # the browsers unseen longest are dropped
+        seen.popitem(last=False)
+
 
 class FairQueue:
     """Per-browser FIFO queues served by least recent use, by one worker thread."""
@@ -89,11 +158,8 @@ class FairQueue:
     def __init__(self, max_pending: int = MAX_PENDING, max_total: int = MAX_TOTAL, rate: float = RATE,
                  burst: int = BURST, clock=time.monotonic, half_life: float = HALF_LIFE,
                  step_aside: float = STEP_ASIDE):
-        self.max_pending, self.max_total = max_pending, max_total
-        self.rate, self.burst, self._clock = rate, burst, clock
-        self.half_life, self.step_aside = half_life, step_aside
-        self._allowance: OrderedDict[object, tuple[float, float]] = OrderedDict()   # browser → (left, at)
-        self._use: OrderedDict[object, tuple[float, float]] = OrderedDict()   # browser → (seconds, at)
+        self.max_pending, self.max_total, self.step_aside = max_pending, max_total, step_aside
+        self.ledger = Ledger(rate, burst, clock, half_life)
         self._queues: dict[object, deque[_Job]] = {}      # browser → its waiting jobs
         self._arrival: dict[object, int] = {}             # browser → when its queue opened
         self._arrivals = 0
@@ -113,7 +179,7 @@ class FairQueue:
                 return future
             queue = self._queues.get(browser, ())
             if browser is not None:       # None: the server's own work, never refused
-                if not self._allowed(browser):
+                if not self.ledger.allowed(browser):
                     raise QueueFull("You are asking faster than the models can answer; wait a moment, "
                                     "then try again.")
                 if len(queue) >= self.max_pending:
@@ -138,31 +204,9 @@ class FairQueue:
             self._arrival[job.browser] = self._arrivals
         (self._queues[job.browser].appendleft if first else self._queues[job.browser].append)(job)
 
-    def _allowed(self, browser) -> bool:
-        """A token bucket per browser: `rate` requests a second, `burst` at once. Even answers from
-        the cache redraw the asking page on the event loop every student shares, so twenty tabs
-        clicking as fast as they can must not get twenty times the share (call under the lock)."""
-        now = self._clock()
-        left, at = self._allowance.pop(browser, (float(self.burst), now))
-        left = min(float(self.burst), left + (now - at) * self.rate)
-        self._allowance[browser] = (left - 1 if left >= 1 else left, now)
-        while len(self._allowance) > REMEMBERED:     # bounded: browsers long gone are dropped
-            self._allowance.popitem(last=False)
-        return left >= 1
-
     def used(self, browser, now: float | None = None) -> float:
-        """`browser`'s recent model work: its seconds on the worker, each halved every `half_life`."""
-        seconds, at = self._use.get(browser, (0.0, 0.0))
-        now = time.perf_counter() if now is None else now
-        return seconds * 0.5 ** ((now - at) / self.half_life)
-
-    def _charge(self, browser, seconds: float) -> None:
-        now = time.perf_counter()
-        with self._ready:
-            self._use[browser] = (self.used(browser, now) + seconds, now)
-            self._use.move_to_end(browser)
-            while len(self._use) > REMEMBERED:
-                self._use.popitem(last=False)
+        """`browser`'s recent model work in seconds (Ledger.used)."""
+        return self.ledger.used(browser, now)
 
     def _total(self) -> int:
         return sum(len(q) for q in self._queues.values())
@@ -211,7 +255,7 @@ class FairQueue:
             while not self._queues:
                 self._ready.wait()
             now = time.perf_counter()
-            browser = min(self._queues, key=lambda b: (self.used(b, now), self._arrival[b]))
+            browser = min(self._queues, key=lambda b: (self.ledger.used(b, now), self._arrival[b]))
             queue = self._queues[browser]
             job = queue.popleft()
             if not queue:
@@ -224,44 +268,21 @@ class FairQueue:
         """Another browser waits that has used the worker `step_aside` seconds less recently."""
         now = time.perf_counter()
         with self._ready:
-            mine = self.used(browser, now)
-            return any(self.used(b, now) + self.step_aside < mine for b in self._queues if b != browser)
-
-    def _step(self, job: _Job):
-        """Run `job` (its next step, if it is a started long job): (finished, result or error)."""
-        start = time.perf_counter()
-        try:
-            if job.steps is None:
-                result = job.fn(*job.args, **job.kwargs)
-                if not isinstance(result, GeneratorType):
-                    return True, result, None
-                job.steps = result
-            next(job.steps)
-            return False, None, None
-        except StopIteration as stop:
-            return True, stop.value, None
-        except BaseException as err:   # handed to the awaiting callbacks, never lost
-            return True, None, err
-        finally:
-            self._charge(job.browser, time.perf_counter() - start)
+            mine = self.ledger.used(browser, now)
+            return any(self.ledger.used(b, now) + self.step_aside < mine for b in self._queues if b != browser)
 
     def _work(self):
         while True:
             job = self._next()
-            if job.steps is None:
-                job.waiters = [(f, s) for f, s in job.waiters if f.set_running_or_notify_cancel()]
-                if not job.waiters:
-                    continue
+            if not job.start():
+                continue
             while True:
-                finished, result, err = self._step(job)
+                start = time.perf_counter()
+                finished = job.step()
+                with self._ready:
+                    self.ledger.charge(job.browser, time.perf_counter() - start)
                 if finished or self._should_step_aside(job.browser):
                     break
             if not finished:               # parked: it resumes when its browser's turn comes again
                 with self._ready:
                     self._enqueue(job, first=True)
-                continue
-            for future, _ in job.waiters:
-                if err is not None:
-                    future.set_exception(err)
-                else:
-                    future.set_result(result)

@@ -1,11 +1,23 @@
-"""The worker's turns by least recent use, and long jobs (generators) that step aside between steps."""
+"""The model worker's queue: per-browser turns by least recent use, limits that answer in one
+sentence, identical requests computed once, and long jobs (generators) that step aside between steps."""
+import asyncio
 import threading
 import time
 from concurrent.futures import CancelledError
 
 import pytest
 
+from lab.service import ModelService, QueueFull
+from lab.tiny import tiny_pair
 from lab.workqueue import FairQueue, Owner
+
+
+@pytest.fixture
+def service():
+    pair = tiny_pair()
+    return ModelService(lambda: pair, cache_size=4, max_pending=3)
+
+
 
 
 def _hold(queue):
@@ -93,3 +105,143 @@ def test_an_error_in_a_step_reaches_every_waiter():
         raise ValueError("the prompt is empty")
     with pytest.raises(ValueError, match="prompt is empty"):
         queue.submit(Owner("a", "t"), broken, (), {}).result(10)
+
+
+# --- through the model service: limits, tabs, identical requests ---------------------------------
+
+def test_round_robin_between_owners(service):
+    gate = threading.Event()
+    order = []
+    service.submit(gate.wait, owner="blocker")              # holds the worker while we queue
+    futures = [service.submit(order.append, f"A{i}", owner="A") for i in range(3)]
+    futures += [service.submit(order.append, "B0", owner="B")]
+    gate.set()
+    for f in futures:
+        f.result(timeout=10)
+    assert order == ["A0", "B0", "A1", "A2"]                # B did not wait behind all of A
+
+
+def _hold_the_worker(service):
+    """Occupy the worker until the returned event is set, so later jobs must queue."""
+    gate, started = threading.Event(), threading.Event()
+    service.submit(lambda: started.set() or gate.wait())
+    assert started.wait(10)
+    return gate
+
+
+def test_per_owner_limit_and_forget(service):
+    gate = _hold_the_worker(service)
+    waiting = [service.submit(abs, -i, owner="A") for i in range(3)]
+    with pytest.raises(QueueFull, match="wait for them to finish"):
+        service.submit(abs, -9, owner="A")
+    other = service.submit(lambda: "B ran", owner="B")       # others unaffected by A's limit
+    assert service.forget("A") == 3 and all(f.cancelled() for f in waiting)
+    gate.set()
+    assert other.result(timeout=10) == "B ran"
+
+
+def test_tabs_of_one_browser_share_one_queue_and_one_limit(service):
+    gate = _hold_the_worker(service)
+    order = []
+    tabs = [Owner("hog", f"tab{i}") for i in range(20)]
+    accepted, refused = [], 0
+    for i, tab in enumerate(tabs):                           # twenty tabs each press the button
+        try:
+            accepted.append(service.submit(order.append, f"hog{i}", owner=tab))
+        except QueueFull:
+            refused += 1
+    assert len(accepted) == 3 and refused == 17              # one browser, one pending limit
+    assert service.pending(Owner("hog", "tab19")) == 3
+    victim = service.submit(order.append, "victim", owner=Owner("victim", "t0"))
+    gate.set()
+    for f in accepted + [victim]:
+        f.result(timeout=10)
+    assert order == ["hog0", "victim", "hog1", "hog2"]      # the other browser waits for one job, not 20
+
+
+def test_a_student_arriving_while_another_browser_is_served_goes_next(service):
+    """Fair turns: the hog's next job waits behind a newcomer who has not been served yet."""
+    gate = _hold_the_worker(service)
+    order, running, release = [], threading.Event(), threading.Event()
+    hog = Owner("hog", "tab0")
+    first = service.submit(lambda: running.set() or release.wait(), owner=hog)
+    rest = [service.submit(order.append, f"hog{i}", owner=hog) for i in (2, 3)]
+    gate.set()
+    assert running.wait(10)                                  # the hog's first job runs, two wait
+    victim = service.submit(order.append, "victim", owner=Owner("victim", "t0"))
+    release.set()
+    for f in [first, victim, *rest]:
+        f.result(timeout=10)
+    assert order == ["victim", "hog2", "hog3"]
+
+
+def test_closing_one_tab_drops_only_its_work(service):
+    gate = _hold_the_worker(service)
+    a = service.submit(abs, -1, owner=Owner("b", "tab1"))
+    b = service.submit(abs, -2, owner=Owner("b", "tab2"))
+    assert service.forget("tab1") == 1 and a.cancelled()
+    gate.set()
+    assert b.result(timeout=10) == 2
+
+
+def test_a_global_cap_refuses_with_a_sentence():
+    pair = tiny_pair()
+    service = ModelService(lambda: pair, max_pending=3, max_total=4)
+    gate = _hold_the_worker(service)
+    for i in range(4):
+        service.submit(abs, -i, owner=Owner(f"browser{i}", "t"))
+    with pytest.raises(QueueFull, match="busy with the whole class"):
+        service.submit(abs, -5, owner=Owner("browser5", "t"))
+    service.submit(abs, -6).cancel()                          # the server's own work is never refused
+    gate.set()
+
+
+def test_identical_waiting_requests_from_many_tabs_run_once(service):
+    gate = _hold_the_worker(service)
+    calls = []
+
+    def work(x):
+        calls.append(x)
+        return x * 2
+    futures = [service.submit(work, [1, 2], owner=Owner("b", f"tab{i}")) for i in range(20)]
+    futures += [service.submit(work, [1, 2], owner=Owner("c", "t"))]
+    assert service.pending() == 1                             # one job, 21 waiting for it
+    assert service.forget("tab0") == 1 and futures[0].cancelled()   # the others still get it
+    gate.set()
+    assert [f.result(timeout=10) for f in futures[1:]] == [[1, 2, 1, 2]] * 20
+    assert calls == [[1, 2]]
+
+
+def test_a_job_nobody_waits_for_any_more_never_runs(service):
+    gate = _hold_the_worker(service)
+    calls = []
+    f = service.submit(calls.append, "x", owner=Owner("b", "tab1"))
+    g = service.submit(calls.append, "x", owner=Owner("b", "tab2"))
+    assert service.forget("tab1") == 1 and service.forget("tab2") == 1
+    done = service.submit(lambda: "after")
+    gate.set()
+    assert done.result(timeout=10) == "after" and calls == [] and f.cancelled() and g.cancelled()
+
+
+def test_errors_reach_the_caller(service):
+    async def go():
+        return await service.run_as("A", lambda: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        asyncio.run(go())
+
+
+def test_a_browser_asking_faster_than_its_rate_is_told_to_wait():
+    pair = tiny_pair()
+    now = [0.0]
+    service = ModelService(lambda: pair, rate=2.0, burst=4, clock=lambda: now[0])
+    tabs = [Owner("hog", f"tab{i}") for i in range(20)]
+    for i in range(4):                                                      # a burst, from four tabs
+        assert service.submit(abs, -i, owner=tabs[i]).result(10) == i
+    with pytest.raises(QueueFull, match="faster than the models can answer"):
+        service.submit(abs, -9, owner=tabs[5])                               # the browser's, not the tab's
+    assert service.submit(abs, -1, owner=Owner("other", "t")).result(10) == 1   # others unaffected
+    now[0] += 0.5                                                            # one more after 1/rate s
+    assert service.submit(abs, -2, owner=tabs[6]).result(10) == 2
+    with pytest.raises(QueueFull):
+        service.submit(abs, -3, owner=tabs[7])
+    assert service.submit(abs, -4).result(10) == 4                           # the server's own: never
