@@ -1,5 +1,6 @@
 """Component tests of chapter pages without a browser: a LabState over the tiny random pair."""
 import asyncio
+import sys
 
 import pytest
 
@@ -35,6 +36,22 @@ def make_chapter(tiny_service):
             asyncio.run(ch.load())
         return ch
     return make
+
+
+@pytest.fixture
+def small_chapter(make_chapter, monkeypatch):
+    """Build a chapter page with its module's sizes made small for the tests, undone afterwards:
+    `small_chapter(PredictableChapter, PER_KIND=1, MAX_NEW_TOKENS=10)` (chapters 12 and 13)."""
+    def make(cls, **sizes):
+        for name, value in sizes.items():
+            monkeypatch.setattr(sys.modules[cls.__module__], name, value)
+        return make_chapter(cls)
+    return make
+
+
+def measured(chapter):
+    """Run the chapter's measurement (`measure()`, chapters 12 and 13) to its end: its result."""
+    return asyncio.run(chapter.measure())
 
 
 def step_to_end(chapter):

@@ -1,31 +1,24 @@
 """Chapter 12: every drafting measured on the student's prompt, its numbers those of real runs."""
-import asyncio
-
 import pytest
 
-from chapters import ch12_cheaper_guesses as ch12
 from chapters.ch12_cheaper_guesses import GUESSERS, CheaperGuessesChapter
 from lab import cheaper, costs
 from lab.engine import generate
 from lab.timeline import schedule
 from lab.presets import preset_by_key
 from lab.sampling import GREEDY, SamplingSettings
+from tests.chapters.conftest import measured
 
 N = 12      # new tokens per run in these tests (the page decodes more)
 
 
 @pytest.fixture
-def chapter(make_chapter, monkeypatch):
-    monkeypatch.setattr(ch12, "MAX_NEW_TOKENS", N)
-    return make_chapter(CheaperGuessesChapter)
-
-
-def run(chapter):
-    return asyncio.run(chapter.measure())
+def chapter(small_chapter):
+    return small_chapter(CheaperGuessesChapter, MAX_NEW_TOKENS=N)
 
 
 def test_each_row_is_a_real_run_of_its_drafting_and_writes_the_plain_text(chapter):
-    rows = run(chapter)
+    rows = measured(chapter)
     assert [r.drafting.key for r in rows] == ["model", "lookup", "hybrid", "adaptive", "confident"]
     pair, ids = chapter.state.service.pair, chapter.state.prompt_ids()
     plain = generate(pair, ids, mode="plain", settings=GREEDY, max_new_tokens=N)
@@ -52,7 +45,7 @@ def test_each_row_is_a_real_run_of_its_drafting_and_writes_the_plain_text(chapte
 
 
 def test_the_policies_change_how_much_is_drafted_not_what_is_written(chapter):
-    rows = {r.drafting.key: r for r in run(chapter)}
+    rows = {r.drafting.key: r for r in measured(chapter)}
     lookup = rows["lookup"]
     assert lookup.c < 0.05                        # a copy costs no model call
     confident = generate(chapter.state.service.pair, chapter.state.prompt_ids(), gamma=4, max_new_tokens=N,
@@ -63,10 +56,10 @@ def test_the_policies_change_how_much_is_drafted_not_what_is_written(chapter):
 
 def test_the_verdict_waits_for_the_edit_prompt(chapter):
     chapter.predict.commit(GUESSERS["hybrid"])
-    run(chapter)                                   # the default prompt is not the question's
+    measured(chapter)                              # the default prompt is not the question's
     assert not chapter.predict.ready and "✓" not in chapter.predict._verdict.object
     chapter.state.prompt = preset_by_key("edit").prompt
-    run(chapter)
+    measured(chapter)
     assert chapter.predict.ready
     truth = GUESSERS[cheaper.winner(chapter.edit_rows).drafting.key]
     assert chapter.predict.correct_answer() == truth
@@ -77,22 +70,22 @@ def test_the_verdict_waits_for_the_edit_prompt(chapter):
 
 def test_sampling_says_same_distribution_instead_of_same_tokens(chapter):
     chapter.state.temperature = 1.0
-    rows = run(chapter)
+    rows = measured(chapter)
     assert all(r.exact is None for r in rows)
     assert "same distribution, other draws" in chapter.table.object
     assert chapter.state.settings == SamplingSettings(1.0)
 
 
 def test_a_changed_prompt_clears_the_table(chapter):
-    run(chapter)
+    measured(chapter)
     assert chapter.rows
     chapter.state.prompt = "the dog ran in the park"
-    run(chapter)                                   # what the page's hook does after the change
+    measured(chapter)                              # what the page's hook does after the change
     assert chapter.plain.prompt_ids == chapter.state.prompt_ids()
     assert len(chapter.rows) == 5
 
 
 def test_an_empty_prompt_is_one_sentence(chapter):
     chapter.state.prompt = "   "
-    assert run(chapter) is None
+    assert measured(chapter) is None
     assert "empty" in chapter.problem.object and not chapter.rows and chapter.table.object == ""

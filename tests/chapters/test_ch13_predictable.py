@@ -1,31 +1,23 @@
 """Chapter 13: α per kind of text, measured on the pair, shared by a class, the student's prompt among them."""
-import asyncio
-
 import pytest
 
-from chapters import ch13_predictable as ch13
 from chapters.ch13_predictable import PredictableChapter, argument_html
 from lab import analytic, textkinds
 from lab.engine import generate
 from lab.prompts import encode_prompt
 from lab.sampling import GREEDY
+from tests.chapters.conftest import measured
 
 N = 10
 
 
 @pytest.fixture
-def chapter(make_chapter, monkeypatch):
-    monkeypatch.setattr(ch13, "PER_KIND", 1)
-    monkeypatch.setattr(ch13, "MAX_NEW_TOKENS", N)
-    return make_chapter(PredictableChapter)
-
-
-def run(chapter):
-    return asyncio.run(chapter.measure())
+def chapter(small_chapter):
+    return small_chapter(PredictableChapter, PER_KIND=1, MAX_NEW_TOKENS=N)
 
 
 def test_alpha_per_kind_is_the_draft_models_on_those_prompts(chapter):
-    results = run(chapter)
+    results = measured(chapter)
     assert [r.kind for r in results] == [*textkinds.KINDS, "yours"]
     pair = chapter.state.service.pair
     for r in results:
@@ -45,7 +37,7 @@ def test_alpha_per_kind_is_the_draft_models_on_those_prompts(chapter):
 def test_the_verdict_shows_after_the_measurement_and_names_the_highest_alpha(chapter):
     chapter.predict.commit("JSON")
     assert not chapter.predict.ready
-    results = run(chapter)
+    results = measured(chapter)
     kinds = [r for r in results if r.kind != "yours"]
     best = max(kinds, key=lambda r: r.alpha)
     assert chapter.predict.ready and chapter.predict.correct_answer() == best.label
@@ -54,16 +46,16 @@ def test_the_verdict_shows_after_the_measurement_and_names_the_highest_alpha(cha
 
 
 def test_a_class_shares_one_measurement_per_server(chapter, make_chapter):
-    first = run(chapter)
+    first = measured(chapter)
     other = make_chapter(PredictableChapter)          # another student, same server
-    second = run(other)
+    second = measured(other)
     assert all(a is b for a, b in zip(first[:-1], second[:-1]))   # the same cached objects
 
 
 def test_the_students_prompt_is_placed_among_the_kinds(chapter):
-    run(chapter)
+    measured(chapter)
     chapter.state.prompt = "the cat ran under the big tree"
-    run(chapter)
+    measured(chapter)
     yours = chapter.results[-1]
     assert yours.kind == "yours" and yours.prompts == ("the cat ran under the big tree",)
     assert chapter.bars.source.data["label"][-1] == "Your prompt"
@@ -80,6 +72,6 @@ def test_seed_001s_numbers_are_computed_and_seed_000_closes(chapter):
 
 def test_an_unusable_prompt_is_one_sentence_and_the_kinds_still_show(chapter):
     chapter.state.prompt = "   "
-    results = run(chapter)
+    results = measured(chapter)
     assert [r.kind for r in results] == list(textkinds.KINDS)
     assert "empty" in chapter.problem.object and chapter.predict.ready
