@@ -28,7 +28,7 @@ import time
 import urllib.request
 import uuid
 
-from wsclient import SERVER_LOG, PageSession, free_port, start_server, stop_server, changed as _changed, click as _click
+from wsclient import SERVER_LOG, PageSession, changed, click, free_port, slide, start_server, stop_server
 
 # Measurements are shared while fresh (30 s), so each press asks for a γ not asked for before.
 WARM_GAMMAS, IDLE_GAMMAS, LOADED_GAMMAS, HOG_GAMMAS = (5,), (1, 2), (3, 4), tuple(range(6, 13))
@@ -68,9 +68,7 @@ class BrowserTab(PageSession):
         return out
 
     async def set_value(self, model: dict, value) -> None:
-        sid = model["id"]
-        await self.patch([{"kind": "ModelChanged", "model": {"id": sid}, "attr": "value", "new": value},
-                          {"kind": "ModelChanged", "model": {"id": sid}, "attr": "value_throttled", "new": value}])
+        await self.patch(slide(model["id"], value))
 
 
 async def open_chapter10(base: str, browser: str) -> BrowserTab:
@@ -98,8 +96,8 @@ async def measure_victim(tab: BrowserTab, gammas: tuple[int, ...], moves: int) -
     for gamma in gammas:
         await tab.set_value(tab.slider("γ"), gamma)
         mark, start = len(tab.events), time.perf_counter()
-        await tab.patch(_click(button))
-        await tab.wait_for(lambda: any(_changed(button, "disabled", False)(e) for e in tab.events[mark:]),
+        await tab.patch(click(button))
+        await tab.wait_for(lambda: any(changed(button, "disabled", False)(e) for e in tab.events[mark:]),
                            300, "Use my models")
         times["use my models"].append(time.perf_counter() - start)
         await asyncio.sleep(random.uniform(0.2, 0.5))
@@ -112,7 +110,7 @@ async def hog_tab(tab: BrowserTab, gamma: int, until: float, stats: dict) -> Non
     button = tab.find("Button", label="Use my models")[0]["id"]
     while time.perf_counter() < until:
         mark = len(tab.events)
-        await tab.patch(_click(button))
+        await tab.patch(click(button))
         stats["clicks"] += 1
         try:
             await tab.wait_for(lambda: len(tab.events) > mark, 30, "an answer")

@@ -205,7 +205,6 @@ def changed(model_id: str, attr: str, value=None):
                       and (value is None or e.get("new") == value))
 
 
-
 def slide(model_id: str, value) -> list[dict]:
     """The events a browser sends when the slider `model_id` is let go at `value`."""
     return [{"kind": "ModelChanged", "model": {"id": model_id}, "attr": "value", "new": value},
