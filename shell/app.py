@@ -200,10 +200,21 @@ def verbose(argv: list[str] | None = None, environ=None) -> bool:
 
 
 def closed_tab(exc) -> bool:
-    """A tab that left while the server was answering it: not an error of the lab."""
+    """A tab that left while the server was answering it: not an error of the lab.
+
+    Besides tornado's closed-stream errors: a tab that closes with clicks still in flight has them
+    (and its close) handled after Bokeh let go of its session, and Bokeh asserts that its
+    connection still has one (`ServerConnection.session`)."""
     from tornado.iostream import StreamClosedError
     from tornado.websocket import WebSocketClosedError
-    return isinstance(exc, (WebSocketClosedError, StreamClosedError))
+    if isinstance(exc, (WebSocketClosedError, StreamClosedError)):
+        return True
+    tb = getattr(exc, "__traceback__", None)
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code if tb is not None else None
+    return (isinstance(exc, AssertionError) and code is not None and code.co_name == "session"
+            and code.co_filename.replace("\\", "/").endswith("bokeh/server/connection.py"))
 
 
 class ClosedTabs(logging.Filter):

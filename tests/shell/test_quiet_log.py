@@ -41,6 +41,24 @@ def test_quiet_by_default(fresh):
     assert closed.filter(_record(ZeroDivisionError()))            # real errors stay
 
 
+def test_a_message_of_a_tab_bokeh_has_let_go_of_is_a_closed_tab():
+    from bokeh.server.connection import ServerConnection
+    class Session:
+        subscribe = unsubscribe = lambda self, connection: None
+    connection = ServerConnection(protocol=None, socket=None, application_context=None, session=Session())
+    connection.detach_session()                                  # what closing the tab does
+    try:
+        connection.session                                       # Bokeh's assertion: no session any more
+    except AssertionError as err:
+        assert app.closed_tab(err) and not app.ClosedTabs().filter(_record(err))
+    else:
+        raise AssertionError("Bokeh no longer asserts a connection's session")
+    try:
+        assert False, "ours"
+    except AssertionError as err:                                 # any other assertion stays in the log
+        assert not app.closed_tab(err)
+
+
 def test_verbose_keeps_every_line(fresh):
     app.configure_logging(detail=True)
     assert logging.getLogger("bokeh.server.views.ws").level != logging.ERROR
