@@ -1,12 +1,13 @@
 """One browser with many tabs hammering model work, against another student: is the class still fair?
 
-    python bench/abuse.py [--tabs 20] [--seconds 60] [--tiny] [--crafted]
+    python bench/abuse.py [--tabs 20] [--head-start 20] [--tiny] [--crafted]
 
 Starts `panel serve app.py` on loopback (the embedded pair, or the tiny pair with --tiny). A victim
 browser opens chapter 10 and is measured idle: slider moves (until the figure's new data arrives)
 and "Use my models" (until the button is enabled again), once for each of two new γ. Then one hog browser (one cookie) opens
-`--tabs` tabs of chapter 10, each on its own γ, pressing "Use my models" again and again, and the
-victim is measured again under that load. Prints p50/p95 for both, the ratio (the goal: the victim's
+`--tabs` tabs of chapter 10, each on its own γ, pressing "Use my models" again and again; after
+`--head-start` seconds of that the victim is measured again, and the hog presses on until the victim
+is done (at most `--seconds`). Prints p50/p95 for both, the ratio (the goal: the victim's
 p95 within 2× of idle), how often the hog was told to wait, and the server log's tracebacks and
 line count. With --crafted the victim also sends crafted widget values (huge, negative, NaN, text)
 through the websocket and the sentences the page answered with are printed.
@@ -104,16 +105,16 @@ async def measure_victim(tab: BrowserTab, gammas: tuple[int, ...], moves: int) -
     return times
 
 
-async def hog_tab(tab: BrowserTab, gamma: int, until: float, stats: dict) -> None:
-    """Press "Use my models" until `until`, as fast as the page answers."""
+async def hog_tab(tab: BrowserTab, gamma: int, stop: asyncio.Event, stats: dict) -> None:
+    """Press "Use my models" until `stop` is set, as fast as the page answers."""
     await tab.set_value(tab.slider("γ"), gamma)
     button = tab.find("Button", label="Use my models")[0]["id"]
-    while time.perf_counter() < until:
+    while not stop.is_set():
         mark = len(tab.events)
         await tab.patch(click(button))
         stats["clicks"] += 1
         try:
-            await tab.wait_for(lambda: len(tab.events) > mark, 30, "an answer")
+            await tab.wait_for(lambda: len(tab.events) > mark or stop.is_set(), 30, "an answer")
         except TimeoutError:
             pass
         await asyncio.sleep(0.05)
@@ -150,13 +151,17 @@ async def crafted(tab: BrowserTab) -> list[str]:
 
 async def hog(args) -> None:
     """The hogging browser, in its own process (its 20 clients must not slow the victim's timer):
-    opens its tabs, prints "ready", presses until --seconds have passed, prints its counts as JSON."""
+    opens its tabs, prints "ready", presses until a line on its stdin (or --seconds), prints its counts
+    as JSON."""
     browser = uuid.uuid4().hex
     tabs = [await open_chapter10(args.hog, browser) for _ in range(args.tabs)]
     print("ready", flush=True)
     stats = {"clicks": 0, "told to wait": 0}
-    until = time.perf_counter() + args.seconds
-    await asyncio.gather(*[hog_tab(t, HOG_GAMMAS[i % len(HOG_GAMMAS)], until, stats) for i, t in enumerate(tabs)])
+    stop, loop, start = asyncio.Event(), asyncio.get_running_loop(), time.perf_counter()
+    loop.run_in_executor(None, lambda: (sys.stdin.readline(), loop.call_soon_threadsafe(stop.set)))
+    loop.call_later(args.seconds, stop.set)
+    await asyncio.gather(*[hog_tab(t, HOG_GAMMAS[i % len(HOG_GAMMAS)], stop, stats) for i, t in enumerate(tabs)])
+    stats["seconds"] = time.perf_counter() - start
     for t in tabs:
         await t.close()
     print(json.dumps(stats), flush=True)
@@ -171,17 +176,19 @@ async def run(args) -> None:
         await measure_victim(victim, WARM_GAMMAS, 2)           # warm-up: first-use costs not counted
         idle = await measure_victim(victim, IDLE_GAMMAS, args.moves)
         hogging = subprocess.Popen([sys.executable, __file__, "--hog", base, "--tabs", str(args.tabs),
-                                    "--seconds", str(args.seconds)], stdout=subprocess.PIPE, text=True)
+                                    "--seconds", str(args.seconds)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   text=True)
         loop = asyncio.get_running_loop()
         ready = await loop.run_in_executor(None, hogging.stdout.readline)
         if ready.strip() != "ready":
             raise SystemExit("the hogging browser did not open its tabs")
-        await asyncio.sleep(3)                                 # the hog's queue is full by now
+        await asyncio.sleep(args.head_start)                   # the hog has been hammering a while
         loaded = await measure_victim(victim, LOADED_GAMMAS, args.moves)
         said = await crafted(victim) if args.crafted else []
-        out, _ = await loop.run_in_executor(None, hogging.communicate)
+        out, _ = await loop.run_in_executor(None, hogging.communicate, "stop\n")   # load until the victim is done
         stats = json.loads(out.strip().splitlines()[-1])
-        print(f"\none browser with {args.tabs} tabs pressing 'Use my models' for {args.seconds:.0f} s "
+        print(f"\none browser with {args.tabs} tabs pressing 'Use my models' for {stats['seconds']:.0f} s, "
+              f"from {args.head_start:.0f} s before the victim's loaded measurements until they ended "
               f"({stats['clicks']} clicks, {stats['told to wait']} answered 'still working'), "
               f"{'tiny' if args.tiny else 'embedded'} pair")
         for name in ("slider", "use my models"):
@@ -203,14 +210,15 @@ async def run(args) -> None:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tabs", type=int, default=20, help="tabs of the one hogging browser")
-    ap.add_argument("--seconds", type=float, default=60, help="how long the hog keeps pressing")
+    ap.add_argument("--head-start", type=float, default=20, help="seconds the hog presses before the victim is measured")
+    ap.add_argument("--seconds", type=float, default=600, help="the most the hog presses")
     ap.add_argument("--moves", type=int, default=20, help="victim slider moves, idle and under load")
     ap.add_argument("--tiny", action="store_true", help="serve the tiny random pair")
     ap.add_argument("--crafted", action="store_true", help="also send crafted widget values")
     ap.add_argument("--hog", metavar="URL", help=argparse.SUPPRESS)   # the hogging browser's own process
     args = ap.parse_args()
-    if not 1 <= args.tabs <= 40 or not 5 <= args.seconds <= 600:
-        raise SystemExit("--tabs must be 1–40 and --seconds 5–600")
+    if not 1 <= args.tabs <= 40 or not 5 <= args.seconds <= 600 or not 0 <= args.head_start <= 300:
+        raise SystemExit("--tabs must be 1–40, --seconds 5–600 and --head-start 0–300")
     if args.hog and not args.hog.startswith("http://127.0.0.1:"):
         raise SystemExit("--hog only on loopback")
     asyncio.run(hog(args) if args.hog else run(args))
