@@ -29,6 +29,7 @@ from uikit.tokens import Chip, TokenStrip, count_html, lane, legend
 
 N_TOKENS = 20
 LANES = ("Small model", "Big model")   # bottom → top on the time axis
+LABEL_Y = {"small": 0.5, "big": 1.0}     # the "done" labels: the small lane's centre; between the lanes
 
 
 def fmt_seconds(s: float) -> str:
@@ -68,10 +69,15 @@ class RaceFigure:
                                line_dash="dashed", visible=False)
         self.big_done = Span(location=0, dimension="height", line_color=palette.TARGET, line_width=3,
                              line_dash="dashed", visible=False)
-        self.small_label = Label(x=0, y=0, y_units="screen", text="small model done", visible=False,
-                                 text_color=palette.DRAFT, text_font_size="14px", x_offset=-5, text_align="right")
-        self.big_label = Label(x=0, y=0, y_units="screen", text="big model done", visible=False,
-                               text_color=palette.TARGET, text_font_size="14px", x_offset=-5, text_align="right")
+        # Each "done" label sits where no bar can be: the small model's in its own lane right of its
+        # finish line (its lane is empty after it), the big model's in the gap between the lanes,
+        # left of its finish line. Rows are 0.5 (small) and 1.5 (big) on the categorical axis.
+        self.small_label = Label(x=0, y=LABEL_Y["small"], text="small model done", visible=False,
+                                 text_color=palette.DRAFT, text_font_size="14px", x_offset=6, text_align="left",
+                                 text_baseline="middle")
+        self.big_label = Label(x=0, y=LABEL_Y["big"], text="big model done", visible=False,
+                               text_color=palette.TARGET, text_font_size="14px", x_offset=-6, text_align="right",
+                               text_baseline="middle")
         self.now = Span(location=0, dimension="height", line_color=palette.INK, line_width=1, visible=False)
         for r in (self.small_done, self.big_done, self.now, self.small_label, self.big_label):
             fig.add_layout(r)
@@ -90,11 +96,10 @@ class RaceFigure:
                 data["right"].append(end); data["color"].append(col)
         self.calls.data = data
         self.now.location, self.now.visible = t, t < r.end
-        for span, label, done, y, over in ((self.small_done, self.small_label, r.draft_done, 150, finished[0]),
-                                           (self.big_done, self.big_label, r.target_done, 130, finished[1])):
+        for span, label, done, over in ((self.small_done, self.small_label, r.draft_done, finished[0]),
+                                        (self.big_done, self.big_label, r.target_done, finished[1])):
             span.location = label.x = done
             span.visible = label.visible = over and t >= done
-            label.y = y
 
 
 RECALL = ('<p style="font-size:1.05rem;color:#2b2d31">Recall the KV Cache Lab: a cache makes each call cheaper, '

@@ -90,3 +90,23 @@ def test_the_lanes_grow_while_the_models_work(make_chapter):
     ch.show = lambda t: again.append(t) or shown(t)
     assert asyncio.run(ch.write()) is race                     # the second Write: from the cache
     assert again[0] == 0.0                                     # … replayed from the start
+
+
+def test_the_done_labels_sit_clear_of_every_bar(chapter):
+    """A "done" label drawn over a lane's bars (or pushed off the chart's edge) cannot be read: the
+    small model's sits in its own lane right of its finish line, where no call of its own is left;
+    the big model's sits in the gap between the two lanes' bars, left of its finish line."""
+    from chapters.ch01_dilemma import LANES
+    asyncio.run(chapter.write())
+    fig = chapter.race_figure
+    bar = fig.figure.renderers[0].glyph
+    rows = {lane: i + 0.5 for i, lane in enumerate(LANES)}          # categorical rows: 0.5, 1.5
+    calls = fig.calls.data
+    small, big = fig.small_label, fig.big_label
+    assert small.visible and big.visible
+    assert small.y == rows["Small model"] and small.text_align == "left" and small.x_offset > 0
+    assert all(right <= small.x + 1e-12 for lane, right in zip(calls["lane"], calls["right"])
+               if lane == "Small model")
+    for lane, row in rows.items():                                   # no lane's bars reach the big label
+        assert not (row - bar.height / 2 <= big.y <= row + bar.height / 2)
+    assert big.text_align == "right" and big.x_offset < 0 and big.x == fig.big_done.location
