@@ -175,7 +175,8 @@ class OnePassChapter(RoundChapter):
         f = static_figure(height=300, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
                           y_axis_label="probability", title="")
         paired_bars(f, self.bar_src, ("q", palette.DRAFT, "draft q"), ("p", palette.TARGET, "target p"))
-        f.legend.location = "top_right"
+        f.legend.orientation = "horizontal"      # above the bars: inside, it covered the tallest ones
+        f.add_layout(f.legend[0], "above")
         f.xaxis.major_label_orientation = 0.5
         f.xaxis.major_label_text_font_size = LABEL_SIZE
         f.yaxis.major_label_text_font_size = LABEL_SIZE

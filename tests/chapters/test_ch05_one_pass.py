@@ -57,3 +57,10 @@ def test_first_timers_read_words_not_shapes_and_quoted_16px_labels(chapter):
     assert f"{rows} distributions p, one per position" in note and f"{vocabulary:,} tokens" in note
     assert all(t.startswith("“") and t.endswith("”") for t in chapter.bar_src.data["token"])
     assert float(chapter.bar_fig.xaxis[0].major_label_text_font_size.rstrip("px")) >= 16
+
+
+def test_the_legend_sits_outside_the_bars(make_chapter):
+    """The top candidates change every position and the tallest bar can be any of them: a legend
+    inside the plot covered it. It sits above the plot, where no bar can reach."""
+    fig = make_chapter(OnePassChapter).bar_fig
+    assert fig.legend[0] in fig.above and fig.legend[0] not in fig.center
