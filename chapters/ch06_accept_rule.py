@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, Label, Span
+from bokeh.core.properties import value
+from bokeh.models import ColumnDataSource, Label, Range1d
 from bokeh.transform import dodge
 
 from chapters.base import Chapter
@@ -24,6 +25,7 @@ from uikit.styles import TABLE_CSS
 
 QUESTION_P, QUESTION_Q = 0.6, 0.8   # the predict question's numbers
 SHARE_POINTS = 60                    # points a batch of draws adds to the share-of-A line
+SHARE_AXIS = 20                      # the share-of-A chart's x axis before it has more rounds than this
 
 
 def frequency_table_html(p_a: float, q_a: float, proposed, kept, freq, thr) -> str:
@@ -85,21 +87,21 @@ class AcceptRuleFigures:
         self.freq_fig = h
 
         # The payoff: the share of outputs that are A, round after round, against p(A) and q(A).
+        # p(A) and q(A) are full-width lines named in the legend under the plot: the measured line
+        # spans the whole width, so a name written inside the plot was crossed by it. The x axis
+        # starts at 0 to SHARE_AXIS rounds (axes and grid before the first draw), then follows the draws.
         self.share_src = ColumnDataSource(dict(n=[], share=[]))
-        s = static_figure(height=260, width=520, y_range=(0, 1.02), title="Share of outputs that are A",
-                          x_axis_label="rounds so far", y_axis_label="share of A")
+        self.pq_src = ColumnDataSource(dict(p=[0.0], q=[0.0]))
+        s = static_figure(height=330, width=520, x_range=Range1d(0, SHARE_AXIS), y_range=(0, 1.02),
+                          title="Share of outputs that are A", x_axis_label="rounds so far",
+                          y_axis_label="share of A")
+        s.hspan(y="p", source=self.pq_src, line_color=palette.TARGET, line_width=3, legend_label="p(A): the target")
+        s.hspan(y="q", source=self.pq_src, line_color=palette.DRAFT, line_width=3, line_dash="dashed",
+                legend_label="q(A): the draft alone")
         s.line(x="n", y="share", source=self.share_src, line_width=3, color=palette.INK,
                legend_label="measured share of A")
-        self.p_span = Span(location=0, dimension="width", line_color=palette.TARGET, line_width=3)
-        self.q_span = Span(location=0, dimension="width", line_color=palette.DRAFT, line_width=3,
-                           line_dash="dashed")
-        s.add_layout(self.p_span)
-        s.add_layout(self.q_span)
-        self.p_label = Label(x=5, y=0, x_units="screen", text="", text_font_size="14px", text_color=palette.TARGET)
-        self.q_label = Label(x=5, y=0, x_units="screen", text="", text_font_size="14px", text_color=palette.DRAFT)
-        s.add_layout(self.p_label)
-        s.add_layout(self.q_label)
-        s.legend.location = "bottom_right"
+        s.legend.spacing, s.legend.padding = 0, 4
+        s.add_layout(s.legend[0], "below")
         self.share_fig = s
 
     def draw_probabilities(self, p_a: float, q_a: float) -> None:
@@ -107,17 +109,23 @@ class AcceptRuleFigures:
         r = regions([p_a, 1 - p_a], [q_a, 1 - q_a])
         self.region_src.data = dict(token=list(TOKENS), **{k: list(v) for k, v in r.items()})
         self.pq_src.data = dict(token=list(TOKENS), p=[p_a, 1 - p_a], q=[q_a, 1 - q_a])
-        self.p_span.location, self.q_span.location = p_a, q_a
-        # the upper line's label above it, the lower one's below: the two never overlap
-        self.p_label.y = p_a + 0.02 if p_a >= q_a else p_a - 0.1
-        self.q_label.y = q_a + 0.02 if q_a > p_a else q_a - 0.1
-        self.p_label.text = f"p(A) = {p_a:.2f}: the target"
-        self.q_label.text = f"q(A) = {q_a:.2f}: the draft alone"
+        self.pq_src.data = dict(p=[p_a], q=[q_a])
+        p_item, q_item = self.share_fig.legend[0].items[:2]
+        p_item.label = value(f"p(A) = {p_a:.2f}: the target")
+        q_item.label = value(f"q(A) = {q_a:.2f}: the draft alone")
+        self.clear_share()
+
+    def clear_share(self) -> None:
+        """No rounds yet: an empty line (and no legend entry for it) on the first SHARE_AXIS rounds."""
         self.share_src.data = dict(n=[], share=[])
+        self.share_fig.x_range.end = SHARE_AXIS
+        self.share_fig.legend[0].items[2].visible = False
 
     def add_share(self, n: list[int], share: list[float]) -> None:
-        """Extend the share-of-A line."""
+        """Extend the share-of-A line; the x axis follows the rounds."""
         self.share_src.stream(dict(n=n, share=share))
+        self.share_fig.x_range.end = max(SHARE_AXIS, n[-1])
+        self.share_fig.legend[0].items[2].visible = True
 
     def draw_draws(self, last: dict, freq: np.ndarray, thr: np.ndarray) -> None:
         """The last draw's u against its threshold, and the kept frequencies against min(1, p/q)."""
@@ -220,7 +228,7 @@ class AcceptRuleChapter(Chapter):
         self.kept = np.zeros(2, dtype=int)
         self.outputs = np.zeros(2, dtype=int)
         self.last = {}
-        in_document(setattr, self.figs.share_src, "data", dict(n=[], share=[]))
+        in_document(self.figs.clear_share)
         self._refresh_draws()
 
     def share_of_a(self) -> float | None:

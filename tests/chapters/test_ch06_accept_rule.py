@@ -80,3 +80,22 @@ def test_each_student_draws_their_own_reproducible_rounds(make_chapter, tiny_ser
     assert draws("alice") == draws("alice")
     assert draws("alice") != draws("bob")
     assert draws("alice", seed=1) != draws("alice")
+
+
+def test_share_chart_names_p_and_q_outside_the_plot_and_has_an_axis_before_any_draw(chapter):
+    """The measured line spans the plot's whole width, so p(A) and q(A) are named in the legend under
+    the plot, not written inside it; before the first draw the x axis already runs from 0."""
+    from chapters.ch06_accept_rule import SHARE_AXIS
+    fig, pq = chapter.figs.share_fig, chapter.figs.pq_src
+    legend = fig.legend[0]
+    assert legend in fig.below and not [m for m in fig.center if type(m).__name__ == "Label"]
+    assert (fig.x_range.start, fig.x_range.end) == (0, SHARE_AXIS)
+    chapter.param.update(p_a=0.3, q_a=0.7)
+    assert pq.data == dict(p=[0.3], q=[0.7])
+    assert [i.label.value for i in legend.items] == ["p(A) = 0.30: the target", "q(A) = 0.70: the draft alone",
+                                                     "measured share of A"]
+    assert legend.items[2].visible is False             # no measured line yet, so no entry for it
+    chapter.draw(1000)
+    assert fig.x_range.end == chapter.figs.share_src.data["n"][-1] == 1000 and legend.items[2].visible
+    chapter.reset()
+    assert fig.x_range.end == SHARE_AXIS and legend.items[2].visible is False
