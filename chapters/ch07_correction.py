@@ -69,8 +69,8 @@ class CorrectionFigures:
                           title="Target p vs draft q for the next token")
         region_bars(f, self.regions_src, self.regions_src,
                     labels=("both agree: min(p, q)", "draft too eager: (q − p)+", "draft too shy = residual (p − q)+"))
-        f.legend.location = "top_right"
-        f.xaxis.major_label_orientation = 0.6
+        f.add_layout(f.legend[0], "right")      # legends sit outside the plots: inside, they covered the
+        f.xaxis.major_label_orientation = 0.6  # tallest bars wherever those fell
         self.regions_fig = f
 
         self.out_src = ColumnDataSource(dict(token=[], sampled=[], p=[]))   # the shown tokens only
@@ -79,7 +79,7 @@ class CorrectionFigures:
                           title="What actually comes out vs the target p")
         paired_bars(g, self.out_src, ("sampled", palette.DRAFT, "output of accept + correct (sampled)"),
                     ("p", palette.TARGET, "target p"))
-        g.legend.location = "top_right"
+        g.add_layout(g.legend[0], "below")
         g.xaxis.major_label_orientation = 0.6
         self.out_fig = g
 

@@ -78,3 +78,12 @@ def test_typing_a_context_and_pressing_enter_loads_it(make_chapter):
                 return
     asyncio.run(go())
     assert ch.p is not None and "rejected" in ch.settings_note.object
+
+
+def test_the_legends_sit_outside_the_bars():
+    """Which token's bar is tallest changes with the prompt: a legend inside a plot covered it."""
+    from chapters.ch07_correction import CorrectionFigures
+    figs = CorrectionFigures()
+    assert figs.regions_fig.legend[0] in figs.regions_fig.right
+    assert figs.out_fig.legend[0] in figs.out_fig.below
+    assert not figs.regions_fig.center.count(figs.regions_fig.legend[0])
