@@ -239,7 +239,8 @@ def table_html(r: RoundTrace, step: int, checked: int, done: bool) -> str:
 def explain_html(r: RoundTrace, step: int, checked: int, done: bool) -> str:
     """One sentence on what the latest step did."""
     if step == 0:
-        return "<p class='speclab-formula'>Press <b>Step</b> to draft γ tokens.</p>"
+        return ("<p class='speclab-formula'>Each <b>Step</b> makes one move: first the draft proposes γ tokens "
+                "and one target call scores them all, then the guesses are checked left to right.</p>")
     if step == 1:
         return (f"<p class='speclab-formula'>The draft proposed {r.gamma} tokens, each sampled from its q. "
                 "One target call has scored them all. Step to check them left to right.</p>")
