@@ -101,3 +101,14 @@ def test_the_chart_is_never_empty_and_measure_shows_the_time_left(chapter, monke
     assert line == "Almost done…" if seconds < 1 else line.startswith("About ")
     assert not progress.__panel__().visible and not chapter.placeholder.visible
     assert len(chapter.cost_source.data["ratio"]) == 8
+
+
+def test_bar_times_stay_readable_where_the_writing_line_crosses_them():
+    """At n = 1 and 2 the writing line (y = n) passes through the top of a measured bar, where its
+    time is written: the time is drawn after the line, on a white ground, so the line cannot cross it."""
+    from chapters.ch03_checking import cost_figure
+    fig = cost_figure()[0]
+    kinds = [type(r.glyph).__name__ for r in fig.renderers]
+    label = fig.renderers[kinds.index("Text")].glyph
+    assert kinds.index("Text") > kinds.index("Line")
+    assert label.background_fill_color == "#ffffff" and label.background_fill_alpha >= 0.85
