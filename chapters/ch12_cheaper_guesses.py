@@ -63,9 +63,11 @@ class SpeedupBars:
                           x_axis_label="speed-up ×")
         f.hbar(y="label", right="speedup", source=self.source, height=0.7, fill_color="color",
                line_color=palette.INK, hatch_pattern="hatch", hatch_color="white", hatch_alpha=0.6)
-        f.add_layout(LabelSet(x="speedup", y="label", text="text", source=self.source, x_offset=6,
-                              y_offset=-9, text_font_size="16px", text_color=palette.INK))
         f.add_layout(Span(location=1, dimension="height", line_dash="dashed", line_color=palette.INK, line_width=2))
+        # each bar's value after the 1× line and on a white ground: a speed-up near 1× is not crossed by it
+        f.add_layout(LabelSet(x="speedup", y="label", text="text", source=self.source, x_offset=6,
+                              y_offset=-9, text_font_size="16px", text_color=palette.INK,
+                              background_fill_color=palette.PAPER, background_fill_alpha=0.9))
         projector_type(f)
         self.figure = f
 

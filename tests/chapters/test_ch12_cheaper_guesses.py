@@ -89,3 +89,15 @@ def test_an_empty_prompt_is_one_sentence(chapter):
     chapter.state.prompt = "   "
     assert measured(chapter) is None
     assert "empty" in chapter.problem.object and not chapter.rows and chapter.table.object == ""
+
+
+def test_speedup_values_are_not_crossed_by_the_break_even_line():
+    """A speed-up near 1× puts its value on the dashed 1× line: the values are drawn after the line,
+    on a white ground."""
+    from bokeh.models import LabelSet, Span
+    from chapters.ch12_cheaper_guesses import SpeedupBars
+    centre = SpeedupBars().figure.center
+    kinds = [type(m) for m in centre]
+    values = centre[kinds.index(LabelSet)]
+    assert kinds.index(LabelSet) > kinds.index(Span)
+    assert values.background_fill_color == "#ffffff" and values.background_fill_alpha >= 0.85
