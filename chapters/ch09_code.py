@@ -145,7 +145,7 @@ class CodeChapter(RoundChapter):
         self.temperature_slider.param.watch(lambda e: setattr(self, "temperature", e.new), "value_throttled")
         self.step_button = pn.widgets.Button(label="Step", color="primary", width=110)
         self.step_button.on_click(self._on_step)
-        self.run_button = pn.widgets.Button(label="Run to the end", width=140)
+        self.run_button = pn.widgets.Button(label="Run to the end", width=170)
         self.run_button.on_click(self._on_run)
         self.next_button = pn.widgets.Button(label="Next round", width=120)
         self.next_button.on_click(self._on_next_round)
@@ -236,11 +236,11 @@ class CodeChapter(RoundChapter):
     # ---- page ----------------------------------------------------------------------------------------
     def body(self):
         notes = pn.pane.HTML(SIDE_NOTES, sizing_mode="stretch_width", stylesheets=[BOX_CSS, sheet("ch09-notes")])
+        listing = pn.Column(self.code, width=650, stylesheets=[sheet("ch09-projector")])  # wider on a projector
         return pn.Column(
             pn.Row(self.step_button, self.run_button, self.next_button, self.temperature_slider, self.busy),
             self.round_note,
-            pn.Row(pn.Column(self.code, width=650), pn.Column("#### What this line just did", self.variables,
-                                                             sizing_mode="stretch_width"),
+            pn.Row(listing, pn.Column("#### What this line just did", self.variables, sizing_mode="stretch_width"),
                    sizing_mode="stretch_width"),
             "#### Text so far", pn.Column(self.text_strip, css_classes=["text-so-far"], sizing_mode="stretch_width"),
             notes, sizing_mode="stretch_width")
