@@ -78,7 +78,7 @@ class TimelineChapter(Chapter):
         super().__init__(state, **params)
         self.plain = self.spec = None
         self.sched: Schedule | None = None
-        self.draw_button = pn.widgets.Button(label="Read the timeline", color="primary", width=180)
+        self.draw_button = pn.widgets.Button(label="Read the timeline", color="primary", width=200)
         self.draw_button.on_click(self._on_draw)
         self.summary = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.cards = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[BOX_CSS, sheet("ch11-cards")])
@@ -121,6 +121,7 @@ class TimelineChapter(Chapter):
             colours.append(COLOURS[kind]); hatches.append(HATCH[kind]); kinds.append(LABELS[kind])
         self.block_src.data = dict(lane=lanes, left=lefts, right=rights, color=colours, hatch=hatches,
                                    kind=kinds)
+        self.lane_fig.legend.visible = self.cum_fig.legend.visible = bool(kinds)
         ticks = dict(lane=[], t=[], label=[])
         for lane, t, n in s.arrivals:
             ticks["lane"].append(lane); ticks["t"].append(t); ticks["label"].append(f"+{n}" if n > 1 else "")
@@ -170,6 +171,7 @@ class TimelineChapter(Chapter):
                text_font_size="14px", text_align="center", text_baseline="bottom", y_offset=-8,
                text_color=palette.INK)
         f.legend.orientation = "horizontal"
+        f.legend.visible = False          # its items come from the blocks: shown once there are some
         f.add_layout(f.legend[0], "below")
         self.lane_fig = f
 
@@ -183,6 +185,7 @@ class TimelineChapter(Chapter):
         g.step("t", "n", source=self.spec_cum, mode="after", line_width=3, color=palette.TARGET,
                legend_label="draft + verify: bursts")
         g.legend.location = "top_left"
+        g.legend.visible = False          # with no steps yet its lines have no swatches: shown with them
         self.cum_fig = g
 
     def body(self):

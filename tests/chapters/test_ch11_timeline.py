@@ -54,3 +54,14 @@ def test_the_speedup_is_priced_by_the_pairs_shared_cost_profile(chapter):
 def test_burst_labels_sit_above_their_markers_not_on_them(chapter):
     text = [r for r in chapter.lane_fig.renderers if type(r.glyph).__name__ == "Text"][0].glyph
     assert text.text_align == "center" and text.text_baseline == "bottom" and text.y_offset < -5
+
+
+def test_the_lane_legend_waits_for_its_blocks(make_chapter, chapter):
+    """Before the first request is drawn the lanes have no blocks, so their legend (one item per kind
+    of block) would be an empty box under the chart, and the delivery chart's legend would name lines
+    it has not drawn, with no swatches: both are hidden until the request is drawn."""
+    fresh = make_chapter(TimelineChapter)
+    assert fresh.block_src.data["kind"] == [] and fresh.plain_cum.data["t"] == []
+    assert fresh.lane_fig.legend[0].visible is False and fresh.cum_fig.legend[0].visible is False
+    assert chapter.block_src.data["kind"] and chapter.plain_cum.data["t"]
+    assert chapter.lane_fig.legend[0].visible is True and chapter.cum_fig.legend[0].visible is True
