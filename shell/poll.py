@@ -140,18 +140,21 @@ def status_html(number: int, tally: Tally | None) -> str:
 class QuestionPoll(pn.viewable.Viewer):
     """One question in the lecturer's view: its histogram, who answered, reveal and reset."""
 
-    def __init__(self, store: PollStore, number: int, question_text: str, **params):
+    def __init__(self, store: PollStore, number: int, question_text: str, position: int | None = None, **params):
+        """`number`: the asking chapter's (the poll's key); `position`: which question it is, as the
+        students' cards count them (chapters.registry.question_position; default `number`)."""
         super().__init__(**params)
         self.store, self.number = store, number
         self.chart: PollChart | None = None
-        self.head = pn.pane.HTML(f'<div class="plabel">Question {number}</div><p class="pq">'
+        position = position or number
+        self.head = pn.pane.HTML(f'<div class="plabel">Question {position} · chapter {number}</div><p class="pq">'
                                  f'{html.escape(question_text)}</p>', stylesheets=[BOX_CSS, POLL_CSS],
                                  sizing_mode="stretch_width", margin=(4, 0, 0, 0))
         self.status = pn.pane.HTML(status_html(number, None), stylesheets=[POLL_CSS],
                                    sizing_mode="stretch_width", margin=0)
-        self.reveal_button = pn.widgets.Button(label=f"Reveal question {number}", color="primary",
+        self.reveal_button = pn.widgets.Button(label=f"Reveal question {position}", color="primary",
                                                description="Show the class's answers on every student's card")
-        self.reset_button = pn.widgets.Button(label=f"Reset question {number}", color="warning")
+        self.reset_button = pn.widgets.Button(label=f"Reset question {position}", color="warning")
         self.reveal_button.on_click(lambda e: self.store.reveal(self.number))
         self.reset_button.on_click(lambda e: self.store.reset(self.number))
         self.chart_slot = pn.Column(sizing_mode="stretch_width", margin=0)
@@ -182,7 +185,8 @@ class PollView(pn.viewable.Viewer):
     def __init__(self, store: PollStore = POLL, **params):
         super().__init__(**params)
         self.store = store
-        self.questions = {p.number: QuestionPoll(store, p.number, p.chapter_class.question)
+        self.questions = {p.number: QuestionPoll(store, p.number, p.chapter_class.question,
+                                                 registry.question_position(p.chapter_class))
                           for p in registry.chapter_pages() if p.chapter_class.question}
         self.reset_all_button = pn.widgets.Button(label="Reset all questions", color="danger")
         self.reset_all_button.on_click(lambda e: self.store.reset_all())

@@ -14,12 +14,14 @@ import html
 import string
 
 import panel as pn
-from bokeh.models import ColumnDataSource
+from bokeh.models import ColumnDataSource, FixedTicker, Range1d
 
 from uikit import palette
 from uikit.figures import static_figure
 from uikit.pacing import in_document
 from uikit.styles import BOX_CSS
+
+LABEL_EVERY = 5       # a number line longer than 11 bars is labelled at every fifth
 
 CHART_CSS = """
 .legend { font-size: 1rem; color: #1b1b1f; margin: 2px 0 0; padding-left: 1.4em; line-height: 1.35; }
@@ -37,9 +39,13 @@ class PollChart(pn.viewable.Viewer):
         self.categories, self.numeric, self.compact = list(categories), numeric, compact
         self.short = self.categories if self.numeric else [string.ascii_uppercase[i] for i in
                                                            range(len(self.categories))]
+        # a number question's bars stand on a number line labelled every LABEL_EVERY (0 … 20 at 16 px
+        # would run together); a choice question's on its letters
+        self.bars = list(range(len(self.short))) if self.numeric else self.short
         self.source = ColumnDataSource(self._data([0] * len(self.categories), None, None))
         sizing = {"width": width} if width else {"sizing_mode": "stretch_width"}
-        fig = static_figure(x_range=self.short, height=height, min_border_left=30, **sizing)
+        x_range = Range1d(-0.6, len(self.short) - 0.4) if self.numeric else self.short
+        fig = static_figure(x_range=x_range, height=height, min_border_left=30, **sizing)
         fig.vbar(x="bar", top="n", source=self.source, width=0.8, color="colour", hatch_pattern="hatch",
                  hatch_color="white", line_color=palette.INK)
         fig.text(x="bar", y="n", text="label", source=self.source, text_align="center", y_offset=-2,
@@ -48,6 +54,11 @@ class PollChart(pn.viewable.Viewer):
         fig.y_range.range_padding = 0.5
         fig.yaxis.visible = False
         fig.xaxis.major_label_text_font_size = "16px"
+        if self.numeric:
+            every = LABEL_EVERY if len(self.short) > 11 else 1
+            ticks = list(range(0, len(self.short), every))
+            fig.xaxis.ticker = FixedTicker(ticks=ticks, minor_ticks=[])
+            fig.xaxis.major_label_overrides = {i: self.short[i] for i in ticks}
         fig.xgrid.visible = fig.ygrid.visible = False
         fig.outline_line_color = None
         self.figure = fig
@@ -67,7 +78,7 @@ class PollChart(pn.viewable.Viewer):
                 labels.append("")
             colours.append(palette.OVERLAP if i == truth else palette.TARGET)
             hatches.append("/" if i == mine else " ")
-        return {"bar": self.short, "n": list(counts), "label": labels, "colour": colours, "hatch": hatches}
+        return {"bar": self.bars, "n": list(counts), "label": labels, "colour": colours, "hatch": hatches}
 
     def show(self, counts, mine: int | None = None, truth: int | None = None, caption: str = "") -> None:
         """Draw these counts (one per category); `mine`/`truth` are bar indices or None."""

@@ -191,6 +191,16 @@ def test_lecturer_view_follows_the_store():
     assert view.questions[1].chart is not None
 
 
+def test_the_lecturer_counts_questions_as_the_students_cards_do():
+    from chapters import registry
+    view = PollView(store_with_questions())
+    q12 = view.questions[12]                    # chapter 12 asks the 11th question (chapter 11 asks none)
+    assert registry.question_position(registry.page_by_number(12).chapter_class) == 11
+    assert q12.reveal_button.label == "Reveal question 11" and q12.reset_button.label == "Reset question 11"
+    assert "Question 11 · chapter 12" in q12.head.object
+    assert view.questions[3].reveal_button.label == "Reveal question 3"
+
+
 def test_status_line_is_plain_text():
     assert "<" not in status_html(1, None).split(">", 1)[1].rsplit("<", 1)[0]
 
