@@ -29,6 +29,8 @@ import time
 import urllib.request
 import uuid
 
+import websockets
+
 from wsclient import SERVER_LOG, PageSession, changed, click, free_port, slide, start_server, stop_server
 
 # Measurements are shared while fresh (30 s), so each press asks for a γ not asked for before.
@@ -111,7 +113,11 @@ async def hog_tab(tab: BrowserTab, gamma: int, stop: asyncio.Event, stats: dict)
     button = tab.find("Button", label="Use my models")[0]["id"]
     while not stop.is_set():
         mark = len(tab.events)
-        await tab.patch(click(button))
+        try:
+            await tab.patch(click(button))
+        except websockets.ConnectionClosed as err:   # counted and printed: a lost tab is a finding
+            stats["lost"].append(f"{time.perf_counter() - stats['start']:.0f} s: {err}")
+            return
         stats["clicks"] += 1
         try:
             await tab.wait_for(lambda: len(tab.events) > mark or stop.is_set(), 30, "an answer")
@@ -156,7 +162,7 @@ async def hog(args) -> None:
     browser = uuid.uuid4().hex
     tabs = [await open_chapter10(args.hog, browser) for _ in range(args.tabs)]
     print("ready", flush=True)
-    stats = {"clicks": 0, "told to wait": 0}
+    stats = {"clicks": 0, "told to wait": 0, "lost": [], "start": time.perf_counter()}
     stop, loop, start = asyncio.Event(), asyncio.get_running_loop(), time.perf_counter()
     loop.run_in_executor(None, lambda: (sys.stdin.readline(), loop.call_soon_threadsafe(stop.set)))
     loop.call_later(args.seconds, stop.set)
@@ -189,13 +195,16 @@ async def run(args) -> None:
         stats = json.loads(out.strip().splitlines()[-1])
         print(f"\none browser with {args.tabs} tabs pressing 'Use my models' for {stats['seconds']:.0f} s, "
               f"from {args.head_start:.0f} s before the victim's loaded measurements until they ended "
-              f"({stats['clicks']} clicks, {stats['told to wait']} answered 'still working'), "
+              f"({stats['clicks']} clicks, {stats['told to wait']} answered 'still working', "
+              f"{len(stats['lost'])} tabs lost their connection), "
               f"{'tiny' if args.tiny else 'embedded'} pair")
         for name in ("slider", "use my models"):
             print("idle   " + summary(name, idle[name]))
             print("loaded " + summary(name, loaded[name]))
             print(f"       victim {name} p95 loaded ÷ idle = {p95(loaded[name]) / p95(idle[name]):.2f}× "
                   f"(goal ≤ 2×)")
+        for lost in stats["lost"]:
+            print(f"  hog tab lost at {lost}")
         if args.crafted:
             print(f"crafted values for the γ slider {CRAFTED!r}: {len(said)} sentence(s) on the page:")
             for sentence in said:

@@ -112,27 +112,38 @@ class _Job:
         return True
 
 
+class Allowance:
+    """A token bucket per browser: `rate` actions a second, `burst` at once. Even an answer from a
+    cache redraws the asking page on the event loop every student shares, so twenty tabs clicking as
+    fast as they can must not get twenty times the share. Bounded: the REMEMBERED browsers seen last
+    are kept. Not locked: call it from one thread (or under a lock)."""
+
+    def __init__(self, rate: float = RATE, burst: int = BURST, clock=time.monotonic):
+        self.rate, self.burst, self._clock = rate, burst, clock
+        self._left: OrderedDict[object, tuple[float, float]] = OrderedDict()   # browser → (left, at)
+
+    def allowed(self, browser) -> bool:
+        """Whether `browser` may act now (and if so, one action is spent)."""
+        now = self._clock()
+        left, at = self._left.pop(browser, (float(self.burst), now))
+        left = min(float(self.burst), left + (now - at) * self.rate)
+        self._left[browser] = (left - 1 if left >= 1 else left, now)
+        _bound(self._left)
+        return left >= 1
+
+
 class Ledger:
-    """What each browser may still ask (a token bucket) and how much model work it used recently.
+    """What each browser may still ask (Allowance) and how much model work it used recently.
 
     Bounded: the REMEMBERED browsers seen last are kept. Not locked: FairQueue calls it under its lock.
     """
 
     def __init__(self, rate: float, burst: int, clock, half_life: float):
-        self.rate, self.burst, self._clock, self.half_life = rate, burst, clock, half_life
-        self._allowance: OrderedDict[object, tuple[float, float]] = OrderedDict()   # browser → (left, at)
-        self._use: OrderedDict[object, tuple[float, float]] = OrderedDict()         # browser → (seconds, at)
+        self.allowance, self.half_life = Allowance(rate, burst, clock), half_life
+        self._use: OrderedDict[object, tuple[float, float]] = OrderedDict()   # browser → (seconds, at)
 
     def allowed(self, browser) -> bool:
-        """`rate` requests a second, `burst` at once. Even answers from the cache redraw the asking
-        page on the event loop every student shares, so twenty tabs clicking as fast as they can
-        must not get twenty times the share."""
-        now = self._clock()
-        left, at = self._allowance.pop(browser, (float(self.burst), now))
-        left = min(float(self.burst), left + (now - at) * self.rate)
-        self._allowance[browser] = (left - 1 if left >= 1 else left, now)
-        _bound(self._allowance)
-        return left >= 1
+        return self.allowance.allowed(browser)
 
     def used(self, browser, now: float | None = None) -> float:
         """`browser`'s recent model work: its seconds on the worker, each halved every `half_life`."""

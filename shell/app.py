@@ -26,10 +26,10 @@ from shell import warmup
 from shell.lecturer import lecturer_view
 from shell.loading import LOADER, loading_view
 from shell.pages import html_pane, landing_html, nav_html, page_view, pager_html
-from shell.sessions import SNAPSHOTS, browser_id, join_classroom, session_state
+from shell.sessions import SNAPSHOTS, browser_id, click_allowed, join_classroom, session_state
 from shell.tour import build_tour
 from uikit import validate
-from uikit.pacing import before_browser_values, drop_events_of_disabled, on_refused_patches, page_turn, show_in_pieces
+from uikit.pacing import before_browser_values, drop_events, on_refused_patches, page_turn, show_in_pieces
 from uikit.panels import PairBadge, SettingsPanel
 from uikit.state import LabState
 from uikit.styles import ASSETS, sheet
@@ -278,6 +278,6 @@ def configure() -> None:
 
     before_browser_values(validate.screen)   # every widget value a browser sends is checked first
     on_refused_patches(validate.refused_by_bokeh)   # … and one Bokeh refuses is said on the page
-    drop_events_of_disabled()                # a crafted client's clicks on a disabled button cost nothing
+    drop_events(click_allowed)              # clicks on a disabled button, or too fast per browser: dropped
     LOADER.start()   # the pair loads in the background; pages show its progress meanwhile
     warmup.start(LOADER)   # then, once per server, the default demos are computed for first clicks

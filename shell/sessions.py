@@ -18,6 +18,7 @@ from collections import OrderedDict
 import panel as pn
 
 from lab import runtime
+from lab.workqueue import BURST, RATE, Allowance
 from uikit.pacing import end_with_its_tab, served
 from uikit.state import SETTINGS, LabState
 
@@ -58,6 +59,18 @@ def browser_id() -> str:
     if doc is not None:
         _BROWSER_IDS[doc] = bid
     return bid
+
+
+# Clicks per browser, all its tabs together: RATE a second as model work (lab.workqueue), and twice its
+# burst at once, so a click the model queue would refuse still reaches it and is answered in a sentence.
+CLICKS = Allowance(RATE, 2 * BURST)
+
+
+def click_allowed(doc) -> bool:
+    """Whether the browser showing `doc` may click now (uikit.pacing.drop_events drops the click if
+    not): twenty tabs of one browser share one allowance, as they share one model queue."""
+    bid = _BROWSER_IDS.get(doc)
+    return bid is None or CLICKS.allowed(bid)
 
 
 def session_state(bid: str, owner: str | None = None) -> LabState:

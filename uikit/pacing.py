@@ -33,7 +33,7 @@ INTERNALS = (
     ("bokeh.server.session.ServerSession", "request_expiration"),          # end_with_its_tab
     ("panel.reactive.Syncable", "_process_events"),  # before_browser_values: every browser change
     ("bokeh.server.session.ServerSession", "_handle_patch"),   # on_refused_patches: Bokeh's refusals
-    ("panel.reactive.Syncable", "_server_event"),    # drop_events_of_disabled: a click, before Panel
+    ("panel.reactive.Syncable", "_server_event"),    # drop_events: a click, before Panel takes it
 )
 
 
@@ -175,20 +175,22 @@ def on_refused_patches(tell: Callable[[object, ValueError], object]) -> None:
     ServerSession._handle_patch = _handle_patch
 
 
-def drop_events_of_disabled() -> None:
-    """Drop a click (any Bokeh event) on a disabled widget before Panel schedules its callback.
+def drop_events(allowed: Callable[[object], bool] = lambda doc: True) -> None:
+    """Drop a browser's click (any Bokeh event of a widget) before Panel schedules its callback when
+    the widget is disabled, or when `allowed(document)` says its browser clicks too fast.
 
-    A browser cannot click a disabled button; a crafted client can, as fast as it likes, and every
-    click would cost a turn of the event loop the class shares. Panel has no hook for it: every
-    browser event of a widget passes through `Syncable._server_event`, so it is wrapped once per
-    process.
+    A browser cannot click a disabled button; a crafted client can, as fast as it likes, and twenty
+    tabs can click as fast as they like: every click Panel takes costs the event loop the class
+    shares a turn, even one answered from a cache. Panel has no hook for it: every browser event of a
+    widget passes through `Syncable._server_event`, so it is wrapped once per process (installing
+    again replaces `allowed`).
     """
     from panel.reactive import Syncable
     original = Syncable._server_event
     original = getattr(original, "undropped", original)
 
     def _server_event(self, doc, event):
-        if isinstance(self, pn.widgets.Widget) and self.disabled:
+        if isinstance(self, pn.widgets.Widget) and (self.disabled or not allowed(doc)):
             return
         original(self, doc, event)
     _server_event.undropped = original

@@ -37,3 +37,17 @@ def test_the_settings_card_builds_its_widgets_when_first_opened(state):
     assert "settings-panel" in panel.css_classes and prompt_box.value == "the dog ran"   # today's settings
     card.collapsed, card.collapsed = True, False
     assert card.objects == [panel]                            # built once
+
+
+def test_the_tabs_of_one_browser_share_one_click_allowance(monkeypatch):
+    from bokeh.document import Document
+
+    from lab.workqueue import Allowance
+    from shell import sessions
+    monkeypatch.setattr(sessions, "CLICKS", Allowance(rate=0.0, burst=3))
+    tabs, other, unknown = [Document(), Document()], Document(), Document()
+    for doc in tabs:
+        sessions._BROWSER_IDS[doc] = "a" * 32
+    sessions._BROWSER_IDS[other] = "b" * 32
+    assert [sessions.click_allowed(tabs[i % 2]) for i in range(4)] == [True, True, True, False]
+    assert sessions.click_allowed(other) and sessions.click_allowed(unknown)   # others keep theirs
