@@ -20,6 +20,7 @@ import argparse
 import asyncio
 import html
 import json
+import os
 import random
 import re
 import statistics
@@ -33,6 +34,10 @@ import websockets
 
 from wsclient import SERVER_LOG, PageSession, changed, click, free_port, slide, start_server, stop_server
 
+# The hog's 20 clients parse every patch of 20 pages: on a real network that is its own laptop's
+# work, here it would take the server's 2 cores. It runs niced, so what slows the victim is the
+# server's own work for the hog (its click limit still admits the hog's full share).
+HOG_NICE = 10
 # Measurements are shared while fresh (30 s), so each press asks for a γ not asked for before.
 WARM_GAMMAS, IDLE_GAMMAS, LOADED_GAMMAS, HOG_GAMMAS = (5,), (1, 2), (3, 4), tuple(range(6, 13))
 
@@ -130,7 +135,8 @@ async def hog_tab(tab: BrowserTab, gamma: int, stop: asyncio.Event, stats: dict)
 def summary(name: str, xs: list[float]) -> str:
     xs = sorted(xs)
     p95 = xs[min(len(xs) - 1, int(round(0.95 * (len(xs) - 1))))]
-    return f"{name:16} n={len(xs):3d}  p50 {statistics.median(xs) * 1e3:7.0f} ms  p95 {p95 * 1e3:7.0f} ms"
+    return (f"{name:16} n={len(xs):3d}  p50 {statistics.median(xs) * 1e3:7.0f} ms  p95 {p95 * 1e3:7.0f} ms"
+            f"  max {xs[-1] * 1e3:7.0f} ms")
 
 
 def p95(xs):
@@ -183,7 +189,7 @@ async def run(args) -> None:
         idle = await measure_victim(victim, IDLE_GAMMAS, args.moves)
         hogging = subprocess.Popen([sys.executable, __file__, "--hog", base, "--tabs", str(args.tabs),
                                     "--seconds", str(args.seconds)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   text=True)
+                                   text=True, preexec_fn=lambda: os.nice(HOG_NICE))
         loop = asyncio.get_running_loop()
         ready = await loop.run_in_executor(None, hogging.stdout.readline)
         if ready.strip() != "ready":

@@ -31,7 +31,7 @@ MAX_PENDING = 3      # waiting jobs per browser
 MAX_TOTAL = 160      # waiting jobs on the whole server (a class of 40 with 3 each fits; a flood does not)
 RATE, BURST = 5.0, 10  # model actions per second per browser, and how many may come at once
 HALF_LIFE = 30.0     # seconds: a browser's model work counts half as much this long after
-STEP_ASIDE = 1.0     # seconds of less recent use that make a running long job step aside
+STEP_ASIDE = 5.0     # seconds of less recent use that make a running long job step aside
 REMEMBERED = 4096    # browsers whose allowance and use are kept (the longest unseen are dropped)
 
 

@@ -267,6 +267,9 @@ def configure_logging(detail: bool) -> None:
     hf_logging.disable_progress_bar()
 
 
+SWITCH_INTERVAL = 0.001   # seconds: the event loop's longest wait for the GIL the model worker holds
+
+
 def configure() -> None:
     """Panel settings for the whole app: everything served inline (offline), large type."""
     configure_logging(verbose())
@@ -279,5 +282,8 @@ def configure() -> None:
     before_browser_values(validate.screen)   # every widget value a browser sends is checked first
     on_refused_patches(validate.refused_by_bokeh)   # … and one Bokeh refuses is said on the page
     drop_events(click_allowed)              # clicks on a disabled button, or too fast per browser: dropped
+    # The model worker thread holds the GIL between torch's kernels; a page's answer on the event loop
+    # waits up to the switch interval at every hand-back (5 ms by default): hand it back sooner.
+    sys.setswitchinterval(SWITCH_INTERVAL)
     LOADER.start()   # the pair loads in the background; pages show its progress meanwhile
     warmup.start(LOADER)   # then, once per server, the default demos are computed for first clicks
