@@ -18,7 +18,7 @@ from collections import OrderedDict
 import panel as pn
 
 from lab import runtime
-from lab.workqueue import BURST, Allowance
+from lab.workqueue import BURST, RATE, Allowance
 from uikit.pacing import end_with_its_tab, served
 from uikit.state import SETTINGS, LabState
 
@@ -61,11 +61,10 @@ def browser_id() -> str:
     return bid
 
 
-# Clicks per browser, all its tabs together: CLICK_RATE a second (a student reading a page clicks far
-# less), and twice the model queue's burst at once (lab.workqueue), so a burst of clicks the queue would
-# refuse still reaches it and is answered in a sentence.
-CLICK_RATE = 2.0
-CLICKS = Allowance(CLICK_RATE, 2 * BURST)
+# Clicks per browser, all its tabs together: as many a second as model actions (lab.workqueue.RATE; a
+# student stepping through chapter 9's code clicks about 3), and twice the model queue's burst at once,
+# so a burst of clicks the queue would refuse still reaches it and is answered in a sentence.
+CLICKS = Allowance(RATE, 2 * BURST)
 
 
 def click_allowed(doc) -> bool:
