@@ -91,12 +91,12 @@ class AcceptRuleFigures:
         # spans the whole width, so a name written inside the plot was crossed by it. The x axis
         # starts at 0 to SHARE_AXIS rounds (axes and grid before the first draw), then follows the draws.
         self.share_src = ColumnDataSource(dict(n=[], share=[]))
-        self.pq_src = ColumnDataSource(dict(p=[0.0], q=[0.0]))
+        self.lines_src = ColumnDataSource(dict(p=[0.0], q=[0.0]))     # p(A) and q(A) across the chart
         s = static_figure(height=330, width=520, x_range=Range1d(0, SHARE_AXIS), y_range=(0, 1.02),
                           title="Share of outputs that are A", x_axis_label="rounds so far",
                           y_axis_label="share of A")
-        s.hspan(y="p", source=self.pq_src, line_color=palette.TARGET, line_width=3, legend_label="p(A): the target")
-        s.hspan(y="q", source=self.pq_src, line_color=palette.DRAFT, line_width=3, line_dash="dashed",
+        s.hspan(y="p", source=self.lines_src, line_color=palette.TARGET, line_width=3, legend_label="p(A): the target")
+        s.hspan(y="q", source=self.lines_src, line_color=palette.DRAFT, line_width=3, line_dash="dashed",
                 legend_label="q(A): the draft alone")
         s.line(x="n", y="share", source=self.share_src, line_width=3, color=palette.INK,
                legend_label="measured share of A")
@@ -109,7 +109,7 @@ class AcceptRuleFigures:
         r = regions([p_a, 1 - p_a], [q_a, 1 - q_a])
         self.region_src.data = dict(token=list(TOKENS), **{k: list(v) for k, v in r.items()})
         self.pq_src.data = dict(token=list(TOKENS), p=[p_a, 1 - p_a], q=[q_a, 1 - q_a])
-        self.pq_src.data = dict(p=[p_a], q=[q_a])
+        self.lines_src.data = dict(p=[p_a], q=[q_a])
         p_item, q_item = self.share_fig.legend[0].items[:2]
         p_item.label = value(f"p(A) = {p_a:.2f}: the target")
         q_item.label = value(f"q(A) = {q_a:.2f}: the draft alone")

@@ -86,12 +86,14 @@ def test_share_chart_names_p_and_q_outside_the_plot_and_has_an_axis_before_any_d
     """The measured line spans the plot's whole width, so p(A) and q(A) are named in the legend under
     the plot, not written inside it; before the first draw the x axis already runs from 0."""
     from chapters.ch06_accept_rule import SHARE_AXIS
-    fig, pq = chapter.figs.share_fig, chapter.figs.pq_src
+    fig, pq = chapter.figs.share_fig, chapter.figs.lines_src
     legend = fig.legend[0]
     assert legend in fig.below and not [m for m in fig.center if type(m).__name__ == "Label"]
     assert (fig.x_range.start, fig.x_range.end) == (0, SHARE_AXIS)
     chapter.param.update(p_a=0.3, q_a=0.7)
     assert pq.data == dict(p=[0.3], q=[0.7])
+    # the probability chart keeps its own p and q per token (the share chart's lines once took its name)
+    assert chapter.figs.pq_src.data["p"] == [0.3, 0.7] and chapter.figs.pq_src.data["q"] == [0.7, pytest.approx(0.3)]
     assert [i.label.value for i in legend.items] == ["p(A) = 0.30: the target", "q(A) = 0.70: the draft alone",
                                                      "measured share of A"]
     assert legend.items[2].visible is False             # no measured line yet, so no entry for it
