@@ -132,18 +132,14 @@ class Allowance:
         return left >= 1
 
 
-class Ledger:
-    """What each browser may still ask (Allowance) and how much model work it used recently.
+class RecentUse:
+    """How much model work each browser used recently: its seconds on the worker, each halved every
+    `half_life`. Bounded: the REMEMBERED browsers charged last are kept. Not locked: FairQueue calls
+    it under its lock."""
 
-    Bounded: the REMEMBERED browsers seen last are kept. Not locked: FairQueue calls it under its lock.
-    """
-
-    def __init__(self, rate: float, burst: int, clock, half_life: float):
-        self.allowance, self.half_life = Allowance(rate, burst, clock), half_life
+    def __init__(self, half_life: float):
+        self.half_life = half_life
         self._use: OrderedDict[object, tuple[float, float]] = OrderedDict()   # browser → (seconds, at)
-
-    def allowed(self, browser) -> bool:
-        return self.allowance.allowed(browser)
 
     def used(self, browser, now: float | None = None) -> float:
         """`browser`'s recent model work: its seconds on the worker, each halved every `half_life`."""
@@ -170,7 +166,7 @@ class FairQueue:
                  burst: int = BURST, clock=time.monotonic, half_life: float = HALF_LIFE,
                  step_aside: float = STEP_ASIDE):
         self.max_pending, self.max_total, self.step_aside = max_pending, max_total, step_aside
-        self.ledger = Ledger(rate, burst, clock, half_life)
+        self.allowance, self.use = Allowance(rate, burst, clock), RecentUse(half_life)
         self._queues: dict[object, deque[_Job]] = {}      # browser → its waiting jobs
         self._arrival: dict[object, int] = {}             # browser → when its queue opened
         self._arrivals = 0
@@ -190,7 +186,7 @@ class FairQueue:
                 return future
             queue = self._queues.get(browser, ())
             if browser is not None:       # None: the server's own work, never refused
-                if not self.ledger.allowed(browser):
+                if not self.allowance.allowed(browser):
                     raise QueueFull("You are asking faster than the models can answer; wait a moment, "
                                     "then try again.")
                 if len(queue) >= self.max_pending:
@@ -216,8 +212,8 @@ class FairQueue:
         (self._queues[job.browser].appendleft if first else self._queues[job.browser].append)(job)
 
     def used(self, browser, now: float | None = None) -> float:
-        """`browser`'s recent model work in seconds (Ledger.used)."""
-        return self.ledger.used(browser, now)
+        """`browser`'s recent model work in seconds (RecentUse.used)."""
+        return self.use.used(browser, now)
 
     def _total(self) -> int:
         return sum(len(q) for q in self._queues.values())
@@ -266,7 +262,7 @@ class FairQueue:
             while not self._queues:
                 self._ready.wait()
             now = time.perf_counter()
-            browser = min(self._queues, key=lambda b: (self.ledger.used(b, now), self._arrival[b]))
+            browser = min(self._queues, key=lambda b: (self.use.used(b, now), self._arrival[b]))
             queue = self._queues[browser]
             job = queue.popleft()
             if not queue:
@@ -279,8 +275,8 @@ class FairQueue:
         """Another browser waits that has used the worker `step_aside` seconds less recently."""
         now = time.perf_counter()
         with self._ready:
-            mine = self.ledger.used(browser, now)
-            return any(self.ledger.used(b, now) + self.step_aside < mine for b in self._queues if b != browser)
+            mine = self.use.used(browser, now)
+            return any(self.use.used(b, now) + self.step_aside < mine for b in self._queues if b != browser)
 
     def _work(self):
         while True:
@@ -291,7 +287,7 @@ class FairQueue:
                 start = time.perf_counter()
                 finished = job.step()
                 with self._ready:
-                    self.ledger.charge(job.browser, time.perf_counter() - start)
+                    self.use.charge(job.browser, time.perf_counter() - start)
                 if finished or self._should_step_aside(job.browser):
                     break
             if not finished:               # parked: it resumes when its browser's turn comes again
