@@ -36,7 +36,7 @@ from lab.kv import CachedModel
 from lab.sampling import SamplingSettings, probabilities, sample
 
 DRAFTERS = ("model", "lookup", "hybrid")
-SCHEDULES = ("constant", "heuristic")
+SCHEDULES = ("constant", "heuristic", "auto")
 
 
 def check_gamma(gamma, what: str = "γ (the draft length)") -> int:
@@ -72,15 +72,15 @@ class ModelDrafter:
         return self.cache.forward(ids[:-1])[1] if len(ids) > 1 else 0.0
 
     def propose(self, ids: list[int], gamma: int, settings: SamplingSettings, generator: torch.Generator,
-                policy: "DraftPolicy | None" = None) -> Draft:
-        """Up to γ draft calls (at most the policy's model_gamma), each sampling x_i ~ q_i given the
-        text and x_1..x_{i-1}; with a confidence threshold, stop after a token the draft gave less
-        than it (at temperature 1)."""
+                policy: "DraftPolicy | None" = None, caps: dict[str, int] | None = None) -> Draft:
+        """Up to γ draft calls (at most the policy's model_gamma, and caps["model"]), each sampling
+        x_i ~ q_i given the text and x_1..x_{i-1}; with a confidence threshold, stop after a token
+        the draft gave less than it (at temperature 1)."""
         policy = policy or DraftPolicy(min(gamma, MAX_GAMMA))
         threshold = policy.threshold
         draft = Draft(source="model")
         feed = ids[self.cache.length:]          # 1 token, or more after rounds drafted by lookup
-        for _ in range(min(gamma, policy.model_gamma or gamma)):
+        for _ in range(min(gamma, policy.model_gamma or gamma, (caps or {}).get("model", gamma))):
             logits, seconds = self.cache.forward(feed)                     # (len(feed), V)
             q = probabilities(logits[-1], settings)
             x = sample(q, generator)
@@ -118,9 +118,10 @@ class LookupDrafter:
         return 0.0
 
     def propose(self, ids: list[int], gamma: int, settings: SamplingSettings, generator: torch.Generator,
-                policy: "DraftPolicy | None" = None) -> Draft:
+                policy: "DraftPolicy | None" = None, caps: dict[str, int] | None = None) -> Draft:
         start = time.perf_counter()
-        tokens = self.find(ids, gamma, self.max_ngram, self.min_ngram)
+        gamma = min(gamma, (caps or {}).get("lookup", gamma))
+        tokens = self.find(ids, gamma, self.max_ngram, self.min_ngram) if gamma > 0 else []
         share = (time.perf_counter() - start) / max(1, len(tokens))
         return Draft(tokens, [one_hot(x, self.vocab_size) for x in tokens], [share] * len(tokens), "lookup")
 
@@ -143,9 +144,9 @@ class HybridDrafter:
         return self.model.prefill(ids)
 
     def propose(self, ids: list[int], gamma: int, settings: SamplingSettings, generator: torch.Generator,
-                policy: "DraftPolicy | None" = None) -> Draft:
-        found = self.lookup.propose(ids, gamma, settings, generator)
-        return found if found.tokens else self.model.propose(ids, gamma, settings, generator, policy)
+                policy: "DraftPolicy | None" = None, caps: dict[str, int] | None = None) -> Draft:
+        found = self.lookup.propose(ids, gamma, settings, generator, policy, caps)
+        return found if found.tokens else self.model.propose(ids, gamma, settings, generator, policy, caps)
 
     def commit(self, ids: list[int]) -> None:
         self.model.commit(ids)
@@ -167,7 +168,8 @@ class DraftPolicy:
     """How many tokens to draft each round.
 
     gamma        the constant γ, or the heuristic schedule's starting γ (1..16)
-    schedule     "constant" or "heuristic" (+2 after a round that kept every draft, −1 otherwise)
+    schedule     "constant", "heuristic" (+2 after a round that kept every draft, −1 otherwise) or
+                 "auto" (each source drafts the length its recent α pays for, up to γ: lab.adaptive)
     threshold    stop drafting after a token the draft model gave probability < threshold (0: off)
     model_gamma  at most this many draft-model calls a round (None: γ); prompt lookup's drafts cost
                  nothing, the model's cost a call each, so a hybrid may propose long lookups and
@@ -210,16 +212,21 @@ class DraftPolicy:
                     raise ValueError(f"The confidence threshold must be a number; got {value!r}.") from None
             else:
                 raise ValueError(f"Unknown draft-length policy {part!r}; use constant[:γ], heuristic[:γ], "
-                                 "confidence[:threshold], model:γ, or heuristic+confidence.")
+                                 "auto[:γ], confidence[:threshold], model:γ, or heuristic+confidence.")
         return cls(gamma, schedule, threshold, model_gamma)
 
     def describe(self) -> str:
-        text = f"γ = {self.gamma}" if self.schedule == "constant" else f"heuristic γ (from {self.gamma})"
+        text = {"constant": f"γ = {self.gamma}", "heuristic": f"heuristic γ (from {self.gamma})",
+                "auto": f"γ paid for by the recent α (at most {self.gamma})"}[self.schedule]
         if self.model_gamma:
             text += f", the draft model at most {self.model_gamma}"
         return text + (f", stop below {self.threshold:g} confidence" if self.threshold else "")
 
-    def schedule_state(self) -> "GammaSchedule":
+    def schedule_state(self):
+        """The per-decoding state of this policy: a GammaSchedule, or lab.adaptive's AutoSchedule."""
+        if self.schedule == "auto":
+            from lab.adaptive import AutoSchedule
+            return AutoSchedule(self.gamma)
         return GammaSchedule(self)
 
 
@@ -232,7 +239,11 @@ class GammaSchedule:
     def __init__(self, policy: DraftPolicy):
         self.policy, self.gamma = policy, policy.gamma
 
-    def update(self, drafted: int, accepted: int) -> None:
+    def caps(self, ids: list[int]) -> None:
+        """No per-source limits: every source may propose γ."""
+        return None
+
+    def update(self, drafted: int, accepted: int, source: str = "model", ids: list[int] | None = None) -> None:
         if self.policy.schedule == "heuristic" and drafted:
             # transformers' AssistedCandidateGenerator.update_candidate_strategy
             self.gamma = min(MAX_GAMMA, self.gamma + 2) if accepted == drafted else max(1, self.gamma - 1)

@@ -108,8 +108,8 @@ class Decoder:
             raise RuntimeError("This generation has finished; start a new one.")
         remaining = self.max_new_tokens - len(self.new_ids)
         gamma = min(self.schedule.gamma, remaining - 1) if self.drafter else 0   # never past the end
-        draft = (self.drafter.propose(self.ids, gamma, self.settings, self.generator, self.policy)
-                 if gamma > 0 else Draft())
+        draft = (self.drafter.propose(self.ids, gamma, self.settings, self.generator, self.policy,
+                                      self.schedule.caps(self.ids)) if gamma > 0 else Draft())
         tokens, q_rows, draft_secs = draft.tokens, draft.q_rows, draft.seconds
         gamma = len(tokens)                          # a drafter may propose fewer
 
@@ -152,7 +152,7 @@ class Decoder:
         self.target.rollback(len(self.ids) - 1)
         if self.drafter is not None:
             self.drafter.commit(self.ids)
-            self.schedule.update(gamma, n_accepted)
+            self.schedule.update(gamma, n_accepted, draft.source, self.ids)
 
         trace = RoundTrace(
             index=len(self.rounds), prefix_ids=self.ids[: len(self.ids) - len(emitted)],

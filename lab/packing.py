@@ -8,10 +8,11 @@ oneDNN, whose small-batch kernels keep a verify pass close to one call: measured
 target, 1 position 50 ms, 5 positions 64 ms, 9 positions 68 ms (was 55, 71, 80, and 92 ms at 2).
 Plain and speculative decoding run the same packed model, so comparisons stay fair.
 
-Off by default: `SPECLAB_PACK=1` turns it on for the models the pair loader loads. On a busy
-machine oneDNN's threads wait for each other badly (a packed target call took 3–4 s instead of
-0.1 s while other processes held both cores), and a classroom server is a busy machine; with
-`OMP_WAIT_POLICY=PASSIVE` set before the lab starts that no longer happens. A model whose packed
+On by default for the models the pair loader loads; `SPECLAB_PACK=0` keeps them dense. oneDNN's
+threads meet at the end of every layer: with libgomp's default spin (300,000 turns) a packed call
+took 3–4 s instead of 0.1 s while other processes held the cores, and with no spin at all
+(`OMP_WAIT_POLICY=PASSIVE`) an idle one took 90 ms instead of 50. `import lab` therefore sets
+`GOMP_SPINCOUNT=10000` before torch loads, unless the environment sets it. A model whose packed
 logits do not agree with the original on a probe input is left as it was.
 """
 from __future__ import annotations
@@ -34,7 +35,7 @@ def pack_for_cpu(model, vocab_size: int):
     """The model with its nn.Linear layers packed for oneDNN, when that is available and agrees
     with the dense layers on a probe (same greedy tokens, logits within float rounding); else unchanged."""
     model.speclab_parameters = parameter_count(model)
-    if os.environ.get("SPECLAB_PACK", "0") != "1" or not torch.backends.mkldnn.is_available():
+    if os.environ.get("SPECLAB_PACK", "1") == "0" or not torch.backends.mkldnn.is_available():
         return model
     from torch.utils.mkldnn import MkldnnLinear
     probe = torch.arange(1, 17).remainder(vocab_size).reshape(1, -1)

@@ -4,13 +4,14 @@ and the drafter/policy flags of a pair."""
 import pytest
 import torch
 
+from lab.adaptive import PROBE_EVERY, AutoSchedule, best_length
 from lab.drafting import DraftPolicy, GammaSchedule, HybridDrafter, LookupDrafter, ModelDrafter
 from lab.engine import Decoder, generate
 from lab.pair import PairError, resolve_pair
 from lab.tiny import tiny_pair
 
 REPEATING = "the cat sat on the mat and the cat sat on the"
-POLICIES = ["constant", "heuristic", "confidence:0.5", "heuristic+confidence:0.3+model:2"]
+POLICIES = ["constant", "heuristic", "confidence:0.5", "heuristic+confidence:0.3+model:2", "auto", "auto+model:2"]
 
 
 @pytest.fixture(scope="module", params=["llama", "gpt2"])
@@ -75,6 +76,57 @@ def test_heuristic_schedule_follows_the_acceptance_pattern():
     constant = GammaSchedule(DraftPolicy(3))
     constant.update(3, 0)
     assert constant.gamma == 3
+
+
+def test_auto_schedule_silences_a_failing_draft_model_and_probes_it():
+    schedule = AutoSchedule(gamma=6)
+    seen = []
+    for _ in range(20):                      # every model draft rejected at once
+        cap = schedule.caps([1, 2, 3])["model"]
+        seen.append(cap)
+        schedule.update(cap, 0, "model" if cap else "none", [1, 2, 3, 4])
+    assert seen[0] == 2                      # α starts at 0.5
+    silent = [i for i, cap in enumerate(seen) if cap == 0]
+    assert silent[0] <= 6 and seen[:silent[0]] == sorted(seen[:silent[0]], reverse=True)
+    probes = [i for i, cap in enumerate(seen) if cap and i > silent[0]]
+    assert probes and all(b - a == PROBE_EVERY + 1 for a, b in zip(probes, probes[1:]))
+    assert all(seen[i] == 1 for i in probes)
+    for _ in range(10):                      # the text got easy: every draft kept
+        cap = schedule.caps([1, 2, 3])["model"] or 1
+        schedule.update(cap, cap, "model", [1, 2, 3, 4])
+    assert schedule.caps([1, 2, 3])["model"] == 6
+
+
+def test_auto_schedule_learns_lookup_from_guesses_it_did_not_make():
+    schedule, text = AutoSchedule(gamma=8), [1, 2, 3, 4, 5] * 8
+    for n in range(6, 36, 5):                # lookup never asked, yet its guesses were right
+        schedule.caps(text[:n])
+        schedule.update(0, 0, "none", text[:n + 5])
+    assert schedule.caps(text[:36])["lookup"] == 8
+    wrong = AutoSchedule(gamma=8)
+    for n in range(6, 36, 5):                # the text never continues as before
+        wrong.caps(text[:n])
+        wrong.update(0, 0, "none", text[:n] + [9, 9, 9, 9, 9])
+    assert wrong.caps(text[:36])["lookup"] <= 1      # one token pays only at α above POSITION_COST
+
+
+def test_auto_draft_lengths_are_the_best_expected_tokens_per_cost():
+    assert best_length(0.0, 8, 0.0) == 0 and best_length(1.0, 8, 0.08) == 8
+    assert best_length(0.5, 8, 0.0) == 3      # (1 − .5^4)/.5 ÷ 1.18 beats 3 and 5 tokens
+    assert best_length(0.1, 8, 0.08) == 0 and best_length(0.2, 8, 0.08) == 1 and best_length(0.9, 8, 0.08) == 8
+
+
+def test_auto_policy_in_a_real_generation_drafts_little_where_little_is_kept(pair):
+    same = type(pair)(target=pair.target, draft=pair.target, tokenizer=pair.tokenizer)   # every draft kept
+    easy = generate(same, pair.tokenizer.encode("the"), gamma=8, max_new_tokens=60, policy="auto")
+    assert max(r.gamma for r in easy.rounds) == 8
+    random_draft = generate(pair, pair.tokenizer.encode("red blue green"), gamma=8, max_new_tokens=60,
+                            policy="auto", drafter="model")
+    plain = generate(pair, pair.tokenizer.encode("red blue green"), mode="plain", max_new_tokens=60)
+    assert random_draft.new_ids == plain.new_ids
+    drafted = sum(r.gamma for r in random_draft.rounds)
+    assert drafted < sum(r.gamma for r in generate(pair, pair.tokenizer.encode("red blue green"), gamma=8,
+                                                   max_new_tokens=60, drafter="model").rounds) / 2
 
 
 def test_heuristic_gamma_sequence_in_a_real_generation(pair):

@@ -133,11 +133,11 @@ def chi_square_pvalue(samples, expected_probs):
     return stats.chisquare(obs, exp * obs.sum() / exp.sum()).pvalue
 
 
-def speculative_samples(pair, prompt_ids, settings, n, gamma=3, drafter="model"):
+def speculative_samples(pair, prompt_ids, settings, n, gamma=3, drafter="model", policy="constant"):
     firsts, seconds = [], []
     for seed in range(n):
         d = Decoder(pair, prompt_ids, settings=settings, gamma=gamma, seed=seed, max_new_tokens=2,
-                    keep_rows=False, drafter=drafter)
+                    keep_rows=False, drafter=drafter, policy=policy)
         while not d.done:
             d.step()
         firsts.append(d.new_ids[0]); seconds.append(d.new_ids[1])
@@ -165,17 +165,17 @@ def test_sampled_tokens_follow_the_target_distribution(settings):
     assert chi_square_pvalue(seconds, p2) > 0.001
 
 
-@pytest.mark.parametrize("drafter", ["lookup", "hybrid"])
-def test_lookup_and_hybrid_drafts_follow_the_target_distribution(drafter):
+@pytest.mark.parametrize("drafter,policy", [("lookup", "constant"), ("hybrid", "constant"), ("hybrid", "auto")])
+def test_lookup_and_hybrid_drafts_follow_the_target_distribution(drafter, policy):
     """Prompt lookup's q is one-hot ("the" occurred before: it proposes what followed), so the
     accept rule keeps x with probability p(x) and a rejection samples p without x."""
     pair = without_eos(tiny_pair("llama"))
     settings = SETTINGS[0]
     prompt = ids_of(pair)
-    d = Decoder(pair, prompt, settings=settings, drafter=drafter, max_new_tokens=2)
+    d = Decoder(pair, prompt, settings=settings, drafter=drafter, max_new_tokens=2, policy=policy)
     assert d.step().draft_source == "lookup"
     p1, p2 = exact_marginals(pair, prompt, settings)
-    firsts, seconds = speculative_samples(pair, prompt, settings, n=1500, drafter=drafter)
+    firsts, seconds = speculative_samples(pair, prompt, settings, n=1500, drafter=drafter, policy=policy)
     assert chi_square_pvalue(firsts, p1) > 0.001
     assert chi_square_pvalue(seconds, p2) > 0.001
 

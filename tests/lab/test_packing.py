@@ -55,7 +55,26 @@ def test_packing_that_changes_the_outputs_is_undone(folders, monkeypatch):
     assert parameter_count(packed) == count
 
 
-def test_packing_is_off_unless_asked_for(folders, monkeypatch):
+@needs_onednn
+def test_packing_is_on_by_default(folders, monkeypatch):
     monkeypatch.delenv("SPECLAB_PACK", raising=False)
     pair = load_pair(str(folders[0]), str(folders[1]))
+    assert any(type(m).__name__ == "MkldnnLinear" for m in pair.target.modules())
+
+
+def test_packing_is_off_when_asked(folders, monkeypatch):
+    monkeypatch.setenv("SPECLAB_PACK", "0")
+    pair = load_pair(str(folders[0]), str(folders[1]))
     assert not any(type(m).__name__ == "MkldnnLinear" for m in pair.target.modules())
+
+
+def test_importing_lab_caps_openmp_spinning_unless_the_environment_says(tmp_path):
+    import os
+    import subprocess
+    import sys
+    show = "import lab, os; print(os.environ['GOMP_SPINCOUNT'])"
+    env = {k: v for k, v in os.environ.items() if k != "GOMP_SPINCOUNT"}
+    run = lambda env: subprocess.run([sys.executable, "-c", show], env=env, capture_output=True, text=True,
+                                     cwd=os.getcwd(), check=True).stdout.strip()
+    assert run(env) == "10000"
+    assert run({**env, "GOMP_SPINCOUNT": "500"}) == "500"

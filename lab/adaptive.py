@@ -1,0 +1,93 @@
+"""The "auto" draft length: draft only as many tokens as are expected to pay for themselves.
+
+Speculative decoding is slower than plain decoding when the guesses are mostly wrong: every round
+pays for its draft calls and for checking the extra positions, and gets back little. `AutoSchedule`
+keeps, for each way of guessing (prompt lookup, the draft model), an estimate of α from the recent
+rounds, and before each round lets that source propose the number of tokens k (0…γ) with the most
+expected tokens per unit of cost:
+
+    E[tokens] / cost = (1 − α^(k+1)) / (1 − α)  ÷  (1 + POSITION_COST·k + c·k)
+
+with c the draft call's cost (0 for lookup) in one-position target calls. When k = 0 for both, the
+round is one plain target call. Prompt lookup costs nothing to ask, so its α is learned every round
+from what it would have proposed; the draft model's α only from rounds it drafts, so a silenced
+draft model proposes one token every PROBE_EVERY rounds to find out whether the text got easier.
+
+Every decision depends on the committed text alone (never on timings or on this round's draws), so
+the output stays exactly the target's and a seeded run repeats exactly.
+
+>>> s, text = AutoSchedule(gamma=8), [1, 2, 3, 4] * 10     # a text that repeats itself
+>>> s.caps(text[:6])                 # α = 0.5 to start with: a few tokens from either source
+{'lookup': 3, 'model': 2}
+>>> for n in range(6, 30, 4):        # rounds that commit 4 tokens each, lookup's guess right
+...     _ = s.caps(text[:n]); s.update(0, 0, "none", text[:n + 4])
+>>> s.caps(text[:30])["lookup"]
+8
+"""
+from __future__ import annotations
+
+# The costs the choice is priced with, in one-position target calls. The embedded target on a
+# 2-core CPU (packed layers, lab.packing): a pass over n positions ≈ 1 + 0.06 (n − 1); a call of
+# the distilled draft ≈ 0.08 (both measured by lab.costs).
+POSITION_COST = 0.06
+DRAFT_COST = 0.08
+DECAY = 0.8            # the weight an older round keeps each round (about the last 5 rounds count)
+PRIOR = (1.0, 1.0)     # (kept, rejected) pseudo-counts: α starts at 0.5
+PROBE_EVERY = 8        # rounds between one-token probes of a silenced draft model
+
+
+def best_length(alpha: float, cap: int, draft_cost: float, position_cost: float = POSITION_COST) -> int:
+    """The k in 0..cap with the most expected tokens per unit of cost (ties: the shorter)."""
+    def rate(k: int) -> float:
+        tokens = k + 1 if alpha >= 1 else (1 - alpha ** (k + 1)) / (1 - alpha)
+        return tokens / (1 + position_cost * k + draft_cost * k)
+    return max(range(cap + 1), key=lambda k: (rate(k) - 1e-12 * k))
+
+
+class _Estimate:
+    """α of one source: kept and rejected guesses, older rounds weighing less."""
+
+    def __init__(self):
+        self.kept, self.rejected = PRIOR
+
+    @property
+    def alpha(self) -> float:
+        return self.kept / (self.kept + self.rejected)
+
+    def add(self, kept: int, rejected: int) -> None:
+        self.kept = DECAY * self.kept + kept
+        self.rejected = DECAY * self.rejected + rejected
+
+
+class AutoSchedule:
+    """Per-round draft lengths for each source, from its recent α (see the module's text)."""
+
+    def __init__(self, gamma: int, draft_cost: float = DRAFT_COST, max_ngram: int = 3, min_ngram: int = 1):
+        self.gamma, self.draft_cost = gamma, draft_cost
+        self.max_ngram, self.min_ngram = max_ngram, min_ngram
+        self.alpha = {"lookup": _Estimate(), "model": _Estimate()}
+        self.since_model = 0           # rounds since the draft model last drafted
+        self._guess: list[int] = []    # what lookup would propose this round
+
+    def caps(self, ids: list[int]) -> dict[str, int]:
+        """How many tokens each source may propose this round, given the committed text."""
+        from lab.drafting import LookupDrafter
+        self._guess, self._at = LookupDrafter.find(ids, self.gamma, self.max_ngram, self.min_ngram), len(ids)
+        model = best_length(self.alpha["model"].alpha, self.gamma, self.draft_cost)
+        if model == 0 and self.since_model >= PROBE_EVERY:
+            model = 1
+        return {"lookup": best_length(self.alpha["lookup"].alpha, self.gamma, 0.0), "model": model}
+
+    def update(self, drafted: int, accepted: int, source: str = "model", ids: list[int] | None = None) -> None:
+        """Learn from the round just committed (`ids`: the text after it)."""
+        if source == "model" and drafted:
+            self.alpha["model"].add(accepted, int(accepted < drafted))
+            self.since_model = 0
+        else:
+            self.since_model += 1
+        if self._guess and ids is not None:
+            # Lookup's guess, proposed or not, against the text the round committed.
+            known = ids[self._at:self._at + len(self._guess)]
+            kept = next((i for i, (x, y) in enumerate(zip(self._guess, known)) if x != y), len(known))
+            self.alpha["lookup"].add(kept, int(kept < len(known)))
+        self._guess = []
