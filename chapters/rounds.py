@@ -38,15 +38,17 @@ def settings_note(settings: SamplingSettings, state) -> str:
 
 async def generation_for(chapter: Chapter, settings: SamplingSettings) -> GenerationTrace | None:
     """The session's speculative generation (cached by the service), with p and q rows kept. These
-    pages show the draft model's q beside the target's p, so the draft model drafts every round: the
-    student's draft (aligned, weak or random) on a page with the preset bar, else the pair's own."""
+    pages show the draft model's q beside the target's p, so the draft model drafts γ tokens every
+    round (the lecture's constant γ): the student's draft (aligned, weak or random) on a page with the
+    preset bar, else the pair's own."""
     ids = chapter.prompt_ids()
     if ids is None:
         return None
     state = chapter.state
     return await chapter.run_model(
         state.service.generation, ids, mode="speculative", settings=settings, gamma=state.gamma,
-        seed=state.seed, max_new_tokens=MAX_NEW_TOKENS, keep_rows=True, drafter="model", draft=chapter.draft,
+        seed=state.seed, max_new_tokens=MAX_NEW_TOKENS, keep_rows=True, drafter="model", policy="constant",
+        draft=chapter.draft,
         message="Running the draft and the target…")
 
 

@@ -66,7 +66,8 @@ class SeedSearch:
                     return Found(None, None, self.tried, rounds=self.rounds)
                 self.decoder = Decoder(self.pair, self.prompt_ids, settings=self.settings, gamma=self.gamma,
                                        seed=self.next_seed, max_new_tokens=self.max_new_tokens,
-                                       keep_rows=False, drafter=self.drafter, display_top=0)
+                                       keep_rows=False, drafter=self.drafter, display_top=0,
+                                       policy="constant")
             while not self.decoder.done:
                 if clock() > deadline:
                     return Found(None, None, self.tried, timed_out=True, rounds=self.rounds)

@@ -135,15 +135,16 @@ class ModelService:
     # The requests pages make, each cached by its full description; `draft` is the student's
     # (lab.variants: "aligned", "weak" or "random").
     def generation(self, prompt_ids: list[int], *, mode="speculative", settings=SamplingSettings(), gamma=4,
-                   seed=0, max_new_tokens=20, writer="target", keep_rows=False, drafter=None, draft="aligned"):
-        """A whole generation; `drafter` None drafts as the pair does (lab.pair.ModelPair.drafter)."""
+                   seed=0, max_new_tokens=20, writer="target", keep_rows=False, drafter=None, draft="aligned",
+                   policy=None):
+        """A whole generation; `drafter` and `policy` None draft as the pair does (lab.pair.ModelPair)."""
         if mode == "plain" and writer == "target":
             draft = "aligned"               # the target writing alone: the same text whatever the draft
         key = ("generation", tuple(prompt_ids), mode, settings, gamma, seed, max_new_tokens, writer, keep_rows,
-               drafter, draft)
+               drafter, policy, draft)
         return self.cached(key, lambda: engine.generate(
             self.pair_for(draft), list(prompt_ids), mode=mode, settings=settings, gamma=gamma, seed=seed,
-            max_new_tokens=max_new_tokens, writer=writer, keep_rows=keep_rows, drafter=drafter))
+            max_new_tokens=max_new_tokens, writer=writer, keep_rows=keep_rows, drafter=drafter, policy=policy))
 
     def round(self, prompt_ids: list[int], index: int, *, settings=SamplingSettings(), gamma=4, seed=0,
               max_new_tokens=48, draft="aligned") -> tuple[RoundTrace, bool]:

@@ -41,7 +41,7 @@ def jobs(service) -> list[tuple[str, object, tuple, dict]]:
             for i in range(ROUNDS)]
     out += [("chapters 5, 8 and 9's rounds", service.generation, (ids,),
              dict(mode="speculative", settings=shown, gamma=st.gamma, seed=st.seed,
-                  max_new_tokens=rounds.MAX_NEW_TOKENS, keep_rows=True, drafter="model")),
+                  max_new_tokens=rounds.MAX_NEW_TOKENS, keep_rows=True, drafter="model", policy="constant")),
             ("chapter 7's p and q", service.next_token_distributions, (context, shown), {}),
             ("chapter 11's standard decoding", service.generation, (ids,),
              dict(mode="plain", settings=settings, seed=st.seed, max_new_tokens=ch11_timeline.MAX_NEW_TOKENS)),

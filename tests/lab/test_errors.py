@@ -139,7 +139,7 @@ def test_shortlist_draft_loads_through_the_auto_classes(tmp_path):
             f"got = m(torch.tensor({ids})).logits[0, -1]\n"
             f"want = torch.load({str(tmp_path / 'expected.pt')!r})\n"
             "assert 'lab.train' not in sys.modules\n"
-            "assert torch.equal(got, want), (got, want)\n"
+            "assert torch.allclose(got, want, rtol=1e-4, atol=1e-5), (got, want)\n"   # packed: float rounding
             "print(type(m).__name__, int((got > torch.finfo(got.dtype).min).sum()))\n")
     done = _fresh(code)
     assert done.returncode == 0, done.stderr[-2000:]
