@@ -18,7 +18,7 @@ the output stays exactly the target's and a seeded run repeats exactly.
 
 >>> s, text = AutoSchedule(gamma=8), [1, 2, 3, 4] * 10     # a text that repeats itself
 >>> s.caps(text[:6])                 # α = 0.5 to start with: a few tokens from either source
-{'lookup': 3, 'model': 2}
+{'lookup': 3, 'model': 1}
 >>> for n in range(6, 30, 4):        # rounds that commit 4 tokens each, lookup's guess right
 ...     _ = s.caps(text[:n]); s.update(0, 0, "none", text[:n + 4])
 >>> s.caps(text[:30])["lookup"]
@@ -26,11 +26,13 @@ the output stays exactly the target's and a seeded run repeats exactly.
 """
 from __future__ import annotations
 
-# The costs the choice is priced with, in one-position target calls. The embedded target on a
-# 2-core CPU (packed layers, lab.packing): a pass over n positions ≈ 1 + 0.06 (n − 1); a call of
-# the distilled draft ≈ 0.08 (both measured by lab.costs).
+# The costs the choice is priced with, in one-position target calls: the embedded pair on a 2-core
+# CPU (packed layers, lab.packing), where a target pass over n positions costs about 1 + 0.06 (n − 1)
+# and a call of the distilled draft about 0.16 (its c measured by `python -m lab measure`). A policy
+# may price the draft call itself ("auto:12+cost:0.3"); the embedded pair's 0.16 was also the best
+# of 0.08, 0.16 and 0.25 on the development prompts.
 POSITION_COST = 0.06
-DRAFT_COST = 0.08
+DRAFT_COST = 0.16
 DECAY = 0.8            # the weight an older round keeps each round (about the last 5 rounds count)
 PRIOR = (1.0, 1.0)     # (kept, rejected) pseudo-counts: α starts at 0.5
 PROBE_EVERY = 8        # rounds between one-token probes of a silenced draft model
@@ -62,8 +64,8 @@ class _Estimate:
 class AutoSchedule:
     """Per-round draft lengths for each source, from its recent α (see the module's text)."""
 
-    def __init__(self, gamma: int, draft_cost: float = DRAFT_COST, max_ngram: int = 3, min_ngram: int = 1):
-        self.gamma, self.draft_cost = gamma, draft_cost
+    def __init__(self, gamma: int, draft_cost: float | None = None, max_ngram: int = 3, min_ngram: int = 1):
+        self.gamma, self.draft_cost = gamma, DRAFT_COST if draft_cost is None else draft_cost
         self.max_ngram, self.min_ngram = max_ngram, min_ngram
         self.alpha = {"lookup": _Estimate(), "model": _Estimate()}
         self.since_model = 0           # rounds since the draft model last drafted

@@ -174,11 +174,14 @@ class DraftPolicy:
     model_gamma  at most this many draft-model calls a round (None: γ); prompt lookup's drafts cost
                  nothing, the model's cost a call each, so a hybrid may propose long lookups and
                  short model drafts
+    draft_cost   "auto" only: a draft-model call's cost in one-position target calls (None:
+                 lab.adaptive.DRAFT_COST)
     """
     gamma: int = 4
     schedule: str = "constant"
     threshold: float = 0.0
     model_gamma: int | None = None
+    draft_cost: float | None = None
 
     def __post_init__(self):
         check_gamma(self.gamma)
@@ -188,13 +191,15 @@ class DraftPolicy:
             raise ValueError(f"The confidence threshold must be a number in [0, 1); got {self.threshold!r}.")
         if self.model_gamma is not None:
             check_gamma(self.model_gamma, "The draft model's γ")
+        if self.draft_cost is not None and not 0 <= self.draft_cost <= 10:
+            raise ValueError(f"A draft call's cost must be a number from 0 to 10 target calls; got {self.draft_cost!r}.")
 
     @classmethod
     def parse(cls, text: str, gamma: int = 4) -> "DraftPolicy":
         """"constant", "heuristic", "constant:8" (γ = 8 instead of `gamma`), "confidence",
         "confidence:0.3", "heuristic:6+confidence:0.3", "constant:12+model:3" (the draft model drafts
-        at most 3 a round)."""
-        schedule, threshold, model_gamma = "constant", 0.0, None
+        at most 3 a round), "auto:12+cost:0.15" (a draft call costs 0.15 target calls)."""
+        schedule, threshold, model_gamma, draft_cost = "constant", 0.0, None, None
         for part in filter(None, re.split(r"[+,\s]+", (text or "constant").strip().lower())):
             name, _, value = part.partition(":")
             if name in SCHEDULES:
@@ -205,6 +210,11 @@ class DraftPolicy:
                     gamma = int(value)
             elif name == "model" and value.isdigit():
                 model_gamma = int(value)
+            elif name == "cost":
+                try:
+                    draft_cost = float(value)
+                except ValueError:
+                    raise ValueError(f"A draft call's cost must be a number; got {value!r}.") from None
             elif name == "confidence":
                 try:
                     threshold = float(value) if value else DEFAULT_CONFIDENCE
@@ -213,20 +223,22 @@ class DraftPolicy:
             else:
                 raise ValueError(f"Unknown draft-length policy {part!r}; use constant[:γ], heuristic[:γ], "
                                  "auto[:γ], confidence[:threshold], model:γ, or heuristic+confidence.")
-        return cls(gamma, schedule, threshold, model_gamma)
+        return cls(gamma, schedule, threshold, model_gamma, draft_cost)
 
     def describe(self) -> str:
         text = {"constant": f"γ = {self.gamma}", "heuristic": f"heuristic γ (from {self.gamma})",
                 "auto": f"γ paid for by the recent α (at most {self.gamma})"}[self.schedule]
         if self.model_gamma:
             text += f", the draft model at most {self.model_gamma}"
+        if self.draft_cost is not None:
+            text += f", a draft call priced at {self.draft_cost:g} target calls"
         return text + (f", stop below {self.threshold:g} confidence" if self.threshold else "")
 
     def schedule_state(self):
         """The per-decoding state of this policy: a GammaSchedule, or lab.adaptive's AutoSchedule."""
         if self.schedule == "auto":
             from lab.adaptive import AutoSchedule
-            return AutoSchedule(self.gamma)
+            return AutoSchedule(self.gamma, self.draft_cost)
         return GammaSchedule(self)
 
 

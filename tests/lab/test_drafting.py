@@ -85,7 +85,7 @@ def test_auto_schedule_silences_a_failing_draft_model_and_probes_it():
         cap = schedule.caps([1, 2, 3])["model"]
         seen.append(cap)
         schedule.update(cap, 0, "model" if cap else "none", [1, 2, 3, 4])
-    assert seen[0] == 2                      # α starts at 0.5
+    assert seen[0] == 1                      # α starts at 0.5: one draft call pays
     silent = [i for i, cap in enumerate(seen) if cap == 0]
     assert silent[0] <= 6 and seen[:silent[0]] == sorted(seen[:silent[0]], reverse=True)
     probes = [i for i, cap in enumerate(seen) if cap and i > silent[0]]
@@ -176,6 +176,9 @@ def test_policies_are_read_from_text():
     assert DraftPolicy.parse("heuristic:6+confidence:0.3") == DraftPolicy(6, "heuristic", 0.3)
     assert DraftPolicy.parse("confidence", gamma=5) == DraftPolicy(5, "constant", 0.4)
     assert DraftPolicy.parse("constant:12+model:3") == DraftPolicy(12, model_gamma=3)
+    auto = DraftPolicy.parse("auto:12+cost:0.2")
+    assert auto == DraftPolicy(12, "auto", draft_cost=0.2) and auto.schedule_state().draft_cost == 0.2
+    assert "0.2" in auto.describe()
 
 
 def test_hybrid_proposes_long_lookups_and_short_model_drafts(pair):
@@ -187,6 +190,7 @@ def test_hybrid_proposes_long_lookups_and_short_model_drafts(pair):
 
 
 @pytest.mark.parametrize("text", ["fast", "constant:0", "constant:17", "heuristic:x", "confidence:x", "confidence:1.5",
+                                  "auto+cost:x", "auto+cost:-1",
                                   "model:0", "model:x"])
 def test_bad_policies_are_refused_in_one_sentence(text):
     with pytest.raises(ValueError) as err:
