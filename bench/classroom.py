@@ -1,6 +1,7 @@
 """A simulated class against one served lab on loopback, bounded in count and time.
 
     python bench/classroom.py [--students 40] [--classes N] [--clients ws|browser] [--tiny] [--soak SECONDS]
+                              [--no-poll] [--app-dir OTHER_CHECKOUT]
 
 Starts `panel serve app.py` (the embedded pair, or the tiny pair with --tiny), then runs the students,
 joining a second apart, each running a scripted lesson: open chapter 10 and move the α/γ/c sliders,
@@ -34,6 +35,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import time
+from pathlib import Path
 
 from lessons import CHROMIUM_ARGS, PollPhase, browser_lesson, ws_lesson
 from recorder import Recorder, report_server_log
@@ -71,7 +73,8 @@ async def run_classes(args, lesson, base: str, server, rec: Recorder, peak: int)
     for k in range(args.classes):                # classes one after another, same server
         one = Recorder()
         tasks = []
-        poll = PollPhase(args.students, args.poll_window, args.join_interval) if args.clients == "ws" else None
+        poll = (PollPhase(args.students, args.poll_window, args.join_interval)
+                if args.clients == "ws" and not args.no_poll else None)
         if poll is not None:
             await poll.watch(base)
         for i in range(args.students):           # join a second apart
@@ -104,7 +107,7 @@ async def run_classes(args, lesson, base: str, server, rec: Recorder, peak: int)
 async def run(args):
     """Serve the lab, warm it up with one student, run the soak or the classes, print the report."""
     port = args.port or free_port()
-    server = start_server(port, args.tiny)
+    server = start_server(port, args.tiny, args.app_dir)
     base = f"http://127.0.0.1:{port}/app"
     rec = Recorder()
     pw = browser = None
@@ -157,6 +160,8 @@ def main():
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--poll-window", type=float, default=3.0,
                     help="seconds within which the class answers once the question opens")
+    ap.add_argument("--no-poll", action="store_true", help="no class poll: each student answers on their own")
+    ap.add_argument("--app-dir", type=Path, help="serve the app.py of another checkout (same client, to compare code)")
     args = ap.parse_args()
     if not 1 <= args.students <= 60 or args.soak > 3600 or not 1 <= args.classes <= 10:
         raise SystemExit("--students must be 1–60, --classes 1–10 and --soak at most 3600 seconds")

@@ -36,9 +36,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int, tiny: bool) -> subprocess.Popen:
-    """Serve app.py on 127.0.0.1:`port` (the tiny pair if `tiny`) with the lecturer token, its log in
-    SERVER_LOG; return once it answers."""
+def start_server(port: int, tiny: bool, app_dir: Path | None = None) -> subprocess.Popen:
+    """Serve app.py (this project's, or the one in `app_dir`: another checkout, to compare) on
+    127.0.0.1:`port` (the tiny pair if `tiny`) with the lecturer token, its log in SERVER_LOG;
+    return once it answers."""
     env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", SPECLAB_LECTURER_TOKEN=LECTURER_TOKEN)
     if tiny:
         env["SPECLAB_PAIR"] = "tiny"
@@ -47,7 +48,7 @@ def start_server(port: int, tiny: bool) -> subprocess.Popen:
         proc = subprocess.Popen(
             [sys.executable, "-m", "panel", "serve", "app.py", "--port", str(port), "--address", "127.0.0.1",
              f"--allow-websocket-origin=127.0.0.1:{port}"],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
+            cwd=app_dir or ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
     deadline = time.time() + 600
     while time.time() < deadline:
         try:

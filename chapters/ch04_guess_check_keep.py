@@ -59,8 +59,8 @@ def last_round_html(r, tokens: int, standard: int, spec: int, finished: bool) ->
     elif r.extra_kind == "correction":
         what = (f"{r.n_accepted} of {g} guesses kept; the target fixed the next one ✎"
                 + (f" and the {g - r.n_accepted - 1} after it were dropped" if g - r.n_accepted > 1 else ""))
-    else:
-        what = "the target wrote one token"
+    else:   # nothing guessed: no repeat to copy, or guesses were rarely kept lately (the "auto" policy)
+        what = "no guess this round, so the target wrote one token"
     return (f'<div class="verdict waiting">Round {r.index + 1}: {html.escape(what)} — '
             f'<b>{len(r.emitted_ids)}</b> token{"s" if len(r.emitted_ids) != 1 else ""} for one target call. '
             f'So far: <b>{tokens}</b> tokens, standard decoding would have called the target '

@@ -1,4 +1,4 @@
-"""Choose the embedded pair's drafting configuration on the development prompts (never the held-out ones).
+"""Replay drafting configurations over the target's greedy text on the development prompts (never the held-out ones): a quick scan.
 
     python models/drafting/tune.py [--prompts models/dev_prompts.json] [--max-new-tokens 64]
 
