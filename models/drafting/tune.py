@@ -1,4 +1,5 @@
-"""Replay drafting configurations over the target's greedy text on the development prompts (never the held-out ones): a quick scan.
+"""A quick scan of drafting configurations on the development prompts (never the held-out ones),
+replayed over the target's greedy text instead of decoded.
 
     python models/drafting/tune.py [--prompts models/dev_prompts.json] [--max-new-tokens 64]
 
