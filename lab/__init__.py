@@ -1,10 +1,11 @@
 """The lab's science: models, decoding, measurement and the analytic model (no Panel).
 
 Importing `lab` before torch caps how long torch's OpenMP threads spin at the end of a parallel
-region (`GOMP_SPINCOUNT`) unless the environment already says: the packed verify passes
-(lab.packing) are fast only with some spinning, and a long spin stalls them for seconds while other
-work holds a core (a classroom server's event loop, for one).
+region (`GOMP_SPINCOUNT`) when the models will be packed, unless the environment already says: the
+packed verify passes (lab.packing) are fast only with some spinning, and a long spin stalls them for
+seconds while other work holds a core.
 """
 import os as _os
 
-_os.environ.setdefault("GOMP_SPINCOUNT", "10000")
+if _os.environ.get("SPECLAB_PACK", "1") != "0":     # only packed layers need it (a served lab is dense)
+    _os.environ.setdefault("GOMP_SPINCOUNT", "10000")

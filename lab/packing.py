@@ -8,7 +8,9 @@ oneDNN, whose small-batch kernels keep a verify pass close to one call: measured
 target, 1 position 50 ms, 5 positions 64 ms, 9 positions 68 ms (was 55, 71, 80, and 92 ms at 2).
 Plain and speculative decoding run the same packed model, so comparisons stay fair.
 
-On by default for the models the pair loader loads; `SPECLAB_PACK=0` keeps them dense. oneDNN's
+On by default for the models the pair loader loads (`python -m lab measure`, the benches);
+`SPECLAB_PACK=0` keeps them dense, and a served lab (app.py) keeps them dense unless
+`SPECLAB_PACK=1`: packed weights are a copy, and a 40-student class's server then peaked at 2.1 GB. oneDNN's
 threads meet at the end of every layer: with libgomp's default spin (300,000 turns) a packed call
 took 3–4 s instead of 0.1 s while other processes held the cores, and with no spin at all
 (`OMP_WAIT_POLICY=PASSIVE`) an idle one took 90 ms instead of 50. `import lab` therefore sets

@@ -68,13 +68,14 @@ def test_packing_is_off_when_asked(folders, monkeypatch):
     assert not any(type(m).__name__ == "MkldnnLinear" for m in pair.target.modules())
 
 
-def test_importing_lab_caps_openmp_spinning_unless_the_environment_says(tmp_path):
+def test_importing_lab_caps_openmp_spinning_for_packed_layers_unless_the_environment_says(tmp_path):
     import os
     import subprocess
     import sys
-    show = "import lab, os; print(os.environ['GOMP_SPINCOUNT'])"
-    env = {k: v for k, v in os.environ.items() if k != "GOMP_SPINCOUNT"}
+    show = "import lab, os; print(os.environ.get('GOMP_SPINCOUNT', 'unset'))"
+    env = {k: v for k, v in os.environ.items() if k not in ("GOMP_SPINCOUNT", "SPECLAB_PACK")}
     run = lambda env: subprocess.run([sys.executable, "-c", show], env=env, capture_output=True, text=True,
                                      cwd=os.getcwd(), check=True).stdout.strip()
     assert run(env) == "10000"
     assert run({**env, "GOMP_SPINCOUNT": "500"}) == "500"
+    assert run({**env, "SPECLAB_PACK": "0"}) == "unset"           # dense layers: OpenMP's own default
