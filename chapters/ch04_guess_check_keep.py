@@ -1,7 +1,8 @@
 """Chapter 4 — guess, check, keep: the whole method in one picture.
 
 "Next round" runs one real draft-and-verify round (`lab.engine.Decoder.step` on the model worker,
-through `ModelService.round`: a class on the same prompt and settings computes each round once).
+through `ModelService.round`: a class on the same prompt and settings computes each round once),
+drafted the pair's way at the lecture's constant γ, so every round guesses.
 Two lanes count target calls for the same text: standard decoding needs one per token, draft +
 verify one per round (plus its γ cheap draft calls, each coloured by what became of its guess: kept,
 rejected, or dropped after a rejection, then the target's fix or bonus token). The text and the
@@ -31,8 +32,9 @@ ROUND_CSS = """
 def round_chips(r) -> list[Chip]:
     """What one round committed: kept drafts, then the target's fix or bonus token."""
     chips = [Chip(d.text, "kept", f"draft token kept (p/q = {min(d.ratio, 99):.2f})") for d in r.drafts[: r.n_accepted]]
-    kind = {"correction": "fixed", "bonus": "bonus", "target": "bonus"}[r.extra_kind]
-    chips.append(Chip(r.extra_text, kind))
+    kind = {"correction": "fixed", "bonus": "bonus", "target": "target_call"}[r.extra_kind]
+    chips.append(Chip(r.extra_text, kind, "no guess this round: the target wrote this token alone"
+                      if r.extra_kind == "target" else ""))
     return chips[: len(r.emitted_texts)]
 
 
@@ -172,7 +174,7 @@ class GuessCheckKeepChapter(Chapter):
             return None
         s = self.state
         got = await self.run_model(s.service.round, ids, len(self.rounds), settings=s.settings, gamma=s.gamma,
-                                   seed=s.seed, max_new_tokens=MAX_NEW_TOKENS,
+                                   seed=s.seed, max_new_tokens=MAX_NEW_TOKENS, policy="constant",
                                    message="The draft guesses; the target checks…")
         if got is None:
             return None

@@ -147,7 +147,7 @@ class ModelService:
             max_new_tokens=max_new_tokens, writer=writer, keep_rows=keep_rows, drafter=drafter, policy=policy))
 
     def round(self, prompt_ids: list[int], index: int, *, settings=SamplingSettings(), gamma=4, seed=0,
-              max_new_tokens=48, draft="aligned") -> tuple[RoundTrace, bool]:
+              max_new_tokens=48, draft="aligned", policy=None) -> tuple[RoundTrace, bool]:
         """Round `index` of a speculative generation, and whether it was the last one.
 
         Rounds are made one at a time, when a page first asks for them, by one `Decoder` per
@@ -155,12 +155,12 @@ class ModelService:
         prompt computes each round once. Seeded, so the rounds are what a page's own decoder would
         make. Call from the worker (one thread steps a decoder at a time).
         """
-        key = (self.pair.name, draft, tuple(prompt_ids), settings, gamma, seed, max_new_tokens)
+        key = (self.pair.name, draft, tuple(prompt_ids), settings, gamma, seed, max_new_tokens, policy)
         live = self._rounds.get(key)
         if live is None:            # new (or evicted: rebuilt, and seeded, it makes the same rounds again)
             live = self._rounds[key] = _LiveRounds(engine.Decoder(
                 self.pair_for(draft), list(prompt_ids), gamma=gamma, settings=settings, seed=seed,
-                max_new_tokens=max_new_tokens, keep_rows=False))
+                max_new_tokens=max_new_tokens, keep_rows=False, policy=policy))
         self._rounds.move_to_end(key)
         while len(self._rounds) > self._rounds_size:
             self._rounds.popitem(last=False)

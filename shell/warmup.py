@@ -37,7 +37,8 @@ def jobs(service) -> list[tuple[str, object, tuple, dict]]:
     out = [("chapter 1's race", cached_race, (service, ids, settings, ch01_dilemma.N_TOKENS), {}),
            ("chapter 2's first guesses", ch02_easy_words.guesses, (service, ids, settings), {})]
     out += [(f"chapter 4's round {i + 1}", service.round, (ids, i),
-             dict(settings=settings, gamma=st.gamma, seed=st.seed, max_new_tokens=ch04_guess_check_keep.MAX_NEW_TOKENS))
+             dict(settings=settings, gamma=st.gamma, seed=st.seed, max_new_tokens=ch04_guess_check_keep.MAX_NEW_TOKENS,
+                  policy="constant"))
             for i in range(ROUNDS)]
     out += [("chapters 5, 8 and 9's rounds", service.generation, (ids,),
              dict(mode="speculative", settings=shown, gamma=st.gamma, seed=st.seed,

@@ -74,3 +74,15 @@ def test_changing_the_prompt_starts_over(chapter):
     assert chapter.rounds == [] and not chapter.finished
     rounds(chapter, 1)
     assert chapter.rounds[0].prefix_ids[: len(chapter.state.prompt_ids())] == chapter.state.prompt_ids()
+
+
+def test_a_round_without_guesses_shows_the_target_writing_alone():
+    from chapters.ch04_guess_check_keep import lane_chips, last_round_html, round_chips
+    from lab.engine import generate
+    from lab.tiny import tiny_pair
+    pair = tiny_pair()
+    first = generate(pair, pair.tokenizer.encode("red blue"), max_new_tokens=3, drafter="lookup").rounds[0]
+    assert first.gamma == 0 and first.extra_kind == "target"          # nothing repeats yet
+    assert [c.state for c in round_chips(first)] == ["target_call"]
+    assert [c.state for c in lane_chips(first)] == ["target_call", "target_call"]
+    assert "no guess this round, so the target wrote one token" in last_round_html(first, 1, 1, 1, False)
