@@ -26,6 +26,8 @@ the output stays exactly the target's and a seeded run repeats exactly.
 """
 from __future__ import annotations
 
+from lab.drafting import MAX_NGRAM, MIN_NGRAM, LookupDrafter
+
 # The costs the choice is priced with, in one-position target calls: the embedded pair on a 2-core
 # CPU (packed layers, lab.packing), where a target pass over n positions costs about 1 + 0.06 (n − 1)
 # and a call of the distilled draft about 0.16 (its c measured by `python -m lab measure`). A policy
@@ -64,16 +66,17 @@ class _Estimate:
 class AutoSchedule:
     """Per-round draft lengths for each source, from its recent α (see the module's text)."""
 
-    def __init__(self, gamma: int, draft_cost: float | None = None, max_ngram: int = 3, min_ngram: int = 1):
+    def __init__(self, gamma: int, draft_cost: float | None = None, max_ngram: int = MAX_NGRAM,
+                 min_ngram: int = MIN_NGRAM):
         self.gamma, self.draft_cost = gamma, DRAFT_COST if draft_cost is None else draft_cost
         self.max_ngram, self.min_ngram = max_ngram, min_ngram
         self.alpha = {"lookup": _Estimate(), "model": _Estimate()}
         self.since_model = 0           # rounds since the draft model last drafted
         self._guess: list[int] = []    # what lookup would propose this round
+        self._at = 0                   # where that guess starts in the text
 
     def caps(self, ids: list[int]) -> dict[str, int]:
         """How many tokens each source may propose this round, given the committed text."""
-        from lab.drafting import LookupDrafter
         self._guess, self._at = LookupDrafter.find(ids, self.gamma, self.max_ngram, self.min_ngram), len(ids)
         model = best_length(self.alpha["model"].alpha, self.gamma, self.draft_cost)
         if model == 0 and self.since_model >= PROBE_EVERY:

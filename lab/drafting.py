@@ -37,6 +37,7 @@ from lab.sampling import SamplingSettings, probabilities, sample
 
 DRAFTERS = ("model", "lookup", "hybrid")
 SCHEDULES = ("constant", "heuristic", "auto")
+MAX_NGRAM, MIN_NGRAM = 3, 1     # prompt lookup matches the text's last 3 tokens, else 2, else 1
 
 
 def check_gamma(gamma, what: str = "γ (the draft length)") -> int:
@@ -98,13 +99,13 @@ class LookupDrafter:
     """Prompt lookup over the prompt and the text generated so far."""
     name = "lookup"
 
-    def __init__(self, vocab_size: int, max_ngram: int = 3, min_ngram: int = 1):
+    def __init__(self, vocab_size: int, max_ngram: int = MAX_NGRAM, min_ngram: int = MIN_NGRAM):
         if not 1 <= min_ngram <= max_ngram <= 8:
             raise ValueError("Prompt lookup needs 1 ≤ min n-gram ≤ max n-gram ≤ 8.")
         self.vocab_size, self.max_ngram, self.min_ngram = vocab_size, max_ngram, min_ngram
 
     @staticmethod
-    def find(ids: list[int], gamma: int, max_ngram: int = 3, min_ngram: int = 1) -> list[int]:
+    def find(ids: list[int], gamma: int, max_ngram: int = MAX_NGRAM, min_ngram: int = MIN_NGRAM) -> list[int]:
         """Up to γ tokens that followed the latest earlier occurrence of the trailing n-gram."""
         end = len(ids)
         for n in range(min(max_ngram, end - 1), min_ngram - 1, -1):
@@ -152,7 +153,8 @@ class HybridDrafter:
         self.model.commit(ids)
 
 
-def make_drafter(kind: str, draft_model, vocab_size: int, *, max_ngram: int = 3, min_ngram: int = 1):
+def make_drafter(kind: str, draft_model, vocab_size: int, *, max_ngram: int = MAX_NGRAM,
+                 min_ngram: int = MIN_NGRAM):
     """The drafter named `kind` ("model", "lookup" or "hybrid") for a pair's draft model."""
     if kind == "model":
         return ModelDrafter(draft_model)
