@@ -3,7 +3,9 @@
     python bench/classroom.py [--students 40] [--classes N] [--clients ws|browser] [--tiny] [--soak SECONDS]
                               [--no-poll] [--app-dir OTHER_CHECKOUT]
 
-Starts `panel serve app.py` (the embedded pair, or the tiny pair with --tiny), then runs the students,
+Starts `panel serve app.py` (the embedded pair, or the tiny pair with --tiny), sends one student
+through the lesson and waits for the server's start-up warm-up to finish (a lecturer starts the server
+before the class comes in), then runs the students,
 joining a second apart, each running a scripted lesson: open chapter 10 and move the α/γ/c sliders,
 answer its predict question, open chapter 4 and run rounds. Prints per-interaction p50/p95 latency,
 errors and the server's memory.
@@ -39,7 +41,7 @@ from pathlib import Path
 
 from lessons import CHROMIUM_ARGS, PollPhase, browser_lesson, ws_lesson
 from recorder import Recorder, report_server_log
-from wsclient import SERVER_LOG, free_port, server_rss, start_server, stop_server
+from wsclient import SERVER_LOG, free_port, server_rss, start_server, stop_server, wait_for_warm_up
 
 
 async def run_soak(args, lesson, server, rec: Recorder, peak: int) -> int:
@@ -127,6 +129,9 @@ async def run(args):
         await lesson(warm, -1, rounds=1, drags=1)
         if warm.errors:
             print("warm-up student:", warm.errors[0])
+        waited = wait_for_warm_up(args.app_dir)     # the server's own warm-up, before the class comes in
+        if waited is not None:
+            print(f"waited {waited:.0f} s more for the server's warm-up (shell/warmup.py) to finish")
         rss_start = server_rss(server)
         print(f"{args.students} {args.clients} students; server memory after warm-up: {rss_start / 2**20:.0f} MiB",
               flush=True)

@@ -60,6 +60,20 @@ def start_server(port: int, tiny: bool, app_dir: Path | None = None) -> subproce
     raise SystemExit("the server did not answer within 10 minutes")
 
 
+def wait_for_warm_up(app_dir: Path | None = None, timeout: float = 600) -> float | None:
+    """Wait until the served lab says its start-up warm-up is done (shell/warmup.py logs "warm-up: …
+    ready"), as a lecturer starts the server before the class arrives; seconds waited, or None for
+    code without a warm-up (another checkout's)."""
+    if not ((app_dir or ROOT) / "shell" / "warmup.py").exists():
+        return None
+    start = time.time()
+    while time.time() - start < timeout:
+        if re.search(r"warm-up: .* ready", SERVER_LOG.read_text(errors="replace")):
+            return time.time() - start
+        time.sleep(1)
+    raise SystemExit(f"the server's warm-up did not finish within {timeout:.0f} s")
+
+
 def stop_server(proc: subprocess.Popen) -> None:
     """Ask the server to stop; kill it after 20 s."""
     proc.terminate()

@@ -134,7 +134,7 @@ class FullRoundChapter(RoundChapter):
             self.case_note.object = no_case_html(found, state.gamma, settings.describe())
             return False
         generation = await self.run_model(
-            state.service.generation, ids, mode="speculative", settings=settings, gamma=state.gamma,
+            state.service.generation_steps, ids, mode="speculative", settings=settings, gamma=state.gamma,
             seed=found.seed, max_new_tokens=MAX_NEW_TOKENS, keep_rows=True, drafter="model", policy="constant",
             message="Running the draft and the target…")
         if generation is None:

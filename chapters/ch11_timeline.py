@@ -95,9 +95,9 @@ class TimelineChapter(Chapter):
         svc = st.service
         # The pair's shared cost profile prices every call; the traces give the rounds.
         profile = await self.run_model(costs.of_service, svc, message="Timing this pair's calls (once per server)…")
-        plain = await self.run_model(svc.generation, ids, mode="plain", settings=st.settings, seed=st.seed,
+        plain = await self.run_model(svc.generation_steps, ids, mode="plain", settings=st.settings, seed=st.seed,
                                      max_new_tokens=MAX_NEW_TOKENS, message="Standard decoding…")
-        spec = await self.run_model(svc.generation, ids, mode="speculative", settings=st.settings,
+        spec = await self.run_model(svc.generation_steps, ids, mode="speculative", settings=st.settings,
                                     gamma=st.gamma, seed=st.seed, max_new_tokens=MAX_NEW_TOKENS,
                                     message="Draft and verify…")
         if profile is None or plain is None or spec is None:

@@ -46,7 +46,7 @@ async def generation_for(chapter: Chapter, settings: SamplingSettings) -> Genera
         return None
     state = chapter.state
     return await chapter.run_model(
-        state.service.generation, ids, mode="speculative", settings=settings, gamma=state.gamma,
+        state.service.generation_steps, ids, mode="speculative", settings=settings, gamma=state.gamma,
         seed=state.seed, max_new_tokens=MAX_NEW_TOKENS, keep_rows=True, drafter="model", policy="constant",
         draft=chapter.draft,
         message="Running the draft and the target…")

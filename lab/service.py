@@ -13,12 +13,13 @@ one target.
 
     service = ModelService(get_pair)
     owner = Owner(browser_id, session_id)        # queued under the browser, dropped with the session
-    trace = await service.run_as(owner, service.generation, ids)   # from a Panel callback
-    trace = await service.run_as(owner, service.generation, ids, draft="random")
+    trace = await service.run_as(owner, service.generation_steps, ids)   # from a Panel callback
+    trace = await service.run_as(owner, service.generation_steps, ids, draft="random")
 """
 from __future__ import annotations
 
 import asyncio
+import inspect
 import threading
 import time
 from collections import OrderedDict
@@ -35,6 +36,7 @@ from lab.variants import DraftVariants
 from lab.workqueue import BURST, MAX_PENDING, MAX_TOTAL, RATE, FairQueue, Owner, QueueFull  # noqa: F401  Owner, QueueFull: for pages
 
 FRESH_SECONDS = 30   # a whole class pressing "Measure" at once shares one measurement this young
+_MISSING = object()     # peek's default where a cached value may be anything
 
 
 class _LiveRounds:
@@ -111,16 +113,23 @@ class ModelService:
     def pending(self, owner=None) -> int:
         return self._queue.pending(owner)
 
-    def cached(self, key: tuple, compute):
-        """`compute()` once per key (within the bounded cache); call from the worker."""
+    def peek(self, key: tuple, default=None):
+        """The cached value of `key` (marked recently used), or `default`."""
         key = (self.pair.name,) + key
         with self._lock:
             if key in self._cache:
                 self._cache.move_to_end(key)
                 return self._cache[key]
+        return default
+
+    def cached(self, key: tuple, compute):
+        """`compute()` once per key (within the bounded cache); call from the worker."""
+        value = self.peek(key, _MISSING)
+        if value is not _MISSING:
+            return value
         value = compute()
         with self._lock:
-            self._cache[key] = value
+            self._cache[(self.pair.name,) + key] = value
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         return value
@@ -134,17 +143,37 @@ class ModelService:
 
     # The requests pages make, each cached by its full description; `draft` is the student's
     # (lab.variants: "aligned", "weak" or "random").
-    def generation(self, prompt_ids: list[int], *, mode="speculative", settings=SamplingSettings(), gamma=4,
-                   seed=0, max_new_tokens=20, writer="target", keep_rows=False, drafter=None, draft="aligned",
-                   policy=None):
-        """A whole generation; `drafter` and `policy` None draft as the pair does (lab.pair.ModelPair)."""
+    def generation_steps(self, prompt_ids: list[int], *, mode="speculative", settings=SamplingSettings(), gamma=4,
+                         seed=0, max_new_tokens=20, writer="target", keep_rows=False, drafter=None,
+                         draft="aligned", policy=None):
+        """A whole generation, cached, as a long job: a generator the worker runs a round at a time,
+        so a page (or the warm-up) asking for a long one lets a browser that has used the worker less
+        recently go between rounds (lab.workqueue). `drafter` and `policy` None draft as the pair does
+        (lab.pair.ModelPair)."""
         if mode == "plain" and writer == "target":
             draft = "aligned"               # the target writing alone: the same text whatever the draft
         key = ("generation", tuple(prompt_ids), mode, settings, gamma, seed, max_new_tokens, writer, keep_rows,
                drafter, policy, draft)
-        return self.cached(key, lambda: engine.generate(
+        kept = self.peek(key, _MISSING)
+        if kept is not _MISSING:
+            return kept
+        steps = engine.generate_steps(
             self.pair_for(draft), list(prompt_ids), mode=mode, settings=settings, gamma=gamma, seed=seed,
-            max_new_tokens=max_new_tokens, writer=writer, keep_rows=keep_rows, drafter=drafter, policy=policy))
+            max_new_tokens=max_new_tokens, writer=writer, keep_rows=keep_rows, drafter=drafter, policy=policy)
+        while True:
+            try:
+                next(steps)
+            except StopIteration as stop:
+                return self.cached(key, lambda: stop.value)
+            yield
+            kept = self.peek(key, _MISSING)   # finished meanwhile by another job (one that went between)
+            if kept is not _MISSING:
+                return kept
+
+    def generation(self, prompt_ids: list[int], **kwargs):
+        """A whole generation, at once (`generation_steps`' arguments); for code already on the worker."""
+        return measure.finish(self.generation_steps(prompt_ids, **kwargs))
+    generation.__signature__ = inspect.signature(generation_steps)   # its arguments, `draft` among them
 
     def round(self, prompt_ids: list[int], index: int, *, settings=SamplingSettings(), gamma=4, seed=0,
               max_new_tokens=48, draft="aligned", policy=None) -> tuple[RoundTrace, bool]:

@@ -6,12 +6,13 @@ all model work, off the web server's event loop. Jobs are queued per browser (it
 twenty tabs of one browser get one share, not twenty). The next job is the waiting browser's that
 has used the worker least recently: each browser's seconds of model work, halved every HALF_LIFE
 seconds (first come first on a tie). A student who presses a button while one browser keeps the
-worker busy goes next, and their few seconds of work run before the busy browser's next job.
+worker busy goes next, and their few seconds of work run before the busy browser's next job. The
+server's own work (owner None: the start-up warm-up) goes only when no browser waits.
 
 A long job (a live measurement) is a generator: the worker runs it a step (one decoding round) at
 a time, and after each step hands the worker to a browser waiting with STEP_ASIDE seconds less
-recent use, parking the job at the head of its browser's queue to resume later. A generator
-returns its result; its waiters see only that. `lab.service.ModelService` is its only user.
+recent use (to any browser, when the job is the server's own), parking the job at the head of its
+browser's queue to resume later. A generator returns its result; its waiters see only that. `lab.service.ModelService` is its only user.
 
     queue = FairQueue()
     future = queue.submit(Owner(browser_id, session_id), fn, args, kwargs)   # QueueFull past a limit
@@ -262,7 +263,7 @@ class FairQueue:
             while not self._queues:
                 self._ready.wait()
             now = time.perf_counter()
-            browser = min(self._queues, key=lambda b: (self.use.used(b, now), self._arrival[b]))
+            browser = min(self._queues, key=lambda b: (b is None, self.use.used(b, now), self._arrival[b]))
             queue = self._queues[browser]
             job = queue.popleft()
             if not queue:
@@ -272,9 +273,12 @@ class FairQueue:
             return job
 
     def _should_step_aside(self, browser) -> bool:
-        """Another browser waits that has used the worker `step_aside` seconds less recently."""
+        """Another browser waits that has used the worker `step_aside` seconds less recently (any
+        browser, when the job is the server's own)."""
         now = time.perf_counter()
         with self._ready:
+            if browser is None:
+                return any(b is not None for b in self._queues)
             mine = self.use.used(browser, now)
             return any(self.use.used(b, now) + self.step_aside < mine for b in self._queues if b != browser)
 

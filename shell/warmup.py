@@ -2,11 +2,12 @@
 
 A new student starts from the default prompt and settings (uikit.state.LabState). Once the pair has
 loaded, the server computes what the first click of chapters 1, 2, 4, 5 (and 8, 9: the same
-rounds), 7 and 11 (its two generations; the cost profile it prices them with is measured on first
-use) asks the model service for at those defaults — each request exactly as the
+rounds), 7 and 11 (its two generations) asks the model service for at those defaults, then the pair's
+cost profile that chapters 3, 10, 11 and 12 price with — each request exactly as the
 chapter makes it, so the chapter finds it in the service's cache. The jobs go one at a time through
-the model worker under the server's own owner, so a student who clicks meanwhile is served in turn
-and never waits behind the whole warm-up.
+the model worker under the server's own owner, and a long generation goes a round at a time
+(ModelService.generation_steps), so a student who clicks meanwhile is served between two rounds and
+never waits behind the whole warm-up.
 
     start()            # from shell/app.py's configure(): once per server, after the pair is loaded
     run(service)       # the same, now, on this thread (tests)
@@ -17,6 +18,7 @@ import logging
 import threading
 import time
 
+from lab import costs
 from lab.display import shown_settings
 from lab.prompts import encode_prompt
 from lab.racestream import cached_race
@@ -40,17 +42,19 @@ def jobs(service) -> list[tuple[str, object, tuple, dict]]:
              dict(settings=settings, gamma=st.gamma, seed=st.seed, max_new_tokens=ch04_guess_check_keep.MAX_NEW_TOKENS,
                   policy="constant"))
             for i in range(ROUNDS)]
-    out += [("chapters 5, 8 and 9's rounds", service.generation, (ids,),
+    out += [("chapters 5, 8 and 9's rounds", service.generation_steps, (ids,),
              dict(mode="speculative", settings=shown, gamma=st.gamma, seed=st.seed,
                   max_new_tokens=rounds.MAX_NEW_TOKENS, keep_rows=True, drafter="model", policy="constant")),
             ("chapter 7's p and q", service.next_token_distributions, (context, shown), {}),
-            ("chapter 11's standard decoding", service.generation, (ids,),
+            ("chapter 11's standard decoding", service.generation_steps, (ids,),
              dict(mode="plain", settings=settings, seed=st.seed, max_new_tokens=ch11_timeline.MAX_NEW_TOKENS)),
-            ("chapter 11's draft and verify", service.generation, (ids,),
+            ("chapter 11's draft and verify", service.generation_steps, (ids,),
              dict(mode="speculative", settings=settings, gamma=st.gamma, seed=st.seed,
                   max_new_tokens=ch11_timeline.MAX_NEW_TOKENS))]
-    # Not the pair's cost profile (lab.costs): timing every call is one long job that would hold
-    # the worker from students' first clicks; chapters 3, 10 and 11 measure it when first asked.
+    # Last, the pair's cost profile (lab.costs), which chapters 3, 10, 11 and 12 price with: one job
+    # of some seconds that would otherwise hold the worker when the first student opens one of them,
+    # timed under the class's load (and so flagged busy).
+    out.append(("the pair's cost profile", costs.of_service, (service,), {}))
     return out
 
 

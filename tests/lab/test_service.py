@@ -25,6 +25,32 @@ def test_identical_requests_computed_once_and_cache_bounded(service):
     assert c is not a and c.new_ids == a.new_ids             # evicted, recomputed, same answer
 
 
+def test_a_generation_as_a_long_job_goes_a_round_at_a_time_into_the_same_cache(service):
+    from lab.engine import generate
+    ids = service.pair.tokenizer.encode("the cat sat")
+    steps = service.generation_steps(ids, max_new_tokens=12, gamma=2)
+    n_steps = 0
+    with pytest.raises(StopIteration) as stop:
+        while True:
+            next(steps)
+            n_steps += 1
+    trace = stop.value.value
+    assert n_steps == len(trace.rounds) > 1                          # one step per round
+    assert trace.new_ids == generate(service.pair, ids, max_new_tokens=12, gamma=2).new_ids
+    assert service.generation(ids, max_new_tokens=12, gamma=2) is trace   # cached under the same key
+    assert service.submit(service.generation_steps, ids, max_new_tokens=12, gamma=2).result(10) is trace
+
+
+def test_a_parked_generation_ends_early_when_another_job_finished_it(service):
+    ids = service.pair.tokenizer.encode("a dog ran")
+    parked = service.generation_steps(ids, max_new_tokens=12, gamma=2)
+    next(parked)                                                     # one round done, then parked
+    done = service.generation(ids, max_new_tokens=12, gamma=2)       # another job runs it through
+    with pytest.raises(StopIteration) as stop:
+        next(parked)
+    assert stop.value.value is done
+
+
 def _own_rounds(pair, ids, settings, seed, max_new_tokens):
     from lab.engine import Decoder
     d = Decoder(pair, ids, gamma=3, settings=settings, seed=seed, max_new_tokens=max_new_tokens, keep_rows=False)

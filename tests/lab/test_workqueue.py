@@ -75,6 +75,22 @@ def test_without_anyone_waiting_a_long_job_runs_to_its_end():
     assert log == [f"a{i}" for i in range(5)]
 
 
+def test_the_servers_own_long_job_steps_aside_at_once_and_waits_for_every_browser():
+    queue, log = FairQueue(step_aside=60.0), []        # a browser's job would not step aside yet
+    warm = queue.submit(None, _long_job, (log, "warm", 20, 0.03), {})
+    while len(log) < 2:
+        time.sleep(0.01)
+    student = queue.submit(Owner("student", "t"), log.append, ("student",), {})
+    student.result(10)
+    assert log.index("student") <= 3                   # the next step boundary, not the job's end
+    gate = _hold(queue)                                # a browser queued before the server's next job
+    first = queue.submit(None, log.append, ("server",), {})
+    second = queue.submit(Owner("late", "t"), log.append, ("late",), {})
+    gate.set()
+    first.result(10), second.result(10), warm.result(10)
+    assert log.index("late") < log.index("server")
+
+
 def test_a_parked_long_job_whose_tab_closed_is_closed():
     queue, log, closed = FairQueue(step_aside=0.05), [], threading.Event()
 

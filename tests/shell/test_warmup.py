@@ -24,7 +24,9 @@ def no_model_work(monkeypatch):
         raise AssertionError("a first click computed instead of using the warm-up")
     import lab.compare
     import lab.engine
+    import lab.costs
     monkeypatch.setattr(lab.engine.Decoder, "__init__", refuse)
+    monkeypatch.setattr(lab.costs, "measure_profile", refuse)
     for name in ("first_guesses", "next_token_distributions", "token_probability"):
         monkeypatch.setattr(lab.compare, name, refuse)
 
@@ -32,7 +34,7 @@ def no_model_work(monkeypatch):
 def test_every_default_demo_is_warmed(warm):
     service, done = warm
     assert done == [what for what, *_ in warmup.jobs(service)]
-    assert len(done) == 9
+    assert len(done) == 10 and done[-1] == "the pair's cost profile"
 
 
 def test_first_clicks_after_the_warm_up_compute_nothing(warm, monkeypatch, make_chapter):
@@ -44,8 +46,6 @@ def test_first_clicks_after_the_warm_up_compute_nothing(warm, monkeypatch, make_
     from chapters.ch08_full_round import FullRoundChapter
     from chapters.ch11_timeline import TimelineChapter
     service, _ = warm
-    import lab.costs
-    asyncio.run(service.run(lab.costs.profile, service.pair))   # measured on first use, not warmed
     no_model_work(monkeypatch)
 
     def first_click(cls, action):
