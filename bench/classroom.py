@@ -4,20 +4,20 @@
                               [--no-poll] [--app-dir OTHER_CHECKOUT]
 
 Starts `panel serve app.py` (the embedded pair, or the tiny pair with --tiny), sends one student
-through the lesson and waits for the server's start-up warm-up to finish (a lecturer starts the server
-before the class comes in), then runs the students,
-joining a second apart, each running a scripted lesson: open chapter 10 and move the α/γ/c sliders,
-answer its predict question, open chapter 4 and run rounds. Prints per-interaction p50/p95 latency,
-errors and the server's memory.
+through the lesson and waits for the server's start-up warm-up to finish (a lecturer starts the
+server before the class comes in), then runs the students, joining a second apart, each running a
+scripted lesson: open chapter 10 and move the α/γ/c sliders, answer its predict question, open
+chapter 4 and run rounds. Prints per-interaction p50/p95 latency, errors and the server's memory.
+"Open chapter N" runs from the page's HTTP request until its last section (the takeaway) arrived.
 
 The class poll: a lecturer page (the lecturer token) watches the poll. Once every student of a class
 is on chapter 10 the question opens and each answers within --poll-window seconds; every fourth
 student first moves the sliders three times while the others vote ("slider during poll"). When all
-have voted they leave for chapter 4 as they came, a join interval apart (all at once, 40 pages opening
-would be what is measured). "lecturer
-view" is, for the k-th vote sent, the time until the lecturer's page shows at least k answers to
-question 10 (votes counted in the order they were sent). With --soak, waves of students keep joining and leaving for that many
-seconds and the server's memory growth from the first wave to the last is printed.
+have voted they leave for chapter 4 as they came, a join interval apart (all at once, 40 pages
+opening would be what is measured). "Lecturer view" is, for the k-th vote sent, the time until the
+lecturer's page shows at least k answers to question 10 (votes counted in the order they were
+sent). With --soak, waves of students keep joining and leaving for that many seconds and the
+server's memory growth from the first wave to the last is printed.
 
 Two kinds of student:
 - `ws` (default): a websocket client that speaks Bokeh's protocol as the browser does: it loads the

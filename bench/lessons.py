@@ -155,6 +155,7 @@ async def ws_lesson(base: str, rec: Recorder, student: int, rounds: int, drags: 
         sliders = await page.wait_for(
             lambda: [m for m in page.find("Slider") if m["attributes"].get("title", "")[:1] in "αγc"], 120)
         choice = await page.wait_for(lambda: page.find("Button", label="slower"), 30)
+        await page.wait_for(lambda: page.find("HTML", text="Takeaway"), 60, "the page's last section")
         figures = {m["id"] for m in page.find("ColumnDataSource")}
         if len(sliders) != 3:
             raise RuntimeError(f"chapter 10 has {len(sliders)} α/γ/c sliders, not 3")
@@ -195,6 +196,7 @@ async def ws_lesson(base: str, rec: Recorder, student: int, rounds: int, drags: 
         page = PageSession(base, "chapter=guess-check-keep")
         await page.open()
         button = await page.wait_for(lambda: page.find("Button", label="Next round"), 120)
+        await page.wait_for(lambda: page.find("HTML", text="Takeaway"), 60, "the page's last section")
         bid = button[0]["id"]
         rec.add("open chapter 4", time.perf_counter() - start)
         for _ in range(rounds):

@@ -103,6 +103,7 @@ class Ballot:
     def close(self) -> None:
         for w in self._watches:
             w.stop()
+        self._watches.clear()       # each holds its page's document
         if self.session_id is not None:
             self.store.leave(self.session_id)
 
@@ -118,7 +119,11 @@ def session_ballot() -> Ballot | None:
     ballot = _BALLOTS.get(doc)
     if ballot is None:
         ballot = _BALLOTS[doc] = Ballot(POLL, browser_id(), doc.session_context.id)
-        pn.state.on_session_destroyed(lambda ctx: ballot.close())
+
+        def closed(context):   # the ballot's watches hold the document: weak keys alone would keep it
+            ballot.close()
+            _BALLOTS.pop(doc, None)
+        pn.state.on_session_destroyed(closed)
     return ballot
 
 

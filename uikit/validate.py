@@ -27,6 +27,8 @@ import weakref
 
 import panel as pn
 
+from uikit.pacing import served
+
 log = logging.getLogger(__name__)
 
 MAX_TEXT = 2000          # characters in any text box without its own max_length
@@ -40,6 +42,7 @@ _PAGE_SAY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # document 
 def guard(widget, say) -> None:
     """Say `widget`'s refused or changed values with `say(sentence)` instead of the page's spot."""
     _SAY[widget] = say
+    _forget_when_closed(pn.state.curdoc, _SAY, widget)
 
 
 def on_problems(say, doc=None) -> None:
@@ -47,6 +50,14 @@ def on_problems(say, doc=None) -> None:
     doc = doc or pn.state.curdoc
     if doc is not None:
         _PAGE_SAY[doc] = say
+        _forget_when_closed(doc, _PAGE_SAY, doc)
+
+
+def _forget_when_closed(doc, table: weakref.WeakKeyDictionary, key) -> None:
+    """Drop `table[key]` when `doc`'s session closes. A `say` is the page's own method, and the page
+    holds the key (its widget, its document): weak keys alone would keep every closed page alive."""
+    if served(doc):
+        doc.on_session_destroyed(lambda context: table.pop(key, None))
 
 
 class Refused(ValueError):

@@ -110,3 +110,53 @@ def test_the_landing_numbers_chapters_as_the_navigation_does():
     part3 = part3[:part3.index("</section>")]
     assert re.findall(r'value="(\d+)"', part3) == [str(p.number) for p in registry.pages() if p.part == "III"]
     assert re.findall(r'value="(\d+)"', part3)[0] == "5"
+
+
+def test_a_closed_page_leaves_nothing_behind():
+    """A page's problem spot, a guarded widget and its poll ballot are registered by document and
+    widget; once the session is discarded the document is collected (weak keys alone would keep
+    it: each registered `say` and the ballot's watches hold the page)."""
+    import gc
+    import weakref
+
+    from bokeh.application import Application
+    from bokeh.application.handlers import FunctionHandler
+    from bokeh.application.handlers.document_lifecycle import DocumentLifecycleHandler
+    from bokeh.server.contexts import ApplicationContext
+    from bokeh.util.token import generate_jwt_token
+    from panel.io.state import set_curdoc
+    from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
+    from tornado.ioloop import IOLoop
+
+    from shell import poll
+    from uikit import validate
+
+    class Page:                                    # holds its document, as the shell's page does
+        def __init__(self, doc):
+            self.doc, self.widget = doc, pn.widgets.IntInput(value=1)
+
+        def say(self, sentence):
+            pass
+
+    def modify(doc):
+        with set_curdoc(doc):
+            page = Page(doc)
+            validate.on_problems(page.say)
+            validate.guard(page.widget, page.say)
+            poll.session_ballot().watch(10, lambda: None, lambda: True)
+            doc.page = page
+
+    async def open_and_close():
+        application = Application(FunctionHandler(modify), DocumentLifecycleHandler())   # as the server has it
+        app = ApplicationContext(application, io_loop=IOLoop.current())
+        request = HTTPServerRequest(start_line=RequestStartLine("GET", "/app", "HTTP/1.1"),
+                                    headers=HTTPHeaders({"Host": "127.0.0.1"}))
+        session = await app.create_session_if_needed("closing", request, token=generate_jwt_token("closing"))
+        doc = weakref.ref(session.document)
+        assert doc() in validate._PAGE_SAY and doc() in poll._BALLOTS
+        await app._discard_session(session, lambda s: True)
+        return doc
+
+    doc = asyncio.run(open_and_close())
+    gc.collect()
+    assert doc() is None
