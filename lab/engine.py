@@ -181,23 +181,11 @@ def generate(pair: ModelPair, prompt_ids: list[int], *, mode: str = "speculative
              display_top: int = DISPLAY_TOP, drafter: str | None = None,
              policy: DraftPolicy | str | None = None, on_round=None) -> GenerationTrace:
     """Decode `prompt_ids` to the end; `on_round(round_trace)` is called after every round."""
-    steps = generate_steps(pair, prompt_ids, mode=mode, settings=settings, gamma=gamma, seed=seed,
-                           max_new_tokens=max_new_tokens, keep_rows=keep_rows, writer=writer,
-                           display_top=display_top, drafter=drafter, policy=policy)
-    while True:
-        try:
-            round_trace = next(steps)
-        except StopIteration as stop:
-            return stop.value
+    decoder = Decoder(pair, prompt_ids, mode=mode, settings=settings, gamma=gamma, seed=seed,
+                      max_new_tokens=max_new_tokens, keep_rows=keep_rows, writer=writer,
+                      display_top=display_top, drafter=drafter, policy=policy)
+    while not decoder.done:
+        round_trace = decoder.step()
         if on_round is not None:
             on_round(round_trace)
-
-
-def generate_steps(pair: ModelPair, prompt_ids: list[int], **kwargs):
-    """`generate` a round at a time: a generator that yields each round's trace and returns the
-    generation's (lab.workqueue runs it a step at a time, so a long generation lets others go between
-    rounds). Takes `generate`'s keyword arguments but `on_round`."""
-    decoder = Decoder(pair, prompt_ids, **kwargs)
-    while not decoder.done:
-        yield decoder.step()
     return decoder.trace()

@@ -157,18 +157,16 @@ class ModelService:
         kept = self.peek(key, _MISSING)
         if kept is not _MISSING:
             return kept
-        steps = engine.generate_steps(
+        decoder = engine.Decoder(
             self.pair_for(draft), list(prompt_ids), mode=mode, settings=settings, gamma=gamma, seed=seed,
             max_new_tokens=max_new_tokens, writer=writer, keep_rows=keep_rows, drafter=drafter, policy=policy)
-        while True:
-            try:
-                next(steps)
-            except StopIteration as stop:
-                return self.cached(key, lambda: stop.value)
-            yield
+        while not decoder.done:
+            yield                             # others may go first: a round at a time
             kept = self.peek(key, _MISSING)   # finished meanwhile by another job (one that went between)
             if kept is not _MISSING:
                 return kept
+            decoder.step()
+        return self.cached(key, decoder.trace)
 
     def generation(self, prompt_ids: list[int], **kwargs):
         """A whole generation, at once (`generation_steps`' arguments); for code already on the worker."""

@@ -12,7 +12,8 @@ server's own work (owner None: the start-up warm-up) goes only when no browser w
 A long job (a live measurement) is a generator: the worker runs it a step (one decoding round) at
 a time, and after each step hands the worker to a browser waiting with STEP_ASIDE seconds less
 recent use (to any browser, when the job is the server's own), parking the job at the head of its
-browser's queue to resume later. A generator returns its result; its waiters see only that. `lab.service.ModelService` is its only user.
+browser's queue to resume later. A generator returns its result; its waiters see only that.
+`lab.service.ModelService` is its only user.
 
     queue = FairQueue()
     future = queue.submit(Owner(browser_id, session_id), fn, args, kwargs)   # QueueFull past a limit
