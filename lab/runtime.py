@@ -26,15 +26,6 @@ def current_pair():
     return get_pair()
 
 
-def settle_heap() -> None:
-    """Collect once, then move everything alive now (the models, torch, transformers, Panel) out of
-    the cyclic garbage collector's reach. A full collection of that heap takes about 250 ms on a
-    2-core laptop, and Panel collects after sessions close: every student's page would freeze for
-    it. Objects made later (the sessions) are collected as usual."""
-    gc.collect()
-    gc.freeze()
-
-
 def service() -> ModelService:
     """The one ModelService of this process (created on first use)."""
     global _service
@@ -61,8 +52,8 @@ def switch_pair(name: str | None = None, target: str | None = None, draft: str |
         pair = load_spec(resolve_pair(argv, environ={}), progress)
         _switched = pair
         service().clear()
-        # Only the start-up heap is frozen (settle_heap): freezing again here would also freeze
-        # every page open now, for good. Unfreeze so the old pair can be collected.
+        # The server freezes what lives past a second (shell.heap): unfreeze so the old pair is
+        # collected now; the server's next tick freezes what is still alive.
         gc.unfreeze()
         gc.collect()
         return pair

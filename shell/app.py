@@ -22,7 +22,7 @@ import param
 
 from chapters import registry
 from lab.service import Owner
-from shell import warmup
+from shell import heap, warmup
 from shell.lecturer import lecturer_view
 from shell.loading import LOADER, loading_view
 from shell.pages import html_pane, landing_html, nav_html, page_view, pager_html
@@ -285,5 +285,6 @@ def configure() -> None:
     # The model worker thread holds the GIL between torch's kernels; a page's answer on the event loop
     # waits up to the switch interval at every hand-back (5 ms by default): hand it back sooner.
     sys.setswitchinterval(SWITCH_INTERVAL)
+    pn.state.schedule_task("speclab-heap", heap.tick, period="1s")   # once per server (shell.heap)
     LOADER.start()   # the pair loads in the background; pages show its progress meanwhile
     warmup.start(LOADER)   # then, once per server, the default demos are computed for first clicks

@@ -16,6 +16,7 @@ import panel as pn
 
 from lab import runtime
 from lab.errors import public_message, scrub_paths
+from shell.heap import HEAP
 from uikit.pacing import served
 from uikit.styles import SHELL_CSS
 
@@ -62,7 +63,7 @@ class PairLoader:
             from lab.pair import get_pair
             get_pair(progress=self._progress)   # the server's --args, else the environment, else the default
             pair = runtime.service().pair
-            runtime.settle_heap()
+            HEAP.settle()
             self._progress(1.0, f"Loaded {pair.target_label} and {pair.draft_label}.")
             if sys.stderr.isatty():
                 sys.stderr.write("\n")

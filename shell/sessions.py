@@ -19,6 +19,7 @@ import panel as pn
 
 from lab import runtime
 from lab.workqueue import BURST, RATE, Allowance
+from shell.heap import HEAP
 from uikit.pacing import end_with_its_tab, served
 from uikit.state import SETTINGS, LabState
 
@@ -100,6 +101,7 @@ class Classroom:
         with self._lock:
             self._docs.pop(session_id, None)
         runtime.service().forget(session_id)
+        HEAP.session_closed()   # its page is garbage now, freed at the next sweep
 
     def __len__(self) -> int:
         with self._lock:
