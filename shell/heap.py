@@ -9,9 +9,11 @@ sessions close. Left to itself, a class of 40 saw a dozen full collections of 0.
 - every second (`tick`), freeze again: what has lived a second (a page being read, a student's
   settings) joins it, and the collector, Panel's collections included, walks only what is newer;
 - the pages closed since are garbage inside the frozen heap: a sweep (unfreeze, collect, freeze)
-  frees them once the room is quiet (fewer than QUIET_OBJECTS objects kept per second for QUIET_TICKS
-  seconds), at most once per MIN_SPACING seconds, or at once, whatever the load, when MAX_CLOSED
-  sessions have closed since the last sweep (this bounds the memory the closed pages hold).
+  frees them. A sweep walks the whole heap (about a second with a class's pages open), so it waits
+  for MIN_CLOSED closed sessions and a quiet room (fewer than QUIET_OBJECTS objects kept per second
+  for QUIET_TICKS seconds), at most once per MIN_SPACING seconds; it goes at once, whatever the
+  load, after MAX_CLOSED closed sessions (this bounds the memory closed pages hold), and in a quiet
+  room after STRAY_SPACING seconds (for garbage no session left).
 
 Server-wide: `settle()` once the pair is loaded, `tick()` every second (Panel's `schedule_task`, from
 shell.app.configure), `session_closed()` from each session's end (shell.sessions).
@@ -28,8 +30,9 @@ log = logging.getLogger(__name__)
 QUIET_OBJECTS = 2000   # objects kept in a second below which the server counts as quiet (a page: 10–20 k)
 QUIET_TICKS = 3        # quiet seconds in a row before a sweep
 MIN_SPACING = 60.0     # seconds between two sweeps the quiet allows
+MIN_CLOSED = 10        # closed sessions worth a sweep in a quiet room
 MAX_CLOSED = 100       # closed sessions (~1.5 MB each) that force a sweep whatever the load
-GROWTH = 0.25          # or a quiet sweep once the heap has grown by this share since the last one
+STRAY_SPACING = 600.0  # seconds after which a quiet room is swept even with no session closed
 
 
 class Heap:
@@ -40,8 +43,7 @@ class Heap:
         self._lock = threading.Lock()
         self.closed = 0           # sessions closed since the last sweep
         self.quiet = 0            # quiet ticks in a row
-        self.grown = 0            # objects frozen since the last sweep
-        self.base = 1             # objects frozen by the last sweep
+        self.kept = 0             # objects frozen after the last sweep
         self.last_sweep = clock()
         self.sweeps = 0
 
@@ -49,7 +51,7 @@ class Heap:
         """Start-up: collect once, then freeze everything alive now."""
         gc.collect()
         gc.freeze()
-        self.base, self.last_sweep = max(1, gc.get_freeze_count()), self._clock()
+        self.kept, self.last_sweep = gc.get_freeze_count(), self._clock()
 
     def session_closed(self) -> None:
         with self._lock:
@@ -60,11 +62,10 @@ class Heap:
         kept = sum(len(gc.get_objects(generation)) for generation in range(3))   # all newer than a second
         gc.freeze()
         with self._lock:
-            self.grown += kept
             self.quiet = self.quiet + 1 if kept < QUIET_OBJECTS else 0
-            due = self.closed >= MAX_CLOSED or (
-                self.quiet >= QUIET_TICKS and self._clock() - self.last_sweep >= MIN_SPACING
-                and (self.closed > 0 or self.grown >= GROWTH * self.base))
+            since = self._clock() - self.last_sweep
+            due = self.closed >= MAX_CLOSED or self.quiet >= QUIET_TICKS and (
+                since >= MIN_SPACING and self.closed >= MIN_CLOSED or since >= STRAY_SPACING)
         if due:
             self.sweep()
 
@@ -72,14 +73,14 @@ class Heap:
         """Free the closed pages: unfreeze, collect everything, freeze what is still alive."""
         started = time.perf_counter()
         with self._lock:
-            closed, self.closed, self.grown, self.quiet = self.closed, 0, 0, 0
+            closed, self.closed, self.quiet = self.closed, 0, 0
         gc.unfreeze()
         freed = gc.collect()
         gc.freeze()
-        self.base, self.last_sweep = max(1, gc.get_freeze_count()), self._clock()
+        self.kept, self.last_sweep = gc.get_freeze_count(), self._clock()
         self.sweeps += 1
         log.info("heap: swept after %d closed sessions: %d objects freed, %d kept, in %.2f s",
-                  closed, freed, self.base, time.perf_counter() - started)
+                 closed, freed, self.kept, time.perf_counter() - started)
 
 
 HEAP = Heap()

@@ -31,6 +31,11 @@ def policy():
     gc.collect()
 
 
+def close(h, sessions):
+    for _ in range(sessions):
+        h.session_closed()
+
+
 def closed_page():
     page = Page()
     return weakref.ref(page), page
@@ -57,6 +62,10 @@ def test_a_quiet_room_is_swept_once_a_session_has_closed(policy):
     for _ in range(heap.QUIET_TICKS):         # quiet, but nothing has closed: no sweep
         h.tick()
     assert h.sweeps == 0 and alive() is not None
+    close(h, heap.MIN_CLOSED - 1)
+    for _ in range(heap.QUIET_TICKS):         # too few closed pages to be worth a sweep
+        h.tick()
+    assert h.sweeps == 0
     h.session_closed()
     building = [[] for _ in range(2 * heap.QUIET_OBJECTS)]   # a page opens: a busy second
     h.tick()
@@ -89,11 +98,11 @@ def test_a_busy_room_is_not_swept_until_many_sessions_have_closed(policy):
 def test_sweeps_are_spaced_even_in_a_quiet_room(policy):
     h, clock = policy
     clock.now += heap.MIN_SPACING
-    h.session_closed()
+    close(h, heap.MIN_CLOSED)
     for _ in range(heap.QUIET_TICKS):
         h.tick()
     assert h.sweeps == 1
-    h.session_closed()
+    close(h, heap.MIN_CLOSED)
     clock.now += heap.MIN_SPACING / 2
     for _ in range(3 * heap.QUIET_TICKS):
         h.tick()
@@ -103,8 +112,22 @@ def test_sweeps_are_spaced_even_in_a_quiet_room(policy):
     assert h.sweeps == 2
 
 
+def test_a_quiet_room_is_swept_now_and_then_for_garbage_no_session_left(policy):
+    h, clock = policy
+    alive, page = closed_page()
+    h.tick()
+    del page                                   # a cycle some background work left behind
+    clock.now += heap.STRAY_SPACING - 1
+    for _ in range(heap.QUIET_TICKS):
+        h.tick()
+    assert h.sweeps == 0 and alive() is not None
+    clock.now += 1
+    h.tick()
+    assert h.sweeps == 1 and alive() is None
+
+
 def test_settle_freezes_what_is_alive_and_counts_it(policy):
     h, _ = policy
     h.settle()
-    assert gc.get_freeze_count() > 1000 and h.base == gc.get_freeze_count()
+    assert gc.get_freeze_count() > 1000 and h.kept == gc.get_freeze_count()
     assert sum(len(gc.get_objects(g)) for g in range(3)) < 1000
