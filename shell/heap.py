@@ -9,11 +9,12 @@ sessions close. Left to itself, a class of 40 saw a dozen full collections of 0.
 - every second (`tick`), freeze again: what has lived a second (a page being read, a student's
   settings) joins it, and the collector, Panel's collections included, walks only what is newer;
 - the pages closed since are garbage inside the frozen heap: a sweep (unfreeze, collect, freeze)
-  frees them. A sweep walks the whole heap (about a second with a class's pages open), so it waits
-  for MIN_CLOSED closed sessions and a quiet room (fewer than QUIET_OBJECTS objects kept per second
-  for QUIET_TICKS seconds), at most once per MIN_SPACING seconds; it goes at once, whatever the
-  load, after MAX_CLOSED closed sessions (this bounds the memory closed pages hold), and in a quiet
-  room after STRAY_SPACING seconds (for garbage no session left).
+  frees them. A sweep walks the whole heap: 1.5–2 s with a class's pages open, during which every
+  page waits, and a class often goes quiet just before it acts together (a poll). So sweeps are
+  few: one waits for QUIET_CLOSED closed sessions and a quiet room (fewer than QUIET_OBJECTS objects
+  kept per second for QUIET_TICKS seconds), at most once per MIN_SPACING seconds; after MAX_CLOSED
+  closed sessions one goes at once, whatever the load (this bounds the memory closed pages
+  hold); a quiet room is also swept after STRAY_SPACING seconds, for garbage no session left.
 
 Server-wide: `settle()` once the pair is loaded, `tick()` every second (Panel's `schedule_task`, from
 shell.app.configure), `session_closed()` from each session's end (shell.sessions).
@@ -30,9 +31,9 @@ log = logging.getLogger(__name__)
 QUIET_OBJECTS = 2000   # objects kept in a second below which the server counts as quiet (a page: 10–20 k)
 QUIET_TICKS = 3        # quiet seconds in a row before a sweep
 MIN_SPACING = 60.0     # seconds between two sweeps the quiet allows
-MIN_CLOSED = 10        # closed sessions worth a sweep in a quiet room
-MAX_CLOSED = 100       # closed sessions (~1.5 MB each) that force a sweep whatever the load
-STRAY_SPACING = 600.0  # seconds after which a quiet room is swept even with no session closed
+QUIET_CLOSED = 50      # closed sessions worth a sweep in a quiet room
+MAX_CLOSED = 100       # closed sessions that force a sweep whatever the load
+STRAY_SPACING = 1800.0  # seconds after which a quiet room is swept even with no session closed
 
 
 class Heap:
@@ -65,7 +66,7 @@ class Heap:
             self.quiet = self.quiet + 1 if kept < QUIET_OBJECTS else 0
             since = self._clock() - self.last_sweep
             due = self.closed >= MAX_CLOSED or self.quiet >= QUIET_TICKS and (
-                since >= MIN_SPACING and self.closed >= MIN_CLOSED or since >= STRAY_SPACING)
+                since >= MIN_SPACING and self.closed >= QUIET_CLOSED or since >= STRAY_SPACING)
         if due:
             self.sweep()
 

@@ -53,7 +53,7 @@ def test_a_page_that_lived_a_tick_survives_collections_until_a_sweep(policy):
     assert alive() is None and h.sweeps == 1 and h.closed == 0
 
 
-def test_a_quiet_room_is_swept_once_a_session_has_closed(policy):
+def test_a_quiet_room_is_swept_once_enough_sessions_have_closed(policy):
     h, clock = policy
     alive, page = closed_page()
     h.tick()
@@ -62,7 +62,7 @@ def test_a_quiet_room_is_swept_once_a_session_has_closed(policy):
     for _ in range(heap.QUIET_TICKS):         # quiet, but nothing has closed: no sweep
         h.tick()
     assert h.sweeps == 0 and alive() is not None
-    close(h, heap.MIN_CLOSED - 1)
+    close(h, heap.QUIET_CLOSED - 1)
     for _ in range(heap.QUIET_TICKS):         # too few closed pages to be worth a sweep
         h.tick()
     assert h.sweeps == 0
@@ -98,11 +98,11 @@ def test_a_busy_room_is_not_swept_until_many_sessions_have_closed(policy):
 def test_sweeps_are_spaced_even_in_a_quiet_room(policy):
     h, clock = policy
     clock.now += heap.MIN_SPACING
-    close(h, heap.MIN_CLOSED)
+    close(h, heap.QUIET_CLOSED)
     for _ in range(heap.QUIET_TICKS):
         h.tick()
     assert h.sweeps == 1
-    close(h, heap.MIN_CLOSED)
+    close(h, heap.QUIET_CLOSED)
     clock.now += heap.MIN_SPACING / 2
     for _ in range(3 * heap.QUIET_TICKS):
         h.tick()
