@@ -28,6 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
+    from lab.drafting import LECTURE_POLICY
     from lab.measure import measure
 
     prompts = {cat: (ps if args.all else ps[:1]) for cat, ps in heldout_prompts().items()}
@@ -39,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
             rows = []
             for text in texts:
                 ids = pair.tokenizer.encode(text, add_special_tokens=False)
-                m, _, _ = measure(pair, ids, gamma=4, max_new_tokens=args.tokens, drafter="model", policy="constant")
+                m, _, _ = measure(pair, ids, gamma=4, max_new_tokens=args.tokens, drafter="model", policy=LECTURE_POLICY)
                 rows.append(m)
             a = sum(r.alpha for r in rows) / len(rows)
             c = sum(r.c for r in rows) / len(rows)

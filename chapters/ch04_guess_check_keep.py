@@ -16,6 +16,7 @@ import panel as pn
 import param
 
 from chapters.base import Chapter
+from lab.drafting import LECTURE_POLICY
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, CHIP_CSS, sheet
@@ -174,7 +175,7 @@ class GuessCheckKeepChapter(Chapter):
             return None
         s = self.state
         got = await self.run_model(s.service.round, ids, len(self.rounds), settings=s.settings, gamma=s.gamma,
-                                   seed=s.seed, max_new_tokens=MAX_NEW_TOKENS, policy="constant",
+                                   seed=s.seed, max_new_tokens=MAX_NEW_TOKENS, policy=LECTURE_POLICY,
                                    message="The draft guesses; the target checks…")
         if got is None:
             return None

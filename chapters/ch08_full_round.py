@@ -18,6 +18,7 @@ import param
 
 from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, settings_note
 from lab.casesearch import Found, SeedSearch
+from lab.drafting import LECTURE_POLICY
 from lab.trace import RoundTrace
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, TABLE_CSS
@@ -135,7 +136,7 @@ class FullRoundChapter(RoundChapter):
             return False
         generation = await self.run_model(
             state.service.generation_steps, ids, mode="speculative", settings=settings, gamma=state.gamma,
-            seed=found.seed, max_new_tokens=MAX_NEW_TOKENS, keep_rows=True, drafter="model", policy="constant",
+            seed=found.seed, max_new_tokens=MAX_NEW_TOKENS, keep_rows=True, drafter="model", policy=LECTURE_POLICY,
             message="Running the draft and the target…")
         if generation is None:
             return False

@@ -17,6 +17,7 @@ import param
 
 from chapters.base import Chapter
 from lab.display import shown_settings
+from lab.drafting import LECTURE_POLICY
 from lab.sampling import SamplingSettings
 from lab.trace import GenerationTrace, RoundTrace
 from uikit.pacing import served
@@ -47,7 +48,7 @@ async def generation_for(chapter: Chapter, settings: SamplingSettings) -> Genera
     state = chapter.state
     return await chapter.run_model(
         state.service.generation_steps, ids, mode="speculative", settings=settings, gamma=state.gamma,
-        seed=state.seed, max_new_tokens=MAX_NEW_TOKENS, keep_rows=True, drafter="model", policy="constant",
+        seed=state.seed, max_new_tokens=MAX_NEW_TOKENS, keep_rows=True, drafter="model", policy=LECTURE_POLICY,
         draft=chapter.draft,
         message="Running the draft and the target…")
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from lab.drafting import LECTURE_POLICY
 from lab.engine import Decoder
 from lab.sampling import SamplingSettings
 from lab.trace import RoundTrace
@@ -67,7 +68,7 @@ class SeedSearch:
                 self.decoder = Decoder(self.pair, self.prompt_ids, settings=self.settings, gamma=self.gamma,
                                        seed=self.next_seed, max_new_tokens=self.max_new_tokens,
                                        keep_rows=False, drafter=self.drafter, display_top=0,
-                                       policy="constant")
+                                       policy=LECTURE_POLICY)
             while not self.decoder.done:
                 if clock() > deadline:
                     return Found(None, None, self.tried, timed_out=True, rounds=self.rounds)

@@ -37,6 +37,7 @@ from lab.sampling import SamplingSettings, probabilities, sample
 
 DRAFTERS = ("model", "lookup", "hybrid")
 SCHEDULES = ("constant", "heuristic", "auto")
+LECTURE_POLICY = "constant"     # the lecture's round (chapters 4–9): the draft model guesses a fixed γ
 MAX_NGRAM, MIN_NGRAM = 3, 1     # prompt lookup matches the text's last 3 tokens, else 2, else 1
 
 

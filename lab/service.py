@@ -19,7 +19,6 @@ one target.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import threading
 import time
 from collections import OrderedDict
@@ -171,7 +170,6 @@ class ModelService:
     def generation(self, prompt_ids: list[int], **kwargs):
         """A whole generation, at once (`generation_steps`' arguments); for code already on the worker."""
         return measure.finish(self.generation_steps(prompt_ids, **kwargs))
-    generation.__signature__ = inspect.signature(generation_steps)   # its arguments, `draft` among them
 
     def round(self, prompt_ids: list[int], index: int, *, settings=SamplingSettings(), gamma=4, seed=0,
               max_new_tokens=48, draft="aligned", policy=None) -> tuple[RoundTrace, bool]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import threading
 from dataclasses import replace
 
+from lab.drafting import LECTURE_POLICY
 from lab.modelpair import ModelPair
 
 VARIANTS = ("aligned", "weak", "random")
@@ -96,4 +97,4 @@ def _with_draft(pair: ModelPair, variant: str) -> ModelPair:
         draft = make_random(cfg.vocab_size, getattr(cfg, "bos_token_id", None), pair.eos_token_id,
                             getattr(cfg, "pad_token_id", None))
     return replace(pair, draft=draft, draft_label=DraftVariants.label(pair, variant), drafter="model",
-                   policy="constant", notes={**pair.notes, "variant": variant})
+                   policy=LECTURE_POLICY, notes={**pair.notes, "variant": variant})

@@ -26,6 +26,7 @@ from lab.errors import public_message
 from shell.sessions import CLASSROOM
 from shell.poll import PollView
 from uikit.styles import BOX_CSS
+from uikit.tokens import plural
 
 log = logging.getLogger(__name__)
 
@@ -144,12 +145,13 @@ class LecturerPanel(pn.viewable.Viewer):
     def _on_reset(self, event=None):
         runtime.service().clear()
         n = CLASSROOM.reload_all(except_id=self.session_id)
-        log.info("lecturer reset the class (%d page(s) reloaded)", n)
-        self._say(f"Reset: {n} student page(s) start again from the landing page.")
+        log.info("lecturer reset the class (%d %s reloaded)", n, plural(n, "page"))
+        self._say(f"Reset: {n} student {plural(n, 'page')} {'starts' if n == 1 else 'start'} again "
+                  f"from the landing page.")
 
     def __panel__(self):
         return pn.Column(pn.Card(
-            pn.pane.HTML(f"<p>{len(CLASSROOM)} open session(s) on this server.</p>"),
+            pn.pane.HTML(f"<p>{len(CLASSROOM)} open {plural(len(CLASSROOM), 'session')} on this server.</p>"),
             self.pair_select, self.switch_button, self.reset_button, self.status,
             title="Lecturer controls", collapsed=False, width=320),
             PollView(), sizing_mode="stretch_width", margin=0)   # the class poll (shell/poll.py)

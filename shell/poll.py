@@ -24,6 +24,7 @@ from uikit import predict
 from uikit.pacing import served
 from uikit.pollchart import PollChart
 from uikit.styles import BOX_CSS
+from uikit.tokens import plural
 
 
 class DocumentWatch:
@@ -137,7 +138,8 @@ def status_html(number: int, tally: Tally | None) -> str:
         text = "No one has opened this question yet."
     else:
         shown = " · revealed to the class" if tally.revealed else ""
-        text = (f"{tally.answered} of {tally.connected} browser(s) on a question page have answered"
+        text = (f"{tally.answered} of {tally.connected} {plural(tally.connected, 'browser')} on a question "
+                f"page {'has' if tally.answered == 1 else 'have'} answered"
                 f"{shown}.")
     return f'<div class="poll-status" data-q="{number}" role="status">{html.escape(text)}</div>'
 

@@ -20,6 +20,7 @@ import time
 
 from lab import costs
 from lab.display import shown_settings
+from lab.drafting import LECTURE_POLICY
 from lab.prompts import encode_prompt
 from lab.racestream import cached_race
 from uikit.state import LabState
@@ -40,11 +41,11 @@ def jobs(service) -> list[tuple[str, object, tuple, dict]]:
            ("chapter 2's first guesses", ch02_easy_words.guesses, (service, ids, settings), {})]
     out += [(f"chapter 4's round {i + 1}", service.round, (ids, i),
              dict(settings=settings, gamma=st.gamma, seed=st.seed, max_new_tokens=ch04_guess_check_keep.MAX_NEW_TOKENS,
-                  policy="constant"))
+                  policy=LECTURE_POLICY))
             for i in range(ROUNDS)]
     out += [("chapters 5, 8 and 9's rounds", service.generation_steps, (ids,),
              dict(mode="speculative", settings=shown, gamma=st.gamma, seed=st.seed,
-                  max_new_tokens=rounds.MAX_NEW_TOKENS, keep_rows=True, drafter="model", policy="constant")),
+                  max_new_tokens=rounds.MAX_NEW_TOKENS, keep_rows=True, drafter="model", policy=LECTURE_POLICY)),
             ("chapter 7's p and q", service.next_token_distributions, (context, shown), {}),
             ("chapter 11's standard decoding", service.generation_steps, (ids,),
              dict(mode="plain", settings=settings, seed=st.seed, max_new_tokens=ch11_timeline.MAX_NEW_TOKENS)),

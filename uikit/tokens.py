@@ -114,6 +114,11 @@ def unique_labels(texts: list[str]) -> list[str]:
     return out
 
 
+def plural(n: int, noun: str) -> str:
+    """`noun` for one, `noun`s otherwise: "1 browser", "40 browsers"."""
+    return noun if n == 1 else f"{noun}s"
+
+
 def count_html(n: int, label: str) -> str:
     """A big number and its unit, on one line (the lanes' counters)."""
     return (f'<div class="count" style="display:flex;gap:8px;align-items:baseline;white-space:nowrap;'
