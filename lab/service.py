@@ -45,6 +45,35 @@ class _LiveRounds:
         self.decoder, self.rounds = decoder, []
 
 
+class _SharedRounds:
+    """Generations stepped round by round, one `Decoder` per key, the `size` most recently used
+    kept (each holds two KV caches: a small bound). Worker only: one thread steps a decoder."""
+
+    def __init__(self, size: int):
+        self._live: OrderedDict = OrderedDict()
+        self._size = size
+
+    def round(self, key: tuple, index: int, make_decoder) -> tuple[RoundTrace, bool]:
+        """Round `index` of the generation `key` (made by `make_decoder()` when new or evicted), and
+        whether it was the last one."""
+        live = self._live.get(key)
+        if live is None:            # new (or evicted: rebuilt, and seeded, it makes the same rounds again)
+            live = self._live[key] = _LiveRounds(make_decoder())
+        self._live.move_to_end(key)
+        while len(self._live) > self._size:
+            self._live.popitem(last=False)
+        while len(live.rounds) <= index:
+            if live.decoder is None:
+                raise IndexError(f"this generation has only {len(live.rounds)} rounds")
+            live.rounds.append(live.decoder.step())
+            if live.decoder.done:
+                live.decoder = None        # finished: keep its rounds, free its caches
+        return live.rounds[index], live.decoder is None and index == len(live.rounds) - 1
+
+    def clear(self) -> None:
+        self._live.clear()
+
+
 class _Fresh:
     """Live measurements shared while younger than FRESH_SECONDS; the newest `size` kept."""
 
@@ -79,8 +108,7 @@ class ModelService:
         self._queue = FairQueue(max_pending, max_total, rate, burst, clock)
         self._cache: OrderedDict = OrderedDict()
         self._cache_size = cache_size
-        self._rounds: OrderedDict = OrderedDict()    # generations stepped round by round (worker only)
-        self._rounds_size = live_rounds              # each holds two KV caches: a small bound
+        self._rounds = _SharedRounds(live_rounds)
         self._lock = threading.Lock()
         self.variants = DraftVariants()              # the student's draft: aligned, weak or random
 
@@ -181,21 +209,9 @@ class ModelService:
         make. Call from the worker (one thread steps a decoder at a time).
         """
         key = (self.pair.name, draft, tuple(prompt_ids), settings, gamma, seed, max_new_tokens, policy)
-        live = self._rounds.get(key)
-        if live is None:            # new (or evicted: rebuilt, and seeded, it makes the same rounds again)
-            live = self._rounds[key] = _LiveRounds(engine.Decoder(
-                self.pair_for(draft), list(prompt_ids), gamma=gamma, settings=settings, seed=seed,
-                max_new_tokens=max_new_tokens, keep_rows=False, policy=policy))
-        self._rounds.move_to_end(key)
-        while len(self._rounds) > self._rounds_size:
-            self._rounds.popitem(last=False)
-        while len(live.rounds) <= index:
-            if live.decoder is None:
-                raise IndexError(f"this generation has only {len(live.rounds)} rounds")
-            live.rounds.append(live.decoder.step())
-            if live.decoder.done:
-                live.decoder = None        # finished: keep its rounds, free its caches
-        return live.rounds[index], live.decoder is None and index == len(live.rounds) - 1
+        return self._rounds.round(key, index, lambda: engine.Decoder(
+            self.pair_for(draft), list(prompt_ids), gamma=gamma, settings=settings, seed=seed,
+            max_new_tokens=max_new_tokens, keep_rows=False, policy=policy))
 
     def first_guesses(self, prompt_ids: list[int], target_ids: list[int], draft="aligned"):
         key = ("first_guesses", tuple(prompt_ids), tuple(target_ids), draft)

@@ -11,8 +11,9 @@ sessions close. Left to itself, a class of 40 saw a dozen full collections of 0.
 - the pages closed since are garbage inside the frozen heap: a sweep (unfreeze, collect, freeze)
   frees them. A sweep walks the whole heap: 1.5–2 s with a class's pages open, during which every
   page waits, and a class often goes quiet just before it acts together (a poll). So sweeps are
-  few: one waits for QUIET_CLOSED closed sessions and a quiet room (fewer than QUIET_OBJECTS objects
-  kept per second for QUIET_TICKS seconds), at most once per MIN_SPACING seconds; after MAX_CLOSED
+  few: one waits for QUIET_CLOSED closed sessions and a quiet room (the event loop, whose thread
+  runs the ticks, used under QUIET_LOAD of a core for QUIET_TICKS seconds), at most once per
+  MIN_SPACING seconds; after MAX_CLOSED
   closed sessions one goes at once, whatever the load (this bounds the memory closed pages
   hold); a quiet room is also swept after STRAY_SPACING seconds, for garbage no session left.
 
@@ -28,7 +29,7 @@ import time
 
 log = logging.getLogger(__name__)
 
-QUIET_OBJECTS = 2000   # objects kept in a second below which the server counts as quiet (a page: 10–20 k)
+QUIET_LOAD = 0.1       # the event loop's share of a core below which the server counts as quiet
 QUIET_TICKS = 3        # quiet seconds in a row before a sweep
 MIN_SPACING = 60.0     # seconds between two sweeps the quiet allows
 QUIET_CLOSED = 50      # closed sessions worth a sweep in a quiet room
@@ -37,10 +38,12 @@ STRAY_SPACING = 1800.0  # seconds after which a quiet room is swept even with no
 
 
 class Heap:
-    """The policy's state; one per process (HEAP). `clock` is for tests."""
+    """The policy's state; one per process (HEAP). `clock` (wall) and `cpu` (the ticking thread's
+    CPU time) are for tests."""
 
-    def __init__(self, clock=time.monotonic):
-        self._clock = clock
+    def __init__(self, clock=time.monotonic, cpu=time.thread_time):
+        self._clock, self._cpu = clock, cpu
+        self._last = (clock(), cpu())
         self._lock = threading.Lock()
         self.closed = 0           # sessions closed since the last sweep
         self.quiet = 0            # quiet ticks in a row
@@ -60,11 +63,12 @@ class Heap:
 
     def tick(self) -> None:
         """Once a second: freeze what has lived a second; sweep when the rules above say so."""
-        kept = sum(len(gc.get_objects(generation)) for generation in range(3))   # all newer than a second
         gc.freeze()
+        (wall, cpu), (wall0, cpu0) = (self._clock(), self._cpu()), self._last
+        self._last = wall, cpu
         with self._lock:
-            self.quiet = self.quiet + 1 if kept < QUIET_OBJECTS else 0
-            since = self._clock() - self.last_sweep
+            self.quiet = self.quiet + 1 if cpu - cpu0 < QUIET_LOAD * max(wall - wall0, 1e-3) else 0
+            since = wall - self.last_sweep
             due = self.closed >= MAX_CLOSED or self.quiet >= QUIET_TICKS and (
                 since >= MIN_SPACING and self.closed >= QUIET_CLOSED or since >= STRAY_SPACING)
         if due:
@@ -79,6 +83,7 @@ class Heap:
         freed = gc.collect()
         gc.freeze()
         self.kept, self.last_sweep = gc.get_freeze_count(), self._clock()
+        self._last = self.last_sweep, self._cpu()   # the sweep's own time is not the room's
         self.sweeps += 1
         log.info("heap: swept after %d closed sessions: %d objects freed, %d kept, in %.2f s",
                  closed, freed, self.kept, time.perf_counter() - started)

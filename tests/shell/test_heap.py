@@ -13,121 +13,98 @@ class Page:
         self.me = self
 
 
-class Clock:
+class Room:
+    """A fake wall clock and event-loop CPU clock: each `second` the loop is busy or quiet."""
     def __init__(self):
-        self.now = 0.0
+        self.wall = self.cpu = 0.0
+        self.policy = heap.Heap(clock=lambda: self.wall, cpu=lambda: self.cpu)
 
-    def __call__(self):
-        return self.now
+    def second(self, busy=False, ticks=1):
+        for _ in range(ticks):
+            self.wall += 1.0
+            self.cpu += 0.6 if busy else 0.02
+            self.policy.tick()
+
+    def close(self, sessions):
+        for _ in range(sessions):
+            self.policy.session_closed()
 
 
 @pytest.fixture
-def policy():
-    clock = Clock()
-    h = heap.Heap(clock=clock)
-    h.settle()                                 # the test process's heap, as the server's at start-up
-    yield h, clock
-    gc.unfreeze()   # leave the test process's collector as it found it
+def room():
+    r = Room()
+    r.policy.settle()                          # the test process's heap, as the server's at start-up
+    yield r
+    gc.unfreeze()                              # leave the test process's collector as it found it
     gc.collect()
 
 
-def close(h, sessions):
-    for _ in range(sessions):
-        h.session_closed()
-
-
-def closed_page():
+def closed_page(room):
+    """A page that has lived a second (frozen by a tick), then closed: a weak reference to it."""
     page = Page()
-    return weakref.ref(page), page
+    alive = weakref.ref(page)
+    room.second(busy=True)
+    del page
+    return alive
 
 
-def test_a_page_that_lived_a_tick_survives_collections_until_a_sweep(policy):
-    h, clock = policy
-    alive, page = closed_page()
-    h.tick()                                   # the page has lived a second: frozen
-    del page                                   # its tab closes
-    h.session_closed()
+def test_a_page_that_lived_a_tick_survives_collections_until_a_sweep(room):
+    alive = closed_page(room)
+    room.close(1)
     gc.collect()                               # Panel's collection after a session closes
     assert alive() is not None                 # out of the collector's reach (that is the point)
-    h.sweep()
-    assert alive() is None and h.sweeps == 1 and h.closed == 0
+    room.policy.sweep()
+    assert alive() is None and room.policy.sweeps == 1 and room.policy.closed == 0
 
 
-def test_a_quiet_room_is_swept_once_enough_sessions_have_closed(policy):
-    h, clock = policy
-    alive, page = closed_page()
-    h.tick()
-    del page
-    clock.now += heap.MIN_SPACING
-    for _ in range(heap.QUIET_TICKS):         # quiet, but nothing has closed: no sweep
-        h.tick()
-    assert h.sweeps == 0 and alive() is not None
-    close(h, heap.QUIET_CLOSED - 1)
-    for _ in range(heap.QUIET_TICKS):         # too few closed pages to be worth a sweep
-        h.tick()
-    assert h.sweeps == 0
-    h.session_closed()
-    building = [[] for _ in range(2 * heap.QUIET_OBJECTS)]   # a page opens: a busy second
-    h.tick()
-    assert h.sweeps == 0 and h.quiet == 0
-    for _ in range(heap.QUIET_TICKS - 1):
-        h.tick()
-    assert h.sweeps == 0 and alive() is not None
-    h.tick()                                   # the room has been quiet long enough
-    assert h.sweeps == 1 and alive() is None and building
+def test_a_quiet_room_is_swept_once_enough_sessions_have_closed(room):
+    alive = closed_page(room)
+    room.wall += heap.MIN_SPACING
+    room.second(ticks=heap.QUIET_TICKS)        # quiet, but nothing has closed: no sweep
+    room.close(heap.QUIET_CLOSED - 1)
+    room.second(ticks=heap.QUIET_TICKS)        # too few closed pages to be worth a sweep
+    assert room.policy.sweeps == 0 and alive() is not None
+    room.close(1)
+    room.second(busy=True)                     # a busy second: the quiet starts again
+    room.second(ticks=heap.QUIET_TICKS - 1)
+    assert room.policy.sweeps == 0 and alive() is not None
+    room.second()                              # the room has been quiet long enough
+    assert room.policy.sweeps == 1 and alive() is None
 
 
-def test_a_busy_room_is_not_swept_until_many_sessions_have_closed(policy):
-    h, clock = policy
-    clock.now += heap.MIN_SPACING
-    kept = []
-    alive, page = closed_page()
-    h.tick()
-    del page
-    for i in range(heap.MAX_CLOSED - 1):
-        h.session_closed()
-        kept.append([[] for _ in range(heap.QUIET_OBJECTS)])   # a page being built every second
-        h.tick()
-    assert h.sweeps == 0 and alive() is not None
-    assert h.quiet == 0
-    h.session_closed()                         # one more: the memory bound forces the sweep
-    h.tick()
-    assert h.sweeps == 1 and alive() is None
+def test_a_busy_room_is_not_swept_until_many_sessions_have_closed(room):
+    alive = closed_page(room)
+    room.wall += heap.MIN_SPACING
+    for _ in range(heap.MAX_CLOSED - 1):
+        room.close(1)
+        room.second(busy=True)                 # students dragging sliders and opening pages
+    assert room.policy.sweeps == 0 and alive() is not None and room.policy.quiet == 0
+    room.close(1)                              # one more: the memory bound forces the sweep
+    room.second(busy=True)
+    assert room.policy.sweeps == 1 and alive() is None
 
 
-def test_sweeps_are_spaced_even_in_a_quiet_room(policy):
-    h, clock = policy
-    clock.now += heap.MIN_SPACING
-    close(h, heap.QUIET_CLOSED)
-    for _ in range(heap.QUIET_TICKS):
-        h.tick()
-    assert h.sweeps == 1
-    close(h, heap.QUIET_CLOSED)
-    clock.now += heap.MIN_SPACING / 2
-    for _ in range(3 * heap.QUIET_TICKS):
-        h.tick()
-    assert h.sweeps == 1                       # too soon after the last one
-    clock.now += heap.MIN_SPACING / 2
-    h.tick()
-    assert h.sweeps == 2
+def test_sweeps_are_spaced_even_in_a_quiet_room(room):
+    room.wall += heap.MIN_SPACING
+    room.close(heap.QUIET_CLOSED)
+    room.second(ticks=heap.QUIET_TICKS)
+    assert room.policy.sweeps == 1
+    room.close(heap.QUIET_CLOSED)
+    room.second(ticks=int(heap.MIN_SPACING) - 1)
+    assert room.policy.sweeps == 1             # too soon after the last one
+    room.second()
+    assert room.policy.sweeps == 2
 
 
-def test_a_quiet_room_is_swept_now_and_then_for_garbage_no_session_left(policy):
-    h, clock = policy
-    alive, page = closed_page()
-    h.tick()
-    del page                                   # a cycle some background work left behind
-    clock.now += heap.STRAY_SPACING - 1
-    for _ in range(heap.QUIET_TICKS):
-        h.tick()
-    assert h.sweeps == 0 and alive() is not None
-    clock.now += 1
-    h.tick()
-    assert h.sweeps == 1 and alive() is None
+def test_a_quiet_room_is_swept_now_and_then_for_garbage_no_session_left(room):
+    alive = closed_page(room)                  # a cycle some background work left behind
+    room.wall += heap.STRAY_SPACING - heap.QUIET_TICKS - 2   # the page lived a second of it
+    room.second(ticks=heap.QUIET_TICKS)
+    assert room.policy.sweeps == 0 and alive() is not None
+    room.second()
+    assert room.policy.sweeps == 1 and alive() is None
 
 
-def test_settle_freezes_what_is_alive_and_counts_it(policy):
-    h, _ = policy
-    h.settle()
-    assert gc.get_freeze_count() > 1000 and h.kept == gc.get_freeze_count()
+def test_settle_freezes_what_is_alive_and_counts_it(room):
+    assert gc.get_freeze_count() > 1000 and abs(room.policy.kept - gc.get_freeze_count()) < 1000
     assert sum(len(gc.get_objects(g)) for g in range(3)) < 1000
