@@ -70,6 +70,9 @@ class _SharedRounds:
                 live.decoder = None        # finished: keep its rounds, free its caches
         return live.rounds[index], live.decoder is None and index == len(live.rounds) - 1
 
+    def __iter__(self):
+        return iter(list(self._live))   # the keys of the generations kept
+
     def clear(self) -> None:
         self._live.clear()
 
@@ -195,9 +198,9 @@ class ModelService:
             decoder.step()
         return self.cached(key, decoder.trace)
 
-    def generation(self, prompt_ids: list[int], **kwargs):
+    def generation(self, prompt_ids: list[int], *, draft="aligned", **kwargs):
         """A whole generation, at once (`generation_steps`' arguments); for code already on the worker."""
-        return measure.finish(self.generation_steps(prompt_ids, **kwargs))
+        return measure.finish(self.generation_steps(prompt_ids, draft=draft, **kwargs))
 
     def round(self, prompt_ids: list[int], index: int, *, settings=SamplingSettings(), gamma=4, seed=0,
               max_new_tokens=48, draft="aligned", policy=None) -> tuple[RoundTrace, bool]:
