@@ -9,13 +9,13 @@ sessions close. Left to itself, a class of 40 saw a dozen full collections of 0.
 - every second (`tick`), freeze again: what has lived a second (a page being read, a student's
   settings) joins it, and the collector, Panel's collections included, walks only what is newer;
 - the pages closed since are garbage inside the frozen heap: a sweep (unfreeze, collect, freeze)
-  frees them. A sweep walks the whole heap: 1.5–2 s with a class's pages open, during which every
-  page waits, and a class often goes quiet just before it acts together (a poll). So sweeps are
-  few: one waits for QUIET_CLOSED closed sessions and a quiet room (the event loop, whose thread
-  runs the ticks, used under QUIET_LOAD of a core for QUIET_TICKS seconds), at most once per
-  MIN_SPACING seconds; after MAX_CLOSED
-  closed sessions one goes at once, whatever the load (this bounds the memory closed pages
-  hold); a quiet room is also swept after STRAY_SPACING seconds, for garbage no session left.
+  frees them. A sweep walks the whole heap: 1.5–2.8 s with a class's pages open, during which
+  every page waits, and a class often goes quiet just before it acts together (a poll). So sweeps
+  are few: one waits for QUIET_CLOSED closed sessions and a quiet room (the event loop, whose
+  thread runs the ticks, used under QUIET_LOAD of a core for QUIET_TICKS seconds), at most once per
+  MIN_SPACING seconds; after MAX_CLOSED closed sessions one goes at once, whatever the load (this
+  bounds the memory closed pages hold); a quiet room is also swept after STRAY_SPACING seconds,
+  for garbage no session left.
 
 Server-wide: `settle()` once the pair is loaded, `tick()` every second (Panel's `schedule_task`, from
 shell.app.configure), `session_closed()` from each session's end (shell.sessions).
