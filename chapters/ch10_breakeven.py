@@ -55,14 +55,13 @@ class BreakEvenFigures:
                legend_label="E / (γc + v(γ + 1)), v measured")
         f.scatter("alpha", "speedup", source=self.point, size=12, color=palette.DRAFT,
                   marker="diamond", legend_label="your α")
-        f.add_layout(Span(location=1, dimension="width", line_dash="dashed", line_color=palette.INK, line_width=2))
         self.break_span = Span(location=0.5, dimension="height", line_dash="dotted",
                                line_color=palette.EAGER, line_width=2)
         f.add_layout(self.break_span)
         self.break_label = Label(x=0.5, y=3.5, text="", text_color=palette.EAGER, text_font_size="14px", x_offset=4)
         f.add_layout(self.break_label)
-        # The dashed line's key sits in the legend (a label would cross the curve): a line off the plot.
-        f.line([-2, -1], [-1, -1], line_dash="dashed", line_color=palette.INK, line_width=2,
+        # speed-up = 1 across the whole α axis, its key in the legend (a label would cross the curve)
+        f.line([0, 1], [1, 1], line_dash="dashed", line_color=palette.INK, line_width=2,
                legend_label="speed-up = 1: break-even")
         f.legend.location = "top_left"
         self.speed_fig = f

@@ -2,12 +2,14 @@
 
     fig = static_figure(height=300, sizing_mode="stretch_width", title="…")
     readable_figures(view)        # raise every figure's type in a Panel view to MIN_TYPE
+    lean_figures(view)            # and leave its glyphs' unused copies to the browser
 """
 from __future__ import annotations
 
 import re
 
 import panel as pn
+from bokeh.models import GlyphRenderer
 from bokeh.plotting import figure
 from bokeh.transform import dodge
 
@@ -62,6 +64,17 @@ def readable_figures(view) -> None:
         if pane.object is not None:
             for (model, name), value in figure_type_sizes(pane.object).items():
                 setattr(model, name, type_size(value))
+
+
+def lean_figures(view) -> None:
+    """Leave the nonselection and muted glyph of every renderer in a Panel view's figures to the
+    browser ("auto"). Bokeh's glyph methods build both copies of each glyph on the server; the lab's
+    figures have no selection tools and no legends that mute, so the copies only add models for every
+    page to build, send and walk (chapter 10: 16 of its ~190)."""
+    for pane in view.select(pn.pane.Bokeh):
+        for renderer in getattr(pane.object, "renderers", ()):
+            if isinstance(renderer, GlyphRenderer):
+                renderer.update(nonselection_glyph="auto", muted_glyph="auto")
 
 
 def region_bars(fig, regions_source, lines_source, labels: tuple[str, str, str], width: float = 0.7,

@@ -219,21 +219,47 @@ async def page_turn():
         yield
 
 
-async def show_in_pieces(slot: pn.Column, view: pn.Column) -> None:
-    """Show a page's content in `slot` one section at a time, each in a `page_turn`.
+PIECE_OBJECTS = 25   # Panel objects one turn of page building shows (a section with more is a turn alone)
+TINY_SECTION = 2     # a section this small (a problem line, the takeaway) rides with the turn before it
 
-    A chapter page takes the loop ~150 ms to turn into Bokeh models: done in one piece, every other
-    student's slider move would wait behind each page a classmate opens. Section by section, no
-    turn takes more than ~15–45 ms (README, Performance).
+
+def page_pieces(sections: list) -> list[list]:
+    """A chapter's sections, in order, grouped into the turns that show them.
+
+    Each turn ends with Bokeh walking the whole page's models again (a document's model graph is
+    recomputed whenever a layout's children change), so a turn per section makes a long page cost
+    its length several times over: sections are gathered up to PIECE_OBJECTS Panel objects a turn,
+    a larger one (the page's figures) takes a turn alone, and a tiny one rides with the turn before.
+    """
+    turns: list[list] = []
+    weight = 0
+    for section in sections:
+        size = sum(1 for _ in section.select())
+        if turns and (weight + size <= PIECE_OBJECTS or size <= TINY_SECTION):
+            turns[-1].append(section)
+            weight += size
+        else:
+            turns.append([section])
+            weight = size
+    return turns
+
+
+async def show_in_pieces(slot: pn.Column, view: pn.Column) -> None:
+    """Show a page's content in `slot` a few sections at a time (page_pieces), each in a `page_turn`.
+
+    A chapter page takes the loop ~80–110 ms to turn into Bokeh models: done in one piece, every
+    other student's slider move would wait behind each page a classmate opens. In pieces, the light
+    sections go in one turn and the figures in the next, no turn over ~50 ms (README, Performance).
     """
     sections = view.objects[-1] if view.objects else None   # the chapter's own column of sections
     if not isinstance(sections, pn.Column):
         async with page_turn():
             slot.objects = [view]
         return
-    pieces, sections.objects = list(sections.objects), []
+    first, *rest = page_pieces(list(sections.objects)) or [[]]
+    sections.objects = first
     async with page_turn():
         slot.objects = [view]
-    for piece in pieces:
+    for turn in rest:
         async with page_turn():
-            sections.append(piece)
+            sections.extend(turn)

@@ -4,15 +4,20 @@ import asyncio
 import panel as pn
 
 from shell.pages import page_view
-from uikit.pacing import PAGE_TURN_YIELDS, show_in_pieces
+from uikit.pacing import PAGE_TURN_YIELDS, PIECE_OBJECTS, TINY_SECTION, page_pieces, show_in_pieces
 from uikit.state import LabState
 
 
-def test_a_chapter_page_is_shown_a_section_per_event_loop_turn(tiny_service):
+def test_a_chapter_page_is_shown_in_a_few_turns_its_figures_in_a_turn_of_their_own(tiny_service):
     view = page_view("breakeven", LabState(tiny_service))
     sections = view.objects[-1]
     expected = list(sections.objects)
-    assert len(expected) >= 3
+    turns = page_pieces(expected)
+    assert [s for turn in turns for s in turn] == expected     # every section, in order, each once
+    assert 2 <= len(turns) < len(expected)                     # fewer turns than sections
+    body = max(expected, key=lambda s: sum(1 for _ in s.select()))   # the figures
+    assert body in turns[-1] and sum(1 for _ in body.select()) > PIECE_OBJECTS // 2
+    assert all(sum(1 for _ in s.select()) <= TINY_SECTION for s in turns[-1][turns[-1].index(body) + 1:])
     slot = pn.Column()
     seen = []   # how many sections were shown each time another task got a turn
 
@@ -26,10 +31,9 @@ def test_a_chapter_page_is_shown_a_section_per_event_loop_turn(tiny_service):
     asyncio.run(both())
 
     assert slot.objects == [view]
-    assert sections.objects == expected          # every section, in order, each once
-    shown = [n for n in seen if n >= 0]
-    # The other task ran while the page was partly shown, at more than one stage of it.
-    assert len(set(shown)) >= len(expected) - 1 and max(shown) < len(expected)
+    assert sections.objects == expected
+    # The other task ran while the page was partly shown: after the first turn, before the last.
+    assert sorted(set(n for n in seen if n >= 0)) == [len(turns[0])]
 
 
 def test_a_page_without_sections_is_shown_at_once(tiny_service):
@@ -41,18 +45,19 @@ def test_a_page_without_sections_is_shown_at_once(tiny_service):
 
 def test_pages_opened_together_build_one_piece_per_turn(tiny_service):
     """Two classmates' pages fill at the same time: between two turns of a third task (a slider
-    move's next step) at most one section of either page is built, the third task gets several turns
-    between two sections, and both pages end complete."""
+    move's next step) at most one piece of either page is shown, the third task gets several turns
+    between two pieces, and both pages end complete."""
     views = [page_view(slug, LabState(tiny_service)) for slug in ("breakeven", "guess-check-keep")]
     expected = [list(v.objects[-1].objects) for v in views]
+    sizes = {len(turn) for e in expected for turn in page_pieces(e)}   # sections a piece shows
     slots = [pn.Column(), pn.Column()]
     built = []   # sections shown on both pages together, each time the third task got a turn
 
     def shown():
-        return sum(len(v.objects[-1].objects) + bool(s.objects) for v, s in zip(views, slots))
+        return sum(len(v.objects[-1].objects) for v, s in zip(views, slots) if s.objects)
 
     async def classmate():
-        total = sum(len(e) + 1 for e in expected)
+        total = sum(len(e) for e in expected)
         while len(built) < 200 and shown() < total:
             built.append(shown())
             await asyncio.sleep(0)
@@ -63,10 +68,10 @@ def test_pages_opened_together_build_one_piece_per_turn(tiny_service):
     asyncio.run(all_three())
 
     assert [v.objects[-1].objects for v in views] == expected
-    steps = [b - a for a, b in zip(built, built[1:])]
-    assert max(steps) == 1 and sum(steps) == sum(len(e) + 1 for e in expected)
+    steps = [b - a for a, b in zip(built, built[1:]) if b != a]
+    assert set(steps) <= sizes and len(steps) == sum(len(page_pieces(e)) for e in expected)
     # and the third task had several turns between two pieces (a slider move needs a few)
-    pieces = [i for i, step in enumerate(steps) if step]
+    pieces = [i for i, (a, b) in enumerate(zip(built, built[1:])) if b != a]
     assert min(b - a for a, b in zip(pieces, pieces[1:])) >= PAGE_TURN_YIELDS
 
 

@@ -40,3 +40,20 @@ def test_glyph_text_is_sized_with_the_figure():
     sizes = figure_type_sizes(fig)
     assert sizes[(small.glyph, "text_font_size")] == "14.0px"          # raised to MIN_TYPE
     assert type_size(sizes[(small.glyph, "text_font_size")], 1.5) == "21.0px"
+
+
+def test_a_chapter_page_leaves_its_glyph_copies_to_the_browser(make_chapter):
+    """Every renderer of a chapter's figures sends one glyph: the nonselection and muted copies are
+    the browser's ("auto"), so the page's document holds one glyph model per renderer."""
+    from bokeh.document import Document
+    from bokeh.models import Glyph, GlyphRenderer
+
+    from chapters.ch10_breakeven import BreakEvenChapter
+    view = make_chapter(BreakEvenChapter).__panel__()
+    renderers = [r for p in view.select(pn.pane.Bokeh) for r in p.object.renderers
+                 if isinstance(r, GlyphRenderer)]
+    assert len(renderers) >= 5
+    assert all(r.nonselection_glyph == "auto" and r.muted_glyph == "auto" for r in renderers)
+    doc = Document()
+    doc.add_root(view.get_root(doc))
+    assert sum(isinstance(m, Glyph) for m in doc.models) == len(renderers)
