@@ -5,7 +5,7 @@ everything that persists across sessions lives in modules imported once per proc
 
 A page is sent in two steps so that a class opening pages at once does not hold up each other's
 slider moves: the frame (template, navigation, pager) at once, then the student's badge and the
-chapter a section per event-loop turn (uikit.pacing.show_in_pieces) once the browser has it.
+chapter in a few event-loop turns (uikit.pacing.show_in_pieces) once the browser has it.
 """
 from __future__ import annotations
 
