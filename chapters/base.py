@@ -30,7 +30,7 @@ import param
 
 from lab.prompts import PromptError
 from lab.service import QueueFull
-from uikit.figures import lean_figures, readable_figures
+from uikit.figures import finish_figures
 from uikit.panels import Busy, takeaway_box
 from uikit.predict import PredictCard
 from uikit.presets import PresetBar
@@ -168,6 +168,5 @@ class Chapter(pn.viewable.Viewer):
                 parts.append(takeaway_box(self.takeaway))
             self._view = pn.Column(*parts, sizing_mode="stretch_width", css_classes=["chapter"],
                                    margin=0)
-            readable_figures(self._view)
-            lean_figures(self._view)
+            finish_figures(self._view)
         return self._view

@@ -1,8 +1,8 @@
 """Bokeh figures for the lab's pages: no tools, and type legible on a projector.
 
     fig = static_figure(height=300, sizing_mode="stretch_width", title="…")
-    readable_figures(view)        # raise every figure's type in a Panel view to MIN_TYPE
-    lean_figures(view)            # and leave its glyphs' unused copies to the browser
+    finish_figures(view)          # every figure in a Panel view: type raised to MIN_TYPE, and its
+                                  # glyphs' unused copies left to the browser
 """
 from __future__ import annotations
 
@@ -58,20 +58,17 @@ def projector_type(fig, size: str = "16px") -> None:
         axis.axis_label_text_font_size = axis.major_label_text_font_size = size
 
 
-def readable_figures(view) -> None:
-    """Raise the type of every Bokeh figure in a Panel view (legends, axes, labels) to MIN_TYPE."""
-    for pane in view.select(pn.pane.Bokeh):
-        if pane.object is not None:
-            for (model, name), value in figure_type_sizes(pane.object).items():
-                setattr(model, name, type_size(value))
-
-
-def lean_figures(view) -> None:
-    """Leave the nonselection and muted glyph of every renderer in a Panel view's figures to the
+def finish_figures(view) -> None:
+    """Every Bokeh figure in a Panel view made ready for a page, in one pass: its type (legends,
+    axes, labels) raised to MIN_TYPE, and its renderers' nonselection and muted glyphs left to the
     browser ("auto"). Bokeh's glyph methods build both copies of each glyph on the server; the lab's
     figures have no selection tools and no legends that mute, so the copies only add models for every
     page to build, send and walk (chapter 10: 16 of its ~190)."""
     for pane in view.select(pn.pane.Bokeh):
+        if pane.object is None:
+            continue
+        for (model, name), value in figure_type_sizes(pane.object).items():
+            setattr(model, name, type_size(value))
         for renderer in getattr(pane.object, "renderers", ()):
             if isinstance(renderer, GlyphRenderer):
                 renderer.update(nonselection_glyph="auto", muted_glyph="auto")

@@ -12,13 +12,13 @@ def test_figures_get_projector_type_sizes(make_chapter):
     from bokeh.models import Label
 
     from chapters.ch06_accept_rule import AcceptRuleChapter
-    from uikit.figures import figure_type_sizes, readable_figures, static_figure
+    from uikit.figures import figure_type_sizes, finish_figures, static_figure
     fig = static_figure(height=100, width=100, title="t")
     fig.line([0, 1], [0, 1], legend_label="a line")
     fig.legend.label_text_font_size = "10px"
     fig.add_layout(Label(x=0, y=0, text="small", text_font_size="9pt"))
     fig.add_layout(Label(x=0, y=0, text="big", text_font_size="20px"))
-    readable_figures(pn.Column(pn.Row(fig)))
+    finish_figures(pn.Column(pn.Row(fig)))
     sizes = {(type(m).__name__, n, getattr(m, "text", None)): v for (m, n), v in figure_type_sizes(fig).items()}
     assert sizes[("Legend", "label_text_font_size", None)] == "14.0px"
     assert sizes[("Label", "text_font_size", "small")] == "10.5pt"
@@ -33,10 +33,10 @@ def test_figures_get_projector_type_sizes(make_chapter):
 
 def test_glyph_text_is_sized_with_the_figure():
     """Labels drawn as glyphs (fig.text) grow with the axes and legends on a projector."""
-    from uikit.figures import figure_type_sizes, readable_figures, static_figure, type_size
+    from uikit.figures import figure_type_sizes, finish_figures, static_figure, type_size
     fig = static_figure(height=100, width=100)
     small = fig.text(x=[0], y=[0], text=["+3"], text_font_size="12px")
-    readable_figures(pn.Column(fig))
+    finish_figures(pn.Column(fig))
     sizes = figure_type_sizes(fig)
     assert sizes[(small.glyph, "text_font_size")] == "14.0px"          # raised to MIN_TYPE
     assert type_size(sizes[(small.glyph, "text_font_size")], 1.5) == "21.0px"
