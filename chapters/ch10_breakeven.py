@@ -159,16 +159,18 @@ class BreakEvenChapter(Chapter):
         self.kept = KeptWork(LIVE_FRESH_SECONDS)   # the live pair's measurement (measure_live)
         self.time_left = TimeLeft()                 # its progress bar and time left
         self.speed_fig, self.gamma_fig = self.figs.speed_fig, self.figs.gamma_fig   # the tour shows them
+        self.profile = costs.known(state.service, self.draft)   # measured already: drawn in the first draw
         self._update()
         self.param.watch(Throttled(self._update), ["alpha", "gamma", "c", "profile"])
         if served():
             pn.state.onload(self.load)
 
     async def load(self) -> None:
-        """Fetch the pair's cost profile (measured once per server) and draw the measured curves."""
-        got = await self.run_model(costs.of_service, self.state.service,
-                                   message="Timing this pair's calls (once per server)…")
-        if got is not None:
+        """Fetch the pair's cost profile (measured once per server) and draw the measured curves; at
+        once, without the model worker, when it is measured already."""
+        got = costs.known(self.state.service, self.draft) or await self.run_model(
+            costs.of_service, self.state.service, message="Timing this pair's calls (once per server)…")
+        if got is not None and got is not self.profile:
             self.profile = got
 
     async def on_settings_changed(self, changed: set[str]) -> None:

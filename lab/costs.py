@@ -10,7 +10,8 @@ Measured robustly (lab.timing): a warm-up call, torch's threads fixed, every cal
 interleaved runs and the fastest kept. `busy` flags a profile measured while the machine was visibly
 loaded (the median run well above the fastest, or a load average above the core count): its figures
 are not to be trusted. Call `profile` on the model worker (chapters: `run_model(profile, pair)`, or
-`run_model(of_service, service)` for the pair drafting with the student's draft).
+`run_model(of_service, service)` for the pair drafting with the student's draft); `known(service)`
+is the same profile, or None, without waiting.
 """
 from __future__ import annotations
 
@@ -204,6 +205,19 @@ def of_service(service, draft: str = "aligned", *, retry_busy: bool = False) -> 
     """The profile of the pair a student's draft makes (lab.service's pair_for: "aligned", "weak" or
     "random" share the target, each its own draft and so its own c). On the model worker."""
     return profile(service.pair_for(draft), retry_busy=retry_busy)
+
+
+def known(service, draft: str = "aligned") -> CostProfile | None:
+    """The shared profile `of_service` would return, if it is already measured; else None. Measures
+    and loads nothing, so a page may call it on the event loop (chapter 10 draws with it at once)."""
+    pair = service.variants.loaded(service.pair, draft)
+    if pair is None:
+        return None
+    with _lock:
+        ref, future = _profiles.get((id(pair), pair.name), (None, None))
+    if future is None or ref() is not pair or not future.done() or future.exception() is not None:
+        return None
+    return future.result()
 
 
 def forget() -> None:

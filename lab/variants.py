@@ -78,6 +78,14 @@ class DraftVariants:
                     made = self._pairs.setdefault(variant, made)
         return made
 
+    def loaded(self, pair: ModelPair, variant: str = DEFAULT) -> ModelPair | None:
+        """`pair` drafting with `variant` if that needs no loading (the pair's own draft, or a teaching
+        draft already loaded for it), else None. Safe on the event loop."""
+        if variant == DEFAULT:
+            return pair
+        with self._lock:
+            return self._pairs.get(variant) if self._owner is pair else None
+
     def clear(self) -> None:
         with self._lock:
             self._owner, self._pairs = None, {}

@@ -13,6 +13,7 @@ from uikit import palette
 
 @pytest.fixture
 def chapter(make_chapter):
+    costs.forget()       # a page opened before the pair's cost profile is measured
     return make_chapter(BreakEvenChapter)
 
 
@@ -186,3 +187,20 @@ def test_a_measurement_shows_its_time_left_estimated_from_the_last_one(chapter, 
     asyncio.run(chapter.measure_live())
     assert seen[2] == (True, m.plain_seconds + m.speculative_seconds)   # the next: the last one's time
     assert not chapter.time_left.__panel__().visible
+
+
+def test_a_measured_profile_is_drawn_in_the_first_draw(make_chapter):
+    """A page opened after the profile was measured draws the measured curves at once: no second
+    redraw of every figure once the page is shown."""
+    costs.forget()
+    first = make_chapter(BreakEvenChapter)
+    assert first.profile is None
+    profile = costs.profile(first.state.service.pair)
+    page = make_chapter(BreakEvenChapter)
+    assert page.profile is profile
+    assert list(page.figs.measured.data["speedup"]) == pytest.approx(
+        list(profile.speedup(page.figs.curve.data["alpha"], page.gamma, page.c)))
+    sent = []
+    page.param.watch(lambda e: sent.append(e.name), "profile")
+    asyncio.run(page.load())
+    assert sent == []          # load finds the same profile: nothing to redraw

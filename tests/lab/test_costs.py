@@ -174,3 +174,19 @@ def test_each_draft_of_a_service_has_its_own_shared_profile(monkeypatch):
     aligned = costs.of_service(svc)
     assert aligned is costs.profile(pairs["aligned"]) is costs.of_service(svc, "aligned")
     assert costs.of_service(svc, "random") is not aligned
+
+
+def test_known_is_the_measured_profile_and_never_measures_or_loads(monkeypatch):
+    from lab.variants import DraftVariants
+    calls = []
+    monkeypatch.setattr(costs, "measure_profile", lambda pair: calls.append(pair.name) or made(pair=pair.name))
+
+    class Service:        # lab.service.ModelService's pair and variants
+        pair, variants = tiny_pair(), DraftVariants()
+    svc = Service()
+    assert costs.known(svc) is None and costs.known(svc, "random") is None and calls == []
+    aligned = costs.profile(svc.pair)
+    assert costs.known(svc) is aligned and costs.known(svc, "random") is None   # random: not loaded yet
+    random_pair = svc.variants.pair(svc.pair, "random")
+    assert costs.known(svc, "random") is None and calls == [svc.pair.name]      # loaded, not measured
+    assert costs.profile(random_pair) is costs.known(svc, "random") is not aligned
