@@ -26,7 +26,7 @@ the output stays exactly the target's and a seeded run repeats exactly.
 """
 from __future__ import annotations
 
-from lab.drafting import MAX_NGRAM, MIN_NGRAM, LookupDrafter
+from lab.drafting import MAX_NGRAM, MIN_NGRAM, DraftPolicy, GammaSchedule, LookupDrafter
 
 # The costs the choice is priced with, in one-position target calls: the embedded pair on a 2-core
 # CPU (packed layers, lab.packing), where a target pass over n positions costs about 1 + 0.06 (n − 1)
@@ -61,6 +61,14 @@ class _Estimate:
     def add(self, kept: int, rejected: int) -> None:
         self.kept = DECAY * self.kept + kept
         self.rejected = DECAY * self.rejected + rejected
+
+
+def schedule_for(policy: DraftPolicy) -> GammaSchedule | AutoSchedule:
+    """The per-decoding state of `policy` (its draft length round by round): an AutoSchedule for
+    "auto", else a GammaSchedule (constant or heuristic)."""
+    if policy.schedule == "auto":
+        return AutoSchedule(policy.gamma, policy.draft_cost)
+    return GammaSchedule(policy)
 
 
 class AutoSchedule:

@@ -237,13 +237,6 @@ class DraftPolicy:
             text += f", a draft call priced at {self.draft_cost:g} target calls"
         return text + (f", stop below {self.threshold:g} confidence" if self.threshold else "")
 
-    def schedule_state(self):
-        """The per-decoding state of this policy: a GammaSchedule, or lab.adaptive's AutoSchedule."""
-        if self.schedule == "auto":
-            from lab.adaptive import AutoSchedule
-            return AutoSchedule(self.gamma, self.draft_cost)
-        return GammaSchedule(self)
-
 
 DEFAULT_CONFIDENCE = 0.4
 

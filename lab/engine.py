@@ -22,6 +22,7 @@ from dataclasses import replace
 
 import torch
 
+from lab.adaptive import schedule_for
 from lab.drafting import DRAFTERS, Draft, DraftPolicy, check_gamma, make_drafter
 from lab.kv import CachedModel
 from lab.modelpair import ModelPair
@@ -67,7 +68,7 @@ class Decoder:
         policy = DraftPolicy.parse(policy) if isinstance(policy, str) else policy
         self.policy = policy if gamma is None or mode != "speculative" else replace(policy, gamma=check_gamma(gamma))
         self.gamma = self.policy.gamma if mode == "speculative" else 0
-        self.schedule = self.policy.schedule_state()
+        self.schedule = schedule_for(self.policy)
         self.seed, self.max_new_tokens, self.keep_rows = seed, max_new_tokens, keep_rows
         self.display_top = display_top          # top candidates kept per position for display
         self.ids = list(prompt_ids)

@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import torch  # noqa: E402
 
+from lab.adaptive import schedule_for  # noqa: E402
 from lab.drafting import MAX_GAMMA, DraftPolicy, LookupDrafter  # noqa: E402
 from lab.engine import generate  # noqa: E402
 from lab.kv import CachedModel  # noqa: E402
@@ -55,7 +56,7 @@ def replay(text, n_prompt, draft_top, draft_conf, drafter, schedule, gamma, thre
     """Rounds of greedy speculative decoding over the known output `text` (prompt + continuation):
     a list of (verified positions, draft calls, accepted)."""
     rounds, pos = [], n_prompt
-    lengths = DraftPolicy(gamma, schedule).schedule_state()      # the engine's own γ schedule
+    lengths = schedule_for(DraftPolicy(gamma, schedule))      # the engine's own γ schedule
     while pos < len(text):
         room = min(lengths.gamma, len(text) - pos - 1)
         proposal, model_calls = [], 0

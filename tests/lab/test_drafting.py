@@ -4,7 +4,7 @@ and the drafter/policy flags of a pair."""
 import pytest
 import torch
 
-from lab.adaptive import PROBE_EVERY, AutoSchedule, best_length
+from lab.adaptive import PROBE_EVERY, AutoSchedule, best_length, schedule_for
 from lab.drafting import DraftPolicy, GammaSchedule, HybridDrafter, LookupDrafter, ModelDrafter
 from lab.engine import Decoder, generate
 from lab.pair import PairError, resolve_pair
@@ -177,7 +177,7 @@ def test_policies_are_read_from_text():
     assert DraftPolicy.parse("confidence", gamma=5) == DraftPolicy(5, "constant", 0.4)
     assert DraftPolicy.parse("constant:12+model:3") == DraftPolicy(12, model_gamma=3)
     auto = DraftPolicy.parse("auto:12+cost:0.2")
-    assert auto == DraftPolicy(12, "auto", draft_cost=0.2) and auto.schedule_state().draft_cost == 0.2
+    assert auto == DraftPolicy(12, "auto", draft_cost=0.2) and schedule_for(auto).draft_cost == 0.2
     assert "0.2" in auto.describe()
 
 
