@@ -61,9 +61,28 @@ def settle(page, last: str | None = None):
         page.locator(last).first.wait_for(timeout=60000)
     wait_until(lambda: page.evaluate(UNSETTLED) == 0, 60, message="the page to settle")
 
+PAGE_TEXT = """() => {
+    // the page's text through its shadow roots, for a failure message
+    const out = [], roots = [document.querySelector("#main, main") || document.body];
+    while (roots.length) {
+        const root = roots.shift();
+        for (const el of root.querySelectorAll("*")) {
+            if (el.shadowRoot) roots.push(el.shadowRoot);
+            if (["SCRIPT", "STYLE"].includes(el.tagName)) continue;
+            if (el.childElementCount === 0 && el.textContent.trim()) out.push(el.textContent.trim());
+        }
+    }
+    return out.join(" | ").slice(0, 600);
+}"""
+
+
 def test_landing_page(page, server):
     open_page(page, server, "Can a small model make a big one faster")
-    page.get_by_text("sampling:", exact=False).first.wait_for(timeout=60000)   # the pair badge is in
+    try:   # the pair badge: the landing text is in the served HTML, the badge comes over the websocket
+        page.get_by_text("sampling:", exact=False).first.wait_for(timeout=60000)
+    except Exception as err:
+        raise AssertionError(f"the pair badge did not arrive within 60 s; the page shows: "
+                             f"{page.evaluate(PAGE_TEXT)!r}") from err
     settle(page)
     check(page, "landing page")
 
