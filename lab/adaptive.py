@@ -23,6 +23,9 @@ the output stays exactly the target's and a seeded run repeats exactly.
 ...     _ = s.caps(text[:n]); s.update(0, 0, "none", text[:n + 4])
 >>> s.caps(text[:30])["lookup"]
 8
+
+`schedule_for(policy)` is how the engine gets any policy's schedule: this one for "auto",
+lab.drafting's GammaSchedule for "constant" and "heuristic".
 """
 from __future__ import annotations
 
