@@ -163,8 +163,12 @@ class SessionPage:
                 callback.stop()
             if LOADER.ready:
                 filled.append(True)
-                with set_curdoc(doc):   # the loader's wake-up runs outside this page's document: the
-                    pn.state.execute(fill)   # filling task must know which page it fills
+                # The loader's wake-up runs outside this page's document: the filling task must know
+                # which page it fills. A browser that has the page but has not yet said it is ready
+                # would never see a fill made now (Panel drops the changes made before that,
+                # expecting a later full send), so such a page is filled once it is ready.
+                with set_curdoc(doc):
+                    pn.state.onload(fill)
             else:
                 refresh()
 
