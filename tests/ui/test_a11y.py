@@ -78,7 +78,7 @@ PAGE_TEXT = """() => {
 
 def test_landing_page(page, server):
     open_page(page, server, "Can a small model make a big one faster")
-    try:   # the pair badge: the landing text is in the served HTML, the badge comes over the websocket
+    try:   # the pair badge: the landing text is there at once, the badge is filled once the pair is loaded
         page.get_by_text("sampling:", exact=False).first.wait_for(timeout=60000)
     except Exception as err:
         raise AssertionError(f"the pair badge did not arrive within 60 s; the page shows: "
