@@ -24,7 +24,6 @@ from uikit import predict
 from uikit.pacing import served
 from uikit.pollchart import PollChart
 from uikit.styles import BOX_CSS
-from uikit.tokens import plural
 
 
 class DocumentWatch:
@@ -137,10 +136,7 @@ def status_html(number: int, tally: Tally | None) -> str:
     if tally is None:
         text = "No one has opened this question yet."
     else:
-        shown = " · revealed to the class" if tally.revealed else ""
-        text = (f"{tally.answered} of {tally.connected} {plural(tally.connected, 'browser')} on a question "
-                f"page {'has' if tally.answered == 1 else 'have'} answered"
-                f"{shown}.")
+        text = tally.summary() + (" · revealed to the class." if tally.revealed else ".")
     return f'<div class="poll-status" data-q="{number}" role="status">{html.escape(text)}</div>'
 
 

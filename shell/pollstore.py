@@ -107,10 +107,31 @@ class Tally:
     counts: tuple[int, ...]
     connected: int          # browsers with a question page open now
     revealed: bool
+    here: int = 0           # of the `connected` browsers, those that have answered (never more)
 
     @property
     def answered(self) -> int:
+        """Every answer counted in the histogram, from browsers here or gone since they answered."""
         return sum(self.counts)
+
+    @property
+    def gone(self) -> int:
+        """Answers from browsers that have since closed every question page."""
+        return self.answered - self.here
+
+    def summary(self) -> str:
+        """Who has answered, in words, the same on students' cards and the lecturer's page: the
+        browsers here that answered, out of the browsers here (so never more than all of them), then
+        the answers of browsers that have left, which the histogram still counts."""
+        if self.connected == 0:
+            text = "No browser has a question page open now"
+        else:
+            text = (f"{self.here} of {self.connected} {'browser' if self.connected == 1 else 'browsers'} "
+                    f"here {'has' if self.here == 1 else 'have'} answered")
+        if self.gone:
+            text += (f" · {'1 answer' if self.gone == 1 else f'{self.gone} answers'} from "
+                     f"{'a browser that has' if self.gone == 1 else 'browsers that have'} left")
+        return text
 
 
 class PollStore:
@@ -177,9 +198,12 @@ class PollStore:
             if question is None:
                 return None
             counts = [0] * len(question.categories)
-            for index in self._votes.get(number, {}).values():
+            votes = self._votes.get(number, {})
+            for index in votes.values():
                 counts[index] += 1
-            return Tally(question, tuple(counts), len(set(self._present.values())), number in self._revealed)
+            present = set(self._present.values())
+            return Tally(question, tuple(counts), len(present), number in self._revealed,
+                         here=len(present.intersection(votes)))
 
     def answer_of(self, number: int, browser: str) -> int | None:
         """The bar `browser`'s vote counts in (for its own card only)."""

@@ -20,7 +20,6 @@ import param
 from uikit.pollchart import PollChart
 from uikit.state import LabState
 from uikit.styles import BOX_CSS, CHOICE_CSS
-from uikit.tokens import plural
 
 _ballots: Callable[[], Any] | None = None
 CARD_STYLES = {"border": "2px solid #b35900", "background": "#fff8f0", "border-radius": "8px", "padding": "8px 14px"}
@@ -270,5 +269,4 @@ class ClassAnswers:
         truth_index = categories.index(str(truth)) if truth is not None and str(truth) in categories else None
         where = "revealed" if tally.revealed else "so far"
         self.chart.show(tally.counts, mine=mine, truth=truth_index,
-                        caption=f"The class's answers ({where}): {tally.answered} of {tally.connected} "
-                                f"{plural(tally.connected, 'browser')} answered.")
+                        caption=f"The class's answers ({where}): {tally.summary()}.")

@@ -116,6 +116,60 @@ def test_connected_counts_browsers_not_pages():
     assert store.tally(10).connected == 1
 
 
+def said(store, number) -> tuple[int, int, int, str]:
+    """(here, connected, answered, the sentence) of question `number`'s tally."""
+    t = store.tally(number)
+    return t.here, t.connected, t.answered, t.summary()
+
+
+def test_the_count_never_exceeds_the_browsers_here_in_any_state():
+    """Browsers leaving, coming back, a reset and a question never opened: "N of M browsers here"
+    always has N ≤ M, and answers of browsers that left are said apart."""
+    store = store_with_questions()
+    assert store.tally(5) is None                                   # never opened: no tally at all
+    view = PollView(store)
+    assert "No one has opened this question yet" in view.questions[5].status.object
+    for sid, browser in (("s1", "a"), ("s2", "b"), ("s3", "c"), ("s4", "c")):
+        store.join(sid, browser)
+    for browser in "abc":
+        store.vote(10, browser, "slower")
+    assert said(store, 10) == (3, 3, 3, "3 of 3 browsers here have answered")
+    store.leave("s1"), store.leave("s2")                            # two students leave
+    assert said(store, 10) == (1, 1, 3, "1 of 1 browser here has answered · 2 answers from browsers that have left")
+    store.leave("s3")                                               # c still has a tab open
+    assert said(store, 10)[:2] == (1, 1)
+    store.leave("s4")                                               # nobody here: the projector alone
+    assert said(store, 10) == (0, 0, 3, "No browser has a question page open now · 3 answers from browsers "
+                                        "that have left")
+    store.join("s5", "a")                                           # a reconnects: its vote is here again
+    store.join("s6", "d")                                           # and a new student arrives
+    assert said(store, 10) == (1, 2, 3, "1 of 2 browsers here has answered · 2 answers from browsers that "
+                                        "have left")
+    assert said(store, 2) == (0, 2, 0, "0 of 2 browsers here have answered")    # opened, unanswered
+    store.reset(10)                                                 # a reset forgets every answer
+    assert said(store, 10) == (0, 2, 0, "0 of 2 browsers here have answered")
+    store.vote(10, "d", "faster"), store.vote(2, "a", 4)
+    store.reset_all()
+    assert said(store, 10)[::2] == said(store, 2)[::2] == (0, 0)
+    view.refresh({None})
+    assert "0 of 2 browsers here have answered." in view.questions[10].status.object
+
+
+def test_students_card_and_lecturer_say_the_same_count(state):
+    store = PollStore(salt=b"t")
+    ballots = [Ballot(store, browser, session_id=f"s{i}") for i, browser in enumerate("abc")]
+    cards = [PredictCard(state, 3, "How many calls?", choices=["1", "5"], answer="1", ballot=b) for b in ballots]
+    view = PollView(store)
+    for card, choice in zip(cards, ("1", "5", "5")):
+        card.__panel__()
+        card.commit(choice)
+    ballots[2].close()                                              # c leaves after answering
+    store.reveal(3)
+    caption = cards[0]._answers.chart.words.object
+    expected = "2 of 2 browsers here have answered · 1 answer from a browser that has left"
+    assert expected in caption and expected in view.questions[3].status.object
+
+
 def test_card_votes_changes_its_vote_and_shows_the_class_on_reveal(state):
     store = PollStore(salt=b"t")
     mine, theirs = Ballot(store, "me"), Ballot(store, "them")
@@ -178,7 +232,8 @@ def test_lecturer_view_follows_the_store():
     q10 = view.questions[10]
     assert q10.chart is not None and 'data-q="10"' in q10.status.object
     store.vote(10, "a", "slower")
-    assert q10.chart.source.data["n"] == [0, 1] and "1 of 0" in q10.status.object
+    assert q10.chart.source.data["n"] == [0, 1]
+    assert "No browser has a question page open now · 1 answer from a browser that has left" in q10.status.object
     q10.reveal_button.clicks += 1
     assert store.tally(10).revealed and q10.reveal_button.disabled and "revealed" in q10.status.object
     q10.reset_button.clicks += 1
