@@ -75,21 +75,23 @@ def quiet_progress_bars():
 
 
 def _load_gguf(folder: Path, gguf_name: str):
-    """Dequantise a GGUF into an fp32 transformers model and its tokenizer."""
+    """Dequantise a GGUF into a plain fp32 transformers model and its tokenizer.
+
+    One route whether or not accelerate is installed: transformers' own GGUF reader
+    (`load_gguf_checkpoint`, what `from_pretrained(gguf_file=...)` uses) into a model built from the
+    config. `from_pretrained(gguf_file=...)` itself would need accelerate and marks its result as a
+    GGUF-quantized model, which transformers then refuses to cast (`.float()`) or to save.
+    """
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
-    from transformers.utils import is_accelerate_available
+    from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
 
     tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=gguf_name)
-    if is_accelerate_available():
-        model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=gguf_name, dtype=torch.float32)
-    else:  # same dequantisation as from_pretrained, without its accelerate requirement
-        from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
-        config = AutoConfig.from_pretrained(folder, gguf_file=gguf_name)
-        model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
-        tensors = load_gguf_checkpoint(str(folder / gguf_name), return_tensors=True, model_to_load=model)["tensors"]
-        model.load_state_dict({k: torch.as_tensor(v).float() for k, v in tensors.items()}, strict=False)
-        model.tie_weights()
+    config = AutoConfig.from_pretrained(folder, gguf_file=gguf_name)
+    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    tensors = load_gguf_checkpoint(str(folder / gguf_name), return_tensors=True, model_to_load=model)["tensors"]
+    model.load_state_dict({k: torch.as_tensor(v).float() for k, v in tensors.items()}, strict=False)
+    model.tie_weights()
     return model.float().eval(), tokenizer
 
 
