@@ -25,6 +25,7 @@ from lab import runtime
 from lab.errors import public_message
 from shell.sessions import CLASSROOM
 from shell.poll import PollView
+from uikit.panels import pair_switched
 from uikit.styles import BOX_CSS
 from uikit.tokens import plural
 
@@ -134,6 +135,7 @@ class LecturerPanel(pn.viewable.Viewer):
         try:
             pair = await asyncio.wrap_future(runtime.switch_pair(name))
             log.info("lecturer switched the pair to %s", name)
+            pair_switched()            # every open page's badge names the new pair now
             self._say(f"Everyone now uses {pair.target_label} / {pair.draft_label}; pages pick it up "
                       f"on their next action.")
         except Exception as err:   # PairError, or a model that does not fit: keep the working pair

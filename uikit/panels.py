@@ -2,18 +2,22 @@
 
     busy = Busy(); with busy.working("The models are working…"): ...
     takeaway_box("…"); SettingsPanel(state); PairBadge(state)
+    pair_switched()      # the lecturer switched the pair: every open page's badge names the new one
 """
 from __future__ import annotations
 
 import contextlib
 import html
+import weakref
 
 import panel as pn
 import param
+from panel.io.state import set_curdoc
 
 from lab.prompts import PromptError, encode_prompt
 from lab.variants import DEFAULT, DraftVariants
 from uikit import validate
+from uikit.pacing import served
 from uikit.state import SAMPLING, SETTINGS, LabState
 from uikit.styles import BOX_CSS
 
@@ -175,18 +179,52 @@ def _pair_warning(pair) -> str:
     return f'<div class="error" role="note">⚠ {html.escape(note)}</div>' if note else ""
 
 
+_BADGES: weakref.WeakSet = weakref.WeakSet()     # every open page's badge (a closed page's goes with it)
+
+
 class PairBadge(pn.viewable.Viewer):
-    """Which target and draft are loaded, their sizes, device, and the sampling settings in force."""
+    """Which target and draft are loaded, their sizes, device, and the sampling settings in force.
+
+    It follows the student's settings and draft, and the pair itself when the lecturer switches it
+    for everyone (`pair_switched`): a page's results then come from the new pair at the next
+    action, and the badge beside them must name it at once."""
 
     def __init__(self, state: LabState, **params):
         super().__init__(**params)
         self.state = state
+        self.doc = pn.state.curdoc if served() else None
         self._pane = pn.pane.HTML(self._html(), stylesheets=[BOX_CSS], sizing_mode="stretch_width",
                                   css_classes=["pair-badge"], margin=(2, 8))
-        state.param.watch(lambda e: setattr(self._pane, "object", self._html()), [*SAMPLING, "draft"])
+        state.param.watch(lambda e: self.refresh(), [*SAMPLING, "draft"])
+        _BADGES.add(self)
 
     def _html(self) -> str:
         return badge_html(self.state.service.pair, self.state.settings, self.state.draft)
 
+    def refresh(self) -> None:
+        self._pane.object = self._html()
+
+    def _refresh_in_page(self) -> None:
+        with set_curdoc(self.doc):     # Panel then updates this page's model directly
+            self.refresh()
+
     def __panel__(self):
         return self._pane
+
+
+def pair_switched() -> int:
+    """Every open page's badge redrawn with the pair now in use; returns how many were asked.
+
+    Each served badge is redrawn in its own page's document as a next-tick callback (which holds
+    that document's lock: the switch finishes on another page's callback); a page that has gone
+    is skipped."""
+    badges = list(_BADGES)
+    for badge in badges:
+        if badge.doc is None:
+            badge.refresh()
+            continue
+        try:
+            badge.doc.add_next_tick_callback(badge._refresh_in_page)
+        except Exception:      # its page closed meanwhile
+            _BADGES.discard(badge)
+    return len(badges)

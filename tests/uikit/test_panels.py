@@ -95,3 +95,35 @@ def test_badge_names_the_students_own_choice_of_draft(state):
     assert "random draft (uniform) (your choice)" in badge._pane.object and badge._pane.object != own
     state.draft = "aligned"
     assert badge._pane.object == own
+
+
+def test_every_open_badge_names_the_pair_after_a_switch(state):
+    """The lecturer switches the pair for everyone: a page's results come from the new pair at its
+    next action, so its badge must name the new pair at once (in its own page's document)."""
+    from types import SimpleNamespace
+
+    from bokeh.document import Document
+
+    from uikit.panels import pair_switched
+
+    class Page(Document):                    # a served page: its next-tick callbacks held here
+        def __init__(self):
+            super().__init__()
+            self.ticks = []
+
+        def add_next_tick_callback(self, callback):
+            self.ticks.append(callback)
+
+    old = state.service.pair
+    here, served_badge = PairBadge(state), PairBadge(state)
+    served_badge.doc = Page()
+    state.service = SimpleNamespace(pair=SimpleNamespace(
+        target_label="new target", draft_label="new draft", target_params=10**8, draft_params=10**7,
+        device="cpu", dtype="float32"))
+    assert "tiny llama draft" in here._pane.object            # nothing tells a badge by itself
+    assert pair_switched() >= 2
+    assert "new draft" in here._pane.object and "tiny llama draft" not in here._pane.object
+    assert "tiny llama draft" in served_badge._pane.object and len(served_badge.doc.ticks) == 1
+    served_badge.doc.ticks.pop()()                            # the page's next tick: its own document
+    assert "new draft" in served_badge._pane.object
+    state.service = SimpleNamespace(pair=old)
