@@ -7,15 +7,13 @@ its own widgets and figures; a student's prompt, settings and answers follow the
 through a cookie naming their (server-side, in-memory) settings. Everything the page needs is
 served by this server: classrooms are offline. The server's pieces live in shell/.
 """
-import os
 import sys
 
-# A served lab keeps its models' layers dense unless told otherwise (SPECLAB_PACK=1, lab/packing.py):
-# packed layers are a copy, and a 40-student class's server then peaked at 2.1 GB.
-os.environ.setdefault("SPECLAB_PACK", "0")
-
-from lab import runtime  # noqa: E402
-from shell.app import build_app, configure  # noqa: E402
+# The models' layers are packed for the CPU (lab/packing.py): the packed weights replace the dense ones,
+# and a verify pass then costs little more than one call, so the served lab drafts as `python -m lab
+# measure` does. SPECLAB_PACK=0 keeps them dense.
+from lab import runtime
+from shell.app import build_app, configure
 
 runtime.use_args(sys.argv[1:])   # `panel serve app.py --args --pair NAME ...`: Bokeh sets argv while app.py runs
 configure()

@@ -7,5 +7,5 @@ seconds while other work holds a core.
 """
 import os as _os
 
-if _os.environ.get("SPECLAB_PACK", "1") != "0":     # only packed layers need it (a served lab is dense)
+if _os.environ.get("SPECLAB_PACK", "1") != "0":     # only packed layers need it (lab.packing)
     _os.environ.setdefault("GOMP_SPINCOUNT", "10000")

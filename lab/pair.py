@@ -89,7 +89,7 @@ def _check_memory(ref: Path | str, role: str, config: dict) -> None:
                                f"{free / 2**30:.1f} GB of memory is free; choose a smaller model.")
 
 
-def _load_model(ref: Path | str, role: str):
+def _load_model(ref: Path | str, role: str, share=None):
     import torch
     from transformers import AutoModelForCausalLM
     import lab.drafts  # noqa: F401  registers our own shortlist draft type (no remote code)
@@ -131,7 +131,8 @@ def _load_model(ref: Path | str, role: str):
                                f"check the folder or download it again.") from err
     model.requires_grad_(False)
     model = model.float().eval()
-    return pack_for_cpu(model, model.config.vocab_size)   # verify passes near one call's cost (lab.packing)
+    # verify passes near one call's cost, and a draft's tensors equal to its target's kept once (lab.packing)
+    return pack_for_cpu(model, model.config.vocab_size, share=share)
 
 
 def _load_tokenizer(ref: Path | str, role: str):
@@ -179,7 +180,7 @@ def load_pair(target: str, draft: str, name: str = "custom", progress: Callable 
     if progress:
         progress(0.9, f"loading {_short(target)} and {_short(draft)}")
     target_model = _load_model(target_path, "target")
-    draft_model = _load_model(draft_path, "draft")
+    draft_model = _load_model(draft_path, "draft", share=target_model)
     check_same_vocabulary(target_tok, draft_tok, target_model, draft_model, target, draft)
     notes = {"target_ref": str(target_path), "draft_ref": str(draft_path)}
     return ModelPair(target=target_model, draft=draft_model, tokenizer=target_tok, name=name,
@@ -190,7 +191,7 @@ def load_pair(target: str, draft: str, name: str = "custom", progress: Callable 
 def load_draft(ref: str, pair: ModelPair):
     """Another draft for `pair`'s target (a teaching draft, lab.variants), loaded and checked like
     the pair's own: its logits must be as wide as the target's."""
-    model = _load_model(_resolve_ref(ref, None), "draft")
+    model = _load_model(_resolve_ref(ref, None), "draft", share=pair.target)
     check_same_vocabulary(pair.tokenizer, pair.tokenizer, pair.target, model, pair.target_label, ref)
     return model
 

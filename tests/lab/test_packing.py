@@ -1,13 +1,17 @@
 """Loaded models run their linear layers packed for oneDNN (lab.packing): same tokens as the
-dense model, same parameter count, and speculative decoding still equals plain decoding."""
+dense model, same parameter count, speculative decoding still equals plain decoding, the packed
+weights replace the dense ones, and a draft keeps once what equals its target's."""
 import pytest
 import torch
-from transformers import AutoModelForCausalLM
+import torch.utils.mkldnn as onednn
+from transformers import AutoModelForCausalLM, LlamaConfig, LlamaForCausalLM
+
+from dataclasses import replace
 
 from lab.engine import generate
-from lab.pair import load_pair
-from lab.packing import pack_for_cpu, parameter_count
-from tests.lab.test_pair import save_tiny
+from lab.pair import load_draft, load_pair
+from lab.packing import enabled, is_packed, pack_for_cpu, packer, parameter_count, share_tensors
+from tests.lab.test_pair import WORDS, save_tiny
 
 needs_onednn = pytest.mark.skipif(not torch.backends.mkldnn.is_available(), reason="this torch build has no oneDNN")
 
@@ -55,6 +59,23 @@ def test_packing_that_changes_the_outputs_is_undone(folders, monkeypatch):
     assert parameter_count(packed) == count
 
 
+def test_a_torch_without_packed_layers_loads_dense_models(folders, monkeypatch):
+    monkeypatch.setenv("SPECLAB_PACK", "1")
+    monkeypatch.delattr(onednn, "MkldnnLinear")
+    assert packer() is None and not enabled()
+    pair = load_pair(str(folders[0]), str(folders[1]))
+    assert not any(is_packed(m) for m in pair.target.modules())
+    ids = pair.tokenizer.encode("the cat sat on the mat")
+    plain = generate(pair, ids, mode="plain", max_new_tokens=16)
+    assert generate(pair, ids, gamma=4, max_new_tokens=16).new_ids == plain.new_ids
+
+
+@needs_onednn
+def test_a_torch_with_packed_layers_packs(monkeypatch):
+    monkeypatch.setenv("SPECLAB_PACK", "1")
+    assert packer() is onednn.MkldnnLinear and enabled()
+
+
 @needs_onednn
 def test_packing_is_on_by_default(folders, monkeypatch):
     monkeypatch.delenv("SPECLAB_PACK", raising=False)
@@ -79,3 +100,108 @@ def test_importing_lab_caps_openmp_spinning_for_packed_layers_unless_the_environ
     assert run(env) == "10000"
     assert run({**env, "GOMP_SPINCOUNT": "500"}) == "500"
     assert run({**env, "SPECLAB_PACK": "0"}) == "unset"           # dense layers: OpenMP's own default
+
+
+# --- the packed weights replace the dense ones; a draft shares what equals its target's ----------
+
+def save_tied(folder, layers=2, seed=0):
+    """A tiny llama whose LM head is its embedding table (as SmolLM2's), saved as a folder."""
+    torch.manual_seed(seed)
+    config = LlamaConfig(vocab_size=len(WORDS), hidden_size=16, intermediate_size=32, num_hidden_layers=layers,
+                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=64,
+                         eos_token_id=1, pad_token_id=1, tie_word_embeddings=True)
+    model = LlamaForCausalLM(config)
+    model.save_pretrained(folder)
+    return model
+
+
+@pytest.fixture(scope="module")
+def tied(tmp_path_factory, folders):
+    """A tied target, an early exit of it (its first layer and head, like the weak draft) and a draft
+    with its own layers but the target's embedding table (like the distilled draft)."""
+    root = tmp_path_factory.mktemp("tied")
+    target = save_tied(root / "target")
+    early = LlamaForCausalLM(LlamaConfig(**{**target.config.to_dict(), "num_hidden_layers": 1}))
+    early.load_state_dict(target.state_dict(), strict=False)
+    early.save_pretrained(root / "early")
+    own = save_tied(root / "own", layers=1, seed=5)
+    own.model.embed_tokens.weight.data.copy_(target.model.embed_tokens.weight)
+    own.config.tie_word_embeddings = False
+    own.lm_head.weight = torch.nn.Parameter(torch.randn_like(own.lm_head.weight))
+    own.save_pretrained(root / "own")
+    tokenizer = folders[0]
+    for name in ("target", "early", "own"):
+        for f in tokenizer.glob("tokenizer*"):
+            (root / name / f.name).write_bytes(f.read_bytes())
+    return root
+
+
+def tensor_bytes(*models) -> int:
+    """Bytes of the distinct tensors of some models (a tensor shared between them counted once)."""
+    seen = {}
+    for model in models:
+        for module in model.modules():
+            for t in (*module._parameters.values(), *module._buffers.values()):
+                if t is not None:
+                    seen[id(t)] = t.numel() * t.element_size()
+    return sum(seen.values())
+
+
+def mapped(folder) -> bool:
+    """Whether this process maps a file of `folder` into memory (Linux)."""
+    with open("/proc/self/maps") as maps:
+        return str(folder) in maps.read()
+
+
+needs_linux = pytest.mark.skipif(not __import__("os").path.exists("/proc/self/maps"), reason="reads /proc/self/maps")
+
+
+@needs_onednn
+@needs_linux
+def test_packed_weights_replace_the_dense_ones(tied, monkeypatch):
+    monkeypatch.setenv("SPECLAB_PACK", "1")
+    pair = load_pair(str(tied / "target"), str(tied / "own"))
+    target = pair.target
+    assert not any(type(m) is torch.nn.Linear for m in target.modules())      # every layer packed
+    assert is_packed(target.lm_head) and not target.model.embed_tokens.weight.is_mkldnn
+    assert not mapped(tied / "target") and not mapped(tied / "own")           # nothing left in the files
+    monkeypatch.setenv("SPECLAB_PACK", "0")
+    dense = load_pair(str(tied / "target"), str(tied / "own"))
+    head = target.lm_head.weight.numel() * 4            # the tied head: packed beside the dense embedding
+    zeros = sum(m.bias.numel() * 4 for model in (pair.target, pair.draft) for m in model.modules() if is_packed(m))
+    assert tensor_bytes(pair.target, pair.draft) == tensor_bytes(dense.target, dense.draft) + head + zeros
+
+
+@pytest.mark.parametrize("pack", ["1", pytest.param("0")])
+def test_a_draft_shares_the_targets_equal_tensors_and_decodes_as_before(tied, monkeypatch, pack):
+    if pack == "1" and not torch.backends.mkldnn.is_available():
+        pytest.skip("this torch build has no oneDNN")
+    monkeypatch.setenv("SPECLAB_PACK", pack)
+    pair = load_pair(str(tied / "target"), str(tied / "own"))
+    assert pair.draft.model.embed_tokens.weight is pair.target.model.embed_tokens.weight
+    assert pair.draft.lm_head.weight is not pair.target.model.embed_tokens.weight     # its own head stays
+    assert pair.draft_params == AutoModelForCausalLM.from_pretrained(tied / "own").num_parameters()
+    early = load_draft(str(tied / "early"), pair)                                    # the target's first layer
+    assert tensor_bytes(pair.target, early) == tensor_bytes(pair.target)
+    ids = pair.tokenizer.encode("the cat sat on the mat and the dog")
+    plain = generate(pair, ids, mode="plain", max_new_tokens=20)
+    assert generate(pair, ids, gamma=4, max_new_tokens=20).new_ids == plain.new_ids
+    with_early = replace(pair, draft=early)
+    assert generate(with_early, ids, gamma=4, max_new_tokens=20).new_ids == plain.new_ids
+    fresh = AutoModelForCausalLM.from_pretrained(tied / "early").eval()
+    with torch.inference_mode():
+        x = torch.tensor([ids])
+        assert torch.allclose(early(input_ids=x).logits, fresh(input_ids=x).logits, atol=1e-4)
+
+
+def test_tensors_that_differ_are_not_shared(tied):
+    target = AutoModelForCausalLM.from_pretrained(tied / "target").eval()
+    other = AutoModelForCausalLM.from_pretrained(tied / "target").eval()
+    with torch.no_grad():
+        other.model.norm.weight.add_(1.0)
+    shared = share_tensors(other, target)
+    theirs = dict(target.named_parameters(remove_duplicate=False))
+    mine = dict(other.named_parameters(remove_duplicate=False))
+    assert [name for name in mine if mine[name] is not theirs[name]] == ["model.norm.weight"]
+    assert other.lm_head.weight is other.model.embed_tokens.weight          # still tied, to the target's table
+    assert shared == len(mine) - 1 + len(list(target.buffers()))
