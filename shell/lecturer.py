@@ -23,8 +23,9 @@ import panel as pn
 
 from lab import runtime
 from lab.errors import public_message
+from shell.poll import DocumentWatch, PollView, lecturers_page
 from shell.sessions import CLASSROOM
-from shell.poll import PollView
+from uikit.pacing import served
 from uikit.panels import pair_switched
 from uikit.styles import BOX_CSS
 from uikit.tokens import plural
@@ -108,10 +109,12 @@ ATTEMPTS = Attempts()
 class LecturerPanel(pn.viewable.Viewer):
     """Switch the pair for everyone and reset the class; built only for a verified lecturer."""
 
-    def __init__(self, session_id: str, **params):
+    def __init__(self, session_id: str, chapter: int | None = None, **params):
+        """`chapter`: the number of the chapter this page shows (its question leads the class poll)."""
         super().__init__(**params)
         from lab.pair import PairError, listed, requested
         self.session_id = session_id
+        self.chapter = chapter
         try:                                      # the pair asked for is offered too (the tests serve tiny)
             asked = [requested().name]
         except PairError:
@@ -119,10 +122,41 @@ class LecturerPanel(pn.viewable.Viewer):
         names = listed() + [name for name in asked if name not in listed()]
         self.pair_select = pn.widgets.Select(label="Pair for everyone", options=names, width=260)
         self.switch_button = pn.widgets.Button(label="Switch pair for everyone", color="warning")
-        self.reset_button = pn.widgets.Button(label="Reset the class", color="danger")
         self.status = pn.pane.HTML("", sizing_mode="stretch_width")
         self.switch_button.on_click(self._on_switch)
-        self.reset_button.on_click(self._on_reset)
+        self._build_reset()
+        self.sessions = pn.pane.HTML(self._sessions_html(), sizing_mode="stretch_width", margin=(0, 10))
+        self._room = DocumentWatch(CLASSROOM, lambda changed: setattr(self.sessions, "object", self._sessions_html()))
+        if served():
+            lecturers_page()                  # this page watches the poll; it is not one of the class
+            pn.state.on_session_destroyed(lambda ctx: self._room.stop())
+
+    # --- the open sessions, live ---
+    @staticmethod
+    def _sessions_html() -> str:
+        n = len(CLASSROOM)
+        return (f'<p class="sessions" role="status">{n} open {plural(n, "session")} on this server '
+                f"(this page included).</p>")
+
+    # --- reset the class: two steps, set apart from the pair switch ---
+    def _build_reset(self) -> None:
+        self.reset_button = pn.widgets.Button(label="Reset the class…", color="danger", variant="outline",
+                                              description="Asks first: every student's page starts again")
+        self.reset_warning = pn.pane.HTML(
+            '<div class="error" role="alert">This sends every student\'s page back to the landing page and '
+            "clears their work on this server. Sure?</div>", stylesheets=[BOX_CSS],
+            sizing_mode="stretch_width", visible=False, margin=(4, 10))
+        self.confirm_reset = pn.widgets.Button(label="Yes, clear every student's work", color="danger",
+                                               visible=False)
+        self.cancel_reset = pn.widgets.Button(label="Cancel", color="light", visible=False)
+        self.reset_button.on_click(lambda e: self._ask_reset(True))
+        self.cancel_reset.on_click(lambda e: self._ask_reset(False))
+        self.confirm_reset.on_click(self._on_reset)
+
+    def _ask_reset(self, asking: bool) -> None:
+        for widget in (self.reset_warning, self.confirm_reset, self.cancel_reset):
+            widget.visible = asking
+        self.reset_button.visible = not asking
 
     def _say(self, sentence: str) -> None:
         self.status.object = f'<div role="status">{html.escape(sentence)}</div>'
@@ -145,6 +179,8 @@ class LecturerPanel(pn.viewable.Viewer):
             self.switch_button.disabled = False
 
     def _on_reset(self, event=None):
+        """The confirmed reset: clear the model cache and send every other page to the landing page."""
+        self._ask_reset(False)
         runtime.service().clear()
         n = CLASSROOM.reload_all(except_id=self.session_id)
         log.info("lecturer reset the class (%d %s reloaded)", n, plural(n, "page"))
@@ -152,11 +188,20 @@ class LecturerPanel(pn.viewable.Viewer):
                   f"from the landing page.")
 
     def __panel__(self):
+        pair = pn.Column(self.pair_select, self.switch_button, margin=0)
+        reset = pn.Column(pn.pane.HTML('<p class="danger-zone">The whole class</p>', stylesheets=[LECTURER_CSS],
+                                       margin=(0, 10)),
+                          self.reset_button, self.reset_warning, pn.Row(self.confirm_reset, self.cancel_reset, margin=0),
+                          margin=0, css_classes=["reset-class"])
         return pn.Column(pn.Card(
-            pn.pane.HTML(f"<p>{len(CLASSROOM)} open {plural(len(CLASSROOM), 'session')} on this server.</p>"),
-            self.pair_select, self.switch_button, self.reset_button, self.status,
-            title="Lecturer controls", collapsed=False, width=320),
-            PollView(), sizing_mode="stretch_width", margin=0)   # the class poll (shell/poll.py)
+            self.sessions, pair, pn.layout.Divider(margin=(14, 10)), reset, self.status,
+            title="Lecturer controls", collapsed=False, width=360),
+            PollView(current=self.chapter), sizing_mode="stretch_width", margin=0)   # the class poll (shell/poll.py)
+
+
+LECTURER_CSS = """
+.danger-zone { font-weight: 600; color: #8a1c14; margin: 0; }
+"""
 
 
 def lecturer_view(query_token, session_id: str, browser: str | None = None):
@@ -178,7 +223,16 @@ def lecturer_view(query_token, session_id: str, browser: str | None = None):
                         "the server with.")
     ATTEMPTS.succeeded(browser)
     log.info("lecturer controls opened (browser %s…)", browser[:8])
-    return LecturerPanel(session_id)
+    return LecturerPanel(session_id, chapter=_page_chapter())
+
+
+def _page_chapter() -> int | None:
+    """The number of the chapter this served page shows (`?chapter=SLUG`), None elsewhere."""
+    from chapters import registry
+    values = (pn.state.session_args or {}).get("chapter") or []
+    slug = values[0].decode("utf-8", "replace") if values else ""
+    page = registry.page_by_slug(slug) if slug else None
+    return page.number if page is not None else None
 
 
 def _refusal(sentence: str) -> pn.pane.HTML:

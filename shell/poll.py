@@ -70,17 +70,20 @@ class Ballot:
     """One page's way into the poll (what uikit.predict's cards talk to): its browser's votes and
     the tallies its cards show. Built once per page; it leaves the poll when the page closes."""
 
-    def __init__(self, store: PollStore, browser: str, session_id: str | None = None):
-        self.store, self._browser, self.session_id = store, browser, session_id
+    def __init__(self, store: PollStore, browser: str, session_id: str | None = None, votes: bool = True):
+        """`votes=False`: the lecturer's page, which sees the class's answers but is not one of the
+        class (it neither votes nor counts among the browsers here)."""
+        self.store, self._browser, self.votes = store, browser, votes
+        self.session_id = session_id if votes else None
         self._watches: list[DocumentWatch] = []
-        if session_id is not None:
-            store.join(session_id, browser)
+        if self.session_id is not None:
+            store.join(self.session_id, browser)
 
     def ask(self, number: int, kind: str, choices=(), bounds=(0, 20)) -> None:
         self.store.ask(Question(number, kind, tuple(choices or ()), tuple(bounds)))
 
     def vote(self, number: int, value) -> str | None:
-        return self.store.vote(number, self._browser, value)
+        return self.store.vote(number, self._browser, value) if self.votes else None
 
     def tally(self, number: int) -> Tally | None:
         return self.store.tally(number)
@@ -109,6 +112,14 @@ class Ballot:
 
 
 _BALLOTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_LECTURERS: weakref.WeakSet = weakref.WeakSet()     # the lecturer's pages: they watch, not vote
+
+
+def lecturers_page() -> None:
+    """This served page is the lecturer's: its cards neither vote nor count it among the browsers
+    here (call before its chapter is built)."""
+    if served():
+        _LECTURERS.add(pn.state.curdoc)
 
 
 def session_ballot() -> Ballot | None:
@@ -118,7 +129,7 @@ def session_ballot() -> Ballot | None:
     doc = pn.state.curdoc
     ballot = _BALLOTS.get(doc)
     if ballot is None:
-        ballot = _BALLOTS[doc] = Ballot(POLL, browser_id(), doc.session_context.id)
+        ballot = _BALLOTS[doc] = Ballot(POLL, browser_id(), doc.session_context.id, votes=doc not in _LECTURERS)
 
         def closed(context):   # the ballot's watches hold the document: weak keys alone would keep it
             ballot.close()
@@ -183,16 +194,28 @@ class QuestionPoll(pn.viewable.Viewer):
 
 
 class PollView(pn.viewable.Viewer):
-    """The lecturer's class poll: every question's live histogram, reveal and reset; reset all."""
+    """The lecturer's class poll: the question of the chapter on screen with its live histogram,
+    reveal and reset; the other questions in a collapsed card (one click away, not five screens
+    before the chapter); reset all."""
 
-    def __init__(self, store: PollStore = POLL, **params):
+    def __init__(self, store: PollStore = POLL, current: int | None = None, **params):
+        """`current`: the number of the chapter the lecturer's page shows (None: a page that asks
+        nothing, such as the landing page: every question is in the card)."""
         super().__init__(**params)
         self.store = store
         self.questions = {p.number: QuestionPoll(store, p.number, p.chapter_class.question,
                                                  registry.question_position(p.chapter_class))
                           for p in registry.chapter_pages() if p.chapter_class.question}
+        self.current = current if current in self.questions else None
         self.reset_all_button = pn.widgets.Button(label="Reset all questions", color="danger")
         self.reset_all_button.on_click(lambda e: self.store.reset_all())
+        others = [q for n, q in self.questions.items() if n != self.current]
+        title = (f"Other questions ({len(others)})" if self.current is not None
+                 else f"All {len(others)} questions")
+        self.others = pn.Card(pn.FlexBox(*[pn.Column(q, width=440, margin=(0, 16, 0, 0)) for q in others],
+                                         sizing_mode="stretch_width"),
+                              title=title, collapsed=True, sizing_mode="stretch_width", margin=(4, 0),
+                              css_classes=["poll-others"])
         self.watch = DocumentWatch(store, self.refresh)
         if served():
             pn.state.on_session_destroyed(lambda ctx: self.watch.stop())
@@ -206,9 +229,9 @@ class PollView(pn.viewable.Viewer):
         intro = pn.pane.HTML("<p>Each locked answer is one anonymous vote per browser (its latest answer "
                              "until you reveal the question).</p>", stylesheets=[POLL_CSS],
                              sizing_mode="stretch_width", margin=0)
-        grid = pn.FlexBox(*[pn.Column(q, width=440, margin=(0, 16, 0, 0)) for q in self.questions.values()],
-                          sizing_mode="stretch_width")
-        return pn.Card(intro, self.reset_all_button, grid, title="Class poll",
+        mine = [pn.Column(self.questions[self.current], max_width=640, sizing_mode="stretch_width")] \
+            if self.current is not None else []
+        return pn.Card(intro, *mine, self.others, self.reset_all_button, title="Class poll",
                        collapsed=False, sizing_mode="stretch_width", css_classes=["class-poll"])
 
 

@@ -9,11 +9,13 @@ page to page. CLASSROOM lists the open sessions for the lecturer's controls.
 """
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import uuid
 import weakref
 from collections import OrderedDict
+from typing import Callable
 
 import panel as pn
 
@@ -22,6 +24,8 @@ from lab.workqueue import BURST, RATE, Allowance
 from shell.heap import HEAP
 from uikit.pacing import end_with_its_tab, served
 from uikit.state import SETTINGS, LabState
+
+log = logging.getLogger(__name__)
 
 SNAPSHOT_FIELDS = (*SETTINGS, "answers")
 
@@ -86,15 +90,19 @@ class Classroom:
     """The open sessions of this server process, for the lecturer's controls.
 
     Each entry is dropped when its session is destroyed (`leave`), so closed tabs hold nothing.
+    Listeners (`subscribe`, as shell.poll's DocumentWatch takes a store) hear every join and leave:
+    the lecturer's count of open sessions is live.
     """
 
     def __init__(self):
         self._docs: dict[str, tuple] = {}      # session id → (document, its pn.state.location)
         self._lock = threading.Lock()
+        self._listeners: list = []
 
     def join(self, session_id: str, doc, location) -> None:
         with self._lock:
             self._docs[session_id] = (doc, location)
+        self._notify()
 
     def leave(self, session_id: str) -> None:
         """A session closed: forget it and drop its waiting model work."""
@@ -102,6 +110,27 @@ class Classroom:
             self._docs.pop(session_id, None)
         runtime.service().forget(session_id)
         HEAP.session_closed()   # its page is garbage now, freed at the next sweep
+        self._notify()
+
+    def subscribe(self, listener: Callable[[None, str], None]) -> Callable[[], None]:
+        """Call `listener(None, "sessions")` after every join and leave; returns the function that stops it."""
+        with self._lock:
+            self._listeners.append(listener)
+
+        def unsubscribe():
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+        return unsubscribe
+
+    def _notify(self) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(None, "sessions")
+            except Exception:      # one closed page must not stop the others
+                log.exception("a classroom listener failed")
 
     def __len__(self) -> int:
         with self._lock:

@@ -70,3 +70,57 @@ def test_classroom_forgets_closed_sessions():
     assert len(room) == 2 and room.reload_all(except_id="a") == 1 and len(b.callbacks) == 1
     room.leave("b")
     assert len(room) == 1
+
+
+def test_reset_the_class_asks_first(monkeypatch):
+    """"Reset the class" clears every student's work: the first press only asks, the second (a
+    separate, named button) resets, and Cancel leaves everything as it was."""
+    monkeypatch.setenv("SPECLAB_PAIR", "tiny")
+    reloads = []
+    monkeypatch.setattr(sessions.CLASSROOM, "reload_all", lambda except_id=None: reloads.append(except_id) or 3)
+    panel = lecturer.LecturerPanel("s1")
+    assert panel.reset_button.label == "Reset the class…" and not panel.confirm_reset.visible
+    panel.reset_button.clicks += 1
+    assert reloads == [] and panel.confirm_reset.visible and panel.reset_warning.visible
+    assert panel.confirm_reset.label == "Yes, clear every student's work" and not panel.reset_button.visible
+    panel.cancel_reset.clicks += 1
+    assert reloads == [] and not panel.confirm_reset.visible and panel.reset_button.visible
+    panel.reset_button.clicks += 1
+    panel.confirm_reset.clicks += 1
+    assert reloads == ["s1"] and "3 student pages start again" in panel.status.object
+    assert not panel.confirm_reset.visible and panel.reset_button.visible
+    column = panel.__panel__().objects[0]               # the pair switch and the reset, a divider apart
+    kinds = [type(o).__name__ for o in column.objects]
+    assert kinds.index("Divider") < kinds.index("Column", kinds.index("Divider"))
+
+
+def test_open_sessions_count_is_live(monkeypatch):
+    monkeypatch.setenv("SPECLAB_PAIR", "tiny")
+    monkeypatch.setattr(sessions, "CLASSROOM", sessions.Classroom())
+    monkeypatch.setattr(lecturer, "CLASSROOM", sessions.CLASSROOM)
+    monkeypatch.setattr(runtime.service(), "forget", lambda session_id: None)
+    sessions.CLASSROOM.join("lecturer", None, None)
+    panel = lecturer.LecturerPanel("lecturer")
+    assert "1 open session on this server" in panel.sessions.object
+    sessions.CLASSROOM.join("s2", None, None)
+    sessions.CLASSROOM.join("s3", None, None)
+    assert "3 open sessions on this server" in panel.sessions.object
+    sessions.CLASSROOM.leave("s2")
+    assert "2 open sessions on this server" in panel.sessions.object
+
+
+def test_the_class_poll_leads_with_the_chapter_on_screen():
+    """The lecturer's page on chapter 3: its question first, the other eleven in a collapsed card."""
+    import panel as pn
+
+    from shell.poll import PollStore, PollView
+    view = PollView(PollStore(salt=b"t"), current=3)
+    card = view.__panel__()
+    i = card.objects.index(view.others)
+    heads = lambda layout: [p.object for p in layout.select(pn.pane.HTML) if "plabel" in p.object]  # noqa: E731
+    assert [h for o in card.objects[:i] for h in heads(o)] == [view.questions[3].head.object]
+    assert view.others.collapsed and view.others.title == f"Other questions ({len(view.questions) - 1})"
+    inside = heads(view.others)
+    assert view.questions[3].head.object not in inside and len(inside) == len(view.questions) - 1
+    landing = PollView(PollStore(salt=b"t"))                  # a page that asks nothing: all in the card
+    assert landing.others.collapsed and landing.others.title == f"All {len(landing.questions)} questions"

@@ -62,13 +62,14 @@ def laid_out_at_1080(pg, selector: str, small: dict, projector: bool = False) ->
 
 @pytest.fixture
 def classroom(browser, server):
-    """A lecturer page (the token), three students on chapter 3, all with their own cookies."""
+    """A lecturer page on chapter 3 (the token: its question leads the poll), three students on chapter
+    3, all with their own cookies."""
     contexts = [browser.new_context(viewport={"width": 1280, "height": 720}) for _ in range(4)]
     pages = [c.new_page() for c in contexts]
     for pg in pages:
         pg.set_default_timeout(60000)
     lecturer, students = pages[0], pages[1:]
-    open_page(lecturer, server + f"?lecturer={LECTURER_TOKEN}", "Class poll")
+    open_page(lecturer, server + f"?chapter=checking&lecturer={LECTURER_TOKEN}", "Class poll")
     lecturer.get_by_role("button", name="Reset all questions").click()
     for pg in students:
         open_page(pg, server + "?chapter=checking", QUESTION)
@@ -89,7 +90,9 @@ def test_votes_reach_the_lecturer_the_reveal_reaches_students_and_the_tour(class
     answer(a, "1")
     answer(b, "5")
     answer(c, "5")
-    wait_until(lambda: lecturer_status(lecturer).startswith("3 of "), message="3 votes on the lecturer's view")
+    # the lecturer's own page watches and is not counted: three browsers here, all answered
+    wait_until(lambda: lecturer_status(lecturer).startswith("3 of 3 browsers here have answered"),
+               message="3 votes on the lecturer's view")
     wait_until(lambda: has(lecturer, "A 1: 1 (33%)", "B 5: 2 (67%)"), message="the 1 / 2 split")
     assert not has(a, "The class's answers")                     # nothing shown before the reveal
 
