@@ -13,7 +13,7 @@ tour shows the same components as the chapter page.
 
 `__panel__` lays out: header (number, kicker, title, intro) · predict card · body · takeaway; a
 chapter with `presets = True` shows the preset bar (uikit.presets: preset prompts and the aligned /
-weak / random draft switch) at the top of its body.
+weak / random draft switch; with `guessers = True` also who guesses) at the top of its body.
 Model work goes through `await self.run_model(fn, *args)`: off the event loop, with the "working…"
 line shown, and a PromptError shown as one sentence instead of raised. A service request that takes
 a `draft` (lab.service) gets the student's (`self.draft`) unless the call names one.
@@ -60,6 +60,7 @@ class Chapter(pn.viewable.Viewer):
     takeaway: str = ""      # one sentence
     question: str = ""      # its "Pause & predict" question ("" for none)
     presets: bool = False   # show the preset bar (preset prompts, aligned / weak / random draft)
+    guessers: bool = False  # and on it the switch of who guesses (draft model, copy from the text, both)
 
     state = param.ClassSelector(class_=LabState)
 
@@ -68,7 +69,7 @@ class Chapter(pn.viewable.Viewer):
         self.busy = Busy()
         self.problem = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width", margin=(4, 0))
         self.predict: PredictCard | None = self.make_predict()
-        self.preset_bar: PresetBar | None = PresetBar(state) if self.presets else None
+        self.preset_bar: PresetBar | None = PresetBar(state, self.guessers) if self.presets else None
         self._view = None
         hook = self.on_settings_changed
         if inspect.iscoroutinefunction(hook):    # a chapter that asks the models again
@@ -97,6 +98,13 @@ class Chapter(pn.viewable.Viewer):
         return self.intro
 
     # --- shared behaviour ---
+    def request(self, prompt_ids: list[int], **kwargs):
+        """The student's request for this page (lab.request.Request: uikit.state.LabState.request with
+        this page's draft); on a page without the switch of who guesses, the draft model guesses."""
+        if not self.guessers:
+            kwargs.setdefault("drafter", "model")
+        return self.state.request(prompt_ids, draft=self.draft, **kwargs)
+
     @property
     def draft(self) -> str:
         """Who drafts this page's rounds: the student's choice on a page with the preset bar, else

@@ -1,15 +1,17 @@
 """Chapter 1 — the dilemma: the big model is good but slow, the small one fast but sloppy.
 
 "Write" asks both live models for 20 tokens of plain decoding on the student's prompt and draws the
-race as it is computed (lab.racestream): every call on one shared time axis at its measured length,
+race as it is computed (lab.racestream): every call on one shared time axis at its cost in the
+pair's one cost profile (the times chapters 3, 10 and 11 use, flagged when the machine was busy),
 each lane's text growing while the models work. A race already computed (the server warms the
-default one at start-up, shell/warmup.py) is replayed at its measured speed instead. Draft tokens the
+default one at start-up, shell/warmup.py) is replayed at the same speed instead. Draft tokens the
 target would pick less than 15% of the time (teacher-forced target probability, raw distribution)
 are marked in the small model's lane once the race is over.
 """
 from __future__ import annotations
 
 import asyncio
+import html
 import math
 import time
 
@@ -42,18 +44,20 @@ def summary_html(r: Race, reduced_motion: bool) -> str:
     n_unlikely = sum(r.unlikely)
     per_big = r.target_done / max(1, len(r.target_ends))
     per_small = r.draft_done / max(1, len(r.draft_ends))
+    busy = f" <b>{html.escape(r.busy)}</b>" if r.busy else ""
     return (f'<div class="verdict waiting">The small model finished in <b>{fmt_seconds(r.draft_done)}</b>, '
             f'the big model in <b>{fmt_seconds(r.target_done)}</b> ({ratio:.1f}× the small model’s time; both make one '
-            f'call per word: {fmt_seconds(per_big)} vs {fmt_seconds(per_small)} a call). '
+            f'call per word: {fmt_seconds(per_big)} vs {fmt_seconds(per_small)} a call, as this pair’s cost profile '
+            f'times them for chapters 3, 10 and 11). '
             f'But <b>{n_unlikely} of the small model’s {len(r.draft_texts)}</b> words are ones the big model '
-            f'would pick less than {UNLIKELY:.0%} of the time here (marked ⚠).{motion_note(reduced_motion)}</div>')
+            f'would pick less than {UNLIKELY:.0%} of the time here (marked ⚠).{busy}{motion_note(reduced_motion)}</div>')
 
 
 def motion_note(reduced_motion: bool) -> str:
     if not reduced_motion:
         return ""
     return (' <i>Your browser asks for reduced motion, so the race is shown finished: each bar above is '
-            'one call, placed at the time it was measured.</i>')
+            'one call, placed at its cost in this pair’s cost profile.</i>')
 
 
 class RaceFigure:
@@ -61,7 +65,7 @@ class RaceFigure:
 
     def __init__(self):
         fig = static_figure(height=210, sizing_mode="stretch_width", y_range=list(LANES), x_range=(0, 1),
-                            x_axis_label="time (seconds, measured on this server)")
+                            x_axis_label="time (seconds, each call at its cost measured on this server)")
         self.calls = ColumnDataSource(dict(lane=[], left=[], right=[], color=[]))
         fig.hbar(y="lane", left="left", right="right", height=0.55, fill_color="color", line_color="white",
                  line_width=1.5, source=self.calls)
@@ -192,7 +196,7 @@ class DilemmaChapter(Chapter):
 
     async def write(self) -> Race | None:
         """Run both models, drawing the race as it is computed; a race computed before (cached per
-        prompt and settings) is replayed at its measured times."""
+        prompt and settings) is replayed at the same times."""
         ids = self.prompt_ids()
         if ids is None:
             return None

@@ -1,8 +1,9 @@
 """Chapter 4 — guess, check, keep: the whole method in one picture.
 
 "Next round" runs one real draft-and-verify round (`lab.engine.Decoder.step` on the model worker,
-through `ModelService.round`: a class on the same prompt and settings computes each round once),
-drafted the pair's way at the lecture's constant γ, so every round guesses.
+through `ModelService.round`: a class on the same prompt and settings computes each round once) of
+the student's request (lab.request: who guesses as the preset bar says, the draft model unless
+switched, at a constant γ), so its last round ends at the target calls chapters 10–12 show.
 Two lanes count target calls for the same text: standard decoding needs one per token, draft +
 verify one per round (plus its γ cheap draft calls, each coloured by what became of its guess: kept,
 rejected, or dropped after a rejection, then the target's fix or bonus token). The text and the
@@ -16,13 +17,13 @@ import panel as pn
 import param
 
 from chapters.base import Chapter
-from lab.drafting import LECTURE_POLICY
+from lab.timeline import REQUEST_TOKENS
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, CHIP_CSS, sheet
 from uikit.tokens import Chip, TokenStrip, count_html, lane, legend
 
-MAX_NEW_TOKENS = 48
+MAX_NEW_TOKENS = REQUEST_TOKENS
 ROUND_CSS = """
 .round { display: inline-flex; flex-wrap: wrap; gap: 6px; align-items: center; padding: 2px 8px 2px 6px;
          border-left: 3px solid #1f4e9e; border-radius: 4px; background: #f3f5f9; }
@@ -43,9 +44,10 @@ def lane_chips(r) -> list[Chip]:
     """Draft + verify for one round: each draft call coloured by what became of its guess, the one
     target call, then the token that call added (its fix or bonus)."""
     chips = []
+    how = "copied from the text, no model call" if r.draft_source == "lookup" else "one cheap draft call"
     for d in r.drafts:
         state = "kept" if d.accepted else ("rejected" if d.accepted is False else "dropped")
-        chips.append(Chip(d.text, state, f"one cheap draft call; its guess was {state}"))
+        chips.append(Chip(d.text, state, f"{how}; its guess was {state}"))
     chips.append(Chip(f"check {r.index + 1}", "target_call",
                       f"one target call checks {len(r.drafts)} drafts and adds one token"))
     extra = round_chips(r)[-1]
@@ -64,7 +66,9 @@ def last_round_html(r, tokens: int, standard: int, spec: int, finished: bool) ->
                 + (f" and the {g - r.n_accepted - 1} after it were dropped" if g - r.n_accepted > 1 else ""))
     else:   # nothing guessed: no repeat to copy, or guesses were rarely kept lately (the "auto" policy)
         what = "no guess this round, so the target wrote one token"
-    return (f'<div class="verdict waiting">Round {r.index + 1}: {html.escape(what)} — '
+    who = {"lookup": " (guesses copied from the text)", "model": " (guesses by the draft model)"}.get(
+        r.draft_source if r.drafts else "", "")
+    return (f'<div class="verdict waiting">Round {r.index + 1}{who}: {html.escape(what)} — '
             f'<b>{len(r.emitted_ids)}</b> token{"s" if len(r.emitted_ids) != 1 else ""} for one target call. '
             f'So far: <b>{tokens}</b> tokens, standard decoding would have called the target '
             f'<b>{standard}</b> times, draft + verify <b>{spec}</b>.'
@@ -110,6 +114,7 @@ class GuessCheckKeepChapter(Chapter):
     takeaway = "The target is called once per round, not once per token."
     question = "The draft model proposed most of the tokens. Whose writing is the final text?"
     presets = True
+    guessers = True      # who guesses: the draft model, a copy from the text, or both
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
@@ -173,9 +178,10 @@ class GuessCheckKeepChapter(Chapter):
         ids = self.prompt_ids()
         if ids is None:
             return None
-        s = self.state
-        got = await self.run_model(s.service.round, ids, len(self.rounds), settings=s.settings, gamma=s.gamma,
-                                   seed=s.seed, max_new_tokens=MAX_NEW_TOKENS, policy=LECTURE_POLICY,
+        req = self.request(ids, max_new_tokens=MAX_NEW_TOKENS)
+        got = await self.run_model(self.state.service.round, ids, len(self.rounds), settings=req.settings,
+                                   gamma=req.gamma, seed=req.seed, max_new_tokens=req.max_new_tokens,
+                                   policy=req.policy, drafter=req.drafter,
                                    message="The draft guesses; the target checks…")
         if got is None:
             return None

@@ -3,11 +3,14 @@
 Sliders only touch numpy (lab.breakeven) and `ColumnDataSource.data`: the figures are built once
 and never wait for a model. Beside the lecture's round cost 1 + γc runs the cost measured on this
 machine, γc + v(γ + 1), from the pair's one cost profile (lab.costs, shared with chapters 3 and 11).
-"Use my models" measures the live pair through the model service, fills α and c, and prices the
-same request as chapter 11; `measure_live` measures without touching the sliders (the tour starts
-it ahead) and keeps the result, which Use my models then applies at once.
+"Use my models" asks the model service for the outcome of the student's request (lab.request: the
+same one chapters 4, 11 and 12 show), moves α, γ and c there and shows the measured speed-up beside
+the formula's; `measure_live` fetches it without touching the sliders (the tour starts it ahead) and
+keeps it, which Use my models then applies at once.
 """
 from __future__ import annotations
+
+import time
 
 import numpy as np
 import panel as pn
@@ -17,7 +20,6 @@ from bokeh.models import ColumnDataSource, Label, Span
 from chapters.base import Chapter
 from lab import breakeven, costs
 from lab.breakeven import ALPHAS, QUESTION
-from lab.measure import gap_sentence
 from lab.timeline import REQUEST_TOKENS
 from uikit import palette
 from uikit.figures import static_figure
@@ -31,6 +33,7 @@ from uikit.state import GAMMA_MAX
 from uikit.styles import TABLE_CSS
 
 GAMMAS = np.arange(1, GAMMA_MAX + 1)   # the γ bars
+MAX_NEW_TOKENS = REQUEST_TOKENS      # every live page's request length (lab.request)
 LIVE_FRESH_SECONDS = 600   # "Use my models" takes a kept measurement of the same request this young
 LAST_SECONDS: list[float] = []   # how long the server's last live measurement took: the next one's estimate
 CAPTION = ("Analytic model of Leviathan, Kalman & Matias (2023): acceptances are treated as independent with "
@@ -132,6 +135,7 @@ class BreakEvenChapter(Chapter):
              "draft's relative cost c, and the draft length γ.")
     takeaway = "Drafting pays off when α is high and c is small — and it can be slower."
     presets = True       # the preset prompts and aligned / weak / random draft bar (chapters.base)
+    guessers = True      # and who guesses: the draft model, a copy from the text, or both
 
     question = ("The draft is accepted 60% of the time and each draft call costs 30% of a target "
                 "call. With γ = 5, is drafting faster?")
@@ -139,7 +143,7 @@ class BreakEvenChapter(Chapter):
     alpha = param.Number(default=0.8, bounds=(0.0, 1.0), step=0.01, doc="α, the acceptance rate.")
     gamma = param.Integer(default=4, bounds=(1, GAMMA_MAX), doc="γ, the draft length.")
     c = param.Number(default=0.1, bounds=(0.0, 2.0), step=0.01, doc="c, draft call ÷ target call.")
-    measurement = param.Parameter(default=None, doc="The live pair's lab.measure.Measurement.")
+    outcome = param.Parameter(default=None, doc="The student's request measured (lab.request.Outcome).")
     profile = param.Parameter(default=None, doc="The pair's lab.costs.CostProfile, once measured.")
 
     def __init__(self, state, **params):
@@ -199,47 +203,42 @@ class BreakEvenChapter(Chapter):
 
     # ---- the live pair ---------------------------------------------------------------------------
     async def measure_live(self):
-        """Measure the live pair on the student's prompt at the chosen γ and keep the result for "Use my
-        models" (the tour starts this two steps ahead); α, c and their sliders stay where they are.
+        """The outcome of the student's request (lab.request), kept for "Use my models" (the tour starts
+        this two steps ahead); α, γ, c and their sliders stay where they are.
 
-        A measurement of the same request younger than LIVE_FRESH_SECONDS (or still running) is reused;
-        returns (measurement, cost profile, priced decode speed-up), or None with the problem shown.
+        An outcome of the same request younger than LIVE_FRESH_SECONDS (or still coming) is reused;
+        returns it, or None with the problem shown.
         """
         ids = self.prompt_ids()
         if ids is None:
             return None
-        key = (tuple(ids), self.gamma, self.state.settings, self.state.seed, self.draft)   # the request
-        return await self.kept.get(key, lambda: self._measure(ids, key[1]))
+        request = self.request(ids, max_new_tokens=MAX_NEW_TOKENS)
+        return await self.kept.get(request, lambda: self._measure(request))
 
-    async def _measure(self, ids: list[int], gamma: int):
-        service = self.state.service
+    async def _measure(self, request):
         async with self.time_left.running() as left:
             if LAST_SECONDS:
                 left.set_estimate(LAST_SECONDS[-1])
-            result = await self.run_model(
-                service.measurement, ids, gamma=gamma, settings=self.state.settings,
-                max_new_tokens=REQUEST_TOKENS, seed=self.state.seed,
-                message="Measuring plain and speculative decoding on your models…")
-            profile = await self.run_model(costs.of_service, service)   # shared: at once when known
-        if result is not None:
-            LAST_SECONDS[:] = [result[0].plain_seconds + result[0].speculative_seconds]
-        if result is None or profile is None:
-            return None
-        return breakeven.priced(*result, profile)   # c and the prediction from the shared profile
+            started = time.monotonic()
+            outcome = await self.run_model(self.state.service.outcome, request,
+                                           message="Decoding your request plainly and with drafting…")
+        if outcome is not None:
+            LAST_SECONDS[:] = [time.monotonic() - started]
+        return outcome
 
     async def use_my_models(self, event=None):
-        """The live pair's α and c (measure_live: at once when a fresh measurement is kept), with the
-        sliders moved there and the measured speed-up beside the predicted and priced ones."""
+        """The student's request measured (measure_live: at once when kept), with α, γ and c moved
+        there and the measured speed-up beside the formula's."""
         with button_disabled(self.use_models):
             self.live.object = ""
             got = await self.measure_live()
         if got is None:
             return
-        m, profile, self.priced = got
-        self.measurement, self.profile = m, profile
-        # the α/c watchers redraw the figure through in_document
-        self.param.update(alpha=round(min(1.0, max(0.0, m.alpha)), 2), c=round(min(2.0, max(0.0, m.c)), 2))
-        self.live.object = live_html(m, self.priced, gap_sentence(m, profile, self.priced))
+        self.outcome, self.profile = got, got.profile
+        # the α/γ/c watchers redraw the figure through in_document; the formula then reads the request's
+        self.param.update(alpha=round(min(1.0, max(0.0, got.alpha or 0.0)), 2), gamma=got.mean_gamma,
+                          c=round(min(2.0, max(0.0, got.c)), 2))
+        self.live.object = live_html(got)
 
     # ---- predict ------------------------------------------------------------------------------------
     def make_predict(self):

@@ -1,10 +1,10 @@
 """Chapter 11 — one request drawn both ways on one time axis, in target-call units.
 
-Both lanes come from real generation traces of the session's prompt and settings (plain and
-speculative), priced by the pair's one cost profile (lab.costs, shared with chapters 3 and 10): a
-one-position target call is 1, a verify pass over k positions costs its measured v(k), a draft call
-the measured c, and the prefill is the same in both lanes. Chapter 10's "Use my models" prices its
-request with the same profile, so both pages give one decode speed-up for one request.
+Both lanes are the outcome of the student's request (lab.request: plain and speculative generations
+priced by the pair's one cost profile, lab.costs): a one-position target call is 1, a verify pass
+over k positions costs its measured v(k), a draft-model call the measured c, a copied guess its own
+tiny time, and the prefill is the same in both lanes. Chapters 4, 10 and 12 show the same outcome,
+so every page gives one speed-up for one request; the verdict under the figure is computed from it.
 """
 from __future__ import annotations
 
@@ -15,16 +15,15 @@ from bokeh.models import ColumnDataSource, Range1d
 from bokeh.transform import dodge
 
 from chapters.base import Chapter
-from lab import costs
-from lab.timeline import LANES, REQUEST_TOKENS, Schedule, schedule
+from lab.request import Outcome
+from lab.timeline import LANES, REQUEST_TOKENS, Schedule
 from lab.trace import GenerationTrace
 from uikit import palette
 from uikit.figures import static_figure
 from uikit.pacing import in_document, served
 from uikit.styles import BOX_CSS, TABLE_CSS, sheet
 
-MAX_NEW_TOKENS = REQUEST_TOKENS
-
+MAX_NEW_TOKENS = REQUEST_TOKENS      # every live page's request length (lab.request)
 COLOURS = {"prefill": palette.MUTED, "target": palette.TARGET, "draft": palette.DRAFT}
 HATCH = {"prefill": "x", "target": " ", "draft": "/"}
 LABELS = {"prefill": "prefill (the prompt, once)", "target": "target call (measured cost)",
@@ -38,19 +37,23 @@ def same_text(plain: GenerationTrace, spec: GenerationTrace) -> str:
     return f"different draws from the same distribution (sampling, {html.escape(plain.settings.describe())})"
 
 
-def summary_html(s: Schedule, plain: GenerationTrace, spec: GenerationTrace) -> str:
-    """The table of both lanes and the sentence that gives the request's decode speed-up."""
+def summary_html(o: Outcome) -> str:
+    """The table of both lanes, the sentence that gives the request's decode speed-up, and why."""
+    s, plain, spec = o.timed, o.plain, o.spec
     p, (lo, hi) = s.profile, s.verify_range()
+    copied = sum(len(r.drafts) for r in spec.rounds if r.draft_source == "lookup")
     rows = [("tokens delivered", s.tokens("standard"), s.tokens("draft + verify")),
-            ("target calls", plain.target_calls, spec.target_calls),
-            (f"draft calls (c = {s.c:.2f} each)", 0, spec.draft_calls),
+            ("target calls", plain.target_calls, f"<b class='target-calls'>{spec.target_calls}</b>"),
+            (f"draft-model calls (c = {s.c:.2f} each)", 0, spec.draft_calls - copied),
+            ("guesses copied from the text (about 0 each)", 0, copied),
             ("prefill", f"{s.prefill:.1f}", f"{s.prefill:.1f}"),
             ("first token at", f"{s.first_token('standard'):.1f}", f"{s.first_token('draft + verify'):.1f}"),
             ("decode time", f"{s.decode_time('standard'):.1f}", f"{s.decode_time('draft + verify'):.1f}"),
             ("tokens per target call", f"{plain.tokens_per_round:.2f}", f"{spec.tokens_per_round:.2f}")]
     passes = f"{lo:.2f}" if hi - lo < 0.005 else f"{lo:.2f} to {hi:.2f}"
     busy = f" <b>{html.escape(p.why_busy())}</b>" if p.busy else ""
-    return ("<table class='speclab-table'><thead><tr><th></th><th>standard</th><th>draft + verify</th></tr>"
+    return (f"<p class='speclab-formula'>Guesses by <b class='drafter'>{html.escape(o.request.describe())}</b> "
+            f"({html.escape(o.who())}).</p><table class='speclab-table'><thead><tr><th></th><th>standard</th><th>draft + verify</th></tr>"
             "</thead><tbody>" + "".join(f"<tr><td>{a}</td><td>{b}</td><td>{c}</td></tr>" for a, b, c in rows)
             + "</tbody></table>"
             f"<p class='speclab-formula'>Both lanes wrote {same_text(plain, spec)}. Time in target-call units, "
@@ -59,7 +62,8 @@ def summary_html(s: Schedule, plain: GenerationTrace, spec: GenerationTrace) -> 
             f"1); one draft "
             f"call c = {s.c:.2f}; prefill {s.prefill:.1f}. Decode speed-up on this request: "
             f"<b class='decode-speedup'>{s.decode_speedup:.2f}×</b>. Prefill is the same in both lanes, so "
-            f"the first token is not faster.{busy}</p>")
+            f"the first token is not faster.{busy}</p><div class='speclab-live verdict'><b>{html.escape(o.verdict())}"
+            f"</b><br><i>{html.escape(o.projection_sentence())}</i></div>")
 
 
 class TimelineChapter(Chapter):
@@ -71,12 +75,14 @@ class TimelineChapter(Chapter):
     intro = ("Back to the dilemma of Part I. One request, drawn both ways on the same time axis. Each "
              "tick is a token reaching the user: standard decoding ticks evenly, draft-and-verify "
              "delivers tokens in bursts.")
-    takeaway = "Speed comes from a second model — never from a different answer."
+    takeaway = ("Drafting changes when the tokens arrive, never which tokens: it is faster only where the "
+                "guesses kept pay for the guessing and the checking.")
     presets = True       # the preset prompts and aligned / weak / random draft bar (chapters.base)
+    guessers = True      # and who guesses: the draft model, a copy from the text, or both
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
-        self.plain = self.spec = None
+        self.plain = self.spec = self.outcome = None
         self.sched: Schedule | None = None
         self.draw_button = pn.widgets.Button(label="Read the timeline", color="primary", width=200)
         self.draw_button.on_click(self._on_draw)
@@ -91,18 +97,10 @@ class TimelineChapter(Chapter):
         ids = self.prompt_ids()
         if ids is None:
             return
-        st = self.state
-        svc = st.service
-        # The pair's shared cost profile prices every call; the traces give the rounds.
-        profile = await self.run_model(costs.of_service, svc, message="Timing this pair's calls (once per server)…")
-        plain = await self.run_model(svc.generation_steps, ids, mode="plain", settings=st.settings, seed=st.seed,
-                                     max_new_tokens=MAX_NEW_TOKENS, message="Standard decoding…")
-        spec = await self.run_model(svc.generation_steps, ids, mode="speculative", settings=st.settings,
-                                    gamma=st.gamma, seed=st.seed, max_new_tokens=MAX_NEW_TOKENS,
-                                    message="Draft and verify…")
-        if profile is None or plain is None or spec is None:
-            return
-        in_document(self.show, plain, spec, profile)   # raw Bokeh models change after an await
+        outcome = await self.run_model(self.state.service.outcome, self.request(ids, max_new_tokens=MAX_NEW_TOKENS),
+                                       message="Decoding your request plainly and with drafting…")
+        if outcome is not None:
+            in_document(self.show, outcome)   # raw Bokeh models change after an await
 
     async def _on_draw(self, event):
         await self.load()
@@ -112,9 +110,9 @@ class TimelineChapter(Chapter):
         if self.sched is not None:
             await self.load()
 
-    def show(self, plain: GenerationTrace, spec: GenerationTrace, profile: costs.CostProfile) -> None:
-        self.plain, self.spec = plain, spec
-        s = self.sched = schedule(plain, spec, profile)
+    def show(self, outcome: Outcome) -> None:
+        self.outcome, self.plain, self.spec = outcome, outcome.plain, outcome.spec
+        s = self.sched = outcome.timed
         lanes, lefts, rights, colours, hatches, kinds = [], [], [], [], [], []
         for lane, a, b, kind in s.blocks:
             lanes.append(lane); lefts.append(a); rights.append(b)
@@ -136,12 +134,15 @@ class TimelineChapter(Chapter):
         self._draw_cards()
 
     def _draw_summary(self):
-        self.summary.object = summary_html(self.sched, self.plain, self.spec)
+        self.summary.object = summary_html(self.outcome)
 
     def _draw_cards(self):
         faster = ""
         if self.sched is not None:
-            faster = (f" Here: {self.plain.target_calls} target calls became {self.spec.target_calls}.")
+            calls, x = f" Here: {self.plain.target_calls} target calls became {self.spec.target_calls}", self.sched.decode_speedup
+            faster = (f"{calls}, and decoding ran {x:.2f}× as fast." if x >= 1 else
+                      f"{calls}, yet decoding was slower ({x:.2f}×): the guessing and the longer checks cost more "
+                      "than the calls saved.")
         cards = [
             ("What stays the same?", "the output distribution",
              "Tokens are still samples from the target model, with its temperature, top-k or top-p settings."),

@@ -1,9 +1,10 @@
 """Chapter 12 — cheaper guesses: prompt lookup, hybrid drafts, adaptive γ and a confidence stop,
 measured side by side on the student's prompt.
 
-"Measure all five" decodes the prompt plainly once and then with each drafting of lab.cheaper
-(one model-worker job per drafting, so the table fills row by row); a class asking for the same
-prompt and settings shares the measurements. The predict question is about the edit preset
+"Measure all six" asks for the outcome of the student's request drafted each way of lab.cheaper
+(lab.request: one model-worker job per drafting, so the table fills row by row); the draft model's
+row is the request chapters 4, 10 and 11 show, and a class asking for the same prompt and settings
+shares the measurements. The predict question is about the edit preset
 (lab.presets), and its verdict shows once the student has measured that prompt.
 """
 from __future__ import annotations
@@ -14,8 +15,9 @@ import panel as pn
 from bokeh.models import ColumnDataSource, LabelSet, Span
 
 from chapters.base import Chapter
-from lab import cheaper, costs
+from lab import cheaper
 from lab.presets import preset_by_key
+from lab.timeline import REQUEST_TOKENS
 from uikit import palette
 from uikit.figures import projector_type, static_figure
 from uikit.pacing import in_document
@@ -23,7 +25,7 @@ from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.styles import TABLE_CSS
 
-MAX_NEW_TOKENS = 32
+MAX_NEW_TOKENS = REQUEST_TOKENS      # every live page's request length (lab.request)
 # The predict question's choices: who guesses (the drafter), as lab.cheaper keys.
 GUESSERS = {"model": "The draft model", "lookup": "Prompt lookup (copy from the text)",
             "hybrid": "Hybrid (lookup, else the draft model)"}
@@ -39,9 +41,10 @@ def rows_html(rows: list[cheaper.Row], plain_calls: int | None, greedy: bool) ->
         alpha = "–" if r.alpha is None else f"{r.alpha:.2f}"
         same = ("sampling: same distribution, other draws" if r.exact is None
                 else "✓ yes, token for token" if r.exact else "✗ no")
-        body.append(f"<tr><td><b>{html.escape(r.drafting.label)}</b></td><td>{alpha}</td>"
-                    f"<td>{r.tokens_per_call:.2f} ({r.target_calls} calls)</td><td>{r.c:.3f}</td>"
-                    f"<td><b>{r.speedup:.2f}×</b></td><td>{same}</td></tr>")
+        body.append(f"<tr data-drafting='{r.drafting.key}'><td><b>{html.escape(r.drafting.label)}</b></td>"
+                    f"<td>{alpha}</td><td>{r.tokens_per_call:.2f} (<span class='target-calls'>{r.target_calls}"
+                    f"</span> calls)</td><td>{r.c:.3f}</td><td><b class='speedup'>{r.speedup:.2f}×</b></td>"
+                    f"<td>{same}</td></tr>")
     note = "" if greedy else ("<p>At temperature &gt; 0 each drafting draws other random numbers, so the texts "
                               "differ; each still follows the target's distribution exactly.</p>")
     return f"<table class='speclab-table'><thead>{head}</thead><tbody>{''.join(body)}</tbody></table>{note}"
@@ -58,7 +61,7 @@ class SpeedupBars:
     def __init__(self):
         labels = [d.label for d in cheaper.DRAFTINGS]
         self.source = ColumnDataSource(self._data([]))
-        f = static_figure(height=260, sizing_mode="stretch_width", y_range=labels[::-1], x_range=(0, 2),
+        f = static_figure(height=300, sizing_mode="stretch_width", y_range=labels[::-1], x_range=(0, 2),
                           title="Decode speed-up over plain decoding, calls priced as measured (right of the dashed line: faster)",
                           x_axis_label="speed-up ×")
         f.hbar(y="label", right="speedup", source=self.source, height=0.7, fill_color="color",
@@ -94,7 +97,7 @@ class CheaperGuessesChapter(Chapter):
              "the two can be **mixed** (a hybrid), and the number of guesses can **adapt**: grow after a round "
              "that kept them all, shrink after a miss, or stop when the draft is unsure. The accept rule never "
              "changes, so every one of them writes the target's text; only the speed differs. Press "
-             "**Measure all five** to decode your prompt each way.")
+             "**Measure all six** to decode your prompt each way.")
     takeaway = ("Who guesses and how many only changes the speed, never the text: the best guesser is the "
                 "one that is right most cheaply on your kind of text.")
     question = ("On an edit prompt — copy a text with one change — which guesser needs the fewest target calls "
@@ -105,7 +108,7 @@ class CheaperGuessesChapter(Chapter):
         self.rows: list[cheaper.Row] = []
         self.plain = None               # the plain run (GenerationTrace) the rows are compared with
         self.edit_rows: list[cheaper.Row] = []   # the last complete measurement of the edit prompt
-        self.run_button = pn.widgets.Button(label="▶ Measure all five", color="primary", width=200)
+        self.run_button = pn.widgets.Button(label="▶ Measure all six", color="primary", width=200)
         self.run_button.on_click(self._on_run)
         self.prompt_line = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
@@ -125,7 +128,7 @@ class CheaperGuessesChapter(Chapter):
         return PredictCard(self.state, 12, self.question, choices=list(GUESSERS.values()),
                            answer=lambda: GUESSERS[cheaper.winner(self.edit_rows).drafting.key],
                            explanation=explain,
-                           hint="Press “Edit a record” above, then Measure all five, to check.")
+                           hint="Press “Edit a record” above, then Measure all six, to check.")
 
     @staticmethod
     def _row(rows, key):
@@ -154,25 +157,16 @@ class CheaperGuessesChapter(Chapter):
                     return rows
 
     async def _measure(self, ids, request):
-        s = self.state
         self.rows, self.plain = [], None
         self._draw()
-        common = dict(settings=s.settings, seed=s.seed, max_new_tokens=MAX_NEW_TOKENS)
-        gamma = s.gamma
-        plain = await self.run_model(cheaper.cached_plain, s.service, ids, **common,
-                                     message="Plain decoding first: the target alone, one call per token…")
-        if plain is None or request != self._request():
-            return None
-        self.plain = plain
-        if await self.run_model(costs.of_service, s.service, message="Timing this pair's calls (once per server)…") is None:
-            return None
-        total = len(cheaper.DRAFTINGS)
+        base, total = self.request(ids, max_new_tokens=MAX_NEW_TOKENS), len(cheaper.DRAFTINGS)
         for i, d in enumerate(cheaper.DRAFTINGS):
-            row = await self.run_model(cheaper.cached_row, s.service, ids, d.key, gamma, **common,
-                                       message=f"Measuring {d.label} ({i + 1} of {total})…")
-            if row is None or request != self._request():     # failed, or the student changed the prompt
+            outcome = await self.run_model(self.state.service.outcome, d.request(base),
+                                           message=f"Measuring {d.label} ({i + 1} of {total})…")
+            if outcome is None or request != self._request():     # failed, or the student changed the prompt
                 return None
-            self.rows.append(row)
+            self.plain = outcome.plain
+            self.rows.append(cheaper.Row(d, outcome))
             self._draw()
         if request[0] == preset_by_key("edit").prompt:
             self.edit_rows = list(self.rows)
@@ -194,7 +188,8 @@ class CheaperGuessesChapter(Chapter):
         text = s.prompt if len(s.prompt) <= 160 else s.prompt[:157] + "…"
         self.prompt_line.object = (f"<div class='speclab-formula'>Your prompt: <code>{html.escape(text)}</code>"
                                    f"<br>{html.escape(s.settings.describe())} · γ = {s.gamma} for every drafting "
-                                   f"(the adaptive one starts there) · {MAX_NEW_TOKENS} new tokens</div>")
+                                   f"(the adaptive one starts there; auto γ goes up to 12) · "
+                                   f"{MAX_NEW_TOKENS} new tokens</div>")
         greedy = s.settings.greedy
         self.table.object = rows_html(self.rows, self.plain.target_calls if self.plain else None, greedy) \
             if self.plain else ""
@@ -209,9 +204,11 @@ class CheaperGuessesChapter(Chapter):
         exact = [r.exact for r in self.rows]
         same = ("Every drafting wrote exactly plain decoding's text." if all(e is True for e in exact)
                 else "" if any(e is None for e in exact) else "Some drafting changed the text!")
+        fastest = (f"Fastest: <b>{html.escape(best.drafting.label)}</b>. {html.escape(best.outcome.verdict())}"
+                   if best.speedup >= 1 else f"None was faster than plain decoding here; the best, <b>"
+                   f"{html.escape(best.drafting.label)}</b>: {html.escape(best.outcome.verdict())}")
         return (f"<div class='speclab-live'>Fewest target calls: <b>{html.escape(fewest.drafting.label)}</b> "
-                f"({fewest.target_calls} for {fewest.new_tokens} tokens). Fastest: <b>{html.escape(best.drafting.label)}"
-                f"</b> ({best.speedup:.2f}×). {same}<br>The text: <code>{html.escape(self.plain.text)}</code>"
+                f"({fewest.target_calls} for {fewest.new_tokens} tokens). {fastest} {same}<br>The text: <code>{html.escape(self.plain.text)}</code>"
                 f"{'<br>' + html.escape(self.rows[0].busy) if self.rows[0].busy else ''}</div>")
 
     def body(self):

@@ -1,9 +1,10 @@
 """Chapter 13 — how predictable is your text? α per kind of text, measured on the live pair.
 
 "Measure the six kinds" decodes a few held-out prompts of each kind (lab.textkinds) with the
-lecture's drafting, one model-worker job per kind with the progress shown; greedy and seeded, so
-the figures are cached per server and a class shares them. The student's own prompt is measured
-the same way and placed among them. Seed 001's argument frames it; seed 000's question closes it.
+lecture's drafting (the draft model at the student's γ), one model-worker job per kind with the
+progress shown; greedy and seeded, so the figures are cached per server and a class shares them.
+The student's own prompt is their request with the draft model guessing (lab.request), the very
+one chapters 4, 10, 11 and 12 show, so its α is theirs. Seed 001's argument frames it; seed 000's question closes it.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from bokeh.models import ColumnDataSource, LabelSet
 
 from chapters.base import Chapter
 from lab import analytic, textkinds
+from lab.timeline import REQUEST_TOKENS
 from uikit import palette
 from uikit.figures import projector_type, static_figure
 from uikit.pacing import in_document
@@ -22,8 +24,8 @@ from uikit.predict import PredictCard
 from uikit.styles import TABLE_CSS
 
 PER_KIND = 2            # held-out prompts per kind
-MAX_NEW_TOKENS = 24
-GAMMA = 4               # the lecture's γ, for every kind
+GAMMA = 4               # the lecture's γ: the argument's numbers
+MAX_NEW_TOKENS = REQUEST_TOKENS      # every live page's request length (lab.request)
 YOURS = "yours"
 
 
@@ -62,7 +64,7 @@ class KindBars:
         self.labels = [textkinds.LABELS[k] for k in (*textkinds.KINDS, YOURS)]
         self.source = ColumnDataSource(self._data([]))
         f = static_figure(height=290, sizing_mode="stretch_width", x_range=self.labels, y_range=(0, 1.15),
-                          title=f"α: share of the draft model's guesses the target keeps (γ = {GAMMA}, temperature 0)",
+                          title="α: share of the draft model's guesses the target keeps (temperature 0)",
                           y_axis_label="α")
         f.vbar(x="label", top="alpha", source=self.source, width=0.7, fill_color="color", line_color=palette.INK,
                hatch_pattern="hatch", hatch_color="white", hatch_alpha=0.6)
@@ -127,7 +129,7 @@ class PredictableChapter(Chapter):
         await self.measure()
 
     def _request(self):
-        return self.state.prompt, getattr(self, "draft", "aligned")
+        return self.state.prompt, getattr(self, "draft", "aligned"), self.state.gamma
 
     async def measure(self) -> list[textkinds.KindResult] | None:
         """Each kind, then the student's prompt, one worker job each; the bars grow as they come."""
@@ -141,22 +143,28 @@ class PredictableChapter(Chapter):
                     return results
 
     async def _measure(self, request):
-        service, kinds = self.state.service, textkinds.kind_prompts(PER_KIND)
+        service, kinds, gamma = self.state.service, textkinds.kind_prompts(PER_KIND), request[2]
         self.results = []
         self._draw()
         self.progress.param.update(value=0, visible=True)
-        todo = [(k, kinds[k]) for k in textkinds.KINDS] + [(YOURS, [request[0]])]
+        total = len(textkinds.KINDS) + 1
         try:
-            for i, (kind, prompts) in enumerate(todo):
-                what = "your prompt" if kind == YOURS else f"{textkinds.LABELS[kind].lower()} ({len(prompts)} prompts)"
-                got = await self.run_model(textkinds.cached_kind, service, kind, prompts, GAMMA, MAX_NEW_TOKENS,
-                                           message=f"Measuring {what}: {i + 1} of {len(todo)}…")
-                if request != self._request() or (got is None and kind != YOURS):
+            for i, kind in enumerate(textkinds.KINDS):
+                what = f"{textkinds.LABELS[kind].lower()} ({len(kinds[kind])} prompts)"
+                got = await self.run_model(textkinds.cached_kind, service, kind, kinds[kind], gamma, MAX_NEW_TOKENS,
+                                           message=f"Measuring {what}: {i + 1} of {total}…")
+                if request != self._request() or got is None:
                     return None
-                if got is None:          # the student's prompt cannot be used: the sentence says why
-                    break
                 self.results.append(got)
                 self.progress.value = i + 1
+                self._draw()
+            ids = self.prompt_ids()     # the student's prompt: one sentence when it cannot be used
+            outcome = None if ids is None else await self.run_model(
+                service.outcome, self.request(ids, max_new_tokens=MAX_NEW_TOKENS), message=f"Measuring your prompt: {total} of {total}…")
+            if request != self._request():
+                return None
+            if outcome is not None:
+                self.results.append(textkinds.KindResult.of_trace(YOURS, request[0], outcome.spec))
                 self._draw()
         finally:
             self.progress.visible = False
@@ -166,7 +174,7 @@ class PredictableChapter(Chapter):
 
     async def on_settings_changed(self, changed):
         """A new prompt or draft: measure again if the bars were on screen (the kinds come from the cache)."""
-        if not changed & {"prompt", "draft"}:
+        if not changed & {"prompt", "draft", "gamma"}:
             return
         shown = bool(self.results)
         self.results = []
@@ -195,9 +203,10 @@ class PredictableChapter(Chapter):
 
     def body(self):
         caption = pn.pane.Markdown(
-            f"Each kind: its first {PER_KIND} held-out prompts (models/heldout_prompts.json, never used to "
-            f"train or tune the draft), {MAX_NEW_TOKENS} new tokens each, the draft model guessing γ = {GAMMA} "
-            "a round at temperature 0; α pools the kind's guesses. Your prompt is measured the same way.",
+            f"Each kind: its first {PER_KIND} held-out prompts (prompts kept apart from the ones the draft was "
+            f"trained and tuned on), {MAX_NEW_TOKENS} new tokens each, the draft model guessing your γ "
+            f"({self.state.gamma}) a round at temperature 0; α pools the kind's guesses. Your prompt is your "
+            "request with the draft model guessing, as chapters 10, 11 and 12 measure it.",
             sizing_mode="stretch_width", styles={"font-size": "0.9em", "color": palette.MUTED})
         return pn.Column(
             pn.pane.HTML(argument_html(), sizing_mode="stretch_width", stylesheets=[TABLE_CSS]),

@@ -1,20 +1,15 @@
-"""When does drafting save time (chapter 10): the analytic model's numbers for α, γ and c, the
-predict question's verdict, and the live pair's measurement told with the pair's one cost profile.
+"""When does drafting save time (chapter 10): the analytic model's numbers for α, γ and c and the
+predict question's verdict. The live pair's side is lab.request's Outcome.
 
     n = numbers(0.8, 4, 0.1, max_gamma=12)   # E, cost, speed-up, break-even α, the curve, the bars, best γ
-    m, profile, decode = priced(*lab.measure.measure(pair, ids, gamma=4), profile)
 
 No Panel: uikit.readouts writes these numbers out and chapters.ch10_breakeven draws them.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
 from lab import analytic
-from lab.measure import Measurement, predicted
-from lab.timeline import schedule
 
 ALPHAS = np.linspace(0, 1, 201)   # the α of the speed-up curve
 QUESTION = (0.6, 5, 0.3)          # chapter 10's predict question: α, γ, c
@@ -37,15 +32,3 @@ def question_verdict() -> tuple[str, float]:
     a, g, c = QUESTION
     s = float(analytic.speedup(a, g, c))
     return ("faster" if s > 1 else "slower"), s
-
-
-def priced(m: Measurement, plain, spec, profile) -> tuple[Measurement, object, float]:
-    """(measurement, profile, decode speed-up) for a live measurement (lab.measure.measure's m, plain
-    and speculative traces) and the pair's cost profile (lab.costs.CostProfile).
-
-    One story of time: c, the mean call times and the predicted speed-up come from the shared
-    profile, not from this run's calls, and the decode speed-up is chapter 11's schedule of the same
-    request priced by that profile."""
-    m = replace(m, c=profile.c, mean_draft_seconds=profile.draft_seconds, mean_target_seconds=profile.unit,
-                predicted_speedup=predicted(m.alpha, spec.drafted / max(1, spec.target_calls), profile.c))
-    return m, profile, schedule(plain, spec, profile).decode_speedup

@@ -2,9 +2,10 @@
 
 A drafting is who guesses (lab.drafting's drafters: the draft model, prompt lookup, a hybrid) and
 how many tokens a round guesses (a `DraftPolicy`: constant γ, transformers' heuristic schedule, a
-confidence stop). Each row decodes the prompt with one drafting, on the same prompt, settings, seed
-and length as one plain run of the target, and prices every call with the pair's cost profile
-(lab.costs, lab.timeline.schedule: the same speed-up chapter 11 draws for a request):
+confidence stop, the lab's auto schedule). Each row is the outcome of one request (lab.request:
+the student's prompt, settings, seed and γ, drafted this way), so the draft model's row is the very
+request chapters 4, 10 and 11 show with the draft model guessing, with the same α, target calls and
+speed-up:
 
     α                 accepted drafts ÷ drafted tokens
     tokens per call   new tokens ÷ target calls (plain decoding: 1)
@@ -12,23 +13,15 @@ and length as one plain run of the target, and prices every call with the pair's
     speed-up          plain decoding's decode time ÷ this drafting's, every call priced by the profile
     exact             the very same tokens as plain decoding (greedy; None when sampling)
 
-    plain = generate(pair, ids, mode="plain", max_new_tokens=32)
-    rows = [measure_drafting(pair, ids, d, plain=plain, profile=costs.profile(pair)) for d in DRAFTINGS]
-
-Pages go through `cached_plain` / `cached_row` on the model worker: a class asking for the same
-prompt, settings and γ shares one measurement.
+    request = BY_KEY["lookup"].request(state_request)        # the student's request, copied guesses
+    row = Row(BY_KEY["lookup"], await service.outcome(request))
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from lab import costs
-from lab.costs import CostProfile
 from lab.drafting import DEFAULT_CONFIDENCE
-from lab.engine import generate
-from lab.sampling import GREEDY, SamplingSettings
-from lab.timeline import schedule
-from lab.trace import GenerationTrace
+from lab.request import Outcome, Request
 
 
 @dataclass(frozen=True)
@@ -37,8 +30,13 @@ class Drafting:
     key: str          # e.g. "lookup"
     label: str        # e.g. "Prompt lookup"
     drafter: str      # lab.drafting drafter: "model" | "lookup" | "hybrid"
-    policy: str       # lab.drafting policy text; the caller's γ replaces its γ
+    policy: str       # lab.drafting policy text; the request's γ replaces its γ unless `gamma` is set
     how: str          # one sentence: how it guesses
+    gamma: int | None = None   # a γ of its own (the auto schedule's cap)
+
+    def request(self, base: Request) -> Request:
+        """The student's request `base`, drafted this way."""
+        return replace(base, drafter=self.drafter, policy=self.policy, gamma=self.gamma or base.gamma)
 
 
 DRAFTINGS = (
@@ -54,72 +52,49 @@ DRAFTINGS = (
              "γ − 1 after a miss."),
     Drafting("confident", "Confidence stop", "model", f"constant+confidence:{DEFAULT_CONFIDENCE}",
              f"The draft model stops guessing after a token it gave less than {DEFAULT_CONFIDENCE:.0%}."),
+    Drafting("auto", "Hybrid, auto γ", "hybrid", "auto", "This lab’s default: copy or draft, each source "
+             "guessing only as many tokens (up to 12) as its recent hit rate pays for on this machine.", gamma=12),
 )
 BY_KEY = {d.key: d for d in DRAFTINGS}
 
 
 @dataclass(frozen=True)
 class Row:
-    """One drafting of one prompt, measured against plain decoding."""
+    """One drafting of one prompt: its request's outcome."""
     drafting: Drafting
-    alpha: float | None           # None when nothing was drafted (lookup found no repeat)
-    tokens_per_call: float
-    c: float
-    speedup: float
-    exact: bool | None
-    drafted: int
-    accepted: int
-    target_calls: int
-    new_tokens: int
-    text: str
-    busy: str = ""                # why the cost profile is unreliable ("" when it is not)
+    outcome: Outcome
 
+    @property
+    def alpha(self) -> float | None:       # None when nothing was drafted (lookup found no repeat)
+        return self.outcome.alpha
 
-def plain_run(pair, prompt_ids: list[int], *, settings: SamplingSettings = GREEDY, seed: int = 0,
-              max_new_tokens: int = 32) -> GenerationTrace:
-    """Plain target decoding: the reference every drafting is compared with."""
-    return generate(pair, list(prompt_ids), mode="plain", settings=settings, seed=seed,
-                    max_new_tokens=max_new_tokens, display_top=0)
+    @property
+    def tokens_per_call(self) -> float:
+        return self.outcome.tokens_per_call
 
+    @property
+    def c(self) -> float:
+        return self.outcome.c
 
-def measure_drafting(pair, prompt_ids: list[int], drafting: Drafting, *, plain: GenerationTrace,
-                     profile: CostProfile, gamma: int = 4, settings: SamplingSettings = GREEDY, seed: int = 0,
-                     max_new_tokens: int = 32) -> Row:
-    """`drafting` on the prompt, against the plain run `plain` of the same prompt and length, every
-    call priced by `profile`."""
-    spec = generate(pair, list(prompt_ids), settings=settings, gamma=gamma, seed=seed,
-                    max_new_tokens=max_new_tokens, display_top=0, drafter=drafting.drafter,
-                    policy=drafting.policy)
-    timed = schedule(plain, spec, profile)
-    guesses = [end - start for lane, start, end, kind in timed.blocks if kind == "draft"]
-    return Row(drafting, spec.alpha, spec.tokens_per_round, sum(guesses) / max(1, len(guesses)),
-               timed.decode_speedup, (spec.new_ids == plain.new_ids) if settings.greedy else None,
-               spec.drafted, spec.accepted, spec.target_calls, len(spec.new_ids), spec.text, profile.why_busy())
+    @property
+    def speedup(self) -> float:
+        return self.outcome.speedup
 
+    @property
+    def exact(self) -> bool | None:
+        return self.outcome.exact
 
-def cached_plain(service, prompt_ids: list[int], settings: SamplingSettings = GREEDY, seed: int = 0,
-                 max_new_tokens: int = 32) -> GenerationTrace:
-    """`plain_run` of the service's pair, once per server (call on the model worker)."""
-    key = ("cheaper-plain", tuple(prompt_ids), settings, seed, max_new_tokens)
-    return service.cached(key, lambda: plain_run(service.pair, prompt_ids, settings=settings, seed=seed,
-                                                 max_new_tokens=max_new_tokens))
+    @property
+    def target_calls(self) -> int:
+        return self.outcome.target_calls
 
+    @property
+    def new_tokens(self) -> int:
+        return len(self.outcome.spec.new_ids)
 
-def cached_row(service, prompt_ids: list[int], key: str, gamma: int = 4,
-               settings: SamplingSettings = GREEDY, seed: int = 0, max_new_tokens: int = 32,
-               draft: str = "aligned") -> Row:
-    """The drafting named `key` of DRAFTINGS on the service's pair, its draft model the student's
-    `draft` (lab.variants), priced by that pair's shared cost profile; once per server (call on the
-    model worker)."""
-    drafting = BY_KEY.get(key)
-    if drafting is None:
-        raise ValueError(f"The drafting must be one of {', '.join(BY_KEY)}; got {key!r}.")
-    plain = cached_plain(service, prompt_ids, settings, seed, max_new_tokens)
-    profile = costs.of_service(service, draft)
-    return service.cached(
-        ("cheaper-row", tuple(prompt_ids), key, gamma, settings, seed, max_new_tokens, draft, profile),
-        lambda: measure_drafting(service.pair_for(draft), prompt_ids, drafting, plain=plain, profile=profile,
-                                 gamma=gamma, settings=settings, seed=seed, max_new_tokens=max_new_tokens))
+    @property
+    def busy(self) -> str:
+        return self.outcome.profile.why_busy()
 
 
 def winner(rows: list[Row], among: tuple[str, ...] = ("model", "lookup", "hybrid")) -> Row:

@@ -2,7 +2,8 @@
 measured side by side with plain decoding on one prompt, or on a prompt set per category against
 the embedded pair's goals.
 
-Used by `python -m lab measure`, chapter 10's "use my models", bench/pairs.py and models/distil/.
+Used by `python -m lab measure`, bench/pairs.py and models/distil/ (wall-clock times; the live pages
+price one request with the pair's cost profile instead: lab.request).
 """
 from __future__ import annotations
 
@@ -116,33 +117,6 @@ def measure_steps(pair: ModelPair, prompt_ids: list[int], *, gamma: int | None =
         mean_target_seconds=plain_trace.mean_target_seconds, mean_draft_seconds=spec.mean_draft_seconds or 0.0,
         settings=settings.describe(), load=load, cores=costs.cores())
     return m, plain_trace, spec
-
-
-FAR = 0.25     # measured and predicted "differ a lot": by more than a quarter of the prediction
-
-
-def gap_sentence(m: Measurement, profile, priced: float) -> str:
-    """Why a measured speed-up differs from the analytic prediction ("" when they roughly agree).
-
-    `profile` is the pair's lab.costs.CostProfile and `priced` the request's decode speed-up with
-    every call at its profiled cost (what chapter 11 shows for the same request)."""
-    if abs(m.measured_speedup - m.predicted_speedup) <= FAR * m.predicted_speedup:
-        return ""
-    k = min(m.gamma + 1, profile.max_positions)
-    reasons = []
-    v = profile.verify_units(k)
-    if abs(v - 1) > 0.1:
-        reasons.append(f"the prediction counts a verify pass over γ + 1 = {k} positions as 1 target call, "
-                       f"while on this machine it costs {v:.2f} (priced so, this request runs {priced:.2f}×)")
-    if m.busy or profile.busy:
-        load, cores = max(m.load, profile.load), profile.cores
-        reasons.append(f"the machine was busy (load {load:.1f} on {cores} cores), so wall-clock times wander"
-                       if load > cores else "repeated timings on this machine differed widely (it was busy)")
-    if not reasons:
-        reasons.append("wall-clock time also pays for the prefill and the work between calls, which the "
-                       "model leaves out")
-    return (f"Measured {m.measured_speedup:.2f}× differs from predicted {m.predicted_speedup:.2f}× because "
-            + " and ".join(reasons) + ".")
 
 
 def _all_exact(flags: list[bool | None]) -> bool | None:

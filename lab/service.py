@@ -5,8 +5,8 @@ round-robin (lab.workqueue.FairQueue). Each browser may have `max_pending` jobs
 waiting and ask `rate` times a second (`burst` at once), and the whole server `max_total` jobs;
 past any of these, `QueueFull` says so in one sentence.
 Identical requests are computed once: one waiting in the queue is shared by everyone who asks for it
-meanwhile, results are kept in a bounded cache, and a live timing or measurement is shared while it
-is fresh. Pages call every method below through `run_as`, so even a million Monte-Carlo draws never
+meanwhile, and results are kept in a bounded cache: a request's outcome (lab.request: both
+generations priced by the pair's cost profile) is computed once for the class. Pages call every method below through `run_as`, so even a million Monte-Carlo draws never
 hold the event loop the class shares. Requests that involve the draft take the student's `draft`
 ("aligned", "weak" or "random", lab.variants), and their cache keys hold it; every draft shares the
 one target.
@@ -15,6 +15,7 @@ one target.
     owner = Owner(browser_id, session_id)        # queued under the browser, dropped with the session
     trace = await service.run_as(owner, service.generation_steps, ids)   # from a Panel callback
     trace = await service.run_as(owner, service.generation_steps, ids, draft="random")
+    outcome = await service.run_as(owner, service.outcome, Request(tuple(ids), drafter="lookup"))
 """
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ from concurrent.futures import Future
 
 import numpy as np
 
-from lab import compare, engine, measure, montecarlo
+from lab import compare, costs, engine, measure, montecarlo
+from lab.request import Outcome, Request
 from lab.sampling import SamplingSettings
 from lab.timeline import Race
 from lab.trace import RoundTrace
@@ -34,7 +36,6 @@ from lab.variants import DraftVariants
 
 from lab.workqueue import BURST, MAX_PENDING, MAX_TOTAL, RATE, FairQueue, Owner, QueueFull  # noqa: F401  Owner, QueueFull: for pages
 
-FRESH_SECONDS = 30   # a whole class pressing "Measure" at once shares one measurement this young
 _MISSING = object()     # peek's default where a cached value may be anything
 
 
@@ -77,37 +78,11 @@ class _SharedRounds:
         self._live.clear()
 
 
-class _Fresh:
-    """Live measurements shared while younger than FRESH_SECONDS; the newest `size` kept."""
-
-    def __init__(self, clock, size: int = 32):
-        self._clock, self._size = clock, size
-        self._items: OrderedDict = OrderedDict()     # key → (measured at, value)
-        self._lock = threading.Lock()
-
-    def fresh(self, key: tuple):
-        """The value kept for `key` while it is fresh, else None."""
-        with self._lock:
-            hit = self._items.get(key)
-        return hit[1] if hit is not None and self._clock() - hit[0] < FRESH_SECONDS else None
-
-    def put(self, key: tuple, value) -> None:
-        with self._lock:
-            self._items[key] = (self._clock(), value)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-
-
 class ModelService:
     def __init__(self, pair_provider, cache_size: int = 256, max_pending: int = MAX_PENDING,
                  max_total: int = MAX_TOTAL, live_rounds: int = 24, clock=time.monotonic,
                  rate: float = RATE, burst: int = BURST):
         self._pair_provider = pair_provider
-        self._measurements = _Fresh(clock, size=16)  # (pair, draft, prompt, settings…) → measurement
         self._queue = FairQueue(max_pending, max_total, rate, burst, clock)
         self._cache: OrderedDict = OrderedDict()
         self._cache_size = cache_size
@@ -168,7 +143,6 @@ class ModelService:
         with self._lock:
             self._cache.clear()
             self._rounds.clear()
-        self._measurements.clear()
         self.variants.clear()
 
     # The requests pages make, each cached by its full description; `draft` is the student's
@@ -203,18 +177,18 @@ class ModelService:
         return measure.finish(self.generation_steps(prompt_ids, draft=draft, **kwargs))
 
     def round(self, prompt_ids: list[int], index: int, *, settings=SamplingSettings(), gamma=4, seed=0,
-              max_new_tokens=48, draft="aligned", policy=None) -> tuple[RoundTrace, bool]:
+              max_new_tokens=48, draft="aligned", policy=None, drafter=None) -> tuple[RoundTrace, bool]:
         """Round `index` of a speculative generation, and whether it was the last one.
 
         Rounds are made one at a time, when a page first asks for them, by one `Decoder` per
-        (pair, draft, prompt, settings, γ, seed) shared by every page that asks: a class on the default
+        (pair, draft, prompt, settings, γ, seed, drafting) shared by every page that asks: a class on the default
         prompt computes each round once. Seeded, so the rounds are what a page's own decoder would
         make. Call from the worker (one thread steps a decoder at a time).
         """
-        key = (self.pair.name, draft, tuple(prompt_ids), settings, gamma, seed, max_new_tokens, policy)
+        key = (self.pair.name, draft, tuple(prompt_ids), settings, gamma, seed, max_new_tokens, policy, drafter)
         return self._rounds.round(key, index, lambda: engine.Decoder(
             self.pair_for(draft), list(prompt_ids), gamma=gamma, settings=settings, seed=seed,
-            max_new_tokens=max_new_tokens, keep_rows=False, policy=policy))
+            max_new_tokens=max_new_tokens, keep_rows=False, policy=policy, drafter=drafter))
 
     def first_guesses(self, prompt_ids: list[int], target_ids: list[int], draft="aligned"):
         key = ("first_guesses", tuple(prompt_ids), tuple(target_ids), draft)
@@ -226,31 +200,30 @@ class ModelService:
                                                                          settings))
 
     def race(self, prompt_ids: list[int], settings=SamplingSettings(), n_tokens: int = 20, draft="aligned") -> Race:
-        """Both models decode `n_tokens` alone (chapter 1); the draft's text scored by the target."""
+        """Both models decode `n_tokens` alone (chapter 1), each call priced by the pair's cost profile;
+        the draft's text scored by the target."""
         def lane(writer):
             return self.generation(prompt_ids, mode="plain", settings=settings, max_new_tokens=n_tokens,
                                    writer=writer, draft=draft)
         big, small = lane("target"), lane("draft")
         p = (compare.token_probability(self.pair, list(prompt_ids), small.new_ids, compare.RAW)
              if small.new_ids else [])
-        return Race.of(big, small, p)
+        return Race.of(big, small, p, costs.of_service(self, draft))
 
-    def measurement(self, prompt_ids: list[int], *, gamma: int = 4, settings=SamplingSettings(),
-                    max_new_tokens: int = 48, seed: int = 0, draft="aligned"):
-        """`lab.measure.measure` of the live pair drafting with `draft` (chapter 10's "Use my models"),
-        shared while fresh (FRESH_SECONDS): a class pressing it together queues one measurement.
-
-        A long job: a generator the worker runs a decoding round at a time, letting a browser that has
-        used the worker less recently go between rounds (lab.workqueue); `lab.measure.finish` runs it
-        to its end anywhere else."""
-        key = (self.pair.name, draft, tuple(prompt_ids), gamma, settings, max_new_tokens, seed)
-        kept = self._measurements.fresh(key)
-        if kept is not None:
+    def outcome(self, request: Request):
+        """The request decoded plainly and with its drafting, priced by the pair's one cost profile
+        (lab.request.Outcome): every page showing this request shows these figures. Cached per request
+        and profile; a long job (a generator the worker runs a round at a time) whose generations are
+        `generation_steps`', shared with every page that asks for them."""
+        profile = costs.of_service(self, request.draft)
+        key = ("outcome", request, profile)
+        kept = self.peek(key, _MISSING)
+        if kept is not _MISSING:
             return kept
-        value = yield from measure.measure_steps(self.pair_for(draft), list(prompt_ids), gamma=gamma,
-                                                 settings=settings, max_new_tokens=max_new_tokens, seed=seed)
-        self._measurements.put(key, value)
-        return value
+        ids = list(request.prompt_ids)
+        plain = yield from self.generation_steps(ids, **request.plain())
+        spec = yield from self.generation_steps(ids, **request.generation())
+        return self.cached(key, lambda: Outcome.of(request, plain, spec, profile))
 
     def monte_carlo(self, p: np.ndarray, q: np.ndarray, rule: str, n: int, seed: int = 0) -> np.ndarray:
         """Counts per token of `n` seeded rounds of accept + correct under `rule` (lab.montecarlo)."""

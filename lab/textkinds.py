@@ -37,6 +37,11 @@ class KindResult:
     new_tokens: int
     target_calls: int
 
+    @classmethod
+    def of_trace(cls, kind: str, prompt: str, trace) -> "KindResult":
+        """One prompt's generation (lab.trace.GenerationTrace) as a result of its own."""
+        return cls(kind, (prompt,), trace.drafted, trace.accepted, len(trace.new_ids), trace.target_calls)
+
     @property
     def label(self) -> str:
         return LABELS.get(self.kind, self.kind)

@@ -1,6 +1,6 @@
 """Traces laid on a time axis: chapter 1's race of two writers and chapter 11's two schedules.
 
-    race = Race.of(big_trace, small_trace, draft_target_p)    # seconds, as measured
+    race = Race.of(big_trace, small_trace, draft_target_p, profile)   # seconds, priced by the profile
     calls_until(race.target_ends, t)                          # the call bars drawn at time t
     s = schedule(plain_trace, spec_trace, costs.profile(pair))  # target-call units, measured costs
     s.decode_speedup                                          # the request's decode speed-up
@@ -14,14 +14,15 @@ from lab.trace import GenerationTrace
 
 UNLIKELY = 0.15          # "a word the big model would pick less than 15% of the time here"
 LANES = ("draft + verify", "standard")
-REQUEST_TOKENS = 32      # the request chapters 10 and 11 both time: its new tokens
+REQUEST_TOKENS = 32      # the new tokens of a live page's request (lab.request)
 
 
-def lane(trace: GenerationTrace) -> tuple[list[str], list[float]]:
-    """Each emitted token's text and the time its call finished, from the first decode call."""
+def lane(trace: GenerationTrace, call_seconds: float | None = None) -> tuple[list[str], list[float]]:
+    """Each emitted token's text and the time its call finished, from the first decode call: each
+    call as it was timed, or `call_seconds` each (a call's cost in the pair's cost profile)."""
     texts, ends, clock = [], [], 0.0
     for r in trace.rounds:
-        clock += r.target_seconds
+        clock += r.target_seconds if call_seconds is None else call_seconds
         for t in r.emitted_texts:
             texts.append(t)
             ends.append(clock)
@@ -36,11 +37,15 @@ class Race:
     draft_texts: list[str]
     draft_ends: list[float]
     draft_target_p: list[float]        # target's probability of each draft token, same prefix
+    busy: str = ""                     # why the cost profile's times are unreliable ("" when they are not)
 
     @classmethod
-    def of(cls, big: GenerationTrace, small: GenerationTrace, draft_target_p: list[float]) -> Race:
-        (tt, te), (dt, de) = lane(big), lane(small)
-        return cls(tt, te, dt, de, list(draft_target_p))
+    def of(cls, big: GenerationTrace, small: GenerationTrace, draft_target_p: list[float],
+           profile: CostProfile | None = None) -> Race:
+        """Both lanes, each call priced by `profile` (a target call its `unit`, a draft call its
+        `draft_seconds`: the times chapters 3, 10 and 11 use), or as timed when there is none."""
+        (tt, te), (dt, de) = (lane(big, profile and profile.unit), lane(small, profile and profile.draft_seconds))
+        return cls(tt, te, dt, de, list(draft_target_p), profile.why_busy() if profile else "")
 
     @property
     def target_done(self) -> float:

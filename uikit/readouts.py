@@ -1,11 +1,13 @@
 """Chapter 10's read-outs as HTML: the lecture's table (seed 002) for a chosen c, the formula
 worked through for α, γ, c, the predict question's answer worked through, the note on the measured
-round cost, and the live pair's measurement beside its priced speed-up.
+round cost, and the student's request measured (lab.request.Outcome).
 
 Pure formatting of numbers from lab.analytic and lab.measure; the panes that show them live in the
 chapter (styled by uikit.styles.TABLE_CSS).
 """
 from __future__ import annotations
+
+import html
 
 import numpy as np
 
@@ -61,12 +63,16 @@ def cost_note_html(profile, g: int) -> str:
     return f"<p class='cost-note'>{note}</p>"
 
 
-def live_html(m, priced: float, gap: str) -> str:
-    """The live pair's measurement (lab.measure.Measurement), its priced speed-up and why it differs."""
-    ms = 1000 * m.mean_draft_seconds, 1000 * m.mean_target_seconds
-    return (f"<div class='speclab-live'><b>{m.target}</b> with draft <b>{m.draft}</b>, γ = {m.gamma}, {m.settings}, "
-            f"{m.new_tokens} tokens:<br>measured α = {m.alpha:.2f}; c = {m.c:.2f} from the pair's cost profile (draft "
-            f"call {ms[0]:.1f} ms ÷ target call {ms[1]:.1f} ms)<br>predicted speed-up <b>{m.predicted_speedup:.2f}×</b>"
-            f" · measured speed-up <b>{m.measured_speedup:.2f}×</b> (plain {m.plain_seconds:.2f} s vs speculative "
-            f"{m.speculative_seconds:.2f} s)<br>priced with this pair's measured costs (as chapter 11 draws it): "
-            f"decode speed-up <b class='priced-speedup'>{priced:.2f}×</b>" + (f"<br>{gap}" if gap else "") + "</div>")
+def live_html(o) -> str:
+    """The student's request measured (lab.request.Outcome): who guessed, α, target calls, the speed-up
+    on this machine, why, the formula's prediction beside it and the projection to a lecture-scale pair."""
+    r, gap = o.request, o.gap()
+    return (f"<div class='speclab-live'><b>Your request</b>: {r.max_new_tokens} tokens, "
+            f"{html.escape(r.settings.describe())}; guesses by <b class='drafter'>{html.escape(r.describe())}</b>"
+            f" ({html.escape(o.who())}).<br>Measured: α = {o.alpha or 0:.2f} · "
+            f"<b class='target-calls'>{o.target_calls}</b> target calls instead of {o.plain_calls} · "
+            f"{o.tokens_per_call:.2f} tokens per call · c = {o.c:.2f} a guess<br>Speed-up on this machine: "
+            f"<b class='priced-speedup'>{o.speedup:.2f}×</b> (every call priced by this pair's cost profile, "
+            f"as chapters 11 and 12 show this request). {html.escape(o.verdict())}<br>The formula at the "
+            f"sliders (now this request's α, γ, c) predicts {o.predicted():.2f}×." + (f" {html.escape(gap)}" if gap else "")
+            + f"<br><i>{html.escape(o.projection_sentence())}</i></div>")

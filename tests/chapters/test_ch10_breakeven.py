@@ -53,14 +53,27 @@ def test_a_draft_as_dear_as_the_target_breaks_even_only_at_alpha_one(chapter):
     assert not chapter.figs.break_span.visible and "never" in chapter.readout.object
 
 
-def test_use_my_models_fills_alpha_and_c(chapter):
+def test_use_my_models_fills_alpha_gamma_and_c_from_the_request(chapter):
     asyncio.run(chapter.use_my_models())
-    m = chapter.measurement
-    assert m is not None
-    assert chapter.alpha == pytest.approx(round(m.alpha, 2))
-    assert chapter.c == pytest.approx(round(min(2, m.c), 2))
-    assert f"{m.measured_speedup:.2f}×" in chapter.live.object
-    assert f"{m.predicted_speedup:.2f}×" in chapter.live.object
+    o = chapter.outcome
+    assert o is not None and o.request.drafter == "model" and o.request.policy == "constant"
+    assert chapter.alpha == pytest.approx(round(o.alpha, 2)) and chapter.gamma == o.mean_gamma
+    assert chapter.c == pytest.approx(round(min(2, o.c), 2))
+    live = chapter.live.object
+    assert f"<b class='priced-speedup'>{o.speedup:.2f}×</b>" in live
+    assert f"predicts {o.predicted():.2f}×" in live and o.verdict().split(":")[0] in live
+    assert "the draft model, γ = 4 guesses a round" in live and f"<b class='target-calls'>{o.target_calls}</b>" in live
+    assert "Projection, not a measurement" in live
+    # the formula read-out at the sliders now gives the prediction shown beside the measurement
+    assert f"<b>{o.predicted():.2f}×</b>" in chapter.readout.object
+
+
+def test_the_switch_of_who_guesses_measures_that_drafting(chapter):
+    chapter.state.drafter = "lookup"
+    asyncio.run(chapter.use_my_models())
+    assert chapter.outcome.request.drafter == "lookup" and chapter.outcome.spec.drafter == "lookup"
+    assert "copying from the text" in chapter.live.object
+    assert chapter.preset_bar.guesser.visible and chapter.preset_bar.guesser.value == "lookup"
 
 
 def test_when_no_gamma_pays_it_says_dont_draft(chapter):
@@ -92,46 +105,28 @@ def test_the_lecture_and_the_measured_cost_curves_side_by_side(chapter):
 
 def test_the_live_request_is_priced_with_the_shared_profile(chapter):
     asyncio.run(chapter.use_my_models())
-    m, profile = chapter.measurement, chapter.profile
-    assert profile is costs.profile(chapter.state.service.pair)
-    assert f"{chapter.priced:.2f}×" in chapter.live.object
+    o, profile = chapter.outcome, chapter.profile
+    assert profile is costs.profile(chapter.state.service.pair) and o.profile is profile
     # chapter 11's request: the same prompt, γ, seed, settings and length, priced by the same profile
     svc, st = chapter.state.service, chapter.state
     ids = st.safe_prompt_ids()
     plain, spec = (svc.generation(ids, mode=mode, settings=st.settings, gamma=st.gamma, seed=st.seed,
-                                  max_new_tokens=REQUEST_TOKENS) for mode in ("plain", "speculative"))
-    assert spec.new_ids == plain.new_ids and m.new_tokens == len(spec.new_ids)
-    assert chapter.priced == pytest.approx(schedule(plain, spec, profile).decode_speedup)
+                                  max_new_tokens=REQUEST_TOKENS, drafter="model", policy="constant")
+                   for mode in ("plain", "speculative"))
+    assert spec.new_ids == plain.new_ids == o.spec.new_ids and o.spec.target_calls == spec.target_calls
+    assert o.speedup == pytest.approx(schedule(plain, spec, profile).decode_speedup)
     # the c on the slider is the profile's, the c chapter 11 draws
-    assert m.c == profile.c and chapter.c == pytest.approx(round(min(2, profile.c), 2))
-    assert m.predicted_speedup == pytest.approx(float(analytic.speedup(m.alpha, 4, profile.c)))
-
-
-def test_a_large_gap_gets_one_sentence_why():
-    from lab.measure import Measurement, gap_sentence
-    base = dict(target="t", draft="d", drafter="model", policy="constant", gamma=4, new_tokens=32, alpha=0.14,
-                tokens_per_round=1.1, c=0.3, predicted_speedup=0.63, measured_speedup=0.29,
-                matches_target_greedy=True, text="", plain_seconds=1.0, speculative_seconds=3.4,
-                mean_target_seconds=0.01, mean_draft_seconds=0.003, settings="greedy", load=0.2, cores=2)
-    profile = CostProfile(pair="t", draft_seconds=0.003, verify_seconds=(0.01,) + (0.018,) * 16,
-                          prefill_seconds=0.1, prefill_tokens=64, spread=0.0, load=0.2, cores=2, threads=1,
-                          busy=False)
-    why = gap_sentence(Measurement(**base), profile, 0.4)
-    assert why.startswith("Measured 0.29× differs from predicted 0.63×") and "costs 1.80" in why
-    assert "busy" not in why
-    busy = gap_sentence(Measurement(**{**base, "load": 3.5}), profile, 0.4)
-    assert "busy (load 3.5 on 2 cores)" in busy
-    assert gap_sentence(Measurement(**{**base, "measured_speedup": 0.6}), profile, 0.4) == ""
+    assert o.c == pytest.approx(profile.c) and chapter.c == pytest.approx(round(min(2, profile.c), 2))
 
 
 def _count_measurements(monkeypatch, chapter):
-    """The live-pair measurements the chapter sends to the model worker, counted."""
+    """The requests the chapter sends to the model worker to be measured, counted by their γ."""
     service, calls = chapter.state.service, []
     run_as = service.run_as
 
     async def counting(owner, fn, *args, **kwargs):
-        if getattr(fn, "__name__", "") == "measurement":
-            calls.append(kwargs.get("gamma"))
+        if getattr(fn, "__name__", "") == "outcome":
+            calls.append(args[0].gamma)
         return await run_as(owner, fn, *args, **kwargs)
     monkeypatch.setattr(service, "run_as", counting)
     return calls
@@ -139,28 +134,27 @@ def _count_measurements(monkeypatch, chapter):
 
 def test_measure_live_keeps_the_result_and_leaves_the_sliders(chapter, monkeypatch):
     calls = _count_measurements(monkeypatch, chapter)
-    chapter.param.update(alpha=0.33, gamma=3, c=0.77)   # where the lecturer is dragging
+    chapter.state.gamma = 3                              # the student's γ: their request
+    chapter.param.update(alpha=0.33, gamma=5, c=0.77)    # where the lecturer is dragging
     got = asyncio.run(chapter.measure_live())
     assert calls == [3] and got is not None
-    m, profile, priced = got
-    assert m.gamma == 3 and profile is costs.profile(chapter.state.service.pair)
-    assert (chapter.alpha, chapter.gamma, chapter.c) == (0.33, 3, 0.77)
-    assert chapter.measurement is None and chapter.live.object == ""
-    # Use my models applies the kept measurement: no second model call, the sliders move to it
+    assert got.request.gamma == 3 and got.profile is costs.profile(chapter.state.service.pair)
+    assert (chapter.alpha, chapter.gamma, chapter.c) == (0.33, 5, 0.77)
+    assert chapter.outcome is None and chapter.live.object == ""
+    # Use my models applies the kept outcome: no second model call, the sliders move to it
     asyncio.run(chapter.use_my_models())
-    assert calls == [3]
-    assert chapter.measurement is m and chapter.priced == priced
-    assert chapter.alpha == pytest.approx(round(m.alpha, 2)) and chapter.c == pytest.approx(round(min(2, m.c), 2))
-    assert f"{m.measured_speedup:.2f}×" in chapter.live.object
+    assert calls == [3] and chapter.outcome is got
+    assert chapter.alpha == pytest.approx(round(got.alpha, 2)) and chapter.c == pytest.approx(round(min(2, got.c), 2))
+    assert f"{got.speedup:.2f}×" in chapter.live.object
 
 
-def test_a_kept_measurement_of_another_gamma_is_not_used(chapter, monkeypatch):
+def test_a_kept_outcome_of_another_request_is_not_used(chapter, monkeypatch):
     calls = _count_measurements(monkeypatch, chapter)
-    chapter.param.update(gamma=2)
+    chapter.state.gamma = 2
     asyncio.run(chapter.measure_live())
-    chapter.param.update(gamma=5)
+    chapter.state.gamma = 5
     asyncio.run(chapter.use_my_models())
-    assert calls == [2, 5] and chapter.measurement.gamma == 5
+    assert calls == [2, 5] and chapter.outcome.request.gamma == 5
 
 
 def test_the_tour_starts_use_my_models_ahead():
@@ -179,13 +173,14 @@ def test_a_measurement_shows_its_time_left_estimated_from_the_last_one(chapter, 
         seen.append((chapter.time_left.__panel__().visible, chapter.time_left.estimate))
         return await original(fn, *args, **kwargs)
     monkeypatch.setattr(chapter, "run_model", watching)
-    chapter.param.update(gamma=2)
-    m, _, _ = asyncio.run(chapter.measure_live())
-    assert seen[0] == (True, None)                              # the first: "estimating…"
-    assert ch10_breakeven.LAST_SECONDS == [m.plain_seconds + m.speculative_seconds]
-    chapter.param.update(gamma=3)
+    chapter.state.gamma = 2
     asyncio.run(chapter.measure_live())
-    assert seen[2] == (True, m.plain_seconds + m.speculative_seconds)   # the next: the last one's time
+    assert seen[0] == (True, None)                              # the first: "estimating…"
+    (took,) = ch10_breakeven.LAST_SECONDS
+    assert took > 0
+    chapter.state.gamma = 3
+    asyncio.run(chapter.measure_live())
+    assert seen[1] == (True, took)                              # the next: the last one's time
     assert not chapter.time_left.__panel__().visible
 
 

@@ -65,3 +65,24 @@ def test_the_lane_legend_waits_for_its_blocks(make_chapter, chapter):
     assert fresh.lane_fig.legend[0].visible is False and fresh.cum_fig.legend[0].visible is False
     assert chapter.block_src.data["kind"] and chapter.plain_cum.data["t"]
     assert chapter.lane_fig.legend[0].visible is True and chapter.cum_fig.legend[0].visible is True
+
+
+@pytest.mark.parametrize("faster", [False, True])
+def test_the_captions_say_slower_or_faster_as_the_figure_does(make_chapter, faster):
+    """A scripted slower run (α 0.25, dear verify passes) and a faster one (every copied guess kept):
+    the verdict under the figure, the card and the takeaway never contradict the measured speed-up."""
+    from tests.helpers import CHEAP, DEAR, scripted_outcome, scripted_round
+    o = (scripted_outcome([scripted_round(i, 4, 4, "lookup") for i in range(8)], CHEAP, 0.02, "lookup") if faster
+         else scripted_outcome([scripted_round(i, 4, 1) for i in range(8)], DEAR, 0.018))
+    ch = make_chapter(TimelineChapter)
+    ch.show(o)
+    assert (o.speedup > 1) is faster and ch.sched is o.timed
+    summary, cards = ch.summary.object, ch.cards.object
+    verdict = "Faster here" if faster else "Slower here"
+    assert f"{verdict} ({o.speedup:.2f}×)" in summary and f"{o.speedup:.2f}×</b>" in summary
+    assert ("Slower here" in summary) is not faster and ("Faster here" in summary) is faster
+    assert ("yet decoding was slower" in cards) is not faster and ("as fast" in cards) is faster
+    assert "copied from the text in 8 rounds" in summary if faster else "the draft model in 8 rounds" in summary
+    copied = "guesses copied from the text (about 0 each)</td><td>0</td><td>{}</td>".format(32 if faster else 0)
+    assert copied in summary
+    assert "Speed comes from a second model" not in TimelineChapter.takeaway

@@ -1,4 +1,6 @@
 """Chapter 12: every drafting measured on the student's prompt, its numbers those of real runs."""
+import asyncio
+
 import pytest
 
 from chapters.ch12_cheaper_guesses import GUESSERS, CheaperGuessesChapter
@@ -19,27 +21,29 @@ def chapter(small_chapter):
 
 def test_each_row_is_a_real_run_of_its_drafting_and_writes_the_plain_text(chapter):
     rows = measured(chapter)
-    assert [r.drafting.key for r in rows] == ["model", "lookup", "hybrid", "adaptive", "confident"]
+    assert [r.drafting.key for r in rows] == ["model", "lookup", "hybrid", "adaptive", "confident", "auto"]
     pair, ids = chapter.state.service.pair, chapter.state.prompt_ids()
     plain = generate(pair, ids, mode="plain", settings=GREEDY, max_new_tokens=N)
     profile = costs.profile(pair)                  # the pair's shared cost profile prices every call
     for row in rows:
         d = row.drafting
-        spec = generate(pair, ids, settings=GREEDY, gamma=4, max_new_tokens=N, drafter=d.drafter, policy=d.policy)
+        spec = generate(pair, ids, settings=GREEDY, gamma=d.gamma or 4, max_new_tokens=N, drafter=d.drafter,
+                        policy=d.policy)
         # exact for model drafts; a copy's own microseconds differ from run to run
         exact = d.drafter == "model"
         assert row.speedup == pytest.approx(schedule(plain, spec, profile).decode_speedup, rel=1e-9 if exact else 0.01)
         if d.drafter == "model":
             assert row.c == pytest.approx(profile.c)
-        assert (row.drafted, row.accepted, row.target_calls) == (spec.drafted, spec.accepted, spec.target_calls)
+        got = row.outcome.spec
+        assert (got.drafted, got.accepted, row.target_calls) == (spec.drafted, spec.accepted, spec.target_calls)
         assert row.alpha == spec.alpha
         assert row.tokens_per_call == pytest.approx(len(spec.new_ids) / spec.target_calls)
         assert row.exact is True and spec.new_ids == plain.new_ids
         assert row.speedup > 0 and row.c >= 0
         table = chapter.table.object
-        assert f"{row.tokens_per_call:.2f} ({row.target_calls} calls)" in table
+        assert f"{row.tokens_per_call:.2f} (<span class='target-calls'>{row.target_calls}</span> calls)" in table
         assert f"{row.speedup:.2f}×" in table
-    assert chapter.table.object.count("✓ yes, token for token") == 5
+    assert chapter.table.object.count("✓ yes, token for token") == 6
     assert "Every drafting wrote exactly plain decoding's text." in chapter.summary.object
     assert list(chapter.bars.source.data["speedup"]) == [r.speedup for r in rows]
 
@@ -50,8 +54,8 @@ def test_the_policies_change_how_much_is_drafted_not_what_is_written(chapter):
     assert lookup.c < 0.05                        # a copy costs no model call
     confident = generate(chapter.state.service.pair, chapter.state.prompt_ids(), gamma=4, max_new_tokens=N,
                          drafter="model", policy=cheaper.BY_KEY["confident"].policy)
-    assert rows["confident"].drafted == confident.drafted <= rows["model"].drafted
-    assert len({r.text for r in rows.values()}) == 1
+    assert rows["confident"].outcome.spec.drafted == confident.drafted <= rows["model"].outcome.spec.drafted
+    assert len({r.outcome.spec.text for r in rows.values()}) == 1
 
 
 def test_the_verdict_waits_for_the_edit_prompt(chapter):
@@ -80,9 +84,17 @@ def test_a_changed_prompt_clears_the_table(chapter):
     measured(chapter)
     assert chapter.rows
     chapter.state.prompt = "the dog ran in the park"
-    measured(chapter)                              # what the page's hook does after the change
+    again = []
+
+    async def measure():                           # the hook measures again: record it, measure later
+        again.append(chapter.table.object)
+    real, chapter.measure = chapter.measure, measure
+    asyncio.run(chapter.on_settings_changed({"prompt"}))       # what a served page runs on the change
+    assert chapter.rows == [] and again == [""] and chapter.summary.object == ""
+    chapter.measure = real
+    measured(chapter)
     assert chapter.plain.prompt_ids == chapter.state.prompt_ids()
-    assert len(chapter.rows) == 5
+    assert len(chapter.rows) == len(cheaper.DRAFTINGS)
 
 
 def test_an_empty_prompt_is_one_sentence(chapter):
@@ -101,3 +113,13 @@ def test_speedup_values_are_not_crossed_by_the_break_even_line():
     values = centre[kinds.index(LabelSet)]
     assert kinds.index(LabelSet) > kinds.index(Span)
     assert values.background_fill_color == "#ffffff" and values.background_fill_alpha >= 0.85
+
+
+def test_the_draft_model_row_is_the_request_the_other_live_pages_show(chapter):
+    """Chapters 4, 10, 11 and 13 ask for the student's request with the draft model guessing; the
+    table's draft-model row is that very outcome (one object from the service's cache)."""
+    rows = {r.drafting.key: r for r in measured(chapter)}
+    request = chapter.state.request(chapter.state.prompt_ids(), drafter="model", max_new_tokens=N)
+    service = chapter.state.service
+    assert service.submit(service.outcome, request).result(60) is rows["model"].outcome
+    assert "Fewest target calls" in chapter.summary.object

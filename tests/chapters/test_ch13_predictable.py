@@ -75,3 +75,16 @@ def test_an_unusable_prompt_is_one_sentence_and_the_kinds_still_show(chapter):
     results = measured(chapter)
     assert [r.kind for r in results] == list(textkinds.KINDS)
     assert "empty" in chapter.problem.object and chapter.predict.ready
+
+
+def test_your_prompts_alpha_is_your_requests_as_every_live_page_shows_it(chapter):
+    results = measured(chapter)
+    request = chapter.state.request(chapter.state.prompt_ids(), drafter="model", max_new_tokens=N)
+    service = chapter.state.service
+    outcome = service.submit(service.outcome, request).result(60)
+    yours = results[-1]
+    assert (yours.accepted, yours.drafted) == (outcome.spec.accepted, outcome.spec.drafted)
+    assert yours.alpha == pytest.approx(outcome.alpha) and yours.target_calls == outcome.target_calls
+    page = chapter.__panel__()
+    rendered = " ".join(str(getattr(o, "object", "")) for o in page.select(lambda o: hasattr(o, "object")))
+    assert "heldout_prompts" not in rendered and "models/" not in rendered     # no repository paths for students

@@ -1,16 +1,9 @@
-"""lab.breakeven: chapter 10's numbers from the analytic model, and a live measurement priced by the
-pair's one cost profile."""
+"""lab.breakeven: chapter 10's numbers from the analytic model (its live side: tests/lab/test_request.py)."""
 import numpy as np
 import pytest
 
 from lab import analytic
-from lab.breakeven import ALPHAS, QUESTION, numbers, priced, question_verdict
-from lab.measure import measure, predicted
-from lab.prompts import DEFAULT_PROMPT, encode_prompt
-from lab.sampling import GREEDY
-from lab.timeline import schedule
-from lab.tiny import tiny_pair
-from tests.lab.test_costs import made
+from lab.breakeven import ALPHAS, QUESTION, numbers, question_verdict
 
 
 def test_the_lectures_row_and_the_best_gamma():
@@ -33,17 +26,3 @@ def test_the_predict_question_is_slower_by_the_formula():
     a, g, c = QUESTION
     verdict, s = question_verdict()
     assert verdict == "slower" and s == pytest.approx(float(analytic.speedup(a, g, c))) and s < 1
-
-
-def test_a_live_measurement_is_told_with_the_shared_profile():
-    pair = tiny_pair()
-    ids = encode_prompt(pair.tokenizer, DEFAULT_PROMPT)
-    m, plain, spec = measure(pair, ids, gamma=4, settings=GREEDY, max_new_tokens=8, warmup=False)
-    profile = made(verify=[0.1 * (1 + 0.1 * k) for k in range(17)], draft=0.02)   # c = 0.2, v(k) = 1 + 0.1(k − 1)
-    told, same, decode = priced(m, plain, spec, profile)
-    assert same is profile and profile.c == pytest.approx(0.2) and m.c != pytest.approx(0.2)
-    assert (told.c, told.mean_draft_seconds, told.mean_target_seconds) == (profile.c, 0.02, profile.unit)
-    assert told.predicted_speedup == predicted(m.alpha, spec.drafted / max(1, spec.target_calls), profile.c)
-    assert decode == schedule(plain, spec, profile).decode_speedup
-    # what was measured stays as measured
-    assert (told.alpha, told.measured_speedup, told.plain_seconds) == (m.alpha, m.measured_speedup, m.plain_seconds)

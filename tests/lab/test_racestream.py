@@ -1,5 +1,9 @@
 import math
 
+import pytest
+
+from lab import costs
+
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
 from lab.racestream import cached_race, stream_race
 from lab.sampling import GREEDY, SamplingSettings
@@ -12,10 +16,17 @@ def test_the_streamed_race_is_the_service_race_and_grows_in_time_order():
     ids = encode_prompt(pair.tokenizer, DEFAULT_PROMPT)
     settings = SamplingSettings(1.0)
     steps = []
-    race = stream_race(pair, ids, settings, 12, on_progress=lambda r, t: steps.append((r, t)))
-    reference = ModelService(lambda: pair).race(ids, settings, 12)
+    service = ModelService(lambda: pair)
+    profile = costs.of_service(service)
+    race = stream_race(pair, ids, settings, 12, profile, on_progress=lambda r, t: steps.append((r, t)))
+    reference = service.race(ids, settings, 12)
     assert race.target_texts == reference.target_texts and race.draft_texts == reference.draft_texts
     assert race.draft_target_p == reference.draft_target_p
+    # every call at its price in the pair's one cost profile, as chapters 3, 10 and 11 price it
+    assert race.target_ends == reference.target_ends == pytest.approx(
+        [profile.unit * (i + 1) for i in range(len(race.target_ends))])
+    assert race.draft_ends == pytest.approx([profile.draft_seconds * (i + 1) for i in range(len(race.draft_ends))])
+    assert race.busy == profile.why_busy()
     assert len(steps) == len(race.target_texts) + len(race.draft_texts) - 1
     frontiers = [t for _, t in steps]
     assert frontiers == sorted(frontiers)
@@ -35,3 +46,13 @@ def test_a_cached_race_streams_no_progress():
     n = len(calls)
     assert n > 0 and cached_race(service, ids, GREEDY, 8, lambda r, t: calls.append(t)) is first
     assert len(calls) == n
+
+
+def test_a_busy_profile_is_flagged_on_the_race():
+    from tests.lab.test_costs import made
+    pair = tiny_pair()
+    ids = encode_prompt(pair.tokenizer, DEFAULT_PROMPT)
+    busy = made(verify=[0.05] * 17, draft=0.01, busy=True, load=5.0)
+    race = stream_race(pair, ids, GREEDY, 4, busy)
+    assert race.busy == busy.why_busy() and "busy" in race.busy
+    assert race.target_done == pytest.approx(0.05 * len(race.target_ends))

@@ -117,25 +117,20 @@ def test_a_race_lays_out_both_writers(service):
     assert all(0 <= p <= 1 for p in race.draft_target_p) and race.end > 0
 
 
-def test_many_tabs_pressing_use_my_models_share_one_fresh_measurement(monkeypatch):
-    from lab import measure
+def test_many_tabs_asking_for_one_request_share_one_outcome(monkeypatch):
+    from lab.request import Request
     pair = tiny_pair()
-    now = [0.0]
-    service = ModelService(lambda: pair, clock=lambda: now[0])
-    calls = []
+    service = ModelService(lambda: pair)
+    steps = []
+    real = service.generation_steps
 
-    def measure_steps(p, ids, **kw):               # a long job: two steps, then its result
-        calls.append(kw)
-        yield
-        yield
-        return (f"m{len(calls)}",)
-    monkeypatch.setattr(measure, "measure_steps", measure_steps)
-    ids = pair.tokenizer.encode("the cat sat")
-    got = [service.submit(service.measurement, ids, gamma=4, owner=Owner("b", f"t{i}")).result(10)
-           for i in range(5)]
-    assert got == [("m1",)] * 5 and len(calls) == 1
-    now[0] += 31
-    assert service.submit(service.measurement, ids, gamma=4).result(10) == ("m2",)   # stale: again
+    def counted(*args, **kwargs):             # each generation the outcome asks for, counted
+        steps.append(kwargs["mode"])
+        return (yield from real(*args, **kwargs))
+    monkeypatch.setattr(service, "generation_steps", counted)
+    request = Request(tuple(pair.tokenizer.encode("the cat sat")), gamma=3, max_new_tokens=6)
+    got = [service.submit(service.outcome, request, owner=Owner("b", f"t{i}")).result(60) for i in range(5)]
+    assert all(o is got[0] for o in got) and steps == ["plain", "speculative"]
 
 
 # --- the student's draft: aligned, weak or random (lab.variants) ------------------------------------
@@ -222,6 +217,8 @@ def test_cache_keys_hold_the_draft(monkeypatch):
     assert rounds["random"].drafts[0].q == pytest.approx(1 / len(pair.tokenizer))   # q uniform
     race = {d: service.race(ids, n_tokens=6, draft=d) for d in ("aligned", "random")}
     assert race["aligned"].draft_texts != race["random"].draft_texts
-    measured = {d: finish(service.measurement(ids, gamma=3, max_new_tokens=6, draft=d))[0]
+    from lab.request import Request
+    measured = {d: finish(service.outcome(Request(tuple(ids), gamma=3, max_new_tokens=6, draft=d)))
                 for d in ("aligned", "random")}
-    assert measured["random"].draft == "random draft (uniform)" and measured["aligned"].draft == pair.draft_label
+    assert measured["random"].spec.new_ids == measured["aligned"].spec.new_ids     # the target's text either way
+    assert measured["random"].alpha < measured["aligned"].alpha

@@ -26,7 +26,7 @@ def test_the_switch_offers_what_the_pair_has_and_sets_the_draft(state):
     assert state.draft == "random" and "almost nothing is kept" in bar.note.object
     state.draft = "aligned"                                                   # and the other way round
     assert bar.switch.value == "aligned"
-    assert f"own drafting ({state.service.pair.draft_label})" in bar.note.object
+    assert f"own draft model ({state.service.pair.draft_label})" in bar.note.object
 
 
 def test_a_draft_this_pair_lacks_falls_back_to_aligned(state):
@@ -39,3 +39,17 @@ def test_every_preset_prompt_is_usable(state):
     for preset in PRESETS:
         state.prompt = preset.prompt
         assert state.safe_prompt_ids() and state.error == ""
+
+
+def test_the_switch_of_who_guesses_sets_the_drafter_and_says_who(state):
+    from uikit.presets import PresetBar
+    hidden = PresetBar(state)
+    assert not hidden.guesser.visible and "Who guesses" not in hidden.note.object
+    bar = PresetBar(state, guessers=True)
+    assert bar.guesser.visible and bar.guesser.value == "model" and state.drafter == "model"
+    assert "Who guesses</b>: the draft model" in bar.note.object
+    bar.guesser.value = "lookup"
+    assert state.drafter == "lookup" and "copying from the text (prompt lookup)" in bar.note.object
+    assert "aligned draft" not in bar.note.object           # copying uses no draft model
+    state.drafter = "hybrid"                                # set elsewhere (another page's bar): followed
+    assert bar.guesser.value == "hybrid" and "aligned draft" in bar.note.object

@@ -1,0 +1,88 @@
+"""lab.request: one request's outcome, and sentences that follow its figures (scripted traces with a
+scripted cost profile, so slower and faster are known), plus a live one on the tiny pair."""
+import math
+
+import pytest
+
+from lab import analytic
+from lab.engine import generate
+from lab.prompts import DEFAULT_PROMPT, encode_prompt
+from lab.request import PROJECTED_C, Outcome, Request
+from lab.sampling import GREEDY
+from lab.service import ModelService
+from lab.tiny import tiny_pair
+from tests.helpers import scripted_outcome as _outcome, scripted_round as _round
+
+
+from tests.helpers import CHEAP, DEAR
+
+
+def test_a_slower_run_says_slower_and_why():
+    # 8 rounds of 4 guesses, 1 kept each: α = 0.25, 16 tokens for 8 target calls
+    o = _outcome([_round(i, 4, 1) for i in range(8)], DEAR, draft=0.018)
+    assert o.speedup < 1
+    assert o.alpha == pytest.approx(0.25) and (o.target_calls, o.plain_calls) == (8, 16)
+    assert o.c == pytest.approx(0.18) and o.mean_gamma == 4
+    text = o.verdict()
+    assert text.startswith(f"Slower here ({o.speedup:.2f}×)") and "faster" not in text.lower()
+    assert f"break-even α = {o.break_even():.2f}" in text and "costs 1.50 target calls" in text
+    assert o.break_even() > o.alpha                           # the reason given is true
+    assert o.profile.speedup(o.break_even(), 4, o.c) >= 1 > o.profile.speedup(o.break_even() - 0.01, 4, o.c)
+
+
+def test_a_faster_run_says_faster_and_credits_the_copies():
+    # 8 rounds of copied guesses, 4 of 4 kept: 40 tokens for 8 calls, each copy costing nothing
+    o = _outcome([_round(i, 4, 4, "lookup") for i in range(8)], CHEAP, draft=0.02, drafter="lookup")
+    assert o.speedup > 1 and o.c == 0.0 and o.sources["lookup"] == 8
+    text = o.verdict()
+    assert text.startswith(f"Faster here ({o.speedup:.2f}×)") and "slower" not in text.lower()
+    assert "8 of 8 rounds copied their guesses from the text" in text
+    assert o.who() == "copied from the text in 8 rounds"
+
+
+def test_a_faster_model_run_credits_alpha_above_break_even():
+    o = _outcome([_round(i, 4, 4) for i in range(8)], CHEAP, draft=0.01)
+    assert o.speedup > 1 and "above the break-even" in o.verdict() and "the draft model in 8 rounds" == o.who()
+
+
+def test_mixed_rounds_are_counted_by_source():
+    rounds = [_round(0, 3, 3, "lookup"), _round(1, 2, 0), _round(2, 0, 0), _round(3, 4, 4, "lookup")]
+    o = _outcome(rounds, CHEAP, draft=0.02, drafter="hybrid")
+    assert o.who() == "copied from the text in 2 rounds, the draft model in 1 round, no guess in 1 round"
+
+
+def test_prediction_gap_and_projection_follow_the_formula():
+    o = _outcome([_round(i, 4, 1) for i in range(8)], DEAR, draft=0.018)
+    assert o.predicted() == pytest.approx(float(analytic.speedup(0.25, 4, o.c)))
+    assert "counts a verify pass over γ + 1 = 5 positions as one target call" in o.gap()
+    assert "1.50 calls" in o.gap()
+    assert o.projection() == pytest.approx(float(analytic.speedup(0.25, 4, PROJECTED_C)))
+    assert "Projection, not a measurement" in o.projection_sentence()
+    copied = _outcome([_round(i, 4, 4, "lookup") for i in range(8)], CHEAP, draft=0.02, drafter="lookup")
+    assert copied.projection() == pytest.approx(5.0)          # copies are free anywhere: E = γ + 1 at α = 1
+    assert copied.gap() == ""                                 # formula and figure agree when v = 1 and c = 0
+
+
+def test_a_request_decoded_by_the_service_is_the_engines_and_its_figures_agree():
+    pair = tiny_pair()
+    service = ModelService(lambda: pair)
+    ids = encode_prompt(pair.tokenizer, DEFAULT_PROMPT)
+    request = Request(tuple(ids), drafter="model", gamma=3, max_new_tokens=12)
+    o = service.submit(service.outcome, request).result(60)
+    assert service.submit(service.outcome, request).result(60) is o          # once per request
+    reference = generate(pair, ids, mode="plain", max_new_tokens=12)
+    assert o.spec.new_ids == reference.new_ids and o.exact is True            # exactly the target's text
+    assert o.spec.drafter == "model" and o.spec.gamma == 3
+    assert o.plain_calls == len(reference.new_ids) and o.target_calls == o.spec.target_calls <= o.plain_calls
+    assert o.speedup == pytest.approx(o.timed.decode_time("standard") / o.timed.decode_time("draft + verify"))
+    lookup = service.submit(service.outcome, Request(tuple(ids), drafter="lookup", gamma=3,
+                                                     max_new_tokens=12)).result(60)
+    assert lookup.spec.drafter == "lookup" and lookup.spec.new_ids == reference.new_ids
+    assert not math.isnan(lookup.speedup)
+
+
+def test_a_request_names_who_guesses_and_how_many():
+    assert Request((1,), drafter="model", gamma=4).describe() == "the draft model, γ = 4 guesses a round"
+    assert Request((1,), drafter="lookup", gamma=3).describe().startswith("copying from the text")
+    both = Request((1,), drafter="hybrid", policy="heuristic+confidence:0.4", gamma=2).describe()
+    assert "draft model otherwise" in both and "adapting from 2" in both and "under 40%" in both
