@@ -1,35 +1,74 @@
-"""One story of time in a browser: chapters 10 and 11 give one decode speed-up for one request.
+"""One story of time in a browser: chapters 10, 11 and 12 show one outcome for one request.
 
-Both price the request (the default prompt, greedy, γ = 4, seed 0, lab.timeline.REQUEST_TOKENS new
-tokens) with the one cost profile the server measured for the pair (lab.costs), so they agree to the
-printed two decimals: the tolerance is 0.01. Wall-clock speed-ups are too noisy for a test; the
-profile's prices of a greedy request's rounds are not.
+A request (the student's prompt, greedy, γ = 4, seed 0, lab.timeline.REQUEST_TOKENS new tokens,
+who guesses) is decoded once per server and priced by the pair's one cost profile (lab.request), so
+the three pages print the same speed-up and target-call count for it, and each names who guessed.
+Checked on the default prompt and every preset with the draft model guessing, and on the edit preset
+with guesses copied from the text.
 """
+import pytest
+
+from lab.presets import PRESETS
 from tests.ui.conftest import open_page, wait_until
 from tests.ui.test_part3 import BOKEH_SOURCES as SOURCES
 
+TITLES = {"breakeven": "Tokens per round, divided by cost per round.",
+          "timeline": "Same distribution, a different schedule.", "cheaper-guesses": "Cheaper guesses."}
+SWITCH = {"model": "draft model", "lookup": "copy from the text"}
+WORDS = {"model": "the draft model, γ = 4", "lookup": "copying from the text (prompt lookup), γ = 4"}
 
-def speedup(page, selector: str) -> float:
-    """The number of a "1.23×" figure on the page."""
+
+def number(page, selector: str) -> float:
+    """The number of a "1.23×" or "17" figure on the page."""
     return float(page.locator(selector).first.inner_text().rstrip("×"))
 
 
-def test_chapters_10_and_11_agree_on_one_requests_speedup(page, server, shot):
-    open_page(page, server + "?chapter=breakeven", "Tokens per round, divided by cost per round.")
-    # the measured cost curve arrives with the pair's profile, beside the lecture's 1 + γc
+def chapter_10(page, server, preset, drafter):
+    """Choose the request on chapter 10's preset bar, press Use my models: (speed-up, calls, who)."""
+    open_page(page, server + "?chapter=breakeven", TITLES["breakeven"])
+    if preset is not None:
+        page.get_by_role("button", name=preset.label).click()
+    page.get_by_role("button", name=SWITCH[drafter], exact=True).click()
+    page.get_by_text(f"Who guesses: {WORDS[drafter].split(',')[0]}", exact=False).first.wait_for()
+    page.get_by_role("button", name="Use my models").click()
+    page.locator(".priced-speedup").first.wait_for(timeout=120000)
+    return number(page, ".priced-speedup"), number(page, ".target-calls"), page.locator(".drafter").first.inner_text()
+
+
+def chapter_11(page, server):
+    open_page(page, server + "?chapter=timeline", TITLES["timeline"])
+    page.locator(".decode-speedup").first.wait_for(timeout=120000)
+    return number(page, ".decode-speedup"), number(page, ".target-calls"), page.locator(".drafter").first.inner_text()
+
+
+def chapter_12(page, server, drafter):
+    open_page(page, server + "?chapter=cheaper-guesses", TITLES["cheaper-guesses"])
+    page.get_by_role("button", name="▶ Measure all six").click()
+    row = f"tr[data-drafting='{drafter}']"
+    page.locator(f"{row} .speedup").first.wait_for(timeout=120000)
+    label = page.locator(f"{row} td").first.inner_text()
+    return number(page, f"{row} .speedup"), number(page, f"{row} .target-calls"), label
+
+
+@pytest.mark.parametrize("preset, drafter", [(None, "model"), *((p, "model") for p in PRESETS),
+                                             (PRESETS[0], "lookup")],
+                         ids=["default", *(p.key for p in PRESETS), "edit-copied"])
+def test_chapters_10_11_and_12_show_one_outcome_per_request(page, server, shot, preset, drafter):
+    ten = chapter_10(page, server, preset, drafter)
+    assert ten[2].startswith(WORDS[drafter]), ten
+    if preset is None and drafter == "model":
+        shot(page, "ch10-outcome", scroll_to=page.locator(".speclab-live").first)
+    eleven = chapter_11(page, server)            # the settings follow the student from page to page
+    assert eleven[2].startswith(WORDS[drafter]), eleven
+    twelve = chapter_12(page, server, drafter)
+    assert twelve[2] == {"model": "Draft model", "lookup": "Prompt lookup"}[drafter]
+    # the same speed-up to the printed two decimals, and the very same target calls
+    assert ten[0] == eleven[0] == twelve[0], (ten, eleven, twelve)
+    assert ten[1] == eleven[1] == twelve[1], (ten, eleven, twelve)
+
+
+def test_the_measured_cost_curve_sits_beside_the_lectures(page, server):
+    open_page(page, server + "?chapter=breakeven", TITLES["breakeven"])
     wait_until(lambda: [d for d in page.evaluate(SOURCES, ["gamma", "cost"]) if len(d["gamma"]) == 12][1:],
                timeout=120, message="both cost curves on chapter 10")
     page.get_by_text("The lecture counts a verify pass", exact=False).first.wait_for()
-    page.get_by_role("button", name="Use my models").click()
-    page.locator(".priced-speedup").first.wait_for(timeout=120000)
-    priced = speedup(page, ".priced-speedup")
-    assert "γ = 4" in page.locator(".speclab-live").first.inner_text()
-    shot(page, "ch10-priced", scroll_to=page.locator(".speclab-live").first)
-
-    open_page(page, server + "?chapter=timeline", "Same distribution, a different schedule.")
-    page.locator(".decode-speedup").first.wait_for(timeout=120000)
-    timeline = speedup(page, ".decode-speedup")
-    assert abs(timeline - priced) <= 0.01, (timeline, priced)
-    labels = [d for d in page.evaluate(SOURCES, ["lane", "t", "label"])][0]
-    assert any(label.startswith("+") for label in labels["label"])          # bursts are labelled
-    shot(page, "ch11-priced", scroll_to=page.locator(".decode-speedup").first)
