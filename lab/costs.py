@@ -11,7 +11,8 @@ interleaved runs and the fastest kept. `busy` flags a profile measured while the
 loaded (the median run well above the fastest, or a load average above the core count): its figures
 are not to be trusted. Call `profile` on the model worker (chapters: `run_model(profile, pair)`, or
 `run_model(of_service, service)` for the pair drafting with the student's draft); `known(service)`
-is the same profile, or None, without waiting.
+is the same profile, or None, without waiting, and `measured(pair)` the profile of a pair's two
+models, which the auto draft-length policy prices with (lab.adaptive).
 """
 from __future__ import annotations
 
@@ -218,6 +219,18 @@ def known(service, draft: str = "aligned") -> CostProfile | None:
     if future is None or ref() is not pair or not future.done() or future.exception() is not None:
         return None
     return future.result()
+
+
+def measured(pair) -> CostProfile | None:
+    """The shared profile of `pair`'s two models, if it is measured (for this pair object or another
+    holding the same target and draft); else None. Measures nothing and never waits: the auto
+    draft-length policy prices with it (lab.adaptive) from the moment it exists."""
+    with _lock:
+        entries = [(entry[0], entry[1]) for entry in _profiles.values()]    # (weakref to a pair, its Future)
+    found = [future.result() for ref, future in entries
+             if (other := ref()) is not None and other.target is pair.target and other.draft is pair.draft
+             and future.done() and future.exception() is None]
+    return max(found, key=lambda p: p.measured_at, default=None)
 
 
 def forget() -> None:

@@ -177,8 +177,8 @@ class DraftPolicy:
     model_gamma  at most this many draft-model calls a round (None: γ); prompt lookup's drafts cost
                  nothing, the model's cost a call each, so a hybrid may propose long lookups and
                  short model drafts
-    draft_cost   "auto" only: a draft-model call's cost in one-position target calls (None:
-                 lab.adaptive.DRAFT_COST)
+    draft_cost   "auto" only: a draft-model call's price in one-position target calls (None: the
+                 pair's measured c once its cost profile exists, else lab.adaptive.DRAFT_COST)
     """
     gamma: int = 4
     schedule: str = "constant"

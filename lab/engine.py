@@ -9,7 +9,8 @@ last token; after a round the caches are cropped back to that (the rollback afte
 
 Who drafts is a drafter of lab.drafting (the draft model, prompt lookup, or both) and how many
 tokens a round drafts is a `DraftPolicy` (constant γ, transformers' heuristic schedule, a
-confidence stop); neither changes what is accepted, so the output stays exactly the target's.
+confidence stop, or "auto", priced with the pair's measured cost profile: lab.adaptive); neither
+changes what is accepted, so the output stays exactly the target's.
 
     decoder = Decoder(pair, prompt_ids, drafter="hybrid", policy=DraftPolicy(4, "heuristic"))
 
@@ -22,6 +23,7 @@ from dataclasses import replace
 
 import torch
 
+from lab import costs
 from lab.adaptive import schedule_for
 from lab.drafting import DRAFTERS, Draft, DraftPolicy, check_gamma, make_drafter
 from lab.kv import CachedModel
@@ -48,7 +50,7 @@ class Decoder:
                  settings: SamplingSettings = GREEDY, gamma: int | None = None, seed: int = 0,
                  max_new_tokens: int = 64, keep_rows: bool = True, writer: str = "target",
                  display_top: int = DISPLAY_TOP, drafter: str | None = None,
-                 policy: DraftPolicy | str | None = None):
+                 policy: DraftPolicy | str | None = None, profile="measured"):
         # Who drafts and how many: the pair's defaults (lab.pair.ModelPair) unless given here.
         drafter = drafter or getattr(pair, "drafter", "model")
         policy = policy or getattr(pair, "policy", "constant")
@@ -68,7 +70,11 @@ class Decoder:
         policy = DraftPolicy.parse(policy) if isinstance(policy, str) else policy
         self.policy = policy if gamma is None or mode != "speculative" else replace(policy, gamma=check_gamma(gamma))
         self.gamma = self.policy.gamma if mode == "speculative" else 0
-        self.schedule = schedule_for(self.policy)
+        # The auto policy prices a round with the pair's cost profile: `profile` (None: fixed
+        # estimates), by default lab.costs' shared one once measured (lab.adaptive).
+        if profile == "measured":
+            profile = costs.measured(pair) if self.policy.schedule == "auto" and mode == "speculative" else None
+        self.schedule = schedule_for(self.policy, profile)
         self.seed, self.max_new_tokens, self.keep_rows = seed, max_new_tokens, keep_rows
         self.display_top = display_top          # top candidates kept per position for display
         self.ids = list(prompt_ids)
@@ -180,11 +186,11 @@ def generate(pair: ModelPair, prompt_ids: list[int], *, mode: str = "speculative
              settings: SamplingSettings = GREEDY, gamma: int | None = None, seed: int = 0,
              max_new_tokens: int = 64, keep_rows: bool = False, writer: str = "target",
              display_top: int = DISPLAY_TOP, drafter: str | None = None,
-             policy: DraftPolicy | str | None = None, on_round=None) -> GenerationTrace:
+             policy: DraftPolicy | str | None = None, on_round=None, profile="measured") -> GenerationTrace:
     """Decode `prompt_ids` to the end; `on_round(round_trace)` is called after every round."""
     decoder = Decoder(pair, prompt_ids, mode=mode, settings=settings, gamma=gamma, seed=seed,
                       max_new_tokens=max_new_tokens, keep_rows=keep_rows, writer=writer,
-                      display_top=display_top, drafter=drafter, policy=policy)
+                      display_top=display_top, drafter=drafter, policy=policy, profile=profile)
     while not decoder.done:
         round_trace = decoder.step()
         if on_round is not None:

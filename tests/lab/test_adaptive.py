@@ -1,0 +1,123 @@
+"""The auto draft-length policy prices a round with the pair's measured cost profile (lab.adaptive,
+lab.costs): it drafts less, or nothing, where checking or drafting is expensive, drafts where both
+are cheap, keeps the constants only before a profile exists, and the output stays the target's."""
+from dataclasses import replace
+
+import pytest
+
+from lab import costs
+from lab.adaptive import DRAFT_COST, POSITION_COST, PROBE_EVERY, AutoSchedule, best_length, prices, schedule_for
+from lab.costs import CostProfile
+from lab.drafting import DraftPolicy
+from lab.engine import Decoder, generate
+from lab.tiny import tiny_pair
+
+PROMPTS = ["the cat sat on the mat and the cat sat on the", "red blue happy sad tree"]
+
+
+def scripted(c: float, per_position: float, positions: int = 17, unit: float = 0.05) -> CostProfile:
+    """A cost profile as lab.costs measures one: a draft call c target calls, a verify pass over n
+    positions 1 + per_position·(n − 1)."""
+    return CostProfile(pair="scripted", draft_seconds=c * unit,
+                       verify_seconds=tuple(unit * (1 + per_position * (n - 1)) for n in range(1, positions + 1)),
+                       prefill_seconds=unit * 3, prefill_tokens=64, spread=0.0, load=0.0, cores=2, threads=2,
+                       busy=False)
+
+
+CHEAP = scripted(c=0.01, per_position=0.0)           # checking 17 positions costs one call, drafting ~nothing
+DEAR_VERIFY = scripted(c=0.05, per_position=0.6)     # every checked position costs 0.6 of a call
+DEAR_DRAFT = scripted(c=1.2, per_position=0.02)      # a draft call costs more than a target call
+
+
+@pytest.fixture(scope="module", params=["llama", "gpt2"])
+def pair(request):
+    return tiny_pair(request.param)
+
+
+@pytest.fixture(autouse=True)
+def no_shared_profiles():
+    costs.forget()
+    yield
+    costs.forget()
+
+
+def drafted(pair, profile, prompt, drafter="model", gamma=8):
+    trace = generate(pair, pair.tokenizer.encode(prompt), max_new_tokens=48, drafter=drafter,
+                     policy=f"auto:{gamma}", profile=profile)
+    return trace, sum(r.gamma for r in trace.rounds)
+
+
+def test_prices_come_from_the_profile_else_the_constants():
+    measured = prices(DEAR_VERIFY)
+    assert measured.source == "profile" and measured.draft_call == pytest.approx(0.05)
+    assert measured.verify_units(5) == pytest.approx(DEAR_VERIFY.verify_units(5)) == pytest.approx(3.4)
+    fixed = prices(None)
+    assert fixed.source == "constants" and fixed.draft_call == DRAFT_COST
+    assert fixed.verify_units(5) == pytest.approx(1 + 4 * POSITION_COST)
+    assert prices(DEAR_VERIFY, draft_cost=0.3).draft_call == 0.3          # "+cost:0.3" prices the call
+    assert prices(DEAR_VERIFY, draft_cost=0.3).verify_units(5) == pytest.approx(3.4)
+    short = prices(scripted(c=0.1, per_position=0.1, positions=3))         # past the measured positions
+    assert short.verify_units(5) == pytest.approx(1.4)
+
+
+def test_best_length_follows_the_verify_prices():
+    flat, steep = (lambda n: 1.0), (lambda n: 1 + 0.6 * (n - 1))
+    assert best_length(0.8, 8, 0.0, verify=flat) == 8
+    assert best_length(0.8, 8, 0.0, verify=steep) == 1
+    assert best_length(0.5, 8, 0.0, verify=steep) == 0       # 1.5 tokens for 1.6 calls: plain pays more
+    assert best_length(0.99, 8, 1.2, verify=flat) == 0       # a draft call dearer than what it saves
+
+
+def test_a_schedule_is_priced_with_the_profile_it_is_given():
+    assert schedule_for(DraftPolicy(8, "auto"), DEAR_VERIFY).prices == prices(DEAR_VERIFY)
+    assert schedule_for(DraftPolicy(8, "auto"), None).prices.source == "constants"
+    assert schedule_for(DraftPolicy.parse("auto:8+cost:0.4"), CHEAP).draft_cost == 0.4
+    cheap, dear = AutoSchedule(8, pricing=prices(CHEAP)), AutoSchedule(8, pricing=prices(DEAR_VERIFY))
+    start = cheap.caps([1, 2, 3])                                          # α = 0.5 to start with
+    assert start["lookup"] == 8 and start["model"] == 5          # a 6th call (0.01) gains 0.5^7 < 0.01 tokens
+    assert dear.caps([1, 2, 3]) == {"lookup": 0, "model": 0}
+
+
+@pytest.mark.parametrize("prompt", PROMPTS)
+def test_auto_drafts_less_where_checking_is_dear_and_more_where_cheap(pair, prompt):
+    plain = generate(pair, pair.tokenizer.encode(prompt), mode="plain", max_new_tokens=48)
+    runs = {name: drafted(pair, profile, prompt, drafter="hybrid")
+            for name, profile in (("cheap", CHEAP), ("constants", None), ("dear", DEAR_VERIFY))}
+    for trace, _ in runs.values():
+        assert trace.new_ids == plain.new_ids                  # exact whatever the prices
+    assert runs["cheap"][1] > runs["constants"][1] >= runs["dear"][1]
+    assert runs["cheap"][1] > 0
+
+
+@pytest.mark.parametrize("prompt", PROMPTS)
+def test_auto_stops_drafting_with_the_model_where_its_calls_are_dear(pair, prompt):
+    plain = generate(pair, pair.tokenizer.encode(prompt), mode="plain", max_new_tokens=48)
+    trace, total = drafted(pair, DEAR_DRAFT, prompt)
+    assert trace.new_ids == plain.new_ids
+    # Nothing but the one-token probes of a silenced draft model, one every PROBE_EVERY rounds.
+    assert all(r.gamma == 0 for r in trace.rounds[:PROBE_EVERY])
+    assert all(r.gamma <= 1 for r in trace.rounds)
+    assert total <= len(trace.rounds) // PROBE_EVERY
+    _, cheap_total = drafted(pair, CHEAP, prompt)
+    assert cheap_total > 2 * max(1, total)
+
+
+def test_the_decisions_repeat_exactly_given_the_profile(pair):
+    first, _ = drafted(pair, DEAR_VERIFY, PROMPTS[0], drafter="hybrid", gamma=6)
+    again, _ = drafted(pair, DEAR_VERIFY, PROMPTS[0], drafter="hybrid", gamma=6)
+    assert [(r.gamma, r.draft_source) for r in first.rounds] == [(r.gamma, r.draft_source) for r in again.rounds]
+
+
+def test_a_decoder_prices_with_the_pairs_shared_profile_once_measured(pair, monkeypatch):
+    ids = pair.tokenizer.encode(PROMPTS[0])
+    assert Decoder(pair, ids, policy="auto:8").schedule.prices.source == "constants"    # not measured yet
+    monkeypatch.setattr(costs, "measure_profile", lambda p: DEAR_VERIFY)
+    assert costs.profile(pair) is DEAR_VERIFY
+    assert costs.measured(pair) is DEAR_VERIFY
+    assert Decoder(pair, ids, policy="auto:8").schedule.prices == prices(DEAR_VERIFY)
+    copy = replace(pair, drafter="hybrid", policy="auto:12")                             # same two models
+    assert Decoder(copy, ids).schedule.prices == prices(DEAR_VERIFY)
+    other = tiny_pair("llama", seed=3)
+    assert costs.measured(other) is None
+    assert Decoder(pair, ids, policy="auto:8", profile=None).schedule.prices.source == "constants"
+    assert Decoder(pair, ids, policy="auto:8", profile=CHEAP).schedule.prices == prices(CHEAP)
