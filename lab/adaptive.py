@@ -105,6 +105,12 @@ class _Estimate:
         self.rejected = DECAY * self.rejected + rejected
 
 
+def prices_with_profile(policy: DraftPolicy | str | None) -> bool:
+    """Whether `policy` (a DraftPolicy or its text) is priced with the pair's cost profile: "auto"."""
+    policy = DraftPolicy.parse(policy) if isinstance(policy, str) or policy is None else policy
+    return policy.schedule == "auto"
+
+
 def schedule_for(policy: DraftPolicy, profile=None) -> GammaSchedule | AutoSchedule:
     """The per-decoding state of `policy` (its draft length round by round): an AutoSchedule for
     "auto", priced with the pair's cost profile `profile` (None: the constants), else a

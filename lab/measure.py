@@ -11,6 +11,7 @@ import time
 from dataclasses import asdict, dataclass
 
 from lab import analytic, costs
+from lab.adaptive import prices_with_profile
 from lab.engine import Decoder, generate
 from lab.modelpair import ModelPair
 from lab.sampling import GREEDY, SamplingSettings
@@ -157,6 +158,10 @@ def measure_set(pair: ModelPair, prompts: dict[str, list[str]], *, gamma: int | 
     "overall" is the mean of the categories (each counts once); GOALS are judged per drafting."""
     from lab.prompts import encode_prompt
     draftings = draftings or [(pair.drafter, pair.policy)]
+    if any(prices_with_profile(policy) for _, policy in draftings):   # "auto" prices with it (lab.adaptive)
+        if progress:
+            progress(0.0, "measuring the pair's cost profile")
+        costs.profile(pair)
     todo = [(cat, p) for cat, ps in prompts.items() for p in ps[:per_category]]
     pooled: dict[tuple[str, str], dict[str, dict]] = {d: {} for d in draftings}
     for i, (cat, text) in enumerate(todo):

@@ -121,3 +121,25 @@ def test_a_decoder_prices_with_the_pairs_shared_profile_once_measured(pair, monk
     assert costs.measured(other) is None
     assert Decoder(pair, ids, policy="auto:8", profile=None).schedule.prices.source == "constants"
     assert Decoder(pair, ids, policy="auto:8", profile=CHEAP).schedule.prices == prices(CHEAP)
+
+
+def test_measuring_a_prompt_set_measures_the_profile_first_and_auto_prices_with_it(monkeypatch):
+    from lab.measure import measure_set
+    pair = tiny_pair("llama")
+    prompts = {"story": [PROMPTS[1]], "edit": [PROMPTS[0]]}
+    calls = []
+
+    def tokens_per_call(profile):
+        costs.forget()
+        monkeypatch.setattr(costs, "measure_profile", lambda p: calls.append(p) or profile)
+        report = measure_set(pair, prompts, max_new_tokens=24, draftings=[("model", "auto:8")])
+        assert costs.measured(pair) is profile
+        rows = report["draftings"]["model (auto:8)"]["categories"]
+        assert all(row["exact"] for row in rows.values())
+        return [row["tokens_per_call"] for row in rows.values()]
+    assert all(t < 1.2 for t in tokens_per_call(DEAR_DRAFT))      # at most a probe now and then
+    assert all(t > 1.2 for t in tokens_per_call(CHEAP))
+    assert calls == [pair, pair]
+    costs.forget()
+    measure_set(pair, prompts, max_new_tokens=8, draftings=[("model", "constant:4")])
+    assert costs.measured(pair) is None and len(calls) == 2     # no auto policy: nothing to price
