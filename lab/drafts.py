@@ -1,7 +1,10 @@
 """Drafts for the embedded SmolLM2 target, all plain Hugging Face causal LMs (inference side).
 
 - `weak`: an early exit of the target (its first layers, final norm and tied head); untrained.
-- `random`: a tiny model whose logits are all zero, so q is uniform over the vocabulary.
+- `random`: a tiny model whose q is uniform over the vocabulary (to within a percent), and whose
+  greedy guess after token t is a seeded random permutation's perm(t): a random token, not
+  token 0 every time (with all-zero logits every argmax ties and lands on token 0, the end-of-text
+  token of most vocabularies).
 - `distilled`: a few layers trained by us (models/distil/), sharing the target's embeddings, with a
   head over a token shortlist: logits outside the shortlist are the dtype's minimum, so q = 0 there
   exactly and speculative sampling stays exact (Leviathan et al. 2023, Thm 1 needs only q, p).
@@ -81,7 +84,8 @@ def make_weak(target: LlamaForCausalLM, n_layers: int = 2) -> LlamaForCausalLM:
 
 
 def make_random(vocab_size: int, bos_token_id=None, eos_token_id=None, pad_token_id=None) -> LlamaForCausalLM:
-    """A one-layer model with every weight zero: logits are all 0, so q is uniform over the vocabulary."""
+    """A one-layer model whose q is uniform over the vocabulary and whose greedy guesses are random
+    tokens (`uniform_guesses`)."""
     config = LlamaConfig(vocab_size=vocab_size, hidden_size=8, intermediate_size=8, num_hidden_layers=1,
                          num_attention_heads=1, num_key_value_heads=1, head_dim=8,
                          max_position_embeddings=8192, tie_word_embeddings=False,
@@ -90,7 +94,38 @@ def make_random(vocab_size: int, bos_token_id=None, eos_token_id=None, pad_token
     with torch.no_grad():
         for p in draft.parameters():
             p.zero_()
-    return draft.eval()
+    return uniform_guesses(draft)
+
+
+RANDOM_SEED = 0
+RANDOM_SPREAD = 1e-3     # logits within ±0.003: q within 0.3 % of uniform, its argmax still clear
+
+
+@torch.no_grad()
+def uniform_guesses(draft: LlamaForCausalLM, seed: int = RANDOM_SEED, spread: float = RANDOM_SPREAD) -> LlamaForCausalLM:
+    """`draft` (the random draft: its layers all zero, so its last hidden state is the last token's
+    embedding) made to guess perm(t) after token t, for a random permutation `perm` seeded by
+    `seed`, while q stays uniform to within `spread`·√d. In place; returns `draft`.
+
+    Each token's embedding e_t is a random direction; the head's row perm(t) is that direction
+    scaled by `spread`, every row of unit length: the logit of token j is spread·cos(row j, e_t)·√d,
+    largest (cos = 1) exactly at j = perm(t). Any guess keeps speculative decoding exact: the accept
+    rule compares a guess with the target, whatever q was.
+    """
+    embed, head = draft.get_input_embeddings(), draft.get_output_embeddings()
+    vocab, hidden = embed.weight.shape
+    directions = torch.randn(vocab, hidden, generator=torch.Generator().manual_seed(seed))
+    directions /= directions.norm(dim=1, keepdim=True)                       # (V, d) unit rows
+    perm = torch.randperm(vocab, generator=torch.Generator().manual_seed(seed + 1))
+    rows = torch.empty_like(directions)
+    rows[perm] = directions * spread                                         # row perm(t) ∥ e_t
+    if head.weight is embed.weight:                                          # tied: give the head its own
+        head.weight = torch.nn.Parameter(head.weight.detach().clone())
+        draft.config.tie_word_embeddings = False
+    embed.weight.copy_(directions.to(embed.weight.dtype))
+    head.weight.copy_(rows.to(head.weight.dtype))
+    draft.model.norm.weight.fill_(1.0)
+    return draft
 
 
 def make_shortlist_draft(target: LlamaForCausalLM, shortlist: torch.Tensor, n_layers: int = 2,

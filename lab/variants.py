@@ -3,8 +3,10 @@
 - "aligned": the pair as it was started: its own draft and its own drafting (the default).
 - "weak": the embedded target's first layers, never trained as a draft (`embedded:weak`, the
   registry's pair "weak"). Offered only when the registry has that pair on the running pair's target.
-- "random": a draft whose logits are all zero, so q is uniform and almost nothing is accepted
-  (`embedded:random`, or one made for any vocabulary in a moment: lab.drafts.make_random).
+- "random": a draft whose q is uniform, so almost nothing is accepted, and whose greedy guesses are
+  random tokens (`embedded:random`, or one made for any vocabulary in a moment: lab.drafts.make_random;
+  a random draft prepared with all-zero logits, whose every greedy guess would be token 0, the
+  end-of-text token, is given its random guesses when loaded: lab.drafts.uniform_guesses).
 
 Every variant shares the running pair's target and tokenizer: the same objects, so the target is in
 memory once. Only the draft differs, and a teaching draft drafts every round at the lecture's
@@ -91,6 +93,12 @@ class DraftVariants:
             self._owner, self._pairs = None, {}
 
 
+def _all_zero_head(draft) -> bool:
+    """Whether `draft`'s logits are all zero (a random draft prepared before its guesses were random)."""
+    head = draft.get_output_embeddings()
+    return head is not None and not bool(head.weight.detach().any())
+
+
 def _with_draft(pair: ModelPair, variant: str) -> ModelPair:
     """`pair` with its target, tokenizer and settings, drafting with the teaching draft `variant`."""
     ref = pair.teaching_drafts.get(variant, ("", ""))[0]
@@ -104,5 +112,8 @@ def _with_draft(pair: ModelPair, variant: str) -> ModelPair:
         cfg = pair.target.config
         draft = make_random(cfg.vocab_size, getattr(cfg, "bos_token_id", None), pair.eos_token_id,
                             getattr(cfg, "pad_token_id", None))
+    if variant == "random" and _all_zero_head(draft):
+        from lab.drafts import uniform_guesses
+        uniform_guesses(draft)
     return replace(pair, draft=draft, draft_label=DraftVariants.label(pair, variant), drafter="model",
                    policy=LECTURE_POLICY, notes={**pair.notes, "variant": variant})

@@ -153,19 +153,18 @@ def test_a_random_draft_accepts_far_less_than_the_aligned_one():
     from lab.sampling import GREEDY
     pair = tiny_pair()
     service = ModelService(lambda: pair)
-    # Greedy: the uniform draft's guess is the same token every time (token 0, the first of equal
-    # logits), kept exactly where the target's own next token is token 0 (rare): α far below aligned.
+    # Greedy: the uniform draft's guess after token t is a seeded random token perm(t) (lab.drafts
+    # .uniform_guesses), kept only where the target's own next token happens to be that one: α far below aligned.
     random_alpha, aligned_alpha = _alpha(service, "random", GREEDY), _alpha(service, "aligned", GREEDY)
     assert aligned_alpha > 0.1 and random_alpha < aligned_alpha / 10
+    guesses = set()
     for text in PROMPTS:
         ids = pair.tokenizer.encode(text)
         g = service.generation(ids, max_new_tokens=24, draft="random")
         plain = service.generation(ids, mode="plain", max_new_tokens=24)
         assert g.new_ids == plain.new_ids                  # the text is still exactly the target's
-        assert {d.token_id for r in g.rounds for d in r.drafts} == {0}
-        for r in g.rounds:                                 # kept exactly while the target's token is 0
-            zeros = next((i for i, t in enumerate(r.emitted_ids[:len(r.drafts)]) if t != 0), len(r.drafts))
-            assert r.n_accepted == zeros
+        guesses |= {d.token_id for r in g.rounds for d in r.drafts}
+    assert len(guesses) > 5                              # random tokens, not token 0 (end of text) every time
 
 
 def test_every_draft_shares_the_one_target_and_loads_once(monkeypatch):
@@ -205,7 +204,7 @@ def test_cache_keys_hold_the_draft(monkeypatch):
     ids = pair.tokenizer.encode("the cat sat")
     spec = {d: service.generation(ids, max_new_tokens=8, draft=d) for d in ("aligned", "random")}
     drafted = {d: {x.token_id for r in g.rounds for x in r.drafts} for d, g in spec.items()}
-    assert drafted["random"] == {0} and drafted["aligned"] != {0}
+    assert drafted["random"] != drafted["aligned"]       # each draft its own guesses, its own entry
     keys = [k for k in service._cache if k[1] == "generation"]
     assert sorted(k[-1] for k in keys) == ["aligned", "random"]
     plain = [service.generation(ids, mode="plain", max_new_tokens=8, draft=d) for d in ("aligned", "random")]
@@ -214,7 +213,7 @@ def test_cache_keys_hold_the_draft(monkeypatch):
     rounds = {d: service.round(ids, 0, settings=settings, gamma=3, seed=2, max_new_tokens=8, draft=d)[0]
               for d in ("aligned", "random")}
     assert {k[1] for k in service._rounds} == {"aligned", "random"}
-    assert rounds["random"].drafts[0].q == pytest.approx(1 / len(pair.tokenizer))   # q uniform
+    assert rounds["random"].drafts[0].q == pytest.approx(1 / len(pair.tokenizer), rel=0.01)   # q uniform
     race = {d: service.race(ids, n_tokens=6, draft=d) for d in ("aligned", "random")}
     assert race["aligned"].draft_texts != race["random"].draft_texts
     from lab.request import Request
