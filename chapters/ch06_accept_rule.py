@@ -16,7 +16,8 @@ from bokeh.transform import dodge
 
 from chapters.base import Chapter
 from lab.display import regions
-from lab.tworounds import TOKENS, rounds, running_share, student_rng, student_seed, thresholds
+from lab.tworounds import (SETTLED, TOKENS, rounds, running_share, share_settled, share_spread, student_rng,
+                           student_seed, thresholds)
 from uikit import palette
 from uikit.figures import region_bars, static_figure
 from uikit.pacing import in_document
@@ -141,6 +142,23 @@ class AcceptRuleFigures:
             self.u_label.text = ""
 
 
+def share_note_html(share: float | None, total: int, p_a: float, q_a: float) -> str:
+    """What the share of outputs that are A says so far: nothing yet (no rounds), too little to read
+    (a few rounds: each writes A or B), then the share against p(A) with its sampling noise."""
+    if not total:
+        return ("<p>Each draw is a whole round: the kept draft, or the correction from the residual. "
+                "Draw 1000 and watch the share of A.</p>")
+    a = round(share * total)
+    if not share_settled(total):
+        return (f"<p class='speclab-formula'>After <b>{total}</b> round{'s' if total != 1 else ''}, "
+                f"{a} {'output is' if a == 1 else 'outputs are'} A. Each round writes A or B, so a few rounds "
+                f"say little about p(A): draw more to see the share settle (it is read from {SETTLED} rounds "
+                "on; press Draw 1000).</p>")
+    return (f"<p class='speclab-formula'>After <b>{total}</b> rounds, <b>{share:.3f}</b> of the outputs are A — "
+            f"the target's p(A) = {p_a:.2f} (give or take {share_spread(p_a, total):.3f}, sampling noise), not "
+            f"the draft's q(A) = {q_a:.2f}: kept drafts plus corrections write exactly what the target would.</p>")
+
+
 class AcceptRuleChapter(Chapter):
     number = 6
     slug = "accept-rule"
@@ -262,14 +280,7 @@ class AcceptRuleChapter(Chapter):
         else:
             self.last_draw.object = "<p>Press <b>Draw</b>: the draft proposes A or B from q.</p>"
         self.freq_table.object = frequency_table_html(self.p_a, self.q_a, self.proposed, self.kept, freq, thr)
-        share, total = self.share_of_a(), int(self.outputs.sum())
-        self.share_note.object = (
-            f"<p class='speclab-formula'>After <b>{total}</b> round{'s' if total != 1 else ''}, "
-            f"<b>{share:.3f}</b> of the outputs are A — the target's p(A) = {self.p_a:.2f} (give or take "
-            f"{2 * (self.p_a * (1 - self.p_a) / total) ** 0.5:.3f}, sampling noise), not the draft's "
-            f"q(A) = {self.q_a:.2f}: kept drafts plus corrections write exactly what the target would.</p>"
-            if total else "<p>Each draw is a whole round: the kept draft, or the correction from the residual. "
-            "Draw 1000 and watch the share of A.</p>")
+        self.share_note.object = share_note_html(self.share_of_a(), int(self.outputs.sum()), self.p_a, self.q_a)
         self.share_note.object += (f"<p style='color:#44474d'>Your draws use seed "
                                    f"{student_seed(self.state.seed, self.state.owner)} (your seed setting and "
                                    "this browser): the same draws again after Reset, other draws for a classmate.</p>")

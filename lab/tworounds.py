@@ -21,6 +21,7 @@ import torch
 from lab.sampling import accept_probability
 
 TOKENS = ("A", "B")
+SETTLED = 100     # rounds before the share of A is read as a result: two standard errors ≤ 0.1 then
 
 
 def thresholds(p_a: float, q_a: float) -> np.ndarray:
@@ -63,3 +64,15 @@ def running_share(out: np.ndarray, before_rounds: int = 0, before_a: int = 0) ->
     earlier rounds)."""
     total = before_rounds + np.arange(1, len(out) + 1)
     return (before_a + np.cumsum(out == 0)) / total
+
+
+def share_spread(p_a: float, total: int) -> float:
+    """Two standard errors of the share of A after `total` rounds whose outputs are A with
+    probability p(A): the sampling noise to expect around p(A)."""
+    return 2 * (p_a * (1 - p_a) / total) ** 0.5
+
+
+def share_settled(total: int) -> bool:
+    """Whether `total` rounds are enough to read the share of A as a result (a single round writes
+    A or B, a share of 1 or 0, which says nothing about p(A))."""
+    return total >= SETTLED

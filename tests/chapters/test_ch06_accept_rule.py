@@ -101,3 +101,19 @@ def test_share_chart_names_p_and_q_outside_the_plot_and_has_an_axis_before_any_d
     assert fig.x_range.end == chapter.figs.share_src.data["n"][-1] == 1000 and legend.items[2].visible
     chapter.reset()
     assert fig.x_range.end == SHARE_AXIS and legend.items[2].visible is False
+
+
+def test_a_few_draws_are_not_read_as_a_share(chapter):
+    """One round writes A or B (a share of 1 or 0): the page says to draw more, not "1.000 of the
+    outputs are A (give or take 0.980)"; from SETTLED rounds on it reads the share against p(A)."""
+    from lab.tworounds import SETTLED
+    chapter.draw(1)
+    note = chapter.share_note.object
+    assert "give or take" not in note and "of the outputs are A" not in note
+    assert "After <b>1</b> round," in note and "draw more to see the share settle" in note
+    chapter.draw(SETTLED - 2)
+    assert "draw more" in chapter.share_note.object and f"After <b>{SETTLED - 1}</b> rounds" in chapter.share_note.object
+    chapter.draw(1)
+    note = chapter.share_note.object
+    assert "draw more" not in note and "give or take" in note
+    assert f"{chapter.share_of_a():.3f}</b> of the outputs are A" in note

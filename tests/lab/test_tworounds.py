@@ -27,3 +27,10 @@ def test_running_share_counts_earlier_rounds():
 def test_student_seed_is_stable_and_personal():
     assert student_seed(0, "alice") == student_seed(0, "alice")
     assert len({student_seed(0, "alice"), student_seed(0, "bob"), student_seed(1, "alice")}) == 3
+
+
+def test_the_share_is_read_only_once_enough_rounds_make_its_noise_small():
+    from lab.tworounds import SETTLED, share_settled, share_spread
+    assert share_spread(0.6, 1) == pytest.approx(0.98, abs=0.001)        # one round: noise ±0.98, no result
+    assert not share_settled(1) and not share_settled(SETTLED - 1) and share_settled(SETTLED)
+    assert share_spread(0.5, SETTLED) <= 0.1
