@@ -17,7 +17,7 @@ import panel as pn
 import param
 
 from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, settings_note
-from lab.casesearch import Found, SeedSearch
+from lab.casesearch import Found, Luck, SeedSearch, luck
 from lab.drafting import LECTURE_POLICY
 from lab.trace import RoundTrace
 from uikit.predict import PredictCard
@@ -142,7 +142,8 @@ class FullRoundChapter(RoundChapter):
             return False
         self.case_note.object = (f"<p class='speclab-formula' role='status'>Seed {found.seed}, round "
                                  f"{found.index + 1}: all {state.gamma} drafts kept (found after "
-                                 f"{_seeds(found.tried)}).</p>")
+                                 f"{_seeds(found.tried)}, {found.rounds} round{'s' if found.rounds != 1 else ''} "
+                                 "checked): a round picked for the question, not a typical one.</p>")
         self.show_generation(generation, found.index)
         self.step = round_steps(self.round)
         self._draw()
@@ -161,7 +162,7 @@ class FullRoundChapter(RoundChapter):
         n = len(self.generation.rounds)
         self.round_note.object = (
             f"<p class='speclab-formula'>Round {r.index + 1} of {n} (seed {self.generation.seed}) · "
-            f"γ = {r.gamma} · step "
+            f"{guesser(r)} · step "
             f"{self.step} of {round_steps(r)}. {html.escape(settings_note(self.settings, self.state))}</p>")
         self.step_button.disabled = self.done
         checked = checked_after(r, self.step)
@@ -178,6 +179,8 @@ class FullRoundChapter(RoundChapter):
         self.drafts_strip.chips = chips
         self.table.object = table_html(r, self.step, checked, self.done)
         self.explain.object = explain_html(r, self.step, checked, self.done)
+        if self.done:
+            self.explain.object += luck_html(luck(r, self.generation.alpha))
         self.text_strip.chips = chips_after(r, self.step, prefix)
         if self.done and r.gamma > 0 and r.n_accepted == r.gamma:
             self.case_seen = True
@@ -195,6 +198,41 @@ class FullRoundChapter(RoundChapter):
             self.table, self.explain,
             "#### Text so far", pn.Column(self.text_strip, css_classes=["text-so-far"], sizing_mode="stretch_width"),
             sizing_mode="stretch_width")
+
+
+def guesser(r: RoundTrace) -> str:
+    """Who guesses this round, in words: these pages draft with the draft model at the student's γ."""
+    if r.gamma == 0:
+        return "no guesses this round: the target writes one token"
+    return f"the draft model guesses γ = {r.gamma} token{'s' if r.gamma != 1 else ''}"
+
+
+def _share(x: float) -> str:
+    return "under 1%" if x < 0.01 else f"{x:.0%}"
+
+
+def luck_html(lk: Luck | None) -> str:
+    """How the round just stepped through compares with a typical one of its generation: said
+    whenever it is not typical (every draft kept against the odds, a guess the target would never
+    write, a rare correction), so a lucky round is not read as the rule."""
+    if lk is None:
+        return ""
+    typical = f"a typical round of this generation (α = {lk.alpha:.2f}) keeps about {lk.expected_kept:.1f} of {lk.gamma}"
+    if lk.lucky:
+        text = (f"A lucky round: at α = {lk.alpha:.2f} a round keeps all {lk.gamma} drafts only about "
+                f"{_share(lk.all_kept)} of the time; {typical}.")
+    elif lk.kept == lk.gamma:
+        text = f"At α = {lk.alpha:.2f} a round keeps all {lk.gamma} drafts about {_share(lk.all_kept)} of the time."
+    elif lk.hopeless is not None:
+        i, p = lk.hopeless
+        text = (f"An unlucky round: the target gives guess {i + 1} p = {p:.3f}, a token it would almost never "
+                f"write here, so that guess was sure to be rejected; {typical}.")
+    else:
+        text = f"This round kept {lk.kept}; {typical}."
+    if lk.rare_correction is not None:
+        text += (f" The correction “{show_text(lk.rare_correction)}” is none of the residual's five "
+                 "likeliest tokens: a rare draw.")
+    return f"<p class='speclab-formula luck' role='note'>{html.escape(text)}</p>"
 
 
 def _ratio(p: float, q: float) -> str:
@@ -240,11 +278,12 @@ def table_html(r: RoundTrace, step: int, checked: int, done: bool) -> str:
 def explain_html(r: RoundTrace, step: int, checked: int, done: bool) -> str:
     """One sentence on what the latest step did."""
     if step == 0:
-        return ("<p class='speclab-formula'>Each <b>Step</b> makes one move: first the draft proposes γ tokens "
+        return (f"<p class='speclab-formula'>Each <b>Step</b> makes one move: first {guesser(r)}, "
                 "and one target call scores them all, then the guesses are checked left to right.</p>")
     if step == 1:
-        return (f"<p class='speclab-formula'>The draft proposed {r.gamma} tokens, each sampled from its q. "
-                "One target call has scored them all. Step to check them left to right.</p>")
+        return (f"<p class='speclab-formula'>The draft model guessed {r.gamma} token{'s' if r.gamma != 1 else ''}, "
+                "each sampled from its q. One target call has scored them all. Step to check them left to "
+                "right.</p>")
     if not done:
         d = r.drafts[checked - 1]
         rel = "&lt;" if d.accepted else "≥"

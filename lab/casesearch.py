@@ -11,6 +11,12 @@ when it asks for that seed — and stops at the first round where all γ drafts 
 
 A `SeedSearch` does the same a slice of time at a time: each `run()` goes on from the very round
 where the last one stopped, so a slow pair still gets through the seeds press after press.
+
+A round found so (or any one round) may be far from typical; `luck(round, alpha)` says how it
+compares with what the generation's α predicts, so a page can say when the shown round is a lucky
+(or an unlucky) one:
+
+    luck(r, generation.alpha).lucky      # all γ kept, which happens about α^γ of the time
 """
 from __future__ import annotations
 
@@ -40,6 +46,44 @@ class Found:
 def keeps_all(r: RoundTrace, gamma: int) -> bool:
     """Round r drafted the full γ tokens and kept every one."""
     return r.gamma == gamma and gamma > 0 and r.n_accepted == gamma
+
+
+LUCKY = 0.25          # a round keeping all γ drafts is lucky when that happens less often than this
+NEVER = 0.005         # a guess the target gives p below this was as good as sure to be rejected
+
+
+@dataclass(frozen=True)
+class Luck:
+    """How one round compares with the generation it belongs to (α: its accepted ÷ drafted).
+
+    `expected_kept` = α + α² + … + α^γ, the drafts a round keeps on average when each is kept with
+    probability α given the ones before (the analytic model's independence assumption);
+    `all_kept` = α^γ, how often a round keeps all γ."""
+    kept: int
+    gamma: int
+    alpha: float
+    expected_kept: float
+    all_kept: float
+    lucky: bool                    # all γ kept, which happens less than LUCKY of the time
+    hopeless: tuple[int, float] | None = None   # (guess index, p) of a rejected guess the target ~never writes
+    rare_correction: str | None = None          # the correction, when it is none of its five likeliest tokens
+
+
+def luck(r: RoundTrace, alpha: float | None) -> Luck | None:
+    """Round `r` against its generation's α; None for a round without drafts or without an α."""
+    if alpha is None or r.gamma == 0:
+        return None
+    expected = sum(alpha ** i for i in range(1, r.gamma + 1))
+    all_kept = alpha ** r.gamma
+    rejected = r.rejected_index
+    hopeless = None
+    if rejected is not None and r.drafts[rejected].p < NEVER:
+        hopeless = (rejected, r.drafts[rejected].p)
+    rare = None
+    if r.extra_kind == "correction" and r.extra_top and r.extra_token_id not in [c.token_id for c in r.extra_top[:5]]:
+        rare = r.extra_text
+    return Luck(r.n_accepted, r.gamma, alpha, expected, all_kept,
+                lucky=r.n_accepted == r.gamma and all_kept < LUCKY, hopeless=hopeless, rare_correction=rare)
 
 
 class SeedSearch:

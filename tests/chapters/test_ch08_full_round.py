@@ -144,3 +144,44 @@ def test_a_search_out_of_time_says_so_and_goes_on_when_pressed_again(make_chapte
     asyncio.run(ch.show_all_kept())
     assert len(FakeSearch.made) == 1 and FakeSearch.made[0].presses == 2      # the same search, resumed
     assert f"Seed {state.seed + 3}, round 1" in ch.case_note.object and "found after 4 seeds" in ch.case_note.object
+
+
+def test_the_found_round_is_said_to_be_picked_and_lucky_when_it_is(make_chapter, state):
+    """The round the search finds keeps every draft: the page says it was picked for the question and,
+    at the generation's α, how rarely a round keeps all γ (a typical round keeps fewer)."""
+    state.temperature = 1.0
+    ch = make_chapter(FullRoundChapter, state)
+    assert asyncio.run(ch.show_all_kept()) is True
+    assert "a round picked for the question, not a typical one" in ch.case_note.object
+    alpha = ch.generation.alpha
+    note = ch.explain.object
+    if alpha ** state.gamma < 0.25:
+        assert "A lucky round" in note and f"α = {alpha:.2f}" in note
+    assert "typical round" in note or "of the time" in note
+
+
+def test_an_unlucky_round_is_said_to_be_one(make_chapter, state):
+    """A rejected guess the target gives p ≈ 0 (the "car" with p = 0.000 of a temperature-1 round):
+    the round's end says it was sure to be rejected, and what a typical round keeps."""
+    import dataclasses
+    state.temperature = 1.0
+    ch = make_chapter(FullRoundChapter, state, load=True)
+    i = next(k for k, r in enumerate(ch.generation.rounds) if r.n_accepted < r.gamma)
+    r = ch.generation.rounds[i]
+    j = r.n_accepted
+    drafts = list(r.drafts)
+    drafts[j] = dataclasses.replace(drafts[j], p=0.0)
+    ch.generation.rounds[i] = dataclasses.replace(r, drafts=drafts)
+    ch.show_generation(ch.generation, i)
+    step_to_end(ch)
+    assert f"An unlucky round: the target gives guess {j + 1} p = 0.000" in ch.explain.object
+    assert "typical round of this generation" in ch.explain.object
+
+
+def test_the_page_names_who_guesses(make_chapter, state):
+    ch = make_chapter(FullRoundChapter, state, load=True)
+    ch.restart()
+    assert f"the draft model guesses γ = {ch.round.gamma} tokens" in ch.round_note.object
+    assert "the draft model guesses" in ch.explain.object
+    asyncio.run(ch.advance())
+    assert f"The draft model guessed {ch.round.gamma} tokens" in ch.explain.object

@@ -45,3 +45,26 @@ def test_a_search_in_slices_goes_on_from_the_round_where_it_stopped():
     assert (last.seed, last.index, last.tried, last.rounds) == (whole.seed, whole.index, whole.tried, whole.rounds)
     assert len(slices) == whole.rounds and [s.rounds for s in slices] == list(range(1, whole.rounds + 1))
     assert search.run() is last
+
+
+def test_luck_compares_a_round_with_its_generation():
+    from lab.casesearch import luck
+    from lab.trace import Candidate, DraftStep, RoundTrace
+
+    def step(i, p, accepted):
+        return DraftStep(index=i, token_id=i, text=f"t{i}", q=0.5, p=p, uniform=0.1 if accepted else 0.9,
+                         accept_probability=min(1, p / 0.5), accepted=accepted, draft_seconds=0.0)
+
+    def round_(kept, ps, extra_id=7, kind="correction"):
+        drafts = [step(i, ps[i], i < kept if i <= kept else None) for i in range(len(ps))]
+        return RoundTrace(index=0, prefix_ids=[1], gamma=len(ps), drafts=drafts, n_accepted=kept,
+                          extra_token_id=extra_id, extra_text="o", extra_kind=kind,
+                          extra_top=[Candidate(k, f"c{k}", 0.1) for k in range(5)], target_seconds=0.0,
+                          emitted_ids=[], emitted_texts=[])
+    all_kept = luck(round_(4, [0.5] * 4, kind="bonus"), 0.5)
+    assert all_kept.lucky and all_kept.all_kept == 0.5 ** 4 and all_kept.expected_kept == 0.5 + 0.25 + 0.125 + 0.0625
+    assert not luck(round_(4, [0.5] * 4, kind="bonus"), 0.9).lucky       # 0.9^4 = 66 %: nothing special
+    hopeless = luck(round_(0, [0.0, 0.5, 0.5, 0.5]), 0.5)
+    assert hopeless.hopeless == (0, 0.0) and not hopeless.lucky and hopeless.rare_correction == "o"
+    assert luck(round_(1, [0.5, 0.3, 0.5, 0.5], extra_id=2), 0.5).rare_correction is None
+    assert luck(round_(1, [0.5] * 4), None) is None
