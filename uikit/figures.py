@@ -1,7 +1,7 @@
 """Bokeh figures for the lab's pages: no tools, and type legible on a projector.
 
     fig = static_figure(height=300, sizing_mode="stretch_width", title="…")
-    finish_figures(view)          # every figure in a Panel view: type raised to MIN_TYPE, and its
+    finish_figures(view)          # every figure in a Panel view: type raised to PAGE_TYPE, and its
                                   # glyphs' unused copies left to the browser
 """
 from __future__ import annotations
@@ -23,7 +23,11 @@ def static_figure(**kwargs):
 
 
 _TYPE_SIZE = re.compile(r"^([0-9.]+)(px|pt)$")
-MIN_TYPE = {"px": 14.0, "pt": 10.5}   # a figure's smallest type: legible on a projector at 1280×720
+MIN_TYPE = {"px": 14.0, "pt": 10.5}   # a tour figure's smallest type at 1280×720 (×1.5 on a 1920 projector)
+# A chapter page's smallest figure type, at every screen size: a page does not know the screen it is
+# on (the tour does, shell/tour_fit.py), and a lecturer projects chapter pages too, where figure text
+# must be 16 px or more at 1920×1080 (CHAPTERS.md, In the lecture hall).
+PAGE_TYPE = {"px": 16.0, "pt": 12.0}
 
 
 def figure_type_sizes(fig) -> dict:
@@ -44,10 +48,10 @@ def figure_type_sizes(fig) -> dict:
     return out
 
 
-def type_size(value: str, k: float = 1.0) -> str:
-    """A type size raised to MIN_TYPE, then scaled by k."""
+def type_size(value: str, k: float = 1.0, floor: dict = MIN_TYPE) -> str:
+    """A type size raised to `floor` (MIN_TYPE: the tour's, at 1280×720), then scaled by k."""
     number, unit = _TYPE_SIZE.match(value).groups()
-    return f"{max(float(number), MIN_TYPE[unit]) * k:.1f}{unit}"
+    return f"{max(float(number), floor[unit]) * k:.1f}{unit}"
 
 
 def projector_type(fig, size: str = "16px") -> None:
@@ -58,9 +62,9 @@ def projector_type(fig, size: str = "16px") -> None:
         axis.axis_label_text_font_size = axis.major_label_text_font_size = size
 
 
-def finish_figures(view) -> None:
+def finish_figures(view, floor: dict = PAGE_TYPE) -> None:
     """Every Bokeh figure in a Panel view made ready for a page, in one pass: its type (legends,
-    axes, labels) raised to MIN_TYPE, and its renderers' nonselection and muted glyphs left to the
+    axes, labels) raised to `floor` (PAGE_TYPE), and its renderers' nonselection and muted glyphs left to the
     browser ("auto"). Bokeh's glyph methods build both copies of each glyph on the server; the lab's
     figures have no selection tools and no legends that mute, so the copies only add models for every
     page to build, send and walk (chapter 10: 16 of its ~190)."""
@@ -68,7 +72,7 @@ def finish_figures(view) -> None:
         if pane.object is None:
             continue
         for (model, name), value in figure_type_sizes(pane.object).items():
-            setattr(model, name, type_size(value))
+            setattr(model, name, type_size(value, floor=floor))
         for renderer in getattr(pane.object, "renderers", ()):
             if isinstance(renderer, GlyphRenderer):
                 renderer.update(nonselection_glyph="auto", muted_glyph="auto")

@@ -20,14 +20,15 @@ def test_figures_get_projector_type_sizes(make_chapter):
     fig.add_layout(Label(x=0, y=0, text="big", text_font_size="20px"))
     finish_figures(pn.Column(pn.Row(fig)))
     sizes = {(type(m).__name__, n, getattr(m, "text", None)): v for (m, n), v in figure_type_sizes(fig).items()}
-    assert sizes[("Legend", "label_text_font_size", None)] == "14.0px"
-    assert sizes[("Label", "text_font_size", "small")] == "10.5pt"
+    assert sizes[("Legend", "label_text_font_size", None)] == "16.0px"
+    assert sizes[("Label", "text_font_size", "small")] == "12.0pt"
     assert sizes[("Label", "text_font_size", "big")] == "20.0px"        # larger type is left alone
-    assert all(float(v[:-2]) >= (14 if v.endswith("px") else 10.5) for v in sizes.values())
-    # a chapter page's figures get the same floor (chapter 6 asks for 10 px legends)
+    assert all(float(v[:-2]) >= (16 if v.endswith("px") else 12) for v in sizes.values())
+    # a chapter page's figures get the same floor (chapter 6 asks for 10 px legends): 16 px, the
+    # projector's smallest figure type at 1920×1080, whatever the screen (a page does not know it)
     ch = make_chapter(AcceptRuleChapter)
     panes = [p.object for p in ch.__panel__().select(pn.pane.Bokeh)]
-    assert panes and all(float(v[:-2]) >= 14 for f in panes for v in figure_type_sizes(f).values()
+    assert panes and all(float(v[:-2]) >= 16 for f in panes for v in figure_type_sizes(f).values()
                          if v.endswith("px"))
 
 
@@ -38,8 +39,8 @@ def test_glyph_text_is_sized_with_the_figure():
     small = fig.text(x=[0], y=[0], text=["+3"], text_font_size="12px")
     finish_figures(pn.Column(fig))
     sizes = figure_type_sizes(fig)
-    assert sizes[(small.glyph, "text_font_size")] == "14.0px"          # raised to MIN_TYPE
-    assert type_size(sizes[(small.glyph, "text_font_size")], 1.5) == "21.0px"
+    assert sizes[(small.glyph, "text_font_size")] == "16.0px"          # raised to PAGE_TYPE
+    assert type_size("12px", 1.5) == "21.0px"                          # the tour: MIN_TYPE, scaled
 
 
 def test_a_chapter_page_leaves_its_glyph_copies_to_the_browser(make_chapter):
@@ -57,3 +58,19 @@ def test_a_chapter_page_leaves_its_glyph_copies_to_the_browser(make_chapter):
     doc = Document()
     doc.add_root(view.get_root(doc))
     assert sum(isinstance(m, Glyph) for m in doc.models) == len(renderers)
+
+
+def test_every_chapter_page_draws_figure_text_at_16_px_or_more(make_chapter):
+    """Figure text ≥ 16 px on a projected chapter page at 1920×1080 (the page does not know the
+    screen, so it holds at every size): every fixed type size of every figure a chapter shows."""
+    from chapters.registry import chapter_pages
+    from uikit.figures import figure_type_sizes
+    small = []
+    for page in chapter_pages():
+        view = make_chapter(page.chapter_class).__panel__()
+        for pane in view.select(pn.pane.Bokeh):
+            for (model, name), v in figure_type_sizes(pane.object).items():
+                px = float(v[:-2]) * (4 / 3 if v.endswith("pt") else 1)
+                if px < 16 - 0.05:
+                    small.append(f"chapter {page.number}: {type(model).__name__}.{name} = {v}")
+    assert not small, small[:5]
