@@ -1,9 +1,13 @@
 """Command line for lecturers.
 
     python -m lab prepare                      # unpack and convert the embedded pair ahead of class
+    python -m lab prepare --pair NAME          # or a hub pair (--target ID --draft ID): download it once
     python -m lab measure --prompt "def f(x):" [--pair NAME | --target ID --draft ID] [--json]
     python -m lab measure [--pair NAME | ...] [--prompts FILE] [--per-category N] [--json]
-        [--drafter model|lookup|hybrid ...] [--policy constant|heuristic|confidence[:T]]
+        [--drafter model|lookup|hybrid ...] [--policy constant[:γ]|heuristic[:γ]|auto[:γ][+confidence:T]]
+
+The embedded pair drafts with `hybrid` and `auto:12` (as many tokens, up to 12, as each source's
+recent hit rate pays for).
 
 `measure` answers "will my pair pay off?": α, tokens per target call, c, the predicted and the
 measured speed-up over plain decoding of the same prompt and length, and whether the output is
@@ -32,8 +36,9 @@ def _measure_parser() -> argparse.ArgumentParser:
     ap.add_argument("--drafter", action="append", metavar="NAME[@POLICY]",
                     help="who drafts: model, lookup or hybrid, optionally with its own policy (lookup@constant:8); "
                          "repeat for several (default: the pair's own, and on a prompt set all three)")
-    ap.add_argument("--policy", help="draft length: constant, heuristic, confidence[:T], heuristic+confidence[:T] "
-                                     "(default: the pair's own)")
+    ap.add_argument("--policy", help="draft length: constant[:γ], heuristic[:γ] or auto[:γ] (as many as the "
+                                     "recent hit rate pays for), each optionally +confidence[:T] or +model:γ "
+                                     "(default: the pair's own; the embedded pair's is auto:12)")
     ap.add_argument("--gamma", type=int, help="γ for every drafting (default: each policy's own)")
     ap.add_argument("--temperature", type=float, default=0.0)
     ap.add_argument("--top-k", type=int, default=0)
@@ -66,7 +71,7 @@ def measure_main(argv: list[str]) -> int:
         settings = SamplingSettings(args.temperature, args.top_k, args.top_p)
         pair_argv = sum(([f"--{k}", v] for k in ("pair", "target", "draft") if (v := getattr(args, k))), [])
         spec = resolve_pair(pair_argv, environ={} if pair_argv else None)
-        progress = None if args.json else (lambda f, msg: print(f"[{f:4.0%}] {msg}", file=sys.stderr))
+        bar = None if args.json else _Progress()
         if args.per_category is not None and args.per_category < 1:
             raise ValueError("--per-category must be at least 1.")
         prompt_set = None if args.prompt is not None else heldout_prompts(args.prompts or HELDOUT_PROMPTS)
@@ -74,14 +79,14 @@ def measure_main(argv: list[str]) -> int:
         asked = [(d.partition("@")[0], d.partition("@")[2] or policy) for d in args.drafter or []]
         for drafter, own in asked:
             check_drafting(drafter, own or "constant")
-        pair = load_spec(spec, progress)
+        pair = load_spec(spec, bar and bar.phase(0.0, 0.1 if prompt_set is not None else 1.0))
         policy = policy or pair.policy
         draftings = [(d, p or policy) for d, p in asked] or [(d, policy) for d in
                                                              dict.fromkeys([pair.drafter, *DRAFTERS])]
         if prompt_set is not None:
             report = measure_set(pair, prompt_set, gamma=args.gamma, settings=settings,
                                  max_new_tokens=args.max_new_tokens, per_category=args.per_category,
-                                 draftings=list(dict.fromkeys(draftings)), progress=progress)
+                                 draftings=list(dict.fromkeys(draftings)), progress=bar and bar.phase(0.1, 1.0))
             return _print_set(report, args.json)
         ids = encode_prompt(pair.tokenizer, args.prompt)
         drafter, policy = draftings[0]
@@ -108,8 +113,32 @@ def measure_main(argv: list[str]) -> int:
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
         print(f"{k:<{width}}  {v}")
-    print(f"\n{m.text}")
+    print(f"\ngenerated text ({m.new_tokens} new tokens):\n{m.text.lstrip(chr(13) + chr(10))}")
     return 0
+
+
+class _Progress:
+    """The command's progress on stderr: a line per new message; the percentage never goes back
+    (loading the pair, then measuring, each fill their own share of 0–100 %)."""
+
+    def __init__(self):
+        self.shown, self.last = 0.0, None
+
+    def phase(self, start: float, end: float):
+        def progress(fraction: float, message: str) -> None:
+            self.shown = max(self.shown, start + (end - start) * min(max(float(fraction), 0.0), 1.0))
+            if message != self.last:
+                self.last = message
+                print(f"[{self.shown:4.0%}] {message}", file=sys.stderr, flush=True)
+        return progress
+
+
+def _quiet_transformers() -> None:
+    """The command prints its own progress: transformers' bars and warnings (a config-class notice
+    for our own draft type) are noise here."""
+    from transformers.utils import logging as hf_logging
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
 
 
 def _print_set(report: dict, as_json: bool) -> int:
@@ -141,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         from lab.prepare import main as prepare_main
         return prepare_main(argv[1:])
     if argv[:1] == ["measure"]:
+        _quiet_transformers()
         return measure_main(argv[1:])
     print(__doc__.strip())
     return 0 if argv[:1] in ([], ["-h"], ["--help"]) else 2

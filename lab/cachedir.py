@@ -104,6 +104,15 @@ def cache_sentence(root: Path, reason: str) -> PrepareError:
                                f"the lecturer should {advice}")
 
 
+def make_root(root: Path) -> None:
+    """Create the cache folder; one PrepareError sentence naming SPECLAB_CACHE when it cannot be
+    (no permission, a read-only disk, or a place no folder can go, such as /proc)."""
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise (cache_error(root, err) or cache_sentence(root, "the folder cannot be created there")) from err
+
+
 @contextlib.contextmanager
 def cache_faults(root: Path):
     """Turn 'cannot write the cache' errors raised anywhere inside into one PrepareError sentence."""
@@ -154,7 +163,7 @@ def locked(root: Path, progress: Progress | None = None, wait: bool = True):
     except ImportError:     # not POSIX: no lock, one preparer at a time is the lecturer's business
         yield True
         return
-    root.mkdir(parents=True, exist_ok=True)
+    make_root(root)
     fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:

@@ -144,6 +144,30 @@ class CostProfile:
 
 def measure_profile(pair, *, runs: int = RUNS, positions: int = POSITIONS) -> CostProfile:
     """Time the pair's calls now (several seconds on a large pair); `profile` shares the result."""
+    calls, finish = _timed_calls(pair, positions)
+    with fixed_threads(finish.threads):
+        return finish(interleaved(calls, runs))
+
+
+def measure_profile_steps(pair, *, runs: int = RUNS, positions: int = POSITIONS):
+    """`measure_profile` a timed call at a time: a generator that yields after each call and returns
+    the CostProfile, so the model worker can serve a student between two calls (lab.workqueue). The
+    runs are interleaved as lab.timing.interleaved's: one uncounted warm-up run, then every call in turn."""
+    calls, finish = _timed_calls(pair, positions)
+    yield
+    times = {name: [] for name in calls}
+    for run in range(runs + 1):
+        for name, fn in calls.items():
+            with fixed_threads(finish.threads):
+                seconds = fn()
+            if run:
+                times[name].append(seconds)
+            yield
+    return finish(times)
+
+
+def _timed_calls(pair, positions: int):
+    """(name → a function timing one call, finish(times) → the CostProfile), the caches prefilled."""
     ids = encode_prompt(pair.tokenizer, DEFAULT_PROMPT)
     context = (ids * (PREFILL_TOKENS // len(ids) + 1))[:PREFILL_TOKENS]
     target, draft, fresh = CachedModel(pair.target), CachedModel(pair.draft), CachedModel(pair.target)
@@ -161,44 +185,93 @@ def measure_profile(pair, *, runs: int = RUNS, positions: int = POSITIONS) -> Co
     before = load()          # before timing: the timing's own threads would count as load
     with fixed_threads() as threads:
         calls = {("verify", k): fn for k, fn in verify_calls(target, context, range(1, positions + 1)).items()}
-        times = interleaved({**calls, "draft": draft_call, "prefill": prefill}, runs)
-    summary = {name: robust(ts) for name, ts in times.items()}
-    spread = statistics.median(s for _, s in summary.values())
-    return CostProfile(
-        pair=pair.name, draft_seconds=summary["draft"][0],
-        verify_seconds=tuple(summary[("verify", k)][0] for k in range(1, positions + 1)),
-        prefill_seconds=summary["prefill"][0], prefill_tokens=len(context), spread=spread,
-        load=before, cores=cores(), threads=threads, busy=is_busy(spread, before, cores()),
-        measured_at=time.monotonic())
+
+    def finish(times: dict) -> CostProfile:
+        summary = {name: robust(ts) for name, ts in times.items()}
+        spread = statistics.median(s for _, s in summary.values())
+        return CostProfile(
+            pair=pair.name, draft_seconds=summary["draft"][0],
+            verify_seconds=tuple(summary[("verify", k)][0] for k in range(1, positions + 1)),
+            prefill_seconds=summary["prefill"][0], prefill_tokens=len(context), spread=spread,
+            load=before, cores=cores(), threads=threads, busy=is_busy(spread, before, cores()),
+            measured_at=time.monotonic())
+    finish.threads = threads
+    return {**calls, "draft": draft_call, "prefill": prefill}, finish
+
+
+class _Steps:
+    """A shared measurement going a timed call at a time (`profile_steps`). A job that steps aside
+    leaves it parked; whoever needs the profile meanwhile advances it, so no caller waits on a job
+    parked behind it on the one model worker."""
+
+    def __init__(self, steps, future: Future, key):
+        self.steps, self.future, self.key = steps, future, key
+        self.lock = threading.Lock()
+
+    def advance(self) -> None:
+        with self.lock:
+            if self.future.done():
+                return
+            try:
+                next(self.steps)
+            except StopIteration as done:
+                self.future.set_result(done.value)
+            except BaseException as err:       # the next caller measures again
+                _drop(self.key, self.future)
+                self.future.set_exception(err)
 
 
 _lock = threading.Lock()
-_profiles: dict[tuple[int, str], tuple[weakref.ref, Future]] = {}
+_profiles: dict[tuple[int, str], tuple[weakref.ref, Future, _Steps | None]] = {}
+
+
+def _drop(key, future: Future) -> None:
+    with _lock:
+        if _profiles.get(key, (None, None, None))[1] is future:
+            del _profiles[key]
+
+
+def _claim(pair, retry_busy: bool, stepwise: bool):
+    """(future, steps, mine): the shared measurement of `pair`, a new one (mine) when there is none
+    or `retry_busy` asks for it; `steps` when it goes a call at a time."""
+    key = (id(pair), pair.name)
+    with _lock:
+        ref, future, steps = _profiles.get(key, (None, None, None))
+        stale = future is None or ref() is not pair or (
+            retry_busy and future.done() and future.exception() is None and future.result().busy
+            and time.monotonic() - future.result().measured_at > RETRY_AFTER)
+        if stale:
+            future = Future()
+            steps = _Steps(measure_profile_steps(pair), future, key) if stepwise else None
+            _profiles[key] = (weakref.ref(pair), future, steps)
+    return future, steps, stale
 
 
 def profile(pair, *, retry_busy: bool = False) -> CostProfile:
     """The pair's cost profile: measured on the first call, shared with every later one (a caller
-    arriving while it is measured waits for the same result). `retry_busy` measures again when the
+    arriving while it is measured waits for the same result, or finishes it when it goes a call at a
+    time). `retry_busy` measures again when the
     shared profile was flagged busy over RETRY_AFTER seconds ago, and shares the new one (a class
     pressing "Measure" together on a busy machine still shares one measurement)."""
-    key = (id(pair), pair.name)
-    with _lock:
-        ref, future = _profiles.get(key, (None, None))
-        stale = future is None or ref() is not pair or (
-            retry_busy and future.done() and future.exception() is None and future.result().busy
-            and time.monotonic() - future.result().measured_at > RETRY_AFTER)
-        mine = stale
-        if stale:
-            future = Future()
-            _profiles[key] = (weakref.ref(pair), future)
+    future, steps, mine = _claim(pair, retry_busy, stepwise=False)
     if mine:
         try:
             future.set_result(measure_profile(pair))
         except BaseException as err:       # the next caller measures again
-            with _lock:
-                if _profiles.get(key, (None, None))[1] is future:
-                    del _profiles[key]
+            _drop((id(pair), pair.name), future)
             future.set_exception(err)
+    while steps is not None and not future.done():
+        steps.advance()
+    return future.result()
+
+
+def profile_steps(pair, *, retry_busy: bool = False):
+    """`profile` as a job for the model worker that yields between timed calls and returns the
+    shared profile: a student's click waits for one call, not the whole measurement."""
+    future, steps, _ = _claim(pair, retry_busy, stepwise=True)
+    while steps is not None and not future.done():
+        steps.advance()
+        yield
     return future.result()
 
 
@@ -208,6 +281,11 @@ def of_service(service, draft: str = "aligned", *, retry_busy: bool = False) -> 
     return profile(service.pair_for(draft), retry_busy=retry_busy)
 
 
+def of_service_steps(service, draft: str = "aligned", *, retry_busy: bool = False):
+    """`of_service` a timed call at a time (`profile_steps`): the start-up warm-up's form."""
+    return (yield from profile_steps(service.pair_for(draft), retry_busy=retry_busy))
+
+
 def known(service, draft: str = "aligned") -> CostProfile | None:
     """The shared profile `of_service` would return, if it is already measured; else None. Measures
     and loads nothing, so a page may call it on the event loop (chapter 10 draws with it at once)."""
@@ -215,7 +293,7 @@ def known(service, draft: str = "aligned") -> CostProfile | None:
     if pair is None:
         return None
     with _lock:
-        ref, future = _profiles.get((id(pair), pair.name), (None, None))
+        ref, future, _ = _profiles.get((id(pair), pair.name), (None, None, None))
     if future is None or ref() is not pair or not future.done() or future.exception() is not None:
         return None
     return future.result()

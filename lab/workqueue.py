@@ -7,7 +7,8 @@ twenty tabs of one browser get one share, not twenty). The next job is the waiti
 has used the worker least recently: each browser's seconds of model work, halved every HALF_LIFE
 seconds (first come first on a tie). A student who presses a button while one browser keeps the
 worker busy goes next, and their few seconds of work run before the busy browser's next job. The
-server's own work (owner None: the start-up warm-up) goes only when no browser waits.
+server's own work (owner None: the start-up warm-up) goes only when no browser waits, unless a
+browser asks for the same.
 
 A long job (a live measurement) is a generator: the worker runs it a step (one decoding round) at
 a time, and after each step hands the worker to a browser waiting with STEP_ASIDE seconds less
@@ -56,9 +57,7 @@ def _browser_and_session(owner) -> tuple:
 
 def _normalised(value):
     """`value` as a hashable key (lists → tuples); raises TypeError for what cannot be (arrays)."""
-    if isinstance(value, list):
-        return tuple(_normalised(v) for v in value)
-    if isinstance(value, tuple):
+    if isinstance(value, (list, tuple)):
         return tuple(_normalised(v) for v in value)
     if isinstance(value, np.ndarray):
         raise TypeError("arrays are not compared")
@@ -143,6 +142,14 @@ class RecentUse:
         self.half_life = half_life
         self._use: OrderedDict[object, tuple[float, float]] = OrderedDict()   # browser → (seconds, at)
 
+    def _adopt(self, job: _Job, browser) -> None:
+        """The server's waiting job goes on `browser`'s turn, who asked for the same (call under the lock)."""
+        self._queues[None].remove(job)
+        if not self._queues[None]:
+            del self._queues[None], self._arrival[None]
+        job.browser = browser
+        self._enqueue(job)
+
     def used(self, browser, now: float | None = None) -> float:
         """`browser`'s recent model work: its seconds on the worker, each halved every `half_life`."""
         seconds, at = self._use.get(browser, (0.0, 0.0))
@@ -185,6 +192,8 @@ class FairQueue:
             same = self._waiting.get(key) if key is not None else None
             if same is not None:          # asked for already and still waiting: computed once for all
                 same.waiters.append((future, session))
+                if same.browser is None and browser is not None:
+                    self._adopt(same, browser)
                 return future
             queue = self._queues.get(browser, ())
             if browser is not None:       # None: the server's own work, never refused
@@ -212,6 +221,14 @@ class FairQueue:
             self._arrivals += 1
             self._arrival[job.browser] = self._arrivals
         (self._queues[job.browser].appendleft if first else self._queues[job.browser].append)(job)
+
+    def _adopt(self, job: _Job, browser) -> None:
+        """The server's waiting job goes on `browser`'s turn, who asked for the same (call under the lock)."""
+        self._queues[None].remove(job)
+        if not self._queues[None]:
+            del self._queues[None], self._arrival[None]
+        job.browser = browser
+        self._enqueue(job)
 
     def used(self, browser, now: float | None = None) -> float:
         """`browser`'s recent model work in seconds (RecentUse.used)."""

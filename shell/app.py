@@ -290,5 +290,13 @@ def configure() -> None:
     # waits up to the switch interval at every hand-back (5 ms by default): hand it back sooner.
     sys.setswitchinterval(SWITCH_INTERVAL)
     pn.state.schedule_task("speclab-heap", heap.tick, period="1s")   # once per server (shell.heap)
-    LOADER.start()   # the pair loads in the background; pages show its progress meanwhile
-    warmup.start(LOADER)   # then, once per server, the default demos are computed for first clicks
+    start_models()
+
+
+def start_models() -> None:
+    """Once per server: load the pair in the background (pages show its progress meanwhile), then
+    compute the default demos for first clicks. At server start with `--setup shell/start.py`,
+    else at the first page."""
+    configure_logging(verbose())
+    LOADER.start()
+    warmup.start(LOADER)

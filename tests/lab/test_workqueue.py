@@ -261,3 +261,19 @@ def test_a_browser_asking_faster_than_its_rate_is_told_to_wait():
     with pytest.raises(QueueFull):
         service.submit(abs, -3, owner=tabs[7])
     assert service.submit(abs, -4).result(10) == 4                           # the server's own: never
+
+
+def test_a_browser_asking_for_what_the_server_waits_to_compute_gets_it_on_its_own_turn():
+    """The server's own work (the start-up warm-up) goes only when no browser waits; a student who
+    asks for the same request must not wait behind every other browser for it."""
+    queue, order = FairQueue(), []
+    gate = _hold(queue)
+    first = queue.submit(Owner("a", "t"), order.append, ("a1",), {})
+    second = queue.submit(Owner("a", "t"), order.append, ("a2",), {})
+    warm = queue.submit(None, order.append, ("shared",), {})            # the warm-up's next job
+    mine = queue.submit(Owner("b", "t"), order.append, ("shared",), {})  # a student asks the same
+    gate.set()
+    for future in (first, second, warm, mine):
+        future.result(10)
+    assert order == ["a1", "shared", "a2"]          # computed once, on b's turn (b has used nothing)
+    assert queue.pending() == 0
