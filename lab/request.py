@@ -128,8 +128,23 @@ class Outcome:
 
     @property
     def mean_gamma(self) -> int:
-        """The rounds' mean number of guesses, rounded (1 at least)."""
-        return max(1, min(analytic.MAX_GAMMA, round(self.spec.drafted / max(1, self.spec.target_calls))))
+        """γ of the request's rounds: the constant γ, or else the mean guesses of the rounds that
+        guessed, rounded (1 at least)."""
+        if self.request.policy.split("+")[0].split(":")[0] == "constant":
+            return self.request.gamma
+        guessed = [len(r.drafts) for r in self.spec.rounds if r.drafts]
+        return max(1, min(analytic.MAX_GAMMA, round(sum(guessed) / max(1, len(guessed)))))
+
+    @property
+    def round_cost(self) -> float:
+        """A round's mean time in one-position target calls: its guesses and its verify pass."""
+        return self.timed.decode_time("draft + verify") / max(1, self.target_calls)
+
+    @property
+    def verify_cost(self) -> float:
+        """A verify pass's mean cost in one-position target calls."""
+        passes = [e - s for lane, s, e, kind in self.timed.blocks if lane == "draft + verify" and kind == "target"]
+        return sum(passes) / max(1, len(passes))
 
     # --- what the figures mean ---
     def who(self) -> str:
@@ -142,8 +157,9 @@ class Outcome:
         return ", ".join(p for p in parts if p) or "no rounds"
 
     def predicted(self) -> float:
-        """The lecture's formula E / (1 + γc) at the measured α, the rounds' mean γ and this c."""
-        return float(analytic.speedup(self.alpha or 0.0, self.mean_gamma, self.c))
+        """The lecture's formula E / (1 + γc) at the measured α and c as pages print them (two
+        decimals, where chapter 10 sets its sliders) and the request's γ."""
+        return float(analytic.speedup(round(self.alpha or 0.0, 2), self.mean_gamma, round(self.c, 2)))
 
     def break_even(self) -> float:
         """The α at which this request's drafting would break even on this machine: E equal to
@@ -159,33 +175,60 @@ class Outcome:
         model_share = n["model"] / max(1, n["model"] + n["lookup"])
         return float(analytic.speedup(self.alpha or 0.0, self.mean_gamma, PROJECTED_C * model_share))
 
+    def _spent(self) -> str:
+        """What a round spent: "3.6 draft calls at c = 0.14 and a verify pass of 1.20"."""
+        guesses = self.spec.drafted / max(1, self.target_calls)
+        drafting = (f"{guesses:.1f} guesses at {self.c:.2f} each" if guesses else "no guesses")
+        return f"{drafting} and a verify pass of {self.verify_cost:.2f}"
+
     def verdict(self) -> str:
-        """One sentence: faster, level or slower than plain decoding here, and why, in the lab's terms."""
-        s, k = self.speedup, min(self.mean_gamma + 1, self.profile.max_positions)
-        v = self.profile.verify_units(k)
-        copied = self.sources["lookup"]
+        """One sentence: faster, level or slower than plain decoding here, and why, in the lab's terms.
+        The speed-up is tokens per round ÷ a round's cost, both measured, so the reasons given are
+        those two figures and what set them."""
+        s, a, be = self.speedup, self.alpha or 0.0, self.break_even()
+        head = (f"a round gave {self.tokens_per_call:.2f} tokens and cost {self.round_cost:.2f} target calls' "
+                f"time ({self._spent()})")
         if abs(s - 1) < LEVEL:
-            return f"Level with plain decoding here ({s:.2f}×): the guesses kept just pay for the drafting."
+            return f"Level with plain decoding here ({s:.2f}×): {head}, so the guesses kept just pay for themselves."
         if s > 1:
-            why = (f"{copied} of {self.target_calls} rounds copied their guesses from the text, which costs "
-                   f"no model call" if copied * 2 >= self.target_calls else
-                   f"α = {self.alpha:.2f} is above the break-even α = {self.break_even():.2f} for c = {self.c:.2f}")
-            return (f"Faster here ({s:.2f}×): each target call gave {self.tokens_per_call:.2f} tokens instead of 1, "
-                    f"because {why}.")
-        be = self.break_even()
-        below = ("no α breaks even at this cost" if np.isnan(be) else
-                 f"α = {self.alpha or 0:.2f} is below the break-even α = {be:.2f}")
-        return (f"Slower here ({s:.2f}×): {below} for c = {self.c:.2f} and γ = {self.mean_gamma}, and a verify "
-                f"pass over {k} positions costs {v:.2f} target calls on this machine, not 1.")
+            if self.sources["lookup"] * 2 >= self.target_calls:
+                why = f"{self.sources['lookup']} of {self.target_calls} rounds copied their guesses from the text, " \
+                      "which costs no model call"
+            elif np.isnan(be) or a < be:
+                why = (f"guesses were kept in runs (whole rounds kept, or none), so a round gave more than "
+                       f"α = {a:.2f} alone predicts")
+            else:
+                why = f"α = {a:.2f} is above the break-even α = {be:.2f} for c = {self.c:.2f} at γ = {self.mean_gamma}"
+            return f"Faster here ({s:.2f}×): {head}; {why}."
+        k = min(self.mean_gamma + 1, self.profile.max_positions)
+        v = self.profile.verify_units(k)
+        why = ("no α breaks even at this cost" if np.isnan(be) else
+               f"α = {a:.2f} is below the break-even α = {be:.2f} for c = {self.c:.2f} at γ = {self.mean_gamma}"
+               if a < be else f"the guesses kept came too unevenly to pay, though α = {a:.2f} is above the "
+               f"break-even α = {be:.2f}")
+        verify = f", and a verify pass over {k} positions costs {v:.2f} target calls on this machine, not 1" \
+            if v > 1.05 else ""
+        return f"Slower here ({s:.2f}×): {head}; {why}{verify}."
 
     def gap(self) -> str:
         """Why the lecture's formula predicts another speed-up than the one measured ("" when they agree)."""
-        predicted, k = self.predicted(), min(self.mean_gamma + 1, self.profile.max_positions)
+        predicted = self.predicted()
         if abs(predicted - self.speedup) < 0.05:
             return ""
-        return (f"The formula predicts {predicted:.2f}× because it counts a verify pass over γ + 1 = {k} "
-                f"positions as one target call and treats every guess as kept with the same α; here a pass costs "
-                f"{self.profile.verify_units(k):.2f} calls and the rounds are what they were.")
+        g, a = self.mean_gamma, round(self.alpha or 0.0, 2)
+        e, cost = float(analytic.expected_tokens(a, g)), float(analytic.round_cost(g, round(self.c, 2)))
+        reasons = []
+        if self.tokens_per_call > e * 1.05:
+            reasons.append("guesses are kept in runs, not independently with one α as the formula assumes")
+        elif self.tokens_per_call < e * 0.95:
+            reasons.append("the rounds kept fewer tokens than independent guesses with this α would")
+        if self.round_cost > cost * 1.05:
+            reasons.append(f"a verify pass costs {self.verify_cost:.2f} target calls here, where the formula counts 1")
+        elif self.round_cost < cost * 0.95:
+            reasons.append("rounds guessed fewer than γ (the text's end, or a source with nothing to copy)")
+        return (f"The formula predicts {predicted:.2f}× from E = {e:.2f} tokens for a round of 1 + γc = {cost:.2f}; "
+                f"measured, a round gave {self.tokens_per_call:.2f} tokens for {self.round_cost:.2f}"
+                + (": " + " and ".join(reasons) if reasons else "") + ".")
 
     def projection_sentence(self) -> str:
         """The projection, labelled with its assumptions."""

@@ -53,9 +53,11 @@ def test_mixed_rounds_are_counted_by_source():
 
 def test_prediction_gap_and_projection_follow_the_formula():
     o = _outcome([_round(i, 4, 1) for i in range(8)], DEAR, draft=0.018)
-    assert o.predicted() == pytest.approx(float(analytic.speedup(0.25, 4, o.c)))
-    assert "counts a verify pass over γ + 1 = 5 positions as one target call" in o.gap()
-    assert "1.50 calls" in o.gap()
+    assert o.predicted() == pytest.approx(float(analytic.speedup(0.25, 4, 0.18)))
+    # every round kept exactly one guess: 2 tokens a round where independent guesses at α = 0.25 give 1.33
+    assert o.gap().startswith(f"The formula predicts {o.predicted():.2f}× from E = 1.33 tokens for a round of "
+                              "1 + γc = 1.72; measured, a round gave 2.00 tokens for 2.22")
+    assert "kept in runs" in o.gap() and "a verify pass costs 1.50 target calls here" in o.gap()
     assert o.projection() == pytest.approx(float(analytic.speedup(0.25, 4, PROJECTED_C)))
     assert "Projection, not a measurement" in o.projection_sentence()
     copied = _outcome([_round(i, 4, 4, "lookup") for i in range(8)], CHEAP, draft=0.02, drafter="lookup")
