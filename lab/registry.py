@@ -7,12 +7,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from lab.errors import PairError
+from lab.errors import PairError, public_ref
 
 REGISTRY_PATH = Path(__file__).resolve().parent.parent / "models" / "pairs.toml"
 EMBEDDED = "embedded:"
@@ -104,8 +105,14 @@ def _pair_spec(args, environ) -> PairSpec:
         target, draft = environ.get("SPECLAB_TARGET"), environ.get("SPECLAB_DRAFT")
     if target or draft:
         if not (target and draft):
-            raise PairError("A lecturer's pair needs both --target and --draft (hub ids or local folders).")
-        return PairSpec("custom", target, draft, _short(target), _short(draft))
+            given, other = ("--target", "--draft") if target else ("--draft", "--target")
+            ref = target or draft
+            raise PairError(f"A lecturer's pair needs both --target and --draft: {given} {ref} was given "
+                            f"without {other}; add {other} (a hub id or local folder).",
+                            public=f"A lecturer's pair needs both --target and --draft: {given} "
+                                   f"{public_ref(ref)} was given without {other}; add {other} "
+                                   f"(a hub id or local folder).")
+        return PairSpec("custom", target, draft, label(target), label(draft))
     specs = registry()
     name = name or default_name()
     if name not in specs:
@@ -116,3 +123,19 @@ def _pair_spec(args, environ) -> PairSpec:
 
 def _short(ref: str) -> str:
     return ref.removeprefix(EMBEDDED).rstrip("/").split("/")[-1]
+
+
+def label(ref: str) -> str:
+    """The badge's name for a lecturer's target or draft: a hub id's last part; a local folder by the
+    hub model it was saved from (its config's `_name_or_path`), else by its parent's and its own
+    name ("llama-8b/target", not "target")."""
+    path = Path(ref).expanduser()
+    if not path.is_dir():
+        return _short(ref)
+    try:
+        saved = str(json.loads((path / "config.json").read_text()).get("_name_or_path") or "")
+    except (OSError, ValueError, AttributeError):
+        saved = ""
+    if saved and not saved.startswith((".", "/", "~")) and "\\" not in saved and saved.count("/") <= 1:
+        return _short(saved)
+    return "/".join(path.resolve().parts[-2:])

@@ -120,7 +120,7 @@ class LecturerPanel(pn.viewable.Viewer):
         except PairError:
             asked = []
         names = listed() + [name for name in asked if name not in listed()]
-        self.pair_select = pn.widgets.Select(label="Pair for everyone", options=names, width=260)
+        self.pair_select = pn.widgets.Select(label="Pair for everyone", options=pair_options(names), width=260)
         self.switch_button = pn.widgets.Button(label="Switch pair for everyone", color="warning")
         self.status = pn.pane.HTML("", sizing_mode="stretch_width")
         self.switch_button.on_click(self._on_switch)
@@ -164,6 +164,10 @@ class LecturerPanel(pn.viewable.Viewer):
     async def _on_switch(self, event=None):
         import asyncio
         name = self.pair_select.value
+        if needs_download(name):   # refused at once: offline, loading it would only retry the hub
+            self._say(f"{name} is not downloaded on this server, so the class keeps the pair it had; run "
+                      f"python -m lab prepare --pair {name} where the hub is reachable, then switch.")
+            return
         self._say(f"Loading {name} for everyone…")
         self.switch_button.disabled = True
         try:
@@ -197,6 +201,19 @@ class LecturerPanel(pn.viewable.Viewer):
             self.sessions, pair, pn.layout.Divider(margin=(14, 10)), reset, self.status,
             title="Lecturer controls", collapsed=False, width=360),
             PollView(current=self.chapter), sizing_mode="stretch_width", margin=0)   # the class poll (shell/poll.py)
+
+
+def needs_download(name: str) -> bool:
+    """Whether the named pair has hub models that are not in this machine's Hugging Face cache."""
+    from lab import hub
+    from lab.pair import registry
+    spec = registry().get(name)
+    return spec is not None and bool(hub.missing(spec))
+
+
+def pair_options(names: list[str]) -> dict[str, str]:
+    """The pair menu: label → name, the pairs this server cannot load offline marked "needs download"."""
+    return {f"{name} (needs download)" if needs_download(name) else name: name for name in names}
 
 
 LECTURER_CSS = """

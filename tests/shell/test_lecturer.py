@@ -34,7 +34,7 @@ def test_failed_switch_keeps_the_working_pair(monkeypatch):
     monkeypatch.setenv("SPECLAB_PAIR", "tiny")
     before = runtime.current_pair()
     panel = lecturer.LecturerPanel("s1")
-    panel.pair_select.options = panel.pair_select.options + ["no-such-pair"]
+    panel.pair_select.options = {**panel.pair_select.options, "no-such-pair": "no-such-pair"}
     panel.pair_select.value = "no-such-pair"
     asyncio.run(panel._on_switch())
     assert "no pair named" in panel.status.object and "keeps the pair" in panel.status.object
@@ -44,7 +44,7 @@ def test_failed_switch_keeps_the_working_pair(monkeypatch):
 def test_switch_to_another_pair_for_everyone(monkeypatch):
     monkeypatch.setenv("SPECLAB_PAIR", "tiny")
     panel = lecturer.LecturerPanel("s1")
-    panel.pair_select.options = panel.pair_select.options + ["tiny-gpt2"]
+    panel.pair_select.options = {**panel.pair_select.options, "tiny-gpt2": "tiny-gpt2"}
     panel.pair_select.value = "tiny-gpt2"
     try:
         asyncio.run(panel._on_switch())
@@ -52,6 +52,31 @@ def test_switch_to_another_pair_for_everyone(monkeypatch):
         assert "Everyone now uses" in panel.status.object
     finally:
         runtime._switched = None
+
+
+def test_pairs_not_in_the_hub_cache_are_marked_and_refused_at_once(monkeypatch):
+    """Offline, a hub pair not downloaded before class is marked in the menu and refused in one
+    sentence without trying the hub; once in the Hugging Face cache it is offered plainly."""
+    import huggingface_hub
+    import time
+    monkeypatch.setenv("SPECLAB_PAIR", "tiny")
+    cached: set[str] = set()
+    monkeypatch.setattr(huggingface_hub, "try_to_load_from_cache",
+                        lambda repo, name, **kw: f"/cache/{repo}/{name}" if repo in cached else None)
+    monkeypatch.setattr(runtime, "switch_pair", lambda *a, **k: pytest.fail("the hub must not be tried"))
+    panel = lecturer.LecturerPanel("s1")
+    options = panel.pair_select.options
+    assert options["gpt2 (needs download)"] == "gpt2" and options["smollm2-distilled"] == "smollm2-distilled"
+    assert options["tiny"] == "tiny"                              # nothing to download
+    panel.pair_select.value = "gpt2"
+    started = time.monotonic()
+    asyncio.run(panel._on_switch())
+    assert time.monotonic() - started < 1.0
+    said = panel.status.object
+    assert "gpt2 is not downloaded on this server" in said and "python -m lab prepare --pair gpt2" in said
+    assert "`" not in said and said.count(". ") == 0              # one sentence, no literal backticks
+    cached.update({"gpt2", "distilgpt2"})
+    assert "gpt2" in lecturer.LecturerPanel("s1").pair_select.options
 
 
 def test_classroom_forgets_closed_sessions():
