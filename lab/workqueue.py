@@ -21,21 +21,22 @@ browser's queue to resume later. A generator returns its result; its waiters see
 """
 from __future__ import annotations
 
+import atexit
 import threading
 import time
-from collections import OrderedDict, deque
+from collections import deque
 from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass
 from types import GeneratorType
 
 import numpy as np
 
+from lab.fairshare import BURST, RATE, REMEMBERED, Allowance, RecentUse  # noqa: F401  (importable from here)
+
 MAX_PENDING = 3      # waiting jobs per browser
 MAX_TOTAL = 160      # waiting jobs on the whole server (a class of 40 with 3 each fits; a flood does not)
-RATE, BURST = 5.0, 10  # model actions per second per browser, and how many may come at once
 HALF_LIFE = 30.0     # seconds: a browser's model work counts half as much this long after
 STEP_ASIDE = 5.0     # seconds of less recent use that make a running long job step aside
-REMEMBERED = 4096    # browsers whose allowance and use are kept (the longest unseen are dropped)
 
 
 class QueueFull(RuntimeError):
@@ -113,61 +114,6 @@ class _Job:
         return True
 
 
-class Allowance:
-    """A token bucket per browser: `rate` actions a second, `burst` at once. Even an answer from a
-    cache redraws the asking page on the event loop every student shares, so twenty tabs clicking as
-    fast as they can must not get twenty times the share. Bounded: the REMEMBERED browsers seen last
-    are kept. Not locked: call it from one thread (or under a lock)."""
-
-    def __init__(self, rate: float = RATE, burst: int = BURST, clock=time.monotonic):
-        self.rate, self.burst, self._clock = rate, burst, clock
-        self._left: OrderedDict[object, tuple[float, float]] = OrderedDict()   # browser → (left, at)
-
-    def allowed(self, browser) -> bool:
-        """Whether `browser` may act now (and if so, one action is spent)."""
-        now = self._clock()
-        left, at = self._left.pop(browser, (float(self.burst), now))
-        left = min(float(self.burst), left + (now - at) * self.rate)
-        self._left[browser] = (left - 1 if left >= 1 else left, now)
-        _bound(self._left)
-        return left >= 1
-
-
-class RecentUse:
-    """How much model work each browser used recently: its seconds on the worker, each halved every
-    `half_life`. Bounded: the REMEMBERED browsers charged last are kept. Not locked: FairQueue calls
-    it under its lock."""
-
-    def __init__(self, half_life: float):
-        self.half_life = half_life
-        self._use: OrderedDict[object, tuple[float, float]] = OrderedDict()   # browser → (seconds, at)
-
-    def _adopt(self, job: _Job, browser) -> None:
-        """The server's waiting job goes on `browser`'s turn, who asked for the same (call under the lock)."""
-        self._queues[None].remove(job)
-        if not self._queues[None]:
-            del self._queues[None], self._arrival[None]
-        job.browser = browser
-        self._enqueue(job)
-
-    def used(self, browser, now: float | None = None) -> float:
-        """`browser`'s recent model work: its seconds on the worker, each halved every `half_life`."""
-        seconds, at = self._use.get(browser, (0.0, 0.0))
-        now = time.perf_counter() if now is None else now
-        return seconds * 0.5 ** ((now - at) / self.half_life)
-
-    def charge(self, browser, seconds: float) -> None:
-        now = time.perf_counter()
-        self._use[browser] = (self.used(browser, now) + seconds, now)
-        self._use.move_to_end(browser)
-        _bound(self._use)
-
-
-def _bound(seen: OrderedDict) -> None:
-    while len(seen) > REMEMBERED:          # the browsers unseen longest are dropped
-        seen.popitem(last=False)
-
-
 class FairQueue:
     """Per-browser FIFO queues served by least recent use, by one worker thread."""
 
@@ -181,8 +127,20 @@ class FairQueue:
         self._arrivals = 0
         self._waiting: dict[tuple, _Job] = {}       # job key → the identical job still waiting
         self._ready = threading.Condition()
+        self._closed = False
         self._worker = threading.Thread(target=self._work, name="model-worker", daemon=True)
         self._worker.start()
+        atexit.register(self.close)
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Take no more jobs; wait (at most `timeout`) for the worker to finish the job or step it is
+        running and end. At exit: a worker left inside torch while Python shuts down aborts the
+        process ("terminate called without an active exception")."""
+        with self._ready:
+            self._closed = True
+            self._ready.notify_all()
+        if threading.current_thread() is not self._worker:
+            self._worker.join(timeout)
 
     def submit(self, owner, fn, args, kwargs) -> Future:
         browser, session = _browser_and_session(owner)
@@ -275,11 +233,14 @@ class FairQueue:
             steps.close()
         return len(cancelled)
 
-    def _next(self) -> _Job:
-        """The first job of the waiting browser with the least recent use (the earliest on a tie)."""
+    def _next(self) -> _Job | None:
+        """The first job of the waiting browser with the least recent use (the earliest on a tie);
+        None once closed."""
         with self._ready:
-            while not self._queues:
+            while not self._queues and not self._closed:
                 self._ready.wait()
+            if self._closed:
+                return None
             now = time.perf_counter()
             browser = min(self._queues, key=lambda b: (b is None, self.use.used(b, now), self._arrival[b]))
             queue = self._queues[browser]
@@ -301,8 +262,7 @@ class FairQueue:
             return any(self.use.used(b, now) + self.step_aside < mine for b in self._queues if b != browser)
 
     def _work(self):
-        while True:
-            job = self._next()
+        while (job := self._next()) is not None:
             if not job.start():
                 continue
             while True:
@@ -310,7 +270,7 @@ class FairQueue:
                 finished = job.step()
                 with self._ready:
                     self.use.charge(job.browser, time.perf_counter() - start)
-                if finished or self._should_step_aside(job.browser):
+                if finished or self._closed or self._should_step_aside(job.browser):
                     break
             if not finished:               # parked: it resumes when its browser's turn comes again
                 with self._ready:

@@ -277,3 +277,26 @@ def test_a_browser_asking_for_what_the_server_waits_to_compute_gets_it_on_its_ow
         future.result(10)
     assert order == ["a1", "shared", "a2"]          # computed once, on b's turn (b has used nothing)
     assert queue.pending() == 0
+
+
+def test_closing_lets_the_running_step_finish_and_runs_nothing_more():
+    """At exit the worker must not be left inside torch: close() waits for the step it is running."""
+    queue, log = FairQueue(), []
+    running, release = threading.Event(), threading.Event()
+
+    def long_job():
+        for i in range(3):
+            running.set()
+            release.wait(10)
+            log.append(i)
+            yield
+    queue.submit(None, long_job, (), {})
+    assert running.wait(10)
+    closing = threading.Thread(target=queue.close)
+    closing.start()
+    closing.join(0.2)
+    assert closing.is_alive()                  # waiting for the step in progress
+    release.set()
+    closing.join(10)
+    assert not closing.is_alive() and not queue._worker.is_alive()
+    assert log == [0]                          # that step finished; no later one ran
