@@ -43,8 +43,9 @@ def embedded_dir(root: Path | None = None) -> Path:
 
 
 def report(progress: Progress | None, fraction: float, message: str, detail: str = "") -> None:
-    """One stage: one log line (with `detail`, e.g. a folder) and one path-free progress message."""
-    log.info("prepare %3.0f%% %s%s", 100 * fraction, message, f" {detail}" if detail else "")
+    """One stage: one debug log line (with `detail`, e.g. a folder) and one path-free progress message
+    (the server's loader shows it as its one progress line; the command line prints it)."""
+    log.debug("prepare %3.0f%% %s%s", 100 * fraction, message, f" {detail}" if detail else "")
     if progress is not None:
         progress(fraction, message)
 

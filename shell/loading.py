@@ -51,11 +51,14 @@ class PairLoader:
 
     def _progress(self, fraction: float, message: str = "") -> None:
         self.fraction = max(self.fraction, min(1.0, float(fraction)))
+        said = self.message
         if message:
             self.message = scrub_paths(message)   # pages never show server paths; the log keeps them
         if sys.stderr.isatty():                   # the terminal: one line, updated in place
             sys.stderr.write(f"\rLoading the models: {int(self.fraction * 100):3d}% {self.message[:70]:70}")
             sys.stderr.flush()
+        elif self.message != said:                # a log file: a line per stage
+            log.info("loading the models: %3d%% %s", int(self.fraction * 100), self.message)
 
     def _load(self) -> None:
         started = time.monotonic()
