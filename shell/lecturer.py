@@ -120,7 +120,9 @@ class LecturerPanel(pn.viewable.Viewer):
         except PairError:
             asked = []
         names = listed() + [name for name in asked if name not in listed()]
-        self.pair_select = pn.widgets.Select(label="Pair for everyone", options=pair_options(names), width=260)
+        # plain labels (the browser's value is checked against them, uikit.validate), mapped to names
+        self.pair_names = pair_options(names)
+        self.pair_select = pn.widgets.Select(label="Pair for everyone", options=list(self.pair_names), width=260)
         self.switch_button = pn.widgets.Button(label="Switch pair for everyone", color="warning")
         self.status = pn.pane.HTML("", sizing_mode="stretch_width")
         self.switch_button.on_click(self._on_switch)
@@ -163,7 +165,7 @@ class LecturerPanel(pn.viewable.Viewer):
 
     async def _on_switch(self, event=None):
         import asyncio
-        name = self.pair_select.value
+        name = self.pair_names.get(self.pair_select.value, self.pair_select.value)
         if needs_download(name):   # refused at once: offline, loading it would only retry the hub
             self._say(f"{name} is not downloaded on this server, so the class keeps the pair it had; run "
                       f"python -m lab prepare --pair {name} where the hub is reachable, then switch.")

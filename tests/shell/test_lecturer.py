@@ -34,7 +34,7 @@ def test_failed_switch_keeps_the_working_pair(monkeypatch):
     monkeypatch.setenv("SPECLAB_PAIR", "tiny")
     before = runtime.current_pair()
     panel = lecturer.LecturerPanel("s1")
-    panel.pair_select.options = {**panel.pair_select.options, "no-such-pair": "no-such-pair"}
+    panel.pair_select.options = panel.pair_select.options + ["no-such-pair"]
     panel.pair_select.value = "no-such-pair"
     asyncio.run(panel._on_switch())
     assert "no pair named" in panel.status.object and "keeps the pair" in panel.status.object
@@ -44,7 +44,7 @@ def test_failed_switch_keeps_the_working_pair(monkeypatch):
 def test_switch_to_another_pair_for_everyone(monkeypatch):
     monkeypatch.setenv("SPECLAB_PAIR", "tiny")
     panel = lecturer.LecturerPanel("s1")
-    panel.pair_select.options = {**panel.pair_select.options, "tiny-gpt2": "tiny-gpt2"}
+    panel.pair_select.options = panel.pair_select.options + ["tiny-gpt2"]
     panel.pair_select.value = "tiny-gpt2"
     try:
         asyncio.run(panel._on_switch())
@@ -66,9 +66,10 @@ def test_pairs_not_in_the_hub_cache_are_marked_and_refused_at_once(monkeypatch):
     monkeypatch.setattr(runtime, "switch_pair", lambda *a, **k: pytest.fail("the hub must not be tried"))
     panel = lecturer.LecturerPanel("s1")
     options = panel.pair_select.options
-    assert options["gpt2 (needs download)"] == "gpt2" and options["smollm2-distilled"] == "smollm2-distilled"
-    assert options["tiny"] == "tiny"                              # nothing to download
-    panel.pair_select.value = "gpt2"
+    assert "gpt2 (needs download)" in options and "qwen2.5-1.5b (needs download)" in options
+    assert "smollm2-distilled" in options and "tiny" in options   # nothing to download
+    assert panel.pair_names["gpt2 (needs download)"] == "gpt2"
+    panel.pair_select.value = "gpt2 (needs download)"
     started = time.monotonic()
     asyncio.run(panel._on_switch())
     assert time.monotonic() - started < 1.0
@@ -76,7 +77,7 @@ def test_pairs_not_in_the_hub_cache_are_marked_and_refused_at_once(monkeypatch):
     assert "gpt2 is not downloaded on this server" in said and "python -m lab prepare --pair gpt2" in said
     assert "`" not in said and said.count(". ") == 0              # one sentence, no literal backticks
     cached.update({"gpt2", "distilgpt2"})
-    assert "gpt2" in lecturer.LecturerPanel("s1").pair_select.options
+    assert "gpt2" in lecturer.LecturerPanel("s1").pair_select.options        # downloaded: offered plainly
 
 
 def test_classroom_forgets_closed_sessions():
