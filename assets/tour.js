@@ -176,9 +176,10 @@ export function render({ model }) {
 
   // Fill the screen: once a step is drawn (and whenever its content changes size), report the free
   // room under and beside its content; Python grows the step's figures into it (shell/tour_fit.py).
-  // A few rounds a step at most, so a step that cannot grow stops asking.
+  // A few rounds a step at most, so a step that cannot grow stops asking (shrinking may take more).
   let fitTimer = null, fitStep = 0, fitRounds = 0;
-  let chipZoom = 1;
+  let chipZoom = 1, stageZoom = 1;
+  const STAGE_FILL = 0.9, STAGE_ZOOM_MIN = 0.75, STAGE_ZOOM_MAX = 2;
   function zoomChips(k) {
     chipZoom = Math.min(Math.max(k, 1), 1.6);
     const style = document.documentElement.style;
@@ -192,9 +193,13 @@ export function render({ model }) {
   const measureFit = () => {
     const n = model.rendered;
     if (!n || n !== current) return;
-    if (n !== fitStep) { fitStep = n; fitRounds = 0; }
     const stage = deepFind(document.body, "tour-stage");
-    if (!stage || fitRounds >= 4) return;
+    if (n !== fitStep) { fitStep = n; fitRounds = 0; }
+    if (!stage || fitRounds >= 12) return;
+    // the stage's box may stay put while what it holds grows (a button pressed on the step adds
+    // chips): watch each of its components too (observing one twice is a no-op)
+    if (window.__speclabTourObserver)
+      for (const el of deepAll(stage)) if (el.shadowRoot) window.__speclabTourObserver.observe(el);
     let bottom = 0, right = 0;
     for (const el of deepAll(stage)) {
       const tag = el.tagName.toLowerCase();
@@ -213,22 +218,47 @@ export function render({ model }) {
     bottom = Math.max(bottom, stage.getBoundingClientRect().bottom);   // with the cards' padding and borders
     const room = { step: n, height: Math.floor(window.innerHeight - bottom - 14),
                    width: Math.floor(window.innerWidth - right - 26) };
-    // a step of token strips and no figure: its chips grow (or shrink back) with the free height
+    // a step without a figure: its chips grow first (or shrink back) with the free height, then the
+    // whole step (CSS zoom; its text reflows) until it fills about STAGE_FILL of the height under
+    // the deck, or shrinks back when it no longer fits, down or sideways
     if (!deepAll(stage).some((el) => el.tagName === "CANVAS" && el.getBoundingClientRect().width > 1)) {
-      const grow = room.height > 0.25 * window.innerHeight && chipZoom < 1.6;
-      const shrink = room.height < 0 && chipZoom > 1;
+      const chips = deepAll(stage).some((el) => el.classList && el.classList.contains("chip"));
+      const grow = chips && room.height > 0.25 * window.innerHeight && chipZoom < 1.6;
+      const shrink = chips && room.height < 0 && chipZoom > 1 && stageZoom === 1;
       if (grow || shrink) {
         fitRounds += 1;
         zoomChips(grow ? chipZoom + 0.3 : chipZoom - 0.3);
+        askFit();           // the stage keeps its box while its chips grow: no resize to wait for
+        return;
+      }
+      const top = stage.getBoundingClientRect().top, used = bottom - top;
+      // the height asks for a zoom, the width may limit it (a step too wide shrinks)
+      let zoom = used > 0 ? stageZoom * Math.min(STAGE_FILL * (window.innerHeight - 14 - top) / used, 2) : stageZoom;
+      if (room.width < -2) zoom = Math.min(zoom, stageZoom * (window.innerWidth - 26) / right);
+      zoom = Math.min(Math.max(zoom, room.height < 0 ? STAGE_ZOOM_MIN : 1), STAGE_ZOOM_MAX);   // below 1: it scrolled
+      // growing takes a few rounds at most; a step that outgrew the screen (a button pressed on it
+      // added content) may always shrink
+      if (Math.abs(zoom - stageZoom) > 0.03 && (zoom < stageZoom || fitRounds < 6)) {
+        fitRounds += 1;
+        stageZoom = zoom;
+        stage.style.zoom = zoom === 1 ? "" : zoom.toFixed(3);
+        askFit();
       }
       return;
     }
     if (Math.abs(room.height) < 24 && room.width >= 0 && room.width < 48) return;   // fits (too wide: shrink)
+    if (fitRounds >= 4) return;                      // figures: a few rounds, then the step stays
     fitRounds += 1;
     model.room = room;
   };
   const askFit = () => { clearTimeout(fitTimer); fitTimer = setTimeout(measureFit, 400); };
-  model.on("rendered", askFit);
+  // a new step is drawn at its own size first (not the last step's zoom), then fitted afresh
+  const unzoom = () => {
+    const stage = deepFind(document.body, "tour-stage");
+    if (stage && stageZoom !== 1) { stageZoom = 1; stage.style.zoom = ""; }
+    if (chipZoom !== 1) zoomChips(1);
+  };
+  model.on("rendered", () => { unzoom(); askFit(); });
   window.__speclabTourAskFit = askFit;
   // a new window size (a laptop plugged into the projector): new scale, and the step fits anew
   window.__speclabTourFit = () => { fitScale(); fitRounds = 0; askFit(); };
