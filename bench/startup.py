@@ -4,7 +4,8 @@ Serves app.py with `--setup shell/start.py` (the pair loads at start, before any
 the server's log for the pair loaded and the start-up warm-up done, both timed from the server's
 start. Unless `--no-clicks`, a student opens chapter 4 as soon as the pair is loaded and keeps
 pressing "Next round" (switching preset prompts when a generation ends, so each click needs model
-work) until the warm-up is done; each click's wait is the time until the button comes back.
+work), reading each round for 2–6 s, until the warm-up is done; each click's wait is the time
+until the button comes back.
 
     python bench/startup.py                 # the embedded pair, a student clicking
     python bench/startup.py --no-clicks     # the idle machine: time to ready
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import re
 import socket
 import statistics
@@ -68,7 +70,7 @@ async def student(base: str, proc: subprocess.Popen, waits: list[float]) -> None
     await page.open()
     button = (await page.wait_for(lambda: page.find("Button", label="Next round"), 300))[0]["id"]
     presets = {label: page.find("Button", label=label)[0]["id"] for label in PRESETS}
-    turn = 0
+    turn, reading = 0, random.Random(0)
     while not seen(WARM) and proc.poll() is None:
         label = page.models[button]["attributes"].get("label", "")
         if "Start over" in label:     # the generation has ended: another prompt needs new rounds
@@ -85,7 +87,7 @@ async def student(base: str, proc: subprocess.Popen, waits: list[float]) -> None
             if e.get("model", {}).get("id") == button and e.get("attr") == "label":
                 page.models[button].setdefault("attributes", {})["label"] = e.get("new")
         waits.append(time.perf_counter() - start)
-        await asyncio.sleep(0.5)       # a student reads the round
+        await asyncio.sleep(reading.uniform(2.0, 6.0))       # a student reads the round
     await page.close()
 
 

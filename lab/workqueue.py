@@ -7,8 +7,8 @@ twenty tabs of one browser get one share, not twenty). The next job is the waiti
 has used the worker least recently: each browser's seconds of model work, halved every HALF_LIFE
 seconds (first come first on a tie). A student who presses a button while one browser keeps the
 worker busy goes next, and their few seconds of work run before the busy browser's next job. The
-server's own work (owner None: the start-up warm-up) goes only when no browser waits, unless a
-browser asks for the same.
+server's own work (owner None: the start-up warm-up) goes only when no browser has waited or run
+for QUIET seconds (students first), unless a browser asks for the same.
 
 A long job (a live measurement) is a generator: the worker runs it a step (one decoding round) at
 a time, and after each step hands the worker to a browser waiting with STEP_ASIDE seconds less
@@ -37,6 +37,7 @@ MAX_PENDING = 3      # waiting jobs per browser
 MAX_TOTAL = 160      # waiting jobs on the whole server (a class of 40 with 3 each fits; a flood does not)
 HALF_LIFE = 30.0     # seconds: a browser's model work counts half as much this long after
 STEP_ASIDE = 5.0     # seconds of less recent use that make a running long job step aside
+QUIET = 2.0          # seconds without browser work before the server's own work (the warm-up) goes on
 
 
 class QueueFull(RuntimeError):
@@ -119,8 +120,9 @@ class FairQueue:
 
     def __init__(self, max_pending: int = MAX_PENDING, max_total: int = MAX_TOTAL, rate: float = RATE,
                  burst: int = BURST, clock=time.monotonic, half_life: float = HALF_LIFE,
-                 step_aside: float = STEP_ASIDE):
-        self.max_pending, self.max_total, self.step_aside = max_pending, max_total, step_aside
+                 step_aside: float = STEP_ASIDE, quiet: float = QUIET):
+        self.max_pending, self.max_total, self.step_aside, self.quiet = max_pending, max_total, step_aside, quiet
+        self._browser_seen = -float("inf")   # perf_counter when browser work last waited or ran
         self.allowance, self.use = Allowance(rate, burst, clock), RecentUse(half_life)
         self._queues: dict[object, deque[_Job]] = {}      # browser → its waiting jobs
         self._arrival: dict[object, int] = {}             # browser → when its queue opened
@@ -237,10 +239,17 @@ class FairQueue:
         """The first job of the waiting browser with the least recent use (the earliest on a tie);
         None once closed."""
         with self._ready:
-            while not self._queues and not self._closed:
-                self._ready.wait()
-            if self._closed:
-                return None
+            while True:
+                while not self._queues and not self._closed:
+                    self._ready.wait()
+                if self._closed:
+                    return None
+                # Students first: the server's own work waits until browsers have been quiet a while,
+                # so a click that comes a moment after another finds the worker free.
+                left = self.quiet - (time.perf_counter() - self._browser_seen)
+                if list(self._queues) != [None] or left <= 0:
+                    break
+                self._ready.wait(left)
             now = time.perf_counter()
             browser = min(self._queues, key=lambda b: (b is None, self.use.used(b, now), self._arrival[b]))
             queue = self._queues[browser]
@@ -270,6 +279,8 @@ class FairQueue:
                 finished = job.step()
                 with self._ready:
                     self.use.charge(job.browser, time.perf_counter() - start)
+                    if job.browser is not None:
+                        self._browser_seen = time.perf_counter()
                 if finished or self._closed or self._should_step_aside(job.browser):
                     break
             if not finished:               # parked: it resumes when its browser's turn comes again

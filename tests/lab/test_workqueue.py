@@ -300,3 +300,14 @@ def test_closing_lets_the_running_step_finish_and_runs_nothing_more():
     closing.join(10)
     assert not closing.is_alive() and not queue._worker.is_alive()
     assert log == [0]                          # that step finished; no later one ran
+
+
+def test_the_servers_own_work_waits_until_browsers_have_been_quiet():
+    """Students first: the warm-up's next job starts only once no browser has had work for `quiet`
+    seconds, so a student's next click seldom finds the worker busy with it."""
+    queue = FairQueue(quiet=0.5)
+    begun = time.perf_counter()
+    assert queue.submit(None, time.perf_counter, (), {}).result(10) - begun < 0.3   # no student yet: at once
+    queue.submit(Owner("s", "t"), time.sleep, (0.01,), {}).result(10)
+    after_student = time.perf_counter()
+    assert queue.submit(None, time.perf_counter, (), {}).result(10) - after_student >= 0.45
