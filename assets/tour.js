@@ -179,7 +179,7 @@ export function render({ model }) {
   // A few rounds a step at most, so a step that cannot grow stops asking (shrinking may take more).
   let fitTimer = null, fitStep = 0, fitRounds = 0;
   let chipZoom = 1, stageZoom = 1;
-  const STAGE_FILL = 0.9, STAGE_ZOOM_MIN = 0.75, STAGE_ZOOM_MAX = 2;
+  const STAGE_FILL = 0.9, STAGE_ZOOM_MIN = 0.75, STAGE_ZOOM_MAX = 1.8;
   function zoomChips(k) {
     chipZoom = Math.min(Math.max(k, 1), 1.6);
     const style = document.documentElement.style;
@@ -195,11 +195,17 @@ export function render({ model }) {
     if (!n || n !== current) return;
     const stage = deepFind(document.body, "tour-stage");
     if (n !== fitStep) { fitStep = n; fitRounds = 0; }
-    if (!stage || fitRounds >= 12) return;
-    // the stage's box may stay put while what it holds grows (a button pressed on the step adds
-    // chips): watch each of its components too (observing one twice is a no-op)
-    if (window.__speclabTourObserver)
-      for (const el of deepAll(stage)) if (el.shadowRoot) window.__speclabTourObserver.observe(el);
+    if (!stage || fitRounds >= 30) return;
+    // the stage's box, and its components' boxes (Bokeh sizes them), may stay put while what they
+    // hold grows (a button pressed on the step adds chips): watch each component's content too
+    // (observing a node twice only renews it)
+    if (!window.__speclabTourMutations)
+      window.__speclabTourMutations = new MutationObserver(() => window.__speclabTourAskFit());
+    for (const el of deepAll(stage)) {
+      if (!el.shadowRoot) continue;
+      if (window.__speclabTourObserver) window.__speclabTourObserver.observe(el);
+      window.__speclabTourMutations.observe(el.shadowRoot, { childList: true, subtree: true, characterData: true });
+    }
     let bottom = 0, right = 0;
     for (const el of deepAll(stage)) {
       const tag = el.tagName.toLowerCase();
@@ -223,7 +229,7 @@ export function render({ model }) {
     // the deck, or shrinks back when it no longer fits, down or sideways
     if (!deepAll(stage).some((el) => el.tagName === "CANVAS" && el.getBoundingClientRect().width > 1)) {
       const chips = deepAll(stage).some((el) => el.classList && el.classList.contains("chip"));
-      const grow = chips && room.height > 0.25 * window.innerHeight && chipZoom < 1.6;
+      const grow = chips && room.height > 0.25 * window.innerHeight && chipZoom < 1.6 && stageZoom === 1;
       const shrink = chips && room.height < 0 && chipZoom > 1 && stageZoom === 1;
       if (grow || shrink) {
         fitRounds += 1;
@@ -231,6 +237,9 @@ export function render({ model }) {
         askFit();           // the stage keeps its box while its chips grow: no resize to wait for
         return;
       }
+      const main = document.getElementById("main");      // the page scrolls: that much too tall
+      if (main && main.scrollHeight > main.clientHeight + 2)
+        room.height = Math.min(room.height, main.clientHeight - main.scrollHeight);
       const top = stage.getBoundingClientRect().top, used = bottom - top;
       // the height asks for a zoom, the width may limit it (a step too wide shrinks)
       let zoom = used > 0 ? stageZoom * Math.min(STAGE_FILL * (window.innerHeight - 14 - top) / used, 2) : stageZoom;
@@ -238,7 +247,7 @@ export function render({ model }) {
       zoom = Math.min(Math.max(zoom, room.height < 0 ? STAGE_ZOOM_MIN : 1), STAGE_ZOOM_MAX);   // below 1: it scrolled
       // growing takes a few rounds at most; a step that outgrew the screen (a button pressed on it
       // added content) may always shrink
-      if (Math.abs(zoom - stageZoom) > 0.03 && (zoom < stageZoom || fitRounds < 6)) {
+      if (Math.abs(zoom - stageZoom) > 0.03 && (room.height < 0 || room.width < -2 || fitRounds < 6)) {
         fitRounds += 1;
         stageZoom = zoom;
         stage.style.zoom = zoom === 1 ? "" : zoom.toFixed(3);
@@ -259,6 +268,14 @@ export function render({ model }) {
     if (chipZoom !== 1) zoomChips(1);
   };
   model.on("rendered", () => { unzoom(); askFit(); });
+  // a zoomed step that has come to scroll (its content grew where no observer saw it) is fitted
+  // again at once: a cheap check, four times a second
+  if (!window.__speclabTourOverflow) {
+    window.__speclabTourOverflow = setInterval(() => {
+      const m = document.getElementById("main");
+      if (m && stageZoom !== 1 && m.scrollHeight > m.clientHeight + 2) measureFit();
+    }, 250);
+  }
   window.__speclabTourAskFit = askFit;
   // a new window size (a laptop plugged into the projector): new scale, and the step fits anew
   window.__speclabTourFit = () => { fitScale(); fitRounds = 0; askFit(); };
