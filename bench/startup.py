@@ -64,18 +64,20 @@ def listening(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
-async def student(base: str, proc: subprocess.Popen, waits: list[float]) -> None:
+async def student(base: str, proc: subprocess.Popen, waits: list[tuple[float, float, bool]], started: float) -> None:
     """Press "Next round" until the warm-up is done; a new preset when a generation ends."""
     page = PageSession(base, "chapter=guess-check-keep")
     await page.open()
     button = (await page.wait_for(lambda: page.find("Button", label="Next round"), 300))[0]["id"]
     presets = {label: page.find("Button", label=label)[0]["id"] for label in PRESETS}
     turn, reading = 0, random.Random(0)
+    new_prompt = False
     while not seen(WARM) and proc.poll() is None:
         label = page.models[button]["attributes"].get("label", "")
         if "Start over" in label:     # the generation has ended: another prompt needs new rounds
             turn += 1
             await page.patch(click(presets[PRESETS[turn % len(PRESETS)]]))
+            new_prompt = True
             await page.wait_for(lambda: "Next round" in page.models[button]["attributes"].get("label", "")
                                 or any(e.get("attr") == "label" for e in page.events[-20:]), 60)
         start = time.perf_counter()
@@ -86,7 +88,8 @@ async def student(base: str, proc: subprocess.Popen, waits: list[float]) -> None
         for e in page.events[mark:]:
             if e.get("model", {}).get("id") == button and e.get("attr") == "label":
                 page.models[button].setdefault("attributes", {})["label"] = e.get("new")
-        waits.append(time.perf_counter() - start)
+        waits.append((time.monotonic() - started, time.perf_counter() - start, new_prompt))
+        new_prompt = False
         await asyncio.sleep(reading.uniform(2.0, 6.0))       # a student reads the round
     await page.close()
 
@@ -102,7 +105,7 @@ async def run(args) -> None:
         if not args.no_clicks:
             while not listening(port):
                 await asyncio.sleep(0.2)
-            await student(f"http://127.0.0.1:{port}/app", proc, waits)
+            await student(f"http://127.0.0.1:{port}/app", proc, waits, started)
         await until(WARM, proc, 900)
         ready = time.monotonic() - started
     finally:
@@ -112,8 +115,11 @@ async def run(args) -> None:
     print(f"pair loaded {loaded:.0f} s after start; warm-up done {ready:.0f} s after start "
           f"({SERVER_LOG.read_text(errors='replace')[warm_line.start():].splitlines()[0]})")
     if waits:
-        print(f"{len(waits)} clicks during the warm-up: longest wait {max(waits):.2f} s, "
-              f"median {statistics.median(waits):.2f} s")
+        seconds = [w for _, w, _ in waits]
+        print(f"{len(waits)} clicks during the warm-up: longest wait {max(seconds):.2f} s, "
+              f"median {statistics.median(seconds):.2f} s; longest: " + ", ".join(
+                  f"{w:.2f} s at {at:.0f} s{' (a new prompt)' if new else ''}"
+                  for at, w, new in sorted(waits, key=lambda x: -x[1])[:3]))
 
 
 def main() -> None:
