@@ -208,7 +208,7 @@ def guesser(r: RoundTrace) -> str:
 
 
 def _share(x: float) -> str:
-    return "under 1%" if x < 0.01 else f"{x:.0%}"
+    return "less than 1%" if x < 0.01 else f"about {x:.0%}"
 
 
 def luck_html(lk: Luck | None) -> str:
@@ -219,10 +219,10 @@ def luck_html(lk: Luck | None) -> str:
         return ""
     typical = f"a typical round of this generation (α = {lk.alpha:.2f}) keeps about {lk.expected_kept:.1f} of {lk.gamma}"
     if lk.lucky:
-        text = (f"A lucky round: at α = {lk.alpha:.2f} a round keeps all {lk.gamma} drafts only about "
+        text = (f"A lucky round: at α = {lk.alpha:.2f} a round keeps all {lk.gamma} drafts only "
                 f"{_share(lk.all_kept)} of the time; {typical}.")
     elif lk.kept == lk.gamma:
-        text = f"At α = {lk.alpha:.2f} a round keeps all {lk.gamma} drafts about {_share(lk.all_kept)} of the time."
+        text = f"At α = {lk.alpha:.2f} a round keeps all {lk.gamma} drafts {_share(lk.all_kept)} of the time."
     elif lk.hopeless is not None:
         i, p = lk.hopeless
         text = (f"An unlucky round: the target gives guess {i + 1} p = {p:.3f}, a token it would almost never "
