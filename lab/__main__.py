@@ -79,7 +79,7 @@ def measure_main(argv: list[str]) -> int:
         asked = [(d.partition("@")[0], d.partition("@")[2] or policy) for d in args.drafter or []]
         for drafter, own in asked:
             check_drafting(drafter, own or "constant")
-        pair = load_spec(spec, bar and bar.phase(0.0, 0.1 if prompt_set is not None else 1.0))
+        pair = load_spec(spec, bar and bar.phase(0.0, 0.1 if prompt_set is not None else 0.5))
         policy = policy or pair.policy
         draftings = [(d, p or policy) for d, p in asked] or [(d, policy) for d in
                                                              dict.fromkeys([pair.drafter, *DRAFTERS])]
@@ -89,6 +89,8 @@ def measure_main(argv: list[str]) -> int:
                                  draftings=list(dict.fromkeys(draftings)), progress=bar and bar.phase(0.1, 1.0))
             return _print_set(report, args.json)
         ids = encode_prompt(pair.tokenizer, args.prompt)
+        if bar is not None:
+            bar.phase(0.5, 1.0)(0.0, "measuring the prompt: plain, then speculative decoding")
         drafter, policy = draftings[0]
         m, _, _ = measure(pair, ids, gamma=args.gamma, settings=settings, max_new_tokens=args.max_new_tokens,
                           seed=args.seed, drafter=drafter, policy=policy)
