@@ -9,6 +9,7 @@ Chapters 8 and 9 step through the same rounds (chapters/rounds.py).
 from __future__ import annotations
 
 import html
+import logging
 
 import numpy as np
 import panel as pn
@@ -24,6 +25,8 @@ from uikit.pacing import in_document
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, CHIP_CSS, TABLE_CSS
 from uikit.tokens import Chip, TokenStrip, legend, show_text, unique_labels
+
+log = logging.getLogger(__name__)
 
 SHOW = 6    # top candidates of each model per position
 LABEL_SIZE = "16px"   # the chart's token names: "," and "." must differ at the back of a room
@@ -136,7 +139,7 @@ class OnePassChapter(RoundChapter):
         q_row = r.q_rows[i] if i < r.gamma else None
         ids = top_k_union(p_row, q_row, SHOW)
         labels = quoted(unique_labels([tok.decode([t]) for t in ids]))
-        self.bar_fig.x_range.factors = labels
+        self._own_range().factors = labels
         self.bar_src.data = dict(token=labels, p=p_row[ids].tolist(),
                                  q=(q_row[ids] if q_row is not None else np.zeros(len(ids))).tolist())
         top = max(float(p_row[ids].max()), float(q_row[ids].max()) if q_row is not None else 0)
@@ -148,6 +151,17 @@ class OnePassChapter(RoundChapter):
         self._draw_assumed(i)
         if self.predict is not None and i >= 1:
             self.predict.reveal()
+
+    def _own_range(self):
+        """The chart's categorical range, the one its bars are dodged on (built with the figure).
+        Once, in a 30-page browser walk, the figure held a DataRange1d here instead; what replaced it
+        is not known, so it is named in the log and the chart gets its own range back."""
+        if self.bar_fig.x_range is not self.bar_range:
+            other = self.bar_fig.x_range
+            log.warning("chapter 5: the bar chart's x range was a %s (%s), not its own FactorRange; restored",
+                        type(other).__name__, getattr(other, "id", "?"))
+            self.bar_fig.x_range = self.bar_range
+        return self.bar_range
 
     def _draw_assumed(self, i: int) -> None:
         r = self.round
@@ -180,7 +194,7 @@ class OnePassChapter(RoundChapter):
         f.xaxis.major_label_orientation = 0.5
         f.xaxis.major_label_text_font_size = LABEL_SIZE
         f.yaxis.major_label_text_font_size = LABEL_SIZE
-        self.bar_fig = f
+        self.bar_fig, self.bar_range = f, f.x_range
 
     # ---- page ----------------------------------------------------------------------------------------
     def body(self):

@@ -64,3 +64,17 @@ def test_the_legend_sits_outside_the_bars(make_chapter):
     inside the plot covered it. It sits above the plot, where no bar can reach."""
     fig = make_chapter(OnePassChapter).bar_fig
     assert fig.legend[0] in fig.above and fig.legend[0] not in fig.center
+
+
+def test_a_replaced_x_range_is_restored_not_a_traceback(make_chapter, caplog):
+    """Seen once on a served page: the bar chart held a DataRange1d when a round was drawn, and
+    setting its factors raised. The chart keeps its own categorical range (its bars are dodged on
+    it), says in the log what it found, and draws."""
+    from bokeh.models import DataRange1d
+    ch = make_chapter(OnePassChapter, load=True)
+    own = ch.bar_fig.x_range
+    ch.bar_fig.x_range = DataRange1d()
+    with caplog.at_level("WARNING"):
+        ch.select(1)
+    assert ch.bar_fig.x_range is own and list(own.factors) == ch.bar_src.data["token"]
+    assert "x range was a DataRange1d" in caplog.text
