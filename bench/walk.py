@@ -139,13 +139,13 @@ class Walk:
         console = self.errors[errors_before:]
         tracebacks = self.server.tracebacks(log_before)
         self.rows.append((where, len(console), len(tracebacks), time.monotonic() - t0))
+        self.details += [f"{where}: console: {e}" for e in console]
+        self.details += [f"{where}: traceback: …{t[-600:]}" for t in tracebacks]
         if self.verbose:
             print(f"    {where:32s} {time.monotonic() - t0:5.1f} s  console errors {len(console)}  "
                   f"tracebacks {len(tracebacks)}", flush=True)
             for line in self.details[-(len(console) + len(tracebacks)):] if console or tracebacks else []:
                 print("       ", line.replace("\n", "\n        ")[:2000], flush=True)
-        self.details += [f"{where}: console: {e}" for e in console]
-        self.details += [f"{where}: traceback: …{t[-600:]}" for t in tracebacks]
 
     def open(self, query: str, last: str | None) -> None:
         self.page.goto(self.server.url + query, wait_until="domcontentloaded")
