@@ -30,9 +30,11 @@ def marked(text: str) -> str:
 
 
 def guesses(service, prompt_ids: list[int], settings, n_tokens: int = N_TOKENS):
-    """On the model worker: the target's tokens, then the draft's first guess at each position."""
-    big = service.generation(prompt_ids, mode="plain", settings=settings, max_new_tokens=n_tokens,
-                             writer="target")
+    """On the model worker: the target's tokens, then the draft's first guess at each position. A
+    long job (a generator the worker steps a token at a time), so a click from another student goes
+    between two of the target's calls."""
+    big = yield from service.generation_steps(prompt_ids, mode="plain", settings=settings,
+                                              max_new_tokens=n_tokens, writer="target")
     return service.first_guesses(prompt_ids, big.new_ids) if big.new_ids else []
 
 

@@ -18,6 +18,7 @@ import math
 from lab import compare, costs
 from lab.costs import CostProfile
 from lab.engine import Decoder
+from lab.measure import finish
 from lab.sampling import SamplingSettings
 from lab.timeline import Race
 
@@ -32,6 +33,13 @@ def stream_race(pair, prompt_ids: list[int], settings: SamplingSettings, n_token
                 on_progress=None) -> Race:
     """Both models write `n_tokens` alone, each call priced by `profile`;
     `on_progress(partial_race, frontier_seconds)` after each call but the last. Call on the model worker."""
+    return finish(stream_race_steps(pair, prompt_ids, settings, n_tokens, profile, on_progress))
+
+
+def stream_race_steps(pair, prompt_ids: list[int], settings: SamplingSettings, n_tokens: int,
+                      profile: CostProfile, on_progress=None):
+    """`stream_race` as a long job: a generator that yields after every call, so the model worker
+    serves another student between two calls; returns the finished race."""
     lanes = [Decoder(pair, list(prompt_ids), mode="plain", settings=settings, max_new_tokens=n_tokens,
                      writer=writer, keep_rows=False, display_top=0) for writer in ("target", "draft")]
     price, clocks = (profile.unit, profile.draft_seconds), [0.0, 0.0]
@@ -42,6 +50,7 @@ def stream_race(pair, prompt_ids: list[int], settings: SamplingSettings, n_token
         if on_progress is not None and not all(d.done for d in lanes):
             frontier = min(clocks[k] for k in range(2) if not lanes[k].done)
             on_progress(partial_race(*lanes, profile), frontier)
+        yield
     big, small = (d.trace() for d in lanes)
     p = (compare.token_probability(pair, list(prompt_ids), small.new_ids, compare.RAW)
          if small.new_ids else [])
@@ -55,11 +64,15 @@ def race_key(prompt_ids: list[int], settings: SamplingSettings, n_tokens: int, p
 
 
 def cached_race(service, prompt_ids: list[int], settings: SamplingSettings, n_tokens: int,
-                on_progress=None, draft: str = "aligned") -> Race:
+                on_progress=None, draft: str = "aligned"):
     """The race of the pair drafting with the student's `draft` (lab.variants) from the service's
     cache (no progress: it is already whole), else streamed and kept; priced by that pair's shared
-    cost profile (measured first, once per server)."""
+    cost profile (measured first, once per server). A long job for the model worker: a generator
+    (`lab.measure.finish` runs it anywhere else) whose result is the race."""
     profile = costs.of_service(service, draft)
-    return service.cached(race_key(prompt_ids, settings, n_tokens, profile, draft),
-                          lambda: stream_race(service.pair_for(draft), prompt_ids, settings, n_tokens, profile,
-                                              on_progress))
+    key = race_key(prompt_ids, settings, n_tokens, profile, draft)
+    race = service.peek(key)
+    if race is None:             # a call at a time: another student's click goes between two calls
+        race = yield from stream_race_steps(service.pair_for(draft), prompt_ids, settings, n_tokens, profile,
+                                            on_progress)
+    return service.cached(key, lambda: race)

@@ -5,6 +5,7 @@ import pytest
 from lab import costs
 
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
+from lab.measure import finish
 from lab.racestream import cached_race, stream_race
 from lab.sampling import GREEDY, SamplingSettings
 from lab.service import ModelService
@@ -42,9 +43,18 @@ def test_a_cached_race_streams_no_progress():
     service = ModelService(lambda: pair)
     ids = encode_prompt(pair.tokenizer, DEFAULT_PROMPT)
     calls = []
-    first = cached_race(service, ids, GREEDY, 8, lambda r, t: calls.append(t))
+    job = cached_race(service, ids, GREEDY, 8, lambda r, t: calls.append(t))
+    steps = 0
+    while True:                                    # a long job: the worker may serve others between calls
+        try:
+            next(job)
+            steps += 1
+        except StopIteration as stop:
+            first = stop.value
+            break
     n = len(calls)
-    assert n > 0 and cached_race(service, ids, GREEDY, 8, lambda r, t: calls.append(t)) is first
+    assert n > 0 and steps == len(first.target_ends) + len(first.draft_ends)
+    assert finish(cached_race(service, ids, GREEDY, 8, lambda r, t: calls.append(t))) is first
     assert len(calls) == n
 
 

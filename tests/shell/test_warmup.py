@@ -34,7 +34,8 @@ def no_model_work(monkeypatch):
 def test_every_default_demo_is_warmed(warm):
     service, done = warm
     assert done == [what for what, *_ in warmup.jobs(service)]
-    assert len(done) == 10 and done[-1] == "the pair's cost profile"
+    assert len(done) == 9 and done[0] == "the pair's cost profile"
+    assert done[-1] == "the default request (chapters 10, 11, 12 and 13)"
 
 
 def test_first_clicks_after_the_warm_up_compute_nothing(warm, monkeypatch, make_chapter):
@@ -44,6 +45,7 @@ def test_first_clicks_after_the_warm_up_compute_nothing(warm, monkeypatch, make_
     from chapters.ch05_one_pass import OnePassChapter
     from chapters.ch07_correction import CorrectionChapter
     from chapters.ch08_full_round import FullRoundChapter
+    from chapters.ch10_breakeven import BreakEvenChapter
     from chapters.ch11_timeline import TimelineChapter
     service, _ = warm
     no_model_work(monkeypatch)
@@ -62,7 +64,8 @@ def test_first_clicks_after_the_warm_up_compute_nothing(warm, monkeypatch, make_
               first_click(OnePassChapter, lambda c: c.load()),
               first_click(FullRoundChapter, lambda c: c.load()),
               first_click(CorrectionChapter, lambda c: c.load()),
-              first_click(TimelineChapter, lambda c: c.load())]
+              first_click(TimelineChapter, lambda c: c.load()),
+              first_click(BreakEvenChapter, lambda c: c.use_my_models())]
     for ch, seconds in clicks:
         assert seconds < 2.0, type(ch).__name__
     assert clicks[0][0].race is not None and clicks[2][0].rounds and clicks[3][0].generation is not None
