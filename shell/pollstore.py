@@ -29,14 +29,14 @@ is the seam where it would plug in.
 from __future__ import annotations
 
 import hashlib
-import logging
 import math
 import secrets
 import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
-log = logging.getLogger(__name__)
+from shell.listeners import Listeners
+
 
 MAX_TEXT = 200          # characters in a choice answer
 MAX_CHOICES = 12
@@ -148,7 +148,7 @@ class PollStore:
         self._votes: dict[int, dict[str, int]] = {}
         self._revealed: set[int] = set()
         self._present: dict[str, str] = {}       # open session id -> voter hash
-        self._listeners: list[Callable[[int | None, str], None]] = []
+        self._listeners = Listeners("poll")
 
     def _voter(self, browser: str) -> str:
         return hashlib.blake2b(str(browser).encode(), key=self._salt, digest_size=12).hexdigest()
@@ -246,23 +246,10 @@ class PollStore:
     # --- listeners ---
     def subscribe(self, listener: Callable[[int | None, str], None]) -> Callable[[], None]:
         """Call `listener(number, what)` after every change; returns the function that stops it."""
-        with self._lock:
-            self._listeners.append(listener)
-
-        def unsubscribe():
-            with self._lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-        return unsubscribe
+        return self._listeners.subscribe(listener)
 
     def _notify(self, number: int | None, what: str) -> None:
-        with self._lock:
-            listeners = list(self._listeners)
-        for listener in listeners:
-            try:
-                listener(number, what)
-            except Exception:     # one broken page must not stop the others' updates
-                log.exception("a poll listener failed")
+        self._listeners.notify(number, what)
 
 
 POLL = PollStore()

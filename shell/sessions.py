@@ -9,7 +9,6 @@ page to page. CLASSROOM lists the open sessions for the lecturer's controls.
 """
 from __future__ import annotations
 
-import logging
 import re
 import threading
 import uuid
@@ -22,10 +21,10 @@ import panel as pn
 from lab import runtime
 from lab.workqueue import BURST, RATE, Allowance
 from shell.heap import HEAP
+from shell.listeners import Listeners
 from uikit.pacing import end_with_its_tab, served
 from uikit.state import SETTINGS, LabState
 
-log = logging.getLogger(__name__)
 
 SNAPSHOT_FIELDS = (*SETTINGS, "answers")
 
@@ -97,7 +96,7 @@ class Classroom:
     def __init__(self):
         self._docs: dict[str, tuple] = {}      # session id → (document, its pn.state.location)
         self._lock = threading.Lock()
-        self._listeners: list = []
+        self._listeners = Listeners("classroom")
 
     def join(self, session_id: str, doc, location) -> None:
         with self._lock:
@@ -114,23 +113,10 @@ class Classroom:
 
     def subscribe(self, listener: Callable[[None, str], None]) -> Callable[[], None]:
         """Call `listener(None, "sessions")` after every join and leave; returns the function that stops it."""
-        with self._lock:
-            self._listeners.append(listener)
-
-        def unsubscribe():
-            with self._lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-        return unsubscribe
+        return self._listeners.subscribe(listener)
 
     def _notify(self) -> None:
-        with self._lock:
-            listeners = list(self._listeners)
-        for listener in listeners:
-            try:
-                listener(None, "sessions")
-            except Exception:      # one closed page must not stop the others
-                log.exception("a classroom listener failed")
+        self._listeners.notify(None, "sessions")
 
     def __len__(self) -> int:
         with self._lock:

@@ -7,8 +7,7 @@ import pytest
 from lab import analytic
 from lab.engine import generate
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
-from lab.request import PROJECTED_C, Outcome, Request
-from lab.sampling import GREEDY
+from lab.request import PROJECTED_C, Request
 from lab.service import ModelService
 from lab.tiny import tiny_pair
 from tests.helpers import scripted_outcome as _outcome, scripted_round as _round
