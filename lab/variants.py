@@ -6,7 +6,8 @@
 - "random": a draft whose q is uniform, so almost nothing is accepted, and whose greedy guesses are
   random tokens (`embedded:random`, or one made for any vocabulary in a moment: lab.drafts.make_random;
   a random draft prepared with all-zero logits, whose every greedy guess would be token 0, the
-  end-of-text token, is given its random guesses when loaded: lab.drafts.uniform_guesses).
+  end-of-text token, is replaced by one made afresh, as a loaded draft's layers are packed and
+  cannot be edited: lab.packing).
 
 Every variant shares the running pair's target and tokenizer: the same objects, so the target is in
 memory once. Only the draft differs, and a teaching draft drafts every round at the lecture's
@@ -95,8 +96,19 @@ class DraftVariants:
 
 def _all_zero_head(draft) -> bool:
     """Whether `draft`'s logits are all zero (a random draft prepared before its guesses were random)."""
-    head = draft.get_output_embeddings()
-    return head is not None and not bool(head.weight.detach().any())
+    weight = getattr(draft.get_output_embeddings(), "weight", None)
+    if weight is None:
+        return False
+    weight = weight.to_dense() if weight.is_mkldnn else weight      # a packed head (lab.packing)
+    return not bool(weight.detach().any())
+
+
+def _random_for(pair: ModelPair):
+    """A random draft for `pair`'s vocabulary (lab.drafts.make_random: uniform q, random guesses)."""
+    from lab.drafts import make_random
+    cfg = pair.target.config
+    return make_random(cfg.vocab_size, getattr(cfg, "bos_token_id", None), pair.eos_token_id,
+                       getattr(cfg, "pad_token_id", None))
 
 
 def _with_draft(pair: ModelPair, variant: str) -> ModelPair:
@@ -108,12 +120,8 @@ def _with_draft(pair: ModelPair, variant: str) -> ModelPair:
         from lab.pair import load_draft
         draft = load_draft(ref, pair)
     else:                                            # random, for any vocabulary
-        from lab.drafts import make_random
-        cfg = pair.target.config
-        draft = make_random(cfg.vocab_size, getattr(cfg, "bos_token_id", None), pair.eos_token_id,
-                            getattr(cfg, "pad_token_id", None))
+        draft = _random_for(pair)
     if variant == "random" and _all_zero_head(draft):
-        from lab.drafts import uniform_guesses
-        uniform_guesses(draft)
+        draft = _random_for(pair)    # prepared with all-zero logits (and loaded packed): made afresh instead
     return replace(pair, draft=draft, draft_label=DraftVariants.label(pair, variant), drafter="model",
                    policy=LECTURE_POLICY, notes={**pair.notes, "variant": variant})

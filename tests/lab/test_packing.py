@@ -205,3 +205,27 @@ def test_tensors_that_differ_are_not_shared(tied):
     assert [name for name in mine if mine[name] is not theirs[name]] == ["model.norm.weight"]
     assert other.lm_head.weight is other.model.embed_tokens.weight          # still tied, to the target's table
     assert shared == len(mine) - 1 + len(list(target.buffers()))
+
+
+@needs_onednn
+def test_a_packed_random_draft_prepared_with_zero_logits_is_made_afresh_when_switched_to(folders, tmp_path, monkeypatch):
+    """A random draft saved with all-zero weights is loaded packed; the variant switch cannot edit a
+    packed head, so it drafts with a fresh random draft (lab.variants) and stays exact."""
+    from lab.drafts import make_random
+    from lab.variants import DraftVariants, _all_zero_head
+    monkeypatch.setenv("SPECLAB_PACK", "1")
+    pair = load_pair(str(folders[0]), str(folders[1]))
+    zero = make_random(pair.target.config.vocab_size)
+    with torch.no_grad():
+        for p in zero.parameters():
+            p.zero_()
+    zero.save_pretrained(tmp_path / "random")
+    for f in folders[0].glob("tokenizer*"):
+        (tmp_path / "random" / f.name).write_bytes(f.read_bytes())
+    pair = replace(pair, teaching_drafts={"random": (str(tmp_path / "random"), "")})
+    assert is_packed(load_draft(str(tmp_path / "random"), pair).lm_head)
+    random = DraftVariants().pair(pair, "random")
+    assert not _all_zero_head(random.draft)
+    ids = pair.tokenizer.encode("the cat sat on the mat")
+    plain = generate(pair, ids, mode="plain", max_new_tokens=12)
+    assert generate(random, ids, gamma=3, max_new_tokens=12).new_ids == plain.new_ids
