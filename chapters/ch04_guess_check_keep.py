@@ -66,9 +66,9 @@ def last_round_html(r, tokens: int, standard: int, spec: int, finished: bool) ->
                 + (f" and the {g - r.n_accepted - 1} after it were dropped" if g - r.n_accepted > 1 else ""))
     else:   # nothing guessed: no repeat to copy, or guesses were rarely kept lately (the "auto" policy)
         what = "no guess this round, so the target wrote one token"
-    who = {"lookup": " (guesses copied from the text)", "model": " (guesses by the draft model)"}.get(
+    who = {"lookup": "guesses copied from the text; ", "model": "guesses by the draft model; "}.get(
         r.draft_source if r.drafts else "", "")
-    return (f'<div class="verdict waiting">Round {r.index + 1}{who}: {html.escape(what)} — '
+    return (f'<div class="verdict waiting">Round {r.index + 1}: {who}{html.escape(what)} — '
             f'<b>{len(r.emitted_ids)}</b> token{"s" if len(r.emitted_ids) != 1 else ""} for one target call. '
             f'So far: <b>{tokens}</b> tokens, standard decoding would have called the target '
             f'<b>{standard}</b> times, draft + verify <b>{spec}</b>.'

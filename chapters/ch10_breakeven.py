@@ -203,8 +203,9 @@ class BreakEvenChapter(Chapter):
 
     # ---- the live pair ---------------------------------------------------------------------------
     async def measure_live(self):
-        """The outcome of the student's request (lab.request), kept for "Use my models" (the tour starts
-        this two steps ahead); α, γ, c and their sliders stay where they are.
+        """The outcome of the student's request at the γ slider's γ (lab.request), kept for "Use my
+        models" (the tour starts this two steps ahead); α, γ, c and their sliders stay where they are,
+        and the slider's γ becomes the student's, so the other live pages show this request.
 
         An outcome of the same request younger than LIVE_FRESH_SECONDS (or still coming) is reused;
         returns it, or None with the problem shown.
@@ -212,6 +213,7 @@ class BreakEvenChapter(Chapter):
         ids = self.prompt_ids()
         if ids is None:
             return None
+        self.state.gamma = self.gamma     # the γ slider is the student's γ: chapters 4, 11–13 follow it
         request = self.request(ids, max_new_tokens=MAX_NEW_TOKENS)
         return await self.kept.get(request, lambda: self._measure(request))
 

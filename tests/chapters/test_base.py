@@ -91,8 +91,9 @@ def test_a_chapter_with_presets_shows_the_bar_and_a_click_redoes_its_result(make
     aligned = ch.result
     asyncio.run(click(lambda: setattr(ch.preset_bar.switch, "value", "random")))
     assert state.draft == "random" and ch.result is not aligned
-    assert {d.token_id for r in ch.result.rounds for d in r.drafts} == {0}     # the uniform draft's guesses
-    assert {d.token_id for r in aligned.rounds for d in r.drafts} != {0}
+    random = [d for r in ch.result.rounds for d in r.drafts]          # the uniform draft's guesses
+    assert random and state.service.pair_for("random").draft_label == "random draft (uniform)"
+    assert [d.token_id for d in random] != [d.token_id for r in aligned.rounds for d in r.drafts]
 
 
 def test_a_chapter_without_presets_has_no_bar_and_keeps_the_pairs_own_draft(make_chapter, state):

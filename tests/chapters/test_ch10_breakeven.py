@@ -134,12 +134,11 @@ def _count_measurements(monkeypatch, chapter):
 
 def test_measure_live_keeps_the_result_and_leaves_the_sliders(chapter, monkeypatch):
     calls = _count_measurements(monkeypatch, chapter)
-    chapter.state.gamma = 3                              # the student's γ: their request
-    chapter.param.update(alpha=0.33, gamma=5, c=0.77)    # where the lecturer is dragging
+    chapter.param.update(alpha=0.33, gamma=3, c=0.77)    # where the lecturer is dragging
     got = asyncio.run(chapter.measure_live())
-    assert calls == [3] and got is not None
+    assert calls == [3] and got is not None and chapter.state.gamma == 3   # the slider's γ is the student's
     assert got.request.gamma == 3 and got.profile is costs.profile(chapter.state.service.pair)
-    assert (chapter.alpha, chapter.gamma, chapter.c) == (0.33, 5, 0.77)
+    assert (chapter.alpha, chapter.gamma, chapter.c) == (0.33, 3, 0.77)
     assert chapter.outcome is None and chapter.live.object == ""
     # Use my models applies the kept outcome: no second model call, the sliders move to it
     asyncio.run(chapter.use_my_models())
@@ -150,9 +149,9 @@ def test_measure_live_keeps_the_result_and_leaves_the_sliders(chapter, monkeypat
 
 def test_a_kept_outcome_of_another_request_is_not_used(chapter, monkeypatch):
     calls = _count_measurements(monkeypatch, chapter)
-    chapter.state.gamma = 2
+    chapter.param.update(gamma=2)
     asyncio.run(chapter.measure_live())
-    chapter.state.gamma = 5
+    chapter.param.update(gamma=5)
     asyncio.run(chapter.use_my_models())
     assert calls == [2, 5] and chapter.outcome.request.gamma == 5
 
@@ -173,12 +172,12 @@ def test_a_measurement_shows_its_time_left_estimated_from_the_last_one(chapter, 
         seen.append((chapter.time_left.__panel__().visible, chapter.time_left.estimate))
         return await original(fn, *args, **kwargs)
     monkeypatch.setattr(chapter, "run_model", watching)
-    chapter.state.gamma = 2
+    chapter.param.update(gamma=2)
     asyncio.run(chapter.measure_live())
     assert seen[0] == (True, None)                              # the first: "estimating…"
     (took,) = ch10_breakeven.LAST_SECONDS
     assert took > 0
-    chapter.state.gamma = 3
+    chapter.param.update(gamma=3)
     asyncio.run(chapter.measure_live())
     assert seen[1] == (True, took)                              # the next: the last one's time
     assert not chapter.time_left.__panel__().visible

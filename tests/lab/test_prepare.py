@@ -60,7 +60,8 @@ def test_prepared_folders_load_as_a_pair(fake_wheel, tmp_path):
     import torch
     with torch.no_grad():
         logits = pair.draft(torch.tensor([[3, 4, 5]])).logits
-    assert torch.all(logits == 0)  # the random draft is uniform
+    q = torch.softmax(logits[0, -1], -1)                  # the random draft is uniform, to within 0.3 %
+    assert torch.allclose(q, torch.full_like(q, 1 / q.numel()), rtol=3e-3)
     assert not pair.target.training
 
 

@@ -97,7 +97,7 @@ def test_one_browsers_tabs_share_one_queue_another_browser_is_not_refused(server
                 await tab.patch([{"kind": "MessageSent", "msg_type": "bokeh_event",
                                   "msg_data": {"type": "event", "name": "button_click",
                                                "values": {"type": "map", "entries": [["model", {"id": button}]]}}}])
-                await tab.wait_for(lambda: any("measured α" in str(e.get("new", "")) for e in tab.events[mark:])
+                await tab.wait_for(lambda: any("priced-speedup" in str(e.get("new", "")) for e in tab.events[mark:])
                                    or any(s in t for t in tab.text_of_alerts() for s in (STILL_WORKING, TOO_FAST)),
                                    180, "a measurement or a sentence")
                 finished.append(name)
@@ -109,7 +109,7 @@ def test_one_browsers_tabs_share_one_queue_another_browser_is_not_refused(server
             assert len(measured) >= 2, measured
             # the victim's answer is a measurement (the order of turns is tests/lab/test_service.py's:
             # here the server's event loop decides when each click reaches the queue)
-            assert any("measured α" in str(e.get("new", "")) for e in victim.events), finished
+            assert any("priced-speedup" in str(e.get("new", "")) for e in victim.events), finished
         finally:
             for t in tabs + [victim]:
                 await t.close()
