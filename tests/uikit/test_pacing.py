@@ -1,6 +1,9 @@
 """Pacing on the shared event loop: throttled redraws, sliders without Panel's hold."""
+import asyncio
+
 import panel as pn
 import param
+import pytest
 from panel.io.state import set_curdoc
 
 from uikit.pacing import Throttled, live_slider
@@ -132,3 +135,48 @@ def test_a_click_on_a_disabled_button_or_from_a_browser_clicking_too_fast_is_dro
         assert Syncable._server_event.undropped is original
     finally:
         Syncable._server_event = original
+
+
+def test_panels_deferred_writes_are_where_keep_deferred_writes_expects_them():
+    import importlib
+
+    from uikit.pacing import MODULE_INTERNALS
+    for module, name in MODULE_INTERNALS:
+        assert hasattr(importlib.import_module(module), name), f"{module}.{name} is gone"
+
+
+@pytest.mark.parametrize("kept", [False, True])
+def test_a_change_deferred_while_the_last_batch_is_written_is_sent(monkeypatch, kept):
+    """Panel's write task clears the document's mark after its batch, even when a change was deferred
+    meanwhile; the next task then returns at once and the change stays unsent (kept=False shows it).
+    With keep_deferred_writes the deferred change is written by one more task."""
+    from panel.io import document
+
+    from uikit import pacing
+    class Doc:                                   # Panel keeps its write tasks by weak reference
+        pass
+    doc, sent = Doc(), []
+    monkeypatch.setattr(document, "_WRITE_BLOCK", {})
+    monkeypatch.setattr(document, "_WRITE_MSGS", {})
+
+    async def panels_task(d):                  # what Panel's _dispatch_msgs does, reduced
+        if d not in document._WRITE_BLOCK:
+            return
+        sent.extend(document._WRITE_MSGS.pop(d, {}).get("conn", []))
+        await asyncio.sleep(0)                   # awaiting the writes: a change is deferred meanwhile
+        if not sent[1:]:
+            document._WRITE_MSGS[d] = {"conn": ["last"]}
+            document._dispatch_write_task(d, document._dispatch_msgs, d)
+        del document._WRITE_BLOCK[d]
+    monkeypatch.setattr(document, "_dispatch_msgs", panels_task)
+    if kept:
+        pacing.keep_deferred_writes()
+
+    async def burst():
+        document._WRITE_BLOCK[doc] = True
+        document._WRITE_MSGS[doc] = {"conn": ["first"]}
+        await document._dispatch_msgs(doc)
+        for _ in range(5):                       # let the scheduled tasks run
+            await asyncio.sleep(0)
+    asyncio.run(burst())
+    assert sent == (["first", "last"] if kept else ["first"])
