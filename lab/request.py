@@ -169,11 +169,10 @@ class Outcome:
         return float(alphas[above[0]]) if above.size else float("nan")
 
     def projection(self) -> float:
-        """The analytic speed-up of the measured α on a lecture-scale pair: a draft call PROJECTED_C
-        of a target call (a copied guess still free) and a verify pass costing one call."""
-        n = self.sources
-        model_share = n["model"] / max(1, n["model"] + n["lookup"])
-        return float(analytic.speedup(self.alpha or 0.0, self.mean_gamma, PROJECTED_C * model_share))
+        """These rounds' speed-up on a lecture-scale pair: the same tokens per target call, each
+        model guess costing PROJECTED_C (a copied one still free) and a verify pass one call."""
+        guesses = sum(len(r.drafts) for r in self.spec.rounds if r.draft_source == "model")
+        return self.tokens_per_call / (1 + PROJECTED_C * guesses / max(1, self.target_calls))
 
     def _spent(self) -> str:
         """What a round spent: "3.6 draft calls at c = 0.14 and a verify pass of 1.20"."""
@@ -232,6 +231,6 @@ class Outcome:
 
     def projection_sentence(self) -> str:
         """The projection, labelled with its assumptions."""
-        return (f"Projection, not a measurement: with the same α = {self.alpha or 0:.2f} on a pair whose draft "
-                f"call costs {PROJECTED_C:g} of a target call and whose verify pass costs one call (a 1B draft for "
-                f"an 8B target on a GPU), the formula gives {self.projection():.2f}×.")
+        return (f"Projection, not a measurement: the same rounds ({self.tokens_per_call:.2f} tokens per target "
+                f"call) on a pair whose draft call costs {PROJECTED_C:g} of a target call and whose verify pass "
+                f"costs one call (a 1B draft for an 8B target on a GPU) would run {self.projection():.2f}×.")

@@ -73,6 +73,7 @@ def live_html(o) -> str:
             f"<b class='target-calls'>{o.target_calls}</b> target calls instead of {o.plain_calls} · "
             f"{o.tokens_per_call:.2f} tokens per call · c = {o.c:.2f} a guess<br>Speed-up on this machine: "
             f"<b class='priced-speedup'>{o.speedup:.2f}×</b> (every call priced by this pair's cost profile, "
-            f"as chapters 11 and 12 show this request). {html.escape(o.verdict())}<br>The formula at the "
-            f"sliders (now this request's α, γ, c) predicts {o.predicted():.2f}×." + (f" {html.escape(gap)}" if gap else "")
+            f"as chapters 11 and 12 show this request). {html.escape(o.verdict())}<br>At the sliders (now this "
+            f"request's α, γ, c): " + (html.escape(gap) if gap else f"the formula predicts {o.predicted():.2f}×, "
+                                       "as measured.")
             + f"<br><i>{html.escape(o.projection_sentence())}</i></div>")
