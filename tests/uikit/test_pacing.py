@@ -1,5 +1,6 @@
 """Pacing on the shared event loop: throttled redraws, sliders without Panel's hold."""
 import asyncio
+import concurrent.futures
 
 import panel as pn
 import param
@@ -178,5 +179,7 @@ def test_a_change_deferred_while_the_last_batch_is_written_is_sent(monkeypatch, 
         await document._dispatch_msgs(doc)
         for _ in range(5):                       # let the scheduled tasks run
             await asyncio.sleep(0)
-    asyncio.run(burst())
+    # on a thread of its own: after the browser tests this thread runs Playwright's event loop
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, burst()).result(timeout=30)
     assert sent == (["first", "last"] if kept else ["first"])
