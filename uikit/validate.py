@@ -111,10 +111,23 @@ def _text(widget, value) -> tuple[object, str | None]:
 
 
 def _choice(widget, value) -> tuple[object, str | None]:
+    """One of a Select's options as the browser names it: a list's items as text, and for dict
+    options (label → value) a value as text or a label — Panel sends either, as its own
+    `SingleSelectBase` maps them back."""
     labels = list(widget.labels) if hasattr(widget, "labels") else [str(o) for o in widget.options]
-    if value not in labels:
-        raise Refused(f"{_label(widget)} offers only its listed choices; it keeps {widget.value!r}.")
+    values = list(widget.unicode_values) if hasattr(widget, "unicode_values") else labels
+    if not isinstance(value, str) or value not in labels and value not in values:
+        raise Refused(f"{_label(widget)} offers only its listed choices; it keeps {_choice_shown(widget)}.")
     return value, None
+
+
+def _choice_shown(widget) -> str:
+    """The Select's current choice as its menu shows it (a dict option by its label)."""
+    options = widget.options
+    if isinstance(options, dict):
+        label = next((label for label, v in options.items() if v == widget.value), widget.value)
+        return repr(label)
+    return repr(widget.value)
 
 
 def _active(widget, value) -> tuple[object, str | None]:

@@ -103,3 +103,21 @@ def test_the_settings_card_says_it_next_to_its_widgets(state):
     panel = SettingsPanel(state)
     panel.top_k._process_events({"value": 10**30})
     assert panel.top_k.value == 200 and "top-k" in panel.message.object and "out of range" in panel.message.object
+
+
+def test_a_select_of_dict_options_takes_its_values_and_labels_and_refuses_others():
+    menu = pn.widgets.Select(label="Pair for everyone", options={"gpt2 (needs download)": "gpt2", "tiny": "tiny"},
+                             value="tiny")
+    said = []
+    validate.guard(menu, said.append)
+    sent = dict(menu._process_param_change({"options": menu.options}))["options"]
+    assert sent == [("gpt2", "gpt2 (needs download)"), ("tiny", "tiny")]   # the browser sends the value
+    menu._process_events({"value": "gpt2"})
+    assert menu.value == "gpt2" and said == []
+    menu._process_events({"value": "tiny"})
+    menu._process_events({"value": "gpt2 (needs download)"})              # a label, as Panel also maps
+    assert menu.value == "gpt2" and said == []
+    for crafted in ("nope", 5, ["gpt2"]):
+        menu._process_events({"value": crafted})
+        assert menu.value == "gpt2"
+    assert said == ["“Pair for everyone” offers only its listed choices; it keeps 'gpt2 (needs download)'."] * 3
