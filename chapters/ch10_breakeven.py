@@ -1,7 +1,9 @@
 """Chapter 10 — when does drafting save time? The analytic model, with sliders, and the live pair.
 
-Sliders only touch numpy (lab.breakeven) and `ColumnDataSource.data`: the figures are built once
-and never wait for a model. Beside the lecture's round cost 1 + γc runs the cost measured on this
+The sliders redraw in the browser (uikit.browser: assets/analytic.js and assets/ch10_breakeven.js,
+the same formulas and HTML as lab.breakeven and uikit.readouts); Python's α, γ and c follow when the
+student lets go, and its redraw (numpy, `ColumnDataSource.data`) draws the same. The figures are
+built once and never wait for a model. Beside the lecture's round cost 1 + γc runs the cost measured on this
 machine, γc + v(γ + 1), from the pair's one cost profile (lab.costs, shared with chapters 3 and 11).
 "Use my models" asks the model service for the outcome of the student's request (lab.request: the
 same one chapters 4, 11 and 12 show), moves α, γ and c there and shows the measured speed-up beside
@@ -23,12 +25,13 @@ from lab.breakeven import ALPHAS, QUESTION
 from lab.timeline import REQUEST_TOKENS
 from uikit import palette
 from uikit.figures import static_figure
+from uikit.browser import browser_redraw, browser_slider, redraw_on_move
 from uikit.kept import KeptWork
-from uikit.pacing import Throttled, in_document, live_slider, served
+from uikit.pacing import Throttled, in_document, served
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.progress import TimeLeft
-from uikit.readouts import cost_note_html, live_html, question_explanation, readout_html, table_html
+from uikit.readouts import TABLE_ROWS, cost_note_html, live_html, question_explanation, readout_html, table_html
 from uikit.state import GAMMA_MAX
 from uikit.styles import TABLE_CSS
 
@@ -39,6 +42,13 @@ LAST_SECONDS: list[float] = []   # how long the server's last live measurement t
 CAPTION = ("Analytic model of Leviathan, Kalman & Matias (2023): acceptances are treated as independent with "
            "rate α; one verification pass over γ + 1 positions takes about as long as one target call; c is "
            "the time of a draft call divided by a target call. It predicts shapes, not benchmarks.")
+
+
+def browser_profile(profile) -> dict:
+    """What the browser's redraw needs of the pair's cost profile (lab.costs.CostProfile): each verify
+    pass in target calls (index k: a pass over k + 1 positions) and the busy sentence, if any."""
+    return dict(verify=[s / profile.unit for s in profile.verify_seconds],
+                busy=" " + profile.why_busy() if profile.busy else "")
 
 
 class BreakEvenFigures:
@@ -93,6 +103,14 @@ class BreakEvenFigures:
         h.xaxis.ticker = list(GAMMAS)
         self.cost_fig = h
 
+        # the same redraw in the browser, while a slider moves (uikit.browser)
+        self.redraw = browser_redraw(
+            "ch10_breakeven", curve=self.curve, point=self.point, measured=self.measured, bars=self.bars,
+            lecture_cost=self.lecture_cost, measured_cost=self.measured_cost, speed_range=f.y_range,
+            gamma_range=g.y_range, cost_range=h.y_range, break_span=self.break_span,
+            break_label=self.break_label, profile=None, gamma_max=GAMMA_MAX,
+            colours=dict(target=palette.TARGET, muted=palette.MUTED), table_rows=[list(r) for r in TABLE_ROWS])
+
     def draw(self, a: float, g: int, c: float, n: dict, profile=None) -> None:
         """Redraw for α, γ, c and their numbers (BreakEvenChapter.numbers); with the pair's cost
         profile (lab.costs.CostProfile), the measured-cost curves too."""
@@ -119,6 +137,7 @@ class BreakEvenFigures:
         self.gamma_fig.y_range.end = max(2.0, float(s.max()) * 1.15)
         self.lecture_cost.data.update(cost=1 + GAMMAS * c)
         if profile is not None:
+            self.redraw.args = dict(self.redraw.args, profile=browser_profile(profile))
             self.measured.data = dict(alpha=ALPHAS, speedup=profile.speedup(ALPHAS, g, c))
             self.measured_cost.data = dict(gamma=GAMMAS, cost=profile.round_cost(GAMMAS, c))
         self.cost_fig.y_range.end = 1.1 * max([*self.lecture_cost.data["cost"], *self.measured_cost.data["cost"]])
@@ -148,9 +167,9 @@ class BreakEvenChapter(Chapter):
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
-        self.alpha_slider = live_slider(self.param.alpha, label="α acceptance rate", width=260)
-        self.gamma_slider = live_slider(self.param.gamma, label="γ draft length", width=260)
-        self.c_slider = live_slider(self.param.c, label="c draft cost ÷ target cost", width=260)
+        self.alpha_slider = browser_slider(self.param.alpha, label="α acceptance rate", width=260)
+        self.gamma_slider = browser_slider(self.param.gamma, label="γ draft length", width=260)
+        self.c_slider = browser_slider(self.param.c, label="c draft cost ÷ target cost", width=260)
         self.use_models = pn.widgets.Button(label="Use my models", color="primary", width=160)
         self.use_models.on_click(self.use_my_models)
         a, g, c = QUESTION
@@ -160,6 +179,8 @@ class BreakEvenChapter(Chapter):
         self.readout, self.live, self.table, self.cost_note = (
             pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS]) for _ in range(4))
         self.figs = BreakEvenFigures()
+        redraw_on_move(self.figs.redraw, dict(alpha=self.alpha_slider, gamma=self.gamma_slider, c=self.c_slider),
+                       dict(readout=self.readout, table=self.table, note=self.cost_note))
         self.kept = KeptWork(LIVE_FRESH_SECONDS)   # the live pair's measurement (measure_live)
         self.time_left = TimeLeft()                 # its progress bar and time left
         self.speed_fig, self.gamma_fig = self.figs.speed_fig, self.figs.gamma_fig   # the tour shows them

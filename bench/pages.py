@@ -1,0 +1,73 @@
+"""Per page: how many Bokeh models it sends and how long building and serialising it takes.
+
+    python bench/pages.py [--repeats 5] [--page breakeven]
+
+Each page (every chapter and the bridge, as `chapters.registry.pages()` lists them) is built for a
+fresh student on the tiny pair, as a served session builds it (`registry.build`, then its view), put
+into a Bokeh document (`get_root`) and serialised (`Document.to_json`, what the server sends a new
+page). Prints the model count and the median of `--repeats` builds (the first build of a page, which
+imports and warms caches, is left out), in-process, with the goals of issue 32: chapter 10 at most 90
+models, every page at most 150 ms.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("SPECLAB_PAIR", "tiny")
+
+from bokeh.document import Document  # noqa: E402
+
+from chapters import registry  # noqa: E402
+from lab.service import ModelService  # noqa: E402
+from lab.tiny import tiny_pair  # noqa: E402
+from uikit.state import LabState  # noqa: E402
+
+MAX_MODELS = {"breakeven": 90}   # the goals: chapter 10's model count …
+MAX_MS = 150                     # … and every page's build + serialisation
+
+
+def build_once(page, service) -> tuple[int, float]:
+    """(Bokeh models in the page's document, seconds to build and serialise it) for a fresh student."""
+    started = time.perf_counter()
+    view = registry.build(page, LabState(service))
+    doc = Document()
+    root = view.__panel__().get_root(doc)
+    doc.add_root(root)
+    doc.to_json()
+    seconds = time.perf_counter() - started
+    return len(doc.models), seconds
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=5, help="builds per page after a warm-up build")
+    ap.add_argument("--page", action="append", help="only these slugs (repeatable)")
+    args = ap.parse_args(argv)
+    pair = tiny_pair()
+    service = ModelService(lambda: pair)
+    pages = [p for p in registry.pages() if not args.page or p.slug in args.page]
+    print(f"{'page':<22}{'models':>8}{'build+serialise ms':>22}  goal")
+    worst = []
+    for page in pages:
+        build_once(page, service)                       # warm-up: imports, caches
+        runs = [build_once(page, service) for _ in range(args.repeats)]
+        models, ms = runs[-1][0], 1000 * statistics.median(s for _, s in runs)
+        goal_models = MAX_MODELS.get(page.slug)
+        ok = ms <= MAX_MS and (goal_models is None or models <= goal_models)
+        goal = f"≤ {MAX_MS} ms" + (f", ≤ {goal_models} models" if goal_models else "")
+        print(f"{page.number or '':>2} {page.slug:<19}{models:>8}{ms:>22.1f}  "
+              f"{goal} {'ok' if ok else 'MISSED'}")
+        if not ok:
+            worst.append(page.slug)
+    print("all goals met" if not worst else f"missed: {', '.join(worst)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,197 @@
+"""The browser's formulas (assets/analytic.js) against lab/ at many points, run in node; and the
+browser redraws of chapters 10 and 6 (assets/ch10_breakeven.js, assets/ch06_accept_rule.js) against
+the Python redraws of the same pages: the same numbers, data and HTML."""
+import html
+import json
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from chapters.ch10_breakeven import BreakEvenChapter, browser_profile
+from lab import analytic, breakeven
+from lab.display import regions
+from lab.tworounds import thresholds
+from tests.helpers import made_profile
+from uikit.browser import js_code
+
+pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
+
+TOL = 1e-9
+ALPHAS = sorted({*np.round(np.linspace(0, 1, 41), 3).tolist(), 0.001, 0.333, 0.999, 0.9999})
+GAMMAS = list(range(1, analytic.MAX_GAMMA + 1))
+COSTS = [0.0, 0.01, 0.05, 0.1, 0.25, 0.3, 0.5, 0.99, 1.0, 1.5, 2.0]
+PS = np.round(np.linspace(0, 1, 21), 2).tolist()
+QS = np.round(np.linspace(0.01, 0.99, 50), 4).tolist()
+
+# Reads {"code": ..., "calls": [[function name, args...], ...]}, prints the results as JSON (NaN as null).
+RUN_FORMULAS = """
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"))
+const analytic = new Function(input.code + "\\nreturn analytic")()
+const out = input.calls.map(([name, ...args]) => analytic[name](...args))
+process.stdout.write(JSON.stringify(out, (k, v) => (typeof v === "number" && !isFinite(v)) ? null : v))
+"""
+
+# Runs a page's redraw (analytic.js + the page's code, as uikit.browser.browser_redraw builds it) on
+# stand-in models that keep what is set on them; prints, per call, every model's state afterwards.
+RUN_REDRAW = """
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"))
+class Model {
+  constructor(state) { Object.assign(this, state) }
+  setv(attrs, options) {
+    if (!options || options.sync !== false) throw new Error("a browser redraw must not sync")
+    Object.assign(this, attrs)
+  }
+}
+const models = {}, values = {}
+for (const [name, value] of Object.entries(input.args))
+  (value && value.__model__ ? models : values)[name] = value && value.__model__ ? new Model(value.state) : value
+const args = {...values, ...models}
+const func = new Function(...Object.keys(args), "cb_obj", "cb_data", "cb_context", input.code)
+const out = input.calls.map((data) => {
+  const panes = {}
+  for (const name of input.panes) panes[name] = new Model({text: ""})
+  const html = func(...Object.values(args), null, {...data, ...panes}, {})
+  const state = {}
+  for (const [name, m] of Object.entries({...models, ...panes})) state[name] = {...m}
+  return {html, state}
+})
+process.stdout.write(JSON.stringify(out, (k, v) => (typeof v === "number" && !isFinite(v)) ? null : v))
+"""
+
+
+def node(script: str, payload: dict):
+    done = subprocess.run(["node", "-e", script], input=json.dumps(payload), capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def formulas(calls: list[list]) -> list:
+    return node(RUN_FORMULAS, {"code": js_code("analytic"), "calls": calls})
+
+
+def close(js, py) -> bool:
+    """JS and Python agree to TOL (NaN in Python is null from JS)."""
+    py = np.asarray(py, dtype=float)
+    js = np.asarray([np.nan if x is None else x for x in np.ravel(js)], dtype=float).reshape(py.shape)
+    return bool(np.allclose(js, py, rtol=0, atol=TOL, equal_nan=True))
+
+
+def test_expected_tokens_round_cost_and_speedup_match_lab_analytic():
+    points = [(a, g, c) for a in ALPHAS for g in GAMMAS for c in COSTS]
+    js = formulas([["expected_tokens", a, g] for a, g, _ in points] + [["round_cost", g, c] for _, g, c in points]
+                  + [["speedup", a, g, c] for a, g, c in points])
+    n = len(points)
+    a, g, c = (np.array(x, dtype=float) for x in zip(*points))
+    assert close(js[:n], analytic.expected_tokens(a, g))
+    assert close(js[n:2 * n], analytic.round_cost(g, c))
+    assert close(js[2 * n:], analytic.speedup(a, g, c))
+    assert len(points) > 7000
+
+
+def test_break_even_and_best_gamma_match_lab_analytic():
+    pairs = [(g, c) for g in GAMMAS for c in COSTS]
+    js = formulas([["break_even_alpha", g, c] for g, c in pairs])
+    g, c = (np.array(x, dtype=float) for x in zip(*pairs))
+    assert close(js, analytic.break_even_alpha(g, c))
+    assert any(x is None for x in js) and any(x is not None for x in js)     # both cases were met
+    points = [(a, c) for a in ALPHAS for c in COSTS]
+    js = formulas([["best_gamma", a, c, m] for a, c in points for m in (12, 16)])
+    for (a, c, m), (best, s) in zip([(a, c, m) for a, c in points for m in (12, 16)], js):
+        py_best, py_s = analytic.best_gamma(a, c, m)
+        assert best == int(py_best) and abs(s - float(py_s)) < TOL, (a, c, m)
+
+
+def test_chapter_10_numbers_match_lab_breakeven():
+    points = [(a, g, c) for a in ALPHAS[::4] for g in (1, 4, 5, 12) for c in COSTS[::2]]
+    js = formulas([["numbers", a, g, c, 12] for a, g, c in points])
+    for (a, g, c), got in zip(points, js):
+        want = breakeven.numbers(a, g, c, 12)
+        for key in ("E", "cost", "speedup", "break_even", "curve", "per_gamma", "best_speedup"):
+            assert close(got[key], want[key]), (key, a, g, c)
+        assert got["best_gamma"] == want["best_gamma"]
+
+
+def test_profile_costs_match_lab_costs():
+    profile = made_profile(verify=(0.01, 0.011, 0.0125, 0.014, 0.016, 0.0205), draft=0.002)
+    verify = browser_profile(profile)["verify"]
+    points = [(a, g, c) for a in ALPHAS[::5] for g in range(0, 9) for c in COSTS[::3]]
+    js = formulas([["profile_round_cost", verify, g, c] for _, g, c in points]
+                  + [["profile_speedup", verify, a, g, c] for a, g, c in points if g >= 1])
+    n = len(points)
+    assert close(js[:n], [profile.round_cost(g, c) for _, g, c in points])
+    assert close(js[n:], [profile.speedup(a, g, c) for a, g, c in points if g >= 1])
+
+
+def test_regions_and_accept_rule_match_lab():
+    points = [(p, q) for p in PS for q in QS]
+    js = formulas([["regions", [p, 1 - p], [q, 1 - q]] for p, q in points]
+                  + [["thresholds", p, q] for p, q in points] + [["accept_probability", [0.5, 0.5], [0, 1], 0]])
+    n = len(points)
+    for (p, q), got in zip(points, js[:n]):
+        want = regions([p, 1 - p], [q, 1 - q])
+        assert all(close(got[k], want[k]) for k in ("agree", "eager", "shy")), (p, q)
+    assert close(js[n:2 * n], [thresholds(p, q) for p, q in points])
+    assert js[-1] == 0      # a token q cannot draw is never kept
+
+
+def _model(m, *props):
+    return {"__model__": True, "state": {p: getattr(m, p) for p in props}}
+
+
+def _ch10_args(figs) -> dict:
+    """The redraw's args as node's stand-ins: sources with their data, ranges, span and label."""
+    args = {}
+    for name, value in figs.redraw.args.items():
+        if hasattr(value, "data"):
+            args[name] = {"__model__": True, "state": {"data": {k: list(np.asarray(v).tolist()) if len(v) else []
+                                                                for k, v in value.data.items()}}}
+        elif hasattr(value, "end"):
+            args[name] = _model(value, "end")
+        elif hasattr(value, "location"):
+            args[name] = _model(value, "location", "visible")
+        elif hasattr(value, "text"):
+            args[name] = _model(value, "text", "x", "y", "text_align", "x_offset")
+        else:
+            args[name] = value
+    return args
+
+
+@pytest.mark.parametrize("with_profile", [False, True])
+def test_chapter_10_browser_redraw_draws_what_python_draws(make_chapter, with_profile):
+    ch = make_chapter(BreakEvenChapter)
+    if with_profile:
+        ch.profile = made_profile(verify=(0.01, 0.0105, 0.011, 0.012, 0.0125, 0.013, 0.014, 0.015, 0.016, 0.017,
+                                          0.018, 0.019, 0.02, 0.021), draft=0.002, busy=True, load=5.0, cores=2)
+    points = [(a, g, c) for a in (0.0, 0.37, 0.6, 0.8, 0.95, 1.0) for g in (1, 4, 5, 12) for c in (0.0, 0.1, 0.3, 1.2)]
+    out = node(RUN_REDRAW, {"code": ch.figs.redraw.code, "args": _ch10_args(ch.figs),
+                            "panes": ["readout", "table", "note"],
+                            "calls": [dict(alpha=a, gamma=g, c=c) for a, g, c in points]})
+    figs = ch.figs
+    for (a, g, c), got in zip(points, out):
+        ch.param.update(alpha=a, gamma=g, c=c)        # Python's redraw of the same values
+        st = got["state"]
+        assert got["html"]["formula"] == ch.readout.object, (a, g, c)
+        assert got["html"]["table"] == ch.table.object
+        assert got["html"]["note"] == ch.cost_note.object
+        assert html.unescape(st["readout"]["text"]) == ch.readout.object
+        assert close(st["curve"]["data"]["speedup"], figs.curve.data["speedup"])
+        assert close(st["point"]["data"]["speedup"], figs.point.data["speedup"])
+        assert st["bars"]["data"]["color"] == list(figs.bars.data["color"])
+        assert st["bars"]["data"]["hatch"] == list(figs.bars.data["hatch"])
+        assert close(st["bars"]["data"]["speedup"], figs.bars.data["speedup"])
+        assert close(st["lecture_cost"]["data"]["cost"], figs.lecture_cost.data["cost"])
+        assert close(st["measured_cost"]["data"]["cost"], figs.measured_cost.data["cost"])
+        if with_profile:
+            assert close(st["measured"]["data"]["speedup"], figs.measured.data["speedup"])
+        for name, fig in (("speed_range", figs.speed_fig), ("gamma_range", figs.gamma_fig),
+                          ("cost_range", figs.cost_fig)):
+            assert abs(st[name]["end"] - fig.y_range.end) < TOL, name
+        assert st["break_span"]["visible"] == figs.break_span.visible
+        if figs.break_span.visible:
+            assert abs(st["break_span"]["location"] - figs.break_span.location) < TOL
+        for prop in ("text", "text_align", "x_offset"):
+            assert st["break_label"][prop] == getattr(figs.break_label, prop), prop
+        assert close([st["break_label"]["x"], st["break_label"]["y"]], [figs.break_label.x, figs.break_label.y])

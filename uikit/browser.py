@@ -1,0 +1,86 @@
+"""Sliders whose effect is a closed-form formula, redrawn by the browser: a drag sends nothing.
+
+A page's redraw is one Bokeh `CustomJS` whose code is assets/analytic.js (the formulas of lab/, the
+same functions as Python's) followed by the page's own drawing code (assets/<page>.js). Each slider
+calls it on every move and keeps its moves in the browser: its Bokeh model is not synced
+(`syncable=False`), so neither a drag nor the redraw it causes costs a websocket message or a turn of
+the event loop the class shares. When the student lets go (Bokeh's `value_throttled`: the mouse up,
+or a key press) the slider sends its value once; Python's parameter follows, and whatever reads it
+(the predict card's reveal, Use my models, the student's γ) sees the value the page shows.
+
+    redraw = browser_redraw("ch10_breakeven", curve=self.figs.curve, ...)
+    slider = browser_slider(self.param.alpha, redraw, values=dict(alpha=..., gamma=..., c=...),
+                            panes=dict(readout=self.readout), label="α")
+"""
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import panel as pn
+import param
+from bokeh.models import CustomJS
+
+ASSETS = Path(__file__).resolve().parents[1] / "assets"
+
+# On a move: redraw with every slider's value (and the panes the redraw writes into).
+ON_MOVE = """redraw.execute(cb_obj, Object.assign({%s}, panes))"""
+
+# On letting go: sync this slider once, its value and value_throttled in one message, then stop
+# syncing again. Setting them re-runs this callback; that run only switches syncing off.
+ON_RELEASE = """
+if (cb_obj.syncable) { cb_obj.syncable = false; return }
+cb_obj.setv({syncable: true, value: cb_obj.value, value_throttled: cb_obj.value_throttled}, {check_eq: false})
+"""
+
+
+@cache
+def js_code(name: str) -> str:
+    """The text of assets/<name>.js."""
+    return (ASSETS / f"{name}.js").read_text()
+
+
+def browser_redraw(page: str, **args) -> CustomJS:
+    """One page's redraw: the formulas of assets/analytic.js, then assets/<page>.js, with `args`
+    (Bokeh models and plain values); the sliders pass their values and panes as `cb_data`."""
+    return CustomJS(code=js_code("analytic") + "\n" + js_code(page), args=args)
+
+
+class _Unsynced:
+    """A Panel slider whose Bokeh model is created and kept unsynced: the browser keeps its moves."""
+
+    def _process_param_change(self, params):
+        params = super()._process_param_change(params)
+        params["syncable"] = False
+        return params
+
+
+class FloatSlider(_Unsynced, pn.widgets.FloatSlider):
+    """A float slider whose drag stays in the browser (browser_slider)."""
+
+
+class IntSlider(_Unsynced, pn.widgets.IntSlider):
+    """An integer slider whose drag stays in the browser (browser_slider)."""
+
+
+def browser_slider(parameter: param.Parameter, **kwargs) -> pn.widgets.Widget:
+    """A slider for a chapter's `parameter` whose moves stay in the browser: Python's parameter
+    follows when the student lets go (wire its redraw with `redraw_on_move`)."""
+    kind = IntSlider if isinstance(parameter, param.Integer) else FloatSlider
+    slider = kind.from_param(parameter, **kwargs)
+    slider._debounce = 0      # a release reaches Python at once (uikit.pacing.live_slider)
+    slider.jscallback(value_throttled=ON_RELEASE)
+    return slider
+
+
+def redraw_on_move(redraw: CustomJS, sliders: dict[str, pn.widgets.Widget], panes: dict | None = None) -> None:
+    """Every slider of `sliders` (cb_data name -> slider) runs `redraw` on every move with all their
+    values and `panes` (cb_data name -> Panel pane whose model the redraw writes into)."""
+    values = ", ".join(f"{name}: {name}.value" for name in sliders)
+    args = dict(sliders, redraw=redraw)
+    panes = panes or {}
+    pane_args = {f"pane_{name}": pane for name, pane in panes.items()}
+    names = ", ".join(f"{name}: pane_{name}" for name in panes)
+    code = ON_MOVE.replace("panes", "{%s}" % names) % values
+    for slider in sliders.values():
+        slider.jscallback(args=dict(args, **pane_args), value=code)
