@@ -2,6 +2,7 @@
 sentence, the preparation lock and the temporary files (see lab.prepare).
 
     cache_dir(); embedded_dir()              # $SPECLAB_CACHE or ~/.cache/speculative-lab; its smollm2-135m
+    classroom_dir()                          # its classroom/: the store several server processes share
     with cache_faults(root), locked(root):   # one PrepareError sentence for "cannot write"; one preparer
         removeleftovers(root)               # the `.speclab-tmp-*` a killed run left
 
@@ -40,6 +41,11 @@ def cache_dir() -> Path:
 
 def embedded_dir(root: Path | None = None) -> Path:
     return (root or cache_dir()) / "smollm2-135m"
+
+
+def classroom_dir(root: Path | None = None) -> Path:
+    """Where several server processes of one class keep the store they share (shell.store)."""
+    return (root or cache_dir()) / "classroom"
 
 
 def report(progress: Progress | None, fraction: float, message: str, detail: str = "") -> None:

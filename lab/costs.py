@@ -7,7 +7,8 @@ take on this machine — the one story of time chapters 3, 10 and 11 tell.
     p.speedup(0.8, 4)                 # E / (γc + v(γ + 1)): the analytic model with measured costs
 
 Measured robustly (lab.timing): a warm-up call, torch's threads fixed, every call timed in several
-interleaved runs and the fastest kept. `busy` flags a profile measured while the machine was visibly
+interleaved runs and the fastest kept, on the pair's own device (a GPU synchronised around each call:
+lab.kv). `busy` flags a profile measured while the machine was visibly
 loaded (the median run well above the fastest, or a load average above the core count): its figures
 are not to be trusted. Call `profile` on the model worker (chapters: `run_model(profile, pair)`, or
 `run_model(of_service, service)` for the pair drafting with the student's draft); `known(service)`
@@ -309,6 +310,15 @@ def measured(pair) -> CostProfile | None:
              if (other := ref()) is not None and other.target is pair.target and other.draft is pair.draft
              and future.done() and future.exception() is None]
     return max(found, key=lambda p: p.measured_at, default=None)
+
+
+def adopt(pair, shared: CostProfile) -> None:
+    """Make `shared` (this pair's profile as another serving process measured it, lab.service) the
+    profile every later caller gets for `pair`, as if measured here: one class, one set of prices."""
+    future = Future()
+    future.set_result(shared)
+    with _lock:
+        _profiles[(id(pair), pair.name)] = (weakref.ref(pair), future, None)
 
 
 def forget() -> None:

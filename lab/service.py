@@ -16,10 +16,18 @@ one target.
     trace = await service.run_as(owner, service.generation_steps, ids)   # from a Panel callback
     trace = await service.run_as(owner, service.generation_steps, ids, draft="random")
     outcome = await service.run_as(owner, service.outcome, Request(tuple(ids), drafter="lookup"))
+
+Several server processes (shell.store): each holds its own copy of the pair and its own worker
+(about 1.3 GB a process with the embedded pair), and `share(values)` makes what every page must
+agree on one for the whole class: the cost profile (the first one measured is adopted by every
+process, and the auto draft-length policy prices with it) and each request's outcome (computed by
+one process, read by the others). Everything else stays per process: it is the same in every one.
 """
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import pickle
 import threading
 import time
 from collections import OrderedDict
@@ -37,6 +45,7 @@ from lab.variants import DraftVariants
 from lab.workqueue import BURST, MAX_PENDING, MAX_TOTAL, RATE, FairQueue, Owner, QueueFull  # noqa: F401  Owner, QueueFull: for pages
 
 _MISSING = object()     # peek's default where a cached value may be anything
+SHARED = ("outcome",)   # cache entries the serving processes share (their first key), when sharing
 
 
 class _LiveRounds:
@@ -89,6 +98,39 @@ class ModelService:
         self._rounds = _SharedRounds(live_rounds)
         self._lock = threading.Lock()
         self.variants = DraftVariants()              # the student's draft: aligned, weak or random
+        self.shared = None          # the class's shared values (several processes), see `share`
+        self._profiles: dict[str, tuple[int, object]] = {}   # shared key -> (version seen, profile)
+
+    def share(self, values) -> None:
+        """Share outcomes and the cost profile with the class's other serving processes through
+        `values` (get(key) -> (version, bytes) | None, put(key, bytes) -> version, drop(prefix));
+        call `share_profiles()` now and then (shell.store's watch thread does)."""
+        self.shared = values
+
+    @staticmethod
+    def _shared_key(key: tuple) -> str:
+        return f"{key[1]}:" + hashlib.sha256(repr(key).encode()).hexdigest()
+
+    def share_profiles(self) -> None:
+        """Adopt a cost profile another process published since the last look; publish one measured
+        here that nobody has (or measured again here). Every process then prices with one profile."""
+        from lab.variants import VARIANTS
+        pair = self.pair
+        for draft in VARIANTS:
+            loaded = self.variants.loaded(pair, draft)
+            if loaded is None:
+                continue
+            key = f"profile:{pair.name}:{draft}"
+            seen_version, seen = self._profiles.get(key, (0, None))
+            row = self.shared.get(key)
+            if row is not None and row[0] != seen_version:
+                theirs = pickle.loads(row[1])
+                costs.adopt(loaded, theirs)
+                self._profiles[key] = (row[0], theirs)
+                continue
+            mine = costs.known(self, draft)
+            if mine is not None and mine is not seen:
+                self._profiles[key] = (self.shared.put(key, pickle.dumps(mine)), mine)
 
     @property
     def pair(self):
@@ -125,7 +167,19 @@ class ModelService:
             if key in self._cache:
                 self._cache.move_to_end(key)
                 return self._cache[key]
+        if self.shared is not None and key[1] in SHARED:      # another process may have computed it
+            row = self.shared.get(self._shared_key(key))
+            if row is not None:
+                value = pickle.loads(row[1])
+                self._keep(key, value)
+                return value
         return default
+
+    def _keep(self, key: tuple, value) -> None:
+        with self._lock:
+            self._cache[key] = value
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
 
     def cached(self, key: tuple, compute):
         """`compute()` once per key (within the bounded cache); call from the worker."""
@@ -133,17 +187,20 @@ class ModelService:
         if value is not _MISSING:
             return value
         value = compute()
-        with self._lock:
-            self._cache[(self.pair.name,) + key] = value
-            while len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
+        key = (self.pair.name,) + key
+        self._keep(key, value)
+        if self.shared is not None and key[1] in SHARED:
+            self.shared.put(self._shared_key(key), pickle.dumps(value))
         return value
 
-    def clear(self) -> None:
+    def clear(self, shared: bool = True) -> None:
+        """Forget every result (and the teaching drafts); `shared`: the class's shared ones too."""
         with self._lock:
             self._cache.clear()
             self._rounds.clear()
         self.variants.clear()
+        if shared and self.shared is not None:
+            self.shared.drop("outcome:")
 
     # The requests pages make, each cached by its full description; `draft` is the student's
     # (lab.variants: "aligned", "weak" or "random").

@@ -23,6 +23,7 @@ import panel as pn
 
 from lab import runtime
 from lab.errors import public_message
+from shell.classwide import reset_class, switched_everywhere
 from shell.poll import DocumentWatch, PollView, lecturers_page
 from shell.sessions import CLASSROOM
 from uikit.pacing import served
@@ -136,7 +137,7 @@ class LecturerPanel(pn.viewable.Viewer):
     # --- the open sessions, live ---
     @staticmethod
     def _sessions_html() -> str:
-        n = len(CLASSROOM)
+        n = CLASSROOM.total()
         return (f'<p class="sessions" role="status">{n} open {plural(n, "session")} on this server '
                 f"(this page included).</p>")
 
@@ -175,6 +176,7 @@ class LecturerPanel(pn.viewable.Viewer):
         try:
             pair = await asyncio.wrap_future(runtime.switch_pair(name))
             log.info("lecturer switched the pair to %s", name)
+            switched_everywhere(name)
             pair_switched()            # every open page's badge names the new pair now
             self._say(f"Everyone now uses {pair.target_label} / {pair.draft_label}; pages pick it up "
                       f"on their next action.")
@@ -187,8 +189,7 @@ class LecturerPanel(pn.viewable.Viewer):
     def _on_reset(self, event=None):
         """The confirmed reset: clear the model cache and send every other page to the landing page."""
         self._ask_reset(False)
-        runtime.service().clear()
-        n = CLASSROOM.reload_all(except_id=self.session_id)
+        n = reset_class(except_id=self.session_id)
         log.info("lecturer reset the class (%d %s reloaded)", n, plural(n, "page"))
         self._say(f"Reset: {n} student {plural(n, 'page')} {'starts' if n == 1 else 'start'} again "
                   f"from the landing page.")

@@ -1,11 +1,12 @@
 """The class poll: every locked "Pause & predict" answer is an anonymous vote; the lecturer sees each
 question's histogram live, and can reveal it to every student's card and the tour, or reset it.
 
-The votes live in shell.pollstore (`POLL`, plain Python). This module is the poll in pages: a page's
-`Ballot` (what uikit.predict's cards talk to, plugged in on import) and the lecturer's `PollView`.
-Pages never touch the store from another page's document: `DocumentWatch` carries a change into
-each page's own document as a next-tick callback (Bokeh's thread-safe way in), several changes in
-one callback, so 40 votes in a second cost the lecturer's page a few updates.
+The votes live in the class's store (`POLL`, shell.pollshared: plain Python, in this process or
+shared by several). This module is the poll in pages: a page's `Ballot` (what uikit.predict's
+cards talk to, plugged in on import) and the lecturer's `PollView`. Pages never touch the store
+from another page's document: `DocumentWatch` carries a change into each page's own document as a
+next-tick callback (Bokeh's thread-safe way in), several changes in one callback, so 40 votes in a
+second cost the lecturer's page a few updates.
 """
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ import panel as pn
 from panel.io.state import set_curdoc
 
 from chapters import registry
-from shell.pollstore import POLL, PollStore, Question, Tally
+from shell.pollshared import POLL
+from shell.pollstore import PollStore, Question, Tally
 from shell.sessions import browser_id
 from uikit import predict
 from uikit.pacing import served

@@ -11,20 +11,11 @@ are keyed by a salted hash of the browser's cookie id (shell.sessions.browser_id
 reads back: a tally holds counts only. Pages reach it through shell.poll (their ballots and the
 lecturer's view).
 
-Scaling beyond one server process. Today the store lives inside the one `panel serve` process
-(`--num-procs 1`), which is enough for a lecture hall: 40 students' votes are a few hundred bytes.
-With several processes (`--num-procs N`, or several servers behind a load balancer) each process
-would keep its `PollStore` as a local copy and share it through an existing store, Redis: a vote
-becomes `HSET poll:<question> <voter hash> <answer>` (one vote per browser per question, for free);
-reveal becomes `SADD poll:revealed <question>`, reset `DEL poll:<question>` with
-`SREM poll:revealed <question>` (in one MULTI); each is followed by `PUBLISH poll <question>`. The
-voter hash's salt becomes one secret the processes share (from the environment, like the token).
-Every process subscribes to the `poll` channel (redis-py's `pubsub()` on a thread of its own) and,
-on a message, reads that question's hash (`HVALS`) into its local copy and calls its listeners as it
-does now, so pages are still updated through their own documents. Connected browsers become a sorted
-set keyed by voter hash with a last-seen time. Validation stays where it is, in the process that
-receives the vote, before anything is written. Nothing of this is built: the listener mechanism here
-is the seam where it would plug in.
+`POLL`, the class's poll (shell.pollshared), is a `PollStore` when one process serves the class,
+and with several (`panel serve --num-procs N`, or servers sharing `SPECLAB_STORE`) a
+`SharedPollStore` with these rules and methods on the class's one SQLite file (shell.store), which
+every process opens: a vote taken by one process counts on a lecturer's page held by another.
+Validation stays in the process that receives the vote.
 """
 from __future__ import annotations
 
@@ -251,5 +242,3 @@ class PollStore:
     def _notify(self, number: int | None, what: str) -> None:
         self._listeners.notify(number, what)
 
-
-POLL = PollStore()

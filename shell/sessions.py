@@ -2,13 +2,17 @@
 
 Each page load is a new Panel session with a fresh LabState; a cookie names the browser, and
 SNAPSHOTS keeps its last settings and answers (in memory, bounded) so they follow the student from
-page to page. CLASSROOM lists the open sessions for the lecturer's controls.
+page to page. CLASSROOM lists the open sessions for the lecturer's controls. When several processes
+serve the class (shell.store), a page load may land on any of them: the snapshots are kept in the
+class's shared store too (written within half a second, off the event loop), and the lecturer's
+count adds the other processes' open sessions.
 
     state = session_state(browser_id(), session_id)     # seeded from the browser's last settings
     session_id, doc = join_classroom()                  # left again when the session closes
 """
 from __future__ import annotations
 
+import pickle
 import re
 import threading
 import uuid
@@ -22,6 +26,7 @@ from lab import runtime
 from lab.workqueue import BURST, RATE, Allowance
 from shell.heap import HEAP
 from shell.listeners import Listeners
+from shell.store import CLASS
 from uikit.pacing import end_with_its_tab, served
 from uikit.state import SETTINGS, LabState
 
@@ -30,23 +35,53 @@ SNAPSHOT_FIELDS = (*SETTINGS, "answers")
 
 
 class Snapshots:
-    """Browser id → its last settings and answers; the oldest browsers are dropped past `size`."""
+    """Browser id → its last settings and answers; the oldest browsers are dropped past `size`.
 
-    def __init__(self, size: int = 2000):
-        self.size = size
+    With a shared `store` (shell.store.ClassStore), a saved snapshot is also written there by
+    `flush` (the store's watch thread calls it) and `get` reads the store first, so a browser's next
+    page finds its settings whichever process serves it."""
+
+    def __init__(self, size: int = 2000, store=None):
+        self.size, self.store = size, store
         self._saved: OrderedDict[str, dict] = OrderedDict()
+        self._dirty: set[str] = set()
+        self._lock = threading.Lock()
+        if store is not None:
+            store.every_tick(self.flush)
 
     def get(self, bid: str) -> dict:
-        return self._saved.get(bid, {})
+        with self._lock:
+            if self.store is None or bid in self._dirty:
+                return self._saved.get(bid, {})
+        rows = self.store.read("SELECT value FROM snapshots WHERE browser = ?", (bid,))
+        return pickle.loads(rows[0][0]) if rows else self._saved.get(bid, {})
 
     def save(self, bid: str, state: LabState) -> None:
-        self._saved[bid] = {f: getattr(state, f) for f in SNAPSHOT_FIELDS}
-        self._saved.move_to_end(bid)
-        while len(self._saved) > self.size:
-            self._saved.popitem(last=False)
+        with self._lock:
+            self._saved[bid] = {f: getattr(state, f) for f in SNAPSHOT_FIELDS}
+            self._saved.move_to_end(bid)
+            while len(self._saved) > self.size:
+                self._saved.popitem(last=False)
+            if self.store is not None:
+                self._dirty.add(bid)
+
+    def flush(self) -> None:
+        """Write the snapshots saved since the last flush to the shared store (one transaction),
+        keeping its `size` newest."""
+        with self._lock:
+            rows = [(bid, pickle.dumps(self._saved[bid])) for bid in self._dirty if bid in self._saved]
+            self._dirty.clear()
+        if not rows:
+            return
+        import time
+        with self.store.write() as db:
+            db.executemany("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)",
+                           [(bid, blob, time.time()) for bid, blob in rows])
+            db.execute("DELETE FROM snapshots WHERE browser NOT IN "
+                       "(SELECT browser FROM snapshots ORDER BY stamp DESC LIMIT ?)", (self.size,))
 
 
-SNAPSHOTS = Snapshots()
+SNAPSHOTS = Snapshots(store=CLASS)
 
 
 _BROWSER_IDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # served page → its browser id
@@ -90,13 +125,30 @@ class Classroom:
 
     Each entry is dropped when its session is destroyed (`leave`), so closed tabs hold nothing.
     Listeners (`subscribe`, as shell.poll's DocumentWatch takes a store) hear every join and leave:
-    the lecturer's count of open sessions is live.
+    the lecturer's count of open sessions is live. With a shared `store`, this process's count is
+    written there (by `report`, on the store's watch thread) and `total()` adds the others'.
     """
 
-    def __init__(self):
+    def __init__(self, store=None):
         self._docs: dict[str, tuple] = {}      # session id → (document, its pn.state.location)
         self._lock = threading.Lock()
         self._listeners = Listeners("classroom")
+        self.store = store
+        self._reported: int | None = None
+        if store is not None:
+            store.on("sessions", lambda data: self._notify())
+            store.every_tick(self.report)
+
+    def report(self) -> None:
+        """Write this process's open sessions to the shared store when the count has changed."""
+        n = len(self)
+        if n != self._reported:
+            self.store.heartbeat(sessions=n)
+            self._reported = n
+
+    def total(self) -> int:
+        """Open sessions of the whole class: this process's, and the other serving processes'."""
+        return len(self) + (self.store.sessions_elsewhere() if self.store is not None else 0)
 
     def join(self, session_id: str, doc, location) -> None:
         with self._lock:
@@ -137,7 +189,7 @@ def _reload(location) -> None:
         location.reload = True
 
 
-CLASSROOM = Classroom()
+CLASSROOM = Classroom(CLASS)
 
 
 def join_classroom() -> tuple[str | None, object]:

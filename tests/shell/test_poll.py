@@ -4,18 +4,36 @@ import threading
 import pytest
 
 from shell.poll import Ballot, PollStore, PollView, Question, status_html
+from shell.pollshared import SharedPollStore
+from shell.store import ClassStore
 from uikit.predict import PredictCard
 
 
-def store_with_questions():
-    store = PollStore(salt=b"test")
+@pytest.fixture(params=["memory", "shared"])
+def make_store(request, tmp_path):
+    """A fresh poll store: one process's (in memory) or the class's shared SQLite file (shell.store),
+    which must keep the same rules; each call a store of its own."""
+    made = []
+
+    def make(salt=b"test"):
+        if request.param == "memory":
+            return PollStore(salt=salt)
+        made.append(ClassStore(tmp_path / f"class-{len(made)}.sqlite", interval=3600))
+        return SharedPollStore(made[-1])
+    yield make
+    for store in made:
+        store.stop()
+
+
+def store_with_questions(make_store):
+    store = make_store()
     store.ask(Question(10, "choice", ("faster", "slower")))
     store.ask(Question(2, "number", bounds=(0, 20)))
     return store
 
 
-def test_one_vote_per_browser_its_latest_answer():
-    store = store_with_questions()
+def test_one_vote_per_browser_its_latest_answer(make_store):
+    store = store_with_questions(make_store)
     assert store.vote(10, "a" * 32, "faster") is None
     assert store.vote(10, "b" * 32, "slower") is None
     assert store.vote(10, "c" * 32, "slower") is None
@@ -24,8 +42,8 @@ def test_one_vote_per_browser_its_latest_answer():
     assert store.tally(10).counts == (0, 3) and store.tally(10).answered == 3
 
 
-def test_numbers_are_a_histogram_of_the_numbers():
-    store = store_with_questions()
+def test_numbers_are_a_histogram_of_the_numbers(make_store):
+    store = store_with_questions(make_store)
     for browser, n in (("a", 12), ("b", 12), ("c", 7)):
         assert store.vote(2, browser, n) is None
     counts = store.tally(2).counts
@@ -45,8 +63,8 @@ def test_numbers_are_a_histogram_of_the_numbers():
     (2, "12", "takes a whole number"),
     (2, float("nan"), "takes a whole number"),
 ])
-def test_a_bad_vote_gets_one_sentence_and_changes_nothing(number, value, says):
-    store = store_with_questions()
+def test_a_bad_vote_gets_one_sentence_and_changes_nothing(make_store, number, value, says):
+    store = store_with_questions(make_store)
     store.vote(10, "a", "faster")
     before = (store.tally(10), store.tally(2))
     heard = []
@@ -56,17 +74,17 @@ def test_a_bad_vote_gets_one_sentence_and_changes_nothing(number, value, says):
     assert (store.tally(10), store.tally(2)) == before and heard == []
 
 
-def test_votes_are_anonymous():
-    store = store_with_questions()
+def test_votes_are_anonymous(make_store):
+    store = store_with_questions(make_store)
     store.vote(10, "f" * 32, "faster")
     tally = store.tally(10)
     assert "f" * 32 not in repr(tally) and "f" * 32 not in repr(store.__dict__)
-    other = PollStore(salt=b"other")
+    other = make_store(salt=b"other")
     assert other._voter("f" * 32) != store._voter("f" * 32)   # salted per server
 
 
-def test_reveal_freezes_votes_reset_clears():
-    store = store_with_questions()
+def test_reveal_freezes_votes_reset_clears(make_store):
+    store = store_with_questions(make_store)
     store.vote(10, "a", "faster")
     store.reveal(10)
     assert store.tally(10).revealed
@@ -81,8 +99,8 @@ def test_reveal_freezes_votes_reset_clears():
     assert store.tally(10).answered == store.tally(2).answered == 0 and not store.tally(2).revealed
 
 
-def test_first_definition_of_a_question_stands_and_specs_are_checked():
-    store = store_with_questions()
+def test_first_definition_of_a_question_stands_and_specs_are_checked(make_store):
+    store = store_with_questions(make_store)
     assert store.ask(Question(10, "choice", ("other",))).choices == ("faster", "slower")
     with pytest.raises(ValueError):
         Question(0, "choice", ("a",))
@@ -92,8 +110,8 @@ def test_first_definition_of_a_question_stands_and_specs_are_checked():
         Question(3, "essay")
 
 
-def test_listeners_hear_every_change_and_threads_do_not_lose_votes():
-    store = store_with_questions()
+def test_listeners_hear_every_change_and_threads_do_not_lose_votes(make_store):
+    store = store_with_questions(make_store)
     heard = []
     stop = store.subscribe(lambda n, what: heard.append((n, what)))
     threads = [threading.Thread(target=store.vote, args=(10, f"browser{i}", ("faster", "slower")[i % 2]))
@@ -108,8 +126,8 @@ def test_listeners_hear_every_change_and_threads_do_not_lose_votes():
     assert len(heard) == 40
 
 
-def test_connected_counts_browsers_not_pages():
-    store = store_with_questions()
+def test_connected_counts_browsers_not_pages(make_store):
+    store = store_with_questions(make_store)
     store.join("s1", "a"), store.join("s2", "a"), store.join("s3", "b")
     assert store.tally(10).connected == 2
     store.leave("s3")
@@ -122,10 +140,10 @@ def said(store, number) -> tuple[int, int, int, str]:
     return t.here, t.connected, t.answered, t.summary()
 
 
-def test_the_count_never_exceeds_the_browsers_here_in_any_state():
+def test_the_count_never_exceeds_the_browsers_here_in_any_state(make_store):
     """Browsers leaving, coming back, a reset and a question never opened: "N of M browsers here"
     always has N ≤ M, and answers of browsers that left are said apart."""
-    store = store_with_questions()
+    store = store_with_questions(make_store)
     assert store.tally(5) is None                                   # never opened: no tally at all
     view = PollView(store)
     assert "No one has opened this question yet" in view.questions[5].status.object
@@ -155,8 +173,8 @@ def test_the_count_never_exceeds_the_browsers_here_in_any_state():
     assert "0 of 2 browsers here have answered." in view.questions[10].status.object
 
 
-def test_students_card_and_lecturer_say_the_same_count(state):
-    store = PollStore(salt=b"t")
+def test_students_card_and_lecturer_say_the_same_count(make_store, state):
+    store = make_store()
     ballots = [Ballot(store, browser, session_id=f"s{i}") for i, browser in enumerate("abc")]
     cards = [PredictCard(state, 3, "How many calls?", choices=["1", "5"], answer="1", ballot=b) for b in ballots]
     view = PollView(store)
@@ -170,8 +188,8 @@ def test_students_card_and_lecturer_say_the_same_count(state):
     assert expected in caption and expected in view.questions[3].status.object
 
 
-def test_card_votes_changes_its_vote_and_shows_the_class_on_reveal(state):
-    store = PollStore(salt=b"t")
+def test_card_votes_changes_its_vote_and_shows_the_class_on_reveal(make_store, state):
+    store = make_store()
     mine, theirs = Ballot(store, "me"), Ballot(store, "them")
     card = PredictCard(state, 3, "How many calls?", choices=["1", "5"], answer="1", ballot=mine)
     card.__panel__()
@@ -194,8 +212,8 @@ def test_card_votes_changes_its_vote_and_shows_the_class_on_reveal(state):
     assert not card.class_revealed and not card.locked and "press your answer again" in card._notice.object
 
 
-def test_card_refuses_a_crafted_number_in_one_sentence(state):
-    store = PollStore(salt=b"t")
+def test_card_refuses_a_crafted_number_in_one_sentence(make_store, state):
+    store = make_store()
     card = PredictCard(state, 2, "How many?", answer=lambda: 7, bounds=(0, 20), ballot=Ballot(store, "me"))
     card._number.value = 10 ** 9                             # what a crafted message could send
     card._lock.clicks += 1
@@ -206,8 +224,8 @@ def test_card_refuses_a_crafted_number_in_one_sentence(state):
     assert card.committed == 9 and card._notice.object == "" and store.tally(2).counts[9] == 1
 
 
-def test_live_answer_waits_for_the_run_on_reveal(state):
-    store = PollStore(salt=b"t")
+def test_live_answer_waits_for_the_run_on_reveal(make_store, state):
+    store = make_store()
     card = PredictCard(state, 2, "How many?", answer=lambda: 7, bounds=(0, 20), ballot=Ballot(store, "me"))
     card.commit(9)
     store.reveal(2)
@@ -216,8 +234,8 @@ def test_live_answer_waits_for_the_run_on_reveal(state):
     assert "Not quite" in card._verdict.object
 
 
-def test_projected_card_shows_votes_as_they_arrive(state):
-    store = PollStore(salt=b"t")
+def test_projected_card_shows_votes_as_they_arrive(make_store, state):
+    store = make_store()
     card = PredictCard(state, 4, "Whose?", choices=["x", "y"], answer="x", ballot=Ballot(store, "projector"))
     card.projected()
     assert card._answers.view.visible
@@ -226,8 +244,8 @@ def test_projected_card_shows_votes_as_they_arrive(state):
     assert card._answers.chart.source.data["n"] == [0, 2] and "so far" in card._answers.chart.words.object
 
 
-def test_lecturer_view_follows_the_store():
-    store = store_with_questions()
+def test_lecturer_view_follows_the_store(make_store):
+    store = store_with_questions(make_store)
     view = PollView(store)
     q10 = view.questions[10]
     assert q10.chart is not None and 'data-q="10"' in q10.status.object
@@ -246,9 +264,9 @@ def test_lecturer_view_follows_the_store():
     assert view.questions[1].chart is not None
 
 
-def test_the_lecturer_counts_questions_as_the_students_cards_do():
+def test_the_lecturer_counts_questions_as_the_students_cards_do(make_store):
     from chapters import registry
-    view = PollView(store_with_questions())
+    view = PollView(store_with_questions(make_store))
     q12 = view.questions[12]                    # chapter 12 asks the 11th question (chapter 11 asks none)
     assert registry.question_position(registry.page_by_number(12).chapter_class) == 11
     assert q12.reveal_button.label == "Reveal question 11" and q12.reset_button.label == "Reset question 11"
@@ -260,7 +278,7 @@ def test_status_line_is_plain_text():
     assert "<" not in status_html(1, None).split(">", 1)[1].rsplit("<", 1)[0]
 
 
-def test_a_page_gets_a_burst_of_votes_in_one_update():
+def test_a_page_gets_a_burst_of_votes_in_one_update(make_store):
     from bokeh.document import Document
 
     from shell.poll import DocumentWatch
@@ -271,7 +289,7 @@ def test_a_page_gets_a_burst_of_votes_in_one_update():
         def add_next_tick_callback(self, callback):
             self.ticks.append(callback)
 
-    store, page, seen = store_with_questions(), Page(), []
+    store, page, seen = store_with_questions(make_store), Page(), []
     DocumentWatch(store, seen.append, doc=page)
     for i in range(40):
         store.vote(10, f"browser{i}", "slower")
@@ -288,9 +306,12 @@ def test_the_store_is_plain_python():
     alone loads no Panel, and shell.poll hands out the very same store and question type."""
     import subprocess
     import sys
-    code = "import sys, shell.pollstore; assert 'panel' not in sys.modules and 'bokeh' not in sys.modules; print('ok')"
+    code = ("import sys, shell.pollstore, shell.pollshared; assert 'panel' not in sys.modules "
+            "and 'bokeh' not in sys.modules; print('ok')")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
     import shell.poll
+    import shell.pollshared
     import shell.pollstore
-    assert shell.poll.POLL is shell.pollstore.POLL and shell.poll.Question is shell.pollstore.Question
+    assert shell.poll.POLL is shell.pollshared.POLL and shell.poll.Question is shell.pollstore.Question
+    assert type(shell.poll.POLL) is PollStore        # one process serves the tests: the poll in memory

@@ -1,0 +1,156 @@
+"""The class poll in the class's shared store (shell.store), for a class served by several processes.
+
+`SharedPollStore` keeps `PollStore`'s rules and answers (one vote per browser, its latest until the
+question is revealed; counts only; the browsers here) but holds the votes in the SQLite file every
+serving process opens, so a vote taken by one process counts on a lecturer's page held by another.
+Each change is one short write transaction that also records an event; this process's listeners
+hear it at once, the other processes' at their next look at the file (shell.store.INTERVAL), with
+a burst of votes on one question heard as one change.
+
+    POLL        # the class's poll: a PollStore in memory, or a SharedPollStore when the class is shared
+"""
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from shell.pollstore import PollStore, Question, Tally, refusal
+from shell.store import CLASS, GONE_AFTER, ClassStore
+
+
+class SharedPollStore(PollStore):
+    """PollStore's methods on the class's shared file; the voters' salt is the file's, so every
+    process hashes a browser the same way. Questions are cached per process (the first definition
+    of a number stands everywhere, so a cached one never changes)."""
+
+    def __init__(self, store: ClassStore):
+        super().__init__(salt=store.salt)
+        self.store = store
+        store.on("poll", lambda data: self._notify(*data))    # [number, what] from another process
+
+    def _changed(self, db, number: int | None, what: str) -> None:
+        self.store.emit(db, "poll", [number, what])
+
+    # --- questions and votes ---
+    def ask(self, question: Question) -> Question:
+        known = self.question(question.number)
+        if known is not None:
+            return known
+        spec = json.dumps([question.kind, list(question.choices), list(question.bounds)])
+        with self.store.write() as db:
+            new = db.execute("INSERT OR IGNORE INTO questions VALUES (?, ?)", (question.number, spec)).rowcount == 1
+            if new:
+                self._changed(db, question.number, "ask")
+        if new:
+            with self._lock:
+                self._questions[question.number] = question
+            self._notify(question.number, "ask")
+            return question
+        return self.question(question.number)
+
+    def question(self, number: int) -> Question | None:
+        with self._lock:
+            known = self._questions.get(number)
+        if known is not None:
+            return known
+        rows = self.store.read("SELECT spec FROM questions WHERE number = ?", (number,))
+        if not rows:
+            return None
+        kind, choices, bounds = json.loads(rows[0][0])
+        known = Question(number, kind, tuple(choices), tuple(bounds))
+        with self._lock:
+            return self._questions.setdefault(number, known)
+
+    def vote(self, number: Any, browser: str, value: Any) -> str | None:
+        if isinstance(number, bool) or not isinstance(number, int):
+            return f"There is no question {refusal(number)} in this lab; nothing was counted."
+        question = self.question(number)
+        if question is None:
+            return f"There is no question {number} in this lab; nothing was counted."
+        index, why = question.index(value)
+        if index is None:
+            return why
+        voter = self._voter(browser)
+        with self.store.write() as db:
+            had = db.execute("SELECT answer FROM votes WHERE number = ? AND voter = ?", (number, voter)).fetchone()
+            if had is not None and had[0] == index:
+                return None              # the same answer again (a page reload): already counted
+            if db.execute("SELECT 1 FROM revealed WHERE number = ?", (number,)).fetchone():
+                return (f"The class's answers to question {number} are already revealed, so a new answer "
+                        "is not counted; yours stays in your card.")
+            db.execute("INSERT OR REPLACE INTO votes VALUES (?, ?, ?)", (number, voter, index))
+            self._changed(db, number, "vote")
+        self._notify(number, "vote")
+        return None
+
+    def tally(self, number: int) -> Tally | None:
+        question = self.question(number)
+        if question is None:
+            return None
+        alive = time.time() - GONE_AFTER
+        here = "FROM presence p JOIN procs r ON r.proc = p.proc WHERE r.seen >= ?"
+        with self.store.snapshot() as db:
+            rows = db.execute("SELECT answer, COUNT(*) FROM votes WHERE number = ? GROUP BY answer",
+                              (number,)).fetchall()
+            connected = db.execute(f"SELECT COUNT(DISTINCT p.voter) {here}", (alive,)).fetchone()[0]
+            answered_here = db.execute(
+                f"SELECT COUNT(DISTINCT p.voter) {here} AND p.voter IN (SELECT voter FROM votes WHERE number = ?)",
+                (alive, number)).fetchone()[0]
+            revealed = db.execute("SELECT 1 FROM revealed WHERE number = ?", (number,)).fetchone() is not None
+        counts = [0] * len(question.categories)
+        for index, n in rows:
+            counts[index] = n
+        return Tally(question, tuple(counts), connected, revealed, here=answered_here)
+
+    def answer_of(self, number: int, browser: str) -> int | None:
+        rows = self.store.read("SELECT answer FROM votes WHERE number = ? AND voter = ?",
+                               (number, self._voter(browser)))
+        return rows[0][0] if rows else None
+
+    # --- the lecturer's controls ---
+    def reveal(self, number: int) -> None:
+        if self.question(number) is None:
+            return
+        with self.store.write() as db:
+            new = db.execute("INSERT OR IGNORE INTO revealed VALUES (?)", (number,)).rowcount == 1
+            if new:
+                self._changed(db, number, "reveal")
+        if new:
+            self._notify(number, "reveal")
+
+    def reset(self, number: int) -> None:
+        with self.store.write() as db:
+            db.execute("DELETE FROM votes WHERE number = ?", (number,))
+            db.execute("DELETE FROM revealed WHERE number = ?", (number,))
+            self._changed(db, number, "reset")
+        self._notify(number, "reset")
+
+    def reset_all(self) -> None:
+        with self.store.write() as db:
+            db.execute("DELETE FROM votes")
+            db.execute("DELETE FROM revealed")
+            self._changed(db, None, "reset")
+        self._notify(None, "reset")
+
+    # --- who is here ---
+    def join(self, session_id: str, browser: str) -> None:
+        with self.store.write() as db:
+            db.execute("INSERT OR REPLACE INTO presence VALUES (?, ?, ?)",
+                       (self.store.proc, session_id, self._voter(browser)))
+            self._changed(db, None, "presence")
+        self._notify(None, "presence")
+
+    def leave(self, session_id: str) -> None:
+        with self.store.write() as db:
+            gone = db.execute("DELETE FROM presence WHERE proc = ? AND session = ?",
+                              (self.store.proc, session_id)).rowcount
+            if gone:
+                self._changed(db, None, "presence")
+        if gone:
+            self._notify(None, "presence")
+
+
+POLL: PollStore = PollStore() if CLASS is None else SharedPollStore(CLASS)
+"""The class's poll (pages reach it through shell.poll): in this process's memory when it serves the
+class alone, else in the class's shared store (shell.store)."""

@@ -1,0 +1,302 @@
+"""The class's one store when several server processes serve it: one SQLite file every process opens.
+
+`panel serve app.py --num-procs N` forks N processes that each hold their own pages; what the class
+shares goes through this file so that every process sees it: the poll (shell.pollstore's
+`SharedPollStore`), the students' settings across page loads (shell.sessions), the lecturer's
+actions (reset the class, switch the pair) and the measurements every page prices with (the cost
+profile, request outcomes: lab.service). Standard library only; WAL mode, so readers never wait
+for a writer, and every write is one short transaction.
+
+    CLASS = open_class_store()        # None with one process (everything stays in memory, as always)
+    CLASS.announce("reset", {})       # every *other* process hears it (on its watch thread)
+    CLASS.on("reset", fn)             # fn(data) for each such announcement
+    CLASS.put("profile:tiny:aligned", blob); CLASS.get(...)    # shared values, with a version
+
+Change notice: each process polls the events table's highest number every `interval` seconds (0.5)
+on a thread of its own, which never touches the event loop: a listener that changes a page does so
+as that page's next-tick callback (shell.poll.DocumentWatch), as for a change made in this process.
+
+Where the file is: `SPECLAB_STORE=PATH` (several servers on one machine share it; it keeps the
+class's poll across restarts until the lecturer resets it), else, in processes forked by
+`--num-procs`, `<cache folder>/classroom/serve-<parent pid>.sqlite`, started afresh with each server
+(the files of servers that have exited are removed).
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import secrets
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from shell.listeners import Listeners
+
+log = logging.getLogger(__name__)
+
+INTERVAL = 0.5          # seconds between two looks at the events table
+HEARTBEAT = 5.0         # seconds between a process's "still here" writes
+GONE_AFTER = 30.0       # a process silent this long is gone: its pages no longer count as here
+KEEP_EVENTS = 5000      # events kept for a process that looks late (older ones are trimmed)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, origin TEXT NOT NULL,
+                                   kind TEXT NOT NULL, data TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS procs (proc TEXT PRIMARY KEY, pid INTEGER, seen REAL, sessions INTEGER DEFAULT 0);
+CREATE TABLE IF NOT EXISTS questions (number INTEGER PRIMARY KEY, spec TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS votes (number INTEGER, voter TEXT, answer INTEGER, PRIMARY KEY (number, voter));
+CREATE TABLE IF NOT EXISTS revealed (number INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS presence (proc TEXT, session TEXT, voter TEXT, PRIMARY KEY (proc, session));
+CREATE TABLE IF NOT EXISTS snapshots (browser TEXT PRIMARY KEY, value BLOB, stamp REAL);
+CREATE TABLE IF NOT EXISTS shared (key TEXT PRIMARY KEY, value BLOB, version INTEGER);
+"""
+CLASS_TABLES = ("questions", "votes", "revealed", "presence", "snapshots", "shared", "events", "procs")
+
+
+class ClassStore:
+    """One SQLite file shared by the class's server processes: events between them, who is here,
+    and shared values. Thread-safe: one connection per thread, every write one transaction."""
+
+    def __init__(self, path: Path | str, run: str | None = None, interval: float = INTERVAL):
+        """`run`: the serving run this file belongs to; a file of another run is emptied first (None:
+        keep what the file holds)."""
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.proc = f"{os.getpid()}-{secrets.token_hex(4)}"    # this process, in this file
+        self.interval = interval
+        self._local = threading.local()
+        self._handlers: dict[str, Listeners] = {}
+        self._seen = 0                                         # the last event this process has heard
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._tick_hooks: list[Callable[[], None]] = []
+        self._db().executescript(SCHEMA)
+        with self.write() as db:
+            known = db.execute("SELECT value FROM meta WHERE key = 'run'").fetchone()
+            if run is not None and (known is None or known[0] != run):
+                for table in CLASS_TABLES:
+                    db.execute(f"DELETE FROM {table}")
+                db.execute("DELETE FROM meta WHERE key = 'salt'")     # a new server, new voter hashes
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('run', ?)", (run,))
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('salt', ?)", (secrets.token_hex(16),))
+            db.execute("INSERT OR REPLACE INTO procs VALUES (?, ?, ?, 0)", (self.proc, os.getpid(), time.time()))
+            self._seen = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
+        with contextlib.suppress(OSError):
+            os.chmod(self.path, 0o600)                         # the voters' salt is in it
+        self.salt = bytes.fromhex(self.read("SELECT value FROM meta WHERE key = 'salt'")[0][0])
+
+    # --- connections and transactions ---
+    def _db(self) -> sqlite3.Connection:
+        db = getattr(self._local, "db", None)
+        if db is None or self._local.pid != os.getpid():       # a forked child opens its own
+            db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")             # WAL: durable enough for a lesson, fast
+            self._local.db, self._local.pid = db, os.getpid()
+        return db
+
+    @contextlib.contextmanager
+    def write(self):
+        """One short write transaction (taken at once, so two writers queue rather than deadlock)."""
+        db = self._db()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def snapshot(self):
+        """One read transaction: every query inside sees the file as it was at the first."""
+        db = self._db()
+        db.execute("BEGIN")
+        try:
+            yield db
+        finally:
+            db.execute("COMMIT")
+
+    def read(self, sql: str, args: tuple = ()) -> list[tuple]:
+        return self._db().execute(sql, args).fetchall()
+
+    # --- events between processes ---
+    def emit(self, db: sqlite3.Connection, kind: str, data: Any) -> None:
+        """Within a write transaction: tell every other process `kind` happened (with JSON `data`)."""
+        db.execute("INSERT INTO events (origin, kind, data) VALUES (?, ?, ?)", (self.proc, kind, json.dumps(data)))
+
+    def announce(self, kind: str, data: Any = None) -> None:
+        """Tell every other process `kind` happened, in a transaction of its own."""
+        with self.write() as db:
+            self.emit(db, kind, data)
+
+    def on(self, kind: str, handler: Callable[[Any], None]) -> Callable[[], None]:
+        """Call `handler(data)` (on the watch thread) for each `kind` another process announces;
+        returns the function that stops it."""
+        self.start()
+        return self._handlers.setdefault(kind, Listeners(f"class store {kind}")).subscribe(handler)
+
+    def every_tick(self, hook: Callable[[], None]) -> None:
+        """Call `hook()` on the watch thread at every look (a process's shared measurements)."""
+        self._tick_hooks.append(hook)
+        self.start()
+
+    def poll(self) -> int:
+        """Hear the events other processes wrote since the last look; returns how many. A run of the
+        same event (40 votes on one question) is heard once."""
+        top = self.read("SELECT COALESCE(MAX(seq), 0) FROM events")[0][0]
+        if top <= self._seen:
+            return 0
+        rows = self.read("SELECT seq, kind, data FROM events WHERE seq > ? AND origin != ? ORDER BY seq",
+                         (self._seen, self.proc))
+        self._seen = top
+        heard: dict[tuple[str, str], Any] = {}
+        for _, kind, data in rows:
+            heard.setdefault((kind, data), json.loads(data))
+        for (kind, _), data in heard.items():
+            listeners = self._handlers.get(kind)
+            if listeners is not None:
+                listeners.notify(data)
+        return len(rows)
+
+    def start(self) -> None:
+        """Start this process's watch thread (once)."""
+        if self._thread is None or self._thread.pid != os.getpid():
+            self._thread = threading.Thread(target=self._watch, name="class-store", daemon=True)
+            self._thread.pid = os.getpid()
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _watch(self) -> None:
+        beat = 0.0
+        while not self._stop.wait(self.interval):
+            try:
+                self.poll()
+                for hook in list(self._tick_hooks):
+                    hook()
+                if time.monotonic() - beat > HEARTBEAT:
+                    beat = time.monotonic()
+                    self.heartbeat()
+            except Exception:        # a locked or vanished file: logged, the next look tries again
+                log.warning("the class store could not be read", exc_info=True)
+
+    # --- the processes and their sessions ---
+    def heartbeat(self, sessions: int | None = None) -> None:
+        """This process is alive (with `sessions` open pages, if given); forget processes gone silent,
+        their pages with them."""
+        now = time.time()
+        with self.write() as db:
+            if sessions is None:
+                db.execute("UPDATE procs SET seen = ? WHERE proc = ?", (now, self.proc))
+            else:
+                db.execute("UPDATE procs SET seen = ?, sessions = ? WHERE proc = ?", (now, sessions, self.proc))
+            gone = [r[0] for r in db.execute("SELECT proc FROM procs WHERE seen < ?", (now - GONE_AFTER,))]
+            for proc in gone:
+                db.execute("DELETE FROM presence WHERE proc = ?", (proc,))
+                db.execute("DELETE FROM procs WHERE proc = ?", (proc,))
+            if sessions is not None or gone:
+                self.emit(db, "sessions", None)
+            db.execute("DELETE FROM events WHERE seq < (SELECT MAX(seq) FROM events) - ?", (KEEP_EVENTS,))
+
+    def sessions_elsewhere(self) -> int:
+        """Open pages of the other live processes."""
+        return self.read("SELECT COALESCE(SUM(sessions), 0) FROM procs WHERE proc != ? AND seen >= ?",
+                         (self.proc, time.time() - GONE_AFTER))[0][0]
+
+    # --- shared values ---
+    def put(self, key: str, value: bytes) -> int:
+        """Store `value` under `key`; returns its new version (one more than the last)."""
+        with self.write() as db:
+            row = db.execute("SELECT version FROM shared WHERE key = ?", (key,)).fetchone()
+            version = (row[0] if row else 0) + 1
+            db.execute("INSERT OR REPLACE INTO shared VALUES (?, ?, ?)", (key, value, version))
+        return version
+
+    def get(self, key: str) -> tuple[int, bytes] | None:
+        """(version, value) under `key`, or None."""
+        rows = self.read("SELECT version, value FROM shared WHERE key = ?", (key,))
+        return (rows[0][0], rows[0][1]) if rows else None
+
+    def drop(self, prefix: str) -> None:
+        """Forget every shared value whose key starts with `prefix`."""
+        with self.write() as db:
+            db.execute("DELETE FROM shared WHERE substr(key, 1, ?) = ?", (len(prefix), prefix))
+
+
+def serving_processes(argv: list[str] | None = None) -> int:
+    """How many processes `panel serve --num-procs N` runs (1 when not given; 0 means one per core)."""
+    import sys
+    argv = sys.argv if argv is None else argv
+    for i, arg in enumerate(argv):
+        value = arg.split("=", 1)[1] if arg.startswith("--num-procs=") else (
+            argv[i + 1] if arg == "--num-procs" and i + 1 < len(argv) else None)
+        if value is not None:
+            n = int(value) if value.lstrip("-").isdigit() else 1
+            return n if n > 0 else (os.cpu_count() or 1)
+    return 1
+
+
+def forked() -> bool:
+    """Whether this process is one of several that `--num-procs` forked (tornado numbers them)."""
+    import sys
+    if "tornado.process" not in sys.modules:
+        return False
+    return sys.modules["tornado.process"].task_id() is not None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _started(pid: int) -> str:
+    """The process's start time as the system counts it (a reused pid gets another), '' if unknown."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def open_class_store(environ=None) -> ClassStore | None:
+    """The class's shared store, or None when this process serves the class alone."""
+    env = os.environ if environ is None else environ
+    if env.get("SPECLAB_STORE"):
+        return ClassStore(Path(env["SPECLAB_STORE"]).expanduser())
+    if not forked():
+        return None
+    from lab.cachedir import classroom_dir
+    folder, parent = classroom_dir(), os.getppid()
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("serve-*.sqlite*"):               # servers that have exited
+        pid = old.name.split("-", 1)[1].split(".", 1)[0]
+        if pid.isdigit() and int(pid) != parent and not _alive(int(pid)):
+            with contextlib.suppress(OSError):
+                old.unlink()
+    return ClassStore(folder / f"serve-{parent}.sqlite", run=f"{parent}:{_started(parent)}")
+
+
+def share_cores() -> int | None:
+    """In a process forked by `--num-procs N`, give torch its share of the cores (at least one),
+    so N model workers do not each spin on every core; returns the threads set, or None."""
+    if not forked():
+        return None
+    import torch
+    threads = max(1, (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+                  // serving_processes())
+    torch.set_num_threads(threads)
+    return threads
+
+
+CLASS = open_class_store()
