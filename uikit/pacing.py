@@ -34,6 +34,8 @@ INTERNALS = (
     ("panel.reactive.Syncable", "_process_events"),  # before_browser_values: every browser change
     ("bokeh.server.session.ServerSession", "_handle_patch"),   # on_refused_patches: Bokeh's refusals
     ("panel.reactive.Syncable", "_server_event"),    # drop_events: a click, before Panel takes it
+    ("bokeh.server.connection.ServerConnection", "send_patch_document"),   # keep_deferred_writes
+    ("bokeh.server.connection.ServerConnection", "session"),               # keep_deferred_writes
 )
 # Module-level internals, used by keep_deferred_writes: (module, name)
 MODULE_INTERNALS = (("panel.io.document", "_dispatch_msgs"), ("panel.io.document", "_dispatch_write_task"),
@@ -269,16 +271,22 @@ async def show_in_pieces(slot: pn.Column, view: pn.Column) -> None:
 
 
 def keep_deferred_writes() -> None:
-    """Never leave a page's last changes unsent. Once per process.
+    """Never leave a page's last changes unsent, nor send them out of order. Once per process.
 
-    Panel defers a change made while the websocket is busy writing: it keeps the message in
-    `_WRITE_MSGS` and marks the document in `_WRITE_BLOCK` until its task `_dispatch_msgs` writes
-    them. That task clears the mark when it finishes its batch, even if a message was deferred while
-    it awaited the writes, and the next task then returns at once: the burst's last changes stayed
-    unsent until the page changed again (chapter 12 kept 5 of 6 rows and its "Measuring…" line when
-    six kept results came within milliseconds). Here a task that leaves messages behind unmarked
-    marks the document again and schedules one more.
+    Two writers share a page's websocket. Panel writes a change made inside its `unlocked()` at
+    once, or, while the socket is busy, keeps the message in `_WRITE_MSGS` (the document marked in
+    `_WRITE_BLOCK`) for its task `_dispatch_msgs`. Bokeh makes a message for every other change at
+    once, but writes it only after the callback that made it returns. A message names a new model
+    in full only the first time the model is sent, so a later message written first makes the
+    browser fail with "reference pNNNN isn't known". Here Bokeh's messages join Panel's queue as
+    they are made, so every message is written in the order it was made.
+
+    Panel's task also clears the document's mark when it finishes its batch, even if a message was
+    deferred while it awaited the writes; the next task then returns at once and the burst's last
+    changes stayed unsent until the page changed again. Here a task that leaves messages behind
+    unmarked marks the document again and schedules one more.
     """
+    from bokeh.server.connection import ServerConnection
     from panel.io import document
     if getattr(document._dispatch_msgs, "speclab", False):
         return
@@ -293,3 +301,20 @@ def keep_deferred_writes() -> None:
             document._dispatch_write_task(doc, document._dispatch_msgs, doc)
     dispatch.speclab = True
     document._dispatch_msgs = dispatch
+
+    def send_patch_document(self, event):
+        """Make the message now and queue it behind any unwritten one (Panel's task writes it)."""
+        msg = self.protocol.create("PATCH-DOC", [event])
+        doc = self.session.document
+        document._WRITE_MSGS.setdefault(doc, {}).setdefault(self, []).append(msg)
+        document._WRITE_BLOCK[doc] = True
+        document._dispatch_write_task(doc, document._dispatch_msgs, doc)
+        return _Queued()
+    ServerConnection.send_patch_document = send_patch_document
+
+
+class _Queued:
+    """What Bokeh awaits for a message handed to Panel's write queue: nothing more to wait for."""
+
+    def __await__(self):
+        return iter(())

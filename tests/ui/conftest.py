@@ -24,6 +24,8 @@ from urllib.parse import urlparse
 
 import pytest
 
+from tests.ui.wire_order import OUT_OF_ORDER
+
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 CHROMIUM = os.environ.get("SPECLAB_CHROMIUM", "/usr/bin/chromium")
@@ -61,9 +63,11 @@ def _free_port() -> int:
 @contextlib.contextmanager
 def served(env: dict, log_path: Path, args: tuple[str, ...] = ()):
     """`panel serve app.py [--args ARGS]` on a free port with `env`; yields the app's URL; after it
-    stops, fails if the server logged a traceback."""
+    stops, fails if the server logged a traceback or wrote a page's changes out of the order they
+    were made (tests/ui/wire_order.py)."""
     port = _free_port()
-    command = [sys.executable, "-m", "panel", "serve", "app.py", "--port", str(port), "--address", "127.0.0.1",
+    command = [sys.executable, "-c", "import tests.ui.wire_order as w; w.serve()",   # panel, checked
+               "serve", "app.py", "--port", str(port), "--address", "127.0.0.1",
                f"--allow-websocket-origin=127.0.0.1:{port}", "--num-procs", "1"] + (["--args", *args] if args else [])
     with open(log_path, "w") as out:
         proc = subprocess.Popen(command, cwd=ROOT, env={**env, "PYTHONUNBUFFERED": "1"},
@@ -88,9 +92,12 @@ def served(env: dict, log_path: Path, args: tuple[str, ...] = ()):
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
-    problems = [block for block in log_path.read_text().split("Traceback (most recent call last):")[1:]
+    text = log_path.read_text()
+    problems = [block for block in text.split("Traceback (most recent call last):")[1:]
                 if not any(benign in block for benign in BENIGN)]
     assert not problems, f"the server logged a traceback:\n{problems[0][-4000:]}"
+    swapped = text.split(OUT_OF_ORDER)[1:]
+    assert not swapped, f"the server wrote a page's changes out of order:\n{swapped[0][:4000]}"
 
 
 @pytest.fixture(scope="session")
