@@ -35,7 +35,6 @@ INTERNALS = (
     ("bokeh.server.session.ServerSession", "_handle_patch"),   # on_refused_patches: Bokeh's refusals
     ("panel.reactive.Syncable", "_server_event"),    # drop_events: a click, before Panel takes it
     ("bokeh.server.connection.ServerConnection", "send_patch_document"),   # keep_deferred_writes
-    ("bokeh.server.connection.ServerConnection", "session"),               # keep_deferred_writes
 )
 # Module-level internals, used by keep_deferred_writes: (module, name)
 MODULE_INTERNALS = (("panel.io.document", "_dispatch_msgs"), ("panel.io.document", "_dispatch_write_task"),
@@ -305,7 +304,7 @@ def keep_deferred_writes() -> None:
     def send_patch_document(self, event):
         """Make the message now and queue it behind any unwritten one (Panel's task writes it)."""
         msg = self.protocol.create("PATCH-DOC", [event])
-        doc = self.session.document
+        doc = event.document
         document._WRITE_MSGS.setdefault(doc, {}).setdefault(self, []).append(msg)
         document._WRITE_BLOCK[doc] = True
         document._dispatch_write_task(doc, document._dispatch_msgs, doc)

@@ -192,8 +192,6 @@ def test_a_change_deferred_while_the_last_batch_is_written_is_sent(monkeypatch, 
 def test_bokehs_messages_are_written_behind_panels_in_the_order_they_were_made(monkeypatch):
     """A message Bokeh makes while Panel still holds an unwritten one for the same page joins
     Panel's queue behind it: the browser never receives a model's reference before its definition."""
-    from types import SimpleNamespace
-
     from bokeh.document import Document
     from bokeh.models import Div
     from bokeh.document.events import ModelChangedEvent
@@ -216,7 +214,7 @@ def test_bokehs_messages_are_written_behind_panels_in_the_order_they_were_made(m
     doc, div = Document(), Div(text="before")
     doc.add_root(div)
     conn = ServerConnection.__new__(ServerConnection)
-    conn._protocol, conn._socket, conn._session = Protocol(), Socket(), SimpleNamespace(document=doc)
+    conn._protocol, conn._socket = Protocol(), Socket()
 
     async def page_changes():
         document._WRITE_BLOCK[doc] = True          # Panel's message, deferred while the socket was busy
