@@ -5,6 +5,7 @@
     python -m lab measure --prompt "def f(x):" [--pair NAME | --target ID --draft ID] [--json]
     python -m lab measure [--pair NAME | ...] [--prompts FILE] [--per-category N] [--json]
         [--drafter model|lookup|hybrid ...] [--policy constant[:γ]|heuristic[:γ]|auto[:γ][+confidence:T]]
+        [--device auto|cpu|cuda|mps] [--dtype float32|bfloat16|float16]
 
 The embedded pair drafts with `hybrid` and `auto:12` (as many tokens, up to 12, as each source's
 recent hit rate pays for).
@@ -25,6 +26,7 @@ import sys
 
 
 def _measure_parser() -> argparse.ArgumentParser:
+    from lab.devices import DEVICES, DTYPES
     ap = argparse.ArgumentParser(prog="python -m lab measure",
                                  description="Measure α, c and the speed-up of a draft/target pair.")
     ap.add_argument("--pair", help="a named pair from models/pairs.toml")
@@ -40,6 +42,13 @@ def _measure_parser() -> argparse.ArgumentParser:
                                      "recent hit rate pays for), each optionally +confidence[:T] or +model:γ "
                                      "(default: the pair's own; the embedded pair's is auto:12)")
     ap.add_argument("--gamma", type=int, help="γ for every drafting (default: each policy's own)")
+    ap.add_argument("--device", choices=DEVICES,
+                    help="where a lecturer's pair runs: auto (a CUDA GPU, else Apple silicon's MPS, else the "
+                         "CPU), cpu, cuda or mps (default: SPECLAB_DEVICE, else auto); the embedded pair "
+                         "always runs on the CPU")
+    ap.add_argument("--dtype", choices=DTYPES,
+                    help="the models' dtype (default: SPECLAB_DTYPE, else the device's own: bfloat16 on "
+                         "CUDA, float16 on MPS, float32 on the CPU)")
     ap.add_argument("--temperature", type=float, default=0.0)
     ap.add_argument("--top-k", type=int, default=0)
     ap.add_argument("--top-p", type=float, default=1.0)
@@ -79,7 +88,8 @@ def measure_main(argv: list[str]) -> int:
         asked = [(d.partition("@")[0], d.partition("@")[2] or policy) for d in args.drafter or []]
         for drafter, own in asked:
             check_drafting(drafter, own or "constant")
-        pair = load_spec(spec, bar and bar.phase(0.0, 0.1 if prompt_set is not None else 0.5))
+        pair = load_spec(spec, bar and bar.phase(0.0, 0.1 if prompt_set is not None else 0.5),
+                         device=args.device, dtype=args.dtype)
         policy = policy or pair.policy
         draftings = [(d, p or policy) for d, p in asked] or [(d, policy) for d in
                                                              dict.fromkeys([pair.drafter, *DRAFTERS])]
@@ -103,7 +113,8 @@ def measure_main(argv: list[str]) -> int:
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
         return 0
-    rows = [("target", m.target), ("draft", m.draft), ("drafter", f"{m.drafter} ({m.policy})"),
+    rows = [("target", m.target), ("draft", m.draft), ("device", f"{m.device} {m.dtype}"),
+            ("drafter", f"{m.drafter} ({m.policy})"),
             ("settings", m.settings), ("new tokens", m.new_tokens), ("α (accepted ÷ drafted)", f"{m.alpha:.3f}"),
             ("tokens per target call", f"{m.tokens_per_round:.2f}"),
             ("c (draft call ÷ target call)", f"{m.c:.3f}  ({m.mean_draft_seconds * 1e3:.1f} ms ÷ "
@@ -148,7 +159,8 @@ def _print_set(report: dict, as_json: bool) -> int:
         print(json.dumps(report, ensure_ascii=False))
         return 0
     gamma = "each policy's γ" if report["gamma"] is None else f"γ = {report['gamma']}"
-    print(f"target {report['target']} · draft {report['draft']} · {gamma} · {report['settings']} · "
+    print(f"target {report['target']} · draft {report['draft']} · {report['device']} {report['dtype']} · "
+          f"{gamma} · {report['settings']} · "
           f"{report['max_new_tokens']} new tokens")
     exact = {True: "yes", False: "NO", None: "n/a"}
     status = {True: "met", False: "not met", None: "n/a"}

@@ -36,7 +36,7 @@ class PositionGuess:
 @torch.inference_mode()
 def _rows(model, prompt_ids: list[int], continuation: list[int], settings) -> torch.Tensor:
     """One teacher-forced pass: the model's distribution before each continuation token, (n, V)."""
-    ids = torch.tensor([prompt_ids + continuation])
+    ids = torch.tensor([prompt_ids + continuation], device=model.device)
     logits = model(input_ids=ids).logits[0, len(prompt_ids) - 1: -1].float()
     return probabilities(logits, settings)
 
@@ -57,12 +57,12 @@ def first_guesses(pair: ModelPair, prompt_ids: list[int], target_ids: list[int],
 
 def next_token_distributions(pair: ModelPair, prompt_ids: list[int],
                              settings: SamplingSettings = RAW) -> tuple[torch.Tensor, torch.Tensor]:
-    """p and q (each (V,), float64) for the token after `prompt_ids`, after the sampling settings."""
+    """p and q (each (V,), float64, on the CPU) for the token after `prompt_ids`, after the sampling settings."""
     with torch.inference_mode():
-        ids = torch.tensor([prompt_ids])
+        ids = torch.tensor([prompt_ids], device=pair.target.device)
         p = probabilities(pair.target(input_ids=ids).logits[0, -1].float(), settings)
         q = probabilities(pair.draft(input_ids=ids).logits[0, -1].float(), settings)
-    return p, q
+    return p.cpu(), q.cpu()
 
 
 def token_probability(pair: ModelPair, prompt_ids: list[int], token_ids: list[int],

@@ -32,6 +32,7 @@ import numpy as np
 import torch
 
 from lab.analytic import MAX_GAMMA
+from lab.devices import exact_dtype
 from lab.kv import CachedModel
 from lab.sampling import SamplingSettings, probabilities, sample
 
@@ -57,8 +58,10 @@ class Draft:
     source: str = "model"                                        # "model" | "lookup"
 
 
-def one_hot(token: int, size: int) -> torch.Tensor:
-    row = torch.zeros(size, dtype=torch.float64)
+def one_hot(token: int, size: int, device="cpu") -> torch.Tensor:
+    """q of a guess made without a model: all its probability on `token`, on `device` in the dtype
+    probabilities are compared in there (lab.sampling)."""
+    row = torch.zeros(size, dtype=exact_dtype(device), device=device)
     row[token] = 1.0
     return row
 
@@ -100,10 +103,12 @@ class LookupDrafter:
     """Prompt lookup over the prompt and the text generated so far."""
     name = "lookup"
 
-    def __init__(self, vocab_size: int, max_ngram: int = MAX_NGRAM, min_ngram: int = MIN_NGRAM):
+    def __init__(self, vocab_size: int, max_ngram: int = MAX_NGRAM, min_ngram: int = MIN_NGRAM,
+                 device="cpu"):
         if not 1 <= min_ngram <= max_ngram <= 8:
             raise ValueError("Prompt lookup needs 1 ≤ min n-gram ≤ max n-gram ≤ 8.")
         self.vocab_size, self.max_ngram, self.min_ngram = vocab_size, max_ngram, min_ngram
+        self.device = device                 # where the target's p rows are: q is compared with them
 
     @staticmethod
     def find(ids: list[int], gamma: int, max_ngram: int = MAX_NGRAM, min_ngram: int = MIN_NGRAM) -> list[int]:
@@ -125,7 +130,8 @@ class LookupDrafter:
         gamma = min(gamma, (caps or {}).get("lookup", gamma))
         tokens = self.find(ids, gamma, self.max_ngram, self.min_ngram) if gamma > 0 else []
         share = (time.perf_counter() - start) / max(1, len(tokens))
-        return Draft(tokens, [one_hot(x, self.vocab_size) for x in tokens], [share] * len(tokens), "lookup")
+        return Draft(tokens, [one_hot(x, self.vocab_size, self.device) for x in tokens], [share] * len(tokens),
+                     "lookup")
 
     def commit(self, ids: list[int]) -> None:
         pass
@@ -155,14 +161,15 @@ class HybridDrafter:
 
 
 def make_drafter(kind: str, draft_model, vocab_size: int, *, max_ngram: int = MAX_NGRAM,
-                 min_ngram: int = MIN_NGRAM):
-    """The drafter named `kind` ("model", "lookup" or "hybrid") for a pair's draft model."""
+                 min_ngram: int = MIN_NGRAM, device="cpu"):
+    """The drafter named `kind` ("model", "lookup" or "hybrid") for a pair's draft model, its q rows
+    on `device` (the pair's)."""
     if kind == "model":
         return ModelDrafter(draft_model)
     if kind == "lookup":
-        return LookupDrafter(vocab_size, max_ngram, min_ngram)
+        return LookupDrafter(vocab_size, max_ngram, min_ngram, device)
     if kind == "hybrid":
-        return HybridDrafter(LookupDrafter(vocab_size, max_ngram, min_ngram), ModelDrafter(draft_model))
+        return HybridDrafter(LookupDrafter(vocab_size, max_ngram, min_ngram, device), ModelDrafter(draft_model))
     raise ValueError(f"The drafter must be one of {', '.join(DRAFTERS)}; got {kind!r}.")
 
 

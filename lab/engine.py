@@ -16,6 +16,10 @@ changes what is accepted, so the output stays exactly the target's.
 
 `generate()` runs a decoder to the end and returns a `GenerationTrace`; `mode="plain"` is ordinary
 autoregressive decoding in the same trace format (one target call per token).
+
+Every tensor of a round lives on the pair's device (`pair.device`: the CPU, a CUDA GPU or MPS), with
+p and q in float64 there (lab.sampling); the seeded generator is a CPU one, so a seed gives the same
+uniforms on every device. A trace's rows come back to the CPU as numpy arrays.
 """
 from __future__ import annotations
 
@@ -39,8 +43,7 @@ def top_candidates(row: torch.Tensor, tokenizer, k: int = DISPLAY_TOP) -> list[C
     if k <= 0:
         return []
     probs, ids = torch.topk(row, min(k, row.shape[-1]))
-    return [Candidate(int(i), tokenizer.decode([int(i)]), float(pr))
-            for pr, i in zip(probs, ids) if pr > 0]
+    return [Candidate(i, tokenizer.decode([i]), pr) for pr, i in zip(probs.tolist(), ids.tolist()) if pr > 0]
 
 
 class Decoder:
@@ -86,7 +89,8 @@ class Decoder:
         self.writer = writer
         self.target = CachedModel(pair.target if writer == "target" else pair.draft)
         # q rows are as wide as the target's logits (a padded head can be wider than the tokenizer)
-        self.drafter = (make_drafter(drafter, pair.draft, pair.target.config.vocab_size)
+        self.drafter = (make_drafter(drafter, pair.draft, pair.target.config.vocab_size,
+                                     device=self.target.device)
                         if mode == "speculative" else None)
         # Prefill: the caches take the prompt minus its last token, which each round feeds.
         self.prefill_seconds = self.target.forward(self.ids[:-1])[1] if len(self.ids) > 1 else 0.0
@@ -168,8 +172,8 @@ class Decoder:
             target_seconds=target_secs, emitted_ids=emitted,
             emitted_texts=[self._decode(t) for t in emitted], stop_reason=self.stop_reason,
             draft_source=draft.source if gamma else "none",
-            p_rows=p_rows.float().numpy() if self.keep_rows else None,
-            q_rows=torch.stack(q_rows).float().numpy() if self.keep_rows and q_rows else None)
+            p_rows=p_rows.float().cpu().numpy() if self.keep_rows else None,
+            q_rows=torch.stack(q_rows).float().cpu().numpy() if self.keep_rows and q_rows else None)
         self.rounds.append(trace)
         return trace
 

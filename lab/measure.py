@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 
 from lab import analytic, costs
 from lab.adaptive import prices_with_profile
+from lab.devices import sync
 from lab.engine import Decoder, generate
 from lab.modelpair import ModelPair
 from lab.sampling import GREEDY, SamplingSettings
@@ -40,6 +41,8 @@ class Measurement:
     settings: str
     load: float = 0.0             # one-minute load average before measuring
     cores: int = 1                # cores this process may run on
+    device: str = "cpu"           # where the pair ran (lab.devices)
+    dtype: str = "float32"
 
     @property
     def busy(self) -> bool:
@@ -52,13 +55,18 @@ class Measurement:
 
 def _timed_steps(pair, prompt_ids, **kwargs):
     """Decode `prompt_ids` a round at a time, yielding after each round; returns (trace, seconds) with
-    only the decoder's own time counted (prefill included), not what ran while it was paused."""
+    only the decoder's own time counted (prefill included), not what ran while it was paused. The
+    pair's device is synchronised before each clock read (a GPU queues its work)."""
+    device = getattr(pair, "device", "cpu")
+    sync(device)
     start = time.perf_counter()
     decoder = Decoder(pair, prompt_ids, display_top=0, keep_rows=False, **kwargs)   # decoding alone
+    sync(device)
     seconds = time.perf_counter() - start
     while not decoder.done:
         start = time.perf_counter()
         decoder.step()
+        sync(device)
         seconds += time.perf_counter() - start
         yield
     return decoder.trace(), seconds
@@ -116,7 +124,8 @@ def measure_steps(pair: ModelPair, prompt_ids: list[int], *, gamma: int | None =
         matches_target_greedy=(spec.new_ids == plain_trace.new_ids) if settings.greedy else None,
         text=spec.text, plain_seconds=plain_s, speculative_seconds=spec_s,
         mean_target_seconds=plain_trace.mean_target_seconds, mean_draft_seconds=spec.mean_draft_seconds or 0.0,
-        settings=settings.describe(), load=load, cores=costs.cores())
+        settings=settings.describe(), load=load, cores=costs.cores(),
+        device=getattr(pair, "device", "cpu"), dtype=getattr(pair, "dtype", "float32"))
     return m, plain_trace, spec
 
 
@@ -187,7 +196,8 @@ def measure_set(pair: ModelPair, prompts: dict[str, list[str]], *, gamma: int | 
                 acc["draft"] += [d.draft_seconds for rd in spec.rounds for d in rd.drafts]
                 acc["exact"].append(m.matches_target_greedy)
     reports = {f"{d} ({p})": _report(d, p, pooled[(d, p)]) for d, p in draftings}
-    return {"target": pair.target_label, "draft": pair.draft_label, "gamma": gamma,
+    return {"target": pair.target_label, "draft": pair.draft_label, "device": pair.device, "dtype": pair.dtype,
+            "gamma": gamma,
             "settings": settings.describe(), "max_new_tokens": max_new_tokens, "repeats": repeats,
             "draftings": reports}
 

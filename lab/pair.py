@@ -10,6 +10,12 @@ registry name, a hub id, a local folder) is the loader's business.
 
 A lecturer's pair that cannot be used never stops the lab: `get_pair` logs the one-sentence reason,
 falls back to the embedded default and keeps that sentence in `pair.notes["warning"]`.
+
+Where the models run (lab.devices): `--device auto|cpu|cuda|mps` and `--dtype` (or `SPECLAB_DEVICE`,
+`SPECLAB_DTYPE`); "auto" picks CUDA, then MPS, then the CPU, with the device's own dtype. The
+embedded pair stays on the CPU in float32 (its layers are packed for the CPU), and the tiny test pairs
+stay there unless a device is named. A device that is not here is one sentence in the log and in
+`pair.notes["warning"]`, and the pair runs on the CPU.
 """
 from __future__ import annotations
 
@@ -20,6 +26,8 @@ import threading
 from pathlib import Path
 from typing import Callable
 
+from lab import devices
+from lab.devices import Placement
 from lab.errors import PairError, public_message, public_ref  # lab.pair.PairError stays importable: the same class
 from lab.modelpair import ModelPair
 from lab.packing import pack_for_cpu
@@ -67,29 +75,45 @@ def _config_dict(ref: Path | str, role: str) -> dict:
         offline = os.environ.get("HF_HUB_OFFLINE") == "1"
         raise PairError(f"Could not find the {role} {ref!r} locally or on the Hugging Face hub"
                         f"{' (offline mode)' if offline else ''}; download it before class "
-                        f"(`hf download {ref}`) or give a local folder.") from err
+                        f"(hf download {ref}) or give a local folder.") from err
 
 
-def _check_memory(ref: Path | str, role: str, config: dict) -> None:
-    """Refuse, before loading, a local model whose fp32 weights would not fit in free memory."""
-    if not isinstance(ref, Path):
+def _weights_bytes(ref: Path | str) -> int:
+    """Bytes of a model's weight files as stored: a local folder's, or a hub model's in the local
+    Hugging Face cache (0 when they cannot be found before loading)."""
+    if isinstance(ref, Path):
+        return sum(f.stat().st_size for pat in ("*.safetensors", "*.bin") for f in ref.glob(pat))
+    from huggingface_hub import try_to_load_from_cache
+    single = try_to_load_from_cache(ref, "model.safetensors")
+    if isinstance(single, str):
+        return Path(single).stat().st_size
+    index = try_to_load_from_cache(ref, "model.safetensors.index.json")
+    if isinstance(index, str):
+        return int(json.loads(Path(index).read_text()).get("metadata", {}).get("total_size") or 0)
+    return 0
+
+
+def _check_memory(ref: Path | str, role: str, config: dict, placement: Placement = devices.CPU) -> None:
+    """Refuse, before loading, a model whose weights in `placement`'s dtype would not fit in the
+    memory free on its device (RAM, or the GPU's): one sentence with both sizes."""
+    stored = str(config.get("torch_dtype") or config.get("dtype") or "float32").removeprefix("torch.")
+    need = _weights_bytes(ref) * devices.BYTES[placement.dtype] / devices.BYTES.get(stored, 4)
+    free = devices.free_bytes(placement.device)
+    if not need or free is None or need <= 0.9 * free:
         return
-    size = sum(f.stat().st_size for pat in ("*.safetensors", "*.bin") for f in ref.glob(pat))
-    dtype = str(config.get("torch_dtype") or config.get("dtype") or "float32")
-    need = size * (2 if ("16" in dtype) else 1)  # loaded as fp32
-    try:
-        import psutil
-        free = psutil.virtual_memory().available
-    except ImportError:
-        return
-    if need > 0.9 * free:
-        raise PairError(f"The {role} {ref} needs about {need / 2**30:.1f} GB in float32 but only "
-                        f"{free / 2**30:.1f} GB of memory is free; choose a smaller model.",
-                        public=f"The {role} {public_ref(ref)} needs about {need / 2**30:.1f} GB in float32 but only "
-                               f"{free / 2**30:.1f} GB of memory is free; choose a smaller model.")
+    smaller = "a smaller model" + (" or --dtype bfloat16" if placement.dtype == "float32" and
+                                   placement.device != "cpu" else "")
+    where = f" on {placement.device}" if placement.device != "cpu" else ""
+
+    def sentence(name) -> str:
+        return (f"The {role} {name} needs about {devices.size_text(need)} in {placement.dtype}{where} but only "
+                f"{devices.size_text(free)} of {devices.memory_name(placement.device)} is free; choose {smaller}.")
+    raise PairError(sentence(ref), public=sentence(public_ref(ref)))
 
 
-def _load_model(ref: Path | str, role: str, share=None):
+def _load_model(ref: Path | str, role: str, share=None, placement: Placement = devices.CPU):
+    """One model of a pair, checked, in `placement`'s device and dtype, eval mode, no gradients;
+    on the CPU in float32 its layers packed (lab.packing), sharing `share`'s equal tensors."""
     import torch
     from transformers import AutoModelForCausalLM
     import lab.drafts  # noqa: F401  registers our own shortlist draft type (no remote code)
@@ -100,9 +124,11 @@ def _load_model(ref: Path | str, role: str, share=None):
                         f"choose a model that transformers supports natively.",
                         public=f"The {role} {public_ref(ref)} needs remote code (auto_map in its config), which the "
                                f"lab never runs; choose a model that transformers supports natively.")
-    _check_memory(ref, role, config)
+    _check_memory(ref, role, config, placement)
     try:
-        model = AutoModelForCausalLM.from_pretrained(ref, dtype=torch.float32, trust_remote_code=False)
+        model = AutoModelForCausalLM.from_pretrained(ref, dtype=devices.torch_dtype(placement.dtype),
+                                                     trust_remote_code=False)
+        model = devices.move(model, placement.device, placement.dtype)
     except (torch.OutOfMemoryError, MemoryError) as err:
         raise PairError(f"The {role} {ref} does not fit in memory; choose a smaller model.",
                         public=f"The {role} {public_ref(ref)} does not fit in memory; choose a smaller model.") from err
@@ -130,7 +156,9 @@ def _load_model(ref: Path | str, role: str, share=None):
                         public=f"The {role} {public_ref(ref)} has no usable weights; "
                                f"check the folder or download it again.") from err
     model.requires_grad_(False)
-    model = model.float().eval()
+    model.eval()
+    if not placement.packs:        # packing is for the CPU's float32 matrix library
+        return model
     # verify passes near one call's cost, and a draft's tensors equal to its target's kept once (lab.packing)
     return pack_for_cpu(model, model.config.vocab_size, share=share)
 
@@ -163,11 +191,13 @@ def check_same_vocabulary(target_tok, draft_tok, target_model=None, draft_model=
 
 
 def load_pair(target: str, draft: str, name: str = "custom", progress: Callable | None = None,
-              target_label: str = "", draft_label: str = "") -> ModelPair:
-    """Load and check a pair (hub ids, local folders or `embedded:NAME`), fp32 on CPU, eval mode.
+              target_label: str = "", draft_label: str = "", placement: Placement = devices.CPU) -> ModelPair:
+    """Load and check a pair (hub ids, local folders or `embedded:NAME`) on `placement`'s device and
+    dtype (default: the CPU in float32), eval mode.
 
     Raises PairError with one sentence when either model is missing, needs remote code, is not a
-    causal LM, does not fit in memory, or when the two do not share one vocabulary.
+    causal LM, does not fit in the memory free on its device, or when the two do not share one
+    vocabulary.
     """
     target_path, draft_path = _resolve_ref(target, progress), _resolve_ref(draft, progress)
     # cheap checks on both configs before loading any weights
@@ -179,34 +209,70 @@ def load_pair(target: str, draft: str, name: str = "custom", progress: Callable 
     check_same_vocabulary(target_tok, draft_tok, target_ref=target, draft_ref=draft)
     if progress:
         progress(0.9, f"loading {_short(target)} and {_short(draft)}")
-    target_model = _load_model(target_path, "target")
-    draft_model = _load_model(draft_path, "draft", share=target_model)
+    target_model = _load_model(target_path, "target", placement=placement)
+    draft_model = _load_model(draft_path, "draft", share=target_model, placement=placement)
     check_same_vocabulary(target_tok, draft_tok, target_model, draft_model, target, draft)
     notes = {"target_ref": str(target_path), "draft_ref": str(draft_path)}
     return ModelPair(target=target_model, draft=draft_model, tokenizer=target_tok, name=name,
                      target_label=target_label or _short(target), draft_label=draft_label or _short(draft),
-                     notes=notes)
+                     device=placement.device, dtype=placement.dtype, notes=notes)
 
 
 def load_draft(ref: str, pair: ModelPair):
     """Another draft for `pair`'s target (a teaching draft, lab.variants), loaded and checked like
     the pair's own: its logits must be as wide as the target's."""
-    model = _load_model(_resolve_ref(ref, None), "draft", share=pair.target)
+    model = _load_model(_resolve_ref(ref, None), "draft", share=pair.target,
+                        placement=Placement(pair.device, pair.dtype))
     check_same_vocabulary(pair.tokenizer, pair.tokenizer, pair.target, model, pair.target_label, ref)
     return model
 
 
-def load_spec(spec: PairSpec, progress: Callable | None = None) -> ModelPair:
+def placement_for(spec: PairSpec, device: str = "auto", dtype: str | None = None) -> Placement:
+    """Where `spec`'s models run when `device` and `dtype` are asked for (lab.devices.choose): the
+    embedded pair always on the CPU in float32 (said in one sentence when something else was asked),
+    a tiny test pair there too unless a device is named."""
+    if spec.target.startswith(EMBEDDED):
+        if (device or "auto") in ("auto", "cpu") and (dtype or "float32") == "float32":
+            return devices.CPU
+        asked = ", ".join(f"{what} {value}" for what, value in (("device", device), ("dtype", dtype))
+                          if value and value != "auto")
+        return Placement(note=f"The embedded pair runs only on the CPU in float32 (its layers are packed for "
+                              f"the CPU), so it runs there rather than as asked ({asked}).")
+    if spec.target.startswith(TINY) and (device or "auto") == "auto" and dtype is None:
+        return devices.CPU
+    return devices.choose(device, dtype)
+
+
+def load_spec(spec: PairSpec, progress: Callable | None = None, device: str | None = None,
+              dtype: str | None = None) -> ModelPair:
+    """Load the pair `spec` names on the device and dtype asked for (None: the server's `--device` /
+    `--dtype`, else SPECLAB_DEVICE / SPECLAB_DTYPE, else "auto": `placement_for`). When the device or
+    dtype asked for cannot be used, its one sentence is logged and kept in `pair.notes["warning"]`."""
+    asked_device, asked_dtype = devices.requested(_SERVER_ARGS)
+    placement = placement_for(spec, device or asked_device, dtype or asked_dtype)
+    if placement.note:
+        log.warning(placement.note)
     if spec.target.startswith(TINY):              # a tiny random-weight pair (tests, benchmarks)
         from lab.tiny import tiny_pair
-        pair = tiny_pair(spec.target[len(TINY):])
+        pair = place(tiny_pair(spec.target[len(TINY):]), placement)
         pair.name = spec.name
     else:
-        pair = load_pair(spec.target, spec.draft, spec.name, progress, spec.target_label, spec.draft_label)
+        pair = load_pair(spec.target, spec.draft, spec.name, progress, spec.target_label, spec.draft_label,
+                         placement)
+    if placement.note:
+        pair.notes["warning"] = placement.note
     pair.drafter, pair.policy = spec.drafter, spec.policy
     pair.teaching_drafts = teaching_drafts(spec)
     if spec.description:
         pair.notes["description"] = spec.description
+    return pair
+
+
+def place(pair: ModelPair, placement: Placement) -> ModelPair:
+    """`pair` with both models moved to `placement`'s device and dtype (in place; returned)."""
+    pair.target = devices.move(pair.target, placement.device, placement.dtype)
+    pair.draft = devices.move(pair.draft, placement.device, placement.dtype)
+    pair.device, pair.dtype = placement.device, placement.dtype
     return pair
 
 
@@ -281,6 +347,7 @@ def get_pair(progress: Callable | None = None, argv: list[str] | None = None) ->
                 raise
             log.warning("%s Using the pair %r.", err, fallback.name)
             pair, warning = load_named(fallback.name, progress), public_message(err)   # pages show no paths
+        warning = " ".join(filter(None, (warning, pair.notes.get("warning"))))   # and a device not here
         if warning:
             pair.notes["warning"] = warning
         _PAIR = pair

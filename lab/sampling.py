@@ -2,7 +2,11 @@
 
 Both models' logits go through the same transformers logits warpers (temperature, top-k, top-p),
 so "p and q after the sampling settings" in this lab is what `generate()` itself applies.
-Temperature 0 means greedy: a one-hot on the argmax.
+Temperature 0 means greedy: a one-hot on the argmax. Whatever the models' dtype (bfloat16 on a GPU),
+the warpers run in float32 and the probabilities, the accept rule and the residual in float64 (float32
+on Apple's MPS, which has none: lab.devices.exact_dtype), on the device the logits are on; draws use
+the caller's generator on its own device (the engine's is a CPU one, so a seed draws the same
+uniforms on every device).
 
 >>> import torch
 >>> p = torch.tensor([0.6, 0.4], dtype=torch.float64)
@@ -24,6 +28,8 @@ from transformers.generation.logits_process import (
     TopKLogitsWarper,
     TopPLogitsWarper,
 )
+
+from lab.devices import exact_dtype
 
 
 @dataclass(frozen=True)
@@ -73,17 +79,19 @@ GREEDY = SamplingSettings()
 
 
 def probabilities(logits: torch.Tensor, settings: SamplingSettings = GREEDY) -> torch.Tensor:
-    """Logits (..., V) → probabilities (..., V) in float64 after the sampling settings.
+    """Logits (..., V) → probabilities (..., V) after the sampling settings, in float64 (float32 on
+    MPS) on the logits' device.
 
     Rows are independent, so the γ + 1 positions of a verify pass are warped like a batch.
     """
     rows = logits.reshape(-1, logits.shape[-1]).float()                  # (N, V)
+    exact = exact_dtype(rows.device)
     if settings.greedy:
-        probs = torch.zeros_like(rows, dtype=torch.float64)
+        probs = torch.zeros_like(rows, dtype=exact)
         probs.scatter_(1, rows.argmax(dim=-1, keepdim=True), 1.0)
     else:
-        no_ids = torch.empty((rows.shape[0], 0), dtype=torch.long)      # these warpers ignore input_ids
-        probs = torch.softmax(settings.warpers()(no_ids, rows).double(), dim=-1)
+        no_ids = torch.empty((rows.shape[0], 0), dtype=torch.long, device=rows.device)   # the warpers ignore them
+        probs = torch.softmax(settings.warpers()(no_ids, rows).to(exact), dim=-1)
     return probs.reshape(logits.shape)
 
 
@@ -107,5 +115,7 @@ def residual(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
 
 
 def sample(probs: torch.Tensor, generator: torch.Generator | None = None) -> int:
-    """One token id from a probability row (V,)."""
+    """One token id from a probability row (V,), drawn on the generator's device."""
+    if generator is not None and probs.device != generator.device:
+        probs = probs.to(generator.device)
     return int(torch.multinomial(probs, 1, generator=generator))

@@ -5,7 +5,10 @@ measuring, several runs interleaved so drift hits every call alike, and the fast
         runs = interleaved({"one": lambda: model.forward([7])[1]}, runs=5)   # name → seconds per run
     fastest, spread = robust(runs["one"])
 
-lab.costs builds the pair's one shared cost profile from these pieces.
+lab.costs builds the pair's one shared cost profile from these pieces. Each timed call is a
+`CachedModel.forward`, which synchronises the model's device before and after reading the clock
+(lab.devices.sync): on a GPU the seconds are the kernels' work, not their queueing. Fixing torch's
+thread count matters on the CPU only.
 """
 from __future__ import annotations
 

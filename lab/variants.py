@@ -107,8 +107,10 @@ def _random_for(pair: ModelPair):
     """A random draft for `pair`'s vocabulary (lab.drafts.make_random: uniform q, random guesses)."""
     from lab.drafts import make_random
     cfg = pair.target.config
-    return make_random(cfg.vocab_size, getattr(cfg, "bos_token_id", None), pair.eos_token_id,
-                       getattr(cfg, "pad_token_id", None))
+    from lab.devices import move
+    draft = make_random(cfg.vocab_size, getattr(cfg, "bos_token_id", None), pair.eos_token_id,
+                        getattr(cfg, "pad_token_id", None))
+    return move(draft, pair.device, pair.dtype)              # beside the pair's target
 
 
 def _with_draft(pair: ModelPair, variant: str) -> ModelPair:
