@@ -263,7 +263,25 @@ def test_in_low_precision_p_and_q_stay_exact_distributions_on_the_device(device,
     assert again.new_ids == decoder.new_ids
 
 
-# --- the served lab ---------------------------------------------------------------------------
+# --- the command line and the served lab ------------------------------------------------------
+
+def test_measure_runs_where_it_is_asked_and_names_the_device(no_gpu, capsys, caplog):
+    from lab.__main__ import main
+    from transformers.utils import logging as hf_logging
+    try:
+        assert main(["measure", "--pair", "tiny", "--device", "cuda", "--prompt", "the cat", "--max-new-tokens", "6"]) == 0
+        out = capsys.readouterr().out
+        assert re.search(r"^device +cpu float32$", out, re.M) and "torch finds no CUDA GPU" in caplog.text
+        assert main(["measure", "--pair", "tiny", "--device", "cpu", "--dtype", "bfloat16", "--prompt", "the cat",
+                     "--max-new-tokens", "6", "--json"]) == 0
+        import json
+        result = json.loads(capsys.readouterr().out)
+        assert (result["device"], result["dtype"], result["matches_target_greedy"]) == ("cpu", "bfloat16", True)
+    finally:
+        hf_logging.set_verbosity_warning()
+        hf_logging.enable_progress_bar()
+
+
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a CUDA GPU")
 def test_a_lab_served_with_device_cuda_and_no_gpu_serves_on_the_cpu(tmp_path):
