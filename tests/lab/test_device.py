@@ -282,7 +282,6 @@ def test_measure_runs_where_it_is_asked_and_names_the_device(no_gpu, capsys, cap
         hf_logging.enable_progress_bar()
 
 
-
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a CUDA GPU")
 def test_a_lab_served_with_device_cuda_and_no_gpu_serves_on_the_cpu(tmp_path):
     from tests.ui.conftest import served, wait_until
