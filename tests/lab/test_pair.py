@@ -11,26 +11,9 @@ import torch
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 
-from tokenizers import Tokenizer, models, pre_tokenizers  # noqa: E402
-from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast  # noqa: E402
-
 from lab import pair as pair_mod  # noqa: E402
 from lab.pair import ModelPair, PairError, load_pair, resolve_pair  # noqa: E402
-
-WORDS = ["<unk>", "<eos>", "the", "cat", "sat", "on", "mat", "a", "dog", "ran"]
-
-
-def save_tiny(folder: Path, words=WORDS, seed: int = 0, layers: int = 1, vocab_size: int | None = None) -> Path:
-    """A one-layer llama with a word-level tokenizer, saved as a Hugging Face folder."""
-    torch.manual_seed(seed)
-    config = LlamaConfig(vocab_size=vocab_size or len(words), hidden_size=16, intermediate_size=32,
-                         num_hidden_layers=layers, num_attention_heads=2, num_key_value_heads=1,
-                         max_position_embeddings=64, eos_token_id=1, pad_token_id=1)
-    LlamaForCausalLM(config).save_pretrained(folder)
-    tk = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
-    tk.pre_tokenizer = pre_tokenizers.Whitespace()
-    PreTrainedTokenizerFast(tokenizer_object=tk, unk_token="<unk>", eos_token="<eos>").save_pretrained(folder)
-    return folder
+from tests.helpers import WORDS, save_tiny  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +71,8 @@ def test_remote_code_is_refused(tiny):
 def test_unreachable_hub_id_is_refused(tiny):
     with pytest.raises(PairError, match="Could not find the target") as err:
         load_pair("speclab-test/no-such-model", str(tiny["draft"]))
-    assert "download it before class" in str(err.value)
+    assert "download it before class (hf download speclab-test/no-such-model)" in str(err.value)
+    assert "`" not in str(err.value)                   # plain text: a page shows backticks as they are
 
 
 def test_model_too_big_for_memory_is_refused(tiny, monkeypatch):
