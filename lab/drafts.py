@@ -52,7 +52,7 @@ class ShortlistHead(nn.Module):
 
 class ShortlistLlamaForCausalLM(LlamaForCausalLM):
     config_class = ShortlistLlamaConfig
-    _tied_weights_keys = {}
+    _tied_weights_keys = {}    # it and _init_weights are transformers internals: tests/test_internals.py
 
     def __init__(self, config: ShortlistLlamaConfig):
         super().__init__(config)

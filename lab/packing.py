@@ -84,7 +84,7 @@ def share_tensors(model, source) -> int:
     theirs.update(source.named_buffers(remove_duplicate=False))
     shared = 0
     for module_name, module in model.named_modules(remove_duplicate=False):
-        for store in (module._parameters, module._buffers):
+        for store in (module._parameters, module._buffers):    # torch internals: tests/test_internals.py
             for name, tensor in store.items():
                 other = theirs.get(f"{module_name}.{name}" if module_name else name)
                 if (tensor is not None and other is not None and other is not tensor and not other.is_mkldnn

@@ -64,7 +64,8 @@ def quiet_progress_bars():
         with contextlib.suppress(ImportError):
             import transformers.modeling_gguf_pytorch_utils as gguf_utils
     bar = getattr(gguf_utils, "tqdm", None)
-    if bar is not None:    # it calls tqdm.auto.tqdm directly, past transformers' switch
+    if bar is not None:    # it calls tqdm.auto.tqdm directly, past transformers' switch (an
+        # internal, guarded in tests/test_internals.py)
         gguf_utils.tqdm = functools.partial(bar, disable=True)
     try:
         yield

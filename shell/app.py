@@ -209,7 +209,8 @@ def closed_tab(exc) -> bool:
 
     Besides tornado's closed-stream errors: a tab that closes with clicks still in flight has them
     (and its close) handled after Bokeh let go of its session, and Bokeh asserts that its
-    connection still has one (`ServerConnection.session`)."""
+    connection still has one (`ServerConnection.session`, recognised by its code: a Bokeh internal,
+    guarded in tests/test_internals.py)."""
     from tornado.iostream import StreamClosedError
     from tornado.websocket import WebSocketClosedError
     if isinstance(exc, (WebSocketClosedError, StreamClosedError)):

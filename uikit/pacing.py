@@ -2,8 +2,8 @@
 
 A slider move waits for whatever is ahead of it on the server's one event loop (README,
 Performance). The tricks that keep that short are all here, because some of them need Panel or
-Bokeh internals that have no public API. Each internal is listed in INTERNALS, and
-tests/uikit/test_pacing.py fails when a Panel or Bokeh upgrade removes one.
+Bokeh internals that have no public API. Each internal is listed in tests/test_internals.py, which
+fails when a Panel or Bokeh upgrade removes or re-signs one.
 
     slider = live_slider(self.param.alpha)                 # moves reach Python at once …
     self.param.watch(Throttled(self._redraw), ["alpha"])   # … and a drag redraws at most every 50 ms
@@ -23,23 +23,6 @@ import panel as pn
 import param
 from bokeh.protocol.exceptions import ProtocolError
 from panel.io.state import set_curdoc
-
-INTERNALS = (
-    # (where, attribute): what we use it for
-    ("panel.reactive.Syncable", "_debounce"),        # live_slider: Panel holds browser changes 50 ms
-    ("bokeh.server.session.ServerSession", "_pending_writes"),   # in_document: is the lock held?
-    ("bokeh.server.contexts.BokehSessionContext", "_session"),   # in_document: its session
-    ("bokeh.server.contexts.BokehServerContext", "application_context"),   # end_with_its_tab
-    ("bokeh.server.session.ServerSession", "request_expiration"),          # end_with_its_tab
-    ("panel.reactive.Syncable", "_process_events"),  # before_browser_values: every browser change
-    ("bokeh.server.session.ServerSession", "_handle_patch"),   # on_refused_patches: Bokeh's refusals
-    ("panel.reactive.Syncable", "_server_event"),    # drop_events: a click, before Panel takes it
-    ("bokeh.server.connection.ServerConnection", "send_patch_document"),   # keep_deferred_writes
-)
-# Module-level internals, used by keep_deferred_writes: (module, name)
-MODULE_INTERNALS = (("panel.io.document", "_dispatch_msgs"), ("panel.io.document", "_dispatch_write_task"),
-                    ("panel.io.document", "_WRITE_BLOCK"), ("panel.io.document", "_WRITE_MSGS"))
-
 
 _CURRENT = object()
 
@@ -298,7 +281,7 @@ def keep_deferred_writes() -> None:
         if doc not in document._WRITE_BLOCK and document._WRITE_MSGS.get(doc):
             document._WRITE_BLOCK[doc] = True
             document._dispatch_write_task(doc, document._dispatch_msgs, doc)
-    dispatch.speclab = True
+    dispatch.speclab, dispatch.original = True, original
     document._dispatch_msgs = dispatch
 
     def send_patch_document(self, event):
@@ -309,6 +292,7 @@ def keep_deferred_writes() -> None:
         document._WRITE_BLOCK[doc] = True
         document._dispatch_write_task(doc, document._dispatch_msgs, doc)
         return _Queued()
+    send_patch_document.original = ServerConnection.send_patch_document
     ServerConnection.send_patch_document = send_patch_document
 
 

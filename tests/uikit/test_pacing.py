@@ -1,6 +1,5 @@
 """Pacing on the shared event loop: throttled redraws, sliders without Panel's hold."""
 import asyncio
-import inspect
 import concurrent.futures
 
 import panel as pn
@@ -62,45 +61,6 @@ def test_live_slider_follows_its_parameter_without_panels_hold():
     assert (knob.alpha, knob.gamma) == (0.7, 9)
 
 
-def test_every_panel_and_bokeh_internal_it_touches_still_exists():
-    """uikit.pacing lists each Panel/Bokeh internal it uses; an upgrade that removes one fails here
-    (instead of silently making slider moves wait, or pages outlive their tabs)."""
-    import asyncio
-    import concurrent.futures
-    import importlib
-
-    from bokeh.application import Application
-    from bokeh.server.contexts import ApplicationContext
-    from bokeh.util.token import generate_jwt_token
-    from tornado.ioloop import IOLoop
-
-    from uikit.pacing import INTERNALS
-
-    async def a_session():
-        app = ApplicationContext(Application(), io_loop=IOLoop.current())
-        session = await app.create_session_if_needed("s", token=generate_jwt_token("s"))
-        context = session.document.session_context
-        return app, session, {"ServerSession": session, "BokehSessionContext": context,
-                              "BokehServerContext": context.server_context, "Syncable": pn.widgets.FloatSlider()}
-    # some are set per object: check live ones. On a thread of its own: after the browser tests, this
-    # thread has Playwright's event loop running
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        app, session, instances = pool.submit(asyncio.run, a_session()).result(timeout=60)
-    for where, name in INTERNALS:
-        module, _, cls_name = where.rpartition(".")
-        cls = getattr(importlib.import_module(module), cls_name)
-        holder = instances.get(cls_name, cls)       # a class whose attribute is the class's own
-        assert holder is cls or isinstance(holder, cls), where
-        assert hasattr(holder, name) or hasattr(cls, name), f"{where}.{name} is gone"
-    # and they mean what pacing assumes: the session behind a document, writes gathered under its lock,
-    # Bokeh's messages made by one call per change (which keep_deferred_writes replaces)
-    from bokeh.server.connection import ServerConnection
-    assert list(inspect.signature(ServerConnection.send_patch_document).parameters) == ["self", "event"]
-    assert session.document.session_context._session is session
-    assert session._pending_writes is None            # not inside a locked callback now
-    assert pn.widgets.FloatSlider()._debounce > 0     # Panel still holds browser changes by default
-
-
 def test_served_only_for_a_document_with_a_session():
     from uikit.pacing import served
 
@@ -140,14 +100,6 @@ def test_a_click_on_a_disabled_button_or_from_a_browser_clicking_too_fast_is_dro
         assert Syncable._server_event.undropped is original
     finally:
         Syncable._server_event = original
-
-
-def test_panels_deferred_writes_are_where_keep_deferred_writes_expects_them():
-    import importlib
-
-    from uikit.pacing import MODULE_INTERNALS
-    for module, name in MODULE_INTERNALS:
-        assert hasattr(importlib.import_module(module), name), f"{module}.{name} is gone"
 
 
 @pytest.mark.parametrize("kept", [False, True])

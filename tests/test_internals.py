@@ -1,0 +1,141 @@
+"""Every framework internal the lab relies on, in one place, each checked for what the lab assumes.
+
+The lab uses public APIs where they exist. Where Panel, Bokeh, tornado, transformers or torch have
+none, it reaches into one of the names below; each entry says where the lab does so. An upgrade that
+renames, removes or re-signs one fails here, naming that place, instead of failing in a classroom
+(slider moves that wait, pages that outlive their tabs, a GGUF preparation that prints bars, …).
+The test modules that drive Bokeh's session checks directly (tests/shell/test_pages.py) and read
+BokehJS's document (tests/ui) are listed too.
+"""
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import importlib
+import inspect
+import weakref
+
+import panel as pn
+import pytest
+
+# (dotted name, what the lab assumes of it: a parameter list, "attribute" or "instance attribute",
+#  where the lab uses it)
+INTERNALS = [
+    ("panel.reactive.Syncable._debounce", "instance attribute", "uikit/pacing.live_slider, uikit/browser"),
+    ("panel.reactive.Syncable._process_events", ["self", "events"], "uikit/pacing.before_browser_values"),
+    ("panel.reactive.Syncable._server_event", ["self", "doc", "event"], "uikit/pacing.drop_events"),
+    ("bokeh.server.session.ServerSession._pending_writes", "instance attribute", "uikit/pacing.in_document"),
+    ("bokeh.server.session.ServerSession._handle_patch", ["self", "message", "connection"],
+     "uikit/pacing.on_refused_patches"),
+    ("bokeh.server.session.ServerSession.request_expiration", ["self"], "uikit/pacing.end_with_its_tab"),
+    ("bokeh.server.contexts.BokehSessionContext._session", "instance attribute", "uikit/pacing.in_document"),
+    ("bokeh.server.connection.ServerConnection.send_patch_document", ["self", "event"],
+     "uikit/pacing.keep_deferred_writes"),
+    ("panel.io.document._dispatch_msgs", ["doc"], "uikit/pacing.keep_deferred_writes"),
+    ("panel.io.document._dispatch_write_task", ["doc", "func", "args", "kwargs"], "uikit/pacing.keep_deferred_writes"),
+    ("panel.io.document._WRITE_BLOCK", "attribute", "uikit/pacing.keep_deferred_writes"),
+    ("panel.io.document._WRITE_MSGS", "attribute", "uikit/pacing.keep_deferred_writes"),
+    ("panel.io.document.extra_socket_handlers", "attribute", "tests/uikit/test_pacing.py"),
+    ("bokeh.server.connection.ServerConnection.session", "property", "shell/app.closed_tab (its code's name)"),
+    ("transformers.modeling_gguf_pytorch_utils.tqdm", "attribute", "lab/prepare.py (silences its bars)"),
+    ("transformers.PreTrainedModel._init_weights", ["self", "module"], "lab/drafts.ShortlistLlamaForCausalLM"),
+    ("transformers.PreTrainedModel._tied_weights_keys", "attribute", "lab/drafts.ShortlistLlamaForCausalLM"),
+    ("torch.nn.Module._parameters", "instance attribute", "lab/packing.py"),
+    ("torch.nn.Module._buffers", "instance attribute", "lab/packing.py"),
+    ("bokeh.server.contexts.ApplicationContext._cleanup_sessions", ["self", "unused_session_linger_milliseconds"],
+     "tests/shell/test_pages.py"),
+    ("bokeh.server.contexts.ApplicationContext._discard_session", ["self", "session", "should_discard"],
+     "tests/shell/test_pages.py"),
+]
+
+
+def resolve(dotted: str):
+    """(owner, name) for a dotted name: the longest importable module, then attributes down to the owner."""
+    parts = dotted.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            owner = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:-1]:
+            owner = getattr(owner, name)
+        return owner, parts[-1]
+    raise ImportError(dotted)
+
+
+def live_instances() -> dict[type, object]:
+    """A live Bokeh server session and its contexts (some internals are set per object)."""
+    from bokeh.application import Application
+    from bokeh.server.contexts import ApplicationContext
+    from bokeh.util.token import generate_jwt_token
+    from tornado.ioloop import IOLoop
+
+    async def a_session():
+        app = ApplicationContext(Application(), io_loop=IOLoop.current())
+        session = await app.create_session_if_needed("s", token=generate_jwt_token("s"))
+        return app, session
+    # on a thread of its own: after the browser tests, this thread has Playwright's event loop running
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        app, session = pool.submit(asyncio.run, a_session()).result(timeout=60)
+    import torch
+    return {ApplicationContext: app, type(session): session, type(session.document.session_context): session.document.session_context,
+            pn.reactive.Syncable: pn.widgets.FloatSlider(), torch.nn.Module: torch.nn.Linear(2, 2)}
+
+
+@pytest.fixture(scope="module")
+def instances():
+    return live_instances()
+
+
+@pytest.mark.parametrize("dotted, assumed, used_by", INTERNALS, ids=[i[0] for i in INTERNALS])
+def test_the_internal_is_there_as_the_lab_uses_it(dotted, assumed, used_by, instances):
+    owner, name = resolve(dotted)
+    where = f"{dotted} (used by {used_by})"
+    if assumed == "instance attribute":
+        live = next((obj for cls, obj in instances.items() if isinstance(obj, owner)), None)
+        assert live is not None, f"no live {owner.__name__} to check {where}"
+        assert hasattr(live, name), f"{where} is gone"
+    elif assumed == "property":
+        assert isinstance(inspect.getattr_static(owner, name, None), property), f"{where} is no longer a property"
+    elif assumed == "attribute":
+        assert hasattr(owner, name), f"{where} is gone"
+    else:
+        fn = inspect.getattr_static(owner, name, None)
+        assert fn is not None, f"{where} is gone"
+        fn = getattr(fn, "__func__", fn)
+        fn = getattr(fn, "__wrapped__", fn)
+        for kept in ("undropped", "unscreened", "untold", "original"):    # the lab's own wrappers keep it
+            fn = getattr(fn, kept, fn)
+        assert list(inspect.signature(fn).parameters) == assumed, f"{where} changed its parameters"
+
+
+def test_what_the_lab_assumes_of_them(instances):
+    """Beyond their names: the meanings the lab relies on."""
+    from bokeh.server.connection import ServerConnection
+    from panel.io import document
+
+    session = next(obj for obj in instances.values() if type(obj).__name__ == "ServerSession")
+    assert session.document.session_context._session is session        # in_document: the page's session
+    assert session._pending_writes is None             # None outside a locked callback (in_document)
+    assert pn.widgets.FloatSlider()._debounce > 0       # Panel holds browser changes by default (live_slider)
+    # shell/app.closed_tab recognises the assertion Bokeh raises on a detached connection by its code
+    getter = ServerConnection.session.fget
+    assert getter.__code__.co_name == "session"
+    assert getter.__code__.co_filename.replace("\\", "/").endswith("bokeh/server/connection.py")
+    # keep_deferred_writes keys Panel's queue by document, weakly (a closed page's queue goes with it)
+    assert isinstance(document._WRITE_MSGS, weakref.WeakKeyDictionary)
+    assert isinstance(document._WRITE_BLOCK, weakref.WeakKeyDictionary)
+    # lab/prepare.py replaces the gguf module's tqdm with a silenced one: it must be tqdm's callable
+    import transformers.modeling_gguf_pytorch_utils as gguf_utils
+    assert callable(gguf_utils.tqdm)
+
+
+def test_packings_layer_class_is_there_or_packing_is_off():
+    """lab/packing.py uses torch.utils.mkldnn.MkldnnLinear(dense, dtype) where this torch has it, and
+    keeps layers dense where it has not."""
+    from lab import packing
+    cls = packing.packer()
+    if cls is None:
+        assert not packing.enabled()
+    else:
+        assert list(inspect.signature(cls.__init__).parameters)[:3] == ["self", "dense_module", "dtype"]
