@@ -1,5 +1,44 @@
+"""Fixtures every test folder may use: offline Hugging Face, and component tests without a browser
+(a LabState over the tiny random pair, a chapter page built as a session builds it)."""
+import asyncio
 import os
+
+import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+@pytest.fixture(scope="session")
+def tiny_service():
+    """One ModelService over the tiny pair for the whole test session (its cache is shared)."""
+    from lab.service import ModelService
+    from lab.tiny import tiny_pair
+    pair = tiny_pair()
+    return ModelService(lambda: pair)
+
+
+@pytest.fixture
+def state(tiny_service):
+    """A fresh student's state (default prompt, greedy) over the tiny pair."""
+    from uikit.state import LabState
+    return LabState(tiny_service)
+
+
+@pytest.fixture(scope="session")
+def make_chapter(tiny_service):
+    """Build a chapter page as a session would: `make_chapter(OnePassChapter, load=True)`.
+
+    The chapter gets `state`, or a fresh student's state over the tiny pair; its view is built;
+    with `load=True` its first model work (`load()`) has run.
+    """
+    from uikit.state import LabState
+
+    def make(cls, state=None, *, load=False):
+        ch = cls(state if state is not None else LabState(tiny_service))
+        ch.__panel__()
+        if load:
+            asyncio.run(ch.load())
+        return ch
+    return make

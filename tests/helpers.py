@@ -1,4 +1,11 @@
-"""What several test folders share: scripted traces and cost profiles with known outcomes."""
+"""What several test folders share: waiting on a condition with a deadline, running a chapter's
+work to its end, a tiny model folder on disk, and scripted traces and cost profiles with known outcomes."""
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
 from lab.costs import CostProfile
 from lab.request import Outcome, Request
 from lab.sampling import GREEDY
@@ -36,3 +43,69 @@ def scripted_outcome(spec_rounds, verify, draft, drafter="model") -> Outcome:
     plain = scripted_trace([scripted_round(i, 0, 0) for i in range(tokens)], "plain")
     profile = made_profile(verify=verify, draft=draft, prefill=0.5)
     return Outcome.of(Request((1, 2, 3), drafter=drafter), plain, scripted_trace(spec_rounds), profile)
+
+
+# --- waiting: poll a condition with a deadline, never sleep on a guess ----------------------------
+
+def wait_until(fn, timeout: float = 30.0, interval: float = 0.1, message: str = ""):
+    """Poll `fn()` until it returns something truthy; return it, or fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    last_error = None
+    while time.monotonic() < deadline:
+        try:
+            value = fn()
+            if value:
+                return value
+        except Exception as err:   # the page may still be building; keep polling
+            last_error = err
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {message or fn}"
+                         + (f" (last error: {last_error})" if last_error else ""))
+
+
+async def until(fn, timeout: float = 10.0, interval: float = 0.01, message: str = ""):
+    """`wait_until` on an event loop: poll `fn()` between the loop's other work until it is truthy;
+    return it, or fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = fn()
+        if value:
+            return value
+        await asyncio.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {message or fn}")
+
+
+# --- chapter pages --------------------------------------------------------------------------------
+
+def measured(chapter):
+    """Run the chapter's measurement (`measure()`, chapters 12 and 13) to its end: its result."""
+    return asyncio.run(chapter.measure())
+
+
+def step_to_end(chapter):
+    """Press Step until the chapter's round is done (chapters 8 and 9)."""
+    async def go():
+        while not chapter.done:
+            await chapter.advance()
+    asyncio.run(go())
+
+
+# --- a tiny model on disk -------------------------------------------------------------------------
+
+WORDS = ["<unk>", "<eos>", "the", "cat", "sat", "on", "mat", "a", "dog", "ran"]
+
+
+def save_tiny(folder: Path, words=WORDS, seed: int = 0, layers: int = 1, vocab_size: int | None = None) -> Path:
+    """A one-layer llama with a word-level tokenizer, saved as a Hugging Face folder."""
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+    torch.manual_seed(seed)
+    config = LlamaConfig(vocab_size=vocab_size or len(words), hidden_size=16, intermediate_size=32,
+                         num_hidden_layers=layers, num_attention_heads=2, num_key_value_heads=1,
+                         max_position_embeddings=64, eos_token_id=1, pad_token_id=1)
+    LlamaForCausalLM(config).save_pretrained(folder)
+    tk = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
+    tk.pre_tokenizer = pre_tokenizers.Whitespace()
+    PreTrainedTokenizerFast(tokenizer_object=tk, unk_token="<unk>", eos_token="<eos>").save_pretrained(folder)
+    return folder

@@ -3,7 +3,7 @@ import asyncio
 import pytest
 
 from chapters.ch08_full_round import FullRoundChapter, round_steps
-from tests.chapters.conftest import step_to_end
+from tests.helpers import step_to_end
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@ import asyncio
 import pytest
 
 from chapters.ch09_code import CODE, CodeChapter, code_events, code_lines
-from tests.chapters.conftest import step_to_end
+from tests.helpers import step_to_end
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from lab.engine import generate
 from lab.timeline import schedule
 from lab.presets import preset_by_key
 from lab.sampling import GREEDY, SamplingSettings
-from tests.chapters.conftest import measured
+from tests.helpers import measured
 
 N = 12      # new tokens per run in these tests (the page decodes more)
 

@@ -6,7 +6,7 @@ from lab import analytic, textkinds
 from lab.engine import generate
 from lab.prompts import encode_prompt
 from lab.sampling import GREEDY
-from tests.chapters.conftest import measured
+from tests.helpers import measured
 
 N = 10
 

@@ -6,9 +6,9 @@ import pytest
 import torch
 
 from lab import analytic, costs
-from lab.costs import CostProfile
 from lab.timing import fixed_threads, interleaved, robust
 from lab.tiny import tiny_pair
+from tests.helpers import made_profile
 
 
 @pytest.fixture(autouse=True)
@@ -16,12 +16,6 @@ def fresh():
     costs.forget()
     yield
     costs.forget()
-
-
-def made(verify=(1.0, 1.0, 1.0, 1.0, 1.0), draft=0.1, prefill=2.0, busy=False, **kw) -> CostProfile:
-    base = dict(pair="p", draft_seconds=draft, verify_seconds=tuple(verify), prefill_seconds=prefill,
-                prefill_tokens=len(verify) + 3, spread=0.0, load=0.0, cores=2, threads=1, busy=busy)
-    return CostProfile(**{**base, **kw})
 
 
 def test_robust_keeps_the_fastest_run_and_the_spread_of_the_median():
@@ -87,7 +81,7 @@ def test_the_profile_is_measured_once_for_two_callers(monkeypatch):
         calls.append(pair)
         started.set()
         release.wait(5)
-        return made()
+        return made_profile()
     monkeypatch.setattr(costs, "measure_profile", slow)
     pair, got = tiny_pair(), []
     first = threading.Thread(target=lambda: got.append(costs.profile(pair)))
@@ -105,7 +99,7 @@ def test_the_profile_is_measured_once_for_two_callers(monkeypatch):
 
 
 def test_a_busy_profile_is_measured_again_only_when_asked(monkeypatch):
-    results = iter([made(busy=True), made(), made(busy=True)])
+    results = iter([made_profile(busy=True), made_profile(), made_profile(busy=True)])
     monkeypatch.setattr(costs, "measure_profile", lambda pair: next(results))
     pair = tiny_pair()
     busy = costs.profile(pair)
@@ -116,7 +110,7 @@ def test_a_busy_profile_is_measured_again_only_when_asked(monkeypatch):
 
 def test_a_class_retrying_a_fresh_busy_profile_shares_it(monkeypatch):
     import time
-    results = iter([made(busy=True, measured_at=time.monotonic()), made()])
+    results = iter([made_profile(busy=True, measured_at=time.monotonic()), made_profile()])
     monkeypatch.setattr(costs, "measure_profile", lambda pair: next(results))
     pair = tiny_pair()
     busy = costs.profile(pair)
@@ -126,7 +120,7 @@ def test_a_class_retrying_a_fresh_busy_profile_shares_it(monkeypatch):
 
 
 def test_a_failed_measurement_is_not_shared(monkeypatch):
-    outcomes = iter([RuntimeError("out of memory"), made()])
+    outcomes = iter([RuntimeError("out of memory"), made_profile()])
 
     def flaky(pair):
         out = next(outcomes)
@@ -141,13 +135,13 @@ def test_a_failed_measurement_is_not_shared(monkeypatch):
 
 
 def test_with_verify_passes_of_one_unit_the_profile_is_the_lecture():
-    p = made(verify=[0.5] * 5, draft=0.05)                      # every pass as dear as one position
+    p = made_profile(verify=[0.5] * 5, draft=0.05)                      # every pass as dear as one position
     assert p.c == pytest.approx(0.1)
     assert p.speedup(0.8, 4) == pytest.approx(float(analytic.speedup(0.8, 4, 0.1)))
 
 
 def test_measured_verify_costs_enter_the_round_cost():
-    p = made(verify=[1.0, 1.2, 1.5, 2.0, 3.0], draft=0.2)
+    p = made_profile(verify=[1.0, 1.2, 1.5, 2.0, 3.0], draft=0.2)
     assert np.allclose(p.round_cost([1, 2, 4]), [1.2 + 0.2, 1.5 + 0.4, 3.0 + 0.8])
     assert p.round_cost(2, c=0.0) == pytest.approx(1.5)
     assert p.speedup(0.5, 2) == pytest.approx(float(analytic.expected_tokens(0.5, 2)) / 1.9)
@@ -155,7 +149,7 @@ def test_measured_verify_costs_enter_the_round_cost():
 
 
 def test_prefill_is_read_from_the_measured_points():
-    p = made(verify=[1.0, 1.2, 1.5, 2.0, 3.0], prefill=7.0)      # 8 tokens: 7 units
+    p = made_profile(verify=[1.0, 1.2, 1.5, 2.0, 3.0], prefill=7.0)      # 8 tokens: 7 units
     assert p.prefill_units(0) == 0.0 and p.prefill_units(3) == 1.5
     assert p.prefill_units(8) == pytest.approx(7.0)                # the measured prefill
     assert p.prefill_units(11) == pytest.approx(7.0 + 3 * (7.0 - 3.0) / 3)   # on the same line
@@ -164,7 +158,7 @@ def test_prefill_is_read_from_the_measured_points():
 
 
 def test_each_draft_of_a_service_has_its_own_shared_profile(monkeypatch):
-    monkeypatch.setattr(costs, "measure_profile", lambda pair: made(pair=pair.name))
+    monkeypatch.setattr(costs, "measure_profile", lambda pair: made_profile(pair=pair.name))
     pairs = {"aligned": tiny_pair(), "random": tiny_pair(seed=2)}
 
     class Service:
@@ -179,7 +173,7 @@ def test_each_draft_of_a_service_has_its_own_shared_profile(monkeypatch):
 def test_known_is_the_measured_profile_and_never_measures_or_loads(monkeypatch):
     from lab.variants import DraftVariants
     calls = []
-    monkeypatch.setattr(costs, "measure_profile", lambda pair: calls.append(pair.name) or made(pair=pair.name))
+    monkeypatch.setattr(costs, "measure_profile", lambda pair: calls.append(pair.name) or made_profile(pair=pair.name))
 
     class Service:        # lab.service.ModelService's pair and variants
         pair, variants = tiny_pair(), DraftVariants()

@@ -220,7 +220,7 @@ def test_lookup_drafts_fit_a_head_wider_than_the_tokenizer(tmp_path):
     """Hub models often pad their output layer past the tokenizer (Qwen: 151,936 logits, 151,665
     tokens); a lookup draft's q row must be as wide as the target's p row."""
     from lab.pair import load_pair
-    from tests.lab.test_pair import WORDS, save_tiny
+    from tests.helpers import WORDS, save_tiny
     wide = len(WORDS) + 5
     pair = load_pair(str(save_tiny(tmp_path / "t", layers=2, vocab_size=wide)),
                      str(save_tiny(tmp_path / "d", seed=1, vocab_size=wide)))

@@ -8,7 +8,7 @@ from lab.engine import generate
 from lab.measure import GOALS, measure_set
 from lab.prompts import HELDOUT_PROMPTS, PromptError, heldout_prompts
 from lab.tiny import tiny_pair
-from tests.lab.test_pair import save_tiny
+from tests.helpers import save_tiny
 
 PROMPTS = {"stories": ["the cat sat on the", "a dog ran under the"],
            "code": ["the big cat", "a small dog sat"],

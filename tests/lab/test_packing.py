@@ -11,7 +11,7 @@ from dataclasses import replace
 from lab.engine import generate
 from lab.pair import load_draft, load_pair
 from lab.packing import enabled, is_packed, pack_for_cpu, packer, parameter_count, share_tensors
-from tests.lab.test_pair import WORDS, save_tiny
+from tests.helpers import WORDS, save_tiny
 
 needs_onednn = pytest.mark.skipif(not torch.backends.mkldnn.is_available(), reason="this torch build has no oneDNN")
 

@@ -59,10 +59,10 @@ def test_a_cached_race_streams_no_progress():
 
 
 def test_a_busy_profile_is_flagged_on_the_race():
-    from tests.lab.test_costs import made
+    from tests.helpers import made_profile
     pair = tiny_pair()
     ids = encode_prompt(pair.tokenizer, DEFAULT_PROMPT)
-    busy = made(verify=[0.05] * 17, draft=0.01, busy=True, load=5.0)
+    busy = made_profile(verify=[0.05] * 17, draft=0.01, busy=True, load=5.0)
     race = stream_race(pair, ids, GREEDY, 4, busy)
     assert race.busy == busy.why_busy() and "busy" in race.busy
     assert race.target_done == pytest.approx(0.05 * len(race.target_ends))

@@ -14,7 +14,7 @@ from shell.pollshared import SharedPollStore
 from shell.pollstore import Question
 from shell.sessions import Classroom, Snapshots
 from shell.store import GONE_AFTER, ClassStore, open_class_store, serving_processes
-from tests.ui.conftest import wait_until
+from tests.helpers import wait_until
 from uikit.state import LabState
 
 VOTER = textwrap.dedent("""

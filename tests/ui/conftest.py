@@ -17,13 +17,13 @@ import os
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 
+from tests.helpers import wait_until
 from tests.ui.wire_order import OUT_OF_ORDER
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,22 +36,6 @@ VIEWPORT = {"width": 1280, "height": 720}
 BENIGN = ("StreamClosedError", "WebSocketClosedError")
 LECTURER_TOKEN = "test-lecturer-token"
 PROMPT_BOX = "Prompt (both models continue it)"   # the settings card's text area (its label)
-
-
-def wait_until(fn, timeout: float = 30.0, interval: float = 0.1, message: str = ""):
-    """Poll `fn()` until it returns something truthy; return it, or fail after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    last_error = None
-    while time.monotonic() < deadline:
-        try:
-            value = fn()
-            if value:
-                return value
-        except Exception as err:   # the page may still be building; keep polling
-            last_error = err
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {message or fn}"
-                         + (f" (last error: {last_error})" if last_error else ""))
 
 
 def _free_port() -> int:
