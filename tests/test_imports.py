@@ -75,3 +75,32 @@ def test_no_import_cycle_in_the_project():
     graph = {name: imports_of(path, modules) - {name} for name, path in modules.items()}
     assert "lab.drafting" in graph["lab.engine"]          # the graph sees real imports
     assert cycles(graph) == []
+
+
+# Each imports only those after it. models/ holds the recipes that build model pairs (scripts on
+# top of lab, like app.py); lab reads their outputs as files, never their code.
+LAYERS = ("app", "models", "shell", "chapters", "uikit", "lab")
+
+
+def layer_of(module: str) -> int:
+    return LAYERS.index(module.split(".")[0])
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """(importer, imported) pairs where a lower layer imports a higher one."""
+    return sorted((a, b) for a, targets in graph.items() for b in targets if layer_of(b) < layer_of(a))
+
+
+def test_upward_imports_are_found():
+    assert upward_imports({"lab.x": {"uikit.y"}, "uikit.y": {"lab.x"}}) == [("lab.x", "uikit.y")]
+
+
+def test_imports_run_one_way_app_shell_chapters_uikit_lab():
+    """app.py → shell → chapters → uikit → lab (and models/ → lab): a module never
+    imports from a layer above its own, so the science core runs without the UI and a chapter
+    without the server."""
+    modules = project_modules()
+    modules["app"] = REPO / "app.py"
+    graph = {name: imports_of(path, modules) - {name} for name, path in modules.items()}
+    assert "shell.app" in graph["app"] and "chapters.base" in graph["chapters.ch04_guess_check_keep"]
+    assert upward_imports(graph) == []
