@@ -59,7 +59,8 @@ def _switch_here(name) -> None:
 
 if CLASS is not None:
     threads = share_cores()
-    if threads is not None:
+    if threads is not None:          # one line per process at start (before shell.app sets the levels)
+        log.setLevel(logging.INFO)
         log.info("serving process %d: torch on %d %s", os.getpid(), threads,
                  "thread" if threads == 1 else "threads")
     runtime.service().share(CLASS)
