@@ -1,0 +1,67 @@
+"""README's "How the code is laid out" names every module of the project, and only modules that exist.
+
+The layout block is where a new contributor starts; a module added without a line there, or a line
+left behind by a rename, makes it lie. Each folder's part of the block starts at a line `name/` at
+the left margin; the module names are the `*.py` words in it (`chNN_*.py` stands for the chapters).
+"""
+from __future__ import annotations
+
+import fnmatch
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+FOLDERS = ("shell", "chapters", "uikit", "lab", "bench")    # every module of these is named
+
+
+def layout_block() -> str:
+    text = (REPO / "README.md").read_text()
+    section = text.split("### How the code is laid out", 1)[1]
+    return section.split("```", 2)[1]
+
+
+def named_in_layout(block: str) -> dict[str, set[str]]:
+    """folder -> the module names (and patterns) its part of the block mentions, with sub-folders as
+    `sub/name.py`."""
+    named: dict[str, set[str]] = {}
+    folder = None
+    for line in block.splitlines():
+        top = re.match(r"^([a-z_]+)/\s", line + " ")
+        if top:
+            folder = top.group(1)
+        if folder is None:
+            continue
+        words = re.findall(r"(?<![\w/.])((?:[a-z_]+/)?[\w*]+\.py)\b", line)
+        named.setdefault(folder, set()).update(words)
+        sub = re.match(r"^\s+([a-z_]+)/\s", line + " ")      # a sub-package, on a line of its own
+        if sub:
+            named[folder].add(f"{sub.group(1)}/")
+    return named
+
+
+def modules_of(folder: str) -> set[str]:
+    """The modules in `folder` (not __init__), and its sub-packages as `sub/`."""
+    found = {p.name for p in (REPO / folder).glob("*.py") if p.name != "__init__.py"}
+    found |= {f"{p.name}/" for p in (REPO / folder).iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    return found
+
+
+def test_the_parser_reads_folders_and_patterns():
+    block = "lab/   the science\n  a.py, b.py   both\n  train/        recipes\nbench/  x.py\n"
+    assert named_in_layout(block) == {"lab": {"a.py", "b.py", "train/"}, "bench": {"x.py"}}
+
+
+def test_every_module_is_named_in_readmes_layout():
+    named = named_in_layout(layout_block())
+    missing = {folder: sorted(m for m in modules_of(folder)
+                              if not any(fnmatch.fnmatch(m, pattern.replace("NN", "[0-9][0-9]"))
+                                         for pattern in named.get(folder, ())))
+               for folder in FOLDERS}
+    assert not any(missing.values()), f"README's layout does not name: {missing}"
+
+
+def test_every_module_readmes_layout_names_exists():
+    named = named_in_layout(layout_block())
+    gone = {folder: sorted(n for n in names if "*" not in n and not (REPO / folder / n).exists())
+            for folder, names in named.items() if folder in FOLDERS}
+    assert not any(gone.values()), f"README's layout names modules that do not exist: {gone}"
