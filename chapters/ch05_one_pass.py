@@ -154,8 +154,8 @@ class OnePassChapter(RoundChapter):
 
     def _own_range(self):
         """The chart's categorical range, the one its bars are dodged on (built with the figure).
-        Once, in a 30-page browser walk, the figure held a DataRange1d here instead; what replaced it
-        is not known, so it is named in the log and the chart gets its own range back."""
+        Should the figure hold another range (a browser's change that went wrong can replace it), it
+        is named in the log and the chart gets its own range back."""
         if self.bar_fig.x_range is not self.bar_range:
             other = self.bar_fig.x_range
             log.warning("chapter 5: the bar chart's x range was a %s (%s), not its own FactorRange; restored",

@@ -4,7 +4,8 @@
 lecture's drafting (the draft model at the student's γ), one model-worker job per kind with the
 progress shown; greedy and seeded, so the figures are cached per server and a class shares them.
 The student's own prompt is their request with the draft model guessing (lab.request), the very
-one chapters 4, 10, 11 and 12 show, so its α is theirs. Seed 001's argument frames it; seed 000's question closes it.
+one chapters 4, 10, 11 and 12 show, so its α is theirs. The lecture's argument frames it; its
+closing question ends it.
 """
 from __future__ import annotations
 

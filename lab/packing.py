@@ -1,12 +1,11 @@
 """Linear layers packed once for the CPU's matrix library, so checking γ + 1 positions costs
 little more than checking one; and a draft's tensors that equal its target's kept once.
 
-PyTorch's default CPU matmul re-reads each weight matrix in a layout made for big batches; for the
-2–17 rows of a verify pass it is slow (on a 2-core laptop a target call over 3 positions took twice
-as long as over 1). `torch.utils.mkldnn.MkldnnLinear` re-lays every `nn.Linear` weight out once for
-oneDNN, whose small-batch kernels keep a verify pass close to one call: measured on the embedded
-target, 1 position 50 ms, 5 positions 64 ms, 9 positions 68 ms (dense: 55, 71 and 80 ms).
-Plain and speculative decoding run the same packed model, so comparisons stay fair.
+PyTorch's default CPU matmul re-reads each weight matrix in a layout made for big batches, which
+is slow for the 2–17 rows of a verify pass. `torch.utils.mkldnn.MkldnnLinear` re-lays every
+`nn.Linear` weight out once for oneDNN, whose small-batch kernels keep a verify pass close to one
+call (bench/RESULTS.md has the figures). Plain and speculative decoding run the same packed model,
+so comparisons stay fair.
 
 The packed weights replace the dense ones: once a model's packed logits agree with its dense ones
 on a probe input, the dense layers are dropped and the model's other tensors are copied out of the
@@ -14,15 +13,14 @@ loaded file, so the file's memory map (whose touched pages count as the process'
 The one copy kept is the tied embedding / LM head (the embedding lookup needs the dense table, the
 head the packed one): about 113 MB on the embedded target. A draft loaded for a target shares every
 tensor and packed layer equal to the target's (`share`): the embedded drafts' embedding table, and
-all of the weak draft, which is the target's first layers. The embedded pair packed needs about as
-much memory as it did dense before sharing.
+all of the weak draft, which is the target's first layers.
 
 On for every model the pair loader loads (a served lab, `python -m lab measure`, the benches);
 `SPECLAB_PACK=0` keeps the layers dense, and a torch without oneDNN or without `MkldnnLinear` gets
-dense layers too. oneDNN's threads meet at the end of every layer: with libgomp's default spin
-(300,000 turns) a packed call took 3–4 s instead of 0.1 s while other processes held the cores, and
-with no spin at all (`OMP_WAIT_POLICY=PASSIVE`) an idle one took 90 ms instead of 50. `import lab`
-therefore sets `GOMP_SPINCOUNT=10000` before torch loads, unless the environment sets it.
+dense layers too. oneDNN's threads meet at the end of every layer: libgomp's default spin (300,000
+turns) makes a packed call many times slower while other processes hold the cores, and no spin at
+all (`OMP_WAIT_POLICY=PASSIVE`) slows an idle one. `import lab` therefore sets
+`GOMP_SPINCOUNT=10000` before torch loads, unless the environment sets it.
 """
 from __future__ import annotations
 

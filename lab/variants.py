@@ -1,4 +1,4 @@
-"""The drafts a student can switch between on the running pair (seed 002's aligned ⟷ weak switch).
+"""The drafts a student can switch between on the running pair (the lecture's aligned ⟷ weak switch).
 
 - "aligned": the pair as it was started: its own draft and its own drafting (the default).
 - "weak": the embedded target's first layers, never trained as a draft (`embedded:weak`, the

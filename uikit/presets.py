@@ -1,5 +1,5 @@
 """The preset bar: preset prompts in one click, the switch between the aligned, a weak and a random
-draft (seed 002), and on the pages that draft live the switch of who guesses (the draft model, copying
+draft (the lecture's switch), and on the pages that draft live the switch of who guesses (the draft model, copying
 from the text, or both), so a lecturer shows drafting win and lose live and names what won.
 
 A chapter whose class sets `presets = True` shows the bar at the top of its body (chapters.base).
