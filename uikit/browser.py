@@ -23,16 +23,26 @@ from bokeh.models import CustomJS
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 
-# On a move: redraw with every slider's value (and the panes the redraw writes into).
-ON_MOVE = """redraw.execute(cb_obj, Object.assign({%s}, panes))"""
-
-# On letting go: sync this slider once, its value and value_throttled in one message, then stop
-# syncing again. Setting them re-runs this callback; that run only switches syncing off.
-ON_RELEASE = """
-if (cb_obj.syncable) { cb_obj.syncable = false; return }
-cb_obj.setv({syncable: true, value: cb_obj.value, value_throttled: cb_obj.value_throttled}, {check_eq: false})
+# On a move: the first time, listen for the slider being let go (Bokeh's value_throttled, unset
+# until then: the mouse up, or a key press) to send its value to the server once, and stop syncing
+# again after that message; then redraw with every slider's value and the panes the redraw writes
+# into. A first key press sets value_throttled before this first runs: its value is sent from here.
+ON_MOVE = """
+const s = cb_obj
+if (s._speclab_commit === undefined) {
+  const released = () => !s.properties.value_throttled.is_unset && s.value_throttled === s.value
+  let sent
+  s._speclab_commit = () => {
+    if (s.value === sent) return
+    sent = s.value
+    s.setv({syncable: true, value: s.value}, {check_eq: false})
+    queueMicrotask(() => { s.syncable = false })
+  }
+  s.connect(s.properties.value_throttled.change, s._speclab_commit)
+  if (released()) s._speclab_commit()
+}
+redraw.execute(s, Object.assign({%s}, panes))
 """
-
 
 @cache
 def js_code(name: str) -> str:
@@ -69,7 +79,6 @@ def browser_slider(parameter: param.Parameter, **kwargs) -> pn.widgets.Widget:
     kind = IntSlider if isinstance(parameter, param.Integer) else FloatSlider
     slider = kind.from_param(parameter, **kwargs)
     slider._debounce = 0      # a release reaches Python at once (uikit.pacing.live_slider)
-    slider.jscallback(value_throttled=ON_RELEASE)
     return slider
 
 

@@ -1,0 +1,65 @@
+"""Sliders computed in the browser (uikit.browser): a drag redraws the page and sends the server
+nothing; letting go sends the value once, and Python's view follows it."""
+from tests.ui.conftest import open_page, wait_until
+from tests.ui.test_part3 import BOKEH_SOURCES, SLIDER_VALUE
+
+
+class Frames:
+    """The websocket frames the page sends and receives (Playwright delivers them to these lists
+    while the test talks to the page, so a poll of them calls `page.evaluate` too)."""
+
+    def __init__(self, page):
+        self.sent: list[str] = []
+        self.received: list[str] = []
+
+        def watch(ws):
+            ws.on("framesent", lambda payload: self.sent.append(str(payload)))
+            ws.on("framereceived", lambda payload: self.received.append(str(payload)))
+        page.on("websocket", watch)
+
+
+def drag(page, handle, dx: float, frames: Frames) -> int:
+    """Drag a slider's handle by dx pixels, in steps; the frames sent while the mouse was down."""
+    handle.scroll_into_view_if_needed()
+    box = handle.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    before = len(frames.sent)
+    page.mouse.down()
+    page.mouse.move(x + dx, y, steps=12)
+    return before
+
+
+def point_alpha(page) -> float:
+    return [d for d in page.evaluate(BOKEH_SOURCES, ["alpha", "speedup"]) if len(d["alpha"]) == 1][0]["alpha"][0]
+
+
+def test_ch10_alpha_drag_redraws_in_the_browser_and_sends_nothing(page, server):
+    frames = Frames(page)
+    open_page(page, server + "?chapter=breakeven", "Tokens per round, divided by cost per round.")
+    wait_until(lambda: page.evaluate(BOKEH_SOURCES, ["alpha"]), message="chapter 10's figures")
+    assert point_alpha(page) == 0.8
+    formula = page.locator(".speclab-formula", has_text="E = (1").first
+    before = drag(page, page.locator(".noUi-handle").filter(visible=True).first, -70, frames)   # α
+    # the point, the curve's read-out and the slider agree while the mouse is still down
+    a = page.evaluate(SLIDER_VALUE, "α")
+    wait_until(lambda: point_alpha(page) == a < 0.8 and f"(1 − {a:.2f})" in formula.inner_text(),
+               message="the plot and the read-out to follow the α slider during the drag")
+    assert len(frames.sent) == before, f"a drag sent {frames.sent[before:]}"
+    received = len(frames.received)
+    page.mouse.up()
+    # letting go sends the value once; Python's α follows: its own read-out comes back at that α
+    wait_until(lambda: page.evaluate("0") == 0 and any(f"{a:.2f}&lt;sup&gt;5" in f for f in frames.received[received:]),
+               message="Python's read-out at the released α")
+    patches = [f for f in frames.sent[before:] if '"msgtype":"PATCH-DOC"' in f]
+    assert len(patches) == 2, frames.sent[before:]     # the value, then value_throttled
+    assert f"(1 − {a:.2f})" in formula.inner_text() and point_alpha(page) == a
+
+
+def test_ch10_try_button_moves_the_sliders_and_the_browser_redraw(page, server):
+    open_page(page, server + "?chapter=breakeven", "Tokens per round, divided by cost per round.")
+    page.get_by_role("button", name="slower", exact=True).click()
+    page.get_by_role("button", name="Try α = 0.6, γ = 5, c = 0.3").click()
+    page.get_by_text("slower than standard decoding", exact=False).first.wait_for()
+    wait_until(lambda: page.evaluate(SLIDER_VALUE, "α") == 0.6 and point_alpha(page) == 0.6,
+               message="the sliders and the plot at the question's α")
