@@ -1,0 +1,54 @@
+"""The guided tour's steps without a browser: every component a step names exists on its chapter,
+and the stage's figures follow the projector's scale and free room (quick: a chapter that renames
+an attribute fails here, not only in the browser tests)."""
+from shell.tour_steps import TOUR
+
+N = len(TOUR)
+
+
+def test_every_step_finds_its_components_without_a_browser():
+    """Each step's `show` names exist on its chapter (quick: fails as soon as a chapter renames one)."""
+    import panel as pn
+
+    from uikit.state import LabState
+    from shell.tour import Tour
+    from lab.service import ModelService
+    from lab.tiny import tiny_pair
+
+    pair = tiny_pair()
+    tour = Tour(LabState(ModelService(lambda: pair)), step=1)
+    problems = []
+    for n in range(1, N + 1):
+        tour.show(n)
+        assert tour.deck.rendered == n
+        for obj in tour.stage.objects:
+            for found in [obj, *obj.select(pn.viewable.Viewable)]:
+                classes = getattr(found, "css_classes", []) or []
+                if "tour-missing" in classes or "tour-error" in classes or "tour-note" in classes:
+                    problems.append((n, found.object if hasattr(found, "object") else found))
+    assert not problems, problems
+
+
+def test_figures_grow_into_the_room_the_browser_reports():
+    """The projector's scale, then the free room: a step's figure takes both, and keeps them when the
+    step comes back; a fixed-width figure also takes the free width; negative room shrinks it."""
+    from lab.service import ModelService
+    from lab.tiny import tiny_pair
+    from shell.tour import Tour
+    from uikit.state import LabState
+
+    pair = tiny_pair()
+    tour = Tour(LabState(ModelService(lambda: pair)), step=19)        # chapter 6: sliders beside region_fig
+    fig = tour.chapter(6).region_fig
+    w0, h0 = fig.width, fig.height
+    tour.deck.scale = 1.5
+    assert (fig.width, fig.height) == (round(w0 * 1.5), round(h0 * 1.5))
+    tour.deck.room = {"step": 19, "height": 200, "width": 300}
+    assert (fig.width, fig.height) == (round(w0 * 1.5) + 300, round(h0 * 1.5) + 200)
+    tour.deck.room = {"step": 18, "height": 500, "width": 500}         # another step's report: ignored
+    assert fig.height == round(h0 * 1.5) + 200
+    tour.deck.step = 20
+    tour.deck.step = 19                                                 # back: the fitted size at once
+    assert (fig.width, fig.height) == (round(w0 * 1.5) + 300, round(h0 * 1.5) + 200)
+    tour.deck.room = {"step": 19, "height": -10_000, "width": 0}       # would scroll: shrinks, to a floor
+    assert fig.height == round(h0 * 1.5 * 0.6)
