@@ -35,20 +35,20 @@ class Allowance:
 class RecentUse:
     """How much model work each browser used recently: its seconds on the worker, each halved every
     `half_life`. Bounded: the REMEMBERED browsers charged last are kept. Not locked: FairQueue calls
-    it under its lock."""
+    it under its lock. `clock` gives the time in seconds (a test passes a fake one)."""
 
-    def __init__(self, half_life: float):
-        self.half_life = half_life
+    def __init__(self, half_life: float, clock=time.perf_counter):
+        self.half_life, self._clock = half_life, clock
         self._use: OrderedDict[object, tuple[float, float]] = OrderedDict()   # browser → (seconds, at)
 
     def used(self, browser, now: float | None = None) -> float:
         """`browser`'s recent model work: its seconds on the worker, each halved every `half_life`."""
         seconds, at = self._use.get(browser, (0.0, 0.0))
-        now = time.perf_counter() if now is None else now
+        now = self._clock() if now is None else now
         return seconds * 0.5 ** ((now - at) / self.half_life)
 
     def charge(self, browser, seconds: float) -> None:
-        now = time.perf_counter()
+        now = self._clock()
         self._use[browser] = (self.used(browser, now) + seconds, now)
         self._use.move_to_end(browser)
         _bound(self._use)

@@ -120,10 +120,13 @@ class FairQueue:
 
     def __init__(self, max_pending: int = MAX_PENDING, max_total: int = MAX_TOTAL, rate: float = RATE,
                  burst: int = BURST, clock=time.monotonic, half_life: float = HALF_LIFE,
-                 step_aside: float = STEP_ASIDE, quiet: float = QUIET):
+                 step_aside: float = STEP_ASIDE, quiet: float = QUIET, timer=time.perf_counter):
+        """`clock` paces the browsers' allowance; `timer` times model work and the quiet before the
+        server's own work (tests pass fake ones)."""
         self.max_pending, self.max_total, self.step_aside, self.quiet = max_pending, max_total, step_aside, quiet
-        self._browser_seen = -float("inf")   # perf_counter when browser work last waited or ran
-        self.allowance, self.use = Allowance(rate, burst, clock), RecentUse(half_life)
+        self._timer = timer
+        self._browser_seen = -float("inf")   # `timer` when browser work last waited or ran
+        self.allowance, self.use = Allowance(rate, burst, clock), RecentUse(half_life, timer)
         self._queues: dict[object, deque[_Job]] = {}      # browser → its waiting jobs
         self._arrival: dict[object, int] = {}             # browser → when its queue opened
         self._arrivals = 0
@@ -246,11 +249,11 @@ class FairQueue:
                     return None
                 # Students first: the server's own work waits until browsers have been quiet a while,
                 # so a click that comes a moment after another finds the worker free.
-                left = self.quiet - (time.perf_counter() - self._browser_seen)
+                left = self.quiet - (self._timer() - self._browser_seen)
                 if list(self._queues) != [None] or left <= 0:
                     break
                 self._ready.wait(left)
-            now = time.perf_counter()
+            now = self._timer()
             browser = min(self._queues, key=lambda b: (b is None, self.use.used(b, now), self._arrival[b]))
             queue = self._queues[browser]
             job = queue.popleft()
@@ -263,7 +266,7 @@ class FairQueue:
     def _should_step_aside(self, browser) -> bool:
         """Another browser waits that has used the worker `step_aside` seconds less recently (any
         browser, when the job is the server's own)."""
-        now = time.perf_counter()
+        now = self._timer()
         with self._ready:
             if browser is None:
                 return any(b is not None for b in self._queues)
@@ -275,12 +278,12 @@ class FairQueue:
             if not job.start():
                 continue
             while True:
-                start = time.perf_counter()
+                start = self._timer()
                 finished = job.step()
                 with self._ready:
-                    self.use.charge(job.browser, time.perf_counter() - start)
+                    self.use.charge(job.browser, self._timer() - start)
                     if job.browser is not None:
-                        self._browser_seen = time.perf_counter()
+                        self._browser_seen = self._timer()
                 if finished or self._closed or self._should_step_aside(job.browser):
                     break
             if not finished:               # parked: it resumes when its browser's turn comes again

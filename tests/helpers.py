@@ -47,6 +47,20 @@ def scripted_outcome(spec_rounds, verify, draft, drafter="model") -> Outcome:
 
 # --- waiting: poll a condition with a deadline, never sleep on a guess ----------------------------
 
+class FakeClock:
+    """A clock that moves only when told: pass it where the code under test takes a `clock` or a
+    `timer`, and `advance` it to stand for seconds of work or waiting."""
+
+    def __init__(self, now: float = 0.0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
 def wait_until(fn, timeout: float = 30.0, interval: float = 0.1, message: str = ""):
     """Poll `fn()` until it returns something truthy; return it, or fail after `timeout` seconds."""
     deadline = time.monotonic() + timeout

@@ -2,14 +2,14 @@
 sentence, identical requests computed once, and long jobs (generators) that step aside between steps."""
 import asyncio
 import threading
-import time
-from concurrent.futures import CancelledError
+from concurrent.futures import CancelledError, TimeoutError as FutureTimeout
 
 import pytest
 
 from lab.service import ModelService, QueueFull
 from lab.tiny import tiny_pair
 from lab.workqueue import FairQueue, Owner
+from tests.helpers import FakeClock
 
 
 @pytest.fixture
@@ -18,71 +18,80 @@ def service():
     return ModelService(lambda: pair, cache_size=4, max_pending=3)
 
 
-
-
-def _hold(queue):
+def _hold(queue, owner=None):
     """Occupy the worker until the returned event is set, so later jobs must queue."""
     gate, started = threading.Event(), threading.Event()
-    queue.submit(None, lambda: started.set() or gate.wait(), (), {})
+    queue.submit(owner, lambda: started.set() or gate.wait(), (), {})
     assert started.wait(10)
     return gate
 
 
+def _long_job(log, name, steps, clock, seconds=0.0, pause_at=None, reached=None, go=None):
+    """A generator job of `steps` steps, each standing for `seconds` of model work on the fake
+    `clock`, logged, then its result. At step `pause_at` it sets `reached` and waits for `go` before
+    its step ends, so the test can queue work at a known step boundary."""
+    for i in range(steps):
+        clock.advance(seconds)
+        log.append(f"{name}{i}")
+        if i == pause_at:
+            reached.set()
+            assert go.wait(10), "the test never let the job go on"
+        yield
+    return f"{name} done"
+
+
 def test_the_browser_that_used_the_worker_least_recently_goes_first():
-    queue = FairQueue()
-    queue.submit(Owner("busy", "t"), time.sleep, (0.2,), {}).result(10)      # 0.2 s of model work
+    clock = FakeClock()
+    queue = FairQueue(timer=clock, quiet=0.0)
+    queue.submit(Owner("busy", "t"), clock.advance, (0.2,), {}).result(10)     # 0.2 s of model work
     gate, order = _hold(queue), []
     first = queue.submit(Owner("busy", "t"), order.append, ("busy",), {})    # arrives first
     second = queue.submit(Owner("fresh", "t"), order.append, ("fresh",), {})
     gate.set()
     first.result(10), second.result(10)
     assert order == ["fresh", "busy"]
-    assert queue.used("busy") == pytest.approx(0.2, abs=0.05) and queue.used("fresh") < 0.01
+    assert queue.used("busy") == pytest.approx(0.2) and queue.used("fresh") == 0.0
 
 
 def test_recent_use_halves_every_half_life():
-    queue = FairQueue(half_life=10.0)
-    queue.submit(Owner("b", "t"), time.sleep, (0.1,), {}).result(10)
-    now = time.perf_counter()
-    assert queue.used("b", now + 10.0) == pytest.approx(queue.used("b", now) / 2, rel=1e-6)
-    assert queue.used("b", now + 30.0) == pytest.approx(queue.used("b", now) / 8, rel=1e-6)
-
-
-def _long_job(log, name, steps, seconds):
-    """A generator job: `steps` steps of `seconds` each, logged, then its result."""
-    for i in range(steps):
-        time.sleep(seconds)
-        log.append(f"{name}{i}")
-        yield
-    return f"{name} done"
+    clock = FakeClock()
+    queue = FairQueue(half_life=10.0, timer=clock)
+    queue.submit(Owner("b", "t"), clock.advance, (0.1,), {}).result(10)
+    assert queue.used("b") == pytest.approx(0.1)
+    clock.advance(10.0)
+    assert queue.used("b") == pytest.approx(0.05)
+    clock.advance(20.0)
+    assert queue.used("b") == pytest.approx(0.1 / 8)
 
 
 def test_a_long_job_steps_aside_for_a_browser_that_waited_and_then_resumes():
-    queue, log = FairQueue(step_aside=0.1), []
-    hog = queue.submit(Owner("hog", "t"), _long_job, (log, "hog", 20, 0.03), {})
-    while len(log) < 6:                        # the hog has used the worker for ~0.2 s
-        time.sleep(0.01)
+    clock, log, reached, go = FakeClock(), [], threading.Event(), threading.Event()
+    queue = FairQueue(step_aside=0.1, timer=clock)
+    hog = queue.submit(Owner("hog", "t"), _long_job, (log, "hog", 20, clock, 0.03, 5, reached, go), {})
+    assert reached.wait(10)                    # the hog has used the worker for 0.18 s
     victim = queue.submit(Owner("victim", "t"), log.append, ("victim",), {})
+    go.set()
     assert victim.result(10) is None and hog.result(10) == "hog done"
-    at = log.index("victim")
-    assert at < 12                             # within a few steps, not after all 20
+    assert log.index("victim") == 6            # at the next step boundary, not after all 20 steps
     assert [x for x in log if x != "victim"] == [f"hog{i}" for i in range(20)]   # every step once, in order
 
 
 def test_without_anyone_waiting_a_long_job_runs_to_its_end():
-    queue, log = FairQueue(step_aside=0.0), []
-    assert queue.submit(Owner("a", "t"), _long_job, (log, "a", 5, 0.0), {}).result(10) == "a done"
+    clock, log = FakeClock(), []
+    queue = FairQueue(step_aside=0.0, timer=clock)
+    assert queue.submit(Owner("a", "t"), _long_job, (log, "a", 5, clock), {}).result(10) == "a done"
     assert log == [f"a{i}" for i in range(5)]
 
 
 def test_the_servers_own_long_job_steps_aside_at_once_and_waits_for_every_browser():
-    queue, log = FairQueue(step_aside=60.0), []        # a browser's job would not step aside yet
-    warm = queue.submit(None, _long_job, (log, "warm", 20, 0.03), {})
-    while len(log) < 2:
-        time.sleep(0.01)
+    clock, log, reached, go = FakeClock(), [], threading.Event(), threading.Event()
+    queue = FairQueue(step_aside=60.0, quiet=0.0, timer=clock)   # a browser's job would not step aside yet
+    warm = queue.submit(None, _long_job, (log, "warm", 20, clock, 0.03, 1, reached, go), {})
+    assert reached.wait(10)
     student = queue.submit(Owner("student", "t"), log.append, ("student",), {})
+    go.set()
     student.result(10)
-    assert log.index("student") <= 3                   # the next step boundary, not the job's end
+    assert log.index("student") == 2                   # the next step boundary, not the job's end
     gate = _hold(queue)                                # a browser queued before the server's next job
     first = queue.submit(None, log.append, ("server",), {})
     second = queue.submit(Owner("late", "t"), log.append, ("late",), {})
@@ -92,25 +101,26 @@ def test_the_servers_own_long_job_steps_aside_at_once_and_waits_for_every_browse
 
 
 def test_a_parked_long_job_whose_tab_closed_is_closed():
-    queue, log, closed = FairQueue(step_aside=0.05), [], threading.Event()
+    clock, log, closed, reached, go = FakeClock(), [], threading.Event(), threading.Event(), threading.Event()
+    queue = FairQueue(step_aside=0.05, timer=clock)
 
     def job():
         try:
-            yield from _long_job(log, "hog", 50, 0.03)
+            yield from _long_job(log, "hog", 50, clock, 0.03, 3, reached, go)
         finally:
             closed.set()
     hog = queue.submit(Owner("hog", "tab"), job, (), {})
-    while len(log) < 4:
-        time.sleep(0.01)
+    assert reached.wait(10)                    # the hog has used the worker for 0.12 s
     gate, started = threading.Event(), threading.Event()
     victim = queue.submit(Owner("victim", "t"), lambda: started.set() or gate.wait(), (), {})
+    go.set()
     assert started.wait(10)                    # the hog stepped aside: parked in its queue
     assert queue.pending(Owner("hog")) == 1
     assert queue.forget("tab") == 1 and closed.is_set()
     with pytest.raises(CancelledError):
         hog.result(10)
     gate.set()
-    assert victim.result(10) is True and len(log) < 50
+    assert victim.result(10) is True and log == [f"hog{i}" for i in range(4)]
 
 
 def test_an_error_in_a_step_reaches_every_waiter():
@@ -266,12 +276,17 @@ def test_a_browser_asking_faster_than_its_rate_is_told_to_wait():
 def test_a_browser_asking_for_what_the_server_waits_to_compute_gets_it_on_its_own_turn():
     """The server's own work (the start-up warm-up) goes only when no browser waits; a student who
     asks for the same request must not wait behind every other browser for it."""
-    queue, order = FairQueue(), []
+    clock, order = FakeClock(), []
+    queue = FairQueue(timer=clock)
     gate = _hold(queue)
-    first = queue.submit(Owner("a", "t"), order.append, ("a1",), {})
-    second = queue.submit(Owner("a", "t"), order.append, ("a2",), {})
-    warm = queue.submit(None, order.append, ("shared",), {})            # the warm-up's next job
-    mine = queue.submit(Owner("b", "t"), order.append, ("shared",), {})  # a student asks the same
+
+    def work(name):                                     # 0.1 s of model work
+        clock.advance(0.1)
+        order.append(name)
+    first = queue.submit(Owner("a", "t"), work, ("a1",), {})
+    second = queue.submit(Owner("a", "t"), work, ("a2",), {})
+    warm = queue.submit(None, work, ("shared",), {})            # the warm-up's next job
+    mine = queue.submit(Owner("b", "t"), work, ("shared",), {})  # a student asks the same
     gate.set()
     for future in (first, second, warm, mine):
         future.result(10)
@@ -305,9 +320,15 @@ def test_closing_lets_the_running_step_finish_and_runs_nothing_more():
 def test_the_servers_own_work_waits_until_browsers_have_been_quiet():
     """Students first: the warm-up's next job starts only once no browser has had work for `quiet`
     seconds, so a student's next click seldom finds the worker busy with it."""
-    queue = FairQueue(quiet=0.5)
-    begun = time.perf_counter()
-    assert queue.submit(None, time.perf_counter, (), {}).result(10) - begun < 0.3   # no student yet: at once
-    queue.submit(Owner("s", "t"), time.sleep, (0.01,), {}).result(10)
-    after_student = time.perf_counter()
-    assert queue.submit(None, time.perf_counter, (), {}).result(10) - after_student >= 0.45
+    clock = FakeClock()
+    queue = FairQueue(quiet=0.5, timer=clock)
+    assert queue.submit(None, clock, (), {}).result(10) == 0.0      # no student yet: at once, no time passed
+    queue.submit(Owner("s", "t"), clock.advance, (0.01,), {}).result(10)
+    server = queue.submit(None, clock, (), {})
+    with pytest.raises(FutureTimeout):
+        server.result(0.5)                     # the clock stands still: no quiet, however long we wait
+    clock.advance(0.49)
+    with pytest.raises(FutureTimeout):
+        server.result(0.5)                     # 0.49 s of quiet is not enough
+    clock.advance(0.02)
+    assert server.result(10) == pytest.approx(0.52)
