@@ -42,9 +42,6 @@ class Placement:
         """Whether the models' layers are packed for the CPU (lab.packing: CPU and float32 only)."""
         return self.device == "cpu" and self.dtype == "float32"
 
-    def describe(self) -> str:
-        return f"{NAMES[self.device]} in {self.dtype}"
-
 
 CPU = Placement()
 
