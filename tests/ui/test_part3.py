@@ -132,8 +132,8 @@ def test_ch10_slider_updates_the_plot(page, server, shot):
         # the drag's last move is drawn (its moves are gathered, the last one wins)
         return a < 0.8 and a == page.evaluate(SLIDER_VALUE, "α") and f"(1 − {a:.2f})" in formula
     wait_until(plot_and_formula_agree, message="the plotted point and the formula to follow the α slider")
-    page.keyboard.press("ArrowRight")    # one key press: drawn at once, one step on
     dragged = point_alpha()
+    page.keyboard.press("ArrowRight")    # one key press: drawn at once (in the browser), one step on
     wait_until(lambda: point_alpha() == page.evaluate(SLIDER_VALUE, "α") != dragged,
                message="the plotted point to follow a key press on the α slider")
     page.get_by_role("button", name="Try α = 0.6, γ = 5, c = 0.3").click()
