@@ -77,16 +77,17 @@ def run(service, owner=None) -> list[str]:
     return done
 
 
-def _when_loaded(loader) -> None:
+def _when_loaded(loader, interval: float) -> None:
     while not (loader.ready or loader.error):
-        time.sleep(0.5)
+        time.sleep(interval)
     if loader.ready:
         from lab import runtime
         run(runtime.service())
 
 
-def start(loader=None) -> bool:
-    """Warm the default demos in the background once the pair has loaded (once per server)."""
+def start(loader=None, interval: float = 0.5) -> bool:
+    """Warm the default demos in the background once the pair has loaded (once per server), looking
+    every `interval` seconds whether it has."""
     global _started
     with _lock:
         if _started:
@@ -94,5 +95,5 @@ def start(loader=None) -> bool:
         _started = True
     if loader is None:
         from shell.loading import LOADER as loader
-    threading.Thread(target=_when_loaded, args=(loader,), name="warm-up", daemon=True).start()
+    threading.Thread(target=_when_loaded, args=(loader, interval), name="warm-up", daemon=True).start()
     return True

@@ -1,29 +1,29 @@
 """The start-up warm-up's scheduling: a student's click waits for one piece of the warm-up's work,
 never for a whole job of many (the pair's cost profile is many timed calls)."""
 import threading
-import time
 
 from lab import costs
 from lab.service import ModelService, Owner
 from lab.tiny import tiny_pair
 from shell import warmup
 
-CALL = 0.05     # seconds each faked timed call takes
+CALL = 0.05     # seconds each faked timed call reports
 
 
 def test_a_click_during_the_profile_waits_for_one_timed_call(monkeypatch):
     pair = tiny_pair()
     service = ModelService(lambda: pair)
     costs.forget()
-    started, calls = threading.Event(), []
+    in_call, clicked, log = threading.Event(), threading.Event(), []
 
     def slow_calls(model, context, positions):
         model.forward(context)
 
         def call():
-            started.set()
-            time.sleep(CALL)
-            calls.append(time.perf_counter())
+            if not in_call.is_set():            # the first timed call lasts until the student clicks
+                in_call.set()
+                assert clicked.wait(30), "the student never clicked"
+            log.append("call")
             return CALL
         return {n: call for n in positions}
     monkeypatch.setattr(costs, "verify_calls", slow_calls)
@@ -31,12 +31,13 @@ def test_a_click_during_the_profile_waits_for_one_timed_call(monkeypatch):
     done = []
     warming = threading.Thread(target=lambda: done.append(warmup.run(service)))
     warming.start()
-    assert started.wait(30)
-    clicked = time.perf_counter()
-    answered = service.submit(time.perf_counter, owner=Owner("student", "tab")).result(30)
+    assert in_call.wait(30)
+    answered = service.submit(log.append, "student", owner=Owner("student", "tab"))
+    clicked.set()
+    answered.result(30)
     warming.join(60)
-    assert done == [["the pair's cost profile"]]
-    assert answered - clicked < 4 * CALL                      # one timed call, not the whole profile
-    assert len([t for t in calls if t > answered]) > 50       # the profile went on after the click
+    assert not warming.is_alive() and done == [["the pair's cost profile"]]
+    assert log.index("student") == 1                          # after the call in progress, not the whole profile
+    assert log.count("call") == (costs.RUNS + 1) * costs.POSITIONS > 50   # the profile went on after the click
     assert costs.known(service).verify_seconds[0] == CALL     # and is shared as usual
     costs.forget()
