@@ -98,6 +98,13 @@ class Chapter(pn.viewable.Viewer):
         return self.intro
 
     # --- shared behaviour ---
+    @classmethod
+    def warmup(cls, student: LabState) -> list[tuple]:
+        """What this page's first click asks the model service for at a new student's defaults, as
+        (what, fn, args, kwargs) jobs: the server computes them once at start-up (shell/warmup.py),
+        so the click finds them in the service's cache. A page without model work asks for nothing."""
+        return []
+
     def request(self, prompt_ids: list[int], **kwargs):
         """The student's request for this page (lab.request.Request: uikit.state.LabState.request with
         this page's draft); on a page without the switch of who guesses, the draft model guesses."""

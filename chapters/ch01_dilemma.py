@@ -160,6 +160,11 @@ class DilemmaChapter(Chapter):
                 "in a single call?")
     presets = True
 
+    @classmethod
+    def warmup(cls, student):
+        return [("chapter 1's race", cached_race,
+                 (student.service, student.prompt_ids(), student.settings, N_TOKENS), {})]
+
     def page_intro(self) -> str:
         return intro_for(self.state.service.pair)
 

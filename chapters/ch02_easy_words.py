@@ -59,6 +59,10 @@ class EasyWordsChapter(Chapter):
     question = ("The small model is a much weaker writer. For how many of the big model’s 20 words is its "
                 "first guess exactly that word?")
 
+    @classmethod
+    def warmup(cls, student):
+        return [("chapter 2's first guesses", guesses, (student.service, student.prompt_ids(), student.settings), {})]
+
     def __init__(self, state, **params):
         super().__init__(state, **params)
         self.positions = []          # list[PositionGuess], once asked

@@ -24,6 +24,7 @@ from uikit.styles import BOX_CSS, CHIP_CSS, sheet
 from uikit.tokens import Chip, TokenStrip, count_html, lane, legend
 
 MAX_NEW_TOKENS = REQUEST_TOKENS
+WARM_ROUNDS = 3          # rounds computed at start-up, for a class's first clicks
 ROUND_CSS = """
 .round { display: inline-flex; flex-wrap: wrap; gap: 6px; align-items: center; padding: 2px 8px 2px 6px;
          border-left: 3px solid #1f4e9e; border-radius: 4px; background: #f3f5f9; }
@@ -115,6 +116,16 @@ class GuessCheckKeepChapter(Chapter):
     question = "The draft model proposed most of the tokens. Whose writing is the final text?"
     presets = True
     guessers = True      # who guesses: the draft model, a copy from the text, or both
+
+    @classmethod
+    def warmup(cls, student):
+        """The first WARM_ROUNDS rounds of a new student's request, as "Next round" asks for them."""
+        ids = student.prompt_ids()
+        req = student.request(ids, max_new_tokens=MAX_NEW_TOKENS)
+        return [(f"chapter 4's round {i + 1}", student.service.round, (ids, i),
+                 dict(settings=req.settings, gamma=req.gamma, seed=req.seed, max_new_tokens=req.max_new_tokens,
+                      policy=req.policy, drafter=req.drafter))
+                for i in range(WARM_ROUNDS)]
 
     def __init__(self, state, **params):
         super().__init__(state, **params)

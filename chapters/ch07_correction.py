@@ -113,6 +113,12 @@ class CorrectionChapter(Chapter):
     # 10k rounds barely separate from sampling noise.
     runs = param.Integer(default=100_000, doc="Monte-Carlo rounds per run.")
 
+    @classmethod
+    def warmup(cls, student):
+        context = encode_prompt(student.service.pair.tokenizer, DEFAULT_CONTEXT)
+        return [("chapter 7's p and q", student.service.next_token_distributions,
+                 (context, shown_settings(student.settings)), {})]
+
     def __init__(self, state, **params):
         super().__init__(state, **params)
         self.p = self.q = None                 # (V,) numpy, after the settings

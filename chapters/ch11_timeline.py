@@ -80,6 +80,12 @@ class TimelineChapter(Chapter):
     presets = True       # the preset prompts and aligned / weak / random draft bar (chapters.base)
     guessers = True      # and who guesses: the draft model, a copy from the text, or both
 
+    @classmethod
+    def warmup(cls, student):
+        """The default request's outcome: chapters 10, 11, 12 and 13 show it."""
+        return [("the default request (chapters 10, 11, 12 and 13)", student.service.outcome,
+                 (student.request(student.prompt_ids()),), {})]
+
     def __init__(self, state, **params):
         super().__init__(state, **params)
         self.plain = self.spec = self.outcome = None

@@ -58,6 +58,14 @@ class RoundChapter(Chapter):
 
     round_index = param.Integer(default=0, doc="Which round of the generation is shown.")
 
+    @classmethod
+    def warmup(cls, student):
+        """The one generation chapters 5, 8 and 9 share, at a new student's defaults."""
+        return [("chapters 5, 8 and 9's rounds", student.service.generation_steps, (student.prompt_ids(),),
+                 dict(mode="speculative", settings=shown_settings(student.settings), gamma=student.gamma,
+                      seed=student.seed, max_new_tokens=MAX_NEW_TOKENS, keep_rows=True, drafter="model",
+                      policy=LECTURE_POLICY))]
+
     def __init__(self, state, **params):
         super().__init__(state, **params)
         self.generation: GenerationTrace | None = None

@@ -2,11 +2,10 @@
 
 A new student starts from the default prompt and settings (uikit.state.LabState). Once the pair has
 loaded, the server measures the pair's cost profile that every page prices time with, then computes
-what the first click of chapters 1, 2, 4, 5 (and 8, 9: the same rounds) and 7 asks the model
-service for at those defaults, and the default request's outcome (lab.request) that chapters 10,
-11, 12 and 13 show — each exactly as the chapter asks for it, so the chapter finds it in the
-service's cache. The jobs go one at a time through
-the model worker under the server's own owner, and a long generation goes a round at a time
+what each chapter declares its first click asks the model service for at those defaults
+(`Chapter.warmup`: chapter 1's race, 2's guesses, 4's first rounds, the rounds 5, 8 and 9 share, 7's
+p and q, and the default request's outcome that 10–13 show), so the chapter finds it in the
+service's cache. The jobs go one at a time through the model worker under the server's own owner, and a long generation goes a round at a time
 (ModelService.generation_steps), so a student who clicks meanwhile is served between two rounds and
 never waits behind the whole warm-up.
 
@@ -20,40 +19,24 @@ import threading
 import time
 
 from lab import costs
-from lab.display import shown_settings
-from lab.drafting import LECTURE_POLICY
-from lab.prompts import encode_prompt
-from lab.racestream import cached_race
 from uikit.state import LabState
 
 log = logging.getLogger(__name__)
-ROUNDS = 3           # chapter 4's first rounds
 _started = False
 _lock = threading.Lock()
 
 
 def jobs(service) -> list[tuple[str, object, tuple, dict]]:
-    """(what, fn, args, kwargs) for each default demo, as the chapters ask for them."""
-    from chapters import ch01_dilemma, ch02_easy_words, ch07_correction, rounds
-    st = LabState(service)                     # what a new student starts from
-    ids, settings, shown = st.prompt_ids(), st.settings, shown_settings(st.settings)
-    request = st.request(ids)                  # the default request: the draft model guessing
-    context = encode_prompt(service.pair.tokenizer, ch07_correction.DEFAULT_CONTEXT)
+    """(what, fn, args, kwargs) for each default demo: the pair's cost profile, then what each chapter
+    declares (Chapter.warmup), each once."""
+    from chapters import registry
+    student = LabState(service)                # what a new student starts from
     # First the pair's cost profile (lab.costs): chapter 1's race, chapter 3 and every request's
     # outcome are priced with it. One job of some seconds, timed before the class arrives (a profile
     # timed under a class's load is flagged busy).
-    out = [("the pair's cost profile", costs.of_service, (service,), {}),
-           ("chapter 1's race", cached_race, (service, ids, settings, ch01_dilemma.N_TOKENS), {}),
-           ("chapter 2's first guesses", ch02_easy_words.guesses, (service, ids, settings), {})]
-    out += [(f"chapter 4's round {i + 1}", service.round, (ids, i),
-             dict(settings=settings, gamma=request.gamma, seed=request.seed, max_new_tokens=request.max_new_tokens,
-                  policy=request.policy, drafter=request.drafter))
-            for i in range(ROUNDS)]
-    out += [("chapters 5, 8 and 9's rounds", service.generation_steps, (ids,),
-             dict(mode="speculative", settings=shown, gamma=st.gamma, seed=st.seed,
-                  max_new_tokens=rounds.MAX_NEW_TOKENS, keep_rows=True, drafter="model", policy=LECTURE_POLICY)),
-            ("chapter 7's p and q", service.next_token_distributions, (context, shown), {}),
-            ("the default request (chapters 10, 11, 12 and 13)", service.outcome, (request,), {})]
+    out = [("the pair's cost profile", costs.of_service, (service,), {})]
+    for page in registry.chapter_pages():
+        out += [job for job in page.chapter_class.warmup(student) if job[0] not in {j[0] for j in out}]
     return out
 
 
