@@ -4,6 +4,10 @@ The student sets p(A) and q(A); every draw is a whole round (lab.tworounds): x ~
 student's own seeded generator, kept when u < min(1, p(x)/q(x)) (`lab.sampling.accept_probability`),
 otherwise corrected from the residual. Running frequencies of "kept" per token are shown against
 min(1, p/q), and the payoff: the share of outputs that are A approaching p(A), not q(A).
+
+The sliders redraw in the browser (uikit.browser: assets/analytic.js and assets/ch06_accept_rule.js,
+lab.display.regions and the accept rule, the counts cleared); Python's p(A) and q(A) follow when the
+student lets go, and Python then resets the counts and draws the same.
 """
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ from lab.display import regions
 from lab.tworounds import (SETTLED, TOKENS, rounds, running_share, share_settled, share_spread, student_rng,
                            student_seed, thresholds)
 from uikit import palette
+from uikit.browser import browser_redraw, browser_slider, redraw_on_move
 from uikit.figures import region_bars, static_figure
 from uikit.pacing import in_document
 from uikit.predict import PredictCard
@@ -26,6 +31,7 @@ from uikit.styles import TABLE_CSS
 
 QUESTION_P, QUESTION_Q = 0.6, 0.8   # the predict question's numbers
 SHARE_POINTS = 60                    # points a batch of draws adds to the share-of-A line
+NO_DRAW = "<p>Press <b>Draw</b>: the draft proposes A or B from q.</p>"   # the last draw, before one
 SHARE_AXIS = 20                      # the share-of-A chart's x axis before it has more rounds than this
 
 
@@ -51,7 +57,7 @@ class AcceptRuleFigures:
     def __init__(self):
         self.region_src = ColumnDataSource(dict(token=list(TOKENS), agree=[0, 0], eager=[0, 0], shy=[0, 0]))
         self.pq_src = ColumnDataSource(dict(token=list(TOKENS), p=[0, 0], q=[0, 0]))
-        f = static_figure(height=330, width=310, x_range=list(TOKENS), y_range=(0, 1.05),
+        f = static_figure(syncable=False, height=330, width=310, x_range=list(TOKENS), y_range=(0, 1.05),
                           title="One position · two tokens", y_axis_label="probability")
         region_bars(f, self.region_src, self.pq_src, width=0.6, half=0.36,
                     labels=("both agree: min(p, q)", "draft too eager: q − p", "draft too shy: p − q"))
@@ -63,7 +69,7 @@ class AcceptRuleFigures:
         # The last draw: u on [0, 1] against the threshold min(1, p/q).
         self.u_src = ColumnDataSource(dict(u=[], y=[], color=[]))
         self.thr_src = ColumnDataSource(dict(left=[0], right=[0]))
-        g = static_figure(height=140, width=400, x_range=(0, 1), y_range=(0, 1),
+        g = static_figure(syncable=False, height=140, width=400, x_range=(0, 1), y_range=(0, 1),
                           title="Last draw: keep if u lands in the green band [0, min(1, p/q))",
                           x_axis_label="u ~ Uniform(0, 1)")
         g.quad(left="left", right="right", bottom=0.2, top=0.8, source=self.thr_src, color=palette.OVERLAP,
@@ -77,7 +83,7 @@ class AcceptRuleFigures:
 
         # Running frequencies of "kept" per token against min(1, p/q).
         self.freq_src = ColumnDataSource(dict(token=list(TOKENS), freq=[0, 0], rule=[0, 0]))
-        h = static_figure(height=330, width=310, x_range=list(TOKENS), y_range=(0, 1.05),
+        h = static_figure(syncable=False, height=330, width=310, x_range=list(TOKENS), y_range=(0, 1.05),
                           title="How often a proposed token was kept", y_axis_label="kept ÷ proposed")
         h.vbar(x="token", top="freq", source=self.freq_src, width=0.5, color=palette.TARGET, alpha=0.8,
                legend_label="measured frequency")
@@ -93,7 +99,7 @@ class AcceptRuleFigures:
         # starts at 0 to SHARE_AXIS rounds (axes and grid before the first draw), then follows the draws.
         self.share_src = ColumnDataSource(dict(n=[], share=[]))
         self.lines_src = ColumnDataSource(dict(p=[0.0], q=[0.0]))     # p(A) and q(A) across the chart
-        s = static_figure(height=330, width=520, x_range=Range1d(0, SHARE_AXIS), y_range=(0, 1.02),
+        s = static_figure(syncable=False, height=330, width=520, x_range=Range1d(0, SHARE_AXIS), y_range=(0, 1.02),
                           title="Share of outputs that are A", x_axis_label="rounds so far",
                           y_axis_label="share of A")
         s.hspan(y="p", source=self.lines_src, line_color=palette.TARGET, line_width=3, legend_label="p(A): the target")
@@ -104,6 +110,14 @@ class AcceptRuleFigures:
         s.legend.spacing, s.legend.padding = 0, 4
         s.add_layout(s.legend[0], "below")
         self.share_fig = s
+
+        # the same drawing in the browser, while a slider moves (uikit.browser)
+        p_item, q_item, share_item = s.legend[0].items[:3]
+        self.redraw = browser_redraw(
+            "ch06_accept_rule", region_src=self.region_src, pq_src=self.pq_src, lines_src=self.lines_src,
+            share_src=self.share_src, freq_src=self.freq_src, thr_src=self.thr_src, u_src=self.u_src,
+            u_label=self.u_label, share_range=s.x_range, p_item=p_item, q_item=q_item, share_item=share_item,
+            tokens=list(TOKENS), share_axis=SHARE_AXIS, last_draw_text="", share_note_text="")
 
     def draw_probabilities(self, p_a: float, q_a: float) -> None:
         """p and q of A and B, split into their regions."""
@@ -183,8 +197,8 @@ class AcceptRuleChapter(Chapter):
     def __init__(self, state, **params):
         super().__init__(state, **params)
         self.rng = student_rng(state.seed, state.owner)     # the student's own, reproducible
-        self.p_slider = pn.widgets.FloatSlider.from_param(self.param.p_a, label="p(A) — target", width=250)
-        self.q_slider = pn.widgets.FloatSlider.from_param(self.param.q_a, label="q(A) — draft", width=250)
+        self.p_slider = browser_slider(self.param.p_a, label="p(A) — target", width=250)
+        self.q_slider = browser_slider(self.param.q_a, label="q(A) — draft", width=250)
         self.draw_button = pn.widgets.Button(label="Draw", color="primary", width=120)
         self.draw_many_button = pn.widgets.Button(label="Draw 1000", color="default", width=120)
         self.reset_button = pn.widgets.Button(label="Reset counts", color="light", width=120)
@@ -197,6 +211,8 @@ class AcceptRuleChapter(Chapter):
         self.region_fig, self.u_fig, self.freq_fig = self.figs.region_fig, self.figs.u_fig, self.figs.freq_fig
         self.share_fig = self.figs.share_fig
         self.share_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        redraw_on_move(self.figs.redraw, dict(p_a=self.p_slider, q_a=self.q_slider),
+                       dict(last_draw=self.last_draw, freq_table=self.freq_table, share_note=self.share_note))
         self.param.watch(lambda *e: self._on_probabilities(), ["p_a", "q_a"])
         self._on_probabilities()
 
@@ -278,12 +294,20 @@ class AcceptRuleChapter(Chapter):
                 f"proposed <b>{last['token']}</b>; u = {last['u']:.3f} {rel} min(1, p/q) = "
                 f"{last['threshold']:.3f} → <b>{verdict}</b></p>")
         else:
-            self.last_draw.object = "<p>Press <b>Draw</b>: the draft proposes A or B from q.</p>"
+            self.last_draw.object = NO_DRAW
         self.freq_table.object = frequency_table_html(self.p_a, self.q_a, self.proposed, self.kept, freq, thr)
-        self.share_note.object = share_note_html(self.share_of_a(), int(self.outputs.sum()), self.p_a, self.q_a)
-        self.share_note.object += (f"<p style='color:#44474d'>Your draws use seed "
-                                   f"{student_seed(self.state.seed, self.state.owner)} (your seed setting and "
-                                   "this browser): the same draws again after Reset, other draws for a classmate.</p>")
+        self.share_note.object = (share_note_html(self.share_of_a(), int(self.outputs.sum()), self.p_a, self.q_a)
+                                  + self.seed_note())
+        # what the browser shows while a slider moves: the counts cleared (uikit.browser)
+        texts = dict(last_draw_text=NO_DRAW, share_note_text=share_note_html(None, 0, 0, 0) + self.seed_note())
+        if any(self.figs.redraw.args.get(k) != v for k, v in texts.items()):
+            self.figs.redraw.args = dict(self.figs.redraw.args, **texts)
+
+    def seed_note(self) -> str:
+        """Which seed the student's draws use, under the share of A."""
+        return (f"<p style='color:#44474d'>Your draws use seed {student_seed(self.state.seed, self.state.owner)} "
+                "(your seed setting and this browser): the same draws again after Reset, other draws for a "
+                "classmate.</p>")
 
     # ---- page -------------------------------------------------------------------------------------------
     def body(self):

@@ -58,7 +58,7 @@ class BreakEvenFigures:
     def __init__(self):
         self.curve = ColumnDataSource(dict(alpha=ALPHAS, speedup=ALPHAS * 0))
         self.point = ColumnDataSource(dict(alpha=[0.0], speedup=[0.0]))
-        f = static_figure(height=300, sizing_mode="stretch_width", x_range=(0, 1), y_range=(0, 4),
+        f = static_figure(syncable=False, height=300, sizing_mode="stretch_width", x_range=(0, 1), y_range=(0, 4),
                           title="Speed-up vs α (chosen γ and c)",
                           x_axis_label="α (acceptance rate)", y_axis_label="speed-up ×")
         f.line("alpha", "speedup", source=self.curve, line_width=3, color=palette.TARGET,
@@ -81,7 +81,7 @@ class BreakEvenFigures:
 
         self.bars = ColumnDataSource(dict(gamma=[str(g) for g in GAMMAS], speedup=GAMMAS * 0.0,
                                           color=[palette.MUTED] * len(GAMMAS), hatch=[" "] * len(GAMMAS)))
-        g = static_figure(height=300, sizing_mode="stretch_width", x_range=[str(g) for g in GAMMAS],
+        g = static_figure(syncable=False, height=300, sizing_mode="stretch_width", x_range=[str(g) for g in GAMMAS],
                           title="Speed-up vs γ (chosen α and c) — best γ filled",
                           x_axis_label="γ (draft length)", y_axis_label="speed-up ×", y_range=(0, 4))
         g.vbar(x="gamma", top="speedup", source=self.bars, width=0.8, fill_color="color",
@@ -91,7 +91,7 @@ class BreakEvenFigures:
 
         self.lecture_cost = ColumnDataSource(dict(gamma=GAMMAS, cost=GAMMAS * 0.0))
         self.measured_cost = ColumnDataSource(dict(gamma=[], cost=[]))
-        h = static_figure(height=260, sizing_mode="stretch_width", x_range=(0.5, GAMMA_MAX + 0.5), y_range=(0, 4),
+        h = static_figure(syncable=False, height=260, sizing_mode="stretch_width", x_range=(0.5, GAMMA_MAX + 0.5), y_range=(0, 4),
                           title="Cost of one round (target calls) vs γ, chosen c",
                           x_axis_label="γ (draft length)", y_axis_label="target calls")
         h.line("gamma", "cost", source=self.lecture_cost, line_width=3, color=palette.TARGET,

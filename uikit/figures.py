@@ -18,7 +18,9 @@ from uikit import palette
 
 def static_figure(**kwargs):
     """A Bokeh figure for the lab's pages: no toolbar and no tools. Hidden pan/zoom tools only let a
-    student drag a plot away with no visible reset, and each costs the page models to build."""
+    student drag a plot away with no visible reset, and each costs the page models to build.
+    A figure the browser redraws (uikit.browser) passes `syncable=False`: its size as laid out in the
+    browser (which a redraw may change) is then not sent to the server, which never reads it."""
     return figure(toolbar_location=None, tools="", **kwargs)
 
 

@@ -63,3 +63,28 @@ def test_ch10_try_button_moves_the_sliders_and_the_browser_redraw(page, server):
     page.get_by_text("slower than standard decoding", exact=False).first.wait_for()
     wait_until(lambda: page.evaluate(SLIDER_VALUE, "α") == 0.6 and point_alpha(page) == 0.6,
                message="the sliders and the plot at the question's α")
+
+
+def test_ch06_p_drag_redraws_the_regions_in_the_browser_and_sends_nothing(page, server):
+    frames = Frames(page)
+    open_page(page, server + "?chapter=accept-rule", "Keep a guess as often as the target agrees.")
+    page.get_by_role("button", name="Draw 1000").click()
+    page.get_by_text("Last of 1000 draws", exact=False).wait_for()
+
+    def p_drawn():
+        return [d for d in page.evaluate(BOKEH_SOURCES, ["token", "p", "q"])][0]["p"][0]
+    assert p_drawn() == 0.6
+    before = drag(page, page.locator(".noUi-handle").filter(visible=True).first, 60, frames)   # p(A)
+    p = page.evaluate(SLIDER_VALUE, "p(A)")
+    wait_until(lambda: p_drawn() == p > 0.6 and page.get_by_text("Press Draw", exact=False).first.is_visible(),
+               message="the regions and the cleared counts to follow p(A) during the drag")
+    assert len(frames.sent) == before, f"a drag sent {frames.sent[before:]}"
+    received = len(frames.received)
+    page.mouse.up()
+    # Python's p(A) follows: its frequency table comes back at that p(A), the counts reset
+    wait_until(lambda: page.evaluate("0") == 0 and any(f"&lt;td&gt;{p:.2f}&lt;/td&gt;" in f
+                                                       for f in frames.received[received:]),
+               message="Python's table at the released p(A)")
+    page.get_by_role("button", name="Draw", exact=True).click()
+    page.get_by_text("the draft proposed", exact=False).first.wait_for()
+    assert p_drawn() == p

@@ -9,6 +9,7 @@ import subprocess
 import numpy as np
 import pytest
 
+from chapters.ch06_accept_rule import AcceptRuleChapter
 from chapters.ch10_breakeven import BreakEvenChapter, browser_profile
 from lab import analytic, breakeven
 from lab.display import regions
@@ -195,3 +196,40 @@ def test_chapter_10_browser_redraw_draws_what_python_draws(make_chapter, with_pr
         for prop in ("text", "text_align", "x_offset"):
             assert st["break_label"][prop] == getattr(figs.break_label, prop), prop
         assert close([st["break_label"]["x"], st["break_label"]["y"]], [figs.break_label.x, figs.break_label.y])
+
+
+def test_chapter_6_browser_redraw_draws_what_python_draws(make_chapter):
+    ch = make_chapter(AcceptRuleChapter)
+    ch.draw(50)                                     # counts the browser's redraw clears, as Python does
+    figs = ch.figs
+    args = {}
+    for name, value in figs.redraw.args.items():
+        if hasattr(value, "data"):
+            args[name] = {"__model__": True, "state": {"data": {k: list(v) for k, v in value.data.items()}}}
+        elif name == "share_range":
+            args[name] = _model(value, "end")
+        elif name.endswith("_item"):
+            args[name] = _model(value, "visible")
+        elif name == "u_label":
+            args[name] = _model(value, "text")
+        else:
+            args[name] = value
+    points = [(p, q) for p in (0.0, 0.3, 0.6, 0.8, 1.0) for q in (0.01, 0.3, 0.6, 0.8, 0.99)]
+    out = node(RUN_REDRAW, {"code": figs.redraw.code, "args": args, "panes": ["last_draw", "freq_table", "share_note"],
+                            "calls": [dict(p_a=p, q_a=q) for p, q in points]})
+    for (p, q), got in zip(points, out):
+        ch.param.update(p_a=p, q_a=q)                # Python: new p and q, the counts reset
+        st = got["state"]
+        assert got["html"] == dict(table=ch.freq_table.object, last_draw=ch.last_draw.object,
+                                   share_note=ch.share_note.object), (p, q)
+        for src in ("region_src", "pq_src", "lines_src", "freq_src", "thr_src", "u_src", "share_src"):
+            want = getattr(figs, src).data
+            for col, values in want.items():
+                got_col = st[src]["data"][col]
+                assert (got_col == list(values)) if col in ("token", "color") else close(got_col, list(values)), \
+                    (src, col, p, q)
+        legend = figs.share_fig.legend[0].items
+        assert st["p_item"]["label"]["value"] == legend[0].label.value
+        assert st["q_item"]["label"]["value"] == legend[1].label.value
+        assert st["share_item"]["visible"] == legend[2].visible is False
+        assert st["share_range"]["end"] == figs.share_fig.x_range.end and st["u_label"]["text"] == figs.u_label.text
