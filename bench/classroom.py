@@ -1,14 +1,18 @@
 """A simulated class against one served lab on loopback, bounded in count and time.
 
     python bench/classroom.py [--students 40] [--classes N] [--clients ws|browser] [--tiny] [--soak SECONDS]
-                              [--no-poll] [--app-dir OTHER_CHECKOUT]
+                              [--no-poll] [--app-dir OTHER_CHECKOUT] [--procs N] [--browser-drags N]
 
-Starts `panel serve app.py` (the embedded pair, or the tiny pair with --tiny), sends one student
+Starts `panel serve app.py` (the embedded pair, or the tiny pair with --tiny; with --procs N, that
+many server processes sharing the class's store: `--num-procs N --setup shell/start.py`), sends one student
 through the lesson and waits for the server's start-up warm-up to finish (a lecturer starts the
 server before the class comes in), then runs the students, joining a second apart, each running a
 scripted lesson: open chapter 10 and move the α/γ/c sliders, answer its predict question, open
 chapter 4 and run rounds. Prints per-interaction p50/p95 latency, errors and the server's memory.
 "Open chapter N" runs from the page's HTTP request until its last section (the takeaway) arrived.
+While each class runs, one headless chromium page drags chapter 10's α slider with the mouse
+(--browser-drags, dragprobe.py): each pointer move timed in the page until its read-outs show the
+redrawn result, and the websocket frames the page sent while dragging counted.
 
 The class poll: a lecturer page (the lecturer token) watches the poll. Once every student of a class
 is on chapter 10 the question opens and each answers within --poll-window seconds; every fourth
@@ -39,9 +43,12 @@ import asyncio
 import time
 from pathlib import Path
 
+from dragprobe import DragProbe
 from lessons import CHROMIUM_ARGS, PollPhase, browser_lesson, ws_lesson
 from recorder import Recorder, report_server_log
 from wsclient import SERVER_LOG, free_port, server_rss, start_server, stop_server, wait_for_warm_up
+
+MAX_STUDENTS = 200      # a lecture hall; each websocket student is a few coroutines of this process
 
 
 async def run_soak(args, lesson, server, rec: Recorder, peak: int) -> int:
@@ -79,13 +86,23 @@ async def run_classes(args, lesson, base: str, server, rec: Recorder, peak: int)
                 if args.clients == "ws" and not args.no_poll else None)
         if poll is not None:
             await poll.watch(base)
-        for i in range(args.students):           # join a second apart
+        probe, stop, dragging = None, asyncio.Event(), None
+        if args.browser_drags:                   # a real browser dragging α while the class runs
+            probe = DragProbe(base)
+            await probe.open()
+            dragging = asyncio.create_task(probe.run(one, stop, args.browser_drags))
+        for i in range(args.students):           # join a join interval apart
             tasks.append(asyncio.create_task(lesson(one, i, args.rounds, args.drags, poll)))
             await asyncio.sleep(args.join_interval)
             peak = max(peak, server_rss(server))
         while not all(t.done() for t in tasks):
             peak = max(peak, server_rss(server))
             await asyncio.sleep(0.5)
+        if probe is not None:
+            stop.set()
+            await dragging
+            print("\n" + probe.summary())
+            await probe.close()
         if poll is not None:
             await asyncio.sleep(2)                # the last votes' updates
             for x in poll.latencies():
@@ -109,7 +126,7 @@ async def run_classes(args, lesson, base: str, server, rec: Recorder, peak: int)
 async def run(args):
     """Serve the lab, warm it up with one student, run the soak or the classes, print the report."""
     port = args.port or free_port()
-    server = start_server(port, args.tiny, args.app_dir)
+    server = start_server(port, args.tiny, args.app_dir, args.procs)
     base = f"http://127.0.0.1:{port}/app"
     rec = Recorder()
     pw = browser = None
@@ -129,12 +146,13 @@ async def run(args):
         await lesson(warm, -1, rounds=1, drags=1)
         if warm.errors:
             print("warm-up student:", warm.errors[0])
-        waited = wait_for_warm_up(args.app_dir)     # the server's own warm-up, before the class comes in
+        waited = wait_for_warm_up(args.app_dir, procs=args.procs)     # the server's own warm-up, before the class comes in
         if waited is not None:
             print(f"waited {waited:.0f} s more for the server's warm-up (shell/warmup.py) to finish")
         rss_start = server_rss(server)
-        print(f"{args.students} {args.clients} students; server memory after warm-up: {rss_start / 2**20:.0f} MiB",
-              flush=True)
+        print(f"{args.students} {args.clients} students joining {1 / args.join_interval:g} a second, "
+              f"{args.procs} server {'process' if args.procs == 1 else 'processes'}; server memory after "
+              f"warm-up: {rss_start / 2**20:.0f} MiB", flush=True)
         peak = rss_start
         if args.soak:
             peak = await run_soak(args, lesson, server, rec, peak)
@@ -167,9 +185,14 @@ def main():
                     help="seconds within which the class answers once the question opens")
     ap.add_argument("--no-poll", action="store_true", help="no class poll: each student answers on their own")
     ap.add_argument("--app-dir", type=Path, help="serve the app.py of another checkout (same client, to compare code)")
+    ap.add_argument("--procs", type=int, default=1, help="server processes (panel serve --num-procs)")
+    ap.add_argument("--browser-drags", type=int, default=20,
+                    help="α drags in one chromium page while each class runs (0: none)")
     args = ap.parse_args()
-    if not 1 <= args.students <= 60 or args.soak > 3600 or not 1 <= args.classes <= 10:
-        raise SystemExit("--students must be 1–60, --classes 1–10 and --soak at most 3600 seconds")
+    if not 1 <= args.students <= MAX_STUDENTS or args.soak > 3600 or not 1 <= args.classes <= 10 \
+            or not 1 <= args.procs <= 8 or not 0 <= args.browser_drags <= 200 or not 0.05 <= args.join_interval <= 60:
+        raise SystemExit(f"--students must be 1–{MAX_STUDENTS}, --classes 1–10, --procs 1–8, --browser-drags 0–200, "
+                         "--join-interval 0.05–60 s and --soak at most 3600 seconds")
     asyncio.run(run(args))
 
 

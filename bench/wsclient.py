@@ -1,5 +1,5 @@
-"""Plumbing for benches that drive a served lab on loopback: start and stop `panel serve app.py`,
-its memory, and `PageSession`, a page that speaks Bokeh's websocket protocol as a browser does
+"""Plumbing for benches that drive a served lab on loopback: start and stop `panel serve app.py`
+(one process, or several with `--num-procs`), its memory, and `PageSession`, a page that speaks Bokeh's websocket protocol as a browser does
 (with `click` and `changed` to build and recognise its messages).
 
 All traffic stays on 127.0.0.1; every wait is bounded.
@@ -7,6 +7,7 @@ All traffic stays on 127.0.0.1; every wait is bounded.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import os
@@ -36,19 +37,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int, tiny: bool, app_dir: Path | None = None) -> subprocess.Popen:
+def start_server(port: int, tiny: bool, app_dir: Path | None = None, procs: int = 1) -> subprocess.Popen:
     """Serve app.py (this project's, or the one in `app_dir`: another checkout, to compare) on
     127.0.0.1:`port` (the tiny pair if `tiny`) with the lecturer token, its log in SERVER_LOG;
-    return once it answers."""
+    return once it answers. `procs` > 1: that many processes (`--num-procs`, each loading the pair
+    at start through `--setup shell/start.py`), sharing the class's store in the cache folder."""
     env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", SPECLAB_LECTURER_TOKEN=LECTURER_TOKEN)
+    env.pop("SPECLAB_STORE", None)
     if tiny:
         env["SPECLAB_PAIR"] = "tiny"
-    # The server's log goes to a file: a pipe nobody reads fills up and then blocks the server.
+    several = ["--num-procs", str(procs), "--setup", "shell/start.py"] if procs > 1 else []
+    # The server's log goes to a file: a pipe nobody reads fills up and then blocks the server. Its own
+    # session: stopping it stops the processes it forked too.
     with open(SERVER_LOG, "w") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "panel", "serve", "app.py", "--port", str(port), "--address", "127.0.0.1",
-             f"--allow-websocket-origin=127.0.0.1:{port}"],
-            cwd=app_dir or ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
+             f"--allow-websocket-origin=127.0.0.1:{port}", *several],
+            cwd=app_dir or ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
     deadline = time.time() + 600
     while time.time() < deadline:
         try:
@@ -60,34 +65,42 @@ def start_server(port: int, tiny: bool, app_dir: Path | None = None) -> subproce
     raise SystemExit("the server did not answer within 10 minutes")
 
 
-def wait_for_warm_up(app_dir: Path | None = None, timeout: float = 600) -> float | None:
+def wait_for_warm_up(app_dir: Path | None = None, timeout: float = 600, procs: int = 1) -> float | None:
     """Wait until the served lab says its start-up warm-up is done (shell/warmup.py logs "warm-up: …
-    ready"), as a lecturer starts the server before the class arrives; seconds waited, or None for
-    code without a warm-up (another checkout's)."""
+    ready", once per serving process), as a lecturer starts the server before the class arrives;
+    seconds waited, or None for code without a warm-up (another checkout's)."""
     if not ((app_dir or ROOT) / "shell" / "warmup.py").exists():
         return None
     start = time.time()
     while time.time() - start < timeout:
-        if re.search(r"warm-up: .* ready", SERVER_LOG.read_text(errors="replace")):
+        if len(re.findall(r"warm-up: .* ready", SERVER_LOG.read_text(errors="replace"))) >= procs:
             return time.time() - start
         time.sleep(1)
     raise SystemExit(f"the server's warm-up did not finish within {timeout:.0f} s")
 
 
 def stop_server(proc: subprocess.Popen) -> None:
-    """Ask the server to stop; kill it after 20 s."""
-    proc.terminate()
+    """Ask the server (and every process it forked) to stop; kill them after 20 s."""
+    import signal
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
     try:
         proc.wait(timeout=20)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
 
 
 def server_rss(proc: subprocess.Popen) -> int:
-    """The resident memory of the server and its children, in bytes."""
+    """The resident memory of the server and its children, in bytes (summed: pages the forked
+    processes share are counted in each, so with several processes this is an upper bound)."""
     p = psutil.Process(proc.pid)
-    return p.memory_info().rss + sum(c.memory_info().rss for c in p.children(recursive=True))
+    total = p.memory_info().rss
+    for child in p.children(recursive=True):
+        with contextlib.suppress(psutil.Error):     # a child that exits meanwhile
+            total += child.memory_info().rss
+    return total
 
 
 class PageSession:

@@ -192,11 +192,24 @@ def _reload(location) -> None:
 CLASSROOM = Classroom(CLASS)
 
 
+def stylesheets_from_here(doc) -> None:
+    """Panel's stylesheets of this page come from this server, never the CDN (the lab is offline).
+
+    Panel tells a page's models where its stylesheets are (the document's "dist_url" template
+    variable) when it serves the page's HTML. With several processes (`--num-procs`), the browser's
+    websocket may reach another process than its HTML did, which then makes the session afresh
+    without that variable: its models would name the CDN. Set first, every model gets this server's."""
+    from panel.io.resources import LOCAL_DIST
+    doc.template_variables.setdefault("dist_url", f"{pn.state.rel_path}/{LOCAL_DIST}" if pn.state.rel_path
+                                      else LOCAL_DIST)
+
+
 def join_classroom() -> tuple[str | None, object]:
     """Register this session with the classroom; its model work and entry go when it closes."""
     doc = pn.state.curdoc
     if not served():             # built outside a server (tests): nothing to register
         return None, doc
+    stylesheets_from_here(doc)
     context = doc.session_context
     CLASSROOM.join(context.id, doc, pn.state.location)
     pn.state.on_session_destroyed(lambda ctx: CLASSROOM.leave(ctx.id))

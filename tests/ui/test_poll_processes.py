@@ -59,7 +59,8 @@ def test_votes_in_one_process_reach_the_lecturer_in_another(two_servers, browser
 def test_num_procs_forks_processes_that_share_the_class(tmp_path, browser):
     """`panel serve --num-procs 2 --setup shell/start.py`: two processes, each loading the pair after
     the fork with one torch thread of the two cores, one class store in the cache folder; a vote
-    reaches the lecturer whichever process serves each page."""
+    reaches the lecturer whichever process serves each page, and a page whose websocket reached
+    the other process than its HTML still takes everything from this server (offline)."""
     port = _free_port()
     env = {**os.environ, "SPECLAB_PAIR": "tiny", "SPECLAB_LECTURER_TOKEN": LECTURER_TOKEN,
            "SPECLAB_CACHE": str(tmp_path / "cache"), "PYTHONUNBUFFERED": "1"}
@@ -82,10 +83,16 @@ def test_num_procs_forks_processes_that_share_the_class(tmp_path, browser):
         wait_until(lambda: urllib.request.urlopen(url, timeout=5).status == 200, message="the server to answer")
         contexts = [browser.new_context(viewport={"width": 1280, "height": 720}) for _ in range(2)]
         lecturer, student = (c.new_page() for c in contexts)
+        outside, errors = [], []
         for pg in (lecturer, student):
             pg.set_default_timeout(60000)
+            pg.on("request", lambda r: r.url.startswith(("http:", "https:")) and not r.url.startswith(url[:-4])
+                  and outside.append(r.url))
+            pg.on("console", lambda m: m.type == "error" and errors.append(m.text[:300]))
         open_page(lecturer, url + f"?chapter=checking&lecturer={LECTURER_TOKEN}", "Class poll")
-        open_page(student, url + "?chapter=checking", QUESTION)
+        for _ in range(4):                  # the kernel hands each connection to either process
+            open_page(student, url + "?chapter=checking", QUESTION)
+        assert outside == [] and errors == [], (outside[:3], errors[:3])
         answer(student, "5")
         wait_until(lambda: lecturer_status(lecturer).startswith("1 of 1 browser here has answered"),
                    message="the vote on the lecturer's view")
