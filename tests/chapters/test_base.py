@@ -1,4 +1,5 @@
 """What every chapter does: model work that fails is one sentence, and the page stays usable."""
+from tests.helpers import until
 
 
 def test_a_failing_model_call_is_one_sentence_and_the_page_stays_usable(state):
@@ -34,12 +35,12 @@ def test_a_refused_request_is_one_sentence_and_its_button_waits_before_it_comes_
         with button_disabled(button):
             start = time.perf_counter()
             task = asyncio.ensure_future(ch.run_model(abs, -1))
-            await asyncio.sleep(0.1)
-            seen.append((button.disabled, ch.problem.object))    # refused at once, still disabled
+            await until(lambda: ch.problem.object, message="the refusal's sentence")
+            seen.append((button.disabled, task.done(), ch.problem.object))   # said at once, still disabled
             return await task, time.perf_counter() - start
     got, seconds = asyncio.run(press())
     assert got is None and seconds >= 0.3 and not button.disabled
-    assert seen[0][0] and "Still working on your earlier requests" in seen[0][1]
+    assert seen[0][0] and not seen[0][1] and "Still working on your earlier requests" in seen[0][2]
 
 
 def _bar_chapter(presets: bool):
@@ -62,14 +63,7 @@ def _bar_chapter(presets: bool):
 
 def _settle(chapter, before):
     """Wait (on the event loop) until the chapter has redone its result."""
-    import asyncio
-
-    async def wait():
-        for _ in range(200):
-            if chapter.result is not before:
-                return
-            await asyncio.sleep(0.05)
-    return wait()
+    return until(lambda: chapter.result is not before, message="the chapter to redo its result")
 
 
 def test_a_chapter_with_presets_shows_the_bar_and_a_click_redoes_its_result(make_chapter, state):

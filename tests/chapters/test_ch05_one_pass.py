@@ -6,8 +6,9 @@ import pytest
 from chapters.ch05_one_pass import OnePassChapter
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def chapter(make_chapter):
+    """A loaded page of its own for each test (the tests step, select and change it)."""
     return make_chapter(OnePassChapter, load=True)
 
 

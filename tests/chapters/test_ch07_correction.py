@@ -5,10 +5,12 @@ import pytest
 
 from chapters.ch07_correction import CorrectionChapter
 from lab import montecarlo as mc
+from tests.helpers import until
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def chapter(make_chapter):
+    """A loaded page of its own for each test (the tests step, select and change it)."""
     return make_chapter(CorrectionChapter, load=True)
 
 
@@ -72,10 +74,7 @@ def test_typing_a_context_and_pressing_enter_loads_it(make_chapter):
 
     async def go():
         ch.context.value = "a big dog sat under the"
-        for _ in range(100):
-            await asyncio.sleep(0.05)
-            if ch.p is not None:
-                return
+        await until(lambda: ch.p is not None, message="the typed context to load")
     asyncio.run(go())
     assert ch.p is not None and "rejected" in ch.settings_note.object
 

@@ -3,11 +3,12 @@ import asyncio
 import pytest
 
 from chapters.ch08_full_round import FullRoundChapter, round_steps
-from tests.helpers import step_to_end
+from tests.helpers import step_to_end, until
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def chapter(make_chapter):
+    """A loaded page of its own for each test (the tests step, select and change it)."""
     return make_chapter(FullRoundChapter, load=True)
 
 
@@ -60,9 +61,16 @@ def test_rejection_drops_later_drafts_and_corrects(chapter):
     assert "residual" in chapter.explain.object
 
 
-def test_predict_card(chapter):
+def test_the_verdict_waits_for_a_round_keeping_every_draft(chapter):
     chapter.predict.commit(5)
-    step_to_end(chapter)
+    for r in chapter.generation.rounds:
+        step_to_end(chapter)
+        if r.gamma and r.n_accepted == r.gamma:
+            break
+        assert chapter.predict.correct is None          # not judged on a round that rejected a draft
+        asyncio.run(chapter.next_round())
+    else:
+        pytest.fail("no round of the default generation keeps every draft")
     assert chapter.predict.correct is True
 
 
@@ -73,10 +81,8 @@ def test_new_session_settings_bring_new_rounds(make_chapter, state):
         await ch.load()
         first = ch.generation
         state.prompt = "the dog ran in the park"
-        for _ in range(100):                      # the watcher reloads on the event loop
-            await asyncio.sleep(0.05)
-            if ch.generation is not None and ch.generation is not first:
-                break
+        await until(lambda: ch.generation is not None and ch.generation is not first,
+                    message="the watcher to reload on the event loop")
         return first
     first = asyncio.run(go())
     assert ch.generation is not first

@@ -6,8 +6,9 @@ from chapters.ch09_code import CODE, CodeChapter, code_events, code_lines
 from tests.helpers import step_to_end
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def chapter(make_chapter):
+    """A loaded page of its own for each test (the tests step, select and change it)."""
     return make_chapter(CodeChapter, load=True)
 
 

@@ -2,6 +2,7 @@
 import asyncio
 import concurrent.futures
 
+from tests.helpers import until
 from uikit.progress import TimeLeft, time_left_text
 
 
@@ -24,8 +25,8 @@ def test_shown_only_while_running_and_refreshed_from_the_clock():
             assert left.__panel__().visible and left.bar.active and "Estimating" in left.text.object
             left.set_estimate(20)
             now[0] += 5
-            await asyncio.sleep(0.05)                  # a few ticks
-            assert left.bar.value == 25 and "About 15 s left" in left.text.object and not left.bar.active
+            await until(lambda: left.bar.value == 25, message="the bar to tick")   # every `period` s
+            assert "About 15 s left" in left.text.object and not left.bar.active
     with concurrent.futures.ThreadPoolExecutor(1) as pool:   # a loop of its own (a browser test's may be running here)
         pool.submit(asyncio.run, work()).result()
     assert not left.__panel__().visible
