@@ -82,6 +82,37 @@ class PredictCard(pn.viewable.Viewer):
     def correct_answer(self):
         return self.answer() if callable(self.answer) else self.answer
 
+    # Read-only views of what the card shows (the widgets stay the card's own).
+    @property
+    def verdict_text(self) -> str:
+        """The line under the answers (HTML): what to do next, what was said, or right or wrong."""
+        return self._verdict.object
+
+    @property
+    def notice_text(self) -> str:
+        """The one-sentence notice (HTML) about the last answer pressed, or ""."""
+        return self._notice.object
+
+    @property
+    def buttons(self) -> tuple[pn.widgets.Button, ...]:
+        """The choice buttons (none on a number card)."""
+        return tuple(self._buttons)
+
+    @property
+    def number_box(self) -> pn.widgets.IntInput | None:
+        """A number card's answer box (None on a choice card)."""
+        return self._number if self.kind == "number" else None
+
+    @property
+    def lock_button(self) -> pn.widgets.Button | None:
+        """A number card's "Lock in my answer" button (None on a choice card)."""
+        return self._lock if self.kind == "number" else None
+
+    @property
+    def class_answers(self) -> ClassAnswers:
+        """The class's histogram beside the verdict (`view`, and its `chart` once shown)."""
+        return self._answers
+
     @property
     def locked(self) -> bool:
         """No more changes: the verdict is on screen, or the class's answers are revealed."""

@@ -61,7 +61,7 @@ def test_the_policies_change_how_much_is_drafted_not_what_is_written(chapter):
 def test_the_verdict_waits_for_the_edit_prompt(chapter):
     chapter.predict.commit(GUESSERS["hybrid"])
     measured(chapter)                              # the default prompt is not the question's
-    assert not chapter.predict.ready and "✓" not in chapter.predict._verdict.object
+    assert not chapter.predict.ready and "✓" not in chapter.predict.verdict_text
     chapter.state.prompt = preset_by_key("edit").prompt
     measured(chapter)
     assert chapter.predict.ready
@@ -69,7 +69,7 @@ def test_the_verdict_waits_for_the_edit_prompt(chapter):
     assert chapter.predict.correct_answer() == truth
     assert chapter.predict.correct is (truth == GUESSERS["hybrid"])
     calls = {r.drafting.key: r.target_calls for r in chapter.edit_rows}
-    assert f"Prompt lookup {calls['lookup']}" in chapter.predict._verdict.object
+    assert f"Prompt lookup {calls['lookup']}" in chapter.predict.verdict_text
 
 
 def test_sampling_says_same_distribution_instead_of_same_tokens(chapter):
@@ -80,21 +80,30 @@ def test_sampling_says_same_distribution_instead_of_same_tokens(chapter):
     assert chapter.state.settings == SamplingSettings(1.0)
 
 
-def test_a_changed_prompt_clears_the_table(chapter):
-    measured(chapter)
-    assert chapter.rows
-    chapter.state.prompt = "the dog ran in the park"
-    again = []
+def test_a_changed_prompt_clears_the_table_then_measures_the_new_one(chapter):
+    old = measured(chapter)
+    assert chapter.table.object and chapter.summary.object and len(chapter.bars.source.data["speedup"]) == 6
+    seen = []                                      # the page each time its summary line changes
 
-    async def measure():                           # the hook measures again: record it, measure later
-        again.append(chapter.table.object)
-    real, chapter.measure = chapter.measure, measure
+    def snapshot(event):
+        seen.append((chapter.table.object, list(chapter.bars.source.data["speedup"]), list(chapter.rows)))
+    chapter.summary.param.watch(snapshot, "object")
+    chapter.state.prompt = "the dog ran in the park"
     asyncio.run(chapter.on_settings_changed({"prompt"}))       # what a served page runs on the change
-    assert chapter.rows == [] and again == [""] and chapter.summary.object == ""
-    chapter.measure = real
-    measured(chapter)
-    assert chapter.plain.prompt_ids == chapter.state.prompt_ids()
-    assert len(chapter.rows) == len(cheaper.DRAFTINGS)
+    assert seen[0] == ("", [], [])                 # first the old table, bars and summary went
+    new_ids = chapter.state.prompt_ids()
+    assert chapter.plain.prompt_ids == new_ids and len(chapter.rows) == len(cheaper.DRAFTINGS)
+    assert all(r.outcome.spec.prompt_ids == new_ids for r in chapter.rows)
+    assert chapter.rows is not old and chapter.summary.object
+    assert list(chapter.bars.source.data["speedup"]) == [r.speedup for r in chapter.rows]
+    for row in chapter.rows:
+        assert f"<span class='target-calls'>{row.target_calls}</span> calls" in chapter.table.object
+
+
+def test_a_change_before_anything_was_measured_measures_nothing(chapter):
+    chapter.state.prompt = "the dog ran in the park"
+    asyncio.run(chapter.on_settings_changed({"prompt"}))
+    assert chapter.rows == [] and chapter.table.object == "" and chapter.plain is None
 
 
 def test_an_empty_prompt_is_one_sentence(chapter):

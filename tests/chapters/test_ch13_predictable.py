@@ -42,7 +42,7 @@ def test_the_verdict_shows_after_the_measurement_and_names_the_highest_alpha(cha
     best = max(kinds, key=lambda r: r.alpha)
     assert chapter.predict.ready and chapter.predict.correct_answer() == best.label
     assert chapter.predict.correct is (best.label == "JSON")
-    assert f"{best.label} {best.alpha:.2f}" in chapter.predict._verdict.object
+    assert f"{best.label} {best.alpha:.2f}" in chapter.predict.verdict_text
 
 
 def test_a_class_shares_one_measurement_per_server(chapter, make_chapter):

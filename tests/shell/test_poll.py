@@ -183,7 +183,7 @@ def test_students_card_and_lecturer_say_the_same_count(make_store, state):
         card.commit(choice)
     ballots[2].close()                                              # c leaves after answering
     store.reveal(3)
-    caption = cards[0]._answers.chart.words.object
+    caption = cards[0].class_answers.chart.words.object
     expected = "2 of 2 browsers here have answered · 1 answer from a browser that has left"
     assert expected in caption and expected in view.questions[3].status.object
 
@@ -196,32 +196,32 @@ def test_card_votes_changes_its_vote_and_shows_the_class_on_reveal(make_store, s
     other = PredictCard(state, 3, "How many calls?", choices=["1", "5"], answer="1", ballot=theirs)
     card.commit("5")
     other.commit("5")
-    assert store.tally(3).counts == (0, 2) and "change your answer" in card._verdict.object
+    assert store.tally(3).counts == (0, 2) and "change your answer" in card.verdict_text
     card.commit("1")                                         # before the reveal: replaces the vote
     assert store.tally(3).counts == (1, 1) and card.committed == "1"
-    assert not card._answers.view.visible
+    assert not card.class_answers.view.visible
     store.reveal(3)
-    assert card.class_revealed and card._answers.view.visible and card.locked
-    assert all(b.disabled for b in card._buttons)
-    assert "✓ Right." in card._verdict.object                # the static answer is computed at once
-    assert "1 (50%) · you ✓" in card._answers.chart.source.data["label"][0]
-    assert "your answer" in card._answers.chart.words.object
+    assert card.class_revealed and card.class_answers.view.visible and card.locked
+    assert all(b.disabled for b in card.buttons)
+    assert "✓ Right." in card.verdict_text                # the static answer is computed at once
+    assert "1 (50%) · you ✓" in card.class_answers.chart.source.data["label"][0]
+    assert "your answer" in card.class_answers.chart.words.object
     card.commit("5")                                         # locked now
     assert store.tally(3).counts == (1, 1) and card.committed == "1"
     store.reset(3)
-    assert not card.class_revealed and not card.locked and "press your answer again" in card._notice.object
+    assert not card.class_revealed and not card.locked and "press your answer again" in card.notice_text
 
 
 def test_card_refuses_a_crafted_number_in_one_sentence(make_store, state):
     store = make_store()
     card = PredictCard(state, 2, "How many?", answer=lambda: 7, bounds=(0, 20), ballot=Ballot(store, "me"))
-    card._number.value = 10 ** 9                             # what a crafted message could send
-    card._lock.clicks += 1
-    assert card.committed is None and "from 0 to 20" in card._notice.object
+    card.number_box.value = 10 ** 9                             # what a crafted message could send
+    card.lock_button.clicks += 1
+    assert card.committed is None and "from 0 to 20" in card.notice_text
     assert store.tally(2).answered == 0
-    card._number.value = 9
-    card._lock.clicks += 1
-    assert card.committed == 9 and card._notice.object == "" and store.tally(2).counts[9] == 1
+    card.number_box.value = 9
+    card.lock_button.clicks += 1
+    assert card.committed == 9 and card.notice_text == "" and store.tally(2).counts[9] == 1
 
 
 def test_live_answer_waits_for_the_run_on_reveal(make_store, state):
@@ -229,19 +229,19 @@ def test_live_answer_waits_for_the_run_on_reveal(make_store, state):
     card = PredictCard(state, 2, "How many?", answer=lambda: 7, bounds=(0, 20), ballot=Ballot(store, "me"))
     card.commit(9)
     store.reveal(2)
-    assert "run the experiment below" in card._verdict.object and card._answers.view.visible
+    assert "run the experiment below" in card.verdict_text and card.class_answers.view.visible
     card.reveal()
-    assert "Not quite" in card._verdict.object
+    assert "Not quite" in card.verdict_text
 
 
 def test_projected_card_shows_votes_as_they_arrive(make_store, state):
     store = make_store()
     card = PredictCard(state, 4, "Whose?", choices=["x", "y"], answer="x", ballot=Ballot(store, "projector"))
     card.projected()
-    assert card._answers.view.visible
+    assert card.class_answers.view.visible
     store.vote(4, "s1", "y")
     store.vote(4, "s2", "y")
-    assert card._answers.chart.source.data["n"] == [0, 2] and "so far" in card._answers.chart.words.object
+    assert card.class_answers.chart.source.data["n"] == [0, 2] and "so far" in card.class_answers.chart.words.object
 
 
 def test_lecturer_view_follows_the_store(make_store):
