@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 
 import panel as pn
-from bokeh.models import GlyphRenderer
+from bokeh.models import (AllIndices, AllLabels, BasicTicker, BasicTickFormatter, CategoricalTicker,
+                          CategoricalTickFormatter, GlyphRenderer, UnionRenderers)
 from bokeh.plotting import figure
 from bokeh.transform import dodge
 
@@ -70,6 +71,7 @@ def finish_figures(view, floor: dict = PAGE_TYPE) -> None:
     browser ("auto"). Bokeh's glyph methods build both copies of each glyph on the server; the lab's
     figures have no selection tools and no legends that mute, so the copies only add models for every
     page to build, send and walk (chapter 10: 16 of its ~190)."""
+    shared = {}
     for pane in view.select(pn.pane.Bokeh):
         if pane.object is None:
             continue
@@ -78,6 +80,39 @@ def finish_figures(view, floor: dict = PAGE_TYPE) -> None:
         for renderer in getattr(pane.object, "renderers", ()):
             if isinstance(renderer, GlyphRenderer):
                 renderer.update(nonselection_glyph="auto", muted_glyph="auto")
+        share_stateless(pane.object, shared)
+
+
+# Models that hold no state of their own in the browser: one of each (with the same settings) serves
+# every figure of a page, and each copy saved is a model less to build, send and walk.
+STATELESS = (BasicTicker, BasicTickFormatter, CategoricalTicker, CategoricalTickFormatter, AllLabels)
+
+
+def _key(model) -> tuple:
+    return type(model), tuple(sorted((k, repr(v)) for k, v in model.properties_with_values(include_defaults=False)
+                                     .items() if k != "id"))
+
+
+def share_stateless(fig, shared: dict) -> None:
+    """Replace `fig`'s tickers, tick formatters and label policies, its sources' selection policies
+    and its views' filters by the page's one copy of each (`shared`: settings -> model)."""
+    def one(model):
+        return shared.setdefault(_key(model), model)
+    if not hasattr(fig, "renderers"):
+        return
+    for axis in (*fig.xaxis, *fig.yaxis):
+        axis.update(ticker=one(axis.ticker), formatter=one(axis.formatter),
+                    major_label_policy=one(axis.major_label_policy))
+    for grid in fig.grid:
+        if not isinstance(grid.ticker, (str, type(None))):
+            grid.ticker = one(grid.ticker)
+    for renderer in fig.renderers:
+        if isinstance(renderer, GlyphRenderer):
+            source = renderer.data_source
+            if isinstance(getattr(source, "selection_policy", None), UnionRenderers):
+                source.selection_policy = one(source.selection_policy)
+            if isinstance(renderer.view.filter, AllIndices):
+                renderer.view.filter = one(renderer.view.filter)
 
 
 def region_bars(fig, regions_source, lines_source, labels: tuple[str, str, str], width: float = 0.7,
