@@ -23,6 +23,8 @@ import pytest
 INTERNALS = [
     ("panel.reactive.Syncable._debounce", "instance attribute", "uikit/pacing.live_slider, uikit/browser"),
     ("panel.reactive.Syncable._process_events", ["self", "events"], "uikit/pacing.before_browser_values"),
+    ("panel.reactive.Syncable._process_param_change", ["self", "params"],
+     "uikit/browser (its sliders' models made unsynced)"),
     ("panel.reactive.Syncable._server_event", ["self", "doc", "event"], "uikit/pacing.drop_events"),
     ("bokeh.server.session.ServerSession._pending_writes", "instance attribute", "uikit/pacing.in_document"),
     ("bokeh.server.session.ServerSession._handle_patch", ["self", "message", "connection"],
