@@ -1,16 +1,29 @@
 """Chapters 1–4 in a browser: answer the predict question, use the main control, see the result."""
 from tests.ui.conftest import open_page, wait_until
 
+# The race figure's "done" labels (drawn on its canvas, so not in the page's text), read from the
+# browser's Bokeh documents: [text, visible] of each, sorted.
+DONE_LABELS = """() => {
+  const out = [];
+  for (const doc of Bokeh.documents)
+    for (const m of doc.all_models)
+      if (typeof m.text === "string" && m.text.endsWith("model done")) out.push([m.text, m.visible]);
+  return out.sort();
+}"""
+
 
 def test_ch01_write_races_both_models(page, server, shot):
     open_page(page, server + "?chapter=dilemma", "Good is slow. Fast is sloppy.")
+    wait_until(lambda: page.evaluate(DONE_LABELS) == [["big model done", False], ["small model done", False]],
+               message="the race figure with its 'done' labels hidden")
     page.get_by_role("button", name="Each word is computed from the words before it", exact=False).click()
     page.get_by_text("You said", exact=False).first.wait_for()
     page.get_by_role("button", name="✎ Write").click()
     page.get_by_text("The small model finished in", exact=False).wait_for(timeout=60000)
     page.get_by_text("✓ Right.", exact=False).wait_for()
     assert page.get_by_text("asks for reduced motion", exact=False).count() == 0   # it was replayed
-    assert page.get_by_text("small model done").count() >= 0   # drawn on the canvas
+    wait_until(lambda: page.evaluate(DONE_LABELS) == [["big model done", True], ["small model done", True]],
+               message="both 'done' labels shown on the race figure")
     shot(page, "ch01-after-write", page.get_by_text("The small model finished in", exact=False))
 
 
