@@ -58,6 +58,10 @@ class Chapter(pn.viewable.Viewer):
     title: str = ""         # the headline, e.g. "Good is slow. Fast is sloppy."
     intro: str = ""         # one short paragraph under the headline (markdown)
     takeaway: str = ""      # one sentence
+    # The attributes of this chapter's object the guided tour's steps show by name (shell/tour_steps.py),
+    # besides every chapter's "predict", "takeaway", "body" and "busy": declared here, beside the
+    # attributes, so a rename is caught by tests/shell/test_tour_steps.py without a browser.
+    tour_parts: tuple[str, ...] = ()
     question: str = ""      # its "Pause & predict" question ("" for none)
     presets: bool = False   # show the preset bar (preset prompts, aligned / weak / random draft)
     guessers: bool = False  # and on it the switch of who guesses (draft model, copy from the text, both)

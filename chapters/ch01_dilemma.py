@@ -156,6 +156,7 @@ class DilemmaChapter(Chapter):
              "expensive. A much smaller model answers much quicker — yet it is not the writer we asked "
              "for. Press **Write** and watch both.")
     takeaway = "We want the big model’s words at something like the small model’s speed."
+    tour_parts = ("write_button", "speed", "big_strip", "small_strip", "figure", "summary")    # what shell/tour_steps.py shows
     question = ("A GPU does thousands of things at once. Why can’t the big model produce all 20 words "
                 "in a single call?")
     presets = True

@@ -108,6 +108,8 @@ class CheckingChapter(Chapter):
              "page — guessed by someone else — nothing has to wait: the model can read them all in one "
              "call and say, for every position, what it would have written there.")
     takeaway = "Writing n words takes n calls. Checking n words takes one."
+    tour_parts = ("tick_button", "reset_button", "write_strip", "write_calls", "check_strip", "check_calls",
+                  "measure_button", "measure_busy", "measure_progress", "figure", "reading")    # what shell/tour_steps.py shows
     question = "Five guessed words are already on the page. How many big-model calls does it take to check all five?"
 
     def __init__(self, state, **params):

@@ -113,6 +113,8 @@ class GuessCheckKeepChapter(Chapter):
              "the **draft** model. One round has three moves — and from here on we say *token* for a word or "
              "word piece. Press **Next round** and count how often each lane calls the target.")
     takeaway = "The target is called once per round, not once per token."
+    tour_parts = ("next_button", "reset_button", "text_strip", "last_round", "standard_strip",
+                  "standard_count", "spec_strip", "spec_count")    # what shell/tour_steps.py shows
     question = "The draft model proposed most of the tokens. Whose writing is the final text?"
     presets = True
     guessers = True      # who guesses: the draft model, a copy from the text, or both

@@ -184,6 +184,8 @@ class AcceptRuleChapter(Chapter):
              "chosen it with probability p. One position, two possible tokens — drag both and press "
              "Draw.")
     takeaway = "Accept a draft token with probability min(1, p / q)."
+    tour_parts = ("p_slider", "q_slider", "region_fig", "draw_button", "draw_many_button", "reset_button",
+                  "u_fig", "last_draw", "freq_fig", "freq_table")    # what shell/tour_steps.py shows
     question = ("The draft proposes A with q = 0.8, but the target only gives A p = 0.6. What should "
                 "we do with a proposed A?")
 

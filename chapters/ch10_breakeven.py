@@ -153,6 +153,8 @@ class BreakEvenChapter(Chapter):
              "numbers decide whether that beats standard decoding: the acceptance rate α, the "
              "draft's relative cost c, and the draft length γ.")
     takeaway = "Drafting pays off when α is high and c is small — and it can be slower."
+    tour_parts = ("try_question", "alpha_slider", "gamma_slider", "c_slider", "readout", "speed_fig",
+                  "use_models", "time_left", "live", "gamma_fig")    # what shell/tour_steps.py shows
     presets = True       # the preset prompts and aligned / weak / random draft bar (chapters.base)
     guessers = True      # and who guesses: the draft model, a copy from the text, or both
 

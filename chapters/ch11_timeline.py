@@ -77,6 +77,7 @@ class TimelineChapter(Chapter):
              "delivers tokens in bursts.")
     takeaway = ("Drafting changes when the tokens arrive, never which tokens: it is faster only where the "
                 "guesses kept pay for the guessing and the checking.")
+    tour_parts = ("draw_button", "lane_fig", "summary", "cards")    # what shell/tour_steps.py shows
     presets = True       # the preset prompts and aligned / weak / random draft bar (chapters.base)
     guessers = True      # and who guesses: the draft model, a copy from the text, or both
 

@@ -97,6 +97,7 @@ class PredictableChapter(Chapter):
              "prompt among them.")
     takeaway = ("Speculative decoding is a bet on how predictable your text is: the speed comes from the "
                 "draft being right, never from the target fixing it.")
+    tour_parts = ("run_button", "progress")    # what shell/tour_steps.py shows
     question = "Which kind of text will the draft model guess best — the highest α?"
 
     def __init__(self, state, **params):

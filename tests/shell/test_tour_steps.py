@@ -4,6 +4,43 @@ an attribute fails here, not only in the browser tests)."""
 from shell.tour_steps import TOUR
 
 N = len(TOUR)
+EVERY_CHAPTERS = {"predict", "takeaway", "body", "busy", "overview"}
+
+
+def names_shown(spec) -> list[str]:
+    """The chapter attribute names a step's `show` item uses (rows, lanes and sized items opened)."""
+    if isinstance(spec, list):
+        return [name for item in spec for name in names_shown(item)]
+    if isinstance(spec, dict):
+        return [name for key in ("strip", "count", "item") if spec.get(key) for name in names_shown(spec[key])]
+    return [spec] if isinstance(spec, str) else []
+
+
+def test_the_tour_shows_only_what_each_chapter_declares():
+    from chapters.registry import page_by_number
+    undeclared = {(step["chapter"], name) for step in TOUR if step["chapter"]
+                  for name in names_shown(step.get("show", []))
+                  if name not in EVERY_CHAPTERS
+                  and name not in page_by_number(step["chapter"]).chapter_class.tour_parts}
+    assert not undeclared, f"tour steps show names their chapter does not declare in tour_parts: {sorted(undeclared)}"
+    assert names_shown([["a", {"lane": "x", "strip": "b", "count": None}], {"item": "c", "width": 9}]) == ["a", "b", "c"]
+
+
+def test_every_declared_part_is_on_its_built_chapter():
+    from chapters import registry
+    from lab.service import ModelService
+    from lab.tiny import tiny_pair
+    from uikit.state import LabState
+
+    pair = tiny_pair()
+    state = LabState(ModelService(lambda: pair))
+    missing = []
+    for page in registry.chapter_pages():
+        chapter = registry.build(page, state)
+        chapter.body()                       # some chapters finish wiring their widgets here
+        missing += [(page.number, name) for name in page.chapter_class.tour_parts
+                    if getattr(chapter, name, None) is None]
+    assert not missing, f"declared tour parts missing on the built chapter: {missing}"
 
 
 def test_every_step_finds_its_components_without_a_browser():
