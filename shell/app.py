@@ -14,9 +14,11 @@ import html
 import logging
 import os
 import sys
+import warnings
 from dataclasses import dataclass
 
 import panel as pn
+from bokeh.util.warnings import BokehUserWarning
 from panel.io.state import set_curdoc
 import param
 
@@ -259,6 +261,10 @@ def configure_logging(detail: bool) -> None:
     for name, level in QUIET_LOGGERS.items():
         logging.getLogger(name).setLevel(level)
     logging.getLogger("bokeh.server.protocol_handler").addFilter(RefusedValues())
+    # A browser that sends a model's full definition the server already has (BokehJS does, now and
+    # then, after a tour step puts back a component it showed before): Bokeh keeps its own and warns,
+    # a warning it made of an error because the case is recoverable (bokeh/bokeh#12915).
+    warnings.filterwarnings("ignore", message="reference already known", category=BokehUserWarning)
     closed = ClosedTabs()
     for logger in (logging.getLogger(), logging.getLogger("asyncio"), logging.getLogger("tornado.application")):
         logger.addFilter(closed)
