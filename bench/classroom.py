@@ -46,9 +46,17 @@ from pathlib import Path
 from dragprobe import DragProbe
 from lessons import CHROMIUM_ARGS, PollPhase, browser_lesson, ws_lesson
 from recorder import Recorder, report_server_log
-from wsclient import SERVER_LOG, free_port, server_rss, start_server, stop_server, wait_for_warm_up
+from wsclient import SERVER_LOG, free_port, server_pss, server_rss, start_server, stop_server, wait_for_warm_up
 
 MAX_STUDENTS = 200      # a lecture hall; each websocket student is a few coroutines of this process
+PSS_PEAK = [0]          # the server's proportional memory peak (shared pages counted once), bytes
+
+
+def memory(server) -> int:
+    """The server's resident memory summed over its processes (an upper bound when several share
+    pages); notes the proportional one's peak in PSS_PEAK."""
+    PSS_PEAK[0] = max(PSS_PEAK[0], server_pss(server))
+    return server_rss(server)
 
 
 async def run_soak(args, lesson, server, rec: Recorder, peak: int) -> int:
@@ -64,7 +72,7 @@ async def run_soak(args, lesson, server, rec: Recorder, peak: int) -> int:
         student += args.students
         await asyncio.gather(*tasks)
         await asyncio.sleep(20)                   # let closed sessions be collected
-        rss = server_rss(server)
+        rss = memory(server)
         samples.append((time.time(), rss))
         peak = max(peak, rss)
         print(f"  {len(samples)} waves, {student} students, server {rss / 2**20:.0f} MiB, "
@@ -94,9 +102,9 @@ async def run_classes(args, lesson, base: str, server, rec: Recorder, peak: int)
         for i in range(args.students):           # join a join interval apart
             tasks.append(asyncio.create_task(lesson(one, i, args.rounds, args.drags, poll)))
             await asyncio.sleep(args.join_interval)
-            peak = max(peak, server_rss(server))
+            peak = max(peak, memory(server))
         while not all(t.done() for t in tasks):
-            peak = max(peak, server_rss(server))
+            peak = max(peak, memory(server))
             await asyncio.sleep(0.5)
         if probe is not None:
             stop.set()
@@ -149,7 +157,7 @@ async def run(args):
         waited = wait_for_warm_up(args.app_dir, procs=args.procs)     # the server's own warm-up, before the class comes in
         if waited is not None:
             print(f"waited {waited:.0f} s more for the server's warm-up (shell/warmup.py) to finish")
-        rss_start = server_rss(server)
+        rss_start = memory(server)
         print(f"{args.students} {args.clients} students joining {1 / args.join_interval:g} a second, "
               f"{args.procs} server {'process' if args.procs == 1 else 'processes'}; server memory after "
               f"warm-up: {rss_start / 2**20:.0f} MiB", flush=True)
@@ -159,7 +167,8 @@ async def run(args):
         else:
             peak = await run_classes(args, lesson, base, server, rec, peak)
         rec.report()
-        print(f"server memory peak: {peak / 2**20:.0f} MiB")
+        print(f"server memory peak: {peak / 2**20:.0f} MiB resident (summed over its processes), "
+              f"{PSS_PEAK[0] / 2**20:.0f} MiB proportional (pages they share counted once)")
     finally:
         if browser is not None:
             await browser.close()

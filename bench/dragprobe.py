@@ -1,12 +1,13 @@
 """A slider drag in a real browser while a class runs: one headless chromium page on chapter 10
-drags the α slider with the mouse, and each pointer move is timed, inside the page, until the page
-shows the redrawn result (its read-outs change in the next animation frame that shows them, the
-frame the curve is painted in). The page's websocket frames are counted too: a drag computed in the
-browser sends none until the student lets go.
+drags the α slider with the mouse, and each pointer move is timed inside the page: until the curve
+is redrawn (the animation frame after the figures' data changed: BokehJS paints a changed plot in
+the next frame) and until the read-outs show the new text (the first frame whose text differs).
+The page's websocket frames are counted too: a drag computed in the browser sends none until the
+student lets go.
 
     probe = DragProbe(base)               # the served lab's /app URL
     await probe.open()
-    await probe.run(rec, stop, drags=20)  # adds "browser drag (α)" latencies to rec until `stop` is set
+    await probe.run(rec, stop, drags=20)  # adds "browser drag → curve" and "… → read-outs" to rec
     await probe.close()
 """
 from __future__ import annotations
@@ -22,9 +23,24 @@ MOVES = """
 window.__lastMove = 0;
 document.addEventListener('pointermove', () => { window.__lastMove = performance.now(); }, {capture: true});
 """
-# True in the first animation frame whose text differs from `before`; notes that frame's time.
-REDRAWN = """(before) => { const t = window.__deepText();
-  if (t === before) return false; window.__redrawn = performance.now(); return true; }"""
+# Every data source of the page: after a change, the time of the next animation frame (BokehJS
+# paints the changed plot in that frame, before this callback, which was asked for after its own).
+SOURCES = """() => {
+  window.__painted = 0; let pending = false;
+  const sources = [...Bokeh.documents[0].all_models].filter((m) => m.constructor.__name__ === "ColumnDataSource");
+  for (const s of sources) s.change.connect(() => {
+    if (pending) return; pending = true;
+    requestAnimationFrame(() => { window.__painted = performance.now(); pending = false; });
+  });
+  return sources.length;
+}"""
+# From now, every animation frame compares the page's text with what it is now, and notes the time
+# of the first frame whose text differs (in the page: no round trip to this process in between).
+WATCH_TEXT = """() => { const before = window.__deepText(); window.__redrawn = 0;
+  const tick = () => { if (window.__deepText() !== before) window.__redrawn = performance.now();
+                       else requestAnimationFrame(tick); };
+  requestAnimationFrame(tick); }"""
+BOTH = "() => window.__painted > window.__lastMove && window.__redrawn > window.__lastMove"
 STEP_PX = 12        # one pointer move of a drag
 MOVES_PER_DRAG = 5  # moves right, then as many back left
 
@@ -55,6 +71,8 @@ class DragProbe:
         self.handle = self.page.locator(".noUi-handle:visible").first      # α: the chapter's first slider
         await self.handle.wait_for(timeout=180000)
         await self.page.get_by_text("Takeaway").first.wait_for(timeout=180000)
+        if not await self.page.evaluate(SOURCES):
+            raise RuntimeError("chapter 10 has no figure data to watch")
 
     def _sent(self, payload) -> None:
         if self._dragging:
@@ -76,11 +94,13 @@ class DragProbe:
             for k in range(2 * MOVES_PER_DRAG):
                 step = direction if k < MOVES_PER_DRAG else -direction
                 x += step * STEP_PX
-                before = await self.page.evaluate("window.__deepText()")
+                await self.page.evaluate(WATCH_TEXT)
                 await mouse.move(x, y)
-                await self.page.wait_for_function(REDRAWN, arg=before, polling="raf", timeout=30000)
-                ms = await self.page.evaluate("window.__redrawn - window.__lastMove")
-                rec.add("browser drag (α)", ms / 1000)
+                await self.page.wait_for_function(BOTH, polling=100, timeout=30000)
+                curve, text = await self.page.evaluate(
+                    "[window.__painted - window.__lastMove, window.__redrawn - window.__lastMove]")
+                rec.add("browser drag → curve", curve / 1000)
+                rec.add("browser drag → read-outs", text / 1000)
         finally:
             self._dragging = False
             self._released_at = time.perf_counter()
@@ -101,7 +121,7 @@ class DragProbe:
         rec.errors.extend(self.errors)
 
     def summary(self) -> str:
-        return (f"browser drags: {self.drags} of α, websocket messages sent while dragging: "
+        return (f"browser drags: {self.drags} of α, websocket frames sent while dragging: "
                 f"{self.sent_dragging}, in the second after letting go: {self.sent_released}")
 
     async def close(self) -> None:

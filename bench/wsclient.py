@@ -103,6 +103,19 @@ def server_rss(proc: subprocess.Popen) -> int:
     return total
 
 
+def server_pss(proc: subprocess.Popen) -> int:
+    """The proportional memory of the server and its children, in bytes: each page the processes
+    share counted once, split among them (Linux's smaps_rollup; 0 where the system has none)."""
+    total = 0
+    pids = [proc.pid] + [c.pid for c in psutil.Process(proc.pid).children(recursive=True)]
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1]) * 1024
+    return total
+
+
 class PageSession:
     """One student's page: the HTTP load, its session's websocket and Bokeh's message protocol
     (a message is a header, metadata and content frame, then an id frame and a binary frame per buffer)."""
