@@ -3,7 +3,7 @@ import asyncio
 import pytest
 
 from chapters.ch09_code import CODE, CodeChapter, code_events, code_lines
-from tests.helpers import step_to_end
+from tests.helpers import step_to_end, until
 
 
 @pytest.fixture
@@ -41,9 +41,15 @@ def test_lines_light_up_with_their_variables(chapter):
 
 def test_temperature_zero_reads_as_argmax(chapter):
     chapter.predict.commit(chapter.predict.choices[0])
-    chapter.temperature = 0.0
-    asyncio.run(chapter._on_temperature(None))
-    assert chapter.generation.settings.greedy
+    first = chapter.generation
+
+    async def drag_to_zero():                  # what the slider's release sets; the page reloads on the loop
+        chapter.temperature = 0.0
+        await until(lambda: chapter.generation is not None and chapter.generation is not first
+                    and chapter.predict.ready,
+                    message="a new generation at temperature 0")
+    asyncio.run(drag_to_zero())
+    assert chapter.temperature == 0.0 and chapter.generation.settings.greedy
     assert "x == argmax(p)" in chapter.code.object
     for r in chapter.generation.rounds:
         for e in code_events(r, "", True):
