@@ -18,9 +18,10 @@ def test_identical_requests_computed_once_and_cache_bounded(service):
     a = service.submit(service.generation, ids, max_new_tokens=5).result(10)
     b = service.submit(service.generation, ids, max_new_tokens=5).result(10)
     assert a is b
-    for n in range(6, 12):
-        service.submit(service.generation, ids, max_new_tokens=n).result(10)
-    assert len(service._cache) == 4
+    later = {n: service.submit(service.generation, ids, max_new_tokens=n).result(10) for n in range(6, 12)}
+    for n in range(8, 12):                                    # the 4 most recent are kept
+        assert service.submit(service.generation, ids, max_new_tokens=n).result(10) is later[n]
+    assert service.submit(service.generation, ids, max_new_tokens=7).result(10) is not later[7]   # a 5th is not
     c = service.submit(service.generation, ids, max_new_tokens=5).result(10)
     assert c is not a and c.new_ids == a.new_ids             # evicted, recomputed, same answer
 
