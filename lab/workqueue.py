@@ -147,6 +147,11 @@ class FairQueue:
         if threading.current_thread() is not self._worker:
             self._worker.join(timeout)
 
+    @property
+    def working(self) -> bool:
+        """Whether the worker thread is still running (False once closed and its last step done)."""
+        return self._worker.is_alive()
+
     def submit(self, owner, fn, args, kwargs) -> Future:
         browser, session = _browser_and_session(owner)
         future: Future = Future()

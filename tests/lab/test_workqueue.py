@@ -313,7 +313,7 @@ def test_closing_lets_the_running_step_finish_and_runs_nothing_more():
     assert closing.is_alive()                  # waiting for the step in progress
     release.set()
     closing.join(10)
-    assert not closing.is_alive() and not queue._worker.is_alive()
+    assert not closing.is_alive() and not queue.working
     assert log == [0]                          # that step finished; no later one ran
 
 
