@@ -155,22 +155,13 @@ def badge_html(pair, settings, draft: str = DEFAULT) -> str:
     """The badge's HTML; `draft` is the student's choice of draft (lab.variants), named when it is
     not the pair's own."""
     own = draft == DEFAULT
-    drafting = (f'{html.escape(pair.draft_label)} ({human_count(pair.draft_params)}){drafting_label(pair)}'
+    drafting = (f'{html.escape(pair.draft_label)} ({human_count(pair.draft_params)})'
                 if own else f'{html.escape(DraftVariants.label(pair, draft))} (your choice)')
     return (f'<div class="badge" role="note" aria-label="model pair in use">'
             f'<b>target</b> {html.escape(pair.target_label)} ({human_count(pair.target_params)} parameters) · '
             f'<span class="dr">draft</span> {drafting} · '
             f'{html.escape(pair.device)} {html.escape(pair.dtype)} · '
             f'sampling: {html.escape(settings.describe())}{_pair_warning(pair)}</div>')
-
-
-def drafting_label(pair) -> str:
-    """' · hybrid' (drafter and policy on hover) when the pair does not simply draft with its draft
-    model at a constant γ (lab.drafting); '' when it does, as in the lecture. HTML."""
-    drafter, policy = getattr(pair, "drafter", "model"), getattr(pair, "policy", "constant")
-    if (drafter, policy) == ("model", "constant"):
-        return ""
-    return f' · <span title="drafting: {html.escape(drafter)}, {html.escape(policy)}">{html.escape(drafter)}</span>'
 
 
 def _pair_warning(pair) -> str:

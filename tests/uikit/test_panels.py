@@ -46,6 +46,18 @@ def test_badge_says_when_the_lecturers_pair_was_refused(state):
     assert "100 M" in html and "⚠" in html and "&lt;x&gt;" in html
 
 
+def test_the_badge_names_no_drafting_of_its_own(state):
+    """Who guesses is the student's (each page with the switch says it; the others use the draft
+    model): the badge does not name the pair's own drafting for `python -m lab measure` beside them."""
+    from uikit.panels import badge_html
+
+    class Pair:
+        target_label, draft_label, target_params, draft_params = "T", "D", 10**8, 10**7
+        device, dtype, drafter, policy = "cpu", "float32", "hybrid", "auto"
+    html = badge_html(Pair(), state.settings)
+    assert "hybrid" not in html and "auto" not in html and "D (10 M)" in html
+
+
 def test_a_button_is_enabled_again_however_its_work_ends():
     import panel as pn
 
