@@ -43,8 +43,8 @@ def contenders(pair, g: int, n: int) -> dict:
         return new[: new.index(eos) + 1] if eos in new else new
 
     def hf(ids, **kwargs):
-        return cut(pair.target.generate(torch.tensor([ids]), do_sample=False, max_new_tokens=n,
-                                        pad_token_id=eos, **kwargs), ids)
+        prompt = torch.tensor([ids], device=pair.target.device)     # on the pair's device (--device)
+        return cut(pair.target.generate(prompt, do_sample=False, max_new_tokens=n, pad_token_id=eos, **kwargs), ids)
 
     def ours(**kwargs):
         return lambda ids: generate(pair, ids, max_new_tokens=n, display_top=0, **kwargs).new_ids
