@@ -18,6 +18,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from lab import prepare  # noqa: E402
 from lab.prepare import ensure_embedded  # noqa: E402
+from tests.helpers import wait_until  # noqa: E402
 from tests.lab.fakewheel import REPO, assert_clean, source_for  # noqa: E402
 
 # --- kill -9 at each stage, then start again ------------------------------------------------------
@@ -86,11 +87,9 @@ def test_second_preparer_waits_for_the_lock_and_keeps_the_holders_files(fake_whe
 
         thread = threading.Thread(target=run)
         thread.start()
-        deadline = time.monotonic() + 30
-        while not any("waiting for another process" in m for m in messages) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert any("waiting for another process" in m for m in messages)
-        time.sleep(0.3)
+        wait_until(lambda: any("waiting for another process" in m for m in messages), 30, 0.05,
+                   message="the run to say it waits for the other process")
+        time.sleep(0.3)    # not a wait for anything: a window in which a run that did not wait would act
         assert live.exists() and not prepare.embedded_dir(tmp_path).exists()   # it touched nothing
         fcntl.flock(holder, fcntl.LOCK_UN)
     thread.join(120)
