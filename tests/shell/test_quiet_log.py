@@ -112,3 +112,20 @@ def test_a_value_bokeh_refuses_is_one_line_without_the_message(caplog):
     line = record.getMessage()
     assert record.exc_info is None and "\n" not in line and len(line) < 300
     assert line.startswith("a browser sent a value a widget cannot take") and "got seven" in line
+
+
+@pytest.mark.parametrize("detail", [False, True])
+def test_a_browser_resending_a_known_model_is_quiet_unless_verbose(fresh, detail):
+    """Bokeh's own deserializer meets a model definition it already has (what a browser sends now
+    and then after a tour step): its warning reaches the terminal only with --verbose."""
+    import warnings
+
+    from bokeh.core.serialization import Deserializer, Serializer
+    from bokeh.models import Div
+    known = Div(text="shown before")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("default")
+        app.configure_logging(detail=detail)
+        Deserializer(references=[known]).decode(Serializer().encode(known))
+    said = [str(w.message) for w in seen]
+    assert bool(said) == detail and all("reference already known" in s for s in said), said
