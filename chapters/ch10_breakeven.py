@@ -13,20 +13,22 @@ keeps it, which Use my models then applies at once.
 from __future__ import annotations
 
 import time
+from functools import cached_property
 
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, Label, Span
+from bokeh.models import Label, Range1d, Span
 
 from chapters.base import Chapter
 from lab import breakeven, costs
 from lab.breakeven import ALPHAS, QUESTION
 from lab.timeline import REQUEST_TOKENS
 from uikit import palette
-from uikit.figures import static_figure
+from uikit.figures import page_sources, static_figure
 from uikit.browser import browser_redraw, browser_slider, redraw_on_move
 from uikit.kept import KeptWork
+from uikit.lazy import Lazy
 from uikit.pacing import Throttled, in_document, served
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
@@ -39,6 +41,7 @@ GAMMAS = np.arange(1, GAMMA_MAX + 1)   # the γ bars
 MAX_NEW_TOKENS = REQUEST_TOKENS      # every live page's request length (lab.request)
 LIVE_FRESH_SECONDS = 600   # "Use my models" takes a kept measurement of the same request this young
 LAST_SECONDS: list[float] = []   # how long the server's last live measurement took: the next one's estimate
+FIGURES_HEIGHT = 900        # px: the figures, the table and the caption, as laid out at 1280 px wide
 CAPTION = ("Analytic model of Leviathan, Kalman & Matias (2023): acceptances are treated as independent with "
            "rate α; one verification pass over γ + 1 positions takes about as long as one target call; c is "
            "the time of a draft call divided by a target call. It predicts shapes, not benchmarks.")
@@ -52,47 +55,67 @@ def browser_profile(profile) -> dict:
 
 
 class BreakEvenFigures:
-    """Speed-up against α (with the break-even line) and against γ (the best γ filled), built once
-    and redrawn by changing their sources' data."""
+    """Speed-up against α (with the break-even line), against γ (the best γ filled) and the cost of
+    a round, redrawn by changing their sources' data and ranges. The sources, ranges and break-even
+    marks are built with the page (the browser's redraw holds them); each figure is built the first
+    time it is asked for (the page's figures sit below the fold: uikit.lazy)."""
 
     def __init__(self):
-        self.curve = ColumnDataSource(dict(alpha=ALPHAS, speedup=ALPHAS * 0))
-        self.point = ColumnDataSource(dict(alpha=[0.0], speedup=[0.0]))
-        f = static_figure(syncable=False, height=300, sizing_mode="stretch_width", x_range=(0, 1), y_range=(0, 4),
-                          title="Speed-up vs α (chosen γ and c)",
+        source = page_sources()
+        self.curve = source(alpha=ALPHAS, speedup=ALPHAS * 0)
+        self.point = source(alpha=[0.0], speedup=[0.0])
+        self.measured = source(alpha=[], speedup=[])   # filled once the profile is in
+        self.break_span = Span(location=0.5, dimension="height", line_dash="dotted",
+                               line_color=palette.EAGER, line_width=2)
+        self.break_label = Label(x=0.5, y=3.5, text="", text_color=palette.EAGER, text_font_size="14px", x_offset=4)
+        self.bars = source(gamma=[str(g) for g in GAMMAS], speedup=GAMMAS * 0.0,
+                           color=[palette.MUTED] * len(GAMMAS), hatch=[" "] * len(GAMMAS))
+        self.lecture_cost = source(gamma=GAMMAS, cost=GAMMAS * 0.0)
+        self.measured_cost = source(gamma=[], cost=[])
+        # the y ranges the redraws move (each figure's y_range)
+        self.speed_range, self.gamma_range, self.cost_range = (Range1d(0, 4) for _ in range(3))
+
+        # the same redraw in the browser, while a slider moves (uikit.browser)
+        self.redraw = browser_redraw(
+            "ch10_breakeven", curve=self.curve, point=self.point, measured=self.measured, bars=self.bars,
+            lecture_cost=self.lecture_cost, measured_cost=self.measured_cost, speed_range=self.speed_range,
+            gamma_range=self.gamma_range, cost_range=self.cost_range, break_span=self.break_span,
+            break_label=self.break_label, profile=None, gamma_max=GAMMA_MAX,
+            colours=dict(target=palette.TARGET, muted=palette.MUTED), table_rows=[list(r) for r in TABLE_ROWS])
+
+    @cached_property
+    def speed_fig(self):
+        f = static_figure(syncable=False, height=300, sizing_mode="stretch_width", x_range=(0, 1),
+                          y_range=self.speed_range, title="Speed-up vs α (chosen γ and c)",
                           x_axis_label="α (acceptance rate)", y_axis_label="speed-up ×")
         f.line("alpha", "speedup", source=self.curve, line_width=3, color=palette.TARGET,
                legend_label="speed-up E / (1 + γc)")
-        self.measured = ColumnDataSource(dict(alpha=[], speedup=[]))   # filled once the profile is in
         f.line("alpha", "speedup", source=self.measured, line_width=3, color=palette.OVERLAP, line_dash="dashdot",
                legend_label="E / (γc + v(γ + 1)), v measured")
         f.scatter("alpha", "speedup", source=self.point, size=12, color=palette.DRAFT,
                   marker="diamond", legend_label="your α")
-        self.break_span = Span(location=0.5, dimension="height", line_dash="dotted",
-                               line_color=palette.EAGER, line_width=2)
         f.add_layout(self.break_span)
-        self.break_label = Label(x=0.5, y=3.5, text="", text_color=palette.EAGER, text_font_size="14px", x_offset=4)
         f.add_layout(self.break_label)
         # speed-up = 1 across the whole α axis, its key in the legend (a label would cross the curve)
         f.line([0, 1], [1, 1], line_dash="dashed", line_color=palette.INK, line_width=2,
                legend_label="speed-up = 1: break-even")
         f.legend.location = "top_left"
-        self.speed_fig = f
+        return f
 
-        self.bars = ColumnDataSource(dict(gamma=[str(g) for g in GAMMAS], speedup=GAMMAS * 0.0,
-                                          color=[palette.MUTED] * len(GAMMAS), hatch=[" "] * len(GAMMAS)))
+    @cached_property
+    def gamma_fig(self):
         g = static_figure(syncable=False, height=300, sizing_mode="stretch_width", x_range=[str(g) for g in GAMMAS],
                           title="Speed-up vs γ (chosen α and c) — best γ filled",
-                          x_axis_label="γ (draft length)", y_axis_label="speed-up ×", y_range=(0, 4))
+                          x_axis_label="γ (draft length)", y_axis_label="speed-up ×", y_range=self.gamma_range)
         g.vbar(x="gamma", top="speedup", source=self.bars, width=0.8, fill_color="color",
                line_color=palette.INK, hatch_pattern="hatch", hatch_color="white", hatch_alpha=0.6)
         g.add_layout(Span(location=1, dimension="width", line_dash="dashed", line_color=palette.INK, line_width=2))
-        self.gamma_fig = g
+        return g
 
-        self.lecture_cost = ColumnDataSource(dict(gamma=GAMMAS, cost=GAMMAS * 0.0))
-        self.measured_cost = ColumnDataSource(dict(gamma=[], cost=[]))
-        h = static_figure(syncable=False, height=260, sizing_mode="stretch_width", x_range=(0.5, GAMMA_MAX + 0.5), y_range=(0, 4),
-                          title="Cost of one round (target calls) vs γ, chosen c",
+    @cached_property
+    def cost_fig(self):
+        h = static_figure(syncable=False, height=260, sizing_mode="stretch_width", x_range=(0.5, GAMMA_MAX + 0.5),
+                          y_range=self.cost_range, title="Cost of one round (target calls) vs γ, chosen c",
                           x_axis_label="γ (draft length)", y_axis_label="target calls")
         h.line("gamma", "cost", source=self.lecture_cost, line_width=3, color=palette.TARGET,
                legend_label="lecture: 1 + γc")
@@ -101,15 +124,7 @@ class BreakEvenFigures:
         h.scatter("gamma", "cost", source=self.measured_cost, size=7, color=palette.OVERLAP)
         h.legend.location = "top_left"
         h.xaxis.ticker = list(GAMMAS)
-        self.cost_fig = h
-
-        # the same redraw in the browser, while a slider moves (uikit.browser)
-        self.redraw = browser_redraw(
-            "ch10_breakeven", curve=self.curve, point=self.point, measured=self.measured, bars=self.bars,
-            lecture_cost=self.lecture_cost, measured_cost=self.measured_cost, speed_range=f.y_range,
-            gamma_range=g.y_range, cost_range=h.y_range, break_span=self.break_span,
-            break_label=self.break_label, profile=None, gamma_max=GAMMA_MAX,
-            colours=dict(target=palette.TARGET, muted=palette.MUTED), table_rows=[list(r) for r in TABLE_ROWS])
+        return h
 
     def draw(self, a: float, g: int, c: float, n: dict, profile=None) -> None:
         """Redraw for α, γ, c and their numbers (BreakEvenChapter.numbers); with the pair's cost
@@ -118,7 +133,7 @@ class BreakEvenFigures:
         be, s, best = n["break_even"], n["per_gamma"], n["best_gamma"]
         self.curve.data.update(speedup=n["curve"])   # only the changed columns are sent
         self.point.data = dict(alpha=[a], speedup=[n["speedup"]])
-        self.speed_fig.y_range.end = top
+        self.speed_range.end = top
         # The legend holds the top left; the label goes where the curve is not.
         if np.isnan(be):   # the whole curve is below 1: write above it, on the right
             self.break_span.visible = False
@@ -134,13 +149,13 @@ class BreakEvenFigures:
         self.bars.data.update(speedup=s,
                               color=[palette.TARGET if x == best and pays else palette.MUTED for x in GAMMAS],
                               hatch=[" " if x == best and pays else "/" for x in GAMMAS])
-        self.gamma_fig.y_range.end = max(2.0, float(s.max()) * 1.15)
+        self.gamma_range.end = max(2.0, float(s.max()) * 1.15)
         self.lecture_cost.data.update(cost=1 + GAMMAS * c)
         if profile is not None:
             self.redraw.args = dict(self.redraw.args, profile=browser_profile(profile))
             self.measured.data = dict(alpha=ALPHAS, speedup=profile.speedup(ALPHAS, g, c))
             self.measured_cost.data = dict(gamma=GAMMAS, cost=profile.round_cost(GAMMAS, c))
-        self.cost_fig.y_range.end = 1.1 * max([*self.lecture_cost.data["cost"], *self.measured_cost.data["cost"]])
+        self.cost_range.end = 1.1 * max([*self.lecture_cost.data["cost"], *self.measured_cost.data["cost"]])
 
 
 class BreakEvenChapter(Chapter):
@@ -185,7 +200,6 @@ class BreakEvenChapter(Chapter):
                        dict(readout=self.readout, table=self.table, note=self.cost_note))
         self.kept = KeptWork(LIVE_FRESH_SECONDS)   # the live pair's measurement (measure_live)
         self.time_left = TimeLeft()                 # its progress bar and time left
-        self.speed_fig, self.gamma_fig = self.figs.speed_fig, self.figs.gamma_fig   # the tour shows them
         self.profile = costs.known(state.service, self.draft)   # measured already: drawn in the first draw
         self._update()
         self.param.watch(Throttled(self._update), ["alpha", "gamma", "c", "profile"])
@@ -204,6 +218,16 @@ class BreakEvenChapter(Chapter):
         """Another draft (the preset bar) costs its own c: fetch that pair's profile."""
         if "draft" in changed and self.profile is not None:
             await self.load()
+
+    @property
+    def speed_fig(self):
+        """The speed-up against α (the tour shows it; built when first asked for)."""
+        return self.figs.speed_fig
+
+    @property
+    def gamma_fig(self):
+        """The speed-up against γ (the tour shows it; built when first asked for)."""
+        return self.figs.gamma_fig
 
     # ---- pure numpy updates -----------------------------------------------------------------
     def numbers(self) -> dict:
@@ -277,16 +301,22 @@ class BreakEvenChapter(Chapter):
 
     # ---- page ------------------------------------------------------------------------------------------
     def body(self):
-        caption = pn.pane.Markdown(CAPTION, sizing_mode="stretch_width",
-                                   styles={"font-size": "0.9em", "color": palette.MUTED})
         controls = pn.Column("#### Find the break-even", self.alpha_slider, self.gamma_slider,
                              self.c_slider, self.try_question, self.use_models, self.busy, self.time_left, width=300)
         return pn.Column(
             pn.Row(controls, pn.Column(self.readout, self.live, sizing_mode="stretch_width"),
                    sizing_mode="stretch_width"),
+            # below the fold: the figures, the measured cost's note, the lecture's table
+            Lazy(self.figures_section, height=FIGURES_HEIGHT),
+            sizing_mode="stretch_width")
+
+    def figures_section(self):
+        """The three figures, the note on the measured cost, the lecture's table and the caption."""
+        caption = pn.pane.Markdown(CAPTION, sizing_mode="stretch_width",
+                                   styles={"font-size": "0.9em", "color": palette.MUTED})
+        return pn.Column(
             pn.Row(pn.pane.Bokeh(self.speed_fig, sizing_mode="stretch_width"),
                    pn.pane.Bokeh(self.gamma_fig, sizing_mode="stretch_width"), sizing_mode="stretch_width"),
             pn.Row(pn.pane.Bokeh(self.figs.cost_fig, sizing_mode="stretch_width"), self.cost_note,
                    sizing_mode="stretch_width"),
-            self.table, caption, sizing_mode="stretch_width")
-
+            self.table, caption, sizing_mode="stretch_width", margin=0)

@@ -9,8 +9,8 @@ or a key press) the slider sends its value once; Python's parameter follows, and
 (the predict card's reveal, Use my models, the student's γ) sees the value the page shows.
 
     redraw = browser_redraw("ch10_breakeven", curve=self.figs.curve, ...)
-    slider = browser_slider(self.param.alpha, redraw, values=dict(alpha=..., gamma=..., c=...),
-                            panes=dict(readout=self.readout), label="α")
+    alpha = browser_slider(self.param.alpha, label="α")
+    redraw_on_move(redraw, dict(alpha=alpha, gamma=gamma, c=c), dict(readout=self.readout))
 """
 from __future__ import annotations
 
@@ -26,7 +26,9 @@ ASSETS = Path(__file__).resolve().parents[1] / "assets"
 # On a move: the first time, listen for the slider being let go (Bokeh's value_throttled, unset
 # until then: the mouse up, or a key press) to send its value to the server once, and stop syncing
 # again after that message; then redraw with every slider's value and the panes the redraw writes
-# into. A first key press sets value_throttled before this first runs: its value is sent from here.
+# into, found on the page by their class (PANE_CLASS): a pane in a section built later (uikit.lazy)
+# is found once it is there, and one a page does not show (a tour step) is left out. A first key
+# press sets value_throttled before this first runs: its value is sent from here.
 ON_MOVE = """
 const s = cb_obj
 if (s._speclab_commit === undefined) {
@@ -41,8 +43,14 @@ if (s._speclab_commit === undefined) {
   s.connect(s.properties.value_throttled.change, s._speclab_commit)
   if (released()) s._speclab_commit()
 }
+const panes = {}
+for (const m of s.document.all_models)
+  for (const c of m.css_classes ?? [])
+    if (c.startsWith(prefix)) panes[c.slice(prefix.length)] = m
 redraw.execute(s, Object.assign({%s}, panes))
 """
+PANE_CLASS = "speclab-{redraw}-{name}"   # the class that marks a pane a redraw writes into
+
 
 @cache
 def js_code(name: str) -> str:
@@ -84,12 +92,14 @@ def browser_slider(parameter: param.Parameter, **kwargs) -> pn.widgets.Widget:
 
 def redraw_on_move(redraw: CustomJS, sliders: dict[str, pn.widgets.Widget], panes: dict | None = None) -> None:
     """Every slider of `sliders` (cb_data name -> slider) runs `redraw` on every move with all their
-    values and `panes` (cb_data name -> Panel pane whose model the redraw writes into)."""
+    values and `panes` (cb_data name -> Panel pane whose model the redraw writes into; each marked
+    with PANE_CLASS, where the move finds it on the page)."""
+    prefix = PANE_CLASS.format(redraw=redraw.id, name="")
+    for name, pane in (panes or {}).items():
+        mark = prefix + name
+        if mark not in pane.css_classes:
+            pane.css_classes = [*pane.css_classes, mark]
     values = ", ".join(f"{name}: {name}.value" for name in sliders)
-    args = dict(sliders, redraw=redraw)
-    panes = panes or {}
-    pane_args = {f"pane_{name}": pane for name, pane in panes.items()}
-    names = ", ".join(f"{name}: pane_{name}" for name in panes)
-    code = ON_MOVE.replace("panes", "{%s}" % names) % values
+    code = ON_MOVE % values
     for slider in sliders.values():
-        slider.jscallback(args=dict(args, **pane_args), value=code)
+        slider.jscallback(args=dict(sliders, redraw=redraw, prefix=prefix), value=code)

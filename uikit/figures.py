@@ -7,10 +7,11 @@
 from __future__ import annotations
 
 import re
+from functools import partial
 
 import panel as pn
 from bokeh.models import (AllIndices, AllLabels, BasicTicker, BasicTickFormatter, CategoricalTicker,
-                          CategoricalTickFormatter, GlyphRenderer, UnionRenderers)
+                          CategoricalTickFormatter, ColumnDataSource, GlyphRenderer, UnionRenderers)
 from bokeh.plotting import figure
 from bokeh.transform import dodge
 
@@ -23,6 +24,17 @@ def static_figure(**kwargs):
     A figure the browser redraws (uikit.browser) passes `syncable=False`: its size as laid out in the
     browser (which a redraw may change) is then not sent to the server, which never reads it."""
     return figure(toolbar_location=None, tools="", **kwargs)
+
+
+def page_sources():
+    """A maker of a page's data sources, `source(**columns)`, all sharing one selection policy: the
+    lab's figures select nothing, and each policy saved is a model less to build and send (sources a
+    figure draws share theirs in finish_figures; these serve sources made before their figures)."""
+    policy = UnionRenderers()
+
+    def source(**columns) -> ColumnDataSource:
+        return ColumnDataSource(data=columns, selection_policy=policy)
+    return source
 
 
 _TYPE_SIZE = re.compile(r"^([0-9.]+)(px|pt)$")
@@ -65,13 +77,17 @@ def projector_type(fig, size: str = "16px") -> None:
         axis.axis_label_text_font_size = axis.major_label_text_font_size = size
 
 
-def finish_figures(view, floor: dict = PAGE_TYPE) -> None:
+def finish_figures(view, floor: dict = PAGE_TYPE, shared: dict | None = None) -> None:
     """Every Bokeh figure in a Panel view made ready for a page, in one pass: its type (legends,
     axes, labels) raised to `floor` (PAGE_TYPE), and its renderers' nonselection and muted glyphs left to the
     browser ("auto"). Bokeh's glyph methods build both copies of each glyph on the server; the lab's
     figures have no selection tools and no legends that mute, so the copies only add models for every
-    page to build, send and walk (chapter 10: 16 of its ~190)."""
-    shared = {}
+    page to build, send and walk (chapter 10: 16 of its ~190). A section of the view built later
+    (uikit.lazy.Lazy) finishes its figures the same way, sharing the page's stateless models."""
+    from uikit.lazy import Lazy     # uikit.lazy builds on this module
+    shared = {} if shared is None else shared
+    for section in view.select(Lazy):
+        section.finish = partial(finish_figures, floor=floor, shared=shared)
     for pane in view.select(pn.pane.Bokeh):
         if pane.object is None:
             continue

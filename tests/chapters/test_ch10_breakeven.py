@@ -198,3 +198,24 @@ def test_a_measured_profile_is_drawn_in_the_first_draw(make_chapter):
     page.param.watch(lambda e: sent.append(e.name), "profile")
     asyncio.run(page.load())
     assert sent == []          # load finds the same profile: nothing to redraw
+
+
+def test_the_page_sends_at_most_90_models_and_its_figures_when_scrolled_to(chapter):
+    """Issue 32's goal: chapter 10's page is at most 90 Bokeh models when it opens; its figures,
+    note and table come when the student scrolls to them (uikit.lazy), drawn from the sources the
+    browser's redraw holds from the start."""
+    from bokeh.document import Document
+    from bokeh.models import Plot
+
+    from uikit.lazy import show_all
+
+    doc = Document()
+    doc.add_root(chapter.__panel__().get_root(doc))
+    opened = set(doc.models)
+    assert len(opened) <= 90 and not any(isinstance(m, Plot) for m in opened)
+    assert {chapter.figs.curve, chapter.figs.speed_range} <= opened      # the browser's redraw holds them
+    show_all(chapter.__panel__())
+    shown = set(doc.models)
+    assert {chapter.speed_fig, chapter.gamma_fig, chapter.figs.cost_fig} <= set(shown)
+    assert chapter.figs.curve in {r.data_source for r in chapter.speed_fig.renderers}
+    assert chapter.speed_fig.y_range is chapter.figs.speed_range

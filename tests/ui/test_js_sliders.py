@@ -88,3 +88,33 @@ def test_ch06_p_drag_redraws_the_regions_in_the_browser_and_sends_nothing(page, 
     page.get_by_role("button", name="Draw", exact=True).click()
     page.get_by_text("the draft proposed", exact=False).first.wait_for()
     assert p_drawn() == p
+
+
+# The α of the point the figure on the page draws: its scatter renderer's source, read through the figure.
+DRAWN_POINT = """() => {
+  for (const d of Bokeh.documents)
+    for (const m of d._all_models.values())
+      if (m.type === 'GlyphRenderer' && m.glyph.type === 'Scatter' && m.data_source.data.alpha?.length === 1)
+        return m.data_source.data.alpha[0];
+  return null;
+}"""
+
+
+def test_ch10_figures_built_when_scrolled_to_follow_a_drag(page, server):
+    """Chapter 10's figures and table are built when the student scrolls to them (uikit.lazy); a drag
+    after that redraws them in the browser, and still sends nothing."""
+    frames = Frames(page)
+    open_page(page, server + "?chapter=breakeven", "Tokens per round, divided by cost per round.")
+    box = page.locator(".speclab-lazy").first
+    box.wait_for(state="attached")
+    assert page.evaluate(DRAWN_POINT) is None and page.locator(".speclab-table").count() == 0
+    box.scroll_into_view_if_needed()
+    wait_until(lambda: page.evaluate(DRAWN_POINT) == 0.8 and page.locator(".speclab-table").count() == 1,
+               message="the figures and the table, built once scrolled to")
+    before = drag(page, page.locator(".noUi-handle").filter(visible=True).first, -70, frames)   # α
+    a = page.evaluate(SLIDER_VALUE, "α")
+    current = page.locator(".speclab-table tr.current").first
+    wait_until(lambda: page.evaluate(DRAWN_POINT) == a < 0.8 and f"α = {a:g}, γ = 4" in current.inner_text(),
+               message="the built figure and table to follow the α slider during the drag")
+    assert len(frames.sent) == before, f"a drag sent {frames.sent[before:]}"
+    page.mouse.up()

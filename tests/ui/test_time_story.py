@@ -69,6 +69,7 @@ def test_chapters_10_11_and_12_show_one_outcome_per_request(page, server, shot, 
 
 def test_the_measured_cost_curve_sits_beside_the_lectures(page, server):
     open_page(page, server + "?chapter=breakeven", TITLES["breakeven"])
+    page.locator(".speclab-lazy").first.scroll_into_view_if_needed()   # the figures: built when scrolled to
     wait_until(lambda: [d for d in page.evaluate(SOURCES, ["gamma", "cost"]) if len(d["gamma"]) == 12][1:],
                timeout=120, message="both cost curves on chapter 10")
     page.get_by_text("The lecture counts a verify pass", exact=False).first.wait_for()

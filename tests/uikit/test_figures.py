@@ -50,7 +50,9 @@ def test_a_chapter_page_leaves_its_glyph_copies_to_the_browser(make_chapter):
     from bokeh.models import Glyph, GlyphRenderer
 
     from chapters.ch10_breakeven import BreakEvenChapter
+    from uikit.lazy import show_all
     view = make_chapter(BreakEvenChapter).__panel__()
+    show_all(view)                        # its figures sit in a section built when scrolled to
     renderers = [r for p in view.select(pn.pane.Bokeh) for r in p.object.renderers
                  if isinstance(r, GlyphRenderer)]
     assert len(renderers) >= 5
@@ -65,9 +67,11 @@ def test_every_chapter_page_draws_figure_text_at_16_px_or_more(make_chapter):
     screen, so it holds at every size): every fixed type size of every figure a chapter shows."""
     from chapters.registry import chapter_pages
     from uikit.figures import figure_type_sizes
+    from uikit.lazy import show_all
     small = []
     for page in chapter_pages():
         view = make_chapter(page.chapter_class).__panel__()
+        show_all(view)                    # and the figures built when the student scrolls to them
         for pane in view.select(pn.pane.Bokeh):
             for (model, name), v in figure_type_sizes(pane.object).items():
                 px = float(v[:-2]) * (4 / 3 if v.endswith("pt") else 1)

@@ -1,0 +1,87 @@
+"""Page sections built the first time the student scrolls near them.
+
+A page sends every Bokeh model it holds when it opens, and a class opening a page together shares
+one event loop: a section below the fold (more figures, a table) costs that loop and each browser
+before anyone looks at it. `Lazy(build, height)` stands in for such a section with an empty box of
+its height; the first time the box comes within a screen of the browser's viewport
+(assets/lazy.js: an IntersectionObserver), the browser says so once, and the server builds the
+section (`build()`, its figures finished as the page's: uikit.figures.finish_figures) and puts it in
+the box's place, in a page turn of its own (uikit.pacing.page_turn). Outside a served page (tests,
+bench/pages.py, a script) `show()` builds it.
+
+    section = Lazy(lambda: pn.Row(pn.pane.Bokeh(figs.gamma_fig), table), height=320)
+    section.show()        # build it now
+
+What a slider redraws in the browser (uikit.browser) keeps working across the build: the figures'
+sources and ranges are built with the page (the redraw holds them), and the redraw finds the panes
+it writes into wherever they are on the page once they are there.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import panel as pn
+
+from uikit.figures import finish_figures
+from uikit.pacing import in_document, page_turn, served
+from uikit.styles import ASSETS
+
+
+PLACEHOLDER = "speclab-lazy"   # the class of a section's box until it is built (a test scrolls to it)
+
+
+class NearViewport(pn.custom.JSComponent):
+    """An empty box that sends one message ("near") the first time it comes within a screen of the
+    browser's viewport (assets/lazy.js)."""
+
+    _esm = ASSETS / "lazy.js"
+
+
+class Lazy(pn.Column):
+    """A section of a page, built when the student first scrolls near it (or on `show()`)."""
+
+    def __init__(self, build: Callable[[], pn.viewable.Viewable], height: int, **params):
+        params.setdefault("sizing_mode", "stretch_width")
+        params.setdefault("margin", 0)
+        watch = NearViewport(height=height, sizing_mode="stretch_width", margin=0, css_classes=[PLACEHOLDER])
+        super().__init__(watch, **params)
+        self._build = build
+        self._content = None
+        # how the page finishes its figures (uikit.figures.finish_figures sets it to the page's own:
+        # its type floor, and the tickers and formatters its figures share)
+        self.finish: Callable = finish_figures
+        watch.on_msg(self._near)
+
+    @property
+    def built(self) -> bool:
+        """Whether the section is built (shown, or ready to be)."""
+        return self._content is not None
+
+    def show(self):
+        """Build the section now, if it is not built yet, and put it in the box's place; returns it.
+        Where a page is served, call it where the document lock is held (uikit.pacing.in_document)."""
+        if self._content is None:
+            self._content = self._build()
+            self.finish(self._content)
+            self.objects = [self._content]
+        return self._content
+
+    def _near(self, event=None) -> None:
+        if served():
+            pn.state.execute(self._show_in_turn)
+        else:
+            self.show()
+
+    async def _show_in_turn(self) -> None:
+        async with page_turn():        # one piece of page building at a time, across all sessions
+            in_document(self.show)     # it changes Bokeh models the page holds already (ranges, sources)
+
+
+def show_all(view) -> list[Lazy]:
+    """Build every lazy section of a Panel view now (those inside a section too); returns them."""
+    done: list[Lazy] = []
+    while pending := [s for s in view.select(Lazy) if not s.built]:
+        for section in pending:
+            section.show()
+        done += pending
+    return done
