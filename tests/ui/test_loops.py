@@ -57,7 +57,7 @@ def test_ch04_kept_and_rejected_drafts_differ_in_colour(page, server, shot):
 
 SHARE_LINE = """() => {
   for (const d of Bokeh.documents)
-    for (const m of d._all_models.values())
+    for (const m of d.all_models)
       if (m.type === 'ColumnDataSource' && 'share' in m.data) return {n: Array.from(m.data.n), share: Array.from(m.data.share)};
 }"""
 
