@@ -11,11 +11,13 @@ student lets go, and Python then resets the counts and draws the same.
 """
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 import panel as pn
 import param
 from bokeh.core.properties import value
-from bokeh.models import ColumnDataSource, Label, Range1d
+from bokeh.models import Label, Legend, LegendItem, Range1d
 from bokeh.transform import dodge
 
 from chapters.base import Chapter
@@ -24,7 +26,8 @@ from lab.tworounds import (SETTLED, TOKENS, rounds, running_share, share_settled
                            student_seed, thresholds)
 from uikit import palette
 from uikit.browser import browser_redraw, browser_slider, redraw_on_move
-from uikit.figures import region_bars, static_figure
+from uikit.figures import page_sources, region_bars, static_figure
+from uikit.lazy import Lazy
 from uikit.pacing import in_document
 from uikit.predict import PredictCard
 from uikit.styles import TABLE_CSS
@@ -32,6 +35,8 @@ from uikit.styles import TABLE_CSS
 QUESTION_P, QUESTION_Q = 0.6, 0.8   # the predict question's numbers
 SHARE_POINTS = 60                    # points a batch of draws adds to the share-of-A line
 NO_DRAW = "<p>Press <b>Draw</b>: the draft proposes A or B from q.</p>"   # the last draw, before one
+U_WIDTH, U_HEIGHT = 400, 140          # px: the last draw's figure …
+SHARE_WIDTH, SHARE_HEIGHT = 520, 330  # … and the share of A's
 SHARE_AXIS = 20                      # the share-of-A chart's x axis before it has more rounds than this
 
 
@@ -52,11 +57,36 @@ def frequency_table_html(p_a: float, q_a: float, proposed, kept, freq, thr) -> s
 
 
 class AcceptRuleFigures:
-    """One position's regions, the last draw's u, and the kept frequencies; built once."""
+    """One position's regions, the last draw's u, the kept frequencies and the share of A. The
+    sources, the share chart's x range and legend items and the u label are built with the page (the
+    browser's redraw holds them); each figure is built the first time it is asked for (the last
+    draw's and the share's sit below the fold: uikit.lazy)."""
 
     def __init__(self):
-        self.region_src = ColumnDataSource(dict(token=list(TOKENS), agree=[0, 0], eager=[0, 0], shy=[0, 0]))
-        self.pq_src = ColumnDataSource(dict(token=list(TOKENS), p=[0, 0], q=[0, 0]))
+        source = page_sources()
+        self.region_src = source(token=list(TOKENS), agree=[0, 0], eager=[0, 0], shy=[0, 0])
+        self.pq_src = source(token=list(TOKENS), p=[0, 0], q=[0, 0])
+        self.u_src = source(u=[], y=[], color=[])              # the last draw: u on [0, 1] …
+        self.thr_src = source(left=[0], right=[0])              # … against the threshold min(1, p/q)
+        self.u_label = Label(x=0, y=0.05, text="", text_font_size="14px")
+        self.freq_src = source(token=list(TOKENS), freq=[0, 0], rule=[0, 0])
+        self.share_src = source(n=[], share=[])
+        self.lines_src = source(p=[0.0], q=[0.0])     # p(A) and q(A) across the share chart
+        self.share_range = Range1d(0, SHARE_AXIS)
+        # the share chart's legend: p(A), q(A) (their values in the label) and the measured line
+        self.p_item, self.q_item, self.share_item = (LegendItem(label=value(text)) for text in (
+            "p(A): the target", "q(A): the draft alone", "measured share of A"))
+
+        # the same drawing in the browser, while a slider moves (uikit.browser)
+        self.redraw = browser_redraw(
+            "ch06_accept_rule", region_src=self.region_src, pq_src=self.pq_src, lines_src=self.lines_src,
+            share_src=self.share_src, freq_src=self.freq_src, thr_src=self.thr_src, u_src=self.u_src,
+            u_label=self.u_label, share_range=self.share_range, p_item=self.p_item, q_item=self.q_item,
+            share_item=self.share_item, tokens=list(TOKENS), share_axis=SHARE_AXIS, last_draw_text="",
+            share_note_text="")
+
+    @cached_property
+    def region_fig(self):
         f = static_figure(syncable=False, height=330, width=310, x_range=list(TOKENS), y_range=(0, 1.05),
                           title="One position · two tokens", y_axis_label="probability")
         region_bars(f, self.region_src, self.pq_src, width=0.6, half=0.36,
@@ -64,12 +94,12 @@ class AcceptRuleFigures:
         f.legend.spacing = 0
         f.legend.padding = 2
         f.add_layout(f.legend[0], "below")
-        self.region_fig = f
+        return f
 
-        # The last draw: u on [0, 1] against the threshold min(1, p/q).
-        self.u_src = ColumnDataSource(dict(u=[], y=[], color=[]))
-        self.thr_src = ColumnDataSource(dict(left=[0], right=[0]))
-        g = static_figure(syncable=False, height=140, width=400, x_range=(0, 1), y_range=(0, 1),
+    @cached_property
+    def u_fig(self):
+        """The last draw: u on [0, 1] against the threshold min(1, p/q)."""
+        g = static_figure(syncable=False, height=U_HEIGHT, width=U_WIDTH, x_range=(0, 1), y_range=(0, 1),
                           title="Last draw: keep if u lands in the green band [0, min(1, p/q))",
                           x_axis_label="u ~ Uniform(0, 1)")
         g.quad(left="left", right="right", bottom=0.2, top=0.8, source=self.thr_src, color=palette.OVERLAP,
@@ -77,12 +107,12 @@ class AcceptRuleFigures:
         g.scatter(x="u", y="y", color="color", source=self.u_src, size=16, marker="inverted_triangle")
         g.yaxis.visible = False
         g.ygrid.visible = False
-        self.u_label = Label(x=0, y=0.05, text="", text_font_size="14px")
         g.add_layout(self.u_label)
-        self.u_fig = g
+        return g
 
-        # Running frequencies of "kept" per token against min(1, p/q).
-        self.freq_src = ColumnDataSource(dict(token=list(TOKENS), freq=[0, 0], rule=[0, 0]))
+    @cached_property
+    def freq_fig(self):
+        """Running frequencies of "kept" per token against min(1, p/q)."""
         h = static_figure(syncable=False, height=330, width=310, x_range=list(TOKENS), y_range=(0, 1.05),
                           title="How often a proposed token was kept", y_axis_label="kept ÷ proposed")
         h.vbar(x="token", top="freq", source=self.freq_src, width=0.5, color=palette.TARGET, alpha=0.8,
@@ -91,33 +121,25 @@ class AcceptRuleFigures:
                   y0="rule", y1="rule", source=self.freq_src, line_width=4, color=palette.DRAFT,
                   line_dash="dashed", legend_label="min(1, p / q) (dashed line)")
         h.add_layout(h.legend[0], "below")
-        self.freq_fig = h
+        return h
 
-        # The payoff: the share of outputs that are A, round after round, against p(A) and q(A).
-        # p(A) and q(A) are full-width lines named in the legend under the plot: the measured line
-        # spans the whole width, so a name written inside the plot was crossed by it. The x axis
-        # starts at 0 to SHARE_AXIS rounds (axes and grid before the first draw), then follows the draws.
-        self.share_src = ColumnDataSource(dict(n=[], share=[]))
-        self.lines_src = ColumnDataSource(dict(p=[0.0], q=[0.0]))     # p(A) and q(A) across the chart
-        s = static_figure(syncable=False, height=330, width=520, x_range=Range1d(0, SHARE_AXIS), y_range=(0, 1.02),
-                          title="Share of outputs that are A", x_axis_label="rounds so far",
+    @cached_property
+    def share_fig(self):
+        """The payoff: the share of outputs that are A, round after round, against p(A) and q(A).
+
+        p(A) and q(A) are full-width lines named in the legend under the plot: the measured line
+        spans the whole width, so a name written inside the plot was crossed by it. The x axis
+        starts at 0 to SHARE_AXIS rounds (axes and grid before the first draw), then follows the draws."""
+        s = static_figure(syncable=False, height=SHARE_HEIGHT, width=SHARE_WIDTH, x_range=self.share_range,
+                          y_range=(0, 1.02), title="Share of outputs that are A", x_axis_label="rounds so far",
                           y_axis_label="share of A")
-        s.hspan(y="p", source=self.lines_src, line_color=palette.TARGET, line_width=3, legend_label="p(A): the target")
-        s.hspan(y="q", source=self.lines_src, line_color=palette.DRAFT, line_width=3, line_dash="dashed",
-                legend_label="q(A): the draft alone")
-        s.line(x="n", y="share", source=self.share_src, line_width=3, color=palette.INK,
-               legend_label="measured share of A")
-        s.legend.spacing, s.legend.padding = 0, 4
-        s.add_layout(s.legend[0], "below")
-        self.share_fig = s
-
-        # the same drawing in the browser, while a slider moves (uikit.browser)
-        p_item, q_item, share_item = s.legend[0].items[:3]
-        self.redraw = browser_redraw(
-            "ch06_accept_rule", region_src=self.region_src, pq_src=self.pq_src, lines_src=self.lines_src,
-            share_src=self.share_src, freq_src=self.freq_src, thr_src=self.thr_src, u_src=self.u_src,
-            u_label=self.u_label, share_range=s.x_range, p_item=p_item, q_item=q_item, share_item=share_item,
-            tokens=list(TOKENS), share_axis=SHARE_AXIS, last_draw_text="", share_note_text="")
+        lines = (s.hspan(y="p", source=self.lines_src, line_color=palette.TARGET, line_width=3),
+                 s.hspan(y="q", source=self.lines_src, line_color=palette.DRAFT, line_width=3, line_dash="dashed"),
+                 s.line(x="n", y="share", source=self.share_src, line_width=3, color=palette.INK))
+        for item, line in zip((self.p_item, self.q_item, self.share_item), lines):
+            item.renderers = [line]
+        s.add_layout(Legend(items=[self.p_item, self.q_item, self.share_item], spacing=0, padding=4), "below")
+        return s
 
     def draw_probabilities(self, p_a: float, q_a: float) -> None:
         """p and q of A and B, split into their regions."""
@@ -125,22 +147,21 @@ class AcceptRuleFigures:
         self.region_src.data = dict(token=list(TOKENS), **{k: list(v) for k, v in r.items()})
         self.pq_src.data = dict(token=list(TOKENS), p=[p_a, 1 - p_a], q=[q_a, 1 - q_a])
         self.lines_src.data = dict(p=[p_a], q=[q_a])
-        p_item, q_item = self.share_fig.legend[0].items[:2]
-        p_item.label = value(f"p(A) = {p_a:.2f}: the target")
-        q_item.label = value(f"q(A) = {q_a:.2f}: the draft alone")
+        self.p_item.label = value(f"p(A) = {p_a:.2f}: the target")
+        self.q_item.label = value(f"q(A) = {q_a:.2f}: the draft alone")
         self.clear_share()
 
     def clear_share(self) -> None:
         """No rounds yet: an empty line (and no legend entry for it) on the first SHARE_AXIS rounds."""
         self.share_src.data = dict(n=[], share=[])
-        self.share_fig.x_range.end = SHARE_AXIS
-        self.share_fig.legend[0].items[2].visible = False
+        self.share_range.end = SHARE_AXIS
+        self.share_item.visible = False
 
     def add_share(self, n: list[int], share: list[float]) -> None:
         """Extend the share-of-A line; the x axis follows the rounds."""
         self.share_src.stream(dict(n=n, share=share))
-        self.share_fig.x_range.end = max(SHARE_AXIS, n[-1])
-        self.share_fig.legend[0].items[2].visible = True
+        self.share_range.end = max(SHARE_AXIS, n[-1])
+        self.share_item.visible = True
 
     def draw_draws(self, last: dict, freq: np.ndarray, thr: np.ndarray) -> None:
         """The last draw's u against its threshold, and the kept frequencies against min(1, p/q)."""
@@ -210,13 +231,17 @@ class AcceptRuleChapter(Chapter):
         self.last_draw = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.freq_table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.figs = AcceptRuleFigures()
-        self.region_fig, self.u_fig, self.freq_fig = self.figs.region_fig, self.figs.u_fig, self.figs.freq_fig
-        self.share_fig = self.figs.share_fig
         self.share_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         redraw_on_move(self.figs.redraw, dict(p_a=self.p_slider, q_a=self.q_slider),
                        dict(last_draw=self.last_draw, freq_table=self.freq_table, share_note=self.share_note))
         self.param.watch(lambda *e: self._on_probabilities(), ["p_a", "q_a"])
         self._on_probabilities()
+
+    # the figures (the tour shows them; each built when first asked for)
+    region_fig = property(lambda self: self.figs.region_fig)
+    u_fig = property(lambda self: self.figs.u_fig)
+    freq_fig = property(lambda self: self.figs.freq_fig)
+    share_fig = property(lambda self: self.figs.share_fig)
 
     # ---- predict ------------------------------------------------------------------------------------
     def make_predict(self):
@@ -315,10 +340,13 @@ class AcceptRuleChapter(Chapter):
     def body(self):
         controls = pn.Column("#### Set p and q, then draw", self.p_slider, self.q_slider,
                              pn.Row(self.draw_button, self.draw_many_button), self.reset_button, width=290)
+        # below the fold, the last draw's and the share's figures are built when scrolled to (their
+        # sentences and the table are light, and shown at once)
+        u_fig = Lazy(lambda: pn.pane.Bokeh(self.u_fig), height=U_HEIGHT, width=U_WIDTH)
+        share_fig = Lazy(lambda: pn.pane.Bokeh(self.share_fig), height=SHARE_HEIGHT, width=SHARE_WIDTH)
         return pn.Column(
             pn.Row(controls, pn.pane.Bokeh(self.region_fig), pn.pane.Bokeh(self.freq_fig)),
-            pn.Row(pn.pane.Bokeh(self.u_fig), self.last_draw, sizing_mode="stretch_width"),
+            pn.Row(u_fig, self.last_draw, sizing_mode="stretch_width"),
             self.freq_table,
-            pn.Row(pn.pane.Bokeh(self.share_fig), self.share_note, sizing_mode="stretch_width"),
+            pn.Row(share_fig, self.share_note, sizing_mode="stretch_width"),
             sizing_mode="stretch_width")
-

@@ -40,10 +40,14 @@ class NearViewport(pn.custom.JSComponent):
 class Lazy(pn.Column):
     """A section of a page, built when the student first scrolls near it (or on `show()`)."""
 
-    def __init__(self, build: Callable[[], pn.viewable.Viewable], height: int, **params):
-        params.setdefault("sizing_mode", "stretch_width")
+    def __init__(self, build: Callable[[], pn.viewable.Viewable], height: int, width: int | None = None,
+                 **params):
+        """`build()` makes the section; its box is `height` px high and `width` px wide (None: the
+        page's width), what the section takes once built, so the page does not jump."""
+        sizing = "stretch_width" if width is None else "fixed"
+        params.setdefault("sizing_mode", sizing)
         params.setdefault("margin", 0)
-        watch = NearViewport(height=height, sizing_mode="stretch_width", margin=0, css_classes=[PLACEHOLDER])
+        watch = NearViewport(height=height, width=width, sizing_mode=sizing, margin=0, css_classes=[PLACEHOLDER])
         super().__init__(watch, **params)
         self._build = build
         self._content = None
