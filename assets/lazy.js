@@ -1,5 +1,5 @@
 // A page section not built yet (uikit/lazy.py, Lazy): an empty box of the section's height that
-// tells the server once, the first time it comes within half a screen of being seen, so the server
+// tells the server once, the first time it comes within a quarter screen of being seen, so the server
 // builds the section then and puts it in the box's place. The page scrolls inside the template's
 // main area, which clips what lies below it: the observer watches that area (the nearest scrolling
 // ancestor, through Bokeh's shadow roots), or the browser's viewport where there is none.
@@ -19,7 +19,7 @@ export function render({model, el}) {
       if (!entries.some((e) => e.isIntersecting)) return
       near.disconnect()
       model.send_msg("near")
-    }, {root: scrollingAncestor(el), rootMargin: "50% 0px"})
+    }, {root: scrollingAncestor(el), rootMargin: "25% 0px"})
     near.observe(el)
   }
   requestAnimationFrame(watch)      // once the box is in the page, where its ancestors are known

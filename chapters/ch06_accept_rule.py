@@ -27,7 +27,7 @@ from lab.tworounds import (SETTLED, TOKENS, rounds, running_share, share_settled
 from uikit import palette
 from uikit.browser import browser_redraw, browser_slider, redraw_on_move
 from uikit.figures import page_sources, region_bars, static_figure
-from uikit.lazy import Lazy
+from uikit.lazy import lazy_figure
 from uikit.pacing import in_document
 from uikit.predict import PredictCard
 from uikit.styles import TABLE_CSS
@@ -35,7 +35,8 @@ from uikit.styles import TABLE_CSS
 QUESTION_P, QUESTION_Q = 0.6, 0.8   # the predict question's numbers
 SHARE_POINTS = 60                    # points a batch of draws adds to the share-of-A line
 NO_DRAW = "<p>Press <b>Draw</b>: the draft proposes A or B from q.</p>"   # the last draw, before one
-U_WIDTH, U_HEIGHT = 400, 140          # px: the last draw's figure …
+FIG_WIDTH, FIG_HEIGHT = 310, 330      # px: the regions' and the kept frequencies' figures, …
+U_WIDTH, U_HEIGHT = 400, 140          # … the last draw's …
 SHARE_WIDTH, SHARE_HEIGHT = 520, 330  # … and the share of A's
 SHARE_AXIS = 20                      # the share-of-A chart's x axis before it has more rounds than this
 
@@ -87,7 +88,7 @@ class AcceptRuleFigures:
 
     @cached_property
     def region_fig(self):
-        f = static_figure(syncable=False, height=330, width=310, x_range=list(TOKENS), y_range=(0, 1.05),
+        f = static_figure(syncable=False, height=FIG_HEIGHT, width=FIG_WIDTH, x_range=list(TOKENS), y_range=(0, 1.05),
                           title="One position · two tokens", y_axis_label="probability")
         region_bars(f, self.region_src, self.pq_src, width=0.6, half=0.36,
                     labels=("both agree: min(p, q)", "draft too eager: q − p", "draft too shy: p − q"))
@@ -113,7 +114,7 @@ class AcceptRuleFigures:
     @cached_property
     def freq_fig(self):
         """Running frequencies of "kept" per token against min(1, p/q)."""
-        h = static_figure(syncable=False, height=330, width=310, x_range=list(TOKENS), y_range=(0, 1.05),
+        h = static_figure(syncable=False, height=FIG_HEIGHT, width=FIG_WIDTH, x_range=list(TOKENS), y_range=(0, 1.05),
                           title="How often a proposed token was kept", y_axis_label="kept ÷ proposed")
         h.vbar(x="token", top="freq", source=self.freq_src, width=0.5, color=palette.TARGET, alpha=0.8,
                legend_label="measured frequency")
@@ -340,13 +341,13 @@ class AcceptRuleChapter(Chapter):
     def body(self):
         controls = pn.Column("#### Set p and q, then draw", self.p_slider, self.q_slider,
                              pn.Row(self.draw_button, self.draw_many_button), self.reset_button, width=290)
-        # below the fold, the last draw's and the share's figures are built when scrolled to (their
-        # sentences and the table are light, and shown at once)
-        u_fig = Lazy(lambda: pn.pane.Bokeh(self.u_fig), height=U_HEIGHT, width=U_WIDTH)
-        share_fig = Lazy(lambda: pn.pane.Bokeh(self.share_fig), height=SHARE_HEIGHT, width=SHARE_WIDTH)
+        # The figures are built when the student scrolls to them (the whole body is below the fold
+        # at 1280×720); their sentences and the table are light, and on the page at once.
         return pn.Column(
-            pn.Row(controls, pn.pane.Bokeh(self.region_fig), pn.pane.Bokeh(self.freq_fig)),
-            pn.Row(u_fig, self.last_draw, sizing_mode="stretch_width"),
+            pn.Row(controls, lazy_figure(lambda: self.region_fig, FIG_HEIGHT, FIG_WIDTH),
+                   lazy_figure(lambda: self.freq_fig, FIG_HEIGHT, FIG_WIDTH)),
+            pn.Row(lazy_figure(lambda: self.u_fig, U_HEIGHT, U_WIDTH), self.last_draw, sizing_mode="stretch_width"),
             self.freq_table,
-            pn.Row(share_fig, self.share_note, sizing_mode="stretch_width"),
+            pn.Row(lazy_figure(lambda: self.share_fig, SHARE_HEIGHT, SHARE_WIDTH), self.share_note,
+                   sizing_mode="stretch_width"),
             sizing_mode="stretch_width")

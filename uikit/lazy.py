@@ -3,7 +3,7 @@
 A page sends every Bokeh model it holds when it opens, and a class opening a page together shares
 one event loop: a section below the fold (more figures, a table) costs that loop and each browser
 before anyone looks at it. `Lazy(build, height)` stands in for such a section with an empty box of
-its height; the first time the box comes within a screen of the browser's viewport
+its height; the first time the box comes within a quarter screen of being seen
 (assets/lazy.js: an IntersectionObserver), the browser says so once, and the server builds the
 section (`build()`, its figures finished as the page's: uikit.figures.finish_figures) and puts it in
 the box's place, in a page turn of its own (uikit.pacing.page_turn). Outside a served page (tests,
@@ -31,7 +31,7 @@ PLACEHOLDER = "speclab-lazy"   # the class of a section's box until it is built 
 
 
 class NearViewport(pn.custom.JSComponent):
-    """An empty box that sends one message ("near") the first time it comes within a screen of the
+    """An empty box that sends one message ("near") the first time it comes within a quarter screen of the
     browser's viewport (assets/lazy.js)."""
 
     _esm = ASSETS / "lazy.js"
@@ -79,6 +79,13 @@ class Lazy(pn.Column):
     async def _show_in_turn(self) -> None:
         async with page_turn():        # one piece of page building at a time, across all sessions
             in_document(self.show)     # it changes Bokeh models the page holds already (ranges, sources)
+
+
+def lazy_figure(make: Callable, height: int, width: int | None = None) -> Lazy:
+    """A Bokeh figure built when scrolled to: `make()` returns it (a chapter's figure, built once);
+    `height` and `width` (None: the page's width) are the figure's."""
+    sizing = "stretch_width" if width is None else "fixed"
+    return Lazy(lambda: pn.pane.Bokeh(make(), sizing_mode=sizing), height=height, width=width)
 
 
 def show_all(view) -> list[Lazy]:

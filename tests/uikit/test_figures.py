@@ -26,7 +26,9 @@ def test_figures_get_projector_type_sizes(make_chapter):
     assert all(float(v[:-2]) >= (16 if v.endswith("px") else 12) for v in sizes.values())
     # a chapter page's figures get the same floor (chapter 6 asks for 10 px legends): 16 px, the
     # projector's smallest figure type at 1920×1080, whatever the screen (a page does not know it)
+    from uikit.lazy import show_all
     ch = make_chapter(AcceptRuleChapter)
+    show_all(ch.__panel__())             # its figures are built when the student scrolls to them
     panes = [p.object for p in ch.__panel__().select(pn.pane.Bokeh)]
     assert panes and all(float(v[:-2]) >= 16 for f in panes for v in figure_type_sizes(f).values()
                          if v.endswith("px"))
