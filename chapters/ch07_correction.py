@@ -9,11 +9,12 @@ bin out of its bars, so it cannot squash the differences, and gives its two valu
 from __future__ import annotations
 
 import html
+from functools import cached_property
 
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource
+from bokeh.models import ColumnDataSource, FactorRange, Range1d
 
 from chapters.base import Chapter
 from lab import montecarlo as mc
@@ -23,6 +24,7 @@ from lab.prompts import encode_prompt
 from lab.sampling import SamplingSettings
 from uikit import palette
 from uikit.figures import paired_bars, region_bars, static_figure
+from uikit.lazy import lazy_figure
 from uikit.pacing import in_document, served
 from uikit.predict import PredictCard
 from uikit.state import SAMPLING
@@ -31,6 +33,7 @@ from uikit.tokens import unique_labels
 
 DEFAULT_CONTEXT = "the cat sat on the"
 SHOW = 8                     # top candidates of each model on the chart
+OUT_HEIGHT = 320             # px: the output's figure
 RUN_SIZES = {"10,000 rounds": 10_000, "100,000 rounds": 100_000, "1,000,000 rounds": 1_000_000}
 
 
@@ -60,7 +63,9 @@ def distance_html(rule: str, d: dict, vocabulary: int) -> str:
 
 
 class CorrectionFigures:
-    """p against q split into regions, and the Monte-Carlo's output against p; built once."""
+    """p against q split into regions, and the Monte-Carlo's output against p. The output's figure
+    is built the first time it is asked for (it sits below the fold: uikit.lazy); its source and
+    ranges are drawn into before that."""
 
     def __init__(self):
         self.regions_src = ColumnDataSource(dict(token=[], agree=[], eager=[], shy=[], p=[], q=[]))
@@ -74,14 +79,18 @@ class CorrectionFigures:
         self.regions_fig = f
 
         self.out_src = ColumnDataSource(dict(token=[], sampled=[], p=[]))   # the shown tokens only
-        g = static_figure(height=320, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
+        self.out_x, self.out_y = FactorRange(), Range1d(0, 1)
+
+    @cached_property
+    def out_fig(self):
+        g = static_figure(height=OUT_HEIGHT, sizing_mode="stretch_width", x_range=self.out_x, y_range=self.out_y,
                           y_axis_label="share of rounds",
                           title="What actually comes out vs the target p")
         paired_bars(g, self.out_src, ("sampled", palette.DRAFT, "output of accept + correct (sampled)"),
                     ("p", palette.TARGET, "target p"))
         g.add_layout(g.legend[0], "below")
         g.xaxis.major_label_orientation = 0.6
-        self.out_fig = g
+        return g
 
     def draw_regions(self, labels: list[str], p: np.ndarray, q: np.ndarray) -> None:
         """The shown tokens' p and q, split into their regions."""
@@ -91,9 +100,9 @@ class CorrectionFigures:
 
     def draw_output(self, labels: list[str], sampled: np.ndarray, target: np.ndarray) -> None:
         """What the Monte-Carlo produced beside p, per shown token (the rest is given in words)."""
-        self.out_fig.x_range.factors = labels
+        self.out_x.factors = labels
         self.out_src.data = dict(token=labels, sampled=sampled, p=target)
-        self.out_fig.y_range.end = float(max(sampled.max(), target.max())) * 1.3
+        self.out_y.end = float(max(sampled.max(), target.max())) * 1.3
 
 
 class CorrectionChapter(Chapter):
@@ -148,7 +157,7 @@ class CorrectionChapter(Chapter):
         self.distance = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.rule_table = pn.pane.HTML("", width=380, stylesheets=[TABLE_CSS])
         self.figs = CorrectionFigures()
-        self.regions_fig, self.out_fig = self.figs.regions_fig, self.figs.out_fig   # the tour shows them
+        self.regions_fig = self.figs.regions_fig   # the tour shows it, and out_fig
         self.param.watch(self._on_event, ["rule", "runs"])
         if served():
             pn.state.onload(self.load)
@@ -241,6 +250,11 @@ class CorrectionChapter(Chapter):
         self.figs.draw_output(self.labels, shown, self.p[self.ids] / self.p.sum())
         self.distance.object = distance_html(self.rule, self.distances(), self.p.size)
 
+    @property
+    def out_fig(self):
+        """What comes out against p (the tour shows it; built when first asked for)."""
+        return self.figs.out_fig
+
     # ---- page ------------------------------------------------------------------------------------------
     def body(self):
         return pn.Column(
@@ -251,6 +265,6 @@ class CorrectionChapter(Chapter):
             pn.Row(self.rule_buttons, sizing_mode="stretch_width"),
             pn.Row(self.size_select, self.run_button),
             self.distance,
-            pn.Row(pn.pane.Bokeh(self.out_fig, sizing_mode="stretch_width"), self.rule_table,
-                   sizing_mode="stretch_width"),
+            # below the fold: the output's figure is built when scrolled to, its table at once
+            pn.Row(lazy_figure(lambda: self.out_fig, OUT_HEIGHT), self.rule_table, sizing_mode="stretch_width"),
             sizing_mode="stretch_width")
