@@ -14,15 +14,17 @@ import asyncio
 import html
 import math
 import time
+from functools import cached_property
 
 import panel as pn
-from bokeh.models import ColumnDataSource, Label, Span
+from bokeh.models import ColumnDataSource, Label, Range1d, Span
 
 from chapters.base import Chapter
 from lab.racestream import cached_race
 from lab.timeline import UNLIKELY, Race, calls_until
 from uikit import palette
 from uikit.figures import static_figure
+from uikit.lazy import lazy_figure
 from uikit.pacing import in_document, served
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
@@ -31,6 +33,7 @@ from uikit.tokens import Chip, TokenStrip, count_html, lane, legend
 
 N_TOKENS = 20
 LANES = ("Small model", "Big model")   # bottom → top on the time axis
+FIGURE_HEIGHT = 210   # px: the race figure
 LABEL_Y = {"small": 0.5, "big": 1.0}     # the "done" labels: the small lane's centre; between the lanes
 
 
@@ -61,14 +64,13 @@ def motion_note(reduced_motion: bool) -> str:
 
 
 class RaceFigure:
-    """One row per model, one bar per call, on a shared time axis; "done" markers; built once."""
+    """One row per model, one bar per call, on a shared time axis; "done" markers. Its source, time
+    axis and markers are drawn into from the start; the figure is built the first time it is asked
+    for (below the fold on a small screen: uikit.lazy)."""
 
     def __init__(self):
-        fig = static_figure(height=210, sizing_mode="stretch_width", y_range=list(LANES), x_range=(0, 1),
-                            x_axis_label="time (seconds, each call at its cost measured on this server)")
         self.calls = ColumnDataSource(dict(lane=[], left=[], right=[], color=[]))
-        fig.hbar(y="lane", left="left", right="right", height=0.55, fill_color="color", line_color="white",
-                 line_width=1.5, source=self.calls)
+        self.x_range = Range1d(0, 1)
         self.small_done = Span(location=0, dimension="height", line_color=palette.DRAFT, line_width=3,
                                line_dash="dashed", visible=False)
         self.big_done = Span(location=0, dimension="height", line_color=palette.TARGET, line_width=3,
@@ -83,11 +85,19 @@ class RaceFigure:
                                text_color=palette.TARGET, text_font_size="14px", x_offset=-6, text_align="right",
                                text_baseline="middle")
         self.now = Span(location=0, dimension="height", line_color=palette.INK, line_width=1, visible=False)
+
+    @cached_property
+    def figure(self):
+        fig = static_figure(height=FIGURE_HEIGHT, sizing_mode="stretch_width", y_range=list(LANES),
+                            x_range=self.x_range,
+                            x_axis_label="time (seconds, each call at its cost measured on this server)")
+        fig.hbar(y="lane", left="left", right="right", height=0.55, fill_color="color", line_color="white",
+                 line_width=1.5, source=self.calls)
         for r in (self.small_done, self.big_done, self.now, self.small_label, self.big_label):
             fig.add_layout(r)
         fig.yaxis.major_label_text_font_size = "15px"
         fig.ygrid.grid_line_color = None
-        self.figure = fig
+        return fig
 
     def draw(self, r: Race, t: float, finished: tuple[bool, bool] = (True, True)) -> None:
         """The race as it stood `t` seconds after both models started: each call begun so far; a
@@ -191,7 +201,11 @@ class DilemmaChapter(Chapter):
         self.small_count = pn.pane.HTML(words_count(0), stylesheets=[BOX_CSS], width=140)
         self.summary = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")
         self.race_figure = RaceFigure()
-        self.figure = self.race_figure.figure   # the tour shows it
+
+    @property
+    def figure(self):
+        """The race (the tour shows it; built when first asked for)."""
+        return self.race_figure.figure
 
     def make_predict(self):
         return dilemma_card(self.state)
@@ -238,14 +252,14 @@ class DilemmaChapter(Chapter):
     def _draw_progress(self, race: Race, t: float) -> None:
         if self.race is not race or not self.streaming:      # the finished race is already drawn
             return
-        x = self.race_figure.figure.x_range
+        x = self.race_figure.x_range
         if t > 0.85 * x.end or not self._shown_counts:
             x.end = max(t * 1.4, 1e-3)
         self.show(t)
 
     def _start_replay(self, replay: bool = True):
         """Show the finished race: replayed from 0 (when it came from the cache), else at its end."""
-        self.race_figure.figure.x_range.end = self.race.end * 1.12 or 1.0
+        self.race_figure.x_range.end = self.race.end * 1.12 or 1.0
         self.show(0.0 if replay else self.race.end)
         if replay and self.animate and not self.state.reduced_motion:
             self._t0 = time.perf_counter()
@@ -296,7 +310,7 @@ class DilemmaChapter(Chapter):
                  self.big_count, palette.TARGET),
             lane("Small model", "quicker per word, but not the writer we want", self.small_strip, self.small_count,
                  palette.DRAFT),
-            pn.pane.Bokeh(self.figure, sizing_mode="stretch_width"),
+            lazy_figure(lambda: self.figure, FIGURE_HEIGHT),    # below the fold at 1280×720
             legend(["target_call", "draft_call", "unlikely"],
                    {"target_call": "one slow big-model call", "draft_call": "one quick small-model call"}),
             self.summary,

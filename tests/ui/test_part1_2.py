@@ -14,6 +14,7 @@ DONE_LABELS = """() => {
 
 def test_ch01_write_races_both_models(page, server, shot):
     open_page(page, server + "?chapter=dilemma", "Good is slow. Fast is sloppy.")
+    page.locator(".speclab-lazy").first.scroll_into_view_if_needed()    # the figure: built when scrolled to
     wait_until(lambda: page.evaluate(DONE_LABELS) == [["big model done", False], ["small model done", False]],
                message="the race figure with its 'done' labels hidden")
     page.get_by_role("button", name="Each word is computed from the words before it", exact=False).click()
