@@ -27,7 +27,7 @@ from lab.tworounds import (SETTLED, TOKENS, rounds, running_share, share_settled
 from uikit import palette
 from uikit.browser import browser_redraw, browser_slider, redraw_on_move
 from uikit.figures import page_sources, region_bars, static_figure
-from uikit.lazy import lazy_figure
+from uikit.lazy import Lazy, lazy_figure
 from uikit.pacing import in_document
 from uikit.predict import PredictCard
 from uikit.styles import TABLE_CSS
@@ -343,9 +343,10 @@ class AcceptRuleChapter(Chapter):
                              pn.Row(self.draw_button, self.draw_many_button), self.reset_button, width=290)
         # The figures are built when the student scrolls to them (the whole body is below the fold
         # at 1280×720); their sentences and the table are light, and on the page at once.
+        figures = Lazy(lambda: pn.Row(pn.pane.Bokeh(self.region_fig), pn.pane.Bokeh(self.freq_fig), margin=0),
+                       height=FIG_HEIGHT, width=2 * FIG_WIDTH + 20)     # one section: they come into view together
         return pn.Column(
-            pn.Row(controls, lazy_figure(lambda: self.region_fig, FIG_HEIGHT, FIG_WIDTH),
-                   lazy_figure(lambda: self.freq_fig, FIG_HEIGHT, FIG_WIDTH)),
+            pn.Row(controls, figures),
             pn.Row(lazy_figure(lambda: self.u_fig, U_HEIGHT, U_WIDTH), self.last_draw, sizing_mode="stretch_width"),
             self.freq_table,
             pn.Row(lazy_figure(lambda: self.share_fig, SHARE_HEIGHT, SHARE_WIDTH), self.share_note,

@@ -18,6 +18,7 @@ it writes into wherever they are on the page once they are there.
 """
 from __future__ import annotations
 
+import contextlib
 from typing import Callable
 
 import panel as pn
@@ -65,9 +66,14 @@ class Lazy(pn.Column):
         """Build the section now, if it is not built yet, and put it in the box's place; returns it.
         Where a page is served, call it where the document lock is held (uikit.pacing.in_document)."""
         if self._content is None:
-            self._content = self._build()
-            self.finish(self._content)
-            self.objects = [self._content]
+            # Building it changes models the page holds already (a legend item gains its line, a
+            # label its figure): Bokeh then walks the page's whole model graph after each change,
+            # unless the document's models are frozen, which walks it once at the end.
+            doc = next((m.document for m, _ in self._models.values() if m.document is not None), None)
+            with doc.models.freeze() if doc is not None else contextlib.nullcontext():
+                self._content = self._build()
+                self.finish(self._content)
+                self.objects = [self._content]
         return self._content
 
     def _near(self, event=None) -> None:

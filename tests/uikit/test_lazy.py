@@ -57,3 +57,33 @@ def test_show_all_builds_sections_inside_sections():
     view = pn.Column(outer)
     assert show_all(view) == [outer, inner]
     assert inner.built and show_all(view) == []
+
+
+def test_a_section_that_changes_the_page_s_models_walks_its_graph_once(monkeypatch):
+    """A section whose figure takes in models the page holds already (legend items, sources) is
+    built with the document's models frozen: Bokeh walks the page's model graph once, not once
+    per change."""
+    from bokeh.document.models import DocumentModelManager
+    from bokeh.models import Legend, LegendItem
+    from bokeh.models.callbacks import CustomJS
+
+    items = [LegendItem(label=f"line {i}") for i in range(3)]
+    holder = pn.pane.Bokeh(line_figure("above"))
+    holder.object.js_on_change("tags", CustomJS(code="", args=dict(items=items)))   # the page holds the items
+
+    def build():
+        fig = line_figure("below")
+        for item in items:
+            item.renderers = [fig.line([0, 1], [1, 0])]
+        fig.add_layout(Legend(items=items), "below")
+        return pn.pane.Bokeh(fig)
+    section = Lazy(build, height=200)
+    view = pn.Column(holder, section)
+    doc = Document()
+    doc.add_root(view.get_root(doc))
+    walks = []
+    original = DocumentModelManager.recompute
+    monkeypatch.setattr(DocumentModelManager, "recompute", lambda self: (walks.append(1), original(self))[1])
+    section.show()
+    assert len(walks) == 1
+    assert set(items) <= set(doc.models)
