@@ -53,6 +53,7 @@ class DragProbe:
         self.sent_dragging = 0      # websocket frames sent while the mouse button was down
         self.sent_released = 0      # … and in the second after it was let go
         self.drags = 0
+        self.dragging_sent: list[str] = []     # the first frames sent while dragging, to say what they were
         self._dragging = False
         self._released_at = 0.0
 
@@ -77,6 +78,8 @@ class DragProbe:
     def _sent(self, payload) -> None:
         if self._dragging:
             self.sent_dragging += 1
+            if len(self.dragging_sent) < 3:
+                self.dragging_sent.append(str(payload)[:160])
         elif time.perf_counter() - self._released_at < 1.0:
             self.sent_released += 1
 
