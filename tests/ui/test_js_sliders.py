@@ -129,3 +129,20 @@ def test_ch10_figures_built_when_scrolled_to_follow_a_drag(page, server):
                message="the built figure and table to follow the α slider during the drag")
     assert len(frames.sent) == before, f"a drag sent {frames.sent[before:]}"
     page.mouse.up()
+
+
+def test_ch10_tour_step_sliders_redraw_in_the_browser(page, server):
+    """The tour's step with chapter 10's sliders and α figure but not its table: a drag redraws the
+    figure and the read-out (the redraw leaves out the panes the step does not show). The frames are
+    not counted: the tour reports its free room as the step settles."""
+    frames = Frames(page)
+    page.goto(server + "?tour=33", wait_until="domcontentloaded")
+    page.wait_for_function("document.documentElement.dataset.tourRendered === '33'", timeout=90000)
+    wait_until(lambda: page.evaluate(DRAWN_POINT) == 0.8, message="the tour's α figure")
+    assert page.locator(".speclab-table").count() == 0
+    drag(page, page.locator(".noUi-handle").filter(visible=True).first, -70, frames)   # α
+    a = page.evaluate(SLIDER_VALUE, "α")
+    formula = page.locator(".speclab-formula", has_text="E = (1").first
+    wait_until(lambda: page.evaluate(DRAWN_POINT) == a < 0.8 and f"(1 − {a:.2f})" in formula.inner_text(),
+               message="the tour's figure and read-out to follow the α slider during the drag")
+    page.mouse.up()
