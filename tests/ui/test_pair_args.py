@@ -24,7 +24,7 @@ def test_args_choose_the_pair(browser, tmp_path):
     with served(env, tmp_path / "server.log", ("--pair", "tiny-gpt2", "--drafter", "lookup")) as url:
         text = badge_text(browser, url)
     assert "tiny gpt2 target" in text and "tiny gpt2 draft" in text
-    assert "· lookup ·" in text                                    # --drafter reached the pair too
+    assert "lookup" not in text      # the pair's own drafting (for measure) is not the pages' (the student's)
 
 
 def test_a_bad_path_in_args_is_refused_in_one_sentence(browser, tmp_path):
