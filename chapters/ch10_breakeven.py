@@ -41,7 +41,7 @@ GAMMAS = np.arange(1, GAMMA_MAX + 1)   # the γ bars
 MAX_NEW_TOKENS = REQUEST_TOKENS      # every live page's request length (lab.request)
 LIVE_FRESH_SECONDS = 600   # "Use my models" takes a kept measurement of the same request this young
 LAST_SECONDS: list[float] = []   # how long the server's last live measurement took: the next one's estimate
-FIGURES_HEIGHT = 900        # px: the figures, the table and the caption, as laid out at 1280 px wide
+FIGURES_HEIGHT = 855        # px: the figures, the table and the caption, as laid out at 1280 px wide
 CAPTION = ("Analytic model of Leviathan, Kalman & Matias (2023): acceptances are treated as independent with "
            "rate α; one verification pass over γ + 1 positions takes about as long as one target call; c is "
            "the time of a draft call divided by a target call. It predicts shapes, not benchmarks.")
