@@ -84,9 +84,8 @@ def finish_figures(view, floor: dict = PAGE_TYPE, shared: dict | None = None) ->
     figures have no selection tools and no legends that mute, so the copies only add models for every
     page to build, send and walk (chapter 10: 16 of its ~190). A section of the view built later
     (uikit.lazy.Lazy) finishes its figures the same way, sharing the page's stateless models."""
-    from uikit.lazy import Lazy     # uikit.lazy builds on this module
     shared = {} if shared is None else shared
-    for section in view.select(Lazy):
+    for section in view.select(lambda obj: getattr(type(obj), "builds_later", False)):   # uikit.lazy.Lazy
         section.finish = partial(finish_figures, floor=floor, shared=shared)
     for pane in view.select(pn.pane.Bokeh):
         if pane.object is None:

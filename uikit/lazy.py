@@ -41,6 +41,8 @@ class NearViewport(pn.custom.JSComponent):
 class Lazy(pn.Column):
     """A section of a page, built when the student first scrolls near it (or on `show()`)."""
 
+    builds_later = True     # how uikit.figures.finish_figures finds the sections (it cannot import this module)
+
     def __init__(self, build: Callable[[], pn.viewable.Viewable], height: int, width: int | None = None,
                  **params):
         """`build()` makes the section; its box is `height` px high and `width` px wide (None: the
