@@ -7,7 +7,7 @@
 //   lab/breakeven.py    ALPHAS, numbers
 //   lab/costs.py        profile_round_cost, profile_speedup (CostProfile.round_cost, .speedup)
 //   lab/display.py      regions
-//   lab/sampling.py     accept_probability; lab/tworounds.py thresholds
+//   lab/sampling.py     accept_probability; lab/twotokens.py thresholds
 //
 // Inputs are numbers the page's own sliders produce (already in range), so the Python functions'
 // checks of their input are not repeated here.
@@ -84,7 +84,7 @@ const analytic = (() => {
     return q[token] <= 0 ? 0 : Math.min(1, p[token] / q[token])
   }
 
-  // lab/tworounds.py: the accept probability of A and B for p(A) and q(A).
+  // lab/twotokens.py: the accept probability of A and B for p(A) and q(A).
   function thresholds(p_a, q_a) {
     const p = [p_a, 1 - p_a], q = [q_a, 1 - q_a]
     return [accept_probability(p, q, 0), accept_probability(p, q, 1)]

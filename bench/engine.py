@@ -71,7 +71,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
     torch.manual_seed(0)
-    from lab.pair import default_name, load_named
+    from lab.load import default_name, load_named
     pair = load_named("tiny" if args.tiny else args.pair or default_name())
     runners = contenders(pair, args.gamma, args.max_new_tokens)
     heldout = heldout_prompts()

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import torch  # noqa: E402
 
-from lab.pair import load_named  # noqa: E402
+from lab.load import load_named  # noqa: E402
 from lab.prompts import heldout_prompts  # noqa: E402
 
 

@@ -1,6 +1,6 @@
 """Chapter 6 — the accept rule, on one position with two tokens A and B.
 
-The student sets p(A) and q(A); every draw is a whole round (lab.tworounds): x ~ q from the
+The student sets p(A) and q(A); every draw is a whole round (lab.twotokens): x ~ q from the
 student's own seeded generator, kept when u < min(1, p(x)/q(x)) (`lab.sampling.accept_probability`),
 otherwise corrected from the residual. Running frequencies of "kept" per token are shown against
 min(1, p/q), and the payoff: the share of outputs that are A approaching p(A), not q(A).
@@ -22,7 +22,7 @@ from bokeh.transform import dodge
 
 from chapters.base import Chapter
 from lab.display import regions
-from lab.tworounds import (SETTLED, TOKENS, rounds, running_share, share_settled, share_spread, student_rng,
+from lab.twotokens import (SETTLED, TOKENS, rounds, running_share, share_settled, share_spread, student_rng,
                            student_seed, thresholds)
 from uikit import palette
 from uikit.browser import browser_redraw, browser_slider, redraw_on_move

@@ -68,7 +68,7 @@ def measure_main(argv: list[str]) -> int:
     from lab.drafting import DRAFTERS
     from lab.drafting import check_gamma
     from lab.measure import measure, measure_set
-    from lab.pair import PairError, check_drafting, load_spec, resolve_pair
+    from lab.load import PairError, check_drafting, load_spec, resolve_pair
     from lab.prompts import HELDOUT_PROMPTS, PromptError, encode_prompt, heldout_prompts
     from lab.sampling import SamplingSettings
 

@@ -54,7 +54,7 @@ class Decoder:
                  max_new_tokens: int = 64, keep_rows: bool = True, writer: str = "target",
                  display_top: int = DISPLAY_TOP, drafter: str | None = None,
                  policy: DraftPolicy | str | None = None, profile="measured"):
-        # Who drafts and how many: the pair's defaults (lab.pair.ModelPair) unless given here.
+        # Who drafts and how many: the pair's defaults (lab.load.ModelPair) unless given here.
         drafter = drafter or getattr(pair, "drafter", "model")
         policy = policy or getattr(pair, "policy", "constant")
         if writer not in ("target", "draft") or (writer == "draft" and mode != "plain"):

@@ -1,5 +1,5 @@
 """The model pair the engine and the pages see: a target and a draft sharing one tokenizer, with the
-pair's default drafting. How it was found and loaded is lab.pair's business."""
+pair's default drafting. How it was found and loaded is lab.load's business."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

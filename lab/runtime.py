@@ -1,6 +1,6 @@
 """The process-wide singletons: the model pair in use and the model service.
 
-The pair is resolved by `lab.pair.get_pair()` from the server's arguments (`use_args`, given by
+The pair is resolved by `lab.load.get_pair()` from the server's arguments (`use_args`, given by
 app.py), else the environment, else the embedded default: a registry name (`tiny` is the tiny
 random-weight pair the browser tests serve), or a lecturer's own pair. A lecturer can switch the
 pair for everyone while the server runs (`switch_pair`); a pair that fails to load leaves the
@@ -11,7 +11,7 @@ from __future__ import annotations
 import gc
 import threading
 
-from lab.pair import use_args  # noqa: F401  (app.py: runtime.use_args(sys.argv[1:]))
+from lab.load import use_args  # noqa: F401  (app.py: runtime.use_args(sys.argv[1:]))
 from lab.service import ModelService
 
 _lock = threading.Lock()
@@ -22,7 +22,7 @@ _service: ModelService | None = None
 def current_pair():
     if _switched is not None:
         return _switched
-    from lab.pair import get_pair
+    from lab.load import get_pair
     return get_pair()
 
 
@@ -42,7 +42,7 @@ def switch_pair(name: str | None = None, target: str | None = None, draft: str |
     Runs on the model worker so no round is half on one pair and half on the other. Raises
     PairError (one sentence) and keeps the current pair when the new one cannot be used.
     """
-    from lab.pair import PairError, load_spec, resolve_pair
+    from lab.load import PairError, load_spec, resolve_pair
 
     def load():
         global _switched

@@ -210,7 +210,7 @@ class ModelService:
         """A whole generation, cached, as a long job: a generator the worker runs a round at a time,
         so a page (or the warm-up) asking for a long one lets a browser that has used the worker less
         recently go between rounds (lab.workqueue). `drafter` and `policy` None draft as the pair does
-        (lab.pair.ModelPair)."""
+        (lab.load.ModelPair)."""
         if mode == "plain" and writer == "target":
             draft = "aligned"               # the target writing alone: the same text whatever the draft
         key = ("generation", tuple(prompt_ids), mode, settings, gamma, seed, max_new_tokens, writer, keep_rows,

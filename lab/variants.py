@@ -4,7 +4,7 @@
 - "weak": the embedded target's first layers, never trained as a draft (`embedded:weak`, the
   registry's pair "weak"). Offered only when the registry has that pair on the running pair's target.
 - "random": a draft whose q is uniform, so almost nothing is accepted, and whose greedy guesses are
-  random tokens (`embedded:random`, or one made for any vocabulary in a moment: lab.drafts.make_random;
+  random tokens (`embedded:random`, or one made for any vocabulary in a moment: lab.draftmodels.make_random;
   a random draft prepared with all-zero logits, whose every greedy guess would be token 0, the
   end-of-text token, is replaced by one made afresh, as a loaded draft's layers are packed and
   cannot be edited: lab.packing).
@@ -104,8 +104,8 @@ def _all_zero_head(draft) -> bool:
 
 
 def _random_for(pair: ModelPair):
-    """A random draft for `pair`'s vocabulary (lab.drafts.make_random: uniform q, random guesses)."""
-    from lab.drafts import make_random
+    """A random draft for `pair`'s vocabulary (lab.draftmodels.make_random: uniform q, random guesses)."""
+    from lab.draftmodels import make_random
     cfg = pair.target.config
     from lab.devices import move
     draft = make_random(cfg.vocab_size, getattr(cfg, "bos_token_id", None), pair.eos_token_id,
@@ -119,7 +119,7 @@ def _with_draft(pair: ModelPair, variant: str) -> ModelPair:
     if ref is None:                                  # the pair's own draft is this teaching draft
         draft = pair.draft
     elif ref:
-        from lab.pair import load_draft
+        from lab.load import load_draft
         draft = load_draft(ref, pair)
     else:                                            # random, for any vocabulary
         draft = _random_for(pair)

@@ -113,7 +113,7 @@ class LecturerPanel(pn.viewable.Viewer):
     def __init__(self, session_id: str, chapter: int | None = None, **params):
         """`chapter`: the number of the chapter this page shows (its question leads the class poll)."""
         super().__init__(**params)
-        from lab.pair import PairError, listed, requested
+        from lab.load import PairError, listed, requested
         self.session_id = session_id
         self.chapter = chapter
         try:                                      # the pair asked for is offered too (the tests serve tiny)
@@ -209,7 +209,7 @@ class LecturerPanel(pn.viewable.Viewer):
 def needs_download(name: str) -> bool:
     """Whether the named pair has hub models that are not in this machine's Hugging Face cache."""
     from lab import hub
-    from lab.pair import registry
+    from lab.load import registry
     spec = registry().get(name)
     return spec is not None and bool(hub.missing(spec))
 

@@ -63,7 +63,7 @@ class PairLoader:
     def _load(self) -> None:
         started = time.monotonic()
         try:
-            from lab.pair import get_pair
+            from lab.load import get_pair
             get_pair(progress=self._progress)   # the server's --args, else the environment, else the default
             pair = runtime.service().pair
             HEAP.settle()

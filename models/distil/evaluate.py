@@ -17,7 +17,7 @@ import sys
 import torch
 
 from lab.measure import measure_set
-from lab.pair import ModelPair, load_named
+from lab.load import ModelPair, load_named
 from lab.prompts import heldout_prompts
 from models.distil.train import GAMMA, NEW_TOKENS
 

@@ -1,7 +1,7 @@
 """Step 3 of distillation: train a small shortlist draft on the target's labels (resumable).
 
 The draft: `--layers` Llama layers at the target's width, the target's (frozen, shared) embeddings,
-and a head over a shortlist of token ids (see lab/train/drafts.py). Loss: cross-entropy against the
+and a head over a shortlist of token ids (see lab/draftmodels.py). Loss: cross-entropy against the
 target's top-32 distribution restricted to the shortlist (forward KL up to a constant). bf16 autocast,
 one thread. Every `--eval-every` steps: α on the held-out prompts (greedy, γ=4, exact simulation from
 one teacher-forced draft pass over the target's greedy continuation); the best draft so far is
@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from lab.prepare import embedded_dir, ensure_embedded
-from lab.train import drafts
+from lab import draftmodels
 from lab.prompts import heldout_prompts
 from models.distil.corpus import distil_dir
 from models.distil.label import SOURCES, load_texts
@@ -217,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps({"shortlist": len(covered), "heldout_coverage": sum(t in covered for t in gen_all) / len(gen_all)}),
           flush=True)
 
-    draft = drafts.make_shortlist_draft(target, shortlist, n_layers=args.layers)
+    draft = draftmodels.make_shortlist_draft(target, shortlist, n_layers=args.layers)
     del target
     draft.model.embed_tokens.weight.requires_grad_(False)
     params = [p for p in draft.parameters() if p.requires_grad]
@@ -240,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
             if improved:
                 state["best"] = alpha["overall"]
                 if args.export:
-                    drafts.export_distilled(draft, EXPORT, {"run": args.run, "step": state["step"],
+                    draftmodels.export_distilled(draft, EXPORT, {"run": args.run, "step": state["step"],
                                                             "train_minutes": round(state["train_s"] / 60, 1),
                                                             "label_tokens_seen": state["tokens"],
                                                             "heldout_alpha": alpha})

@@ -28,7 +28,7 @@ from lab.adaptive import schedule_for  # noqa: E402
 from lab.drafting import MAX_GAMMA, DraftPolicy, LookupDrafter  # noqa: E402
 from lab.engine import generate  # noqa: E402
 from lab.kv import CachedModel  # noqa: E402
-from lab.pair import default_name, load_named  # noqa: E402
+from lab.load import default_name, load_named  # noqa: E402
 from lab.prompts import encode_prompt, heldout_prompts  # noqa: E402
 
 DEV = Path(__file__).resolve().parents[1] / "dev_prompts.json"

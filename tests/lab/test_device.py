@@ -12,10 +12,10 @@ import pytest
 import torch
 
 from lab import devices, kv
-from lab import pair as pair_mod
+from lab import load
 from lab.devices import Placement, choose
 from lab.engine import Decoder, generate
-from lab.pair import PairError, load_pair, load_spec, place, placement_for, registry
+from lab.load import PairError, load_pair, load_spec, place, placement_for, registry
 from lab.sampling import SamplingSettings
 from lab.tiny import tiny_pair
 
@@ -91,8 +91,8 @@ def test_the_command_line_wins_over_the_environment():
 
 def test_the_embedded_pair_stays_on_the_cpu_in_float32(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    embedded = registry()[pair_mod.default_name()]
-    assert embedded.target.startswith(pair_mod.EMBEDDED)
+    embedded = registry()[load.default_name()]
+    assert embedded.target.startswith(load.EMBEDDED)
     assert placement_for(embedded, "auto") == devices.CPU            # auto: silently the CPU
     assert placement_for(embedded, "cpu", "float32") == devices.CPU
     asked = placement_for(embedded, "cuda")
@@ -119,10 +119,10 @@ def test_asking_for_cuda_without_a_gpu_loads_on_the_cpu_and_says_so(no_gpu, capl
 
 
 def test_the_servers_device_argument_reaches_the_loader(no_gpu, monkeypatch):
-    monkeypatch.setattr(pair_mod, "_SERVER_ARGS", ["--pair", "tiny", "--device", "mps"])
+    monkeypatch.setattr(load, "_SERVER_ARGS", ["--pair", "tiny", "--device", "mps"])
     pair = load_spec(registry()["tiny"])
     assert pair.device == "cpu" and "no Apple-silicon GPU (MPS)" in pair.notes["warning"]
-    monkeypatch.setattr(pair_mod, "_SERVER_ARGS", ["--device", "cpu", "--dtype", "bfloat16"])
+    monkeypatch.setattr(load, "_SERVER_ARGS", ["--device", "cpu", "--dtype", "bfloat16"])
     pair = load_spec(registry()["tiny"])
     assert (pair.device, pair.dtype, pair.target.dtype) == ("cpu", "bfloat16", torch.bfloat16)
     assert "warning" not in pair.notes
@@ -131,7 +131,7 @@ def test_the_servers_device_argument_reaches_the_loader(no_gpu, monkeypatch):
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory):
     """A tiny target and draft saved as Hugging Face folders (float32 on disk)."""
-    from tests.lab.test_pair import save_tiny
+    from tests.lab.test_load import save_tiny
     root = tmp_path_factory.mktemp("device-pairs")
     return save_tiny(root / "target", layers=2), save_tiny(root / "draft", seed=1)
 

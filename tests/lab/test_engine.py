@@ -9,7 +9,7 @@ from scipy import stats
 
 from lab import engine, sampling
 from lab.engine import Decoder, generate
-from lab.pair import ModelPair
+from lab.load import ModelPair
 from lab.sampling import SamplingSettings
 from lab.tiny import tiny_pair
 

@@ -1,4 +1,4 @@
-"""lab.errors: path-free messages for pages, no pair↔prepare import cycle, drafts registered from lab.drafts."""
+"""lab.errors: path-free messages for pages, no pair↔prepare import cycle, drafts registered from lab.draftmodels."""
 from __future__ import annotations
 
 import ast
@@ -62,7 +62,7 @@ def test_errors_survive_pickling_with_their_public_sentence():
 
 
 def test_pair_errors_with_paths_have_path_free_public_messages(tmp_path):
-    from lab.pair import load_pair
+    from lab.load import load_pair
     missing = tmp_path / "nowhere" / "model"
     with pytest.raises(PairError) as err:
         load_pair(str(missing), str(missing))
@@ -78,9 +78,9 @@ def test_pair_errors_with_paths_have_path_free_public_messages(tmp_path):
 # --- one class, no import cycle ------------------------------------------------------------------
 
 def test_pair_error_is_one_class_everywhere():
-    from lab import pair, prepare
-    assert pair.PairError is errors.PairError is prepare.PairError
-    assert issubclass(prepare.PrepareError, pair.PairError)
+    from lab import load, prepare
+    assert load.PairError is errors.PairError is prepare.PairError
+    assert issubclass(prepare.PrepareError, load.PairError)
 
 
 def _module_level_imports(path: Path) -> set[str]:
@@ -95,34 +95,32 @@ def _module_level_imports(path: Path) -> set[str]:
 
 
 def test_pair_and_prepare_do_not_import_each_other_at_module_level():
-    assert not {"lab.pair", "lab.pair.PairError"} & _module_level_imports(REPO / "lab" / "prepare.py")
-    assert not {n for n in _module_level_imports(REPO / "lab" / "pair.py") if n.startswith("lab.prepare")}
+    assert not {"lab.load", "lab.load.PairError"} & _module_level_imports(REPO / "lab" / "prepare.py")
+    assert not {n for n in _module_level_imports(REPO / "lab" / "load.py") if n.startswith("lab.prepare")}
     assert not {n for n in _module_level_imports(REPO / "lab" / "errors.py") if n.startswith("lab")}
 
 
 def test_each_module_imports_alone_in_a_fresh_interpreter():
     code = ("import importlib, sys\n"
             "import lab.prepare\n"
-            "assert 'lab.pair' not in sys.modules, 'lab.prepare imported lab.pair'\n"
+            "assert 'lab.load' not in sys.modules, 'lab.prepare imported lab.load'\n"
             "for name in list(sys.modules):\n"
             "    if name == 'lab' or name.startswith('lab.'): del sys.modules[name]\n"
-            "import lab.pair\n"
-            "assert 'lab.prepare' not in sys.modules, 'lab.pair imported lab.prepare'\n"
+            "import lab.load\n"
+            "assert 'lab.prepare' not in sys.modules, 'lab.load imported lab.prepare'\n"
             "print('ok')\n")
     done = _fresh(code)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
 
 
-# --- the shortlist draft type, registered by lab.drafts ------------------------------------------
+# --- the shortlist draft type, registered by lab.draftmodels ------------------------------------------
 
 def test_shortlist_draft_loads_through_the_auto_classes(tmp_path):
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    from lab.drafts import ShortlistLlamaForCausalLM, make_shortlist_draft
-    from lab.train import drafts as train_drafts
+    from lab.draftmodels import ShortlistLlamaForCausalLM, make_shortlist_draft
 
-    assert train_drafts.make_shortlist_draft is make_shortlist_draft   # training code re-uses lab.drafts
     torch.manual_seed(0)
     target = LlamaForCausalLM(LlamaConfig(vocab_size=40, hidden_size=16, intermediate_size=32,
                                           num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1,
@@ -133,12 +131,11 @@ def test_shortlist_draft_loads_through_the_auto_classes(tmp_path):
     ids = [[3, 5, 7]]
     expected = draft(torch.tensor(ids)).logits[0, -1]
     torch.save(expected, tmp_path / "expected.pt")
-    # a fresh process that imports only lab.pair: its loader must register the type itself
-    code = ("import sys, torch\nfrom pathlib import Path\nfrom lab.pair import _load_model\n"
+    # a fresh process that imports only lab.load: its loader must register the type itself
+    code = ("import sys, torch\nfrom pathlib import Path\nfrom lab.load import _load_model\n"
             f"m = _load_model(Path({str(tmp_path / 'draft')!r}), 'draft')\n"
             f"got = m(torch.tensor({ids})).logits[0, -1]\n"
             f"want = torch.load({str(tmp_path / 'expected.pt')!r})\n"
-            "assert 'lab.train' not in sys.modules\n"
             "assert torch.allclose(got, want, rtol=1e-4, atol=1e-5), (got, want)\n"   # packed: float rounding
             "print(type(m).__name__, int((got > torch.finfo(got.dtype).min).sum()))\n")
     done = _fresh(code)

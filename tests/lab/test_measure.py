@@ -86,7 +86,7 @@ def test_a_bad_prompt_set_gets_one_sentence(tmp_path):
 
 
 def pair_policy():
-    from lab.pair import PairSpec
+    from lab.load import PairSpec
     return PairSpec.__dataclass_fields__["policy"].default     # a --target/--draft pair's policy
 
 

@@ -9,7 +9,7 @@ from transformers import AutoModelForCausalLM, LlamaConfig, LlamaForCausalLM
 from dataclasses import replace
 
 from lab.engine import generate
-from lab.pair import load_draft, load_pair
+from lab.load import load_draft, load_pair
 from lab.packing import enabled, is_packed, pack_for_cpu, packer, parameter_count, share_tensors
 from tests.helpers import WORDS, save_tiny
 
@@ -211,7 +211,7 @@ def test_tensors_that_differ_are_not_shared(tied):
 def test_a_packed_random_draft_prepared_with_zero_logits_is_made_afresh_when_switched_to(folders, tmp_path, monkeypatch):
     """A random draft saved with all-zero weights is loaded packed; the variant switch cannot edit a
     packed head, so it drafts with a fresh random draft (lab.variants) and stays exact."""
-    from lab.drafts import make_random
+    from lab.draftmodels import make_random
     from lab.variants import DraftVariants, _all_zero_head
     monkeypatch.setenv("SPECLAB_PACK", "1")
     pair = load_pair(str(folders[0]), str(folders[1]))

@@ -25,7 +25,7 @@ needs_accelerate = pytest.mark.skipif(not HAS_ACCELERATE, reason="accelerate is 
 
 def _prepare_and_load(wheel, sha, root):
     import torch
-    from lab.pair import load_pair
+    from lab.load import load_pair
     home = ensure_embedded(source=source_for(wheel, sha), root=root, distilled=root / "none")
     assert_clean(root)
     pair = load_pair(str(home / "target"), str(home / "draft-weak"))

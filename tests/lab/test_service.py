@@ -154,7 +154,7 @@ def test_a_random_draft_accepts_far_less_than_the_aligned_one():
     from lab.sampling import GREEDY
     pair = tiny_pair()
     service = ModelService(lambda: pair)
-    # Greedy: the uniform draft's guess after token t is a seeded random token perm(t) (lab.drafts
+    # Greedy: the uniform draft's guess after token t is a seeded random token perm(t) (lab.draftmodels
     # .uniform_guesses), kept only where the target's own next token happens to be that one: α far below aligned.
     random_alpha, aligned_alpha = _alpha(service, "random", GREEDY), _alpha(service, "aligned", GREEDY)
     assert aligned_alpha > 0.1 and random_alpha < aligned_alpha / 10

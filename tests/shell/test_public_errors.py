@@ -14,12 +14,12 @@ SECRET = "/srv/secret/models/target"
 
 
 def test_a_failed_load_shows_no_server_path(monkeypatch, caplog):
-    import lab.pair
+    import lab.load
 
     def boom(progress=None):
         progress(0.5, f"unpacking into {SECRET}/weights")
         raise OSError(2, "No such file or directory", f"{SECRET}/config.json")
-    monkeypatch.setattr(lab.pair, "get_pair", boom)
+    monkeypatch.setattr(lab.load, "get_pair", boom)
     loader = PairLoader()
     with caplog.at_level(logging.ERROR):
         loader._load()

@@ -13,7 +13,7 @@ from chapters.ch06_accept_rule import AcceptRuleChapter
 from chapters.ch10_breakeven import BreakEvenChapter, browser_profile
 from lab import analytic, breakeven
 from lab.display import regions
-from lab.tworounds import thresholds
+from lab.twotokens import thresholds
 from tests.helpers import made_profile
 from uikit.browser import js_code
 

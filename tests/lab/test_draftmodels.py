@@ -3,7 +3,7 @@ from dataclasses import replace
 
 import torch
 
-from lab.drafts import make_random, uniform_guesses
+from lab.draftmodels import make_random, uniform_guesses
 
 
 def _last_logits(model, ids):

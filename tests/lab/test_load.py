@@ -11,8 +11,8 @@ import torch
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 
-from lab import pair as pair_mod  # noqa: E402
-from lab.pair import ModelPair, PairError, load_pair, resolve_pair  # noqa: E402
+from lab import load  # noqa: E402
+from lab.load import ModelPair, PairError, load_pair, resolve_pair  # noqa: E402
 from tests.helpers import WORDS, save_tiny  # noqa: E402
 
 
@@ -93,7 +93,7 @@ def test_resolve_pair_from_argv_and_environment():
     env = resolve_pair([], {"SPECLAB_TARGET": "/m/t", "SPECLAB_DRAFT": "/m/d"})
     assert (env.target, env.draft) == ("/m/t", "/m/d")
     assert resolve_pair(["--pair", "random"], {"SPECLAB_PAIR": "weak"}).name == "random"  # argv wins
-    assert resolve_pair([], {}).name == pair_mod.default_name()
+    assert resolve_pair([], {}).name == load.default_name()
     with pytest.raises(PairError, match="There is no pair named 'nope'"):
         resolve_pair(["--pair", "nope"], {})
     with pytest.raises(PairError, match="needs both --target and --draft"):
@@ -101,8 +101,8 @@ def test_resolve_pair_from_argv_and_environment():
 
 
 def test_registry_lists_teaching_and_hub_pairs():
-    reg = pair_mod.registry()
-    assert list(reg)[0] == pair_mod.default_name()
+    reg = load.registry()
+    assert list(reg)[0] == load.default_name()
     assert {"random", "weak", "gpt2", "smollm2-1.7b", "qwen2.5-1.5b"} <= set(reg)
     assert reg["gpt2"].needs_download and not reg["random"].needs_download
 
@@ -115,13 +115,13 @@ def small_registry(tiny, tmp_path, monkeypatch):
     import lab.registry
     monkeypatch.setattr(lab.registry, "REGISTRY_PATH", toml)
     monkeypatch.delenv("SPECLAB_PAIR", raising=False)
-    pair_mod._reset_shared_pair()
+    load._reset_shared_pair()
     yield
-    pair_mod._reset_shared_pair()
+    load._reset_shared_pair()
 
 
 def test_get_pair_falls_back_to_default_with_warning(small_registry, caplog):
-    pair = pair_mod.get_pair(argv=["--pair", "bad"])
+    pair = load.get_pair(argv=["--pair", "bad"])
     assert pair.name == "tiny"
     assert "different vocabularies" in pair.notes["warning"]
     assert "different vocabularies" in caplog.text
@@ -129,10 +129,10 @@ def test_get_pair_falls_back_to_default_with_warning(small_registry, caplog):
 
 def test_get_pair_is_shared_and_loaded_once(small_registry, monkeypatch):
     calls = []
-    real = pair_mod.load_spec
-    monkeypatch.setattr(pair_mod, "load_spec", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = load.load_spec
+    monkeypatch.setattr(load, "load_spec", lambda *a, **k: calls.append(1) or real(*a, **k))
     got = []
-    threads = [threading.Thread(target=lambda: got.append(pair_mod.get_pair(argv=[]))) for _ in range(4)]
+    threads = [threading.Thread(target=lambda: got.append(load.get_pair(argv=[]))) for _ in range(4)]
     for t in threads:
         t.start()
     for t in threads:
@@ -142,8 +142,8 @@ def test_get_pair_is_shared_and_loaded_once(small_registry, monkeypatch):
 
 def test_teaching_drafts_come_from_the_registry_pairs_on_the_same_target():
     from lab.registry import teaching_drafts
-    reg = pair_mod.registry()
-    default = teaching_drafts(reg[pair_mod.default_name()], reg)
+    reg = load.registry()
+    default = teaching_drafts(reg[load.default_name()], reg)
     assert default == {"weak": ("embedded:weak", reg["weak"].draft_label),
                        "random": ("embedded:random", reg["random"].draft_label)}
     assert teaching_drafts(reg["weak"], reg)["weak"] == (None, reg["weak"].draft_label)   # its own draft
@@ -158,10 +158,10 @@ def test_a_teaching_draft_loads_beside_the_running_pair_and_shares_its_target(ti
     import lab.registry
     from lab.variants import DraftVariants
     monkeypatch.setattr(lab.registry, "REGISTRY_PATH", toml)
-    pair = pair_mod.load_named("mine")
+    pair = load.load_named("mine")
     assert pair.teaching_drafts == {"weak": (str(tiny["other_vocab"]), "weak one")}
     weak = DraftVariants().pair(pair, "weak")
     assert weak.target is pair.target and weak.tokenizer is pair.tokenizer and weak.draft is not pair.draft
     assert (weak.draft_label, weak.drafter, weak.policy) == ("weak one", "model", "constant")
     with pytest.raises(PairError, match="output logits"):
-        pair_mod.load_draft(str(tiny["wide"]), pair)        # logits wider than the target's: refused
+        load.load_draft(str(tiny["wide"]), pair)        # logits wider than the target's: refused

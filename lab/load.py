@@ -28,7 +28,7 @@ from typing import Callable
 
 from lab import devices
 from lab.devices import Placement
-from lab.errors import PairError, public_message, public_ref  # lab.pair.PairError stays importable: the same class
+from lab.errors import PairError, public_message, public_ref  # lab.load.PairError stays importable: the same class
 from lab.modelpair import ModelPair
 from lab.packing import pack_for_cpu
 from lab.registry import (EMBEDDED, TINY, PairSpec, _short, check_drafting, default_name, listed,  # noqa: F401
@@ -116,7 +116,7 @@ def _load_model(ref: Path | str, role: str, share=None, placement: Placement = d
     on the CPU in float32 its layers packed (lab.packing), sharing `share`'s equal tensors."""
     import torch
     from transformers import AutoModelForCausalLM
-    import lab.drafts  # noqa: F401  registers our own shortlist draft type (no remote code)
+    import lab.draftmodels  # noqa: F401  registers our own shortlist draft type (no remote code)
 
     config = _config_dict(ref, role)
     if "auto_map" in config:

@@ -1,4 +1,5 @@
-"""Drafts for the embedded SmolLM2 target, all plain Hugging Face causal LMs (inference side).
+"""Drafts for the embedded SmolLM2 target, all plain Hugging Face causal LMs, built, loaded and
+exported (the distilled draft's trained part, for models/distil/train.py).
 
 - `weak`: an early exit of the target (its first layers, final norm and tied head); untrained.
 - `random`: a tiny model whose q is uniform over the vocabulary (to within a percent), and whose
@@ -10,9 +11,9 @@
   exactly and speculative sampling stays exact (Leviathan et al. 2023, Thm 1 needs only q, p).
 
 The shortlist model type is registered with the Auto classes here, in our own code, so loading it
-never needs `trust_remote_code`: importing this module (lab.pair does, before loading any model)
-is what makes `AutoModelForCausalLM.from_pretrained` accept a saved shortlist draft. Training code
-(distillation, export) lives in lab/train/drafts.py and models/distil/.
+never needs `trust_remote_code`: importing this module (lab.load does, before loading any model)
+is what makes `AutoModelForCausalLM.from_pretrained` accept a saved shortlist draft. The training
+loop itself (distillation) lives in models/distil/.
 """
 from __future__ import annotations
 
@@ -166,3 +167,22 @@ def load_distilled(folder, target: LlamaForCausalLM) -> ShortlistLlamaForCausalL
                                                  for k, v in state.items()}, strict=False)
     assert set(missing) <= {"model.embed_tokens.weight"} and not unexpected, (missing, unexpected)
     return draft.float().eval()
+
+
+def export_distilled(draft: ShortlistLlamaForCausalLM, folder, meta: dict | None = None) -> None:
+    """Write our trained part of a shortlist draft (layers, norm, head, shortlist) in bf16; no embeddings."""
+    import json
+    from pathlib import Path
+    from safetensors.torch import save_file
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    state = {k: (v if k == "lm_head.ids" else v.to(torch.bfloat16)).contiguous()
+             for k, v in draft.state_dict().items() if k != "model.embed_tokens.weight"}
+    info = {"num_hidden_layers": draft.config.num_hidden_layers,
+            "shortlist_size": draft.config.shortlist_size, **(meta or {})}
+    # write both then swap in, so a process preparing the pair never reads half a file
+    save_file(state, str(folder / "draft.safetensors.tmp"))
+    (folder / "draft.json.tmp").write_text(json.dumps(info, indent=1))
+    (folder / "draft.json.tmp").replace(folder / "draft.json")
+    (folder / "draft.safetensors.tmp").replace(folder / "draft.safetensors")

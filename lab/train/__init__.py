@@ -1,1 +1,0 @@
-"""Building and distilling drafts for the embedded target (no Panel imports)."""
