@@ -9,10 +9,10 @@ served by this server: classrooms are offline. The server's pieces live in shell
 """
 import sys
 
-# The models' layers are packed for the CPU (lab/packing.py): the packed weights replace the dense ones,
+# The models' layers are packed for the CPU (lab/pairs/packing.py): the packed weights replace the dense ones,
 # and a verify pass then costs little more than one call, so the served lab drafts as `python -m lab
 # measure` does. SPECLAB_PACK=0 keeps them dense.
-from lab import runtime
+from serving import runtime
 from shell.app import build_app, configure
 
 runtime.use_args(sys.argv[1:])   # `panel serve app.py --args --pair NAME ...`: Bokeh sets argv while app.py runs

@@ -3,11 +3,11 @@
 // as the first part of a page's CustomJS code; tests/uikit/test_js_analytic.py checks every function
 // against its Python original at many points).
 //
-//   lab/analytic.py     expected_tokens, round_cost, speedup, break_even_alpha, best_gamma
-//   lab/breakeven.py    ALPHAS, numbers
-//   lab/costs.py        profile_round_cost, profile_speedup (CostProfile.round_cost, .speedup)
-//   lab/display.py      regions
-//   lab/sampling.py     accept_probability; lab/twotokens.py thresholds
+//   lab/core/analytic.py     expected_tokens, round_cost, speedup, break_even_alpha, best_gamma
+//   lab/experiments/breakeven.py    ALPHAS, numbers
+//   lab/speed/costs.py        profile_round_cost, profile_speedup (CostProfile.round_cost, .speedup)
+//   lab/experiments/display.py      regions
+//   lab/core/sampling.py     accept_probability; lab/experiments/twotokens.py thresholds
 //
 // Inputs are numbers the page's own sliders produce (already in range), so the Python functions'
 // checks of their input are not repeated here.
@@ -51,7 +51,7 @@ const analytic = (() => {
     return [best, best_speedup]
   }
 
-  // lab/breakeven.py: the α of the speed-up curve, and every number chapter 10 shows.
+  // lab/experiments/breakeven.py: the α of the speed-up curve, and every number chapter 10 shows.
   const ALPHAS = Array.from({length: 201}, (_, i) => i === 200 ? 1 : i * (1 / 200))
 
   function numbers(a, g, c, max_gamma) {
@@ -63,7 +63,7 @@ const analytic = (() => {
             per_gamma, best_gamma: best, best_speedup: best_s}
   }
 
-  // lab/costs.py: a round with this machine's verify pass; `verify[k]` is a pass over k + 1
+  // lab/speed/costs.py: a round with this machine's verify pass; `verify[k]` is a pass over k + 1
   // positions in target calls (CostProfile.verify_seconds ÷ its unit), the longest for longer ones.
   function profile_round_cost(verify, gamma, c) {
     return verify[Math.min(Math.max(gamma, 0), verify.length - 1)] + gamma * c
@@ -73,18 +73,18 @@ const analytic = (() => {
     return expected_tokens(alpha, gamma) / profile_round_cost(verify, gamma, c)
   }
 
-  // lab/display.py: where both agree min(p, q), the draft too eager (q − p)+, too shy (p − q)+.
+  // lab/experiments/display.py: where both agree min(p, q), the draft too eager (q − p)+, too shy (p − q)+.
   function regions(p, q) {
     return {agree: p.map((x, i) => Math.min(x, q[i])), eager: p.map((x, i) => Math.max(q[i] - x, 0)),
             shy: p.map((x, i) => Math.max(x - q[i], 0))}
   }
 
-  // lab/sampling.py: min(1, p(x) / q(x)) for a token drawn from q; 0 where q gives it nothing.
+  // lab/core/sampling.py: min(1, p(x) / q(x)) for a token drawn from q; 0 where q gives it nothing.
   function accept_probability(p, q, token) {
     return q[token] <= 0 ? 0 : Math.min(1, p[token] / q[token])
   }
 
-  // lab/twotokens.py: the accept probability of A and B for p(A) and q(A).
+  // lab/experiments/twotokens.py: the accept probability of A and B for p(A) and q(A).
   function thresholds(p_a, q_a) {
     const p = [p_a, 1 - p_a], q = [q_a, 1 - q_a]
     return [accept_probability(p, q, 0), accept_probability(p, q, 1)]

@@ -28,7 +28,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
 
-from lab.engine import generate  # noqa: E402
+from lab.core.engine import generate  # noqa: E402
 from lab.prompts import encode_prompt, heldout_prompts  # noqa: E402
 
 CATEGORIES = ("code", "facts", "json", "edit")
@@ -71,7 +71,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
     torch.manual_seed(0)
-    from lab.load import default_name, load_named
+    from lab.pairs.load import default_name, load_named
     pair = load_named("tiny" if args.tiny else args.pair or default_name())
     runners = contenders(pair, args.gamma, args.max_new_tokens)
     heldout = heldout_prompts()

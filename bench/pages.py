@@ -29,8 +29,8 @@ os.environ.setdefault("SPECLAB_PAIR", "tiny")
 from bokeh.document import Document  # noqa: E402
 
 from chapters import registry  # noqa: E402
-from lab.service import ModelService  # noqa: E402
-from lab.tiny import tiny_pair  # noqa: E402
+from serving.service import ModelService  # noqa: E402
+from lab.pairs.tiny import tiny_pair  # noqa: E402
 from uikit.lazy import show_all  # noqa: E402
 from uikit.state import LabState  # noqa: E402
 

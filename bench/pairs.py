@@ -2,7 +2,7 @@
 
 Expect the random draft's α near 0 (a uniform guess over 49k tokens is almost never the target's
 token), the weak draft well above it, and the distilled draft highest. Greedy, γ = 4, one prompt per
-category (all with --all), timed by the lab's own engine (`lab.measure`).
+category (all with --all), timed by the lab's own engine (`lab.speed.measure`).
 
     python bench/pairs.py [--pairs random weak smollm2-distilled] [--all] [--threads 1]
 """
@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import torch  # noqa: E402
 
-from lab.load import load_named  # noqa: E402
+from lab.pairs.load import load_named  # noqa: E402
 from lab.prompts import heldout_prompts  # noqa: E402
 
 
@@ -28,8 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
-    from lab.drafting import LECTURE_POLICY
-    from lab.measure import measure
+    from lab.core.drafting import LECTURE_POLICY
+    from lab.speed.measure import measure
 
     prompts = {cat: (ps if args.all else ps[:1]) for cat, ps in heldout_prompts().items()}
     print(f"{'pair':<20}{'category':<14}{'alpha':>7}{'c':>7}{'speed-up':>10}{'exact':>7}")

@@ -16,7 +16,7 @@ chapter with `presets = True` shows the preset bar (uikit.presets: preset prompt
 weak / random draft switch; with `guessers = True` also who guesses) at the top of its body.
 Model work goes through `await self.run_model(fn, *args)`: off the event loop, with the "working…"
 line shown, and a PromptError shown as one sentence instead of raised. A service request that takes
-a `draft` (lab.service) gets the student's (`self.draft`) unless the call names one.
+a `draft` (serving.service) gets the student's (`self.draft`) unless the call names one.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ import panel as pn
 import param
 
 from lab.prompts import PromptError
-from lab.service import QueueFull
+from serving.service import QueueFull
 from uikit.figures import finish_figures
 from uikit.panels import Busy, takeaway_box
 from uikit.predict import PredictCard
@@ -42,7 +42,7 @@ REFUSED_PAUSE = 2.0   # seconds a refused request keeps its button disabled, so 
 
 
 def _takes_draft(fn) -> bool:
-    """Whether a service request has a `draft` parameter (the student's draft, lab.variants). Not
+    """Whether a service request has a `draft` parameter (the student's draft, lab.pairs.variants). Not
     cached: pages may pass a fresh closure each time, and a cache would keep them all alive."""
     try:
         return "draft" in inspect.signature(fn).parameters
@@ -110,7 +110,7 @@ class Chapter(pn.viewable.Viewer):
         return []
 
     def request(self, prompt_ids: list[int], **kwargs):
-        """The student's request for this page (lab.request.Request: uikit.state.LabState.request with
+        """The student's request for this page (lab.speed.request.Request: uikit.state.LabState.request with
         this page's draft); on a page without the switch of who guesses, the draft model guesses."""
         if not self.guessers:
             kwargs.setdefault("drafter", "model")

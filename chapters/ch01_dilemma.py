@@ -1,7 +1,7 @@
 """Chapter 1 — the dilemma: the big model is good but slow, the small one fast but sloppy.
 
 "Write" asks both live models for 20 tokens of plain decoding on the student's prompt and draws the
-race as it is computed (lab.racestream): every call on one shared time axis at its cost in the
+race as it is computed (lab.experiments.racestream): every call on one shared time axis at its cost in the
 pair's one cost profile (the times chapters 3, 10 and 11 use, flagged when the machine was busy),
 each lane's text growing while the models work. A race already computed (the server warms the
 default one at start-up, shell/warmup.py) is replayed at the same speed instead. Draft tokens the
@@ -20,8 +20,8 @@ import panel as pn
 from bokeh.models import ColumnDataSource, Label, Range1d, Span
 
 from chapters.base import Chapter
-from lab.racestream import cached_race
-from lab.timeline import UNLIKELY, Race, calls_until
+from lab.experiments.racestream import cached_race
+from lab.speed.timeline import UNLIKELY, Race, calls_until
 from uikit import palette
 from uikit.figures import static_figure
 from uikit.lazy import lazy_figure

@@ -4,7 +4,7 @@
 for the word before; checking five words already on the page takes one tick. Why: a call's time goes
 to moving all the weights from memory once, whatever the number of positions it scores. Then the
 measurement behind it: one cached target call over 1…8 new positions, from the pair's one cost
-profile (lab.costs, shared with chapters 10 and 11), against the n calls that writing n tokens
+profile (lab.speed.costs, shared with chapters 10 and 11), against the n calls that writing n tokens
 needs — including where "about one call" stops being true, and saying so when the machine was too
 busy to tell.
 """
@@ -16,8 +16,8 @@ import panel as pn
 from bokeh.models import ColumnDataSource, Label, Span
 
 from chapters.base import Chapter
-from lab.costs import POSITIONS, PREFILL_TOKENS, CostProfile
-from lab.profile_eta import profile_with_eta
+from lab.speed.costs import POSITIONS, PREFILL_TOKENS, CostProfile
+from lab.speed.profile_eta import profile_with_eta
 from uikit import palette
 from uikit.figures import static_figure
 from uikit.pacing import in_document

@@ -1,8 +1,8 @@
 """Chapter 4 — guess, check, keep: the whole method in one picture.
 
-"Next round" runs one real draft-and-verify round (`lab.engine.Decoder.step` on the model worker,
+"Next round" runs one real draft-and-verify round (`lab.core.engine.Decoder.step` on the model worker,
 through `ModelService.round`: a class on the same prompt and settings computes each round once) of
-the student's request (lab.request: who guesses as the preset bar says, the draft model unless
+the student's request (lab.speed.request: who guesses as the preset bar says, the draft model unless
 switched, at a constant γ), so its last round ends at the target calls chapters 10–12 show.
 Two lanes count target calls for the same text: standard decoding needs one per token, draft +
 verify one per round (plus its γ cheap draft calls, each coloured by what became of its guess: kept,
@@ -17,7 +17,7 @@ import panel as pn
 import param
 
 from chapters.base import Chapter
-from lab.timeline import REQUEST_TOKENS
+from lab.speed.timeline import REQUEST_TOKENS
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, CHIP_CSS, sheet

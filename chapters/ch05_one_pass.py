@@ -17,8 +17,8 @@ import param
 from bokeh.models import ColumnDataSource
 
 from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, settings_note  # noqa: F401  MAX_NEW_TOKENS: tests/ui
-from lab.display import top_k_union
-from lab.trace import RoundTrace
+from lab.experiments.display import top_k_union
+from lab.core.trace import RoundTrace
 from uikit import palette
 from uikit.figures import paired_bars, static_figure
 from uikit.pacing import in_document

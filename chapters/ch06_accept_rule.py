@@ -1,13 +1,13 @@
 """Chapter 6 — the accept rule, on one position with two tokens A and B.
 
-The student sets p(A) and q(A); every draw is a whole round (lab.twotokens): x ~ q from the
-student's own seeded generator, kept when u < min(1, p(x)/q(x)) (`lab.sampling.accept_probability`),
+The student sets p(A) and q(A); every draw is a whole round (lab.experiments.twotokens): x ~ q from the
+student's own seeded generator, kept when u < min(1, p(x)/q(x)) (`lab.core.sampling.accept_probability`),
 otherwise corrected from the residual. Running frequencies of "kept" per token are shown against
 min(1, p/q), and the payoff: the share of outputs that are A approaching p(A), not q(A).
 
 The sliders redraw in the browser (uikit.browser: assets/analytic.js and assets/ch06_accept_rule.js,
-lab.display.regions and the accept rule, the counts cleared); Python's p(A) and q(A) follow when the
-student lets go, and Python then resets the counts and draws the same.
+lab.experiments.display.regions and the accept rule, the counts cleared); Python's p(A) and q(A) follow
+when the student lets go, and Python then resets the counts and draws the same.
 """
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ from bokeh.models import Label, Legend, LegendItem, Range1d
 from bokeh.transform import dodge
 
 from chapters.base import Chapter
-from lab.display import regions
-from lab.twotokens import (SETTLED, TOKENS, rounds, running_share, share_settled, share_spread, student_rng,
-                           student_seed, thresholds)
+from lab.experiments.display import regions
+from lab.experiments.twotokens import (SETTLED, TOKENS, rounds, running_share, share_settled, share_spread,
+                                       student_rng, student_seed, thresholds)
 from uikit import palette
 from uikit.browser import browser_redraw, browser_slider, redraw_on_move
 from uikit.figures import page_sources, region_bars, static_figure

@@ -1,10 +1,10 @@
 """Chapter 7 — the correction: after a rejection, sample from the residual (p − q)+.
 
 Target p and draft q for a live context come from the model service; the regions (overlap, too
-eager, too shy = residual) and the accept + correct Monte-Carlo come from `lab.montecarlo`, run on
+eager, too shy = residual) and the accept + correct Monte-Carlo come from `lab.core.montecarlo`, run on
 the model worker. Every distance on the page (Monte-Carlo, exact, the rules table) is over the same
-bins — the tokens on the chart plus one for all others (lab.correction); the chart leaves that last
-bin out of its bars, so it cannot squash the differences, and gives its two values in words.
+bins — the tokens on the chart plus one for all others (lab.experiments.correction); the chart leaves that
+last bin out of its bars, so it cannot squash the differences, and gives its two values in words.
 """
 from __future__ import annotations
 
@@ -17,11 +17,11 @@ import param
 from bokeh.models import ColumnDataSource, FactorRange, Range1d
 
 from chapters.base import Chapter
-from lab import montecarlo as mc
-from lab.correction import distances, exact_distance
-from lab.display import regions, shown_settings, top_k_union
+from lab.core import montecarlo as mc
+from lab.experiments.correction import distances, exact_distance
+from lab.experiments.display import regions, shown_settings, top_k_union
 from lab.prompts import encode_prompt
-from lab.sampling import SamplingSettings
+from lab.core.sampling import SamplingSettings
 from uikit import palette
 from uikit.figures import paired_bars, region_bars, static_figure
 from uikit.lazy import lazy_figure

@@ -5,9 +5,9 @@ the last step writes the correction from the residual, or the bonus token when a
 Nothing is recomputed here: every number is the engine's, revealed one step at a time.
 
 The question asks about a round that keeps all γ drafts, which a few rounds at temperature 1 may never
-show: "Show a round where every draft is kept" tries seeds on the model worker (lab.casesearch) and
-shows the first such round, stepped to its end. The verdict is revealed only once such a round has
-been on the page.
+show: "Show a round where every draft is kept" tries seeds on the model worker
+(lab.experiments.casesearch) and shows the first such round, stepped to its end. The verdict is
+revealed only once such a round has been on the page.
 """
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ import panel as pn
 import param
 
 from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, settings_note
-from lab.casesearch import Found, Luck, SeedSearch, luck
-from lab.drafting import LECTURE_POLICY
-from lab.trace import RoundTrace
+from lab.experiments.casesearch import Found, Luck, SeedSearch, luck
+from lab.core.drafting import LECTURE_POLICY
+from lab.core.trace import RoundTrace
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, TABLE_CSS
 from uikit.tokens import Chip, TokenStrip, legend, show_text

@@ -12,8 +12,8 @@ import panel as pn
 import param
 
 from chapters.rounds import RoundChapter
-from lab.sampling import SamplingSettings
-from lab.trace import RoundTrace
+from lab.core.sampling import SamplingSettings
+from lab.core.trace import RoundTrace
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, TABLE_CSS, sheet
 from uikit.tokens import Chip, TokenStrip, show_text

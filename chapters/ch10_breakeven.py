@@ -1,11 +1,11 @@
 """Chapter 10 — when does drafting save time? The analytic model, with sliders, and the live pair.
 
 The sliders redraw in the browser (uikit.browser: assets/analytic.js and assets/ch10_breakeven.js,
-the same formulas and HTML as lab.breakeven and uikit.readouts); Python's α, γ and c follow when the
-student lets go, and its redraw (numpy, `ColumnDataSource.data`) draws the same. The figures are
+the same formulas and HTML as lab.experiments.breakeven and uikit.readouts); Python's α, γ and c follow
+when the student lets go, and its redraw (numpy, `ColumnDataSource.data`) draws the same. The figures are
 built once and never wait for a model. Beside the lecture's round cost 1 + γc runs the cost measured on this
-machine, γc + v(γ + 1), from the pair's one cost profile (lab.costs, shared with chapters 3 and 11).
-"Use my models" asks the model service for the outcome of the student's request (lab.request: the
+machine, γc + v(γ + 1), from the pair's one cost profile (lab.speed.costs, shared with chapters 3 and 11).
+"Use my models" asks the model service for the outcome of the student's request (lab.speed.request: the
 same one chapters 4, 11 and 12 show), moves α, γ and c there and shows the measured speed-up beside
 the formula's; `measure_live` fetches it without touching the sliders (the tour starts it ahead) and
 keeps it, which Use my models then applies at once.
@@ -21,9 +21,10 @@ import param
 from bokeh.models import Label, Range1d, Span
 
 from chapters.base import Chapter
-from lab import breakeven, costs
-from lab.breakeven import ALPHAS, QUESTION
-from lab.timeline import REQUEST_TOKENS
+from lab.experiments import breakeven
+from lab.speed import costs
+from lab.experiments.breakeven import ALPHAS, QUESTION
+from lab.speed.timeline import REQUEST_TOKENS
 from uikit import palette
 from uikit.figures import page_sources, static_figure
 from uikit.browser import browser_redraw, browser_slider, redraw_on_move
@@ -38,7 +39,7 @@ from uikit.state import GAMMA_MAX
 from uikit.styles import TABLE_CSS
 
 GAMMAS = np.arange(1, GAMMA_MAX + 1)   # the γ bars
-MAX_NEW_TOKENS = REQUEST_TOKENS      # every live page's request length (lab.request)
+MAX_NEW_TOKENS = REQUEST_TOKENS      # every live page's request length (lab.speed.request)
 LIVE_FRESH_SECONDS = 600   # "Use my models" takes a kept measurement of the same request this young
 LAST_SECONDS: list[float] = []   # how long the server's last live measurement took: the next one's estimate
 FIGURES_HEIGHT = 855        # px: the figures, the table and the caption, as laid out at 1280 px wide
@@ -48,7 +49,7 @@ CAPTION = ("Analytic model of Leviathan, Kalman & Matias (2023): acceptances are
 
 
 def browser_profile(profile) -> dict:
-    """What the browser's redraw needs of the pair's cost profile (lab.costs.CostProfile): each verify
+    """What the browser's redraw needs of the pair's cost profile (lab.speed.costs.CostProfile): each verify
     pass in target calls (index k: a pass over k + 1 positions) and the busy sentence, if any."""
     return dict(verify=[s / profile.unit for s in profile.verify_seconds],
                 busy=" " + profile.why_busy() if profile.busy else "")
@@ -128,7 +129,7 @@ class BreakEvenFigures:
 
     def draw(self, a: float, g: int, c: float, n: dict, profile=None) -> None:
         """Redraw for α, γ, c and their numbers (BreakEvenChapter.numbers); with the pair's cost
-        profile (lab.costs.CostProfile), the measured-cost curves too."""
+        profile (lab.speed.costs.CostProfile), the measured-cost curves too."""
         top = max(2.0, float(n["curve"].max()) * 1.1)
         be, s, best = n["break_even"], n["per_gamma"], n["best_gamma"]
         self.curve.data.update(speedup=n["curve"])   # only the changed columns are sent
@@ -179,8 +180,8 @@ class BreakEvenChapter(Chapter):
     alpha = param.Number(default=0.8, bounds=(0.0, 1.0), step=0.01, doc="α, the acceptance rate.")
     gamma = param.Integer(default=4, bounds=(1, GAMMA_MAX), doc="γ, the draft length.")
     c = param.Number(default=0.1, bounds=(0.0, 2.0), step=0.01, doc="c, draft call ÷ target call.")
-    outcome = param.Parameter(default=None, doc="The student's request measured (lab.request.Outcome).")
-    profile = param.Parameter(default=None, doc="The pair's lab.costs.CostProfile, once measured.")
+    outcome = param.Parameter(default=None, doc="The student's request measured (lab.speed.request.Outcome).")
+    profile = param.Parameter(default=None, doc="The pair's lab.speed.costs.CostProfile, once measured.")
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
@@ -231,7 +232,7 @@ class BreakEvenChapter(Chapter):
 
     # ---- pure numpy updates -----------------------------------------------------------------
     def numbers(self) -> dict:
-        """The analytic model at the sliders' α, γ, c (lab.breakeven.numbers; the bars over 1…GAMMA_MAX)."""
+        """The analytic model at the sliders' α, γ, c (lab.experiments.breakeven.numbers; the bars over 1…GAMMA_MAX)."""
         return breakeven.numbers(self.alpha, self.gamma, self.c, GAMMA_MAX)
 
     def _update(self):
@@ -250,7 +251,7 @@ class BreakEvenChapter(Chapter):
 
     # ---- the live pair ---------------------------------------------------------------------------
     async def measure_live(self):
-        """The outcome of the student's request at the γ slider's γ (lab.request), kept for "Use my
+        """The outcome of the student's request at the γ slider's γ (lab.speed.request), kept for "Use my
         models" (the tour starts this two steps ahead); α, γ, c and their sliders stay where they are,
         and the slider's γ becomes the student's, so the other live pages show this request.
 

@@ -1,7 +1,7 @@
 """Chapter 11 — one request drawn both ways on one time axis, in target-call units.
 
-Both lanes are the outcome of the student's request (lab.request: plain and speculative generations
-priced by the pair's one cost profile, lab.costs): a one-position target call is 1, a verify pass
+Both lanes are the outcome of the student's request (lab.speed.request: plain and speculative generations
+priced by the pair's one cost profile, lab.speed.costs): a one-position target call is 1, a verify pass
 over k positions costs its measured v(k), a draft-model call the measured c, a copied guess its own
 tiny time, and the prefill is the same in both lanes. Chapters 4, 10 and 12 show the same outcome,
 so every page gives one speed-up for one request; the verdict under the figure is computed from it.
@@ -15,15 +15,15 @@ from bokeh.models import ColumnDataSource, Range1d
 from bokeh.transform import dodge
 
 from chapters.base import Chapter
-from lab.request import Outcome
-from lab.timeline import LANES, REQUEST_TOKENS, Schedule
-from lab.trace import GenerationTrace
+from lab.speed.request import Outcome
+from lab.speed.timeline import LANES, REQUEST_TOKENS, Schedule
+from lab.core.trace import GenerationTrace
 from uikit import palette
 from uikit.figures import static_figure
 from uikit.pacing import in_document, served
 from uikit.styles import BOX_CSS, TABLE_CSS, sheet
 
-MAX_NEW_TOKENS = REQUEST_TOKENS      # every live page's request length (lab.request)
+MAX_NEW_TOKENS = REQUEST_TOKENS      # every live page's request length (lab.speed.request)
 COLOURS = {"prefill": palette.MUTED, "target": palette.TARGET, "draft": palette.DRAFT}
 HATCH = {"prefill": "x", "target": " ", "draft": "/"}
 LABELS = {"prefill": "prefill (the prompt, once)", "target": "target call (measured cost)",

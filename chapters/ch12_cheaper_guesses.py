@@ -1,11 +1,11 @@
 """Chapter 12 — cheaper guesses: prompt lookup, hybrid drafts, adaptive γ and a confidence stop,
 measured side by side on the student's prompt.
 
-"Measure all six" asks for the outcome of the student's request drafted each way of lab.cheaper
-(lab.request: one model-worker job per drafting, so the table fills row by row); the draft model's
+"Measure all six" asks for the outcome of the student's request drafted each way of lab.experiments.cheaper
+(lab.speed.request: one model-worker job per drafting, so the table fills row by row); the draft model's
 row is the request chapters 4, 10 and 11 show, and a class asking for the same prompt and settings
 shares the measurements. The predict question is about the edit preset
-(lab.presets), and its verdict shows once the student has measured that prompt.
+(lab.experiments.presets), and its verdict shows once the student has measured that prompt.
 """
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import panel as pn
 from bokeh.models import ColumnDataSource, LabelSet, Span
 
 from chapters.base import Chapter
-from lab import cheaper
-from lab.presets import preset_by_key
-from lab.timeline import REQUEST_TOKENS
+from lab.experiments import cheaper
+from lab.experiments.presets import preset_by_key
+from lab.speed.timeline import REQUEST_TOKENS
 from uikit import palette
 from uikit.figures import projector_type, static_figure
 from uikit.pacing import in_document
@@ -25,8 +25,8 @@ from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.styles import TABLE_CSS
 
-MAX_NEW_TOKENS = REQUEST_TOKENS      # every live page's request length (lab.request)
-# The predict question's choices: who guesses (the drafter), as lab.cheaper keys.
+MAX_NEW_TOKENS = REQUEST_TOKENS      # every live page's request length (lab.speed.request)
+# The predict question's choices: who guesses (the drafter), as lab.experiments.cheaper keys.
 GUESSERS = {"model": "The draft model", "lookup": "Prompt lookup (copy from the text)",
             "hybrid": "Hybrid (lookup, else the draft model)"}
 

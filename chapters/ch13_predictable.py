@@ -1,9 +1,9 @@
 """Chapter 13 — how predictable is your text? α per kind of text, measured on the live pair.
 
-"Measure the six kinds" decodes a few held-out prompts of each kind (lab.textkinds) with the
+"Measure the six kinds" decodes a few held-out prompts of each kind (lab.experiments.textkinds) with the
 lecture's drafting (the draft model at the student's γ), one model-worker job per kind with the
 progress shown; greedy and seeded, so the figures are cached per server and a class shares them.
-The student's own prompt is their request with the draft model guessing (lab.request), the very
+The student's own prompt is their request with the draft model guessing (lab.speed.request), the very
 one chapters 4, 10, 11 and 12 show, so its α is theirs. The lecture's argument frames it; its
 closing question ends it.
 """
@@ -15,8 +15,9 @@ import panel as pn
 from bokeh.models import ColumnDataSource, LabelSet
 
 from chapters.base import Chapter
-from lab import analytic, textkinds
-from lab.timeline import REQUEST_TOKENS
+from lab.core import analytic
+from lab.experiments import textkinds
+from lab.speed.timeline import REQUEST_TOKENS
 from uikit import palette
 from uikit.figures import projector_type, static_figure
 from uikit.pacing import in_document
@@ -26,7 +27,7 @@ from uikit.styles import TABLE_CSS
 
 PER_KIND = 2            # held-out prompts per kind
 GAMMA = 4               # the lecture's γ: the argument's numbers
-MAX_NEW_TOKENS = REQUEST_TOKENS      # every live page's request length (lab.request)
+MAX_NEW_TOKENS = REQUEST_TOKENS      # every live page's request length (lab.speed.request)
 YOURS = "yours"
 
 

@@ -16,10 +16,10 @@ import panel as pn
 import param
 
 from chapters.base import Chapter
-from lab.display import shown_settings
-from lab.drafting import LECTURE_POLICY
-from lab.sampling import SamplingSettings
-from lab.trace import GenerationTrace, RoundTrace
+from lab.experiments.display import shown_settings
+from lab.core.drafting import LECTURE_POLICY
+from lab.core.sampling import SamplingSettings
+from lab.core.trace import GenerationTrace, RoundTrace
 from uikit.pacing import served
 
 MAX_NEW_TOKENS = 16     # a handful of rounds to step through; keeps a slow CPU responsive

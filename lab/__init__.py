@@ -2,10 +2,10 @@
 
 Importing `lab` before torch caps how long torch's OpenMP threads spin at the end of a parallel
 region (`GOMP_SPINCOUNT`) when the models will be packed, unless the environment already says: the
-packed verify passes (lab.packing) are fast only with some spinning, and a long spin stalls them for
+packed verify passes (lab.pairs.packing) are fast only with some spinning, and a long spin stalls them for
 seconds while other work holds a core.
 """
 import os as _os
 
-if _os.environ.get("SPECLAB_PACK", "1") != "0":     # only packed layers need it (lab.packing)
+if _os.environ.get("SPECLAB_PACK", "1") != "0":     # only packed layers need it (lab.pairs.packing)
     _os.environ.setdefault("GOMP_SPINCOUNT", "10000")

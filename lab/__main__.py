@@ -14,7 +14,7 @@ recent hit rate pays for).
 measured speed-up over plain decoding of the same prompt and length, and whether the output is
 identical. Without --prompt it measures a prompt set (default: models/heldout_prompts.json:
 stories, facts, instructions, code, JSON, edits) for each drafter (the pair's own first), and
-reports each category, the overall means and the embedded pair's goals (lab.measure.GOALS).
+reports each category, the overall means and the embedded pair's goals (lab.speed.measure.GOALS).
 """
 from __future__ import annotations
 
@@ -65,12 +65,12 @@ def _fail(message: str) -> int:
 
 def measure_main(argv: list[str]) -> int:
     args = _measure_parser().parse_args(argv)
-    from lab.drafting import DRAFTERS
-    from lab.drafting import check_gamma
-    from lab.measure import measure, measure_set
-    from lab.load import PairError, check_drafting, load_spec, resolve_pair
+    from lab.core.drafting import DRAFTERS
+    from lab.core.drafting import check_gamma
+    from lab.speed.measure import measure, measure_set
+    from lab.pairs.load import PairError, check_drafting, load_spec, resolve_pair
     from lab.prompts import HELDOUT_PROMPTS, PromptError, encode_prompt, heldout_prompts
-    from lab.sampling import SamplingSettings
+    from lab.core.sampling import SamplingSettings
 
     try:
         if args.gamma is not None:
@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     if argv[:1] == ["prepare"]:
-        from lab.prepare import main as prepare_main
+        from lab.pairs.prepare import main as prepare_main
         return prepare_main(argv[1:])
     if argv[:1] == ["measure"]:
         _quiet_transformers()

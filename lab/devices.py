@@ -1,7 +1,7 @@
 """Where a pair's models run: the device (the CPU, a CUDA GPU, Apple silicon's MPS) and the dtype.
 
 A lecture-scale pair (a 1B draft for an 8B target) shows the method's real speed-up only on a GPU;
-the embedded default pair is made for the CPU (its layers are packed for oneDNN, lab.packing) and
+the embedded default pair is made for the CPU (its layers are packed for oneDNN, lab.pairs.packing) and
 stays there in float32.
 
     choose("auto")                       # Placement("cuda", "bfloat16") where torch sees a CUDA GPU
@@ -39,7 +39,7 @@ class Placement:
 
     @property
     def packs(self) -> bool:
-        """Whether the models' layers are packed for the CPU (lab.packing: CPU and float32 only)."""
+        """Whether the models' layers are packed for the CPU (lab.pairs.packing: CPU and float32 only)."""
         return self.device == "cpu" and self.dtype == "float32"
 
 

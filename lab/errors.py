@@ -24,7 +24,7 @@ How the UI shows an error (the only call a page needs):
 `public_message(err)` works for any exception: lab errors give their public sentence; anything
 else gives a generic sentence naming only the exception type (its text may hold paths).
 
-This module imports nothing from the lab, so `lab.load` and `lab.prepare` both import it without
+This module imports nothing from the lab, so `lab.pairs.load` and `lab.pairs.prepare` both import it without
 importing each other.
 """
 from __future__ import annotations
@@ -70,7 +70,7 @@ class PairError(Exception):
 
 
 class PrepareError(PairError):
-    """The embedded pair could not be prepared (download, checksum, cache folder); see lab.prepare."""
+    """The embedded pair could not be prepared (download, checksum, cache folder); see lab.pairs.prepare."""
 
 
 def public_message(err: BaseException) -> str:

@@ -23,7 +23,7 @@ from panel.io.state import set_curdoc
 import param
 
 from chapters import registry
-from lab.service import Owner
+from serving.service import Owner
 from shell import heap, warmup
 from shell.lecturer import lecturer_view
 from shell.loading import LOADER, loading_view
@@ -196,7 +196,7 @@ QUIET_LOGGERS = {
     "tornado.access": logging.WARNING,
     "transformers": logging.ERROR,
 }
-LAB_LOGGERS = ("lab", "shell", "chapters", "uikit")   # ours: INFO (a few lines a class)
+LAB_LOGGERS = ("lab", "serving", "shell", "chapters", "uikit")   # ours: INFO (a few lines a class)
 _logging_done = []
 
 

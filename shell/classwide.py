@@ -6,7 +6,7 @@ serve the class (shell.store), the process that took the lecturer's click does t
 announces it in the class's shared store; every other process applies it at its next look
 (within half a second): it clears its results and reloads its pages, or loads the same pair and
 redraws its pages' badges. The model service shares the cost profile and the request outcomes
-(lab.service) through the same store, and each process gets its share of the cores for torch.
+(serving.service) through the same store, and each process gets its share of the cores for torch.
 
     n = reset_class(except_id)          # pages sent back to the landing page, in every process
     switched_everywhere(name)           # after this process switched the pair
@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import os
 
-from lab import runtime
+from serving import runtime
 from shell.sessions import CLASSROOM
 from shell.store import CLASS, share_cores
 from uikit.panels import pair_switched

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import panel as pn
 
-from lab import runtime
+from serving import runtime
 from lab.errors import public_message
 from shell.classwide import reset_class, switched_everywhere
 from shell.poll import DocumentWatch, PollView, lecturers_page
@@ -113,7 +113,7 @@ class LecturerPanel(pn.viewable.Viewer):
     def __init__(self, session_id: str, chapter: int | None = None, **params):
         """`chapter`: the number of the chapter this page shows (its question leads the class poll)."""
         super().__init__(**params)
-        from lab.load import PairError, listed, requested
+        from lab.pairs.load import PairError, listed, requested
         self.session_id = session_id
         self.chapter = chapter
         try:                                      # the pair asked for is offered too (the tests serve tiny)
@@ -208,8 +208,8 @@ class LecturerPanel(pn.viewable.Viewer):
 
 def needs_download(name: str) -> bool:
     """Whether the named pair has hub models that are not in this machine's Hugging Face cache."""
-    from lab import hub
-    from lab.load import registry
+    from lab.pairs import hub
+    from lab.pairs.load import registry
     spec = registry().get(name)
     return spec is not None and bool(hub.missing(spec))
 

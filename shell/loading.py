@@ -14,7 +14,7 @@ import time
 
 import panel as pn
 
-from lab import runtime
+from serving import runtime
 from lab.errors import public_message, scrub_paths
 from shell.heap import HEAP
 from uikit.pacing import served
@@ -63,7 +63,7 @@ class PairLoader:
     def _load(self) -> None:
         started = time.monotonic()
         try:
-            from lab.load import get_pair
+            from lab.pairs.load import get_pair
             get_pair(progress=self._progress)   # the server's --args, else the environment, else the default
             pair = runtime.service().pair
             HEAP.settle()

@@ -22,8 +22,8 @@ from typing import Callable
 
 import panel as pn
 
-from lab import runtime
-from lab.workqueue import BURST, RATE, Allowance
+from serving import runtime
+from serving.workqueue import BURST, RATE, Allowance
 from shell.heap import HEAP
 from shell.listeners import Listeners
 from shell.store import CLASS
@@ -100,7 +100,7 @@ def browser_id() -> str:
     return bid
 
 
-# Clicks per browser, all its tabs together: as many a second as model actions (lab.workqueue.RATE; a
+# Clicks per browser, all its tabs together: as many a second as model actions (serving.workqueue.RATE; a
 # student stepping through chapter 9's code clicks about 3), and twice the model queue's burst at once,
 # so a burst of clicks the queue would refuse still reaches it and is answered in a sentence.
 CLICKS = Allowance(RATE, 2 * BURST)

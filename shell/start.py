@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))   # the lab's packages, as for app.py
 
-from lab import runtime  # noqa: E402
+from serving import runtime  # noqa: E402
 from shell.app import start_models  # noqa: E402
 
 runtime.use_args(sys.argv[sys.argv.index("--args") + 1:] if "--args" in sys.argv else [])

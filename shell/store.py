@@ -4,7 +4,7 @@
 shares goes through this file so that every process sees it: the poll (shell.pollstore's
 `SharedPollStore`), the students' settings across page loads (shell.sessions), the lecturer's
 actions (reset the class, switch the pair) and the measurements every page prices with (the cost
-profile, request outcomes: lab.service). Standard library only; WAL mode, so readers never wait
+profile, request outcomes: serving.service). Standard library only; WAL mode, so readers never wait
 for a writer, and every write is one short transaction.
 
     CLASS = open_class_store()        # None with one process (everything stays in memory, as always)
@@ -276,7 +276,7 @@ def open_class_store(environ=None) -> ClassStore | None:
         return ClassStore(Path(env["SPECLAB_STORE"]).expanduser())
     if not forked():
         return None
-    from lab.cachedir import classroom_dir
+    from lab.pairs.cachedir import classroom_dir
     folder, parent = classroom_dir(), os.getppid()
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("serve-*.sqlite*"):               # servers that have exited

@@ -18,7 +18,7 @@ import logging
 import threading
 import time
 
-from lab import costs
+from lab.speed import costs
 from uikit.state import LabState
 
 log = logging.getLogger(__name__)
@@ -31,7 +31,7 @@ def jobs(service) -> list[tuple[str, object, tuple, dict]]:
     declares (Chapter.warmup), each once."""
     from chapters import registry
     student = LabState(service)                # what a new student starts from
-    # First the pair's cost profile (lab.costs): chapter 1's race, chapter 3 and every request's
+    # First the pair's cost profile (lab.speed.costs): chapter 1's race, chapter 3 and every request's
     # outcome are priced with it. One job of some seconds, timed before the class arrives (a profile
     # timed under a class's load is flagged busy).
     out = [("the pair's cost profile", costs.of_service, (service,), {})]
@@ -64,7 +64,7 @@ def _when_loaded(loader, interval: float) -> None:
     while not (loader.ready or loader.error):
         time.sleep(interval)
     if loader.ready:
-        from lab import runtime
+        from serving import runtime
         run(runtime.service())
 
 

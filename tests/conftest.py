@@ -13,8 +13,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 @pytest.fixture(scope="session")
 def tiny_service():
     """One ModelService over the tiny pair for the whole test session (its cache is shared)."""
-    from lab.service import ModelService
-    from lab.tiny import tiny_pair
+    from serving.service import ModelService
+    from lab.pairs.tiny import tiny_pair
     pair = tiny_pair()
     return ModelService(lambda: pair)
 

@@ -6,10 +6,10 @@ import asyncio
 import time
 from pathlib import Path
 
-from lab.costs import CostProfile
-from lab.request import Outcome, Request
-from lab.sampling import GREEDY
-from lab.trace import DraftStep, GenerationTrace, RoundTrace
+from lab.speed.costs import CostProfile
+from lab.speed.request import Outcome, Request
+from lab.core.sampling import GREEDY
+from lab.core.trace import DraftStep, GenerationTrace, RoundTrace
 
 DEAR = [0.1 * (1 + 0.125 * k) for k in range(17)]     # v(5) = 1.5 target calls
 CHEAP = [0.1] * 17                                      # a verify pass costs one call whatever its size

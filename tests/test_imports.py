@@ -1,13 +1,14 @@
-"""The project's import graph (lab, shell, uikit, chapters, models) has no cycle: a module that
-imports another, at the top or inside a function, is never imported back by it, directly or round
-a loop. A cycle hidden behind a function-level import still ties two modules into one."""
+"""The project's import graph (lab, serving, shell, uikit, chapters, models) has no cycle, and its
+imports run one way between layers. A module that imports another, at the top or inside a function,
+is never imported back by it, directly or round a loop: a cycle hidden behind a function-level
+import still ties two modules into one."""
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("lab", "shell", "uikit", "chapters", "models")
+PACKAGES = ("lab", "serving", "shell", "uikit", "chapters", "models")
 
 
 def project_modules() -> dict[str, Path]:
@@ -71,19 +72,24 @@ def test_cycles_finds_a_loop_through_three_modules():
 
 def test_no_import_cycle_in_the_project():
     modules = project_modules()
-    assert {"lab.engine", "lab.drafting", "shell.app", "chapters.base", "uikit.pacing"} <= set(modules)
+    assert {"lab.core.engine", "lab.core.drafting", "shell.app", "chapters.base", "uikit.pacing"} <= set(modules)
     graph = {name: imports_of(path, modules) - {name} for name, path in modules.items()}
-    assert "lab.drafting" in graph["lab.engine"]          # the graph sees real imports
+    assert "lab.core.drafting" in graph["lab.core.engine"]          # the graph sees real imports
     assert cycles(graph) == []
 
 
 # Each imports only those after it. models/ holds the recipes that build model pairs (scripts on
-# top of lab, like app.py); lab reads their outputs as files, never their code.
-LAYERS = ("app", "models", "shell", "chapters", "uikit", "lab")
+# top of lab, like app.py); lab reads their outputs as files, never their code. serving runs the
+# model worker the server's pages share; lab's functions that take a service only call it. Inside
+# lab, the chapters' experiments sit above the rest: the core, the pairs and their speed never
+# import an experiment.
+LAYERS = ("app", "models", "shell", "chapters", "uikit", "serving", "lab.experiments", "lab")
 
 
 def layer_of(module: str) -> int:
-    return LAYERS.index(module.split(".")[0])
+    """The index in LAYERS of the longest layer that is `module` or holds it."""
+    return max((i for i, layer in enumerate(LAYERS) if module == layer or module.startswith(layer + ".")),
+               key=lambda i: len(LAYERS[i]))
 
 
 def upward_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
@@ -93,14 +99,18 @@ def upward_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
 
 def test_upward_imports_are_found():
     assert upward_imports({"lab.x": {"uikit.y"}, "uikit.y": {"lab.x"}}) == [("lab.x", "uikit.y")]
+    assert upward_imports({"lab.core.x": {"lab.experiments.y", "lab.y"}, "serving.z": {"uikit.y"},
+                           "lab.experiments.y": {"lab.core.x"}}) == [("lab.core.x", "lab.experiments.y"),
+                                                                    ("serving.z", "uikit.y")]
 
 
-def test_imports_run_one_way_app_shell_chapters_uikit_lab():
-    """app.py → shell → chapters → uikit → lab (and models/ → lab): a module never
-    imports from a layer above its own, so the science core runs without the UI and a chapter
-    without the server."""
+def test_imports_run_one_way_app_shell_chapters_uikit_serving_lab():
+    """app.py → shell → chapters → uikit → serving → lab (and models/ → lab): a module never
+    imports from a layer above its own, so the science core runs without the UI or the model worker,
+    and a chapter without the server."""
     modules = project_modules()
     modules["app"] = REPO / "app.py"
     graph = {name: imports_of(path, modules) - {name} for name, path in modules.items()}
     assert "shell.app" in graph["app"] and "chapters.base" in graph["chapters.ch04_guess_check_keep"]
+    assert "lab.experiments.compare" in graph["serving.service"]          # serving is in the graph
     assert upward_imports(graph) == []

@@ -39,11 +39,11 @@ INTERNALS = [
     ("panel.io.document._WRITE_MSGS", "attribute", "uikit/pacing.keep_deferred_writes"),
     ("panel.io.document.extra_socket_handlers", "attribute", "tests/uikit/test_pacing.py"),
     ("bokeh.server.connection.ServerConnection.session", "property", "shell/app.closed_tab (its code's name)"),
-    ("transformers.modeling_gguf_pytorch_utils.tqdm", "attribute", "lab/prepare.py (silences its bars)"),
-    ("transformers.PreTrainedModel._init_weights", ["self", "module"], "lab/draftmodels.ShortlistLlamaForCausalLM"),
-    ("transformers.PreTrainedModel._tied_weights_keys", "attribute", "lab/draftmodels.ShortlistLlamaForCausalLM"),
-    ("torch.nn.Module._parameters", "instance attribute", "lab/packing.py"),
-    ("torch.nn.Module._buffers", "instance attribute", "lab/packing.py"),
+    ("transformers.modeling_gguf_pytorch_utils.tqdm", "attribute", "lab/pairs/prepare.py (silences its bars)"),
+    ("transformers.PreTrainedModel._init_weights", ["self", "module"], "lab/pairs/draftmodels.ShortlistLlamaForCausalLM"),
+    ("transformers.PreTrainedModel._tied_weights_keys", "attribute", "lab/pairs/draftmodels.ShortlistLlamaForCausalLM"),
+    ("torch.nn.Module._parameters", "instance attribute", "lab/pairs/packing.py"),
+    ("torch.nn.Module._buffers", "instance attribute", "lab/pairs/packing.py"),
     ("bokeh.server.contexts.ApplicationContext._cleanup_sessions", ["self", "unused_session_linger_milliseconds"],
      "tests/shell/test_pages.py"),
     ("bokeh.server.contexts.ApplicationContext._discard_session", ["self", "session", "should_discard"],
@@ -127,15 +127,15 @@ def test_what_the_lab_assumes_of_them(instances):
     # keep_deferred_writes keys Panel's queue by document, weakly (a closed page's queue goes with it)
     assert isinstance(document._WRITE_MSGS, weakref.WeakKeyDictionary)
     assert isinstance(document._WRITE_BLOCK, weakref.WeakKeyDictionary)
-    # lab/prepare.py replaces the gguf module's tqdm with a silenced one: it must be tqdm's callable
+    # lab/pairs/prepare.py replaces the gguf module's tqdm with a silenced one: it must be tqdm's callable
     import transformers.modeling_gguf_pytorch_utils as gguf_utils
     assert callable(gguf_utils.tqdm)
 
 
 def test_packings_layer_class_is_there_or_packing_is_off():
-    """lab/packing.py uses torch.utils.mkldnn.MkldnnLinear(dense, dtype) where this torch has it, and
+    """lab/pairs/packing.py uses torch.utils.mkldnn.MkldnnLinear(dense, dtype) where this torch has it, and
     keeps layers dense where it has not."""
-    from lab import packing
+    from lab.pairs import packing
     cls = packing.packer()
     if cls is None:
         assert not packing.enabled()

@@ -132,7 +132,7 @@ def share_stateless(fig, shared: dict) -> None:
 
 def region_bars(fig, regions_source, lines_source, labels: tuple[str, str, str], width: float = 0.7,
                 half: float = 0.38) -> None:
-    """Per token, stacked bars of `lab.display.regions` (both agree · draft too eager · draft too
+    """Per token, stacked bars of `lab.experiments.display.regions` (both agree · draft too eager · draft too
     shy, each with its colour and hatch), and p as a solid line, q as a dashed one across each bar.
     Both sources have a "token" column; the first holds agree/eager/shy, the second p and q."""
     fig.vbar_stack(["agree", "eager", "shy"], x="token", source=regions_source, width=width,

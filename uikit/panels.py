@@ -15,7 +15,7 @@ import param
 from panel.io.state import set_curdoc
 
 from lab.prompts import PromptError, encode_prompt
-from lab.variants import DEFAULT, DraftVariants
+from lab.pairs.variants import DEFAULT, DraftVariants
 from uikit import validate
 from uikit.pacing import served
 from uikit.state import SAMPLING, SETTINGS, LabState
@@ -152,7 +152,7 @@ def human_count(n: int) -> str:
 
 
 def badge_html(pair, settings, draft: str = DEFAULT) -> str:
-    """The badge's HTML; `draft` is the student's choice of draft (lab.variants), named when it is
+    """The badge's HTML; `draft` is the student's choice of draft (lab.pairs.variants), named when it is
     not the pair's own."""
     own = draft == DEFAULT
     drafting = (f'{html.escape(pair.draft_label)} ({human_count(pair.draft_params)})'

@@ -5,7 +5,7 @@ from the text, or both), so a lecturer shows drafting win and lose live and name
 A chapter whose class sets `presets = True` shows the bar at the top of its body (chapters.base).
 The controls only set the student's state (`prompt`, `draft`, `drafter`): the chapter redoes its results
 through its `on_settings_changed` hook, like any change in the settings panel. The switch offers the
-drafts the running pair can have (lab.variants) and says which one it cannot.
+drafts the running pair can have (lab.pairs.variants) and says which one it cannot.
 
     bar = PresetBar(state)
     bar.choose("edit")            # what a click on "Edit a record" does
@@ -19,9 +19,9 @@ import html
 import panel as pn
 import param
 
-from lab.presets import PRESETS, preset_by_key, preset_for_prompt
-from lab.request import CONTROL, WHO
-from lab.variants import DEFAULT, DraftVariants
+from lab.experiments.presets import PRESETS, preset_by_key, preset_for_prompt
+from lab.speed.request import CONTROL, WHO
+from lab.pairs.variants import DEFAULT, DraftVariants
 from uikit.state import LabState
 from uikit.styles import BOX_CSS, sheet
 

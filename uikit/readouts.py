@@ -1,8 +1,8 @@
 """Chapter 10's read-outs as HTML: the lecture's table (seed 002) for a chosen c, the formula
 worked through for α, γ, c, the predict question's answer worked through, the note on the measured
-round cost, and the student's request measured (lab.request.Outcome).
+round cost, and the student's request measured (lab.speed.request.Outcome).
 
-Pure formatting of numbers from lab.analytic and lab.measure; the panes that show them live in the
+Pure formatting of numbers from lab.core.analytic and lab.speed.measure; the panes that show them live in the
 chapter (styled by uikit.styles.TABLE_CSS).
 """
 from __future__ import annotations
@@ -11,8 +11,8 @@ import html
 
 import numpy as np
 
-from lab import analytic
-from lab.breakeven import QUESTION
+from lab.core import analytic
+from lab.experiments.breakeven import QUESTION
 
 # The rows of the lecture's table (seed 002), recomputed for the chosen c.
 TABLE_ROWS = ((0.8, 4), (0.9, 4), (0.5, 4), (0.8, 2))
@@ -48,7 +48,7 @@ def readout_html(a: float, g: int, c: float, n: dict) -> str:
 
 
 def question_explanation(truth: str) -> str:
-    """Why the predict question's answer (lab.breakeven.QUESTION) is `truth`, worked through the formula."""
+    """Why the predict question's answer (lab.experiments.breakeven.QUESTION) is `truth`, worked through the formula."""
     a, g, c = QUESTION
     e, cost = float(analytic.expected_tokens(a, g)), float(analytic.round_cost(g, c))
     return (f"E = (1 − {a}^{g + 1}) / (1 − {a}) = {e:.2f} tokens per round, but a round costs "
@@ -57,14 +57,14 @@ def question_explanation(truth: str) -> str:
 
 
 def cost_note_html(profile, g: int) -> str:
-    """The note beside the round-cost figure: the pair's cost profile (lab.costs.CostProfile) on a
+    """The note beside the round-cost figure: the pair's cost profile (lab.speed.costs.CostProfile) on a
     verification pass at γ = g, or, before it is measured, that the measured curve is still to come."""
     note = profile.verify_note(g) if profile else "The measured cost curve appears once this pair's calls are timed."
     return f"<p class='cost-note'>{note}</p>"
 
 
 def live_html(o) -> str:
-    """The student's request measured (lab.request.Outcome): who guessed, α, target calls, the speed-up
+    """The student's request measured (lab.speed.request.Outcome): who guessed, α, target calls, the speed-up
     on this machine, why, the formula's prediction beside it and the projection to a lecture-scale pair."""
     r, gap = o.request, o.gap()
     return (f"<div class='speclab-live'><b>Your request</b>: {r.max_new_tokens} tokens, "

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import param
 
-from lab.drafting import DRAFTERS
+from lab.core.drafting import DRAFTERS
 from lab.prompts import DEFAULT_PROMPT, PromptError, encode_prompt
-from lab.request import Request
-from lab.sampling import SamplingSettings
-from lab.timeline import REQUEST_TOKENS
-from lab.variants import DEFAULT as DEFAULT_DRAFT, VARIANTS
+from lab.speed.request import Request
+from lab.core.sampling import SamplingSettings
+from lab.speed.timeline import REQUEST_TOKENS
+from lab.pairs.variants import DEFAULT as DEFAULT_DRAFT, VARIANTS
 
 SAMPLING = ("temperature", "top_k", "top_p")          # what the sampling settings are made of
 SETTINGS = ("prompt", *SAMPLING, "gamma", "seed", "draft", "drafter")  # what a chapter's results depend on
@@ -26,10 +26,10 @@ class LabState(param.Parameterized):
     seed = param.Integer(default=0, bounds=(0, 2**31 - 1), doc="Seed of the round's random draws.")
     draft = param.Selector(default=DEFAULT_DRAFT, objects=list(VARIANTS),
                            doc="Who drafts: the pair's own draft (aligned), or a teaching draft, weak or random "
-                               "(lab.variants); chapters with the preset bar use it.")
+                               "(lab.pairs.variants); chapters with the preset bar use it.")
     drafter = param.Selector(default="model", objects=list(DRAFTERS),
                              doc="Who guesses on the live pages: the draft model (the lecture's method), prompt "
-                                 "lookup (copy from the text) or both (lab.drafting); the preset bar switches it.")
+                                 "lookup (copy from the text) or both (lab.core.drafting); the preset bar switches it.")
     answers = param.Dict(default={}, doc="Predict-and-check answers, by chapter number.")
     error = param.String(default="", doc="The last one-sentence problem with the student's input.")
     reduced_motion = param.Boolean(default=False, doc="The browser asks for reduced motion: replays "
@@ -46,7 +46,7 @@ class LabState(param.Parameterized):
 
     def request(self, prompt_ids: list[int], draft: str = "aligned", drafter: str | None = None,
                 policy: str = "constant", max_new_tokens: int = REQUEST_TOKENS) -> Request:
-        """The student's request (lab.request): their prompt, settings, seed and γ, drafted by
+        """The student's request (lab.speed.request): their prompt, settings, seed and γ, drafted by
         `drafter` (default: the student's choice) with `policy`, the draft model `draft`."""
         return Request(tuple(prompt_ids), drafter=drafter or self.drafter, policy=policy, gamma=self.gamma,
                        settings=self.settings, seed=self.seed, max_new_tokens=max_new_tokens, draft=draft)

@@ -17,7 +17,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from lab.prepare import cache_dir
+from lab.pairs.prepare import cache_dir
 from lab.prompts import heldout_prompts
 
 MAX_DOC_CHARS = 12_000

@@ -1,6 +1,6 @@
 """Step 4 of distillation: α, c and the measured speed-up of a pair, per held-out prompt category.
 
-Greedy, γ = 4, 64 new tokens, fp32, through the lab's own engine (lab.measure: plain and speculative
+Greedy, γ = 4, 64 new tokens, fp32, through the lab's own engine (lab.speed.measure: plain and speculative
 decoding of the same prompt, KV caches rolled back after each round).
     α        = accepted draft tokens ÷ drafted tokens
     c        = mean draft forward (one token, cached) ÷ mean target forward (one token, cached)
@@ -16,14 +16,14 @@ import sys
 
 import torch
 
-from lab.measure import measure_set
-from lab.load import ModelPair, load_named
+from lab.speed.measure import measure_set
+from lab.pairs.load import ModelPair, load_named
 from lab.prompts import heldout_prompts
 from models.distil.train import GAMMA, NEW_TOKENS
 
 
 def evaluate(pair: ModelPair, n: int = NEW_TOKENS, gamma: int = GAMMA, repeats: int = 1, limit: int = 0) -> dict:
-    """Per category and overall: α, c, speed-up, exactness (lab.measure.measure_set)."""
+    """Per category and overall: α, c, speed-up, exactness (lab.speed.measure.measure_set)."""
     report = measure_set(pair, heldout_prompts(), gamma=gamma, max_new_tokens=n, per_category=limit or None,
                          repeats=repeats, draftings=[("model", "constant")])
     (run,) = report["draftings"].values()

@@ -19,7 +19,7 @@ import time
 import numpy as np
 import torch
 
-from lab.prepare import embedded_dir, ensure_embedded
+from lab.pairs.prepare import embedded_dir, ensure_embedded
 from models.distil.corpus import distil_dir
 
 SEQ_LEN = 256

@@ -8,7 +8,7 @@ import argparse
 import json
 import sys
 
-from lab import analytic
+from lab.core import analytic
 
 
 def eval_table(path: str, gamma: int = 4) -> str:

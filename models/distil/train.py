@@ -1,7 +1,7 @@
 """Step 3 of distillation: train a small shortlist draft on the target's labels (resumable).
 
 The draft: `--layers` Llama layers at the target's width, the target's (frozen, shared) embeddings,
-and a head over a shortlist of token ids (see lab/draftmodels.py). Loss: cross-entropy against the
+and a head over a shortlist of token ids (see lab/pairs/draftmodels.py). Loss: cross-entropy against the
 target's top-32 distribution restricted to the shortlist (forward KL up to a constant). bf16 autocast,
 one thread. Every `--eval-every` steps: α on the held-out prompts (greedy, γ=4, exact simulation from
 one teacher-forced draft pass over the target's greedy continuation); the best draft so far is
@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from lab.prepare import embedded_dir, ensure_embedded
-from lab import draftmodels
+from lab.pairs.prepare import embedded_dir, ensure_embedded
+from lab.pairs import draftmodels
 from lab.prompts import heldout_prompts
 from models.distil.corpus import distil_dir
 from models.distil.label import SOURCES, load_texts

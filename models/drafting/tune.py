@@ -8,7 +8,7 @@ configuration is then replayed on that text: prompt lookup proposes from the tex
 model's proposals come from one forward pass of the draft over the text (its greedy token and
 confidence at each position). The replay counts, per category, α, tokens per target call and draft
 calls, and prices a round with the target's measured cost of verifying n positions and the draft's
-cost of one call (lab.timing, measured here first, minimum of interleaved repeats). Prints one line
+cost of one call (lab.speed.timing, measured here first, minimum of interleaved repeats). Prints one line
 per configuration, best first by the mean of the categories' estimated speed-ups.
 """
 from __future__ import annotations
@@ -24,11 +24,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import torch  # noqa: E402
 
-from lab.adaptive import schedule_for  # noqa: E402
-from lab.drafting import MAX_GAMMA, DraftPolicy, LookupDrafter  # noqa: E402
-from lab.engine import generate  # noqa: E402
-from lab.kv import CachedModel  # noqa: E402
-from lab.load import default_name, load_named  # noqa: E402
+from lab.core.adaptive import schedule_for  # noqa: E402
+from lab.core.drafting import MAX_GAMMA, DraftPolicy, LookupDrafter  # noqa: E402
+from lab.core.engine import generate  # noqa: E402
+from lab.core.kv import CachedModel  # noqa: E402
+from lab.pairs.load import default_name, load_named  # noqa: E402
 from lab.prompts import encode_prompt, heldout_prompts  # noqa: E402
 
 DEV = Path(__file__).resolve().parents[1] / "dev_prompts.json"

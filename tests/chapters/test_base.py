@@ -22,7 +22,7 @@ def test_a_refused_request_is_one_sentence_and_its_button_waits_before_it_comes_
     import panel as pn
 
     from chapters import base
-    from lab.service import QueueFull
+    from serving.service import QueueFull
     from uikit.panels import button_disabled
 
     async def refuse(*args, **kwargs):
@@ -69,7 +69,7 @@ def _settle(chapter, before):
 def test_a_chapter_with_presets_shows_the_bar_and_a_click_redoes_its_result(make_chapter, state):
     import asyncio
 
-    from lab.presets import preset_by_key
+    from lab.experiments.presets import preset_by_key
 
     ch = make_chapter(_bar_chapter(True), state, load=True)
     assert ch.preset_bar is not None and ch.__panel__().objects[1] is ch.preset_bar.__panel__()   # body's top

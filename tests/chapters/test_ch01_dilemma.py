@@ -64,8 +64,8 @@ def test_reduced_motion_shows_the_finished_race_at_once(make_chapter, state):
 
 
 def test_the_lanes_grow_while_the_models_work(make_chapter):
-    from lab.service import ModelService
-    from lab.tiny import tiny_pair
+    from serving.service import ModelService
+    from lab.pairs.tiny import tiny_pair
     from uikit.state import LabState
     pair = tiny_pair()
     ch = make_chapter(DilemmaChapter, LabState(ModelService(lambda: pair)))    # nothing cached yet

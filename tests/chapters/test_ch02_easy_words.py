@@ -42,8 +42,8 @@ def test_the_prompt_comes_before_the_words(chapter):
 
 
 def test_whitespace_tokens_are_narrow_visible_marks(chapter):
-    from lab.compare import PositionGuess
-    from lab.trace import Candidate
+    from lab.experiments.compare import PositionGuess
+    from lab.core.trace import Candidate
     from chapters.ch02_easy_words import marked
     texts = ["\n", " ", "\n\n", " cat"]
     positions = [PositionGuess(i, 10 + i, t, 10 + i, t, [Candidate(10 + i, t, 0.9)], [Candidate(10 + i, t, 0.9)])

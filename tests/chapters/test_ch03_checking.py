@@ -5,9 +5,9 @@ import panel as pn
 import pytest
 
 from chapters.ch03_checking import CheckingChapter, honest_reading
-from lab import costs
-from lab.costs import CostProfile
-from lab.timing import VerifyCost
+from lab.speed import costs
+from lab.speed.costs import CostProfile
+from lab.speed.timing import VerifyCost
 
 
 @pytest.fixture

@@ -78,8 +78,8 @@ def test_changing_the_prompt_starts_over(chapter):
 
 def test_a_round_without_guesses_shows_the_target_writing_alone():
     from chapters.ch04_guess_check_keep import lane_chips, last_round_html, round_chips
-    from lab.engine import generate
-    from lab.tiny import tiny_pair
+    from lab.core.engine import generate
+    from lab.pairs.tiny import tiny_pair
     pair = tiny_pair()
     first = generate(pair, pair.tokenizer.encode("red blue"), max_new_tokens=3, drafter="lookup").rounds[0]
     assert first.gamma == 0 and first.extra_kind == "target"          # nothing repeats yet

@@ -70,7 +70,7 @@ def test_the_share_of_outputs_that_are_a_approaches_p_not_q(chapter):
 
 
 def test_each_student_draws_their_own_reproducible_rounds(make_chapter, tiny_service):
-    from lab.service import Owner
+    from serving.service import Owner
     from uikit.state import LabState
 
     def draws(browser, seed=0):
@@ -106,7 +106,7 @@ def test_share_chart_names_p_and_q_outside_the_plot_and_has_an_axis_before_any_d
 def test_a_few_draws_are_not_read_as_a_share(chapter):
     """One round writes A or B (a share of 1 or 0): the page says to draw more, not "1.000 of the
     outputs are A (give or take 0.980)"; from SETTLED rounds on it reads the share against p(A)."""
-    from lab.twotokens import SETTLED
+    from lab.experiments.twotokens import SETTLED
     chapter.draw(1)
     note = chapter.share_note.object
     assert "give or take" not in note and "of the outputs are A" not in note

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from chapters.ch07_correction import CorrectionChapter
-from lab import montecarlo as mc
+from lab.core import montecarlo as mc
 from tests.helpers import until
 
 

@@ -112,7 +112,7 @@ def test_a_round_with_a_rejection_does_not_reveal_the_verdict(make_chapter, stat
 
 
 class FakeSearch:
-    """Stands in for lab.casesearch.SeedSearch: answers `results` one press at a time."""
+    """Stands in for lab.experiments.casesearch.SeedSearch: answers `results` one press at a time."""
     made = []
 
     def __init__(self, pair, ids, **kw):
@@ -125,7 +125,7 @@ class FakeSearch:
 
 
 def test_no_case_found_says_so_in_one_sentence(make_chapter, state, monkeypatch):
-    from lab.casesearch import Found
+    from lab.experiments.casesearch import Found
     import chapters.ch08_full_round as ch08
     monkeypatch.setattr(ch08, "SeedSearch", FakeSearch)
     FakeSearch.results = [lambda seed: Found(None, None, 200, rounds=2000)]
@@ -137,7 +137,7 @@ def test_no_case_found_says_so_in_one_sentence(make_chapter, state, monkeypatch)
 
 
 def test_a_search_out_of_time_says_so_and_goes_on_when_pressed_again(make_chapter, state, monkeypatch):
-    from lab.casesearch import Found
+    from lab.experiments.casesearch import Found
     import chapters.ch08_full_round as ch08
     monkeypatch.setattr(ch08, "SeedSearch", FakeSearch)
     FakeSearch.made = []

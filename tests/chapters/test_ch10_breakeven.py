@@ -4,10 +4,11 @@ import numpy as np
 import pytest
 
 from chapters.ch10_breakeven import BreakEvenChapter
-from lab import analytic, costs
-from lab.breakeven import question_verdict
-from lab.costs import CostProfile
-from lab.timeline import REQUEST_TOKENS, schedule
+from lab.core import analytic
+from lab.speed import costs
+from lab.experiments.breakeven import question_verdict
+from lab.speed.costs import CostProfile
+from lab.speed.timeline import REQUEST_TOKENS, schedule
 from uikit import palette
 
 

@@ -37,7 +37,7 @@ def test_bursts_and_cards(chapter):
 
 
 def test_the_speedup_is_priced_by_the_pairs_shared_cost_profile(chapter):
-    from lab import costs
+    from lab.speed import costs
     s, spec = chapter.sched, chapter.spec
     profile = costs.profile(chapter.state.service.pair)
     assert s.profile is profile                          # the one profile every chapter shares

@@ -4,11 +4,12 @@ import asyncio
 import pytest
 
 from chapters.ch12_cheaper_guesses import GUESSERS, CheaperGuessesChapter
-from lab import cheaper, costs
-from lab.engine import generate
-from lab.timeline import schedule
-from lab.presets import preset_by_key
-from lab.sampling import GREEDY, SamplingSettings
+from lab.experiments import cheaper
+from lab.speed import costs
+from lab.core.engine import generate
+from lab.speed.timeline import schedule
+from lab.experiments.presets import preset_by_key
+from lab.core.sampling import GREEDY, SamplingSettings
 from tests.helpers import measured
 
 N = 12      # new tokens per run in these tests (the page decodes more)

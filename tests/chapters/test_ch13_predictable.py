@@ -2,10 +2,11 @@
 import pytest
 
 from chapters.ch13_predictable import PredictableChapter, argument_html
-from lab import analytic, textkinds
-from lab.engine import generate
+from lab.core import analytic
+from lab.experiments import textkinds
+from lab.core.engine import generate
 from lab.prompts import encode_prompt
-from lab.sampling import GREEDY
+from lab.core.sampling import GREEDY
 from tests.helpers import measured
 
 N = 10

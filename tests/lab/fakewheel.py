@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from lab import prepare
-from lab.prepare import WheelSource
+from lab.pairs import prepare
+from lab.pairs.prepare import WheelSource
 
 TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"] + [chr(c) for c in range(97, 123)] + ["Ġ", "Ġt", "he", "Ġthe"]
 MERGES = ["Ġ t", "h e", "Ġt he"]

@@ -1,22 +1,23 @@
-"""The auto draft-length policy prices a round with the pair's measured cost profile (lab.adaptive,
-lab.costs): it drafts less, or nothing, where checking or drafting is expensive, drafts where both
+"""The auto draft-length policy prices a round with the pair's measured cost profile (lab.core.adaptive,
+lab.speed.costs): it drafts less, or nothing, where checking or drafting is expensive, drafts where both
 are cheap, keeps the constants only before a profile exists, and the output stays the target's."""
 from dataclasses import replace
 
 import pytest
 
-from lab import costs
-from lab.adaptive import DRAFT_COST, POSITION_COST, PROBE_EVERY, AutoSchedule, best_length, prices, schedule_for
-from lab.costs import CostProfile
-from lab.drafting import DraftPolicy
-from lab.engine import Decoder, generate
-from lab.tiny import tiny_pair
+from lab.speed import costs
+from lab.core.adaptive import (DRAFT_COST, POSITION_COST, PROBE_EVERY, AutoSchedule, best_length, prices,
+                               schedule_for)
+from lab.speed.costs import CostProfile
+from lab.core.drafting import DraftPolicy
+from lab.core.engine import Decoder, generate
+from lab.pairs.tiny import tiny_pair
 
 PROMPTS = ["the cat sat on the mat and the cat sat on the", "red blue happy sad tree"]
 
 
 def scripted(c: float, per_position: float, positions: int = 17, unit: float = 0.05) -> CostProfile:
-    """A cost profile as lab.costs measures one: a draft call c target calls, a verify pass over n
+    """A cost profile as lab.speed.costs measures one: a draft call c target calls, a verify pass over n
     positions 1 + per_position·(n − 1)."""
     return CostProfile(pair="scripted", draft_seconds=c * unit,
                        verify_seconds=tuple(unit * (1 + per_position * (n - 1)) for n in range(1, positions + 1)),
@@ -124,7 +125,7 @@ def test_a_decoder_prices_with_the_pairs_shared_profile_once_measured(pair, monk
 
 
 def test_measuring_a_prompt_set_measures_the_profile_first_and_auto_prices_with_it(monkeypatch):
-    from lab.measure import measure_set
+    from lab.speed.measure import measure_set
     pair = tiny_pair("llama")
     prompts = {"story": [PROMPTS[1]], "edit": [PROMPTS[0]]}
     calls = []

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from lab import analytic
+from lab.core import analytic
 
 # Seed 002's table: (α, γ, α^(γ+1), E, net speed-up at c = 0.1).
 SEED_TABLE = [(0.8, 4, 0.328, 3.36, 2.40), (0.9, 4, 0.590, 4.10, 2.93),

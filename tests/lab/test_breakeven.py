@@ -1,9 +1,9 @@
-"""lab.breakeven: chapter 10's numbers from the analytic model (its live side: tests/lab/test_request.py)."""
+"""lab.experiments.breakeven: chapter 10's numbers from the analytic model (its live side: tests/lab/test_request.py)."""
 import numpy as np
 import pytest
 
-from lab import analytic
-from lab.breakeven import ALPHAS, QUESTION, numbers, question_verdict
+from lab.core import analytic
+from lab.experiments.breakeven import ALPHAS, QUESTION, numbers, question_verdict
 
 
 def test_the_lectures_row_and_the_best_gamma():

@@ -1,8 +1,8 @@
-from lab import engine
-from lab.casesearch import SeedSearch, find_all_kept, keeps_all
+from lab.core import engine
+from lab.experiments.casesearch import SeedSearch, find_all_kept, keeps_all
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
-from lab.sampling import SamplingSettings
-from lab.tiny import tiny_pair
+from lab.core.sampling import SamplingSettings
+from lab.pairs.tiny import tiny_pair
 
 T1 = SamplingSettings(1.0)
 
@@ -48,8 +48,8 @@ def test_a_search_in_slices_goes_on_from_the_round_where_it_stopped():
 
 
 def test_luck_compares_a_round_with_its_generation():
-    from lab.casesearch import luck
-    from lab.trace import Candidate, DraftStep, RoundTrace
+    from lab.experiments.casesearch import luck
+    from lab.core.trace import Candidate, DraftStep, RoundTrace
 
     def step(i, p, accepted):
         return DraftStep(index=i, token_id=i, text=f"t{i}", q=0.5, p=p, uniform=0.1 if accepted else 0.9,

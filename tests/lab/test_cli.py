@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-import lab.measure
+import lab.speed.measure
 from lab.__main__ import _Progress, main
-from lab.measure import Measurement
+from lab.speed.measure import Measurement
 
 
 def test_help_names_the_auto_policy(capsys):
@@ -37,7 +37,7 @@ def test_measure_labels_the_generated_text_and_keeps_transformers_quiet(monkeypa
                        matches_target_greedy=True, text="\n\n    return x * 2", plain_seconds=1.0,
                        speculative_seconds=0.7, mean_target_seconds=0.01, mean_draft_seconds=0.001,
                        settings="greedy (temperature 0)")
-    monkeypatch.setattr(lab.measure, "measure", lambda *a, **k: (made, None, None))
+    monkeypatch.setattr(lab.speed.measure, "measure", lambda *a, **k: (made, None, None))
     assert main(["measure", "--pair", "tiny", "--prompt", "def f(x):"]) == 0
     out = capsys.readouterr().out
     assert out.endswith("matches target greedy         yes\n\ngenerated text (5 new tokens):\n    return x * 2\n")

@@ -1,7 +1,7 @@
 import numpy as np
 
-from lab import montecarlo as mc
-from lab.correction import distances, exact_distance
+from lab.core import montecarlo as mc
+from lab.experiments.correction import distances, exact_distance
 
 
 def test_exact_and_monte_carlo_are_over_the_same_bins():

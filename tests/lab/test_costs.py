@@ -1,13 +1,14 @@
-"""lab.costs: one robust cost profile per pair, measured once and shared; lab.timing's pieces."""
+"""lab.speed.costs: one robust cost profile per pair, measured once and shared; lab.speed.timing's pieces."""
 import threading
 
 import numpy as np
 import pytest
 import torch
 
-from lab import analytic, costs
-from lab.timing import fixed_threads, interleaved, robust
-from lab.tiny import tiny_pair
+from lab.core import analytic
+from lab.speed import costs
+from lab.speed.timing import fixed_threads, interleaved, robust
+from lab.pairs.tiny import tiny_pair
 from tests.helpers import made_profile
 
 
@@ -171,11 +172,11 @@ def test_each_draft_of_a_service_has_its_own_shared_profile(monkeypatch):
 
 
 def test_known_is_the_measured_profile_and_never_measures_or_loads(monkeypatch):
-    from lab.variants import DraftVariants
+    from lab.pairs.variants import DraftVariants
     calls = []
     monkeypatch.setattr(costs, "measure_profile", lambda pair: calls.append(pair.name) or made_profile(pair=pair.name))
 
-    class Service:        # lab.service.ModelService's pair and variants
+    class Service:        # serving.service.ModelService's pair and variants
         pair, variants = tiny_pair(), DraftVariants()
     svc = Service()
     assert costs.known(svc) is None and costs.known(svc, "random") is None and calls == []

@@ -11,13 +11,14 @@ import urllib.request
 import pytest
 import torch
 
-from lab import devices, kv
-from lab import load
+from lab import devices
+from lab.core import kv
+from lab.pairs import load
 from lab.devices import Placement, choose
-from lab.engine import Decoder, generate
-from lab.load import PairError, load_pair, load_spec, place, placement_for, registry
-from lab.sampling import SamplingSettings
-from lab.tiny import tiny_pair
+from lab.core.engine import Decoder, generate
+from lab.pairs.load import PairError, load_pair, load_spec, place, placement_for, registry
+from lab.core.sampling import SamplingSettings
+from lab.pairs.tiny import tiny_pair
 
 PROMPT = "the cat sat on the"
 HERE = [d for d in ("cuda", "mps") if devices.available(d)]
@@ -256,7 +257,7 @@ def test_in_low_precision_p_and_q_stay_exact_distributions_on_the_device(device,
         for d in r.drafts:
             assert d.accept_probability == pytest.approx(min(1.0, d.p / d.q))
     logits = decoder.target.forward([2])[0]
-    from lab.sampling import probabilities
+    from lab.core.sampling import probabilities
     probs = probabilities(logits, settings)
     assert probs.device.type == device and probs.dtype == devices.exact_dtype(device)
     again = generate(pair, ids, gamma=4, settings=settings, seed=5, max_new_tokens=24, drafter="hybrid")

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from lab.display import regions, shown_settings, top_k_union
-from lab.sampling import SamplingSettings
+from lab.experiments.display import regions, shown_settings, top_k_union
+from lab.core.sampling import SamplingSettings
 
 
 def test_regions_split_p_and_q_exactly():

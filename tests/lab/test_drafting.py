@@ -4,11 +4,11 @@ and the drafter/policy flags of a pair."""
 import pytest
 import torch
 
-from lab.adaptive import PROBE_EVERY, AutoSchedule, best_length, schedule_for
-from lab.drafting import DraftPolicy, GammaSchedule, HybridDrafter, LookupDrafter, ModelDrafter
-from lab.engine import Decoder, generate
-from lab.load import PairError, resolve_pair
-from lab.tiny import tiny_pair
+from lab.core.adaptive import PROBE_EVERY, AutoSchedule, best_length, schedule_for
+from lab.core.drafting import DraftPolicy, GammaSchedule, HybridDrafter, LookupDrafter, ModelDrafter
+from lab.core.engine import Decoder, generate
+from lab.pairs.load import PairError, resolve_pair
+from lab.pairs.tiny import tiny_pair
 
 REPEATING = "the cat sat on the mat and the cat sat on the"
 POLICIES = ["constant", "heuristic", "confidence:0.5", "heuristic+confidence:0.3+model:2", "auto", "auto+model:2"]
@@ -210,7 +210,7 @@ def test_pair_drafting_flags_and_environment():
 
 
 def test_the_pairs_drafting_is_the_decoders_default(monkeypatch):
-    from lab.load import load_spec
+    from lab.pairs.load import load_spec
     pair = load_spec(resolve_pair(["--pair", "tiny", "--drafter", "lookup", "--policy", "heuristic"], {}))
     decoder = Decoder(pair, pair.tokenizer.encode(REPEATING), gamma=3)
     assert decoder.drafter.name == "lookup" and decoder.policy == DraftPolicy(3, "heuristic")
@@ -219,7 +219,7 @@ def test_the_pairs_drafting_is_the_decoders_default(monkeypatch):
 def test_lookup_drafts_fit_a_head_wider_than_the_tokenizer(tmp_path):
     """Hub models often pad their output layer past the tokenizer (Qwen: 151,936 logits, 151,665
     tokens); a lookup draft's q row must be as wide as the target's p row."""
-    from lab.load import load_pair
+    from lab.pairs.load import load_pair
     from tests.helpers import WORDS, save_tiny
     wide = len(WORDS) + 5
     pair = load_pair(str(save_tiny(tmp_path / "t", layers=2, vocab_size=wide)),

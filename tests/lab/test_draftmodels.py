@@ -3,7 +3,7 @@ from dataclasses import replace
 
 import torch
 
-from lab.draftmodels import make_random, uniform_guesses
+from lab.pairs.draftmodels import make_random, uniform_guesses
 
 
 def _last_logits(model, ids):
@@ -28,9 +28,9 @@ def test_random_draft_is_uniform_and_guesses_a_seeded_random_token():
 
 def test_a_random_draft_prepared_with_zero_logits_gets_random_guesses_when_switched_to():
     """A random draft prepared as all zeros guessed token 0 at every position; the variant switch
-    gives it the random guesses (lab.variants)."""
-    from lab.tiny import tiny_pair
-    from lab.variants import DraftVariants, _all_zero_head
+    gives it the random guesses (lab.pairs.variants)."""
+    from lab.pairs.tiny import tiny_pair
+    from lab.pairs.variants import DraftVariants, _all_zero_head
     pair = tiny_pair()
     model = make_random(pair.target.config.vocab_size)
     with torch.no_grad():

@@ -7,11 +7,11 @@ import pytest
 import torch
 from scipy import stats
 
-from lab import engine, sampling
-from lab.engine import Decoder, generate
-from lab.load import ModelPair
-from lab.sampling import SamplingSettings
-from lab.tiny import tiny_pair
+from lab.core import engine, sampling
+from lab.core.engine import Decoder, generate
+from lab.pairs.load import ModelPair
+from lab.core.sampling import SamplingSettings
+from lab.pairs.tiny import tiny_pair
 
 FAMILIES = ["llama", "gpt2"]
 PROMPT = "the cat sat on the"

@@ -1,4 +1,4 @@
-"""lab.errors: path-free messages for pages, no pair↔prepare import cycle, drafts registered from lab.draftmodels."""
+"""lab.errors: path-free messages for pages, no pair↔prepare import cycle, drafts registered from lab.pairs.draftmodels."""
 from __future__ import annotations
 
 import ast
@@ -62,7 +62,7 @@ def test_errors_survive_pickling_with_their_public_sentence():
 
 
 def test_pair_errors_with_paths_have_path_free_public_messages(tmp_path):
-    from lab.load import load_pair
+    from lab.pairs.load import load_pair
     missing = tmp_path / "nowhere" / "model"
     with pytest.raises(PairError) as err:
         load_pair(str(missing), str(missing))
@@ -78,7 +78,7 @@ def test_pair_errors_with_paths_have_path_free_public_messages(tmp_path):
 # --- one class, no import cycle ------------------------------------------------------------------
 
 def test_pair_error_is_one_class_everywhere():
-    from lab import load, prepare
+    from lab.pairs import load, prepare
     assert load.PairError is errors.PairError is prepare.PairError
     assert issubclass(prepare.PrepareError, load.PairError)
 
@@ -95,31 +95,31 @@ def _module_level_imports(path: Path) -> set[str]:
 
 
 def test_pair_and_prepare_do_not_import_each_other_at_module_level():
-    assert not {"lab.load", "lab.load.PairError"} & _module_level_imports(REPO / "lab" / "prepare.py")
-    assert not {n for n in _module_level_imports(REPO / "lab" / "load.py") if n.startswith("lab.prepare")}
+    assert not {"lab.pairs.load", "lab.pairs.load.PairError"} & _module_level_imports(REPO / "lab" / "pairs" / "prepare.py")
+    assert not {n for n in _module_level_imports(REPO / "lab" / "pairs" / "load.py") if n.startswith("lab.pairs.prepare")}
     assert not {n for n in _module_level_imports(REPO / "lab" / "errors.py") if n.startswith("lab")}
 
 
 def test_each_module_imports_alone_in_a_fresh_interpreter():
     code = ("import importlib, sys\n"
-            "import lab.prepare\n"
-            "assert 'lab.load' not in sys.modules, 'lab.prepare imported lab.load'\n"
+            "import lab.pairs.prepare\n"
+            "assert 'lab.pairs.load' not in sys.modules, 'lab.pairs.prepare imported lab.pairs.load'\n"
             "for name in list(sys.modules):\n"
             "    if name == 'lab' or name.startswith('lab.'): del sys.modules[name]\n"
-            "import lab.load\n"
-            "assert 'lab.prepare' not in sys.modules, 'lab.load imported lab.prepare'\n"
+            "import lab.pairs.load\n"
+            "assert 'lab.pairs.prepare' not in sys.modules, 'lab.pairs.load imported lab.pairs.prepare'\n"
             "print('ok')\n")
     done = _fresh(code)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
 
 
-# --- the shortlist draft type, registered by lab.draftmodels ------------------------------------------
+# --- the shortlist draft type, registered by lab.pairs.draftmodels ------------------------------------------
 
 def test_shortlist_draft_loads_through_the_auto_classes(tmp_path):
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    from lab.draftmodels import ShortlistLlamaForCausalLM, make_shortlist_draft
+    from lab.pairs.draftmodels import ShortlistLlamaForCausalLM, make_shortlist_draft
 
     torch.manual_seed(0)
     target = LlamaForCausalLM(LlamaConfig(vocab_size=40, hidden_size=16, intermediate_size=32,
@@ -131,8 +131,8 @@ def test_shortlist_draft_loads_through_the_auto_classes(tmp_path):
     ids = [[3, 5, 7]]
     expected = draft(torch.tensor(ids)).logits[0, -1]
     torch.save(expected, tmp_path / "expected.pt")
-    # a fresh process that imports only lab.load: its loader must register the type itself
-    code = ("import sys, torch\nfrom pathlib import Path\nfrom lab.load import _load_model\n"
+    # a fresh process that imports only lab.pairs.load: its loader must register the type itself
+    code = ("import sys, torch\nfrom pathlib import Path\nfrom lab.pairs.load import _load_model\n"
             f"m = _load_model(Path({str(tmp_path / 'draft')!r}), 'draft')\n"
             f"got = m(torch.tensor({ids})).logits[0, -1]\n"
             f"want = torch.load({str(tmp_path / 'expected.pt')!r})\n"

@@ -11,8 +11,8 @@ import torch
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 
-from lab import load  # noqa: E402
-from lab.load import ModelPair, PairError, load_pair, resolve_pair  # noqa: E402
+from lab.pairs import load  # noqa: E402
+from lab.pairs.load import ModelPair, PairError, load_pair, resolve_pair  # noqa: E402
 from tests.helpers import WORDS, save_tiny  # noqa: E402
 
 
@@ -112,8 +112,8 @@ def small_registry(tiny, tmp_path, monkeypatch):
     toml = tmp_path / "pairs.toml"
     toml.write_text(f'default = "tiny"\n[pairs.tiny]\ntarget = "{tiny["target"]}"\ndraft = "{tiny["draft"]}"\n'
                     f'[pairs.bad]\ntarget = "{tiny["target"]}"\ndraft = "{tiny["other_vocab"]}"\n')
-    import lab.registry
-    monkeypatch.setattr(lab.registry, "REGISTRY_PATH", toml)
+    import lab.pairs.registry
+    monkeypatch.setattr(lab.pairs.registry, "REGISTRY_PATH", toml)
     monkeypatch.delenv("SPECLAB_PAIR", raising=False)
     load._reset_shared_pair()
     yield
@@ -141,7 +141,7 @@ def test_get_pair_is_shared_and_loaded_once(small_registry, monkeypatch):
 
 
 def test_teaching_drafts_come_from_the_registry_pairs_on_the_same_target():
-    from lab.registry import teaching_drafts
+    from lab.pairs.registry import teaching_drafts
     reg = load.registry()
     default = teaching_drafts(reg[load.default_name()], reg)
     assert default == {"weak": ("embedded:weak", reg["weak"].draft_label),
@@ -155,9 +155,9 @@ def test_a_teaching_draft_loads_beside_the_running_pair_and_shares_its_target(ti
     toml.write_text(f'default = "mine"\n[pairs.mine]\ntarget = "{tiny["target"]}"\ndraft = "{tiny["draft"]}"\n'
                     f'[pairs.weak]\ntarget = "{tiny["target"]}"\ndraft = "{tiny["other_vocab"]}"\n'
                     f'draft_label = "weak one"\n')
-    import lab.registry
-    from lab.variants import DraftVariants
-    monkeypatch.setattr(lab.registry, "REGISTRY_PATH", toml)
+    import lab.pairs.registry
+    from lab.pairs.variants import DraftVariants
+    monkeypatch.setattr(lab.pairs.registry, "REGISTRY_PATH", toml)
     pair = load.load_named("mine")
     assert pair.teaching_drafts == {"weak": (str(tiny["other_vocab"]), "weak one")}
     weak = DraftVariants().pair(pair, "weak")

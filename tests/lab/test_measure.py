@@ -1,13 +1,13 @@
-"""lab.measure on a prompt set, the held-out prompts, and `python -m lab measure` without --prompt."""
+"""lab.speed.measure on a prompt set, the held-out prompts, and `python -m lab measure` without --prompt."""
 import json
 
 import pytest
 
 from lab.__main__ import main
-from lab.engine import generate
-from lab.measure import GOALS, measure_set
+from lab.core.engine import generate
+from lab.speed.measure import GOALS, measure_set
 from lab.prompts import HELDOUT_PROMPTS, PromptError, heldout_prompts
-from lab.tiny import tiny_pair
+from lab.pairs.tiny import tiny_pair
 from tests.helpers import save_tiny
 
 PROMPTS = {"stories": ["the cat sat on the", "a dog ran under the"],
@@ -86,7 +86,7 @@ def test_a_bad_prompt_set_gets_one_sentence(tmp_path):
 
 
 def pair_policy():
-    from lab.load import PairSpec
+    from lab.pairs.load import PairSpec
     return PairSpec.__dataclass_fields__["policy"].default     # a --target/--draft pair's policy
 
 
@@ -118,8 +118,8 @@ def test_the_command_line_measures_a_prompt_set(tmp_path, capsys):
 
 
 def test_a_measurement_records_the_load_it_ran_under(pair, monkeypatch):
-    from lab import costs
-    from lab.measure import measure
+    from lab.speed import costs
+    from lab.speed.measure import measure
     ids = pair.tokenizer.encode("the cat sat")
     monkeypatch.setattr(costs, "load", lambda: 0.5)
     calm = measure(pair, ids, gamma=2, max_new_tokens=4)[0]

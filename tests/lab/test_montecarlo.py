@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 import torch
 
-from lab import montecarlo as mc
-from lab.sampling import residual
+from lab.core import montecarlo as mc
+from lab.core.sampling import residual
 
 
 def random_pair(v=12, seed=0):

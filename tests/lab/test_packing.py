@@ -1,4 +1,4 @@
-"""Loaded models run their linear layers packed for oneDNN (lab.packing): same tokens as the
+"""Loaded models run their linear layers packed for oneDNN (lab.pairs.packing): same tokens as the
 dense model, same parameter count, speculative decoding still equals plain decoding, the packed
 weights replace the dense ones, and a draft keeps once what equals its target's."""
 import pytest
@@ -8,9 +8,9 @@ from transformers import AutoModelForCausalLM, LlamaConfig, LlamaForCausalLM
 
 from dataclasses import replace
 
-from lab.engine import generate
-from lab.load import load_draft, load_pair
-from lab.packing import enabled, is_packed, pack_for_cpu, packer, parameter_count, share_tensors
+from lab.core.engine import generate
+from lab.pairs.load import load_draft, load_pair
+from lab.pairs.packing import enabled, is_packed, pack_for_cpu, packer, parameter_count, share_tensors
 from tests.helpers import WORDS, save_tiny
 
 needs_onednn = pytest.mark.skipif(not torch.backends.mkldnn.is_available(), reason="this torch build has no oneDNN")
@@ -210,9 +210,9 @@ def test_tensors_that_differ_are_not_shared(tied):
 @needs_onednn
 def test_a_packed_random_draft_prepared_with_zero_logits_is_made_afresh_when_switched_to(folders, tmp_path, monkeypatch):
     """A random draft saved with all-zero weights is loaded packed; the variant switch cannot edit a
-    packed head, so it drafts with a fresh random draft (lab.variants) and stays exact."""
-    from lab.draftmodels import make_random
-    from lab.variants import DraftVariants, _all_zero_head
+    packed head, so it drafts with a fresh random draft (lab.pairs.variants) and stays exact."""
+    from lab.pairs.draftmodels import make_random
+    from lab.pairs.variants import DraftVariants, _all_zero_head
     monkeypatch.setenv("SPECLAB_PACK", "1")
     pair = load_pair(str(folders[0]), str(folders[1]))
     zero = make_random(pair.target.config.vocab_size)

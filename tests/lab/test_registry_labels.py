@@ -4,7 +4,7 @@ import json
 import pytest
 
 from lab.errors import PairError, public_message
-from lab.registry import label, resolve_pair
+from lab.pairs.registry import label, resolve_pair
 
 
 def test_hub_ids_are_named_by_their_last_part():

@@ -1,15 +1,15 @@
-"""lab.request: one request's outcome, and sentences that follow its figures (scripted traces with a
+"""lab.speed.request: one request's outcome, and sentences that follow its figures (scripted traces with a
 scripted cost profile, so slower and faster are known), plus a live one on the tiny pair."""
 import math
 
 import pytest
 
-from lab import analytic
-from lab.engine import generate
+from lab.core import analytic
+from lab.core.engine import generate
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
-from lab.request import PROJECTED_C, Request
-from lab.service import ModelService
-from lab.tiny import tiny_pair
+from lab.speed.request import PROJECTED_C, Request
+from serving.service import ModelService
+from lab.pairs.tiny import tiny_pair
 from tests.helpers import scripted_outcome as _outcome, scripted_round as _round
 
 

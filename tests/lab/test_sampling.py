@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from lab.sampling import SamplingSettings, accept_probability, probabilities, residual
+from lab.core.sampling import SamplingSettings, accept_probability, probabilities, residual
 
 
 def output_distribution(p, q):

@@ -1,11 +1,11 @@
 """Traces on a time axis: chapter 1's race and chapter 11's schedules, from real traces."""
 import pytest
 
-from lab.costs import CostProfile
-from lab.engine import generate
-from lab.sampling import SamplingSettings
-from lab.timeline import LANES, Race, calls_until, lane, schedule
-from lab.tiny import tiny_pair
+from lab.speed.costs import CostProfile
+from lab.core.engine import generate
+from lab.core.sampling import SamplingSettings
+from lab.speed.timeline import LANES, Race, calls_until, lane, schedule
+from lab.pairs.tiny import tiny_pair
 
 
 @pytest.fixture(scope="module")

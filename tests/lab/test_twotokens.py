@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 import torch
 
-from lab.sampling import residual
-from lab.twotokens import rounds, running_share, student_seed, thresholds
+from lab.core.sampling import residual
+from lab.experiments.twotokens import rounds, running_share, student_seed, thresholds
 
 
 @pytest.mark.parametrize("p_a, q_a", [(0.6, 0.8), (0.2, 0.5), (0.9, 0.3)])
@@ -30,7 +30,7 @@ def test_student_seed_is_stable_and_personal():
 
 
 def test_the_share_is_read_only_once_enough_rounds_make_its_noise_small():
-    from lab.twotokens import SETTLED, share_settled, share_spread
+    from lab.experiments.twotokens import SETTLED, share_settled, share_spread
     assert share_spread(0.6, 1) == pytest.approx(0.98, abs=0.001)        # one round: noise ±0.98, no result
     assert not share_settled(1) and not share_settled(SETTLED - 1) and share_settled(SETTLED)
     assert share_spread(0.5, SETTLED) <= 0.1

@@ -42,7 +42,7 @@ def test_the_settings_card_builds_its_widgets_when_first_opened(state):
 def test_the_tabs_of_one_browser_share_one_click_allowance(monkeypatch):
     from bokeh.document import Document
 
-    from lab.workqueue import Allowance
+    from serving.workqueue import Allowance
     from shell import sessions
     monkeypatch.setattr(sessions, "CLICKS", Allowance(rate=0.0, burst=3))
     tabs, other, unknown = [Document(), Document()], Document(), Document()

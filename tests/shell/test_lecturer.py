@@ -2,7 +2,7 @@ import asyncio
 
 import pytest
 
-from lab import runtime
+from serving import runtime
 from shell import lecturer, sessions
 
 

@@ -3,7 +3,7 @@ path-free sentence; the log keeps the details."""
 import asyncio
 import logging
 
-from lab import runtime
+from serving import runtime
 from lab.errors import PairError
 from shell import lecturer
 from shell.loading import PairLoader
@@ -14,12 +14,12 @@ SECRET = "/srv/secret/models/target"
 
 
 def test_a_failed_load_shows_no_server_path(monkeypatch, caplog):
-    import lab.load
+    import lab.pairs.load
 
     def boom(progress=None):
         progress(0.5, f"unpacking into {SECRET}/weights")
         raise OSError(2, "No such file or directory", f"{SECRET}/config.json")
-    monkeypatch.setattr(lab.load, "get_pair", boom)
+    monkeypatch.setattr(lab.pairs.load, "get_pair", boom)
     loader = PairLoader()
     with caplog.at_level(logging.ERROR):
         loader._load()

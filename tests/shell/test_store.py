@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from lab import costs
-from lab.service import ModelService
+from lab.speed import costs
+from serving.service import ModelService
 from shell.pollshared import SharedPollStore
 from shell.pollstore import Question
 from shell.sessions import Classroom, Snapshots
@@ -134,7 +134,7 @@ def test_the_lecturer_counts_the_sessions_of_every_process(stores):
 
 
 class Pair:
-    """A pair as far as sharing sees it: a name (lab.costs keeps a weak reference to it)."""
+    """A pair as far as sharing sees it: a name (lab.speed.costs keeps a weak reference to it)."""
     name = "fake"
 
 

@@ -28,8 +28,8 @@ def test_the_tour_shows_only_what_each_chapter_declares():
 
 def test_every_declared_part_is_on_its_built_chapter():
     from chapters import registry
-    from lab.service import ModelService
-    from lab.tiny import tiny_pair
+    from serving.service import ModelService
+    from lab.pairs.tiny import tiny_pair
     from uikit.state import LabState
 
     pair = tiny_pair()
@@ -49,8 +49,8 @@ def test_every_step_finds_its_components_without_a_browser():
 
     from uikit.state import LabState
     from shell.tour import Tour
-    from lab.service import ModelService
-    from lab.tiny import tiny_pair
+    from serving.service import ModelService
+    from lab.pairs.tiny import tiny_pair
 
     pair = tiny_pair()
     tour = Tour(LabState(ModelService(lambda: pair)), step=1)
@@ -69,8 +69,8 @@ def test_every_step_finds_its_components_without_a_browser():
 def test_figures_grow_into_the_room_the_browser_reports():
     """The projector's scale, then the free room: a step's figure takes both, and keeps them when the
     step comes back; a fixed-width figure also takes the free width; negative room shrinks it."""
-    from lab.service import ModelService
-    from lab.tiny import tiny_pair
+    from serving.service import ModelService
+    from lab.pairs.tiny import tiny_pair
     from shell.tour import Tour
     from uikit.state import LabState
 

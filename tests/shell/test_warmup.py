@@ -4,8 +4,8 @@ import threading
 
 import pytest
 
-from lab.service import ModelService
-from lab.tiny import tiny_pair
+from serving.service import ModelService
+from lab.pairs.tiny import tiny_pair
 from shell import warmup
 from uikit.state import LabState
 
@@ -25,13 +25,13 @@ def no_model_work(monkeypatch, service):
         raise AssertionError("a first click computed instead of using the warm-up")
     real_cached = service.cached
     monkeypatch.setattr(service, "cached", lambda key, compute: real_cached(key, lambda: refuse(key)))
-    import lab.compare
-    import lab.engine
-    import lab.costs
-    monkeypatch.setattr(lab.engine.Decoder, "__init__", refuse)
-    monkeypatch.setattr(lab.costs, "measure_profile", refuse)
+    import lab.experiments.compare
+    import lab.core.engine
+    import lab.speed.costs
+    monkeypatch.setattr(lab.core.engine.Decoder, "__init__", refuse)
+    monkeypatch.setattr(lab.speed.costs, "measure_profile", refuse)
     for name in ("first_guesses", "next_token_distributions", "token_probability"):
-        monkeypatch.setattr(lab.compare, name, refuse)
+        monkeypatch.setattr(lab.experiments.compare, name, refuse)
 
 
 def test_every_default_demo_is_warmed(warm):

@@ -2,9 +2,9 @@
 never for a whole job of many (the pair's cost profile is many timed calls)."""
 import threading
 
-from lab import costs
-from lab.service import ModelService, Owner
-from lab.tiny import tiny_pair
+from lab.speed import costs
+from serving.service import ModelService, Owner
+from lab.pairs.tiny import tiny_pair
 from shell import warmup
 
 CALL = 0.05     # seconds each faked timed call reports

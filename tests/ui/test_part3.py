@@ -2,10 +2,10 @@
 import pytest
 
 from chapters.ch05_one_pass import MAX_NEW_TOKENS
-from lab.engine import generate
+from lab.core.engine import generate
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
-from lab.sampling import SamplingSettings
-from lab.tiny import tiny_pair
+from lab.core.sampling import SamplingSettings
+from lab.pairs.tiny import tiny_pair
 from tests.ui.conftest import open_page, wait_until
 from uikit.tokens import show_text
 

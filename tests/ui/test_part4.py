@@ -2,11 +2,11 @@
 import pytest
 
 from chapters import ch12_cheaper_guesses as ch12, ch13_predictable as ch13
-from lab import textkinds
-from lab.engine import generate
-from lab.presets import preset_by_key
+from lab.experiments import textkinds
+from lab.core.engine import generate
+from lab.experiments.presets import preset_by_key
 from lab.prompts import encode_prompt
-from lab.tiny import tiny_pair
+from lab.pairs.tiny import tiny_pair
 from tests.ui.conftest import open_page, wait_until
 
 

@@ -2,7 +2,7 @@
 change the rounds shown, to exactly what the engine makes for that prompt and draft."""
 import re
 
-from lab.presets import preset_by_key
+from lab.experiments.presets import preset_by_key
 from tests.ui.conftest import open_page, wait_until
 
 SO_FAR = re.compile(r"So far: (\d+) tokens?")
@@ -12,10 +12,10 @@ def _first_rounds():
     """Round 1 as the page should show it: (tokens, first token) for the default prompt, the Code
     preset, and the Code preset with the random draft (greedy, γ 4, seed 0, like a new student)."""
     from chapters.ch04_guess_check_keep import MAX_NEW_TOKENS
-    from lab.engine import Decoder
+    from lab.core.engine import Decoder
     from lab.prompts import DEFAULT_PROMPT, encode_prompt
-    from lab.tiny import tiny_pair
-    from lab.variants import DraftVariants
+    from lab.pairs.tiny import tiny_pair
+    from lab.pairs.variants import DraftVariants
     pair = tiny_pair()
 
     def first(text, draft):

@@ -107,7 +107,7 @@ def test_one_browsers_tabs_share_one_queue_another_browser_is_not_refused(server
             assert told, "no tab of the one browser was told to wait: the limit is not per browser"
             assert not victim.text_of_alerts(), victim.text_of_alerts()          # the other browser: served
             assert len(measured) >= 2, measured
-            # the victim's answer is a measurement (the order of turns is tests/lab/test_service.py's:
+            # the victim's answer is a measurement (the order of turns is tests/serving/test_service.py's:
             # here the server's event loop decides when each click reaches the queue)
             assert any("priced-speedup" in str(e.get("new", "")) for e in victim.events), finished
         finally:

@@ -1,14 +1,14 @@
 """One story of time in a browser: chapters 10, 11 and 12 show one outcome for one request.
 
-A request (the student's prompt, greedy, γ = 4, seed 0, lab.timeline.REQUEST_TOKENS new tokens,
-who guesses) is decoded once per server and priced by the pair's one cost profile (lab.request), so
+A request (the student's prompt, greedy, γ = 4, seed 0, lab.speed.timeline.REQUEST_TOKENS new tokens,
+who guesses) is decoded once per server and priced by the pair's one cost profile (lab.speed.request), so
 the three pages print the same speed-up and target-call count for it, and each names who guessed.
 Checked on the default prompt and every preset with the draft model guessing, and on the edit preset
 with guesses copied from the text.
 """
 import pytest
 
-from lab.presets import PRESETS
+from lab.experiments.presets import PRESETS
 from tests.ui.conftest import open_page, wait_until
 from tests.ui.test_part3 import BOKEH_SOURCES as SOURCES
 

@@ -32,8 +32,8 @@ def no_scroll(page) -> tuple[int, int]:
 
 
 def test_step_28_points_at_the_round_where_every_draft_is_kept():
-    from lab.service import ModelService
-    from lab.tiny import tiny_pair
+    from serving.service import ModelService
+    from lab.pairs.tiny import tiny_pair
     from shell.tour import Tour
     from uikit.state import LabState
 

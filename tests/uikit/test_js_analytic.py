@@ -11,9 +11,10 @@ import pytest
 
 from chapters.ch06_accept_rule import AcceptRuleChapter
 from chapters.ch10_breakeven import BreakEvenChapter, browser_profile
-from lab import analytic, breakeven
-from lab.display import regions
-from lab.twotokens import thresholds
+from lab.core import analytic
+from lab.experiments import breakeven
+from lab.experiments.display import regions
+from lab.experiments.twotokens import thresholds
 from tests.helpers import made_profile
 from uikit.browser import js_code
 

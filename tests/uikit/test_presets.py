@@ -1,6 +1,6 @@
 """The preset bar: a preset click sets the student's prompt, the switch sets who drafts, and only the
 drafts the running pair can have are offered (the tiny pair has no weak draft)."""
-from lab.presets import PRESETS, preset_by_key
+from lab.experiments.presets import PRESETS, preset_by_key
 from uikit.presets import PresetBar
 
 

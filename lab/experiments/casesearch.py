@@ -1,0 +1,136 @@
+"""Finding the case a question asks about: a round in which every draft is kept.
+
+At temperature 1 a round that keeps all γ drafts happens with probability about α^γ, so a student
+stepping through a few rounds may never see one. `find_all_kept` tries seeds in turn — the same
+seeded speculative generation a page would make, so the round it names is the one the page shows
+when it asks for that seed — and stops at the first round where all γ drafts were kept.
+
+    found = find_all_kept(pair, ids, settings=SamplingSettings(1.0), gamma=4, max_new_tokens=16)
+    if found.seed is not None:     # engine.generate(..., seed=found.seed).rounds[found.index] keeps all 4
+        ...
+
+A `SeedSearch` does the same a slice of time at a time: each `run()` goes on from the very round
+where the last one stopped, so a slow pair still gets through the seeds press after press.
+
+A round found so (or any one round) may be far from typical; `luck(round, alpha)` says how it
+compares with what the generation's α predicts, so a page can say when the shown round is a lucky
+(or an unlucky) one:
+
+    luck(r, generation.alpha).lucky      # all γ kept, which happens about α^γ of the time
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from lab.core.drafting import LECTURE_POLICY
+from lab.core.engine import Decoder
+from lab.core.sampling import SamplingSettings
+from lab.core.trace import RoundTrace
+
+MAX_SEEDS = 200       # seeds tried before saying no round kept everything
+MAX_SECONDS = 10.0    # a search's slice of time, so a slow pair keeps the page (and the queue) moving
+
+
+@dataclass(frozen=True)
+class Found:
+    """Where the case is: a seed and a round index (both None when none was found so far), how many
+    seeds were tried to their end, how many rounds were checked, and whether time ran out first."""
+    seed: int | None
+    index: int | None
+    tried: int
+    timed_out: bool = False
+    rounds: int = 0
+
+
+def keeps_all(r: RoundTrace, gamma: int) -> bool:
+    """Round r drafted the full γ tokens and kept every one."""
+    return r.gamma == gamma and gamma > 0 and r.n_accepted == gamma
+
+
+LUCKY = 0.25          # a round keeping all γ drafts is lucky when that happens less often than this
+NEVER = 0.005         # a guess the target gives p below this was as good as sure to be rejected
+
+
+@dataclass(frozen=True)
+class Luck:
+    """How one round compares with the generation it belongs to (α: its accepted ÷ drafted).
+
+    `expected_kept` = α + α² + … + α^γ, the drafts a round keeps on average when each is kept with
+    probability α given the ones before (the analytic model's independence assumption);
+    `all_kept` = α^γ, how often a round keeps all γ."""
+    kept: int
+    gamma: int
+    alpha: float
+    expected_kept: float
+    all_kept: float
+    lucky: bool                    # all γ kept, which happens less than LUCKY of the time
+    hopeless: tuple[int, float] | None = None   # (guess index, p) of a rejected guess the target ~never writes
+    rare_correction: str | None = None          # the correction, when it is none of its five likeliest tokens
+
+
+def luck(r: RoundTrace, alpha: float | None) -> Luck | None:
+    """Round `r` against its generation's α; None for a round without drafts or without an α."""
+    if alpha is None or r.gamma == 0:
+        return None
+    expected = sum(alpha ** i for i in range(1, r.gamma + 1))
+    all_kept = alpha ** r.gamma
+    rejected = r.rejected_index
+    hopeless = None
+    if rejected is not None and r.drafts[rejected].p < NEVER:
+        hopeless = (rejected, r.drafts[rejected].p)
+    rare = None
+    if r.extra_kind == "correction" and r.extra_top and r.extra_token_id not in [c.token_id for c in r.extra_top[:5]]:
+        rare = r.extra_text
+    return Luck(r.n_accepted, r.gamma, alpha, expected, all_kept,
+                lucky=r.n_accepted == r.gamma and all_kept < LUCKY, hopeless=hopeless, rare_correction=rare)
+
+
+class SeedSearch:
+    """Seeds `first_seed` … `first_seed + max_seeds − 1`, round by round, for a round keeping all γ
+    drafts; resumable. Call `run()` on the model worker."""
+
+    def __init__(self, pair, prompt_ids: list[int], *, settings: SamplingSettings, gamma: int,
+                 max_new_tokens: int, first_seed: int = 0, max_seeds: int = MAX_SEEDS,
+                 drafter: str | None = "model"):
+        self.pair, self.prompt_ids, self.settings, self.gamma = pair, list(prompt_ids), settings, gamma
+        self.max_new_tokens, self.drafter = max_new_tokens, drafter
+        self.next_seed, self.end = first_seed, first_seed + max_seeds
+        self.decoder: Decoder | None = None     # the seed being searched, where it stopped
+        self.tried = self.rounds = 0
+        self.found: Found | None = None
+
+    def run(self, max_seconds: float = MAX_SECONDS, clock=time.monotonic) -> Found:
+        """Search on for at most `max_seconds`; the case found, or how far the search got."""
+        if self.found is not None:
+            return self.found
+        deadline = clock() + max_seconds
+        while True:
+            if self.decoder is None:
+                if self.next_seed >= self.end:
+                    return Found(None, None, self.tried, rounds=self.rounds)
+                self.decoder = Decoder(self.pair, self.prompt_ids, settings=self.settings, gamma=self.gamma,
+                                       seed=self.next_seed, max_new_tokens=self.max_new_tokens,
+                                       keep_rows=False, drafter=self.drafter, display_top=0,
+                                       policy=LECTURE_POLICY)
+            while not self.decoder.done:
+                if clock() > deadline:
+                    return Found(None, None, self.tried, timed_out=True, rounds=self.rounds)
+                r = self.decoder.step()
+                self.rounds += 1
+                if keeps_all(r, self.gamma):
+                    self.found = Found(self.next_seed, r.index, self.tried + 1, rounds=self.rounds)
+                    self.decoder = None
+                    return self.found
+            self.decoder, self.tried, self.next_seed = None, self.tried + 1, self.next_seed + 1
+
+
+def find_all_kept(pair, prompt_ids: list[int], *, settings: SamplingSettings, gamma: int,
+                  max_new_tokens: int, first_seed: int = 0, max_seeds: int = MAX_SEEDS,
+                  max_seconds: float = MAX_SECONDS, drafter: str | None = "model",
+                  clock=time.monotonic) -> Found:
+    """The first seed (from `first_seed` on) and round index whose round keeps all γ drafts of the
+    seeded speculative generation; Found(None, None, tried) after `max_seeds` seeds without one, or
+    with timed_out=True when `max_seconds` ran out first."""
+    return SeedSearch(pair, prompt_ids, settings=settings, gamma=gamma, max_new_tokens=max_new_tokens,
+                      first_seed=first_seed, max_seeds=max_seeds, drafter=drafter).run(max_seconds, clock)

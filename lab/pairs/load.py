@@ -1,0 +1,362 @@
+"""The model pair: a target and a draft sharing one tokenizer, loaded once per process.
+
+The engine and the pages only ever see a `ModelPair`; how it was found (the embedded default, a
+registry name, a hub id, a local folder) is the loader's business.
+
+    pair = get_pair()                                   # shared, loaded once (thread-safe)
+    pair = load_named("random")                         # a pair from models/pairs.toml
+    pair = load_pair("gpt2", "distilgpt2")              # hub ids or local folders
+    spec = resolve_pair(["--pair", "weak"])             # what the command line / env asked for
+
+A lecturer's pair that cannot be used never stops the lab: `get_pair` logs the one-sentence reason,
+falls back to the embedded default and keeps that sentence in `pair.notes["warning"]`.
+
+Where the models run (lab.devices): `--device auto|cpu|cuda|mps` and `--dtype` (or `SPECLAB_DEVICE`,
+`SPECLAB_DTYPE`); "auto" picks CUDA, then MPS, then the CPU, with the device's own dtype. The
+embedded pair stays on the CPU in float32 (its layers are packed for the CPU), and the tiny test pairs
+stay there unless a device is named. A device that is not here is one sentence in the log and in
+`pair.notes["warning"]`, and the pair runs on the CPU.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import Callable
+
+from lab import devices
+from lab.devices import Placement
+from lab.errors import PairError, public_message, public_ref  # PairError stays importable from here: one class
+from lab.pairs.modelpair import ModelPair
+from lab.pairs.packing import pack_for_cpu
+from lab.pairs.registry import (EMBEDDED, TINY, PairSpec, _short, check_drafting, default_name, listed,  # noqa: F401
+                                registry, resolve_pair, teaching_drafts)
+
+log = logging.getLogger(__name__)
+
+# --- loading and checks -------------------------------------------------------------------------
+
+def _resolve_ref(ref: str, progress) -> Path | str:
+    """A local folder or hub id; `embedded:NAME` is prepared on first use (see lab.pairs.prepare)."""
+    if ref.startswith(EMBEDDED):
+        from lab.pairs.prepare import ensure_embedded
+        home = ensure_embedded(progress=progress)
+        part = ref[len(EMBEDDED):]
+        folder = home / (part if part == "target" else f"draft-{part}")
+        if not folder.exists() and part == "distilled":
+            raise PairError("The distilled draft is not shipped in this checkout (models/smollm2-distilled); "
+                            "use the pair 'weak' or train one with models/distil/.")
+        return folder
+    path = Path(ref).expanduser()
+    if path.exists():
+        return path
+    looks_local = ref.startswith((".", "/", "~")) or ref.count("/") > 1 or "\\" in ref
+    if looks_local:
+        raise PairError(f"There is no model folder at {ref}; check the path (it must hold config.json).",
+                        public=f"There is no model folder at {public_ref(ref)}; "
+                               f"check the path (it must hold config.json).")
+    return ref
+
+
+def _config_dict(ref: Path | str, role: str) -> dict:
+    if isinstance(ref, Path):
+        cfg = ref / "config.json"
+        if not cfg.exists():
+            raise PairError(f"The {role} folder {ref} has no config.json; point to a saved Hugging Face model folder.",
+                            public=f"The {role} folder {public_ref(ref)} has no config.json; "
+                                   f"point to a saved Hugging Face model folder.")
+        return json.loads(cfg.read_text())
+    from transformers import PretrainedConfig
+    try:
+        return PretrainedConfig.get_config_dict(ref)[0]
+    except OSError as err:
+        offline = os.environ.get("HF_HUB_OFFLINE") == "1"
+        raise PairError(f"Could not find the {role} {ref!r} locally or on the Hugging Face hub"
+                        f"{' (offline mode)' if offline else ''}; download it before class "
+                        f"(hf download {ref}) or give a local folder.") from err
+
+
+def _weights_bytes(ref: Path | str) -> int:
+    """Bytes of a model's weight files as stored: a local folder's, or a hub model's in the local
+    Hugging Face cache (0 when they cannot be found before loading)."""
+    if isinstance(ref, Path):
+        return sum(f.stat().st_size for pat in ("*.safetensors", "*.bin") for f in ref.glob(pat))
+    from huggingface_hub import try_to_load_from_cache
+    single = try_to_load_from_cache(ref, "model.safetensors")
+    if isinstance(single, str):
+        return Path(single).stat().st_size
+    index = try_to_load_from_cache(ref, "model.safetensors.index.json")
+    if isinstance(index, str):
+        return int(json.loads(Path(index).read_text()).get("metadata", {}).get("total_size") or 0)
+    return 0
+
+
+def _check_memory(ref: Path | str, role: str, config: dict, placement: Placement = devices.CPU) -> None:
+    """Refuse, before loading, a model whose weights in `placement`'s dtype would not fit in the
+    memory free on its device (RAM, or the GPU's): one sentence with both sizes."""
+    stored = str(config.get("torch_dtype") or config.get("dtype") or "float32").removeprefix("torch.")
+    need = _weights_bytes(ref) * devices.BYTES[placement.dtype] / devices.BYTES.get(stored, 4)
+    free = devices.free_bytes(placement.device)
+    if not need or free is None or need <= 0.9 * free:
+        return
+    smaller = "a smaller model" + (" or --dtype bfloat16" if placement.dtype == "float32" and
+                                   placement.device != "cpu" else "")
+    where = f" on {placement.device}" if placement.device != "cpu" else ""
+
+    def sentence(name) -> str:
+        return (f"The {role} {name} needs about {devices.size_text(need)} in {placement.dtype}{where} but only "
+                f"{devices.size_text(free)} of {devices.memory_name(placement.device)} is free; choose {smaller}.")
+    raise PairError(sentence(ref), public=sentence(public_ref(ref)))
+
+
+def _load_model(ref: Path | str, role: str, share=None, placement: Placement = devices.CPU):
+    """One model of a pair, checked, in `placement`'s device and dtype, eval mode, no gradients;
+    on the CPU in float32 its layers packed (lab.pairs.packing), sharing `share`'s equal tensors."""
+    import torch
+    from transformers import AutoModelForCausalLM
+    import lab.pairs.draftmodels  # noqa: F401  registers our own shortlist draft type (no remote code)
+
+    config = _config_dict(ref, role)
+    if "auto_map" in config:
+        raise PairError(f"The {role} {ref} needs remote code (auto_map in its config), which the lab never runs; "
+                        f"choose a model that transformers supports natively.",
+                        public=f"The {role} {public_ref(ref)} needs remote code (auto_map in its config), which the "
+                               f"lab never runs; choose a model that transformers supports natively.")
+    _check_memory(ref, role, config, placement)
+    try:
+        model = AutoModelForCausalLM.from_pretrained(ref, dtype=devices.torch_dtype(placement.dtype),
+                                                     trust_remote_code=False)
+        model = devices.move(model, placement.device, placement.dtype)
+    except (torch.OutOfMemoryError, MemoryError) as err:
+        raise PairError(f"The {role} {ref} does not fit in memory; choose a smaller model.",
+                        public=f"The {role} {public_ref(ref)} does not fit in memory; choose a smaller model.") from err
+    except ValueError as err:
+        if "trust_remote_code" in str(err):
+            raise PairError(f"The {role} {ref} needs remote code, which the lab never runs; "
+                            f"choose a model that transformers supports natively.",
+                            public=f"The {role} {public_ref(ref)} needs remote code, which the lab never runs; "
+                                   f"choose a model that transformers supports natively.") from err
+        raise PairError(f"The {role} {ref} is not a causal language model transformers can load "
+                        f"({str(err).splitlines()[0][:120]}); choose a text-generation model.",
+                        public=f"The {role} {public_ref(ref)} is not a causal language model transformers can "
+                               f"load; choose a text-generation model.") from err
+    except RuntimeError as err:
+        if "memory" in str(err).lower() or "allocate" in str(err).lower():
+            raise PairError(f"The {role} {ref} does not fit in memory; choose a smaller model.",
+                            public=f"The {role} {public_ref(ref)} does not fit in memory; "
+                                   f"choose a smaller model.") from err
+        raise PairError(f"The {role} {ref} could not be loaded ({str(err).splitlines()[0][:120]}).",
+                        public=f"The {role} {public_ref(ref)} could not be loaded; the lecturer's terminal "
+                               f"has the reason.") from err
+    except OSError as err:
+        raise PairError(f"The {role} {ref} has no usable weights ({str(err).splitlines()[0][:120]}); "
+                        f"check the folder or download it again.",
+                        public=f"The {role} {public_ref(ref)} has no usable weights; "
+                               f"check the folder or download it again.") from err
+    model.requires_grad_(False)
+    model.eval()
+    if not placement.packs:        # packing is for the CPU's float32 matrix library
+        return model
+    # verify passes near one call's cost, and a draft's tensors equal to its target's kept once
+    # (lab.pairs.packing)
+    return pack_for_cpu(model, model.config.vocab_size, share=share)
+
+
+def _load_tokenizer(ref: Path | str, role: str):
+    from transformers import AutoTokenizer
+    try:
+        return AutoTokenizer.from_pretrained(ref, trust_remote_code=False)
+    except (OSError, ValueError, TypeError) as err:
+        raise PairError(f"The {role} {ref} has no tokenizer the lab can load; "
+                        f"save its tokenizer next to the model (tokenizer.save_pretrained).",
+                        public=f"The {role} {public_ref(ref)} has no tokenizer the lab can load; "
+                               f"save its tokenizer next to the model (tokenizer.save_pretrained).") from err
+
+
+def check_same_vocabulary(target_tok, draft_tok, target_model=None, draft_model=None,
+                          target_ref="target", draft_ref="draft") -> None:
+    """Refuse a pair whose token→id maps differ, or whose logits do not have the same width."""
+    tv, dv = target_tok.get_vocab(), draft_tok.get_vocab()
+    if tv != dv:
+        differ = len(set(tv.items()) ^ set(dv.items()))
+        raise PairError(f"The draft {draft_ref} and the target {target_ref} use different vocabularies "
+                        f"({len(dv)} vs {len(tv)} tokens, {differ} token-id entries differ); "
+                        f"choose a draft that shares the target's tokenizer.")
+    if target_model is not None and draft_model is not None:
+        tw, dw = target_model.config.vocab_size, draft_model.config.vocab_size
+        if tw != dw:
+            raise PairError(f"The draft {draft_ref} has {dw} output logits but the target {target_ref} has {tw}; "
+                            f"choose a draft whose output layer matches the target's.")
+
+
+def load_pair(target: str, draft: str, name: str = "custom", progress: Callable | None = None,
+              target_label: str = "", draft_label: str = "", placement: Placement = devices.CPU) -> ModelPair:
+    """Load and check a pair (hub ids, local folders or `embedded:NAME`) on `placement`'s device and
+    dtype (default: the CPU in float32), eval mode.
+
+    Raises PairError with one sentence when either model is missing, needs remote code, is not a
+    causal LM, does not fit in the memory free on its device, or when the two do not share one
+    vocabulary.
+    """
+    target_path, draft_path = _resolve_ref(target, progress), _resolve_ref(draft, progress)
+    # cheap checks on both configs before loading any weights
+    for ref, role in ((target_path, "target"), (draft_path, "draft")):
+        if "auto_map" in _config_dict(ref, role):
+            raise PairError(f"The {role} {ref} needs remote code (auto_map in its config), which the lab never "
+                            f"runs; choose a model that transformers supports natively.")
+    target_tok, draft_tok = _load_tokenizer(target_path, "target"), _load_tokenizer(draft_path, "draft")
+    check_same_vocabulary(target_tok, draft_tok, target_ref=target, draft_ref=draft)
+    if progress:
+        progress(0.9, f"loading {_short(target)} and {_short(draft)}")
+    target_model = _load_model(target_path, "target", placement=placement)
+    draft_model = _load_model(draft_path, "draft", share=target_model, placement=placement)
+    check_same_vocabulary(target_tok, draft_tok, target_model, draft_model, target, draft)
+    notes = {"target_ref": str(target_path), "draft_ref": str(draft_path)}
+    return ModelPair(target=target_model, draft=draft_model, tokenizer=target_tok, name=name,
+                     target_label=target_label or _short(target), draft_label=draft_label or _short(draft),
+                     device=placement.device, dtype=placement.dtype, notes=notes)
+
+
+def load_draft(ref: str, pair: ModelPair):
+    """Another draft for `pair`'s target (a teaching draft, lab.pairs.variants), loaded and checked like
+    the pair's own: its logits must be as wide as the target's."""
+    model = _load_model(_resolve_ref(ref, None), "draft", share=pair.target,
+                        placement=Placement(pair.device, pair.dtype))
+    check_same_vocabulary(pair.tokenizer, pair.tokenizer, pair.target, model, pair.target_label, ref)
+    return model
+
+
+def placement_for(spec: PairSpec, device: str = "auto", dtype: str | None = None) -> Placement:
+    """Where `spec`'s models run when `device` and `dtype` are asked for (lab.devices.choose): the
+    embedded pair always on the CPU in float32 (said in one sentence when something else was asked),
+    a tiny test pair there too unless a device is named."""
+    if spec.target.startswith(EMBEDDED):
+        if (device or "auto") in ("auto", "cpu") and (dtype or "float32") == "float32":
+            return devices.CPU
+        asked = ", ".join(f"{what} {value}" for what, value in (("device", device), ("dtype", dtype))
+                          if value and value != "auto")
+        return Placement(note=f"The embedded pair runs only on the CPU in float32 (its layers are packed for "
+                              f"the CPU), so it runs there rather than as asked ({asked}).")
+    if spec.target.startswith(TINY) and (device or "auto") == "auto" and dtype is None:
+        return devices.CPU
+    return devices.choose(device, dtype)
+
+
+def load_spec(spec: PairSpec, progress: Callable | None = None, device: str | None = None,
+              dtype: str | None = None) -> ModelPair:
+    """Load the pair `spec` names on the device and dtype asked for (None: the server's `--device` /
+    `--dtype`, else SPECLAB_DEVICE / SPECLAB_DTYPE, else "auto": `placement_for`). When the device or
+    dtype asked for cannot be used, its one sentence is logged and kept in `pair.notes["warning"]`."""
+    asked_device, asked_dtype = devices.requested(_SERVER_ARGS)
+    placement = placement_for(spec, device or asked_device, dtype or asked_dtype)
+    if placement.note:
+        log.warning(placement.note)
+    if spec.target.startswith(TINY):              # a tiny random-weight pair (tests, benchmarks)
+        from lab.pairs.tiny import tiny_pair
+        pair = place(tiny_pair(spec.target[len(TINY):]), placement)
+        pair.name = spec.name
+    else:
+        pair = load_pair(spec.target, spec.draft, spec.name, progress, spec.target_label, spec.draft_label,
+                         placement)
+    if placement.note:
+        pair.notes["warning"] = placement.note
+    pair.drafter, pair.policy = spec.drafter, spec.policy
+    pair.teaching_drafts = teaching_drafts(spec)
+    if spec.description:
+        pair.notes["description"] = spec.description
+    return pair
+
+
+def place(pair: ModelPair, placement: Placement) -> ModelPair:
+    """`pair` with both models moved to `placement`'s device and dtype (in place; returned)."""
+    pair.target = devices.move(pair.target, placement.device, placement.dtype)
+    pair.draft = devices.move(pair.draft, placement.device, placement.dtype)
+    pair.device, pair.dtype = placement.device, placement.dtype
+    return pair
+
+
+def load_named(name: str, progress: Callable | None = None) -> ModelPair:
+    """A pair from models/pairs.toml by name; the default pair falls back to the weak draft until
+    a distilled draft is shipped (noted in `pair.notes["provisional"]`)."""
+    specs = registry()
+    if name not in specs:
+        raise PairError(f"There is no pair named {name!r}; choose one of {', '.join(specs)}.")
+    spec = specs[name]
+    try:
+        return load_spec(spec, progress)
+    except PairError as err:
+        if spec.draft != f"{EMBEDDED}distilled" or "distilled draft is not shipped" not in str(err):
+            raise
+        pair = load_spec(specs["weak"], progress)
+        pair.name = name
+        pair.notes["provisional"] = str(err)
+        return pair
+
+
+# --- the process-wide pair ----------------------------------------------------------------------
+
+_LOCK = threading.Lock()
+_PAIR: ModelPair | None = None
+_SERVER_ARGS: list[str] = []
+
+
+def use_args(argv: list[str]) -> None:
+    """The server's own arguments (`panel serve app.py --args --pair NAME ...`), which Bokeh hands
+    the app script as sys.argv while it runs; `get_pair` reads them when it first loads."""
+    global _SERVER_ARGS
+    _SERVER_ARGS = list(argv)
+
+
+def requested() -> PairSpec:
+    """The pair the server was asked for (its arguments, else the environment, else the default)."""
+    return resolve_pair(_SERVER_ARGS)
+
+
+def _fallback() -> PairSpec:
+    """The pair to use when the one asked for on the command line cannot be: the environment's
+    choice, else the registry default."""
+    try:
+        return resolve_pair([])
+    except PairError:
+        return registry()[default_name()]
+
+
+def get_pair(progress: Callable | None = None, argv: list[str] | None = None) -> ModelPair:
+    """The pair shared by every session of this process, loaded on first call (thread-safe).
+
+    `argv` defaults to the server's arguments (`use_args`). A lecturer's pair that fails is
+    reported in one sentence in the log and in `pair.notes["warning"]`, and the environment's pair
+    (else the embedded default) is used instead.
+    """
+    global _PAIR
+    with _LOCK:
+        if _PAIR is not None:
+            return _PAIR
+        argv = _SERVER_ARGS if argv is None else argv
+        try:
+            spec, warning = resolve_pair(argv), None
+        except PairError as err:
+            spec, warning = _fallback(), public_message(err)
+            log.warning("%s Using the pair %r.", err, spec.name)
+        try:
+            pair = load_named(spec.name, progress) if spec == registry().get(spec.name) else load_spec(spec, progress)
+        except PairError as err:
+            fallback = _fallback()
+            if spec == fallback:
+                raise
+            log.warning("%s Using the pair %r.", err, fallback.name)
+            pair, warning = load_named(fallback.name, progress), public_message(err)   # pages show no paths
+        warning = " ".join(filter(None, (warning, pair.notes.get("warning"))))   # and a device not here
+        if warning:
+            pair.notes["warning"] = warning
+        _PAIR = pair
+        return pair
+
+
+def _reset_shared_pair() -> None:
+    """Forget the shared pair (tests only)."""
+    global _PAIR
+    with _LOCK:
+        _PAIR = None

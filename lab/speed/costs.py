@@ -1,0 +1,328 @@
+"""One cost profile per model pair: what a draft call, a verify pass over k positions and a prefill
+take on this machine — the one story of time chapters 3, 10 and 11 tell.
+
+    p = profile(pair)                 # measured once per server and pair; every caller shares it
+    p.c                               # a draft call ÷ a one-position target call
+    p.verify_units(5)                 # a verify pass over 5 positions, in one-position target calls
+    p.speedup(0.8, 4)                 # E / (γc + v(γ + 1)): the analytic model with measured costs
+
+Measured robustly (lab.speed.timing): a warm-up call, torch's threads fixed, every call timed in several
+interleaved runs and the fastest kept, on the pair's own device (a GPU synchronised around each call:
+lab.core.kv). `busy` flags a profile measured while the machine was visibly
+loaded (the median run well above the fastest, or a load average above the core count): its figures
+are not to be trusted. Call `profile` on the model worker (chapters: `run_model(profile, pair)`, or
+`run_model(of_service, service)` for the pair drafting with the student's draft); `known(service)`
+is the same profile, or None, without waiting, and `measured(pair)` the profile of a pair's two
+models, which the auto draft-length policy prices with (lab.core.adaptive).
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import threading
+import time
+import weakref
+from concurrent.futures import Future
+from dataclasses import dataclass
+
+import numpy as np
+
+from lab.core import analytic
+from lab.core.kv import CachedModel
+from lab.prompts import DEFAULT_PROMPT, encode_prompt
+from lab.speed.timing import VerifyCost, fixed_threads, interleaved, robust, verify_calls
+
+RUNS = 5                           # interleaved runs of every call; the fastest is kept
+POSITIONS = analytic.MAX_GAMMA + 1  # verify passes over 1..γmax + 1 positions
+PREFILL_TOKENS = 64                # the prefill timed: the default prompt, repeated to this length
+NOISY = 0.5                        # busy: the median run over 50% slower than the fastest
+RETRY_AFTER = 30                   # seconds before a busy profile may be measured again
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:          # not on Linux
+        return os.cpu_count() or 1
+
+
+def load() -> float:
+    """The machine's one-minute load average (0.0 where the system does not say)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return 0.0
+
+
+def is_busy(spread: float, load_average: float, n_cores: int) -> bool:
+    """Visibly busy: runs of one call differ by more than NOISY, or more work waits than cores run."""
+    return spread > NOISY or load_average > n_cores
+
+
+@dataclass(frozen=True)
+class CostProfile:
+    """Seconds of each kind of call of one pair on this machine, and how much to trust them."""
+    pair: str
+    draft_seconds: float                  # one cached draft-model call over one position
+    verify_seconds: tuple[float, ...]     # [k − 1]: one cached target call over k new positions
+    prefill_seconds: float                # the target over PREFILL_TOKENS prompt tokens, empty cache
+    prefill_tokens: int
+    spread: float                         # median over all calls of (median run ÷ fastest run − 1)
+    load: float                           # one-minute load average when measured
+    cores: int
+    threads: int                          # torch's threads while measuring
+    busy: bool
+    measured_at: float = 0.0              # time.monotonic() when measured
+
+    @property
+    def unit(self) -> float:
+        """Seconds of one one-position target call: the time unit of chapters 10 and 11."""
+        return self.verify_seconds[0]
+
+    @property
+    def max_positions(self) -> int:
+        return len(self.verify_seconds)
+
+    @property
+    def c(self) -> float:
+        """A draft call in target-call units."""
+        return self.draft_seconds / self.unit
+
+    def verify_units(self, k: int) -> float:
+        """One verify pass over k positions, in target-call units (1.0 at k = 1)."""
+        if not 1 <= k <= self.max_positions:
+            raise ValueError(f"A verify pass covers 1 to {self.max_positions} positions; got {k}.")
+        return self.verify_seconds[k - 1] / self.unit
+
+    def prefill_units(self, n: int) -> float:
+        """A prefill over n prompt tokens in target-call units: the measured verify pass for
+        n ≤ max_positions, else on the line through the longest verify pass and the measured prefill."""
+        if n <= 0:
+            return 0.0
+        if n <= self.max_positions:
+            return self.verify_units(n)
+        k, v = self.max_positions, self.verify_units(self.max_positions)
+        slope = max(0.0, (self.prefill_seconds / self.unit - v) / max(1, self.prefill_tokens - k))
+        return v + slope * (n - k)
+
+    def verify_costs(self, max_positions: int) -> list[VerifyCost]:
+        """Chapter 3's bars: one call over 1..max_positions positions, its seconds and its ratio."""
+        return [VerifyCost(k, self.verify_seconds[k - 1], self.verify_units(k))
+                for k in range(1, min(max_positions, self.max_positions) + 1)]
+
+    def round_cost(self, gamma, c: float | None = None):
+        """One round in target-call units: γ draft calls (c each; default the measured c) and one
+        verify pass over γ + 1 positions as measured — the lecture's 1 + γc with the verify measured."""
+        g = np.asarray(gamma, dtype=int)
+        c = self.c if c is None else c
+        verify = np.asarray(self.verify_seconds)[np.clip(g, 0, self.max_positions - 1)] / self.unit
+        return verify + g * c
+
+    def speedup(self, alpha, gamma, c: float | None = None):
+        """E / (γc + v(γ + 1)): the analytic speed-up with this machine's verify costs."""
+        return analytic.expected_tokens(alpha, gamma) / self.round_cost(gamma, c)
+
+    def verify_note(self, gamma: int) -> str:
+        """One sentence on the lecture's round cost 1 + γc against this machine's v(γ + 1) + γc."""
+        v = self.verify_units(gamma + 1)
+        note = (f"The lecture counts a verify pass over γ + 1 positions as one target call whatever γ; "
+                f"measured on this machine, a pass over {gamma + 1} costs v({gamma + 1}) = {v:.2f} calls, so "
+                f"a round costs {abs(v - 1):.2f} {'more' if v >= 1 else 'less'} than 1 + γc and the measured "
+                f"speed-up curve lies {'below' if v > 1 else 'above'} the lecture's.")
+        return note + (" " + self.why_busy() if self.busy else "")
+
+    def why_busy(self) -> str:
+        """One sentence on why the profile is flagged busy ("" when it is not)."""
+        if not self.busy:
+            return ""
+        if self.load > self.cores:
+            return (f"The machine was busy while timing (load {self.load:.1f} on {self.cores} cores), "
+                    f"so these figures are unreliable.")
+        return (f"Repeated runs of one call differed by {100 * self.spread:.0f}% while timing (the machine "
+                f"was busy), so these figures are unreliable.")
+
+
+def measure_profile(pair, *, runs: int = RUNS, positions: int = POSITIONS) -> CostProfile:
+    """Time the pair's calls now (several seconds on a large pair); `profile` shares the result."""
+    calls, finish = _timed_calls(pair, positions)
+    with fixed_threads(finish.threads):
+        return finish(interleaved(calls, runs))
+
+
+def measure_profile_steps(pair, *, runs: int = RUNS, positions: int = POSITIONS):
+    """`measure_profile` a timed call at a time: a generator that yields after each call and returns
+    the CostProfile, so the model worker can serve a student between two calls (serving.workqueue).
+    The runs are interleaved as lab.speed.timing.interleaved's: one uncounted warm-up run, then every
+    call in turn."""
+    calls, finish = _timed_calls(pair, positions)
+    yield
+    times = {name: [] for name in calls}
+    for run in range(runs + 1):
+        for name, fn in calls.items():
+            with fixed_threads(finish.threads):
+                seconds = fn()
+            if run:
+                times[name].append(seconds)
+            yield
+    return finish(times)
+
+
+def _timed_calls(pair, positions: int):
+    """(name → a function timing one call, finish(times) → the CostProfile), the caches prefilled."""
+    ids = encode_prompt(pair.tokenizer, DEFAULT_PROMPT)
+    context = (ids * (PREFILL_TOKENS // len(ids) + 1))[:PREFILL_TOKENS]
+    target, draft, fresh = CachedModel(pair.target), CachedModel(pair.draft), CachedModel(pair.target)
+    draft.forward(context)
+
+    def prefill():
+        fresh.cache, fresh.length = None, 0
+        return fresh.forward(context)[1]
+
+    def draft_call():
+        seconds = draft.forward(context[:1])[1]
+        draft.rollback(len(context))
+        return seconds
+
+    before = load()          # before timing: the timing's own threads would count as load
+    with fixed_threads() as threads:
+        calls = {("verify", k): fn for k, fn in verify_calls(target, context, range(1, positions + 1)).items()}
+
+    def finish(times: dict) -> CostProfile:
+        summary = {name: robust(ts) for name, ts in times.items()}
+        spread = statistics.median(s for _, s in summary.values())
+        return CostProfile(
+            pair=pair.name, draft_seconds=summary["draft"][0],
+            verify_seconds=tuple(summary[("verify", k)][0] for k in range(1, positions + 1)),
+            prefill_seconds=summary["prefill"][0], prefill_tokens=len(context), spread=spread,
+            load=before, cores=cores(), threads=threads, busy=is_busy(spread, before, cores()),
+            measured_at=time.monotonic())
+    finish.threads = threads
+    return {**calls, "draft": draft_call, "prefill": prefill}, finish
+
+
+class _Steps:
+    """A shared measurement going a timed call at a time (`profile_steps`). A job that steps aside
+    leaves it parked; whoever needs the profile meanwhile advances it, so no caller waits on a job
+    parked behind it on the one model worker."""
+
+    def __init__(self, steps, future: Future, key):
+        self.steps, self.future, self.key = steps, future, key
+        self.lock = threading.Lock()
+
+    def advance(self) -> None:
+        with self.lock:
+            if self.future.done():
+                return
+            try:
+                next(self.steps)
+            except StopIteration as done:
+                self.future.set_result(done.value)
+            except BaseException as err:       # the next caller measures again
+                _drop(self.key, self.future)
+                self.future.set_exception(err)
+
+
+_lock = threading.Lock()
+_profiles: dict[tuple[int, str], tuple[weakref.ref, Future, _Steps | None]] = {}
+
+
+def _drop(key, future: Future) -> None:
+    with _lock:
+        if _profiles.get(key, (None, None, None))[1] is future:
+            del _profiles[key]
+
+
+def _claim(pair, retry_busy: bool, stepwise: bool):
+    """(future, steps, mine): the shared measurement of `pair`, a new one (mine) when there is none
+    or `retry_busy` asks for it; `steps` when it goes a call at a time."""
+    key = (id(pair), pair.name)
+    with _lock:
+        ref, future, steps = _profiles.get(key, (None, None, None))
+        stale = future is None or ref() is not pair or (
+            retry_busy and future.done() and future.exception() is None and future.result().busy
+            and time.monotonic() - future.result().measured_at > RETRY_AFTER)
+        if stale:
+            future = Future()
+            steps = _Steps(measure_profile_steps(pair), future, key) if stepwise else None
+            _profiles[key] = (weakref.ref(pair), future, steps)
+    return future, steps, stale
+
+
+def profile(pair, *, retry_busy: bool = False) -> CostProfile:
+    """The pair's cost profile: measured on the first call, shared with every later one (a caller
+    arriving while it is measured waits for the same result, or finishes it when it goes a call at a
+    time). `retry_busy` measures again when the
+    shared profile was flagged busy over RETRY_AFTER seconds ago, and shares the new one (a class
+    pressing "Measure" together on a busy machine still shares one measurement)."""
+    future, steps, mine = _claim(pair, retry_busy, stepwise=False)
+    if mine:
+        try:
+            future.set_result(measure_profile(pair))
+        except BaseException as err:       # the next caller measures again
+            _drop((id(pair), pair.name), future)
+            future.set_exception(err)
+    while steps is not None and not future.done():
+        steps.advance()
+    return future.result()
+
+
+def profile_steps(pair, *, retry_busy: bool = False):
+    """`profile` as a job for the model worker that yields between timed calls and returns the
+    shared profile: a student's click waits for one call, not the whole measurement."""
+    future, steps, _ = _claim(pair, retry_busy, stepwise=True)
+    while steps is not None and not future.done():
+        steps.advance()
+        yield
+    return future.result()
+
+
+def of_service(service, draft: str = "aligned", *, retry_busy: bool = False) -> CostProfile:
+    """The profile of the pair a student's draft makes (serving.service's pair_for: "aligned", "weak" or
+    "random" share the target, each its own draft and so its own c). On the model worker."""
+    return profile(service.pair_for(draft), retry_busy=retry_busy)
+
+
+def of_service_steps(service, draft: str = "aligned", *, retry_busy: bool = False):
+    """`of_service` a timed call at a time (`profile_steps`): the start-up warm-up's form."""
+    return (yield from profile_steps(service.pair_for(draft), retry_busy=retry_busy))
+
+
+def known(service, draft: str = "aligned") -> CostProfile | None:
+    """The shared profile `of_service` would return, if it is already measured; else None. Measures
+    and loads nothing, so a page may call it on the event loop (chapter 10 draws with it at once)."""
+    pair = service.variants.loaded(service.pair, draft)
+    if pair is None:
+        return None
+    with _lock:
+        ref, future, _ = _profiles.get((id(pair), pair.name), (None, None, None))
+    if future is None or ref() is not pair or not future.done() or future.exception() is not None:
+        return None
+    return future.result()
+
+
+def measured(pair) -> CostProfile | None:
+    """The shared profile of `pair`'s two models, if it is measured (for this pair object or another
+    holding the same target and draft); else None. Measures nothing and never waits: the auto
+    draft-length policy prices with it (lab.core.adaptive) from the moment it exists."""
+    with _lock:
+        entries = [(entry[0], entry[1]) for entry in _profiles.values()]    # (weakref to a pair, its Future)
+    found = [future.result() for ref, future in entries
+             if (other := ref()) is not None and other.target is pair.target and other.draft is pair.draft
+             and future.done() and future.exception() is None]
+    return max(found, key=lambda p: p.measured_at, default=None)
+
+
+def adopt(pair, shared: CostProfile) -> None:
+    """Make `shared` (this pair's profile as another serving process measured it, serving.service) the
+    profile every later caller gets for `pair`, as if measured here: one class, one set of prices."""
+    future = Future()
+    future.set_result(shared)
+    with _lock:
+        _profiles[(id(pair), pair.name)] = (weakref.ref(pair), future, None)
+
+
+def forget() -> None:
+    """Drop every shared profile (the next call measures again)."""
+    with _lock:
+        _profiles.clear()

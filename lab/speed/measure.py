@@ -1,0 +1,219 @@
+"""Will my pair pay off? α, tokens per target call, c and the speed-up of a pair's drafting,
+measured side by side with plain decoding on one prompt, or on a prompt set per category against
+the embedded pair's goals.
+
+Used by `python -m lab measure`, bench/pairs.py and models/distil/ (wall-clock times; the live pages
+price one request with the pair's cost profile instead: lab.speed.request).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+
+from lab.core import analytic
+from lab.speed import costs
+from lab.core.adaptive import prices_with_profile
+from lab.devices import sync
+from lab.core.engine import Decoder, generate
+from lab.pairs.modelpair import ModelPair
+from lab.core.sampling import GREEDY, SamplingSettings
+from lab.core.trace import GenerationTrace
+
+
+@dataclass
+class Measurement:
+    target: str
+    draft: str
+    drafter: str                  # "model" | "lookup" | "hybrid"
+    policy: str                   # the draft-length policy, described
+    gamma: int
+    new_tokens: int
+    alpha: float                  # accepted drafts ÷ drafted tokens
+    tokens_per_round: float       # new tokens ÷ target calls (tokens per target call)
+    c: float                      # mean draft call ÷ mean one-position target call
+    predicted_speedup: float      # analytic model from the measured α, mean draft length and c
+    measured_speedup: float       # plain wall time ÷ speculative wall time, same prompt and length
+    matches_target_greedy: bool | None
+    text: str
+    plain_seconds: float
+    speculative_seconds: float
+    mean_target_seconds: float
+    mean_draft_seconds: float
+    settings: str
+    load: float = 0.0             # one-minute load average before measuring
+    cores: int = 1                # cores this process may run on
+    device: str = "cpu"           # where the pair ran (lab.devices)
+    dtype: str = "float32"
+
+    @property
+    def busy(self) -> bool:
+        """More work waited than there are cores: wall-clock times are not to be trusted."""
+        return self.load > self.cores
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _timed_steps(pair, prompt_ids, **kwargs):
+    """Decode `prompt_ids` a round at a time, yielding after each round; returns (trace, seconds) with
+    only the decoder's own time counted (prefill included), not what ran while it was paused. The
+    pair's device is synchronised before each clock read (a GPU queues its work)."""
+    device = getattr(pair, "device", "cpu")
+    sync(device)
+    start = time.perf_counter()
+    decoder = Decoder(pair, prompt_ids, display_top=0, keep_rows=False, **kwargs)   # decoding alone
+    sync(device)
+    seconds = time.perf_counter() - start
+    while not decoder.done:
+        start = time.perf_counter()
+        decoder.step()
+        sync(device)
+        seconds += time.perf_counter() - start
+        yield
+    return decoder.trace(), seconds
+
+
+def finish(steps):
+    """Run a generator of steps (`measure_steps`, `ModelService.measurement`) to its end: its result."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            return stop.value
+
+
+def predicted(alpha: float, mean_gamma: float, c: float) -> float:
+    """The analytic model's speed-up E / (1 + γc) at the rounds' mean draft length (rounded, ≥ 1)."""
+    return float(analytic.speedup(alpha, max(1, min(analytic.MAX_GAMMA, round(mean_gamma))), c))
+
+
+def measure(pair: ModelPair, prompt_ids: list[int], *, gamma: int | None = None,
+            settings: SamplingSettings = GREEDY, max_new_tokens: int = 64, seed: int = 0,
+            warmup: bool = True, drafter: str | None = None, policy: str | None = None,
+            plain: tuple[GenerationTrace, float] | None = None
+            ) -> tuple[Measurement, GenerationTrace, GenerationTrace]:
+    """Plain target decoding and speculative decoding of the same prompt and length, wall-timed
+    end to end (prefill included). `plain` reuses a (trace, seconds) already measured."""
+    return finish(measure_steps(pair, prompt_ids, gamma=gamma, settings=settings, max_new_tokens=max_new_tokens,
+                                seed=seed, warmup=warmup, drafter=drafter, policy=policy, plain=plain))
+
+
+def measure_steps(pair: ModelPair, prompt_ids: list[int], *, gamma: int | None = None,
+                  settings: SamplingSettings = GREEDY, max_new_tokens: int = 64, seed: int = 0,
+                  warmup: bool = True, drafter: str | None = None, policy: str | None = None,
+                  plain: tuple[GenerationTrace, float] | None = None):
+    """`measure` as a generator that yields after every decoding round and returns its result, so the
+    model worker can let another student's work run between rounds; only the rounds are timed."""
+    drafting = dict(drafter=drafter, policy=policy)
+    load = costs.load()
+    if warmup:   # first calls pay one-off allocation costs; keep them out of both timings
+        generate(pair, prompt_ids, gamma=gamma, settings=settings, max_new_tokens=min(4, max_new_tokens), **drafting)
+        yield
+    if plain is None:
+        plain = yield from _timed_steps(pair, prompt_ids, mode="plain", settings=settings, seed=seed,
+                                        max_new_tokens=max_new_tokens)
+    plain_trace, plain_s = plain
+    spec, spec_s = yield from _timed_steps(pair, prompt_ids, gamma=gamma, settings=settings, seed=seed,
+                                           max_new_tokens=max_new_tokens, **drafting)
+    alpha = spec.alpha or 0.0
+    c = (spec.mean_draft_seconds or 0.0) / plain_trace.mean_target_seconds
+    m = Measurement(
+        target=pair.target_label, draft=pair.draft_label, drafter=spec.drafter, policy=spec.policy,
+        gamma=spec.gamma, new_tokens=len(spec.new_ids), alpha=alpha, tokens_per_round=spec.tokens_per_round,
+        c=c, predicted_speedup=predicted(alpha, spec.drafted / max(1, spec.target_calls), c),
+        measured_speedup=plain_s / spec_s,
+        matches_target_greedy=(spec.new_ids == plain_trace.new_ids) if settings.greedy else None,
+        text=spec.text, plain_seconds=plain_s, speculative_seconds=spec_s,
+        mean_target_seconds=plain_trace.mean_target_seconds, mean_draft_seconds=spec.mean_draft_seconds or 0.0,
+        settings=settings.describe(), load=load, cores=costs.cores(),
+        device=getattr(pair, "device", "cpu"), dtype=getattr(pair, "dtype", "float32"))
+    return m, plain_trace, spec
+
+
+def _all_exact(flags: list[bool | None]) -> bool | None:
+    """True when every output matched plain decoding; None when some could not be compared."""
+    return None if None in flags else all(flags)
+
+
+# The embedded pair's goals, for greedy decoding on the held-out prompts (each category's mean).
+GOALS = {"never_slower": 1.0, "code": 1.3, "json": 1.3, "edit": 2.5}
+
+
+def judge(rows: dict[str, dict]) -> dict:
+    """Each goal of GOALS judged on per-category rows (None where the category was not measured)."""
+    slowest = min(rows, key=lambda cat: rows[cat]["speedup"])
+    goals = {"never_slower": {"goal": f"every category ≥ {GOALS['never_slower']}× (slowest: {slowest})",
+                              "value": rows[slowest]["speedup"],
+                              "met": rows[slowest]["speedup"] >= GOALS["never_slower"]}}
+    for cat in ("code", "json", "edit"):
+        value = rows[cat]["speedup"] if cat in rows else None
+        goals[cat] = {"goal": f"{cat} ≥ {GOALS[cat]}×", "value": value,
+                      "met": None if value is None else value >= GOALS[cat]}
+    goals["exact"] = {"goal": "output identical to plain decoding", "value": None,
+                      "met": _all_exact([r["exact"] for r in rows.values()])}
+    return goals
+
+
+def measure_set(pair: ModelPair, prompts: dict[str, list[str]], *, gamma: int | None = None,
+                settings: SamplingSettings = GREEDY, max_new_tokens: int = 64, per_category: int | None = None,
+                repeats: int = 1, draftings: list[tuple[str, str]] | None = None, progress=None) -> dict:
+    """Every prompt of a set (category → prompts) decoded plainly and with each drafting
+    (drafter, policy) — default: the pair's own — back to back, so machine drift hits all alike.
+    `gamma` replaces each policy's γ when given.
+    Pooled per category and drafting:
+        α                = accepted draft tokens ÷ drafted tokens
+        tokens per call  = new tokens ÷ target calls
+        c                = mean draft call ÷ mean one-position target call
+        speed-up         = plain decoding time ÷ speculative decoding time (same prompts, same lengths)
+    "overall" is the mean of the categories (each counts once); GOALS are judged per drafting."""
+    from lab.prompts import encode_prompt
+    draftings = draftings or [(pair.drafter, pair.policy)]
+    if any(prices_with_profile(policy) for _, policy in draftings):   # "auto" prices with it (lab.core.adaptive)
+        if progress:
+            progress(0.0, "measuring the pair's cost profile")
+        costs.profile(pair)
+    todo = [(cat, p) for cat, ps in prompts.items() for p in ps[:per_category]]
+    pooled: dict[tuple[str, str], dict[str, dict]] = {d: {} for d in draftings}
+    for i, (cat, text) in enumerate(todo):
+        if progress:
+            progress(i / len(todo), f"measuring {cat} ({i + 1} of {len(todo)} prompts)")
+        ids = encode_prompt(pair.tokenizer, text)
+        for r in range(repeats):
+            plain = finish(_timed_steps(pair, ids, mode="plain", settings=settings, max_new_tokens=max_new_tokens))
+            for drafter, policy in draftings:
+                m, plain_trace, spec = measure(pair, ids, gamma=gamma, settings=settings, max_new_tokens=max_new_tokens,
+                                               warmup=i == 0 and r == 0, drafter=drafter, policy=policy, plain=plain)
+                acc = pooled[(drafter, policy)].setdefault(cat, {
+                    "prompts": set(), "accepted": 0, "drafted": 0, "tokens": 0, "calls": 0, "plain": 0.0,
+                    "spec": 0.0, "target": [], "draft": [], "exact": []})
+                acc["prompts"].add(text)
+                acc["accepted"] += spec.accepted
+                acc["drafted"] += spec.drafted
+                acc["tokens"] += len(spec.new_ids)
+                acc["calls"] += spec.target_calls
+                acc["plain"] += m.plain_seconds
+                acc["spec"] += m.speculative_seconds
+                acc["target"] += [rd.target_seconds for rd in plain_trace.rounds]
+                acc["draft"] += [d.draft_seconds for rd in spec.rounds for d in rd.drafts]
+                acc["exact"].append(m.matches_target_greedy)
+    reports = {f"{d} ({p})": _report(d, p, pooled[(d, p)]) for d, p in draftings}
+    return {"target": pair.target_label, "draft": pair.draft_label, "device": pair.device, "dtype": pair.dtype,
+            "gamma": gamma,
+            "settings": settings.describe(), "max_new_tokens": max_new_tokens, "repeats": repeats,
+            "draftings": reports}
+
+
+def _report(drafter: str, policy: str, pooled: dict[str, dict]) -> dict:
+    rows = {}
+    for cat, a in pooled.items():
+        target_s, draft_s = sum(a["target"]) / len(a["target"]), sum(a["draft"]) / max(1, len(a["draft"]))
+        alpha, c = a["accepted"] / max(1, a["drafted"]), draft_s / target_s
+        rows[cat] = {"prompts": len(a["prompts"]), "alpha": alpha, "tokens_per_call": a["tokens"] / a["calls"],
+                     "c": c, "speedup": a["plain"] / a["spec"],
+                     "predicted_speedup": predicted(alpha, a["drafted"] / a["calls"], c),
+                     "exact": _all_exact(a["exact"]), "target_ms": 1e3 * target_s, "draft_ms": 1e3 * draft_s}
+    keys = ("alpha", "tokens_per_call", "c", "speedup", "predicted_speedup")
+    overall = {k: sum(r[k] for r in rows.values()) / len(rows) for k in keys}
+    overall["prompts"] = sum(r["prompts"] for r in rows.values())
+    overall["exact"] = _all_exact([r["exact"] for r in rows.values()])
+    return {"drafter": drafter, "policy": policy, "categories": rows, "overall": overall, "goals": judge(rows)}
