@@ -201,7 +201,7 @@ class BreakEvenChapter(Chapter):
                        dict(readout=self.readout, table=self.table, note=self.cost_note))
         self.kept = KeptWork(LIVE_FRESH_SECONDS)   # the live pair's measurement (measure_live)
         self.time_left = TimeLeft()                 # its progress bar and time left
-        self.profile = costs.known(state.service, self.draft)   # measured already: drawn in the first draw
+        self.profile = costs.already_measured(state.service, self.draft)   # drawn in the first draw
         self._update()
         self.param.watch(Throttled(self._update), ["alpha", "gamma", "c", "profile"])
         if served():
@@ -210,7 +210,7 @@ class BreakEvenChapter(Chapter):
     async def load(self) -> None:
         """Fetch the pair's cost profile (measured once per server) and draw the measured curves; at
         once, without the model worker, when it is measured already."""
-        got = costs.known(self.state.service, self.draft) or await self.run_model(
+        got = costs.already_measured(self.state.service, self.draft) or await self.run_model(
             costs.of_service, self.state.service, message="Timing this pair's calls (once per server)…")
         if got is not None and got is not self.profile:
             self.profile = got
@@ -232,8 +232,9 @@ class BreakEvenChapter(Chapter):
 
     # ---- pure numpy updates -----------------------------------------------------------------
     def numbers(self) -> dict:
-        """The analytic model at the sliders' α, γ, c (lab.experiments.breakeven.numbers; the bars over 1…GAMMA_MAX)."""
-        return breakeven.numbers(self.alpha, self.gamma, self.c, GAMMA_MAX)
+        """The analytic model at the sliders' α, γ, c (lab.experiments.breakeven.analytic_figures; the
+        bars over 1…GAMMA_MAX)."""
+        return breakeven.analytic_figures(self.alpha, self.gamma, self.c, GAMMA_MAX)
 
     def _update(self):
         # one patch message for the whole redraw (readout, table and figures), not one per change

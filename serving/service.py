@@ -130,7 +130,7 @@ class ModelService:
                 costs.adopt(loaded, theirs)
                 self._profiles[key] = (row[0], theirs)
                 continue
-            mine = costs.known(self, draft)
+            mine = costs.already_measured(self, draft)
             if mine is not None and mine is not seen:
                 self._profiles[key] = (self.shared.put(key, pickle.dumps(mine)), mine)
 
@@ -233,7 +233,7 @@ class ModelService:
 
     def generation(self, prompt_ids: list[int], *, draft="aligned", **kwargs):
         """A whole generation, at once (`generation_steps`' arguments); for code already on the worker."""
-        return measure.finish(self.generation_steps(prompt_ids, draft=draft, **kwargs))
+        return measure.run_to_end(self.generation_steps(prompt_ids, draft=draft, **kwargs))
 
     def round(self, prompt_ids: list[int], index: int, *, settings=SamplingSettings(), gamma=4, seed=0,
               max_new_tokens=48, draft="aligned", policy=None, drafter=None) -> tuple[RoundTrace, bool]:

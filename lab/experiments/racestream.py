@@ -19,7 +19,7 @@ from lab.experiments import compare
 from lab.speed import costs
 from lab.speed.costs import CostProfile
 from lab.core.engine import Decoder
-from lab.speed.measure import finish
+from lab.speed.measure import run_to_end
 from lab.core.sampling import SamplingSettings
 from lab.speed.timeline import Race
 
@@ -34,7 +34,7 @@ def stream_race(pair, prompt_ids: list[int], settings: SamplingSettings, n_token
                 on_progress=None) -> Race:
     """Both models write `n_tokens` alone, each call priced by `profile`;
     `on_progress(partial_race, frontier_seconds)` after each call but the last. Call on the model worker."""
-    return finish(stream_race_steps(pair, prompt_ids, settings, n_tokens, profile, on_progress))
+    return run_to_end(stream_race_steps(pair, prompt_ids, settings, n_tokens, profile, on_progress))
 
 
 def stream_race_steps(pair, prompt_ids: list[int], settings: SamplingSettings, n_tokens: int,
@@ -69,7 +69,7 @@ def cached_race(service, prompt_ids: list[int], settings: SamplingSettings, n_to
     """The race of the pair drafting with the student's `draft` (lab.pairs.variants) from the service's
     cache (no progress: it is already whole), else streamed and kept; priced by that pair's shared
     cost profile (measured first, once per server). A long job for the model worker: a generator
-    (`lab.speed.measure.finish` runs it anywhere else) whose result is the race."""
+    (`lab.speed.measure.run_to_end` runs it anywhere else) whose result is the race."""
     profile = costs.of_service(service, draft)
     key = race_key(prompt_ids, settings, n_tokens, profile, draft)
     race = service.peek(key)

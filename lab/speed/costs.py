@@ -8,12 +8,12 @@ take on this machine — the one story of time chapters 3, 10 and 11 tell.
 
 Measured robustly (lab.speed.timing): a warm-up call, torch's threads fixed, every call timed in several
 interleaved runs and the fastest kept, on the pair's own device (a GPU synchronised around each call:
-lab.core.kv). `busy` flags a profile measured while the machine was visibly
-loaded (the median run well above the fastest, or a load average above the core count): its figures
-are not to be trusted. Call `profile` on the model worker (chapters: `run_model(profile, pair)`, or
-`run_model(of_service, service)` for the pair drafting with the student's draft); `known(service)`
-is the same profile, or None, without waiting, and `measured(pair)` the profile of a pair's two
-models, which the auto draft-length policy prices with (lab.core.adaptive).
+lab.core.kv). `busy` flags a profile measured while the machine was visibly loaded (the median run
+well above the fastest, or a load average above the core count): its figures are not to be trusted.
+Call `profile` on the model worker (chapters: `run_model(profile, pair)`, or
+`run_model(of_service, service)` for the pair drafting with the student's draft);
+`already_measured(service)` is the same profile, or None, without waiting, and `measured(pair)` the
+profile of a pair's two models, which the auto draft-length policy prices with (lab.core.adaptive).
 """
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-def load() -> float:
+def load_average() -> float:
     """The machine's one-minute load average (0.0 where the system does not say)."""
     try:
         return os.getloadavg()[0]
@@ -184,7 +184,7 @@ def _timed_calls(pair, positions: int):
         draft.rollback(len(context))
         return seconds
 
-    before = load()          # before timing: the timing's own threads would count as load
+    before = load_average()          # before timing: the timing's own threads would count as load
     with fixed_threads() as threads:
         calls = {("verify", k): fn for k, fn in verify_calls(target, context, range(1, positions + 1)).items()}
 
@@ -288,7 +288,7 @@ def of_service_steps(service, draft: str = "aligned", *, retry_busy: bool = Fals
     return (yield from profile_steps(service.pair_for(draft), retry_busy=retry_busy))
 
 
-def known(service, draft: str = "aligned") -> CostProfile | None:
+def already_measured(service, draft: str = "aligned") -> CostProfile | None:
     """The shared profile `of_service` would return, if it is already measured; else None. Measures
     and loads nothing, so a page may call it on the event loop (chapter 10 draws with it at once)."""
     pair = service.variants.loaded(service.pair, draft)

@@ -73,8 +73,9 @@ def _timed_steps(pair, prompt_ids, **kwargs):
     return decoder.trace(), seconds
 
 
-def finish(steps):
-    """Run a generator of steps (`measure_steps`, `ModelService.measurement`) to its end: its result."""
+def run_to_end(steps):
+    """Run a generator of steps (`measure_steps`, `ModelService.measurement`) to its end and return
+    its result: the steps' form run at once, where nothing waits its turn between them."""
     while True:
         try:
             next(steps)
@@ -94,7 +95,7 @@ def measure(pair: ModelPair, prompt_ids: list[int], *, gamma: int | None = None,
             ) -> tuple[Measurement, GenerationTrace, GenerationTrace]:
     """Plain target decoding and speculative decoding of the same prompt and length, wall-timed
     end to end (prefill included). `plain` reuses a (trace, seconds) already measured."""
-    return finish(measure_steps(pair, prompt_ids, gamma=gamma, settings=settings, max_new_tokens=max_new_tokens,
+    return run_to_end(measure_steps(pair, prompt_ids, gamma=gamma, settings=settings, max_new_tokens=max_new_tokens,
                                 seed=seed, warmup=warmup, drafter=drafter, policy=policy, plain=plain))
 
 
@@ -105,7 +106,7 @@ def measure_steps(pair: ModelPair, prompt_ids: list[int], *, gamma: int | None =
     """`measure` as a generator that yields after every decoding round and returns its result, so the
     model worker can let another student's work run between rounds; only the rounds are timed."""
     drafting = dict(drafter=drafter, policy=policy)
-    load = costs.load()
+    load = costs.load_average()
     if warmup:   # first calls pay one-off allocation costs; keep them out of both timings
         generate(pair, prompt_ids, gamma=gamma, settings=settings, max_new_tokens=min(4, max_new_tokens), **drafting)
         yield
@@ -179,7 +180,7 @@ def measure_set(pair: ModelPair, prompts: dict[str, list[str]], *, gamma: int | 
             progress(i / len(todo), f"measuring {cat} ({i + 1} of {len(todo)} prompts)")
         ids = encode_prompt(pair.tokenizer, text)
         for r in range(repeats):
-            plain = finish(_timed_steps(pair, ids, mode="plain", settings=settings, max_new_tokens=max_new_tokens))
+            plain = run_to_end(_timed_steps(pair, ids, mode="plain", settings=settings, max_new_tokens=max_new_tokens))
             for drafter, policy in draftings:
                 m, plain_trace, spec = measure(pair, ids, gamma=gamma, settings=settings, max_new_tokens=max_new_tokens,
                                                warmup=i == 0 and r == 0, drafter=drafter, policy=policy, plain=plain)

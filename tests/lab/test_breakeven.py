@@ -3,11 +3,11 @@ import numpy as np
 import pytest
 
 from lab.core import analytic
-from lab.experiments.breakeven import ALPHAS, QUESTION, numbers, question_verdict
+from lab.experiments.breakeven import ALPHAS, QUESTION, analytic_figures, question_verdict
 
 
 def test_the_lectures_row_and_the_best_gamma():
-    n = numbers(0.8, 4, 0.1, max_gamma=12)
+    n = analytic_figures(0.8, 4, 0.1, max_gamma=12)
     assert (round(n["E"], 2), round(n["cost"], 2), round(n["speedup"], 2)) == (3.36, 1.4, 2.4)
     assert n["break_even"] == pytest.approx(float(analytic.break_even_alpha(4, 0.1)))
     assert round(n["break_even"], 2) == 0.29
@@ -18,7 +18,7 @@ def test_the_lectures_row_and_the_best_gamma():
 
 
 def test_a_dear_draft_breaks_even_nowhere_and_no_gamma_pays():
-    n = numbers(0.3, 4, 1.5, max_gamma=12)
+    n = analytic_figures(0.3, 4, 1.5, max_gamma=12)
     assert np.isnan(n["break_even"]) and n["best_speedup"] < 1 and n["speedup"] < 1
 
 

@@ -51,19 +51,19 @@ def test_a_profile_keeps_the_fastest_of_interleaved_runs(monkeypatch):
         return {name: ([0.010, 0.002, 0.003, 0.004, 0.002] if name == "draft" else [0.02, 0.01, 0.01, 0.01, 0.05])
                 for name in calls}
     monkeypatch.setattr(costs, "interleaved", fake)
-    monkeypatch.setattr(costs, "load", lambda: 0.5)
+    monkeypatch.setattr(costs, "load_average", lambda: 0.5)
     p = costs.measure_profile(tiny_pair(), positions=5)
     assert p.draft_seconds == 0.002 and p.verify_seconds == (0.01,) * 5 and p.prefill_seconds == 0.01
     assert p.c == pytest.approx(0.2) and p.spread == pytest.approx(0.0)
     assert not p.busy and p.why_busy() == ""
-    monkeypatch.setattr(costs, "load", lambda: costs.cores() + 1.5)
+    monkeypatch.setattr(costs, "load_average", lambda: costs.cores() + 1.5)
     loaded = costs.measure_profile(tiny_pair(), positions=5)
     assert loaded.busy and "unreliable" in loaded.why_busy() and f"load {loaded.load:.1f}" in loaded.why_busy()
 
 
 def test_noisy_runs_flag_the_profile_busy(monkeypatch):
     monkeypatch.setattr(costs, "interleaved", lambda calls, runs: {n: [0.01, 0.03, 0.03, 0.04, 0.01] for n in calls})
-    monkeypatch.setattr(costs, "load", lambda: 0.0)
+    monkeypatch.setattr(costs, "load_average", lambda: 0.0)
     p = costs.measure_profile(tiny_pair(), positions=3)
     assert p.spread == pytest.approx(2.0) and p.busy and "differed by 200%" in p.why_busy()
 
@@ -179,9 +179,11 @@ def test_known_is_the_measured_profile_and_never_measures_or_loads(monkeypatch):
     class Service:        # serving.service.ModelService's pair and variants
         pair, variants = tiny_pair(), DraftVariants()
     svc = Service()
-    assert costs.known(svc) is None and costs.known(svc, "random") is None and calls == []
+    assert costs.already_measured(svc) is None and costs.already_measured(svc, "random") is None
+    assert calls == []
     aligned = costs.profile(svc.pair)
-    assert costs.known(svc) is aligned and costs.known(svc, "random") is None   # random: not loaded yet
+    assert costs.already_measured(svc) is aligned
+    assert costs.already_measured(svc, "random") is None          # random: not loaded yet
     random_pair = svc.variants.pair(svc.pair, "random")
-    assert costs.known(svc, "random") is None and calls == [svc.pair.name]      # loaded, not measured
-    assert costs.profile(random_pair) is costs.known(svc, "random") is not aligned
+    assert costs.already_measured(svc, "random") is None and calls == [svc.pair.name]      # loaded, not measured
+    assert costs.profile(random_pair) is costs.already_measured(svc, "random") is not aligned

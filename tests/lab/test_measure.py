@@ -121,8 +121,8 @@ def test_a_measurement_records_the_load_it_ran_under(pair, monkeypatch):
     from lab.speed import costs
     from lab.speed.measure import measure
     ids = pair.tokenizer.encode("the cat sat")
-    monkeypatch.setattr(costs, "load", lambda: 0.5)
+    monkeypatch.setattr(costs, "load_average", lambda: 0.5)
     calm = measure(pair, ids, gamma=2, max_new_tokens=4)[0]
     assert calm.load == 0.5 and calm.cores == costs.cores() and not calm.busy
-    monkeypatch.setattr(costs, "load", lambda: costs.cores() + 1.0)
+    monkeypatch.setattr(costs, "load_average", lambda: costs.cores() + 1.0)
     assert measure(pair, ids, gamma=2, max_new_tokens=4)[0].busy

@@ -5,7 +5,7 @@ import pytest
 from lab.speed import costs
 
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
-from lab.speed.measure import finish
+from lab.speed.measure import run_to_end
 from lab.experiments.racestream import cached_race, stream_race
 from lab.core.sampling import GREEDY, SamplingSettings
 from serving.service import ModelService
@@ -54,7 +54,7 @@ def test_a_cached_race_streams_no_progress():
             break
     n = len(calls)
     assert n > 0 and steps == len(first.target_ends) + len(first.draft_ends)
-    assert finish(cached_race(service, ids, GREEDY, 8, lambda r, t: calls.append(t))) is first
+    assert run_to_end(cached_race(service, ids, GREEDY, 8, lambda r, t: calls.append(t))) is first
     assert len(calls) == n
 
 

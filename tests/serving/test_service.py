@@ -2,7 +2,7 @@ import asyncio
 
 import pytest
 
-from lab.speed.measure import finish
+from lab.speed.measure import run_to_end
 from serving.service import ModelService, Owner
 from lab.pairs.tiny import tiny_pair
 
@@ -218,7 +218,7 @@ def test_cache_keys_hold_the_draft(monkeypatch):
     race = {d: service.race(ids, n_tokens=6, draft=d) for d in ("aligned", "random")}
     assert race["aligned"].draft_texts != race["random"].draft_texts
     from lab.speed.request import Request
-    measured = {d: finish(service.outcome(Request(tuple(ids), gamma=3, max_new_tokens=6, draft=d)))
+    measured = {d: run_to_end(service.outcome(Request(tuple(ids), gamma=3, max_new_tokens=6, draft=d)))
                 for d in ("aligned", "random")}
     assert measured["random"].spec.new_ids == measured["aligned"].spec.new_ids     # the target's text either way
     assert measured["random"].alpha < measured["aligned"].alpha

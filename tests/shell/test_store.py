@@ -152,9 +152,9 @@ def test_outcomes_and_the_cost_profile_are_computed_once_for_the_class(stores):
     costs.adopt(pairs[0], measured)                          # process a measured it
     try:
         a.share_profiles()
-        assert costs.known(b, "aligned") is None
+        assert costs.already_measured(b, "aligned") is None
         b.share_profiles()
-        assert costs.known(b, "aligned") == measured         # process b prices with the same profile
+        assert costs.already_measured(b, "aligned") == measured         # process b prices with the same profile
         a.clear()                                            # the lecturer's reset: shared outcomes go
         assert b.peek(("outcome", 1)) == "computed"          # b's own copy until b clears
         b.clear(shared=False)

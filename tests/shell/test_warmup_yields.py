@@ -39,5 +39,5 @@ def test_a_click_during_the_profile_waits_for_one_timed_call(monkeypatch):
     assert not warming.is_alive() and done == [["the pair's cost profile"]]
     assert log.index("student") == 1                          # after the call in progress, not the whole profile
     assert log.count("call") == (costs.RUNS + 1) * costs.POSITIONS > 50   # the profile went on after the click
-    assert costs.known(service).verify_seconds[0] == CALL     # and is shared as usual
+    assert costs.already_measured(service).verify_seconds[0] == CALL     # and is shared as usual
     costs.forget()

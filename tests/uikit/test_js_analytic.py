@@ -110,7 +110,7 @@ def test_chapter_10_numbers_match_lab_breakeven():
     points = [(a, g, c) for a in ALPHAS[::4] for g in (1, 4, 5, 12) for c in COSTS[::2]]
     js = formulas([["numbers", a, g, c, 12] for a, g, c in points])
     for (a, g, c), got in zip(points, js):
-        want = breakeven.numbers(a, g, c, 12)
+        want = breakeven.analytic_figures(a, g, c, 12)
         for key in ("E", "cost", "speedup", "break_even", "curve", "per_gamma", "best_speedup"):
             assert close(got[key], want[key]), (key, a, g, c)
         assert got["best_gamma"] == want["best_gamma"]
