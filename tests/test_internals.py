@@ -39,6 +39,8 @@ INTERNALS = [
     ("panel.io.document._WRITE_MSGS", "attribute", "uikit/pacing.keep_deferred_writes"),
     ("panel.io.document.extra_socket_handlers", "attribute", "tests/uikit/test_pacing.py"),
     ("bokeh.server.connection.ServerConnection.session", "property", "shell/app.closed_tab (its code's name)"),
+    ("panel.io.resources.LOCAL_DIST", "attribute", "shell/sessions.stylesheets_from_here"),
+    ("bokeh.document.models.DocumentModelManager.freeze", ["self"], "uikit/lazy (a section built in one walk)"),
     ("transformers.modeling_gguf_pytorch_utils.tqdm", "attribute", "lab/pairs/prepare.py (silences its bars)"),
     ("transformers.PreTrainedModel._init_weights", ["self", "module"], "lab/pairs/draftmodels.ShortlistLlamaForCausalLM"),
     ("transformers.PreTrainedModel._tied_weights_keys", "attribute", "lab/pairs/draftmodels.ShortlistLlamaForCausalLM"),
