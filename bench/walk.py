@@ -119,15 +119,14 @@ class Walk:
         if last:
             self.page.locator(last).first.wait_for(timeout=120000)
         wait_until(lambda: self.page.evaluate(UNSETTLED) == 0, 120, "the page to settle")
-        size = [len(self.server.text())]
+        last = {"size": len(self.server.text()), "at": time.monotonic()}   # the log's size, and since when
 
         def log_quiet():      # the server has written nothing for `quiet` seconds
             now = len(self.server.text())
-            if now != size[0]:
-                size[0], size.append(time.monotonic())
+            if now != last["size"]:
+                last.update(size=now, at=time.monotonic())
                 return False
-            return time.monotonic() - (size[1] if len(size) > 1 else start) >= self.quiet
-        start = time.monotonic()
+            return time.monotonic() - last["at"] >= self.quiet
         wait_until(log_quiet, 60, "the server's log to be quiet")
 
     def visit(self, where: str, action) -> None:
