@@ -35,6 +35,12 @@ def service() -> ModelService:
         return _service
 
 
+def forget_switch() -> None:
+    """Serve the pair the server was started with again, after a lecturer's switch (tests)."""
+    global _switched
+    _switched = None
+
+
 def switch_pair(name: str | None = None, target: str | None = None, draft: str | None = None,
                 progress=None):
     """Load another pair (a registry name, or target + draft) and serve it to every session.

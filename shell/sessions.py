@@ -96,8 +96,13 @@ def browser_id() -> str:
     cookie = (pn.state.cookies or {}).get("speclab_id", "")
     bid = cookie if re.fullmatch(r"[0-9a-f]{32}", cookie or "") else uuid.uuid4().hex
     if doc is not None:
-        _BROWSER_IDS[doc] = bid
+        remember_browser(doc, bid)
     return bid
+
+
+def remember_browser(doc, bid: str) -> None:
+    """Note that the page `doc` is shown by the browser `bid` (its tabs then share one allowance)."""
+    _BROWSER_IDS[doc] = bid
 
 
 # Clicks per browser, all its tabs together: as many a second as model actions (serving.workqueue.RATE; a

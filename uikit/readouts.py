@@ -1,4 +1,4 @@
-"""Chapter 10's read-outs as HTML: the lecture's table (seed 002) for a chosen c, the formula
+"""Chapter 10's read-outs as HTML: the lecture's table for a chosen c, the formula
 worked through for α, γ, c, the predict question's answer worked through, the note on the measured
 round cost, and the student's request measured (lab.speed.request.Outcome).
 
@@ -14,7 +14,7 @@ import numpy as np
 from lab.core import analytic
 from lab.experiments.breakeven import QUESTION
 
-# The rows of the lecture's table (seed 002), recomputed for the chosen c.
+# The rows of the lecture's table, recomputed for the chosen c.
 TABLE_ROWS = ((0.8, 4), (0.9, 4), (0.5, 4), (0.8, 2))
 
 

@@ -47,7 +47,7 @@ def test_the_tabs_of_one_browser_share_one_click_allowance(monkeypatch):
     monkeypatch.setattr(sessions, "CLICKS", Allowance(rate=0.0, burst=3))
     tabs, other, unknown = [Document(), Document()], Document(), Document()
     for doc in tabs:
-        sessions._BROWSER_IDS[doc] = "a" * 32
-    sessions._BROWSER_IDS[other] = "b" * 32
+        sessions.remember_browser(doc, "a" * 32)
+    sessions.remember_browser(other, "b" * 32)
     assert [sessions.click_allowed(tabs[i % 2]) for i in range(4)] == [True, True, True, False]
     assert sessions.click_allowed(other) and sessions.click_allowed(unknown)   # others keep theirs

@@ -51,7 +51,7 @@ def test_switch_to_another_pair_for_everyone(monkeypatch):
         assert runtime.current_pair().name == "tiny-gpt2"
         assert "Everyone now uses" in panel.status.object
     finally:
-        runtime._switched = None
+        runtime.forget_switch()
 
 
 def test_pairs_not_in_the_hub_cache_are_marked_and_refused_at_once(monkeypatch):
