@@ -101,7 +101,7 @@ class AcceptRuleFigures:
     def u_fig(self):
         """The last draw: u on [0, 1] against the threshold min(1, p/q)."""
         g = static_figure(syncable=False, height=U_HEIGHT, width=U_WIDTH, x_range=(0, 1), y_range=(0, 1),
-                          title="Last draw: keep if u lands in the green band [0, min(1, p/q))",
+                          title="Last draw: kept if u < min(1, p/q)",
                           x_axis_label="u ~ Uniform(0, 1)")
         g.quad(left="left", right="right", bottom=0.2, top=0.8, source=self.thr_src, color=palette.OVERLAP,
                alpha=0.35, hatch_pattern="/", hatch_color=palette.OVERLAP)
@@ -115,7 +115,7 @@ class AcceptRuleFigures:
     def freq_fig(self):
         """Running frequencies of "kept" per token against min(1, p/q)."""
         h = static_figure(syncable=False, height=FIG_HEIGHT, width=FIG_WIDTH, x_range=list(TOKENS), y_range=(0, 1.05),
-                          title="How often a proposed token was kept", y_axis_label="kept ÷ proposed")
+                          title="Share of proposals kept", y_axis_label="kept ÷ proposed")
         h.vbar(x="token", top="freq", source=self.freq_src, width=0.5, color=palette.TARGET, alpha=0.8,
                legend_label="measured frequency")
         h.segment(x0=dodge("token", -0.36, range=h.x_range), x1=dodge("token", 0.36, range=h.x_range),
