@@ -104,7 +104,7 @@ def test_ch06_p_drag_redraws_the_regions_in_the_browser_and_sends_nothing(page, 
 # The α of the point the figure on the page draws: its scatter renderer's source, read through the figure.
 DRAWN_POINT = """() => {
   for (const d of Bokeh.documents)
-    for (const m of d._all_models.values())
+    for (const m of d.all_models)
       if (m.type === 'GlyphRenderer' && m.glyph.type === 'Scatter' && m.data_source.data.alpha?.length === 1)
         return m.data_source.data.alpha[0];
   return null;

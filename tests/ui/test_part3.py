@@ -12,13 +12,13 @@ from uikit.tokens import show_text
 BOKEH_SOURCES = """(cols) => {
   const out = [];
   for (const d of Bokeh.documents)
-    for (const m of d._all_models.values())
+    for (const m of d.all_models)
       if (m.type === 'ColumnDataSource' && cols.every(c => c in m.data)) out.push(m.data);
   return out.map(d => Object.fromEntries(cols.map(c => [c, Array.from(d[c])])));
 }"""
 SLIDER_VALUE = """(title) => {
   for (const d of Bokeh.documents)
-    for (const m of d._all_models.values())
+    for (const m of d.all_models)
       if (m.type === 'Slider' && m.title.startsWith(title)) return m.value;
 }"""
 
