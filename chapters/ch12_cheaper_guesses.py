@@ -38,12 +38,13 @@ def rows_html(rows: list[cheaper.Row], plain_calls: int | None, greedy: bool) ->
     body = [f"<tr><td>Plain decoding (the target alone)</td><td>–</td><td>1.00</td><td>–</td><td>1.00×</td>"
             f"<td>the reference{f' ({plain_calls} target calls)' if plain_calls else ''}</td></tr>"]
     for r in rows:
-        alpha = "–" if r.alpha is None else f"{r.alpha:.2f}"
-        same = ("sampling: same distribution, other draws" if r.exact is None
-                else "✓ yes, token for token" if r.exact else "✗ no")
+        o = r.outcome
+        alpha = "–" if o.alpha is None else f"{o.alpha:.2f}"
+        same = ("sampling: same distribution, other draws" if o.exact is None
+                else "✓ yes, token for token" if o.exact else "✗ no")
         body.append(f"<tr data-drafting='{r.drafting.key}'><td><b>{html.escape(r.drafting.label)}</b></td>"
-                    f"<td>{alpha}</td><td>{r.tokens_per_call:.2f} (<span class='target-calls'>{r.target_calls}"
-                    f"</span> calls)</td><td>{r.c:.3f}</td><td><b class='speedup'>{r.speedup:.2f}×</b></td>"
+                    f"<td>{alpha}</td><td>{o.tokens_per_call:.2f} (<span class='target-calls'>{o.target_calls}"
+                    f"</span> calls)</td><td>{o.c:.3f}</td><td><b class='speedup'>{o.speedup:.2f}×</b></td>"
                     f"<td>{same}</td></tr>")
     note = "" if greedy else ("<p>At temperature &gt; 0 each drafting draws other random numbers, so the texts "
                               "differ; each still follows the target's distribution exactly.</p>")
@@ -76,14 +77,14 @@ class SpeedupBars:
 
     @staticmethod
     def _data(rows):
-        return dict(label=[r.drafting.label for r in rows], speedup=[r.speedup for r in rows],
-                    color=[palette.TARGET if r.speedup >= 1 else palette.EAGER for r in rows],
-                    hatch=[" " if r.speedup >= 1 else "/" for r in rows],
-                    text=[f"{r.speedup:.2f}×" for r in rows])
+        return dict(label=[r.drafting.label for r in rows], speedup=[r.outcome.speedup for r in rows],
+                    color=[palette.TARGET if r.outcome.speedup >= 1 else palette.EAGER for r in rows],
+                    hatch=[" " if r.outcome.speedup >= 1 else "/" for r in rows],
+                    text=[f"{r.outcome.speedup:.2f}×" for r in rows])
 
     def draw(self, rows: list[cheaper.Row]) -> None:
         self.source.data = self._data(rows)
-        self.figure.x_range.end = max([2.0] + [r.speedup * 1.25 for r in rows])
+        self.figure.x_range.end = max([2.0] + [r.outcome.speedup * 1.25 for r in rows])
 
 
 class CheaperGuessesChapter(Chapter):
@@ -119,7 +120,7 @@ class CheaperGuessesChapter(Chapter):
 
     def make_predict(self):
         def explain(truth):
-            calls = [f"{GUESSERS[k].split(' (')[0]} {row.target_calls}" for k in GUESSERS
+            calls = [f"{GUESSERS[k].split(' (')[0]} {row.outcome.target_calls}" for k in GUESSERS
                      if (row := self._row(self.edit_rows, k)) is not None]
             why = ("Most of an edit is a copy of the text above it, so copying guesses long runs the target "
                    "keeps, and a copy costs no model call at all." if truth != GUESSERS["model"] else
@@ -200,16 +201,16 @@ class CheaperGuessesChapter(Chapter):
     def _summary_html(self) -> str:
         if len(self.rows) < len(cheaper.DRAFTINGS):
             return ""
-        best = max(self.rows, key=lambda r: r.speedup)
+        best = max(self.rows, key=lambda r: r.outcome.speedup)
         fewest = cheaper.winner(self.rows, tuple(d.key for d in cheaper.DRAFTINGS))
-        exact = [r.exact for r in self.rows]
+        exact = [r.outcome.exact for r in self.rows]
         same = ("Every drafting wrote exactly plain decoding's text." if all(e is True for e in exact)
                 else "" if any(e is None for e in exact) else "Some drafting changed the text!")
         fastest = (f"Fastest: <b>{html.escape(best.drafting.label)}</b>. {html.escape(best.outcome.verdict())}"
-                   if best.speedup >= 1 else f"None was faster than plain decoding here; the best, <b>"
+                   if best.outcome.speedup >= 1 else f"None was faster than plain decoding here; the best, <b>"
                    f"{html.escape(best.drafting.label)}</b>: {html.escape(best.outcome.verdict())}")
         return (f"<div class='speclab-live'>Fewest target calls: <b>{html.escape(fewest.drafting.label)}</b> "
-                f"({fewest.target_calls} for {fewest.new_tokens} tokens). {fastest} {same}<br>The text: <code>{html.escape(self.plain.text)}</code>"
+                f"({fewest.outcome.target_calls} for {fewest.new_tokens} tokens). {fastest} {same}<br>The text: <code>{html.escape(self.plain.text)}</code>"
                 f"{'<br>' + html.escape(self.rows[0].busy) if self.rows[0].busy else ''}</div>")
 
     def body(self):

@@ -60,33 +60,9 @@ BY_KEY = {d.key: d for d in DRAFTINGS}
 
 @dataclass(frozen=True)
 class Row:
-    """One drafting of one prompt: its request's outcome."""
+    """One drafting of one prompt: its request's outcome (α, target calls, c, speed-up: `row.outcome`)."""
     drafting: Drafting
     outcome: Outcome
-
-    @property
-    def alpha(self) -> float | None:       # None when nothing was drafted (lookup found no repeat)
-        return self.outcome.alpha
-
-    @property
-    def tokens_per_call(self) -> float:
-        return self.outcome.tokens_per_call
-
-    @property
-    def c(self) -> float:
-        return self.outcome.c
-
-    @property
-    def speedup(self) -> float:
-        return self.outcome.speedup
-
-    @property
-    def exact(self) -> bool | None:
-        return self.outcome.exact
-
-    @property
-    def target_calls(self) -> int:
-        return self.outcome.target_calls
 
     @property
     def new_tokens(self) -> int:
@@ -101,4 +77,4 @@ def winner(rows: list[Row], among: tuple[str, ...] = ("model", "lookup", "hybrid
     """The row among `among` that needs the fewest target calls for the text (most tokens per
     call); a tie goes to the cheaper guesser (smaller c)."""
     rows = [r for r in rows if r.drafting.key in among]
-    return max(rows, key=lambda r: (round(r.tokens_per_call, 6), -r.c))
+    return max(rows, key=lambda r: (round(r.outcome.tokens_per_call, 6), -r.outcome.c))

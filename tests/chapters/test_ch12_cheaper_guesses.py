@@ -32,27 +32,27 @@ def test_each_row_is_a_real_run_of_its_drafting_and_writes_the_plain_text(chapte
                         policy=d.policy)
         # exact for model drafts; a copy's own microseconds differ from run to run
         exact = d.drafter == "model"
-        assert row.speedup == pytest.approx(schedule(plain, spec, profile).decode_speedup, rel=1e-9 if exact else 0.01)
+        assert row.outcome.speedup == pytest.approx(schedule(plain, spec, profile).decode_speedup, rel=1e-9 if exact else 0.01)
         if d.drafter == "model":
-            assert row.c == pytest.approx(profile.c)
+            assert row.outcome.c == pytest.approx(profile.c)
         got = row.outcome.spec
-        assert (got.drafted, got.accepted, row.target_calls) == (spec.drafted, spec.accepted, spec.target_calls)
-        assert row.alpha == spec.alpha
-        assert row.tokens_per_call == pytest.approx(len(spec.new_ids) / spec.target_calls)
-        assert row.exact is True and spec.new_ids == plain.new_ids
-        assert row.speedup > 0 and row.c >= 0
+        assert (got.drafted, got.accepted, row.outcome.target_calls) == (spec.drafted, spec.accepted, spec.target_calls)
+        assert row.outcome.alpha == spec.alpha
+        assert row.outcome.tokens_per_call == pytest.approx(len(spec.new_ids) / spec.target_calls)
+        assert row.outcome.exact is True and spec.new_ids == plain.new_ids
+        assert row.outcome.speedup > 0 and row.outcome.c >= 0
         table = chapter.table.object
-        assert f"{row.tokens_per_call:.2f} (<span class='target-calls'>{row.target_calls}</span> calls)" in table
-        assert f"{row.speedup:.2f}×" in table
+        assert f"{row.outcome.tokens_per_call:.2f} (<span class='target-calls'>{row.outcome.target_calls}</span> calls)" in table
+        assert f"{row.outcome.speedup:.2f}×" in table
     assert chapter.table.object.count("✓ yes, token for token") == 6
     assert "Every drafting wrote exactly plain decoding's text." in chapter.summary.object
-    assert list(chapter.bars.source.data["speedup"]) == [r.speedup for r in rows]
+    assert list(chapter.bars.source.data["speedup"]) == [r.outcome.speedup for r in rows]
 
 
 def test_the_policies_change_how_much_is_drafted_not_what_is_written(chapter):
     rows = {r.drafting.key: r for r in measured(chapter)}
     lookup = rows["lookup"]
-    assert lookup.c < 0.05                        # a copy costs no model call
+    assert lookup.outcome.c < 0.05                        # a copy costs no model call
     confident = generate(chapter.state.service.pair, chapter.state.prompt_ids(), gamma=4, max_new_tokens=N,
                          drafter="model", policy=cheaper.BY_KEY["confident"].policy)
     assert rows["confident"].outcome.spec.drafted == confident.drafted <= rows["model"].outcome.spec.drafted
@@ -69,14 +69,14 @@ def test_the_verdict_waits_for_the_edit_prompt(chapter):
     truth = GUESSERS[cheaper.winner(chapter.edit_rows).drafting.key]
     assert chapter.predict.correct_answer() == truth
     assert chapter.predict.correct is (truth == GUESSERS["hybrid"])
-    calls = {r.drafting.key: r.target_calls for r in chapter.edit_rows}
+    calls = {r.drafting.key: r.outcome.target_calls for r in chapter.edit_rows}
     assert f"Prompt lookup {calls['lookup']}" in chapter.predict.verdict_text
 
 
 def test_sampling_says_same_distribution_instead_of_same_tokens(chapter):
     chapter.state.temperature = 1.0
     rows = measured(chapter)
-    assert all(r.exact is None for r in rows)
+    assert all(r.outcome.exact is None for r in rows)
     assert "same distribution, other draws" in chapter.table.object
     assert chapter.state.settings == SamplingSettings(1.0)
 
@@ -96,9 +96,9 @@ def test_a_changed_prompt_clears_the_table_then_measures_the_new_one(chapter):
     assert chapter.plain.prompt_ids == new_ids and len(chapter.rows) == len(cheaper.DRAFTINGS)
     assert all(r.outcome.spec.prompt_ids == new_ids for r in chapter.rows)
     assert chapter.rows is not old and chapter.summary.object
-    assert list(chapter.bars.source.data["speedup"]) == [r.speedup for r in chapter.rows]
+    assert list(chapter.bars.source.data["speedup"]) == [r.outcome.speedup for r in chapter.rows]
     for row in chapter.rows:
-        assert f"<span class='target-calls'>{row.target_calls}</span> calls" in chapter.table.object
+        assert f"<span class='target-calls'>{row.outcome.target_calls}</span> calls" in chapter.table.object
 
 
 def test_a_change_before_anything_was_measured_measures_nothing(chapter):
