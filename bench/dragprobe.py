@@ -124,8 +124,9 @@ class DragProbe:
         rec.errors.extend(self.errors)
 
     def summary(self) -> str:
+        sent = "".join(f"\n  sent while dragging: {frame}" for frame in self.dragging_sent)
         return (f"browser drags: {self.drags} of α, websocket frames sent while dragging: "
-                f"{self.sent_dragging}, in the second after letting go: {self.sent_released}")
+                f"{self.sent_dragging}, in the second after letting go: {self.sent_released}{sent}")
 
     async def close(self) -> None:
         await self.browser.close()

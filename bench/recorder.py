@@ -2,8 +2,13 @@
 from __future__ import annotations
 
 import statistics
+import time
 from collections import defaultdict
 from pathlib import Path
+
+
+SLOW = 1.0        # seconds: an interaction this slow is listed with when it started
+SHOWN_SLOW = 8
 
 
 class Recorder:
@@ -11,14 +16,17 @@ class Recorder:
 
     def __init__(self):
         self.latency = defaultdict(list)
+        self.started = defaultdict(list)   # wall-clock start of each latency, to match the server log
         self.errors: list[str] = []
 
     def add(self, name: str, seconds: float):
         self.latency[name].append(seconds)
+        self.started[name].append(time.time() - seconds)
 
     def merge(self, other: "Recorder"):
         for name, xs in other.latency.items():
             self.latency[name].extend(xs)
+            self.started[name].extend(other.started[name])
         self.errors.extend(other.errors)
 
     def report(self):
@@ -27,6 +35,11 @@ class Recorder:
             xs = sorted(xs)
             p95 = xs[min(len(xs) - 1, int(round(0.95 * (len(xs) - 1))))]
             print(f"{name:22} {len(xs):5d} {statistics.median(xs) * 1e3:9.0f} {p95 * 1e3:9.0f} {xs[-1] * 1e3:9.0f}")
+        slow = sorted(((x, t, name) for name, xs in self.latency.items()
+                       for x, t in zip(xs, self.started[name]) if x > SLOW), reverse=True)
+        for x, t, name in slow[:SHOWN_SLOW]:
+            clock = time.strftime("%H:%M:%S", time.localtime(t)) + f",{int(t % 1 * 1000):03d}"
+            print(f"slow: {name} took {x:.2f} s from {clock} (the server log's clock)")
         print(f"errors: {len(self.errors)}")
         for e in self.errors[:10]:
             print("  ", e)

@@ -9,13 +9,15 @@ sessions close. Left to itself, a class of 40 saw a dozen full collections of 0.
 - every second (`tick`), freeze again: what has lived a second (a page being read, a student's
   settings) joins it, and the collector, Panel's collections included, walks only what is newer;
 - the pages closed since are garbage inside the frozen heap: a sweep (unfreeze, collect, freeze)
-  frees them. A sweep walks the whole heap: 1.5–2.8 s with a class's pages open, during which
-  every page waits, and a class often goes quiet just before it acts together (a poll). So sweeps
-  are few: one waits for QUIET_CLOSED closed sessions and a quiet room (the event loop, whose
-  thread runs the ticks, used under QUIET_LOAD of a core for QUIET_TICKS seconds), at most once per
-  MIN_SPACING seconds; after MAX_CLOSED closed sessions one goes at once, whatever the load (this
-  bounds the memory closed pages hold); a quiet room is also swept after STRAY_SPACING seconds,
-  for garbage no session left.
+  frees them. A sweep walks the whole heap, every open page included: 1–3 s with a class of 40, 3–5
+  s with 200 students on their pages, during which every page waits, and a class often goes quiet
+  just before it acts together (a poll). So sweeps are few: one waits for QUIET_CLOSED closed
+  sessions and a quiet room (the event loop, whose thread runs the ticks, used under QUIET_LOAD of a
+  core for QUIET_TICKS seconds), at most once per MIN_SPACING seconds; after MAX_CLOSED closed
+  sessions one goes at once, whatever the load. A closed page holds about 1 MB until it is swept
+  (200 students leaving 380 pages behind: +0.3 GB), so MAX_CLOSED bounds that memory at about half
+  a gigabyte and a lecture hall's page turns wait for a quiet moment; a quiet room is also swept
+  after STRAY_SPACING seconds, for garbage no session left.
 
 Server-wide: `settle()` once the pair is loaded, `tick()` every second (Panel's `schedule_task`, from
 shell.app.configure), `session_closed()` from each session's end (shell.sessions).
@@ -33,7 +35,7 @@ QUIET_LOAD = 0.1       # the event loop's share of a core below which the server
 QUIET_TICKS = 3        # quiet seconds in a row before a sweep
 MIN_SPACING = 60.0     # seconds between two sweeps the quiet allows
 QUIET_CLOSED = 50      # closed sessions worth a sweep in a quiet room
-MAX_CLOSED = 100       # closed sessions that force a sweep whatever the load
+MAX_CLOSED = 500        # closed sessions that force a sweep whatever the load (~0.5 GB)
 STRAY_SPACING = 1800.0  # seconds after which a quiet room is swept even with no session closed
 
 
