@@ -4,7 +4,7 @@
                               [--no-poll] [--app-dir OTHER_CHECKOUT] [--procs N] [--browser-drags N]
 
 Starts `panel serve app.py` (the embedded pair, or the tiny pair with --tiny; with --procs N, that
-many server processes sharing the class's store: `--num-procs N --setup shell/start.py`), sends one student
+many server processes sharing the class's store and one loaded pair: `python -m serving --num-procs N`), sends one student
 through the lesson and waits for the server's start-up warm-up to finish (a lecturer starts the
 server before the class comes in), then runs the students, joining a second apart, each running a
 scripted lesson: open chapter 10 and move the α/γ/c sliders, answer its predict question, open
@@ -194,7 +194,7 @@ def main():
                     help="seconds within which the class answers once the question opens")
     ap.add_argument("--no-poll", action="store_true", help="no class poll: each student answers on their own")
     ap.add_argument("--app-dir", type=Path, help="serve the app.py of another checkout (same client, to compare code)")
-    ap.add_argument("--procs", type=int, default=1, help="server processes (panel serve --num-procs)")
+    ap.add_argument("--procs", type=int, default=1, help="server processes (python -m serving --num-procs N)")
     ap.add_argument("--browser-drags", type=int, default=20,
                     help="α drags in one chromium page while each class runs (0: none)")
     args = ap.parse_args()

@@ -40,19 +40,23 @@ def free_port() -> int:
 def start_server(port: int, tiny: bool, app_dir: Path | None = None, procs: int = 1) -> subprocess.Popen:
     """Serve app.py (this project's, or the one in `app_dir`: another checkout, to compare) on
     127.0.0.1:`port` (the tiny pair if `tiny`) with the lecturer token, its log in SERVER_LOG;
-    return once it answers. `procs` > 1: that many processes (`--num-procs`, each loading the pair
-    at start through `--setup shell/start.py`), sharing the class's store in the cache folder."""
+    return once it answers. `procs` > 1: that many processes (`python -m serving --num-procs N`: the
+    pair loaded once before the fork; a checkout without the launcher: `panel serve --num-procs N
+    --setup shell/start.py`, a copy of the pair each), sharing the class's store in the cache folder."""
     env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", SPECLAB_LECTURER_TOKEN=LECTURER_TOKEN)
     env.pop("SPECLAB_STORE", None)
     if tiny:
         env["SPECLAB_PAIR"] = "tiny"
-    several = ["--num-procs", str(procs), "--setup", "shell/start.py"] if procs > 1 else []
+    serve = [sys.executable, "-m", "panel", "serve", "app.py"]
+    if procs > 1:      # the lab's launcher loads the pair once, before the fork (serving/__main__.py)
+        launcher = ((app_dir or ROOT) / "serving" / "__main__.py").exists()
+        serve = [sys.executable, "-m", "serving"] if launcher else [*serve, "--setup", "shell/start.py"]
+        serve += ["--num-procs", str(procs)]
     # The server's log goes to a file: a pipe nobody reads fills up and then blocks the server. Its own
     # session: stopping it stops the processes it forked too.
     with open(SERVER_LOG, "w") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "panel", "serve", "app.py", "--port", str(port), "--address", "127.0.0.1",
-             f"--allow-websocket-origin=127.0.0.1:{port}", *several],
+            [*serve, "--port", str(port), "--address", "127.0.0.1", f"--allow-websocket-origin=127.0.0.1:{port}"],
             cwd=app_dir or ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
     deadline = time.time() + 600
     while time.time() < deadline:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import os
 
+from lab.pairs.load import loaded
 from serving import runtime
 from shell.sessions import CLASSROOM
 from shell.store import CLASS, share_cores
@@ -61,8 +62,9 @@ if CLASS is not None:
     threads = share_cores()
     if threads is not None:          # one line per process at start (before shell.app sets the levels)
         log.setLevel(logging.INFO)
-        log.info("serving process %d: torch on %d %s", os.getpid(), threads,
-                 "thread" if threads == 1 else "threads")
+        log.info("serving process %d: torch on %d %s%s", os.getpid(), threads,
+                 "thread" if threads == 1 else "threads",
+                 ", sharing the pair loaded before the fork" if loaded() is not None else "")
     runtime.service().share(CLASS)
     CLASS.every_tick(runtime.service().share_profiles)
     CLASS.on("reset", _reset_here)

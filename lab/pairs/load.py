@@ -355,6 +355,12 @@ def get_pair(progress: Callable | None = None, argv: list[str] | None = None) ->
         return pair
 
 
+def loaded() -> ModelPair | None:
+    """The process-wide pair if it is loaded already, else None (without loading it). In a process
+    forked by `python -m serving` it is the one loaded before the fork, shared with the others."""
+    return _PAIR
+
+
 def _reset_shared_pair() -> None:
     """Forget the shared pair (tests only)."""
     global _PAIR

@@ -1,0 +1,65 @@
+"""Serve the lab on several processes that share one copy of the model pair in memory.
+
+    python -m serving --num-procs N [panel serve options] [--args --pair NAME ...]
+
+is `panel serve app.py --setup shell/start.py --num-procs N …` with one difference: the pair is
+loaded once, here, before the server forks its N processes, so they share its weights (the
+operating system copies a page of memory only when a process writes to it, and decoding writes no
+weight). Started by `panel serve` itself, each process loads its own copy after the fork: the
+embedded pair's weights are ~0.7 GB a copy. Without --num-procs (or with 1) nothing is loaded
+before the server starts, exactly as `panel serve app.py --setup shell/start.py`.
+
+Before the fork torch runs on one thread, so the processes inherit no thread pool (a fork copies
+only the thread that calls it); each then takes its share of the cores (shell.store.share_cores).
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def processes(argv: list[str]) -> int:
+    """The server processes the arguments ask for (`--num-procs N`; 0 is one per core)."""
+    ap = argparse.ArgumentParser(add_help=False)
+    ap.add_argument("--num-procs", type=int, default=1)
+    known, _ = ap.parse_known_args(argv)
+    return known.num_procs if known.num_procs > 0 else os.cpu_count() or 1
+
+
+def load_before_fork(lab_args: list[str]):
+    """Load the pair the server's processes will serve, in this process, on one torch thread, and
+    put everything alive out of the garbage collector's reach (shell.heap does the same in each
+    process), so that collections in the forked processes do not copy the shared pages."""
+    import torch
+
+    from serving import runtime
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")   # no tokenizer threads before a fork
+    torch.set_num_threads(1)
+    runtime.use_args(lab_args)
+    pair = runtime.current_pair()
+    gc.collect()
+    gc.freeze()
+    return pair
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    cut = argv.index("--args") if "--args" in argv else len(argv)
+    n = processes(argv[:cut])
+    if n > 1:
+        pair = load_before_fork(argv[cut + 1:])
+        print(f"pair loaded before the fork, shared by {n} processes: {pair.target_label} (target) and "
+              f"{pair.draft_label} (draft)", file=sys.stderr, flush=True)
+    from panel.command import main as panel_main
+    sys.argv = ["panel", "serve", str(ROOT / "app.py"), "--setup", str(ROOT / "shell" / "start.py"), *argv]
+    panel_main()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
