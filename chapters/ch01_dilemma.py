@@ -23,6 +23,7 @@ from chapters.base import Chapter
 from lab.experiments.racestream import cached_race
 from lab.speed.timeline import UNLIKELY, Race, calls_until
 from uikit import palette
+from uikit.clicks import on_click
 from uikit.figures import static_figure
 from uikit.lazy import lazy_figure
 from uikit.pacing import in_document, served
@@ -192,7 +193,7 @@ class DilemmaChapter(Chapter):
 
         self.write_button = pn.widgets.Button(label="✎ Write", color="primary", width=160,
                                               description="Both models write 20 tokens of your prompt")
-        self.write_button.on_click(self._on_write)
+        on_click(self.write_button, self._on_write)
         self.speed = pn.widgets.RadioButtonGroup(options=["real speed", "10× slower"], value="real speed",
                                                  color="primary", variant="outline")
         self.big_strip = TokenStrip(empty="Press Write: the big model's words appear here.")

@@ -14,6 +14,7 @@ import panel as pn
 
 from chapters.base import Chapter
 from uikit import palette
+from uikit.clicks import on_click
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, CHIP_CSS, sheet
@@ -68,7 +69,7 @@ class EasyWordsChapter(Chapter):
         super().__init__(state, **params)
         self.positions = []          # list[PositionGuess], once asked
         self.ask_button = pn.widgets.Button(label="Ask the small model", color="primary", width=220)
-        self.ask_button.on_click(self._on_ask)
+        on_click(self.ask_button, self._on_ask)
         self.strip = TokenStrip(clickable=True, empty="Press “Ask the small model”: the big model's words "
                                                       "appear here, each marked easy or hard.")
         self.count = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")

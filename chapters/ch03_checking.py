@@ -19,6 +19,7 @@ from chapters.base import Chapter
 from lab.speed.costs import POSITIONS, PREFILL_TOKENS, CostProfile
 from lab.speed.profile_eta import profile_with_eta
 from uikit import palette
+from uikit.clicks import on_click
 from uikit.figures import static_figure
 from uikit.pacing import in_document
 from uikit.panels import Busy, button_disabled
@@ -119,15 +120,15 @@ class CheckingChapter(Chapter):
         self.costs = []
         self.profile: CostProfile | None = None
         self.tick_button = pn.widgets.Button(label="Tick the clock", color="primary", width=200)
-        self.tick_button.on_click(self._on_tick)
+        on_click(self.tick_button, self._on_tick)
         self.reset_button = pn.widgets.Button(label="Start again", color="default", width=140)
-        self.reset_button.on_click(lambda e: self.reset())
+        on_click(self.reset_button, lambda e: self.reset())
         self.write_strip = TokenStrip(empty="Each tick writes one word.")
         self.check_strip = TokenStrip(empty="The five guessed words wait on the page.")
         self.write_calls = pn.pane.HTML(self._calls_html(0), stylesheets=[BOX_CSS], width=170)
         self.check_calls = pn.pane.HTML(self._calls_html(0), stylesheets=[BOX_CSS], width=170)
         self.measure_button = pn.widgets.Button(label="Measure this machine", color="primary", width=220)
-        self.measure_button.on_click(self._on_measure)
+        on_click(self.measure_button, self._on_measure)
         self.measure_busy = Busy()
         self.measure_progress = TimeLeft()    # the bar and "about N s left" while the profile is timed
         self.reading = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")

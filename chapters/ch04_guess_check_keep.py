@@ -18,6 +18,7 @@ import param
 
 from chapters.base import Chapter
 from lab.speed.timeline import REQUEST_TOKENS
+from uikit.clicks import on_click
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, CHIP_CSS, sheet
@@ -134,9 +135,9 @@ class GuessCheckKeepChapter(Chapter):
         self.finished = False                # the last round of the text has been shown
         self.rounds = []
         self.next_button = pn.widgets.Button(label="▶ Next round", color="primary", width=180)
-        self.next_button.on_click(self._on_next)
+        on_click(self.next_button, self._on_next)
         self.reset_button = pn.widgets.Button(label="Start again", width=140)
-        self.reset_button.on_click(lambda e: self.reset())
+        on_click(self.reset_button, lambda e: self.reset())
         self.text_strip = RoundStrip(empty="The text grows here, round by round.")
         self.standard_strip = TokenStrip(empty="One target call per token.")
         self.spec_strip = RoundStrip(empty="γ draft calls, then one target call, per round.")

@@ -20,6 +20,7 @@ from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, settings_note  # noqa:
 from lab.experiments.display import top_k_union
 from lab.core.trace import RoundTrace
 from uikit import palette
+from uikit.clicks import on_click
 from uikit.figures import paired_bars, static_figure
 from uikit.pacing import in_document
 from uikit.predict import PredictCard
@@ -67,7 +68,7 @@ class OnePassChapter(RoundChapter):
     def __init__(self, state, **params):
         super().__init__(state, **params)
         self.next_button = pn.widgets.Button(label="Draft a round", color="primary", width=160)
-        self.next_button.on_click(self._on_next_round)
+        on_click(self.next_button, self._on_next_round)
         self.strip = TokenStrip(clickable=True, empty="Press “Draft a round”.")
         self.strip.param.watch(self._on_select, "selected")
         self.round_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])

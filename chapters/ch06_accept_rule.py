@@ -26,6 +26,7 @@ from lab.experiments.twotokens import (SETTLED, TOKENS, rounds, running_share, s
                                        student_rng, student_seed, thresholds)
 from uikit import palette
 from uikit.browser import browser_redraw, browser_slider, redraw_on_move
+from uikit.clicks import on_click
 from uikit.figures import page_sources, region_bars, static_figure
 from uikit.lazy import Lazy, lazy_figure
 from uikit.pacing import in_document
@@ -226,9 +227,9 @@ class AcceptRuleChapter(Chapter):
         self.draw_button = pn.widgets.Button(label="Draw", color="primary", width=120)
         self.draw_many_button = pn.widgets.Button(label="Draw 1000", color="default", width=120)
         self.reset_button = pn.widgets.Button(label="Reset counts", color="light", width=120)
-        self.draw_button.on_click(lambda e: self.draw(1))
-        self.draw_many_button.on_click(lambda e: self.draw(1000))
-        self.reset_button.on_click(lambda e: self.reset())
+        on_click(self.draw_button, lambda e: self.draw(1))
+        on_click(self.draw_many_button, lambda e: self.draw(1000))
+        on_click(self.reset_button, lambda e: self.reset())
         self.last_draw = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.freq_table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.figs = AcceptRuleFigures()

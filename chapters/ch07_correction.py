@@ -23,6 +23,7 @@ from lab.experiments.display import regions, shown_settings, top_k_union
 from lab.prompts import encode_prompt
 from lab.core.sampling import SamplingSettings
 from uikit import palette
+from uikit.clicks import on_click
 from uikit.figures import paired_bars, region_bars, static_figure
 from uikit.lazy import lazy_figure
 from uikit.pacing import in_document, served
@@ -141,7 +142,7 @@ class CorrectionChapter(Chapter):
                                             value=DEFAULT_CONTEXT, width=360)
         self.show_button = pn.widgets.Button(label="Show p and q", color="primary", width=140,
                                              align="end")
-        self.show_button.on_click(self._on_event)
+        on_click(self.show_button, self._on_event)
         self.context.param.watch(self._on_event, "value")      # Enter in the box also asks the models
         self.rule_buttons = pn.widgets.RadioButtonGroup(
             label="Correction rule", options={label: key for key, label in mc.RULES.items()},
@@ -152,7 +153,7 @@ class CorrectionChapter(Chapter):
         self.size_select.link(self, value="runs")
         self.run_button = pn.widgets.Button(label="Run accept + correct", color="primary", width=200,
                                             align="end")
-        self.run_button.on_click(self._on_event)
+        on_click(self.run_button, self._on_event)
         self.settings_note = pn.pane.HTML("", sizing_mode="stretch_width")
         self.distance = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.rule_table = pn.pane.HTML("", width=380, stylesheets=[TABLE_CSS])

@@ -20,6 +20,7 @@ from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, settings_note
 from lab.experiments.casesearch import Found, Luck, SeedSearch, luck
 from lab.core.drafting import LECTURE_POLICY
 from lab.core.trace import RoundTrace
+from uikit.clicks import on_click
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, TABLE_CSS
 from uikit.tokens import Chip, TokenStrip, legend, show_text
@@ -77,18 +78,18 @@ class FullRoundChapter(RoundChapter):
     def __init__(self, state, **params):
         super().__init__(state, **params)
         self.step_button = pn.widgets.Button(label="Step", color="primary", width=120)
-        self.step_button.on_click(self._on_step)
+        on_click(self.step_button, self._on_step)
         self.next_button = pn.widgets.Button(label="Next round", width=140)
-        self.next_button.on_click(self._on_next_round)
+        on_click(self.next_button, self._on_next_round)
         self.restart_button = pn.widgets.Button(label="Restart this round", color="light", width=190)
-        self.restart_button.on_click(lambda e: self.restart())
+        on_click(self.restart_button, lambda e: self.restart())
         self.round_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.drafts_strip = TokenStrip(empty="Press Step: the draft proposes γ tokens.")
         self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, BOX_CSS])
         self.explain = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, BOX_CSS])
         self.text_strip = TokenStrip(empty="")
         self.find_button = pn.widgets.Button(label=FIND_LABEL, color="primary", width=330)
-        self.find_button.on_click(self._on_find)
+        on_click(self.find_button, self._on_find)
         self.case_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self._searches: dict = {}       # (prompt, settings, γ, seed) → its SeedSearch, resumed on each press
 

@@ -14,6 +14,7 @@ import param
 from chapters.rounds import RoundChapter
 from lab.core.sampling import SamplingSettings
 from lab.core.trace import RoundTrace
+from uikit.clicks import on_click
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, TABLE_CSS, sheet
 from uikit.tokens import Chip, TokenStrip, show_text
@@ -145,11 +146,11 @@ class CodeChapter(RoundChapter):
                                                          step=0.1, value=self.temperature, width=240)
         self.temperature_slider.param.watch(lambda e: setattr(self, "temperature", e.new), "value_throttled")
         self.step_button = pn.widgets.Button(label="Step", color="primary", width=110)
-        self.step_button.on_click(self._on_step)
+        on_click(self.step_button, self._on_step)
         self.run_button = pn.widgets.Button(label="Run to the end", width=170)
-        self.run_button.on_click(self._on_run)
+        on_click(self.run_button, self._on_run)
         self.next_button = pn.widgets.Button(label="Next round", width=120)
-        self.next_button.on_click(self._on_next_round)
+        on_click(self.next_button, self._on_next_round)
         self.code = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[sheet("ch09-code")])
         self.variables = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, BOX_CSS])
         self.text_strip = TokenStrip(empty="")

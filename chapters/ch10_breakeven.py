@@ -26,6 +26,7 @@ from lab.speed import costs
 from lab.experiments.breakeven import ALPHAS, QUESTION
 from lab.speed.timeline import REQUEST_TOKENS
 from uikit import palette
+from uikit.clicks import on_click
 from uikit.figures import page_sources, static_figure
 from uikit.browser import browser_redraw, browser_slider, redraw_on_move
 from uikit.kept import KeptWork
@@ -189,10 +190,10 @@ class BreakEvenChapter(Chapter):
         self.gamma_slider = browser_slider(self.param.gamma, label="γ draft length", width=260)
         self.c_slider = browser_slider(self.param.c, label="c draft cost ÷ target cost", width=260)
         self.use_models = pn.widgets.Button(label="Use my models", color="primary", width=160)
-        self.use_models.on_click(self.use_my_models)
+        on_click(self.use_models, self.use_my_models)
         a, g, c = QUESTION
         self.try_question = pn.widgets.Button(label=f"Try α = {a}, γ = {g}, c = {c}", width=200)
-        self.try_question.on_click(lambda e: self.param.update(alpha=a, gamma=g, c=c))
+        on_click(self.try_question, lambda e: self.param.update(alpha=a, gamma=g, c=c))
         # the formula, the live pair's measurement, the lecture's table, the note on the measured cost
         self.readout, self.live, self.table, self.cost_note = (
             pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS]) for _ in range(4))

@@ -19,6 +19,7 @@ from lab.speed.request import Outcome
 from lab.speed.timeline import LANES, REQUEST_TOKENS, Schedule
 from lab.core.trace import GenerationTrace
 from uikit import palette
+from uikit.clicks import on_click
 from uikit.figures import static_figure
 from uikit.pacing import in_document, served
 from uikit.styles import BOX_CSS, TABLE_CSS, sheet
@@ -92,7 +93,7 @@ class TimelineChapter(Chapter):
         self.plain = self.spec = self.outcome = None
         self.sched: Schedule | None = None
         self.draw_button = pn.widgets.Button(label="Read the timeline", color="primary", width=200)
-        self.draw_button.on_click(self._on_draw)
+        on_click(self.draw_button, self._on_draw)
         self.summary = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.cards = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[BOX_CSS, sheet("ch11-cards")])
         self._build_figures()

@@ -19,6 +19,7 @@ from lab.experiments import cheaper
 from lab.experiments.presets import preset_by_key
 from lab.speed.timeline import REQUEST_TOKENS
 from uikit import palette
+from uikit.clicks import on_click
 from uikit.figures import projector_type, static_figure
 from uikit.pacing import in_document
 from uikit.panels import button_disabled
@@ -111,7 +112,7 @@ class CheaperGuessesChapter(Chapter):
         self.plain = None               # the plain run (GenerationTrace) the rows are compared with
         self.edit_rows: list[cheaper.Row] = []   # the last complete measurement of the edit prompt
         self.run_button = pn.widgets.Button(label="▶ Measure all six", color="primary", width=200)
-        self.run_button.on_click(self._on_run)
+        on_click(self.run_button, self._on_run)
         self.prompt_line = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.summary = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])

@@ -19,6 +19,7 @@ from lab.core import analytic
 from lab.experiments import textkinds
 from lab.speed.timeline import REQUEST_TOKENS
 from uikit import palette
+from uikit.clicks import on_click
 from uikit.figures import projector_type, static_figure
 from uikit.pacing import in_document
 from uikit.panels import button_disabled
@@ -105,7 +106,7 @@ class PredictableChapter(Chapter):
         super().__init__(state, **params)
         self.results: list[textkinds.KindResult] = []
         self.run_button = pn.widgets.Button(label="▶ Measure the six kinds", color="primary", width=240)
-        self.run_button.on_click(self._on_run)
+        on_click(self.run_button, self._on_run)
         self.progress = pn.indicators.Progress(value=0, max=len(textkinds.KINDS) + 1, width=240, visible=False,
                                                margin=(12, 10))
         self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])

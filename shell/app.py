@@ -31,8 +31,8 @@ from shell.pages import html_pane, landing_html, nav_html, page_view, pager_html
 from shell.sessions import SNAPSHOTS, browser_id, click_allowed, join_classroom, session_state
 from shell.tour import build_tour
 from uikit import validate
-from uikit.pacing import (before_browser_values, drop_events, keep_deferred_writes, on_refused_patches, page_turn,
-                          show_in_pieces)
+from uikit.clicks import allow_when
+from uikit.pacing import before_browser_values, keep_deferred_writes, on_refused_patches, page_turn, show_in_pieces
 from uikit.panels import PairBadge, SettingsPanel
 from uikit.state import LabState
 from uikit.styles import ASSETS, sheet
@@ -293,7 +293,7 @@ def configure() -> None:
 
     before_browser_values(validate.screen)   # every widget value a browser sends is checked first
     on_refused_patches(validate.refused_by_bokeh)   # … and one Bokeh refuses is said on the page
-    drop_events(click_allowed)              # clicks on a disabled button, or too fast per browser: dropped
+    allow_when(click_allowed)               # clicks too fast per browser: dropped (uikit.clicks)
     keep_deferred_writes()                  # a burst of changes reaches the page whole
     # The model worker thread holds the GIL between torch's kernels; a page's answer on the event loop
     # waits up to the switch interval at every hand-back (5 ms by default): hand it back sooner.

@@ -26,6 +26,7 @@ from lab.errors import public_message
 from shell.classwide import reset_class, switched_everywhere
 from shell.poll import DocumentWatch, PollView, lecturers_page
 from shell.sessions import CLASSROOM
+from uikit.clicks import on_click
 from uikit.pacing import served
 from uikit.panels import pair_switched
 from uikit.styles import BOX_CSS
@@ -126,7 +127,7 @@ class LecturerPanel(pn.viewable.Viewer):
         self.pair_select = pn.widgets.Select(label="Pair for everyone", options=list(self.pair_names), width=260)
         self.switch_button = pn.widgets.Button(label="Switch pair for everyone", color="warning")
         self.status = pn.pane.HTML("", sizing_mode="stretch_width")
-        self.switch_button.on_click(self._on_switch)
+        on_click(self.switch_button, self._on_switch)
         self._build_reset()
         self.sessions = pn.pane.HTML(self._sessions_html(), sizing_mode="stretch_width", margin=(0, 10))
         self._room = DocumentWatch(CLASSROOM, lambda changed: setattr(self.sessions, "object", self._sessions_html()))
@@ -152,9 +153,9 @@ class LecturerPanel(pn.viewable.Viewer):
         self.confirm_reset = pn.widgets.Button(label="Yes, clear every student's work", color="danger",
                                                visible=False)
         self.cancel_reset = pn.widgets.Button(label="Cancel", color="light", visible=False)
-        self.reset_button.on_click(lambda e: self._ask_reset(True))
-        self.cancel_reset.on_click(lambda e: self._ask_reset(False))
-        self.confirm_reset.on_click(self._on_reset)
+        on_click(self.reset_button, lambda e: self._ask_reset(True))
+        on_click(self.cancel_reset, lambda e: self._ask_reset(False))
+        on_click(self.confirm_reset, self._on_reset)
 
     def _ask_reset(self, asking: bool) -> None:
         for widget in (self.reset_warning, self.confirm_reset, self.cancel_reset):

@@ -23,6 +23,7 @@ from shell.pollshared import POLL
 from shell.pollstore import PollStore, Question, Tally
 from shell.sessions import browser_id
 from uikit import predict
+from uikit.clicks import on_click
 from uikit.pacing import served
 from uikit.pollchart import PollChart
 from uikit.styles import BOX_CSS
@@ -171,8 +172,8 @@ class QuestionPoll(pn.viewable.Viewer):
         self.reveal_button = pn.widgets.Button(label=f"Reveal question {position}", color="primary",
                                                description="Show the class's answers on every student's card")
         self.reset_button = pn.widgets.Button(label=f"Reset question {position}", color="warning")
-        self.reveal_button.on_click(lambda e: self.store.reveal(self.number))
-        self.reset_button.on_click(lambda e: self.store.reset(self.number))
+        on_click(self.reveal_button, lambda e: self.store.reveal(self.number))
+        on_click(self.reset_button, lambda e: self.store.reset(self.number))
         self.chart_slot = pn.Column(sizing_mode="stretch_width", margin=0)
         self.buttons = pn.Row(self.reveal_button, self.reset_button, margin=0, visible=False)
         self.view = pn.Column(self.head, self.chart_slot, self.status, self.buttons,
@@ -210,7 +211,7 @@ class PollView(pn.viewable.Viewer):
                           for p in registry.chapter_pages() if p.chapter_class.question}
         self.current = current if current in self.questions else None
         self.reset_all_button = pn.widgets.Button(label="Reset all questions", color="danger")
-        self.reset_all_button.on_click(lambda e: self.store.reset_all())
+        on_click(self.reset_all_button, lambda e: self.store.reset_all())
         others = [q for n, q in self.questions.items() if n != self.current]
         title = (f"Other questions ({len(others)})" if self.current is not None
                  else f"All {len(others)} questions")

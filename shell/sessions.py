@@ -112,8 +112,8 @@ CLICKS = Allowance(RATE, 2 * BURST)
 
 
 def click_allowed(doc) -> bool:
-    """Whether the browser showing `doc` may click now (uikit.pacing.drop_events drops the click if
-    not): twenty tabs of one browser share one allowance, as they share one model queue."""
+    """Whether the browser showing `doc` may click now (uikit.clicks drops the click if not): twenty
+    tabs of one browser share one allowance, as they share one model queue."""
     bid = _BROWSER_IDS.get(doc)
     return bid is None or CLICKS.allowed(bid)
 

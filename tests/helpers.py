@@ -1,5 +1,6 @@
 """What several test folders share: waiting on a condition with a deadline, running a chapter's
-work to its end, a tiny model folder on disk, and scripted traces and cost profiles with known outcomes."""
+work to its end, a served page's document, a tiny model folder on disk, and scripted traces and
+cost profiles with known outcomes."""
 from __future__ import annotations
 
 import asyncio
@@ -90,6 +91,12 @@ async def until(fn, timeout: float = 10.0, interval: float = 0.01, message: str 
 
 
 # --- chapter pages --------------------------------------------------------------------------------
+
+class ServedPage:
+    """A served page's document as far as `uikit.pacing.served` sees it: it has a session. Make it
+    the current one with `panel.io.state.set_curdoc(page)`."""
+    session_context = object()
+
 
 def measured(chapter):
     """Run the chapter's measurement (`measure()`, chapters 12 and 13) to its end: its result."""

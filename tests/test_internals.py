@@ -25,7 +25,6 @@ INTERNALS = [
     ("panel.reactive.Syncable._process_events", ["self", "events"], "uikit/pacing.before_browser_values"),
     ("panel.reactive.Syncable._process_param_change", ["self", "params"],
      "uikit/browser (its sliders' models made unsynced)"),
-    ("panel.reactive.Syncable._server_event", ["self", "doc", "event"], "uikit/pacing.drop_events"),
     ("bokeh.server.session.ServerSession._pending_writes", "instance attribute", "uikit/pacing.in_document"),
     ("bokeh.server.session.ServerSession._handle_patch", ["self", "message", "connection"],
      "uikit/pacing.on_refused_patches"),
@@ -108,7 +107,7 @@ def test_the_internal_is_there_as_the_lab_uses_it(dotted, assumed, used_by, inst
         assert fn is not None, f"{where} is gone"
         fn = getattr(fn, "__func__", fn)
         fn = getattr(fn, "__wrapped__", fn)
-        for kept in ("undropped", "unscreened", "untold", "original"):    # the lab's own wrappers keep it
+        for kept in ("unscreened", "untold", "original"):    # the lab's own wrappers keep it
             fn = getattr(fn, kept, fn)
         assert list(inspect.signature(fn).parameters) == assumed, f"{where} changed its parameters"
 

@@ -105,7 +105,9 @@ def end_with_its_tab(context) -> None:
     By default a session outlives its closed tab by 15–32 s, kept for a reconnection this lab never
     makes (Panel's `reconnect` is off). In a class those left-behind pages were most of the server's
     heap, and every full garbage collection walked them (README, Performance). Asked once the page
-    is connected (on load): a session whose page has not connected yet is kept as before.
+    is connected (on load): a session whose page has not connected yet is kept as before. Bokeh's
+    `--unused-session-lifetime` is not used: a lifetime this short would also discard the pages whose
+    websocket has not connected yet.
     """
     try:
         session = context.server_context.application_context.get_session(context.id)
@@ -160,28 +162,6 @@ def on_refused_patches(tell: Callable[[object, ValueError], object]) -> None:
             raise
     _handle_patch.told_by, _handle_patch.untold = tell, original
     ServerSession._handle_patch = _handle_patch
-
-
-def drop_events(allowed: Callable[[object], bool] = lambda doc: True) -> None:
-    """Drop a browser's click (any Bokeh event of a widget) before Panel schedules its callback when
-    the widget is disabled, or when `allowed(document)` says its browser clicks too fast.
-
-    A browser cannot click a disabled button; a crafted client can, as fast as it likes, and twenty
-    tabs can click as fast as they like: every click Panel takes costs the event loop the class
-    shares a turn, even one answered from a cache. Panel has no hook for it: every browser event of a
-    widget passes through `Syncable._server_event`, so it is wrapped once per process (installing
-    again replaces `allowed`).
-    """
-    from panel.reactive import Syncable
-    original = Syncable._server_event
-    original = getattr(original, "undropped", original)
-
-    def _server_event(self, doc, event):
-        if isinstance(self, pn.widgets.Widget) and (self.disabled or not allowed(doc)):
-            return
-        original(self, doc, event)
-    _server_event.undropped = original
-    Syncable._server_event = _server_event
 
 
 PAGE_TURN_YIELDS = 3

@@ -17,6 +17,7 @@ from panel.io.state import set_curdoc
 from lab.prompts import PromptError, encode_prompt
 from lab.pairs.variants import DEFAULT, DraftVariants
 from uikit import validate
+from uikit.clicks import on_click
 from uikit.pacing import served
 from uikit.state import SAMPLING, SETTINGS, LabState
 from uikit.styles import BOX_CSS
@@ -108,7 +109,7 @@ class SettingsPanel(pn.viewable.Viewer):
         self.state = state
         self.apply = pn.widgets.Button(label="Use these settings", color="primary")
         self.message = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")
-        self.apply.on_click(lambda e: self.commit())
+        on_click(self.apply, lambda e: self.commit())
         self.fields = {name: field_widget(state, name) for name in PANEL_FIELDS}
         for name, widget in self.fields.items():
             setattr(self, name, widget)

@@ -17,6 +17,7 @@ from typing import Any, Callable
 import panel as pn
 import param
 
+from uikit.clicks import on_click
 from uikit.pollchart import PollChart
 from uikit.state import LabState
 from uikit.styles import BOX_CSS, CHOICE_CSS
@@ -228,7 +229,7 @@ def choice_buttons(choices: list[str], commit: Callable[[str], None]) -> list[pn
     for text in choices:
         b = pn.widgets.Button(label=text, color="primary", variant="outline", sizing_mode="stretch_width",
                               margin=(3, 0), css_classes=["choice"], stylesheets=[CHOICE_CSS])
-        b.on_click(lambda e, t=text: commit(t))
+        on_click(b, lambda e, t=text: commit(t))
         buttons.append(b)
     return buttons
 
@@ -237,7 +238,7 @@ def number_inputs(bounds: tuple[int, int], commit: Callable[[int], None]):
     """A whole-number box in `bounds` and its "Lock in my answer" button, which calls `commit(value)`."""
     number = pn.widgets.IntInput(label="Your answer", value=None, start=bounds[0], end=bounds[1], width=160)
     lock = pn.widgets.Button(label="Lock in my answer", color="primary", align="end")
-    lock.on_click(lambda e: number.value is not None and commit(number.value))
+    on_click(lock, lambda e: number.value is not None and commit(number.value))
     return number, lock
 
 

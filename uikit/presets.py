@@ -22,6 +22,7 @@ import param
 from lab.experiments.presets import PRESETS, preset_by_key, preset_for_prompt
 from lab.speed.request import CONTROL, WHO
 from lab.pairs.variants import DEFAULT, DraftVariants
+from uikit.clicks import on_click
 from uikit.state import LabState
 from uikit.styles import BOX_CSS, sheet
 
@@ -49,7 +50,7 @@ class PresetBar(pn.viewable.Viewer):
         for preset in PRESETS:
             button = pn.widgets.Button(label=preset.label, color="light", margin=(2, 3),
                                        stylesheets=[sheet("presets")], css_classes=["preset"])
-            button.on_click(lambda event, key=preset.key: self.choose(key))
+            on_click(button, lambda event, key=preset.key: self.choose(key))
             self.buttons[preset.key] = button
         self.switch = pn.widgets.RadioButtonGroup(
             options={SWITCH_LABELS[v]: v for v, why in offered.items() if not why}, value=state.draft,

@@ -16,6 +16,7 @@ import panel as pn
 import param
 
 from uikit import palette
+from uikit.clicks import on_click
 from uikit.styles import CHIP_CSS
 
 
@@ -83,7 +84,7 @@ class TokenStrip(pn.viewable.Viewer):
                                   css_classes=[f"chip-{chip.state}"] + (["selected"] if i == self.selected else []),
                                   stylesheets=[CHIP_CSS],
                                   description=chip.title or f"{palette.label(chip.state)} — click for candidates")
-            b.on_click(lambda e, i=i: setattr(self, "selected", i))
+            on_click(b, lambda e, i=i: setattr(self, "selected", i))
             buttons.append(b)
         if self._buttons is None:   # a FlexBox costs a page ~10 ms to build: only strips that click get one
             self._buttons = pn.FlexBox(sizing_mode="stretch_width", gap="6px", margin=(4, 0))

@@ -51,3 +51,29 @@ def test_the_tabs_of_one_browser_share_one_click_allowance(monkeypatch):
     sessions.remember_browser(other, "b" * 32)
     assert [sessions.click_allowed(tabs[i % 2]) for i in range(4)] == [True, True, True, False]
     assert sessions.click_allowed(other) and sessions.click_allowed(unknown)   # others keep theirs
+
+
+def test_a_browser_clicking_too_fast_is_dropped_while_another_clicks_on(monkeypatch):
+    """The click guard (uikit.clicks) with the allowance configure() installs: sessions.click_allowed."""
+    import panel as pn
+    from panel.io.state import set_curdoc
+
+    from serving.workqueue import Allowance
+    from shell import sessions
+    from tests.helpers import ServedPage
+    from uikit.clicks import allow_when, on_click
+    monkeypatch.setattr(sessions, "CLICKS", Allowance(rate=0.0, burst=2))
+    tabs, other = [ServedPage(), ServedPage()], ServedPage()
+    for page in tabs:
+        sessions.remember_browser(page, "a" * 32)
+    sessions.remember_browser(other, "b" * 32)
+    allow_when(sessions.click_allowed)
+    try:
+        button, ran = pn.widgets.Button(label="Draw"), []
+        on_click(button, lambda e: ran.append(pn.state.curdoc))
+        for page in (tabs[0], tabs[1], tabs[0], other, tabs[1], other):
+            with set_curdoc(page):
+                button.clicks += 1
+        assert ran == [tabs[0], tabs[1], other, other]    # the tabs of browser a share its 2 clicks
+    finally:
+        allow_when()

@@ -71,37 +71,6 @@ def test_served_only_for_a_document_with_a_session():
     assert served(Doc())
 
 
-def test_a_click_on_a_disabled_button_or_from_a_browser_clicking_too_fast_is_dropped():
-    from bokeh.document import Document
-    from bokeh.events import ButtonClick
-    from panel.reactive import Syncable
-
-    from uikit.pacing import drop_events
-    original, fast = Syncable._server_event, set()
-    drop_events()
-    drop_events(lambda doc: doc not in fast)          # installed once; asking again replaces the check
-    try:
-        button, clicks = pn.widgets.Button(label="Use my models"), []
-        button.on_click(clicks.append)
-        doc = Document()
-        model = button.get_root(doc)
-        button._server_event(doc, ButtonClick(model))
-        assert len(clicks) == 1
-        button.disabled = True
-        button._server_event(doc, ButtonClick(model))      # only a crafted client can send this
-        assert len(clicks) == 1 and button.clicks == 1
-        button.disabled = False
-        fast.add(doc)                                     # its browser is over its allowance
-        button._server_event(doc, ButtonClick(model))
-        assert len(clicks) == 1
-        fast.clear()
-        button._server_event(doc, ButtonClick(model))
-        assert len(clicks) == 2
-        assert Syncable._server_event.undropped is original
-    finally:
-        Syncable._server_event = original
-
-
 @pytest.mark.parametrize("kept", [False, True])
 def test_a_change_deferred_while_the_last_batch_is_written_is_sent(monkeypatch, kept):
     """Panel's write task clears the document's mark after its batch, even when a change was deferred

@@ -1,0 +1,99 @@
+"""Clicks through uikit.clicks: a disabled button's click runs nothing, too-fast clicks of one browser
+are dropped while another browser's run, and no module registers a click any other way."""
+import ast
+import asyncio
+from pathlib import Path
+
+import panel as pn
+import pytest
+from bokeh.document import Document
+from bokeh.events import ButtonClick
+from panel.io.state import set_curdoc
+
+from tests.helpers import ServedPage
+from uikit.clicks import allow_when, on_click
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def crafted_click(button: pn.widgets.Button) -> None:
+    """A click as the server receives it from a client, whatever the page shows: Bokeh's ButtonClick
+    event on the button's model (a browser never sends one for a disabled button; a crafted client can)."""
+    doc = Document()
+    model = button.get_root(doc)
+    doc.add_root(model)
+    doc.callbacks.trigger_event(ButtonClick(model))
+
+
+@pytest.fixture
+def allowance():
+    """Install a click allowance for the test (`allowance(check)`), the default one again after it."""
+    yield allow_when
+    allow_when()
+
+
+def test_panel_runs_a_disabled_buttons_click_and_the_guard_does_not():
+    button, plain, guarded = pn.widgets.Button(label="Run"), [], []
+    button.on_click(plain.append)     # Panel's own registration, unguarded
+    on_click(button, guarded.append)
+    crafted_click(button)
+    assert len(plain) == len(guarded) == 1
+    button.disabled = True
+    crafted_click(button)
+    assert len(plain) == 2, "Panel now ignores a disabled button's click itself: uikit.clicks can drop that check"
+    assert len(guarded) == 1
+    button.disabled = False
+    crafted_click(button)
+    assert len(guarded) == 2
+
+
+def test_an_async_callback_is_guarded_too():
+    button, ran = pn.widgets.Button(label="Ask"), []
+
+    async def ask(event):
+        await asyncio.sleep(0)
+        ran.append(event.new)
+    on_click(button, ask)
+    button.disabled = True
+    crafted_click(button)
+    button.disabled = False
+    crafted_click(button)
+    assert ran == [2]                 # the second click (clicks == 2) ran, the first did not
+
+
+def test_clicks_past_the_allowance_of_a_page_are_dropped_and_other_pages_click_on(allowance):
+    slow, fast = ServedPage(), ServedPage()
+    left = {slow: 3, fast: 1}
+
+    def allowed(doc):
+        left[doc] -= 1
+        return left[doc] >= 0
+    allowance(allowed)
+    button, ran = pn.widgets.Button(label="Draw"), []
+    on_click(button, lambda e: ran.append(pn.state.curdoc))
+    for page in (fast, fast, slow, fast, slow, slow, slow):
+        with set_curdoc(page):
+            button.clicks += 1
+    assert ran == [fast, slow, slow, slow]
+    allowance()
+    with set_curdoc(fast):
+        button.clicks += 1
+    assert ran[-1] is fast            # the default allowance lets every page click
+
+
+def clicks_registered(path: Path) -> tuple[list[int], list[int]]:
+    """The lines of `path` that register a click: through a button's `.on_click(…)`, and through the
+    guard's `on_click(button, …)`."""
+    calls = [node for node in ast.walk(ast.parse(path.read_text(), str(path))) if isinstance(node, ast.Call)]
+    return ([c.lineno for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == "on_click"],
+            [c.lineno for c in calls if isinstance(c.func, ast.Name) and c.func.id == "on_click"])
+
+
+def test_no_module_registers_a_click_but_through_the_guard():
+    guard = REPO / "uikit" / "clicks.py"
+    modules = [REPO / "app.py", *(p for folder in ("shell", "chapters", "uikit") for p in (REPO / folder).rglob("*.py"))]
+    unguarded = [f"{p.relative_to(REPO)}:{line}" for p in modules if p != guard for line in clicks_registered(p)[0]]
+    assert not unguarded, f"register these clicks with uikit.clicks.on_click(button, fn): {unguarded}"
+    guarded = {p.parent.name for p in modules if clicks_registered(p)[1]}
+    assert guarded == {"shell", "chapters", "uikit"}          # the scan reads the modules that have buttons
+    assert clicks_registered(guard)[0]                        # the guard itself registers through Button.on_click
