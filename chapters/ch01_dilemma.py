@@ -268,7 +268,13 @@ class DilemmaChapter(Chapter):
         else:
             self.show(self.race.end)
 
+    @property
+    def replaying(self) -> bool:
+        """Whether a finished race is being replayed on the page (its frames still to come)."""
+        return self._callback is not None
+
     def stop(self):
+        """Stop replaying the race where it stands."""
         if self._callback is not None:
             self._callback.stop()
             self._callback = None

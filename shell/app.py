@@ -244,14 +244,17 @@ class RefusedValues(logging.Filter):
         return True
 
 
-def _closed_tabs_handled(loop, context) -> None:
+def closed_tabs_handled(loop, context) -> None:
+    """The server's event loop's exception handler: an error of a tab that has gone (`closed_tab`)
+    is dropped, anything else goes to asyncio's own handler (the log)."""
     if not closed_tab(context.get("exception")):
         loop.default_exception_handler(context)
 
 
-def configure_logging(detail: bool) -> None:
-    """Once per process: the quiet log (default) or every detail (`detail`)."""
-    if _logging_done:
+def configure_logging(detail: bool, again: bool = False) -> None:
+    """Once per process: the quiet log (default) or every detail (`detail`). `again`: configure even
+    if it was done before (the tests set each way in turn)."""
+    if _logging_done and not again:
         return
     _logging_done.append(detail)
     for name in LAB_LOGGERS:
@@ -271,7 +274,7 @@ def configure_logging(detail: bool) -> None:
         for handler in logger.handlers:
             handler.addFilter(closed)
     try:   # the server's event loop: a write to a tab that has gone is dropped, not logged
-        asyncio.get_event_loop().set_exception_handler(_closed_tabs_handled)
+        asyncio.get_event_loop().set_exception_handler(closed_tabs_handled)
     except RuntimeError:
         pass
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")   # tqdm bars: the loader has one line

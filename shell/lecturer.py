@@ -127,7 +127,7 @@ class LecturerPanel(pn.viewable.Viewer):
         self.pair_select = pn.widgets.Select(label="Pair for everyone", options=list(self.pair_names), width=260)
         self.switch_button = pn.widgets.Button(label="Switch pair for everyone", color="warning")
         self.status = pn.pane.HTML("", sizing_mode="stretch_width")
-        on_click(self.switch_button, self._on_switch)
+        on_click(self.switch_button, self.switch)
         self._build_reset()
         self.sessions = pn.pane.HTML(self._sessions_html(), sizing_mode="stretch_width", margin=(0, 10))
         self._room = DocumentWatch(CLASSROOM, lambda changed: setattr(self.sessions, "object", self._sessions_html()))
@@ -165,7 +165,8 @@ class LecturerPanel(pn.viewable.Viewer):
     def _say(self, sentence: str) -> None:
         self.status.object = f'<div role="status">{html.escape(sentence)}</div>'
 
-    async def _on_switch(self, event=None):
+    async def switch(self, event=None):
+        """Switch every page to the selected pair (the switch button), or say in one sentence why not."""
         import asyncio
         name = self.pair_names.get(self.pair_select.value, self.pair_select.value)
         if needs_download(name):   # refused at once: offline, loading it would only retry the hub

@@ -49,7 +49,9 @@ class PairLoader:
             if served(doc):
                 doc.add_next_tick_callback(callback)
 
-    def _progress(self, fraction: float, message: str = "") -> None:
+    def progress(self, fraction: float, message: str = "") -> None:
+        """Note how far loading is (never back) and what it does now: pages read both; the terminal
+        gets one line updated in place, a log file a line per stage."""
         self.fraction = max(self.fraction, min(1.0, float(fraction)))
         said = self.message
         if message:
@@ -60,14 +62,16 @@ class PairLoader:
         elif self.message != said:                # a log file: a line per stage
             log.info("loading the models: %3d%% %s", int(self.fraction * 100), self.message)
 
-    def _load(self) -> None:
+    def load(self) -> None:
+        """Load the pair on this thread (`start` runs it on a thread of its own): `ready`, or `error`
+        as one path-free sentence; then wake the pages waiting for it."""
         started = time.monotonic()
         try:
             from lab.pairs.load import get_pair
-            get_pair(progress=self._progress)   # the server's --args, else the environment, else the default
+            get_pair(progress=self.progress)   # the server's --args, else the environment, else the default
             pair = runtime.service().pair
             HEAP.settle()
-            self._progress(1.0, f"Loaded {pair.target_label} and {pair.draft_label}.")
+            self.progress(1.0, f"Loaded {pair.target_label} and {pair.draft_label}.")
             if sys.stderr.isatty():
                 sys.stderr.write("\n")
             log.info("pair loaded: %s (target) and %s (draft) on %s in %.0f s", pair.target_label,
@@ -84,7 +88,7 @@ class PairLoader:
         """Begin loading (once per process); returns at once."""
         with self._lock:
             if self._thread is None:
-                self._thread = threading.Thread(target=self._load, name="pair-loader", daemon=True)
+                self._thread = threading.Thread(target=self.load, name="pair-loader", daemon=True)
                 self._thread.start()
 
 

@@ -71,7 +71,7 @@ class SharedPollStore(PollStore):
         index, why = question.index(value)
         if index is None:
             return why
-        voter = self._voter(browser)
+        voter = self.voter(browser)
         with self.store.write() as db:
             had = db.execute("SELECT answer FROM votes WHERE number = ? AND voter = ?", (number, voter)).fetchone()
             if had is not None and had[0] == index:
@@ -105,7 +105,7 @@ class SharedPollStore(PollStore):
 
     def answer_of(self, number: int, browser: str) -> int | None:
         rows = self.store.read("SELECT answer FROM votes WHERE number = ? AND voter = ?",
-                               (number, self._voter(browser)))
+                               (number, self.voter(browser)))
         return rows[0][0] if rows else None
 
     # --- the lecturer's controls ---
@@ -137,7 +137,7 @@ class SharedPollStore(PollStore):
     def join(self, session_id: str, browser: str) -> None:
         with self.store.write() as db:
             db.execute("INSERT OR REPLACE INTO presence VALUES (?, ?, ?)",
-                       (self.store.proc, session_id, self._voter(browser)))
+                       (self.store.proc, session_id, self.voter(browser)))
             self._changed(db, None, "presence")
         self._notify(None, "presence")
 

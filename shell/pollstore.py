@@ -141,7 +141,9 @@ class PollStore:
         self._present: dict[str, str] = {}       # open session id -> voter hash
         self._listeners = Listeners("poll")
 
-    def _voter(self, browser: str) -> str:
+    def voter(self, browser: str) -> str:
+        """The anonymous name a browser's votes are kept under: a hash salted per server run, so neither
+        the store nor a tally holds the browser's id."""
         return hashlib.blake2b(str(browser).encode(), key=self._salt, digest_size=12).hexdigest()
 
     # --- questions and votes ---
@@ -171,7 +173,7 @@ class PollStore:
             if index is None:
                 return why
             votes = self._votes.setdefault(number, {})
-            voter = self._voter(browser)
+            voter = self.voter(browser)
             if number in self._revealed:
                 if votes.get(voter) == index:
                     return None             # the same answer again (a page reload): already counted
@@ -199,7 +201,7 @@ class PollStore:
     def answer_of(self, number: int, browser: str) -> int | None:
         """The bar `browser`'s vote counts in (for its own card only)."""
         with self._lock:
-            return self._votes.get(number, {}).get(self._voter(browser))
+            return self._votes.get(number, {}).get(self.voter(browser))
 
     # --- the lecturer's controls ---
     def reveal(self, number: int) -> None:
@@ -225,7 +227,7 @@ class PollStore:
     # --- who is here ---
     def join(self, session_id: str, browser: str) -> None:
         with self._lock:
-            self._present[session_id] = self._voter(browser)
+            self._present[session_id] = self.voter(browser)
         self._notify(None, "presence")
 
     def leave(self, session_id: str) -> None:

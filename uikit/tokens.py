@@ -70,6 +70,16 @@ class TokenStrip(pn.viewable.Viewer):
         self.param.watch(lambda e: self._render(), ["chips", "clickable", "empty"])
         self.param.watch(lambda e: self._mark_selected(), "selected")
 
+    @property
+    def html(self) -> str:
+        """The markup of the strip when its chips are not buttons (what a screen reader reads then)."""
+        return self._html.object
+
+    @property
+    def buttons(self) -> list[pn.widgets.Button]:
+        """The chip buttons a clickable strip shows (none otherwise), in the chips' order."""
+        return list(self._buttons.objects) if self._buttons is not None and self._buttons.visible else []
+
     def _render(self):
         if not self.clickable or not self.chips:
             self._html.object = chips_html(self.chips, self.selected, self.empty)

@@ -58,7 +58,7 @@ def test_reduced_motion_shows_the_finished_race_at_once(make_chapter, state):
     ch = make_chapter(DilemmaChapter, state)       # animate stays on: only the browser's setting stops it
     state.reduced_motion = True
     race = asyncio.run(ch.write())
-    assert ch._callback is None and ch.shown_time == race.end
+    assert not ch.replaying and ch.shown_time == race.end
     assert len(ch.small_strip.chips) == len(race.draft_texts)
     assert "reduced motion" in ch.summary.object
 
@@ -85,7 +85,7 @@ def test_the_lanes_grow_while_the_models_work(make_chapter):
     assert sizes == sorted(sizes) and sizes[0] <= 2 and sizes[-1] >= len(race.draft_texts)
     assert all(summary == "" for *_, summary in during)        # no verdict before the race is over
     assert seen[-1][0] is False and "The small model finished in" in seen[-1][3]
-    assert ch._callback is None and ch.shown_time == race.end  # computed live: nothing to replay
+    assert not ch.replaying and ch.shown_time == race.end  # computed live: nothing to replay
     again = []
     ch.show = lambda t: again.append(t) or shown(t)
     assert asyncio.run(ch.write()) is race                     # the second Write: from the cache

@@ -44,8 +44,8 @@ def test_draft_calls_are_coloured_by_their_verdict_round_by_round(chapter):
             extra = {"correction": "fixed", "bonus": "bonus"}[r.extra_kind]
             assert group[-1].state == extra and group[-1].text == r.extra_text
         assert [c.text for c in text] == r.emitted_texts
-    assert chapter.text_strip._html.object.count('class="round"') == 4
-    assert 'aria-label="round 4"' in chapter.spec_strip._html.object
+    assert chapter.text_strip.__panel__().object.count('class="round"') == 4     # what the page shows
+    assert 'aria-label="round 4"' in chapter.spec_strip.__panel__().object
     assert any(r.n_accepted < len(r.drafts) for r in chapter.rounds)     # a rejection was drawn
     assert any(len(r.emitted_ids) == r.n_accepted + 1 for r in chapter.rounds)  # and a fix or bonus
 

@@ -14,7 +14,7 @@ def test_pair_loader_reports_ready_or_one_sentence(monkeypatch):
 
     monkeypatch.setenv("SPECLAB_PAIR", "tiny")
     loader = loading.PairLoader()
-    loader._load()
+    loader.load()
     assert loader.ready and loader.fraction == 1.0 and "Loaded" in loader.message
 
     def broken():
@@ -22,7 +22,7 @@ def test_pair_loader_reports_ready_or_one_sentence(monkeypatch):
         raise PairError("The target folder has no config.json; point to a saved model folder.")
     monkeypatch.setattr(loading.runtime, "service", broken)
     failing = loading.PairLoader()
-    failing._load()
+    failing.load()
     assert not failing.ready and "no config.json" in failing.error
 
 

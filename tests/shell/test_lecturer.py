@@ -36,7 +36,7 @@ def test_failed_switch_keeps_the_working_pair(monkeypatch):
     panel = lecturer.LecturerPanel("s1")
     panel.pair_select.options = panel.pair_select.options + ["no-such-pair"]
     panel.pair_select.value = "no-such-pair"
-    asyncio.run(panel._on_switch())
+    asyncio.run(panel.switch())
     assert "no pair named" in panel.status.object and "keeps the pair" in panel.status.object
     assert runtime.current_pair() is before
 
@@ -47,7 +47,7 @@ def test_switch_to_another_pair_for_everyone(monkeypatch):
     panel.pair_select.options = panel.pair_select.options + ["tiny-gpt2"]
     panel.pair_select.value = "tiny-gpt2"
     try:
-        asyncio.run(panel._on_switch())
+        asyncio.run(panel.switch())
         assert runtime.current_pair().name == "tiny-gpt2"
         assert "Everyone now uses" in panel.status.object
     finally:
@@ -71,7 +71,7 @@ def test_pairs_not_in_the_hub_cache_are_marked_and_refused_at_once(monkeypatch):
     assert panel.pair_names["gpt2 (needs download)"] == "gpt2"
     panel.pair_select.value = "gpt2 (needs download)"
     started = time.monotonic()
-    asyncio.run(panel._on_switch())
+    asyncio.run(panel.switch())
     assert time.monotonic() - started < 1.0
     said = panel.status.object
     assert "gpt2 is not downloaded on this server" in said and "python -m lab prepare --pair gpt2" in said

@@ -9,7 +9,7 @@ def test_progress_never_goes_back_and_a_log_gets_one_line_per_stage(caplog):
     with caplog.at_level(logging.INFO, logger="shell.loading"):
         for fraction, message in [(0.35, "dequantising the GGUF"), (1.0, "embedded pair ready"),
                                   (1.0, "embedded pair ready"), (0.9, "loading target and draft /srv/models/x")]:
-            loader._progress(fraction, message)
+            loader.progress(fraction, message)
     assert loader.fraction == 1.0 and loader.message == "loading target and draft …"   # no server path
     assert [r.getMessage() for r in caplog.records] == [
         "loading the models:  35% dequantising the GGUF", "loading the models: 100% embedded pair ready",

@@ -97,7 +97,7 @@ def test_a_page_whose_tab_closed_is_discarded_at_the_next_check():
             end_with_its_tab(contexts[sid])
         await app._cleanup_sessions(15_000)                 # Bokeh's check, 15 s linger
         end_with_its_tab(contexts["closed"])                # once discarded: nothing to do, no error
-        return {sid for sid in sessions if sid in app._sessions}
+        return {session.id for session in app.sessions}
 
     assert asyncio.run(go()) == {"open", "never-asked"}
 
@@ -159,7 +159,9 @@ def test_a_closed_page_leaves_nothing_behind():
         session = await app.create_session_if_needed("closing", request, token=generate_jwt_token("closing"))
         doc = weakref.ref(session.document)
         assert doc() in validate._PAGE_SAY and doc() in poll._BALLOTS
-        await app._discard_session(session, lambda s: True)
+        session.request_expiration()                          # closed: discarded at Bokeh's next check
+        await app._cleanup_sessions(15_000)
+        assert session.id not in {s.id for s in app.sessions}
         return doc
 
     doc = asyncio.run(open_and_close())

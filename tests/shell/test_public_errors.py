@@ -22,7 +22,7 @@ def test_a_failed_load_shows_no_server_path(monkeypatch, caplog):
     monkeypatch.setattr(lab.pairs.load, "get_pair", boom)
     loader = PairLoader()
     with caplog.at_level(logging.ERROR):
-        loader._load()
+        loader.load()
     assert loader.error and "/srv" not in loader.error and "FileNotFoundError" in loader.error
     assert "/srv" not in loader.message
     assert SECRET in caplog.text                                 # the log keeps it
@@ -42,5 +42,5 @@ def test_a_failed_switch_shows_no_server_path(monkeypatch):
         raise PairError(f"The target folder {SECRET} has no config.json; pick another.",
                         public="The target folder 'target' has no config.json; pick another.")
     monkeypatch.setattr(runtime, "switch_pair", refuse)
-    asyncio.run(panel._on_switch())
+    asyncio.run(panel.switch())
     assert "&#x27;target&#x27; has no config.json" in panel.status.object and "/srv" not in panel.status.object

@@ -9,8 +9,8 @@ from shell import app
 
 
 @pytest.fixture
-def fresh(monkeypatch):
-    monkeypatch.setattr(app, "_logging_done", [])
+def fresh():
+    """The loggers' levels as they were before the test (it configures the log again)."""
     levels = {name: logging.getLogger(name).level for name in app.QUIET_LOGGERS}
     yield
     for name, level in levels.items():
@@ -33,7 +33,7 @@ def test_verbose_from_the_args_or_the_environment():
 
 
 def test_quiet_by_default(fresh):
-    app.configure_logging(detail=False)
+    app.configure_logging(detail=False, again=True)
     assert not logging.getLogger("bokeh.server.views.ws").isEnabledFor(logging.INFO)   # open/close lines
     assert logging.getLogger("shell.loading").isEnabledFor(logging.INFO)               # "pair loaded"
     closed = app.ClosedTabs()
@@ -60,7 +60,7 @@ def test_a_message_of_a_tab_bokeh_has_let_go_of_is_a_closed_tab():
 
 
 def test_verbose_keeps_every_line(fresh):
-    app.configure_logging(detail=True)
+    app.configure_logging(detail=True, again=True)
     assert logging.getLogger("bokeh.server.views.ws").level != logging.ERROR
 
 
@@ -68,10 +68,10 @@ def test_a_write_to_a_closed_tab_is_handled_on_the_event_loop(caplog):
     loop = asyncio.new_event_loop()
     try:
         with caplog.at_level(logging.ERROR, logger="asyncio"):
-            app._closed_tabs_handled(loop, {"message": "Task exception was never retrieved",
-                                            "exception": WebSocketClosedError()})
+            app.closed_tabs_handled(loop, {"message": "Task exception was never retrieved",
+                                           "exception": WebSocketClosedError()})
             assert caplog.records == []
-            app._closed_tabs_handled(loop, {"message": "boom", "exception": ZeroDivisionError()})
+            app.closed_tabs_handled(loop, {"message": "boom", "exception": ZeroDivisionError()})
         assert "boom" in caplog.text                               # anything else is still logged
     finally:
         loop.close()
@@ -125,7 +125,7 @@ def test_a_browser_resending_a_known_model_is_quiet_unless_verbose(fresh, detail
     known = Div(text="shown before")
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("default")
-        app.configure_logging(detail=detail)
+        app.configure_logging(detail=detail, again=True)
         Deserializer(references=[known]).decode(Serializer().encode(known))
     said = [str(w.message) for w in seen]
     assert bool(said) == detail and all("reference already known" in s for s in said), said

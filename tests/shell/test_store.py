@@ -105,9 +105,9 @@ def test_a_new_run_starts_empty_and_the_salt_is_shared(stores, tmp_path):
     a.ask(Question(10, "choice", ("faster", "slower")))
     a.vote(10, "x", "faster")
     b = SharedPollStore(stores(run="first"))
-    assert b.tally(10).answered == 1 and b._voter("x") == a._voter("x")
+    assert b.tally(10).answered == 1 and b.voter("x") == a.voter("x")
     c = SharedPollStore(stores(run="second"))           # a new server: last lesson's votes are gone
-    assert c.question(10) is None and c._voter("x") != a._voter("x")
+    assert c.question(10) is None and c.voter("x") != a.voter("x")
 
 
 def test_settings_follow_a_browser_to_another_process(stores, tiny_service):

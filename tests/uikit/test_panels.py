@@ -23,15 +23,15 @@ def test_settings_panel_refuses_a_too_long_prompt(state):
 
 def test_badge_names_the_pair_and_follows_the_settings(state):
     badge = PairBadge(state)
-    assert "tiny llama target" in badge._pane.object and "greedy" in badge._pane.object
+    assert "tiny llama target" in badge.__panel__().object and "greedy" in badge.__panel__().object
     state.temperature = 0.8
-    assert "temperature 0.8" in badge._pane.object
+    assert "temperature 0.8" in badge.__panel__().object
 
 
 def test_busy_line_shows_while_working():
     busy = Busy()
     with busy.working("thinking…"):
-        assert busy.active and "thinking…" in busy._pane.object
+        assert busy.active and "thinking…" in busy.__panel__().object
     assert not busy.active
 
 
@@ -102,11 +102,11 @@ def test_a_prompt_set_elsewhere_shows_in_the_settings_panel_and_survives_use_the
 
 def test_badge_names_the_students_own_choice_of_draft(state):
     badge = PairBadge(state)
-    own = badge._pane.object
+    own = badge.__panel__().object
     state.draft = "random"
-    assert "random draft (uniform) (your choice)" in badge._pane.object and badge._pane.object != own
+    assert "random draft (uniform) (your choice)" in badge.__panel__().object and badge.__panel__().object != own
     state.draft = "aligned"
-    assert badge._pane.object == own
+    assert badge.__panel__().object == own
 
 
 def test_every_open_badge_names_the_pair_after_a_switch(state):
@@ -132,10 +132,10 @@ def test_every_open_badge_names_the_pair_after_a_switch(state):
     state.service = SimpleNamespace(pair=SimpleNamespace(
         target_label="new target", draft_label="new draft", target_params=10**8, draft_params=10**7,
         device="cpu", dtype="float32"))
-    assert "tiny llama draft" in here._pane.object            # nothing tells a badge by itself
+    assert "tiny llama draft" in here.__panel__().object            # nothing tells a badge by itself
     assert pair_switched() >= 2
-    assert "new draft" in here._pane.object and "tiny llama draft" not in here._pane.object
-    assert "tiny llama draft" in served_badge._pane.object and len(served_badge.doc.ticks) == 1
+    assert "new draft" in here.__panel__().object and "tiny llama draft" not in here.__panel__().object
+    assert "tiny llama draft" in served_badge.__panel__().object and len(served_badge.doc.ticks) == 1
     served_badge.doc.ticks.pop()()                            # the page's next tick: its own document
-    assert "new draft" in served_badge._pane.object
+    assert "new draft" in served_badge.__panel__().object
     state.service = SimpleNamespace(pair=old)

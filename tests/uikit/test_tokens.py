@@ -27,17 +27,19 @@ def test_show_text_makes_whitespace_visible():
 def test_clickable_strip_sets_selected():
     strip = TokenStrip(chips=[Chip("a", "easy"), Chip("b", "hard")], clickable=True)
     strip.__panel__()
-    assert len(strip._buttons.objects) == 2
-    strip._buttons.objects[1].clicks += 1
+    assert len(strip.buttons) == 2
+    strip.buttons[1].clicks += 1
     assert strip.selected == 1
-    assert "selected" in strip._buttons.objects[1].css_classes
+    assert "selected" in strip.buttons[1].css_classes and "selected" not in strip.buttons[0].css_classes
+    strip.clickable = False
+    assert strip.buttons == [] and "chip-hard" in strip.html
 
 
 def test_plain_strip_updates_its_html():
     strip = TokenStrip(empty="nothing yet")
-    assert "nothing yet" in strip._html.object
+    assert "nothing yet" in strip.html
     strip.chips = [Chip("x", "kept")]
-    assert "chip-kept" in strip._html.object
+    assert "chip-kept" in strip.html
 
 
 def test_legend_and_takeaway():
