@@ -114,3 +114,18 @@ def test_imports_run_one_way_app_shell_chapters_uikit_serving_lab():
     assert "shell.app" in graph["app"] and "chapters.base" in graph["chapters.ch04_guess_check_keep"]
     assert "lab.experiments.compare" in graph["serving.service"]          # serving is in the graph
     assert upward_imports(graph) == []
+
+
+def test_no_test_module_imports_another_or_a_conftest():
+    """What several test modules share lives in a helpers module (tests/helpers.py, tests/ui/helpers.py)
+    or, for fixtures, a conftest that pytest finds itself: a test module imported by another runs its
+    setup twice and ties the two together, and a conftest imported by name is loaded twice."""
+    tests = REPO / "tests"
+    found = []
+    for path in tests.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+            found += [f"{path.relative_to(REPO)}:{node.lineno} {name}" for name in names
+                      if name.startswith("tests.") and name.rsplit(".", 1)[-1].startswith(("test_", "conftest"))]
+    assert not found, f"import these from a helpers module instead: {found}"

@@ -132,7 +132,7 @@ def test_the_servers_device_argument_reaches_the_loader(no_gpu, monkeypatch):
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory):
     """A tiny target and draft saved as Hugging Face folders (float32 on disk)."""
-    from tests.lab.test_load import save_tiny
+    from tests.helpers import save_tiny
     root = tmp_path_factory.mktemp("device-pairs")
     return save_tiny(root / "target", layers=2), save_tiny(root / "draft", seed=1)
 
@@ -285,7 +285,8 @@ def test_measure_runs_where_it_is_asked_and_names_the_device(no_gpu, capsys, cap
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a CUDA GPU")
 def test_a_lab_served_with_device_cuda_and_no_gpu_serves_on_the_cpu(tmp_path):
-    from tests.ui.conftest import served, wait_until
+    from tests.helpers import wait_until
+    from tests.ui.helpers import served
     log = tmp_path / "server.log"
     env = {**os.environ, "SPECLAB_PAIR": "tiny"}
     with served(env, log, ("--device", "cuda")) as url:

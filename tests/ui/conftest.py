@@ -1,8 +1,8 @@
 """Browser tests against a served app: `panel serve app.py` on the tiny pair, Debian chromium.
 
-Fixtures (generic, shared by every tests/ui/test_*.py):
+Fixtures (generic, shared by every tests/ui/test_*.py; the plain functions they use, such as
+`served` and `open_page`, are in tests/ui/helpers.py):
     server      the base URL of the app, e.g. "http://127.0.0.1:40123/app" (one server per session)
-    served(env, log, args)   a context manager serving app.py with its own environment and --args
     page        a fresh Playwright page at 1280×720; console errors and requests to any other host
                 are collected and asserted empty at teardown
     shot(page, name)   save tests/ui/screenshots/<name>.png
@@ -12,76 +12,16 @@ Run: `pytest tests/ui` (needs /usr/bin/chromium; never `playwright install`).
 """
 from __future__ import annotations
 
-import contextlib
 import os
-import socket
-import subprocess
-import sys
-import urllib.request
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 
 from tests.helpers import wait_until
-from tests.ui.wire_order import OUT_OF_ORDER
+from tests.ui.helpers import CHROMIUM, CHROMIUM_ARGS, LECTURER_TOKEN, VIEWPORT, served
 
-ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
-CHROMIUM = os.environ.get("SPECLAB_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-quic"]
-VIEWPORT = {"width": 1280, "height": 720}
-# A browser that leaves mid-update makes tornado log these; they are not the app's errors.
-BENIGN = ("StreamClosedError", "WebSocketClosedError")
-LECTURER_TOKEN = "test-lecturer-token"
-PROMPT_BOX = "Prompt (both models continue it)"   # the settings card's text area (its label)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def served(env: dict, log_path: Path, args: tuple[str, ...] = ()):
-    """`panel serve app.py [--args ARGS]` on a free port with `env`; yields the app's URL; after it
-    stops, fails if the server logged a traceback or wrote a page's changes out of the order they
-    were made (tests/ui/wire_order.py)."""
-    port = _free_port()
-    command = [sys.executable, "-c", "import tests.ui.wire_order as w; w.serve()",   # panel, checked
-               "serve", "app.py", "--port", str(port), "--address", "127.0.0.1",
-               f"--allow-websocket-origin=127.0.0.1:{port}", "--num-procs", "1"] + (["--args", *args] if args else [])
-    with open(log_path, "w") as out:
-        proc = subprocess.Popen(command, cwd=ROOT, env={**env, "PYTHONUNBUFFERED": "1"},
-                                stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/app"
-
-    def answers():
-        if proc.poll() is not None:
-            raise RuntimeError(f"the server exited early:\n{log_path.read_text()[-3000:]}")
-        try:
-            with urllib.request.urlopen(url, timeout=5) as r:
-                return r.status == 200
-        except OSError:
-            return False
-
-    try:
-        wait_until(answers, timeout=120, interval=0.5, message="the server to answer")
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-    text = log_path.read_text()
-    problems = [block for block in text.split("Traceback (most recent call last):")[1:]
-                if not any(benign in block for benign in BENIGN)]
-    assert not problems, f"the server logged a traceback:\n{problems[0][-4000:]}"
-    swapped = text.split(OUT_OF_ORDER)[1:]
-    assert not swapped, f"the server wrote a page's changes out of order:\n{swapped[0][:4000]}"
 
 
 @pytest.fixture(scope="session")
@@ -132,13 +72,6 @@ def shot():
         pg.screenshot(path=str(path))
         return path
     return save
-
-
-def open_page(pg, url: str, ready_text: str | None = None, timeout: float = 60):
-    """Go to `url`; wait until the app has rendered (and `ready_text` is visible, if given)."""
-    pg.goto(url, wait_until="domcontentloaded")
-    if ready_text:
-        pg.get_by_text(ready_text, exact=False).first.wait_for(state="visible", timeout=timeout * 1000)
 
 
 @pytest.fixture(name="wait_until")

@@ -8,7 +8,8 @@ import pytest
 
 from chapters.registry import pages
 from shell.tour_steps import TOUR
-from tests.ui.conftest import ROOT, open_page, wait_until
+from tests.helpers import wait_until
+from tests.ui.helpers import ROOT, open_page
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 BLOCKING = ("serious", "critical")

@@ -1,5 +1,6 @@
 """A class on one server: untrusted text stays text, sessions stay apart, lecturer controls are gated."""
-from tests.ui.conftest import LECTURER_TOKEN, PROMPT_BOX, open_page, wait_until
+from tests.helpers import wait_until
+from tests.ui.helpers import LECTURER_TOKEN, PROMPT_BOX, open_page
 
 NASTY = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> the cat sat'
 

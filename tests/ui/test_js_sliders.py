@@ -1,7 +1,7 @@
 """Sliders computed in the browser (uikit.browser): a drag redraws the page and sends the server
 nothing; letting go sends the value once, and Python's view follows it."""
-from tests.ui.conftest import open_page, wait_until
-from tests.ui.test_part3 import BOKEH_SOURCES, SLIDER_VALUE
+from tests.helpers import wait_until
+from tests.ui.helpers import BOKEH_SOURCES, SLIDER_VALUE, open_page
 
 
 class Frames:

@@ -2,7 +2,8 @@
 ch 4's kept and rejected colours, ch 6's share of A moving toward p(A), the landing's numbering."""
 import re
 
-from tests.ui.conftest import open_page, wait_until
+from tests.helpers import wait_until
+from tests.ui.helpers import open_page
 
 
 def test_ch08_the_case_appears_before_the_verdict(page, server, shot):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from tests.ui.conftest import open_page, served
+from tests.ui.helpers import open_page, served
 
 
 def badge_text(browser, url) -> str:

@@ -1,5 +1,6 @@
 """Chapters 1–4 in a browser: answer the predict question, use the main control, see the result."""
-from tests.ui.conftest import open_page, wait_until
+from tests.helpers import wait_until
+from tests.ui.helpers import open_page
 
 # The race figure's "done" labels (drawn on its canvas, so not in the page's text), read from the
 # browser's Bokeh documents: [text, visible] of each, sorted.

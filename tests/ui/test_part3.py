@@ -6,22 +6,9 @@ from lab.core.engine import generate
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
 from lab.core.sampling import SamplingSettings
 from lab.pairs.tiny import tiny_pair
-from tests.ui.conftest import open_page, wait_until
+from tests.helpers import wait_until
+from tests.ui.helpers import BOKEH_SOURCES, SLIDER_VALUE, open_page
 from uikit.tokens import show_text
-
-BOKEH_SOURCES = """(cols) => {
-  const out = [];
-  for (const d of Bokeh.documents)
-    for (const m of d.all_models)
-      if (m.type === 'ColumnDataSource' && cols.every(c => c in m.data)) out.push(m.data);
-  return out.map(d => Object.fromEntries(cols.map(c => [c, Array.from(d[c])])));
-}"""
-SLIDER_VALUE = """(title) => {
-  for (const d of Bokeh.documents)
-    for (const m of d.all_models)
-      if (m.type === 'Slider' && m.title.startsWith(title)) return m.value;
-}"""
-
 
 @pytest.fixture(scope="module")
 def first_round():

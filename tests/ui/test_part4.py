@@ -7,7 +7,8 @@ from lab.core.engine import generate
 from lab.experiments.presets import preset_by_key
 from lab.prompts import encode_prompt
 from lab.pairs.tiny import tiny_pair
-from tests.ui.conftest import open_page, wait_until
+from tests.helpers import wait_until
+from tests.ui.helpers import open_page
 
 
 @pytest.fixture(scope="module")

@@ -3,10 +3,9 @@ a changed answer moves a vote, the reveal reaches every student and the tour's p
 student without the token has no controls and cannot reveal or reset with crafted messages."""
 import pytest
 
-from tests.ui.conftest import LECTURER_TOKEN, open_page, wait_until
-from tests.ui.test_tour import no_scroll
+from tests.helpers import wait_until
+from tests.ui.helpers import LECTURER_TOKEN, QUESTION, answer, deep_text, has, lecturer_status, no_scroll, open_page
 
-QUESTION = "Five guessed words are already on the page"         # chapter 3's question
 TOUR_STEP = 8                                              # the tour's step with chapter 3's predict card
 CHOICES = ("1", "5", "6", "10")                           # chapter 3's answers, bars A to D
 SETTINGS_CARD = "Your prompt & sampling settings"         # the page's settings card, built when opened
@@ -24,24 +23,6 @@ CRAFTED_CLICKS = """() => {
   return labels;
 }"""
 PROJECTOR_SCALE = "getComputedStyle(document.documentElement).getPropertyValue('--speclab-scale').trim()"
-
-
-def deep_text(pg) -> str:
-    """The page's text, inside Bokeh's shadow roots too."""
-    return pg.evaluate("""() => { const out = []; const walk = (n) => { if (n.shadowRoot) walk(n.shadowRoot);
-      for (const c of n.childNodes) { if (c.nodeType === 3) out.push(c.textContent); else if (c.nodeType === 1) walk(c); } };
-      walk(document.body); return out.join('').replace(/\\s+/g, ' '); }""")
-
-
-def has(pg, *texts) -> bool:
-    text = deep_text(pg)
-    return all(t in text for t in texts)
-
-
-def lecturer_status(pg) -> str:
-    """The line under question 3's histogram on the lecturer's view."""
-    status = pg.locator('.poll-status[data-q="3"]')
-    return status.first.inner_text() if status.count() else ""
 
 
 def bars(*votes: str) -> list[str]:
@@ -78,11 +59,6 @@ def classroom(browser, server):
     wait_until(lambda: lecturer_status(lecturer).startswith("0 of"), message="the poll reset")
     for c in contexts:
         c.close()
-
-
-def answer(pg, choice: str) -> None:
-    pg.get_by_role("button", name=choice, exact=True).first.click()
-    wait_until(lambda: has(pg, f"You said {choice}."), message=f"the card to take {choice}")
 
 
 def test_votes_reach_the_lecturer_the_reveal_reaches_students_and_the_tour(classroom, browser, server, shot):

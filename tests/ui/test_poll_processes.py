@@ -3,7 +3,6 @@ by one `panel serve` reach a lecturer's page served by another through the share
 lecturer's reveal and reset reach the students back; and `--num-procs 2` forks two processes that
 open the class's store in the cache folder and share the cores."""
 import os
-import re
 import sqlite3
 import subprocess
 import sys
@@ -11,8 +10,8 @@ import urllib.request
 
 import pytest
 
-from tests.ui.conftest import CHROMIUM_ARGS, LECTURER_TOKEN, ROOT, _free_port, open_page, served, wait_until
-from tests.ui.test_poll import QUESTION, answer, has, lecturer_status
+from tests.helpers import wait_until
+from tests.ui.helpers import LECTURER_TOKEN, QUESTION, ROOT, answer, free_port, has, lecturer_status, open_page, served
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +60,7 @@ def test_num_procs_forks_processes_that_share_the_class(tmp_path, browser):
     the fork with one torch thread of the two cores, one class store in the cache folder; a vote
     reaches the lecturer whichever process serves each page, and a page whose websocket reached
     the other process than its HTML still takes everything from this server (offline)."""
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "SPECLAB_PAIR": "tiny", "SPECLAB_LECTURER_TOKEN": LECTURER_TOKEN,
            "SPECLAB_CACHE": str(tmp_path / "cache"), "PYTHONUNBUFFERED": "1"}
     env.pop("SPECLAB_STORE", None)

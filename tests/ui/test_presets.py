@@ -3,7 +3,8 @@ change the rounds shown, to exactly what the engine makes for that prompt and dr
 import re
 
 from lab.experiments.presets import preset_by_key
-from tests.ui.conftest import open_page, wait_until
+from tests.helpers import wait_until
+from tests.ui.helpers import open_page
 
 SO_FAR = re.compile(r"So far: (\d+) tokens?")
 

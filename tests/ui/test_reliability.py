@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from tests.ui.conftest import ROOT
+from tests.ui.helpers import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
 from abuse import open_chapter10  # noqa: E402
@@ -129,7 +129,7 @@ def test_the_log_is_quiet(server, tmp_path_factory):
 def test_a_tab_closed_during_chapter_1s_write_leaves_no_traceback(browser, server, tmp_path_factory):
     """A student closes the tab while both models are still writing: the race's remaining calls and
     its drawing find no page, and the server says nothing about it."""
-    from tests.ui.conftest import BENIGN, VIEWPORT, open_page
+    from tests.ui.helpers import BENIGN, VIEWPORT, open_page
     log = tmp_path_factory.getbasetemp() / "server0" / "server.log"
     before = log.read_text().count("Traceback (most recent call last):")
     for delay_ms in (0, 300, 1500):              # at the click, early in the race, late in it

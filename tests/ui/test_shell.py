@@ -2,7 +2,8 @@
 import re
 
 from chapters.registry import PARTS, chapter_pages, question_count
-from tests.ui.conftest import PROMPT_BOX, open_page, wait_until
+from tests.helpers import wait_until
+from tests.ui.helpers import PROMPT_BOX, open_page
 
 
 def test_landing_page_shows_the_question_counts_and_links(page, server, shot):

@@ -9,8 +9,8 @@ with guesses copied from the text.
 import pytest
 
 from lab.experiments.presets import PRESETS
-from tests.ui.conftest import open_page, wait_until
-from tests.ui.test_part3 import BOKEH_SOURCES as SOURCES
+from tests.helpers import wait_until
+from tests.ui.helpers import BOKEH_SOURCES as SOURCES, open_page
 
 TITLES = {"breakeven": "Tokens per round, divided by cost per round.",
           "timeline": "Same distribution, a different schedule.", "cheaper-guesses": "Cheaper guesses."}

@@ -7,28 +7,16 @@ import panel as pn
 
 from chapters.registry import chapter_pages
 from shell.tour_steps import TOUR, first_step
-from tests.ui.conftest import open_page, wait_until
+from tests.helpers import wait_until
+from tests.ui.helpers import no_scroll, open_page, rendered
 
 N = len(TOUR)
 SLUG = {p.number: p.slug for p in chapter_pages()}
 
 
-def rendered(page, n: int, timeout: float = 90):
-    """Wait until step n's live components are on the page (and its counter reads n / N)."""
-    page.wait_for_function(f"document.documentElement.dataset.tourRendered === '{n}'", timeout=timeout * 1000)
-    wait_until(lambda: page.locator(".tour-counter").inner_text().strip() == f"{n} / {N}", 30,
-               message=f"the counter to read {n} / {N}")
-
-
 def open_step(page, server, n: int):
     open_page(page, f"{server}?tour={n}")
     rendered(page, n)
-
-
-def no_scroll(page) -> tuple[int, int]:
-    """(scrollHeight, clientHeight) of the page's scrolling main area."""
-    return page.evaluate("() => { const m = document.querySelector('#main');"
-                         " return [m.scrollHeight, m.clientHeight]; }")
 
 
 def test_step_28_points_at_the_round_where_every_draft_is_kept():

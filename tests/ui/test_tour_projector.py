@@ -16,8 +16,8 @@ Screenshots of every step at 1920×1080: tests/ui/screenshots/tour-1920-stepNN.p
 from pathlib import Path
 
 from shell.tour_steps import TOUR
-from tests.ui.conftest import open_page, wait_until
-from tests.ui.test_tour import rendered
+from tests.helpers import wait_until
+from tests.ui.helpers import open_page, rendered
 
 N = len(TOUR)
 MEASURE = (Path(__file__).resolve().parent / "tour_layout.js").read_text()

@@ -1,0 +1,136 @@
+"""What the browser tests share besides their fixtures (tests/ui/conftest.py): serving the app,
+opening a page, and reading what a page shows (Bokeh's models, text inside shadow roots, the tour's
+step, the class poll's lines)."""
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+from shell.tour_steps import TOUR
+from tests.helpers import wait_until
+from tests.ui.wire_order import OUT_OF_ORDER
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("SPECLAB_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-quic"]
+VIEWPORT = {"width": 1280, "height": 720}
+# A browser that leaves mid-update makes tornado log these; they are not the app's errors.
+BENIGN = ("StreamClosedError", "WebSocketClosedError")
+LECTURER_TOKEN = "test-lecturer-token"
+PROMPT_BOX = "Prompt (both models continue it)"   # the settings card's text area (its label)
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def served(env: dict, log_path: Path, args: tuple[str, ...] = ()):
+    """`panel serve app.py [--args ARGS]` on a free port with `env`; yields the app's URL; after it
+    stops, fails if the server logged a traceback or wrote a page's changes out of the order they
+    were made (tests/ui/wire_order.py)."""
+    port = free_port()
+    command = [sys.executable, "-c", "import tests.ui.wire_order as w; w.serve()",   # panel, checked
+               "serve", "app.py", "--port", str(port), "--address", "127.0.0.1",
+               f"--allow-websocket-origin=127.0.0.1:{port}", "--num-procs", "1"] + (["--args", *args] if args else [])
+    with open(log_path, "w") as out:
+        proc = subprocess.Popen(command, cwd=ROOT, env={**env, "PYTHONUNBUFFERED": "1"},
+                                stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/app"
+
+    def answers():
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited early:\n{log_path.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=5) as r:
+                return r.status == 200
+        except OSError:
+            return False
+
+    try:
+        wait_until(answers, timeout=120, interval=0.5, message="the server to answer")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    text = log_path.read_text()
+    problems = [block for block in text.split("Traceback (most recent call last):")[1:]
+                if not any(benign in block for benign in BENIGN)]
+    assert not problems, f"the server logged a traceback:\n{problems[0][-4000:]}"
+    swapped = text.split(OUT_OF_ORDER)[1:]
+    assert not swapped, f"the server wrote a page's changes out of order:\n{swapped[0][:4000]}"
+
+
+def open_page(pg, url: str, ready_text: str | None = None, timeout: float = 60):
+    """Go to `url`; wait until the app has rendered (and `ready_text` is visible, if given)."""
+    pg.goto(url, wait_until="domcontentloaded")
+    if ready_text:
+        pg.get_by_text(ready_text, exact=False).first.wait_for(state="visible", timeout=timeout * 1000)
+
+
+# --- what a page shows ---------------------------------------------------------------------------
+
+# Read in the page: the data of every Bokeh source with all of `cols`; a slider's value by its title.
+BOKEH_SOURCES = """(cols) => {
+  const out = [];
+  for (const d of Bokeh.documents)
+    for (const m of d.all_models)
+      if (m.type === 'ColumnDataSource' && cols.every(c => c in m.data)) out.push(m.data);
+  return out.map(d => Object.fromEntries(cols.map(c => [c, Array.from(d[c])])));
+}"""
+SLIDER_VALUE = """(title) => {
+  for (const d of Bokeh.documents)
+    for (const m of d.all_models)
+      if (m.type === 'Slider' && m.title.startsWith(title)) return m.value;
+}"""
+QUESTION = "Five guessed words are already on the page"         # chapter 3's question (the class poll)
+
+
+def deep_text(pg) -> str:
+    """The page's text, inside Bokeh's shadow roots too."""
+    return pg.evaluate("""() => { const out = []; const walk = (n) => { if (n.shadowRoot) walk(n.shadowRoot);
+      for (const c of n.childNodes) { if (c.nodeType === 3) out.push(c.textContent); else if (c.nodeType === 1) walk(c); } };
+      walk(document.body); return out.join('').replace(/\\s+/g, ' '); }""")
+
+
+def has(pg, *texts) -> bool:
+    """Whether the page's text (inside shadow roots too) has every one of `texts`."""
+    text = deep_text(pg)
+    return all(t in text for t in texts)
+
+
+def lecturer_status(pg) -> str:
+    """The line under question 3's histogram on the lecturer's view."""
+    status = pg.locator('.poll-status[data-q="3"]')
+    return status.first.inner_text() if status.count() else ""
+
+
+def answer(pg, choice: str) -> None:
+    """Press `choice` on the page's predict card and wait until the card has taken it."""
+    pg.get_by_role("button", name=choice, exact=True).first.click()
+    wait_until(lambda: has(pg, f"You said {choice}."), message=f"the card to take {choice}")
+
+
+def rendered(page, n: int, timeout: float = 90):
+    """Wait until step n's live components are on the page (and its counter reads n / N)."""
+    page.wait_for_function(f"document.documentElement.dataset.tourRendered === '{n}'", timeout=timeout * 1000)
+    wait_until(lambda: page.locator(".tour-counter").inner_text().strip() == f"{n} / {len(TOUR)}", 30,
+               message=f"the counter to read {n} / {len(TOUR)}")
+
+
+def no_scroll(page) -> tuple[int, int]:
+    """(scrollHeight, clientHeight) of the page's scrolling main area."""
+    return page.evaluate("() => { const m = document.querySelector('#main');"
+                         " return [m.scrollHeight, m.clientHeight]; }")
