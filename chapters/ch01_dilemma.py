@@ -35,7 +35,7 @@ from uikit.tokens import Chip, TokenStrip, count_html, lane, legend
 N_TOKENS = 20
 LANES = ("Small model", "Big model")   # bottom → top on the time axis
 FIGURE_HEIGHT = 210   # px: the race figure
-LABEL_Y = {"small": 0.5, "big": 1.0}     # the "done" labels: the small lane's centre; between the lanes
+LABEL_Y = {"small": 0.5, "between": 1.0, "big": 1.5}   # the "done" labels' rows: a lane's centre, or between
 
 
 def fmt_seconds(s: float) -> str:
@@ -76,15 +76,12 @@ class RaceFigure:
                                line_dash="dashed", visible=False)
         self.big_done = Span(location=0, dimension="height", line_color=palette.TARGET, line_width=3,
                              line_dash="dashed", visible=False)
-        # Each "done" label sits where no bar can be: the small model's in its own lane right of its
-        # finish line (its lane is empty after it), the big model's in the gap between the lanes,
-        # left of its finish line. Rows are 0.5 (small) and 1.5 (big) on the categorical axis.
+        # Each "done" label sits where no bar can be (placed by `draw`, `place_labels`).
         self.small_label = Label(x=0, y=LABEL_Y["small"], text="small model done", visible=False,
-                                 text_color=palette.DRAFT, text_font_size="14px", x_offset=6, text_align="left",
-                                 text_baseline="middle")
-        self.big_label = Label(x=0, y=LABEL_Y["big"], text="big model done", visible=False,
-                               text_color=palette.TARGET, text_font_size="14px", x_offset=-6, text_align="right",
-                               text_baseline="middle")
+                                 text_color=palette.DRAFT, text_font_size="14px", text_baseline="middle")
+        self.big_label = Label(x=0, y=LABEL_Y["between"], text="big model done", visible=False,
+                               text_color=palette.TARGET, text_font_size="14px", text_baseline="middle")
+        self.place_labels(small_last=False)
         self.now = Span(location=0, dimension="height", line_color=palette.INK, line_width=1, visible=False)
 
     @cached_property
@@ -115,6 +112,15 @@ class RaceFigure:
                                         (self.big_done, self.big_label, r.target_done, finished[1])):
             span.location = label.x = done
             span.visible = label.visible = over and t >= done
+        self.place_labels(small_last=all(finished) and r.draft_done > r.target_done)
+
+    def place_labels(self, small_last: bool) -> None:
+        """The lane that finished first has its label in its own lane, right of its finish line (no
+        call of its own is left there, and the race goes on after it); the last one's sits between
+        the lanes, left of its finish line (near the figure's right edge, where no text fits after it)."""
+        for label, own, last in ((self.small_label, "small", small_last), (self.big_label, "big", not small_last)):
+            label.y = LABEL_Y["between"] if last else LABEL_Y[own]
+            label.text_align, label.x_offset = ("right", -6) if last else ("left", 6)
 
 
 RECALL = ('<p style="font-size:1.05rem;color:#2b2d31">Recall the KV Cache Lab: a cache makes each call cheaper, '

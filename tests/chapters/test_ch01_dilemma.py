@@ -92,21 +92,28 @@ def test_the_lanes_grow_while_the_models_work(make_chapter):
     assert again[0] == 0.0                                     # … replayed from the start
 
 
-def test_the_done_labels_sit_clear_of_every_bar(chapter):
-    """A "done" label drawn over a lane's bars (or pushed off the chart's edge) cannot be read: the
-    small model's sits in its own lane right of its finish line, where no call of its own is left;
-    the big model's sits in the gap between the two lanes' bars, left of its finish line."""
-    from chapters.ch01_dilemma import LANES
-    asyncio.run(chapter.write())
-    fig = chapter.race_figure
+@pytest.mark.parametrize("small_call, big_call", [(0.01, 0.05), (0.05, 0.04)], ids=["small first", "small last"])
+def test_the_done_labels_sit_clear_of_every_bar_and_of_the_right_edge(small_call, big_call):
+    """A "done" label drawn over a lane's bars, or run past the figure's right edge, cannot be read.
+    A label reaching right of its finish line sits in its own lane (no call of its own is left
+    there) and only for the lane that finished first (the race, and the figure, go on after it);
+    the last lane's label sits between the lanes' bars, reaching left of its finish line."""
+    from chapters.ch01_dilemma import LANES, RaceFigure
+    from lab.speed.timeline import Race
+    race = Race(["w"] * 20, [big_call * (i + 1) for i in range(20)], ["w"] * 20,
+                [small_call * (i + 1) for i in range(20)], [0.5] * 20)
+    fig = RaceFigure()
+    fig.draw(race, race.end)                                         # the finished race
     bar = fig.figure.renderers[0].glyph
     rows = {lane: i + 0.5 for i, lane in enumerate(LANES)}          # categorical rows: 0.5, 1.5
     calls = fig.calls.data
-    small, big = fig.small_label, fig.big_label
-    assert small.visible and big.visible
-    assert small.y == rows["Small model"] and small.text_align == "left" and small.x_offset > 0
-    assert all(right <= small.x + 1e-12 for lane, right in zip(calls["lane"], calls["right"])
-               if lane == "Small model")
-    for lane, row in rows.items():                                   # no lane's bars reach the big label
-        assert not (row - bar.height / 2 <= big.y <= row + bar.height / 2)
-    assert big.text_align == "right" and big.x_offset < 0 and big.x == fig.big_done.location
+    labels = {"Small model": (fig.small_label, race.draft_done), "Big model": (fig.big_label, race.target_done)}
+    for lane, (label, done) in labels.items():
+        assert label.visible and label.x == done
+        on_bars = [other for other, row in rows.items() if row - bar.height / 2 <= label.y <= row + bar.height / 2]
+        if label.text_align == "left":                             # reaching right of its finish line …
+            assert label.x_offset > 0 and on_bars == [lane] and done < race.end   # … in its own lane, first
+            assert all(right <= done + 1e-12 for row, right in zip(calls["lane"], calls["right"]) if row == lane)
+        else:                                                       # reaching left: clear of every lane's bars
+            assert label.text_align == "right" and label.x_offset < 0 and on_bars == [] and done == race.end
+    assert fig.small_label.y != fig.big_label.y
