@@ -5,7 +5,7 @@ A message names a new Bokeh model in full only the first time the model is sent;
 before an earlier-made message makes the browser fail with "reference pNNNN isn't known", and only
 now and then (it depends on how a page's callbacks interleave). This check sees the swap on the
 server every time it happens, whether or not the browser then trips on it: it logs a line starting
-with OUT_OF_ORDER, which `served` (tests/ui/conftest.py) counts as a failure.
+with OUT_OF_ORDER, which `served` (tests/ui/helpers.py) counts as a failure.
 
     python -c "import tests.ui.wire_order as w; w.serve()" serve app.py --port 5006
 """
