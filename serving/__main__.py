@@ -47,14 +47,25 @@ def load_before_fork(lab_args: list[str]):
     return pair
 
 
+def preload(n: int, lab_args: list[str]) -> str:
+    """Load the pair before the fork; the line for the terminal. A pair that cannot be loaded here
+    is left to each process, which loads it as `panel serve` would (and shows its error on the
+    pages): the server starts either way."""
+    from lab.errors import PairError
+    try:
+        pair = load_before_fork(lab_args)
+    except PairError as err:
+        return f"{err} Each of the {n} processes will load the pair itself."
+    return (f"pair loaded before the fork, shared by {n} processes: {pair.target_label} (target) and "
+            f"{pair.draft_label} (draft)")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     cut = argv.index("--args") if "--args" in argv else len(argv)
     n = processes(argv[:cut])
     if n > 1:
-        pair = load_before_fork(argv[cut + 1:])
-        print(f"pair loaded before the fork, shared by {n} processes: {pair.target_label} (target) and "
-              f"{pair.draft_label} (draft)", file=sys.stderr, flush=True)
+        print(preload(n, argv[cut + 1:]), file=sys.stderr, flush=True)
     from panel.command import main as panel_main
     sys.argv = ["panel", "serve", str(ROOT / "app.py"), "--setup", str(ROOT / "shell" / "start.py"), *argv]
     panel_main()

@@ -9,6 +9,8 @@ import sys
 import urllib.request
 from pathlib import Path
 
+import serving.__main__ as launcher
+from lab.errors import PairError
 from serving.__main__ import processes
 from tests.helpers import wait_until
 
@@ -20,6 +22,15 @@ def test_processes_reads_num_procs_before_the_labs_own_arguments():
     assert processes(["--port", "5006", "--num-procs", "3"]) == 3
     assert processes(["--num-procs=2"]) == 2
     assert processes(["--num-procs", "0"]) == (os.cpu_count() or 1)
+
+
+def test_a_pair_that_cannot_load_before_the_fork_is_left_to_each_process(monkeypatch):
+    def fails(lab_args):
+        raise PairError("No model folder at /nowhere: give a hub id or a local folder.")
+    monkeypatch.setattr(launcher, "load_before_fork", fails)
+    line = launcher.preload(2, ["--target", "/nowhere", "--draft", "/nowhere"])
+    assert line == ("No model folder at /nowhere: give a hub id or a local folder. "
+                    "Each of the 2 processes will load the pair itself.")
 
 
 def serve(tmp_path: Path, *args: str) -> tuple[subprocess.Popen, Path, str]:
