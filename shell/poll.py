@@ -125,12 +125,17 @@ def lecturers_page() -> None:
         _LECTURERS.add(pn.state.curdoc)
 
 
+def ballot_of(doc) -> Ballot | None:
+    """The ballot of the served page `doc`, if `session_ballot` has built one and its session is open."""
+    return _BALLOTS.get(doc)
+
+
 def session_ballot() -> Ballot | None:
     """This page's ballot (built once per served page), or None outside a served page."""
     if not served():
         return None
     doc = pn.state.curdoc
-    ballot = _BALLOTS.get(doc)
+    ballot = ballot_of(doc)
     if ballot is None:
         ballot = _BALLOTS[doc] = Ballot(POLL, browser_id(), doc.session_context.id, votes=doc not in _LECTURERS)
 

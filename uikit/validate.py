@@ -53,6 +53,12 @@ def on_problems(say, doc=None) -> None:
         _forget_when_closed(doc, _PAGE_SAY, doc)
 
 
+def page_spot(doc):
+    """The `say(sentence)` that `on_problems` registered for `doc`, or None (none yet, or its session
+    has closed)."""
+    return _PAGE_SAY.get(doc)
+
+
 def _forget_when_closed(doc, table: weakref.WeakKeyDictionary, key) -> None:
     """Drop `table[key]` when `doc`'s session closes. A `say` is the page's own method, and the page
     holds the key (its widget, its document): weak keys alone would keep every closed page alive."""
@@ -186,14 +192,14 @@ REFUSED_BY_BOKEH = ("Your browser sent a value a control on this page cannot tak
 def refused_by_bokeh(doc, err: ValueError) -> None:
     """Bokeh refused a browser's change before Panel saw it (`uikit.pacing.on_refused_patches`):
     the page says so in one sentence; the log has one line from Bokeh's own handler."""
-    say = _PAGE_SAY.get(doc)
+    say = page_spot(doc)
     if say is not None and doc.session_context is not None:
         doc.add_next_tick_callback(lambda: say(REFUSED_BY_BOKEH))
 
 
 def _say(widget, sentence: str) -> None:
     doc = pn.state.curdoc
-    say = _SAY.get(widget) or (_PAGE_SAY.get(doc) if doc is not None else None)
+    say = _SAY.get(widget) or (page_spot(doc) if doc is not None else None)
     if say is None:
         log.info("a browser's value was changed or refused: %s", sentence)
         return

@@ -158,10 +158,11 @@ def test_a_closed_page_leaves_nothing_behind():
                                     headers=HTTPHeaders({"Host": "127.0.0.1"}))
         session = await app.create_session_if_needed("closing", request, token=generate_jwt_token("closing"))
         doc = weakref.ref(session.document)
-        assert doc() in validate._PAGE_SAY and doc() in poll._BALLOTS
+        assert validate.page_spot(doc()) is not None and poll.ballot_of(doc()) is not None
         session.request_expiration()                          # closed: discarded at Bokeh's next check
         await app._cleanup_sessions(15_000)
         assert session.id not in {s.id for s in app.sessions}
+        assert validate.page_spot(doc()) is None and poll.ballot_of(doc()) is None   # forgotten on closing
         return doc
 
     doc = asyncio.run(open_and_close())
