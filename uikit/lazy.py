@@ -57,7 +57,7 @@ class Lazy(pn.Column):
         # how the page finishes its figures (uikit.figures.finish_figures sets it to the page's own:
         # its type floor, and the tickers and formatters its figures share)
         self.finish: Callable = finish_figures
-        watch.on_msg(self._near)
+        watch.on_msg(self.scrolled_near)
 
     @property
     def built(self) -> bool:
@@ -78,7 +78,9 @@ class Lazy(pn.Column):
                 self.objects = [self._content]
         return self._content
 
-    def _near(self, event=None) -> None:
+    def scrolled_near(self, event=None) -> None:
+        """What the box's message from the browser does: build the section in a page turn of its own
+        on a served page, at once elsewhere."""
         if served():
             pn.state.execute(self._show_in_turn)
         else:

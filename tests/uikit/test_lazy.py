@@ -32,7 +32,7 @@ def test_a_section_is_sent_as_its_box_and_built_once_when_shown():
     assert not any(isinstance(m, Plot) for m in models)
     box = section.objects[0]
     assert box.height == 300 and PLACEHOLDER in box.css_classes
-    section._near()                 # the browser's message; outside a served page it builds at once
+    section.scrolled_near()         # the browser's message; outside a served page it builds at once
     content = section.show()        # and only once
     assert built == [1] and section.built and section.objects == [content]
     assert any(isinstance(m, Plot) for m in page_models(view))
