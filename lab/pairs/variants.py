@@ -41,7 +41,10 @@ def check_variant(variant: str) -> str:
 class DraftVariants:
     """The running pair's teaching drafts, loaded once each and kept until the pair changes."""
 
-    def __init__(self):
+    def __init__(self, make=None):
+        """`make(pair, variant)` builds a teaching draft's pair (default `with_draft`; a test passes
+        one that counts the loads)."""
+        self._make = make or with_draft
         self._lock = threading.Lock()
         self._owner: ModelPair | None = None     # the pair the kept variants belong to
         self._pairs: dict[str, ModelPair] = {}
@@ -75,7 +78,7 @@ class DraftVariants:
                 self._owner, self._pairs = pair, {}
             made = self._pairs.get(variant)
         if made is None:
-            made = _with_draft(pair, variant)
+            made = self._make(pair, variant)
             with self._lock:
                 if self._owner is pair:
                     made = self._pairs.setdefault(variant, made)
@@ -94,7 +97,7 @@ class DraftVariants:
             self._owner, self._pairs = None, {}
 
 
-def _all_zero_head(draft) -> bool:
+def all_zero_head(draft) -> bool:
     """Whether `draft`'s logits are all zero (a random draft prepared before its guesses were random)."""
     weight = getattr(draft.get_output_embeddings(), "weight", None)
     if weight is None:
@@ -113,7 +116,7 @@ def _random_for(pair: ModelPair):
     return move(draft, pair.device, pair.dtype)              # beside the pair's target
 
 
-def _with_draft(pair: ModelPair, variant: str) -> ModelPair:
+def with_draft(pair: ModelPair, variant: str) -> ModelPair:
     """`pair` with its target, tokenizer and settings, drafting with the teaching draft `variant`."""
     ref = pair.teaching_drafts.get(variant, ("", ""))[0]
     if ref is None:                                  # the pair's own draft is this teaching draft
@@ -123,7 +126,7 @@ def _with_draft(pair: ModelPair, variant: str) -> ModelPair:
         draft = load_draft(ref, pair)
     else:                                            # random, for any vocabulary
         draft = _random_for(pair)
-    if variant == "random" and _all_zero_head(draft):
+    if variant == "random" and all_zero_head(draft):
         draft = _random_for(pair)    # prepared with all-zero logits (and loaded packed): made afresh instead
     return replace(pair, draft=draft, draft_label=DraftVariants.label(pair, variant), drafter="model",
                    policy=LECTURE_POLICY, notes={**pair.notes, "variant": variant})

@@ -30,16 +30,16 @@ def test_a_random_draft_prepared_with_zero_logits_gets_random_guesses_when_switc
     """A random draft prepared as all zeros guessed token 0 at every position; the variant switch
     gives it the random guesses (lab.pairs.variants)."""
     from lab.pairs.tiny import tiny_pair
-    from lab.pairs.variants import DraftVariants, _all_zero_head
+    from lab.pairs.variants import DraftVariants, all_zero_head
     pair = tiny_pair()
     model = make_random(pair.target.config.vocab_size)
     with torch.no_grad():
         for p in model.parameters():
             p.zero_()                                               # as an older `python -m lab prepare` saved it
-    assert _all_zero_head(model) and int(_last_logits(model, [5]).argmax()) == 0
+    assert all_zero_head(model) and int(_last_logits(model, [5]).argmax()) == 0
     pair = replace(pair, draft=model, teaching_drafts={"random": (None, "")})    # the pair's own draft
     random = DraftVariants().pair(pair, "random")
-    assert not _all_zero_head(random.draft)
+    assert not all_zero_head(random.draft)
     vocab = pair.target.config.vocab_size
     guesses = [int(_last_logits(random.draft, [t]).argmax()) for t in range(vocab)]
     assert sorted(guesses) == list(range(vocab))                   # a different random token after each

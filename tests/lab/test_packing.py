@@ -212,7 +212,7 @@ def test_a_packed_random_draft_prepared_with_zero_logits_is_made_afresh_when_swi
     """A random draft saved with all-zero weights is loaded packed; the variant switch cannot edit a
     packed head, so it drafts with a fresh random draft (lab.pairs.variants) and stays exact."""
     from lab.pairs.draftmodels import make_random
-    from lab.pairs.variants import DraftVariants, _all_zero_head
+    from lab.pairs.variants import DraftVariants, all_zero_head
     monkeypatch.setenv("SPECLAB_PACK", "1")
     pair = load_pair(str(folders[0]), str(folders[1]))
     zero = make_random(pair.target.config.vocab_size)
@@ -225,7 +225,7 @@ def test_a_packed_random_draft_prepared_with_zero_logits_is_made_afresh_when_swi
     pair = replace(pair, teaching_drafts={"random": (str(tmp_path / "random"), "")})
     assert is_packed(load_draft(str(tmp_path / "random"), pair).lm_head)
     random = DraftVariants().pair(pair, "random")
-    assert not _all_zero_head(random.draft)
+    assert not all_zero_head(random.draft)
     ids = pair.tokenizer.encode("the cat sat on the mat")
     plain = generate(pair, ids, mode="plain", max_new_tokens=12)
     assert generate(random, ids, gamma=3, max_new_tokens=12).new_ids == plain.new_ids

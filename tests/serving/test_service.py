@@ -168,13 +168,12 @@ def test_a_random_draft_accepts_far_less_than_the_aligned_one():
     assert len(guesses) > 5                              # random tokens, not token 0 (end of text) every time
 
 
-def test_every_draft_shares_the_one_target_and_loads_once(monkeypatch):
-    from lab.pairs import variants
+def test_every_draft_shares_the_one_target_and_loads_once():
+    from lab.pairs.variants import DraftVariants, with_draft
     pair = tiny_pair()
     service = ModelService(lambda: pair)
     made = []
-    real = variants._with_draft
-    monkeypatch.setattr(variants, "_with_draft", lambda p, v: made.append(v) or real(p, v))
+    service.variants = DraftVariants(make=lambda p, v: made.append(v) or with_draft(p, v))
     assert service.pair_for("aligned") is pair
     random = service.pair_for("random")
     assert random.target is pair.target and random.tokenizer is pair.tokenizer and random.draft is not pair.draft
@@ -198,7 +197,7 @@ def test_a_draft_the_pair_cannot_have_is_one_sentence():
         service.pair_for("best")
 
 
-def test_cache_keys_hold_the_draft(monkeypatch):
+def test_cache_keys_hold_the_draft():
     from lab.core.sampling import SamplingSettings
     pair = tiny_pair()
     service = ModelService(lambda: pair)
@@ -206,15 +205,16 @@ def test_cache_keys_hold_the_draft(monkeypatch):
     spec = {d: service.generation(ids, max_new_tokens=8, draft=d) for d in ("aligned", "random")}
     drafted = {d: {x.token_id for r in g.rounds for x in r.drafts} for d, g in spec.items()}
     assert drafted["random"] != drafted["aligned"]       # each draft its own guesses, its own entry
-    keys = [k for k in service._cache if k[1] == "generation"]
-    assert sorted(k[-1] for k in keys) == ["aligned", "random"]
+    assert all(service.generation(ids, max_new_tokens=8, draft=d) is spec[d] for d in spec)   # each kept
     plain = [service.generation(ids, mode="plain", max_new_tokens=8, draft=d) for d in ("aligned", "random")]
     assert plain[0] is plain[1]                            # the target writing alone: one entry for all drafts
     settings = SamplingSettings(temperature=1.0)
     rounds = {d: service.round(ids, 0, settings=settings, gamma=3, seed=2, max_new_tokens=8, draft=d)[0]
               for d in ("aligned", "random")}
-    assert {k[1] for k in service._rounds} == {"aligned", "random"}
+    assert all(service.round(ids, 0, settings=settings, gamma=3, seed=2, max_new_tokens=8, draft=d)[0] is rounds[d]
+               for d in rounds)                                                        # each kept
     assert rounds["random"].drafts[0].q == pytest.approx(1 / len(pair.tokenizer), rel=0.01)   # q uniform
+    assert rounds["aligned"].drafts[0].q != pytest.approx(rounds["random"].drafts[0].q)       # its own draft's
     race = {d: service.race(ids, n_tokens=6, draft=d) for d in ("aligned", "random")}
     assert race["aligned"].draft_texts != race["random"].draft_texts
     from lab.speed.request import Request
