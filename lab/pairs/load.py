@@ -111,7 +111,7 @@ def _check_memory(ref: Path | str, role: str, config: dict, placement: Placement
     raise PairError(sentence(ref), public=sentence(public_ref(ref)))
 
 
-def _load_model(ref: Path | str, role: str, share=None, placement: Placement = devices.CPU):
+def load_model(ref: Path | str, role: str, share=None, placement: Placement = devices.CPU):
     """One model of a pair, checked, in `placement`'s device and dtype, eval mode, no gradients;
     on the CPU in float32 its layers packed (lab.pairs.packing), sharing `share`'s equal tensors."""
     import torch
@@ -210,8 +210,8 @@ def load_pair(target: str, draft: str, name: str = "custom", progress: Callable 
     check_same_vocabulary(target_tok, draft_tok, target_ref=target, draft_ref=draft)
     if progress:
         progress(0.9, f"loading {_short(target)} and {_short(draft)}")
-    target_model = _load_model(target_path, "target", placement=placement)
-    draft_model = _load_model(draft_path, "draft", share=target_model, placement=placement)
+    target_model = load_model(target_path, "target", placement=placement)
+    draft_model = load_model(draft_path, "draft", share=target_model, placement=placement)
     check_same_vocabulary(target_tok, draft_tok, target_model, draft_model, target, draft)
     notes = {"target_ref": str(target_path), "draft_ref": str(draft_path)}
     return ModelPair(target=target_model, draft=draft_model, tokenizer=target_tok, name=name,
@@ -222,8 +222,8 @@ def load_pair(target: str, draft: str, name: str = "custom", progress: Callable 
 def load_draft(ref: str, pair: ModelPair):
     """Another draft for `pair`'s target (a teaching draft, lab.pairs.variants), loaded and checked like
     the pair's own: its logits must be as wide as the target's."""
-    model = _load_model(_resolve_ref(ref, None), "draft", share=pair.target,
-                        placement=Placement(pair.device, pair.dtype))
+    model = load_model(_resolve_ref(ref, None), "draft", share=pair.target,
+                       placement=Placement(pair.device, pair.dtype))
     check_same_vocabulary(pair.tokenizer, pair.tokenizer, pair.target, model, pair.target_label, ref)
     return model
 
@@ -309,6 +309,11 @@ def use_args(argv: list[str]) -> None:
     _SERVER_ARGS = list(argv)
 
 
+def server_args() -> list[str]:
+    """The server's arguments as `use_args` last set them (a copy)."""
+    return list(_SERVER_ARGS)
+
+
 def requested() -> PairSpec:
     """The pair the server was asked for (its arguments, else the environment, else the default)."""
     return resolve_pair(_SERVER_ARGS)
@@ -361,8 +366,9 @@ def loaded() -> ModelPair | None:
     return _PAIR
 
 
-def _reset_shared_pair() -> None:
-    """Forget the shared pair (tests only)."""
+def forget_pair() -> None:
+    """Forget the process-wide pair, so the next `get_pair` loads one again (for tests, each of which
+    starts from no pair)."""
     global _PAIR
     with _LOCK:
         _PAIR = None

@@ -119,11 +119,19 @@ def test_asking_for_cuda_without_a_gpu_loads_on_the_cpu_and_says_so(no_gpu, capl
     assert caplog.text.count("torch finds no CUDA GPU") == 1
 
 
-def test_the_servers_device_argument_reaches_the_loader(no_gpu, monkeypatch):
-    monkeypatch.setattr(load, "_SERVER_ARGS", ["--pair", "tiny", "--device", "mps"])
+@pytest.fixture
+def server_args():
+    """`load.use_args`, the server's arguments put back as they were after the test."""
+    before = load.server_args()
+    yield load.use_args
+    load.use_args(before)
+
+
+def test_the_servers_device_argument_reaches_the_loader(no_gpu, server_args):
+    server_args(["--pair", "tiny", "--device", "mps"])
     pair = load_spec(registry()["tiny"])
     assert pair.device == "cpu" and "no Apple-silicon GPU (MPS)" in pair.notes["warning"]
-    monkeypatch.setattr(load, "_SERVER_ARGS", ["--device", "cpu", "--dtype", "bfloat16"])
+    server_args(["--device", "cpu", "--dtype", "bfloat16"])
     pair = load_spec(registry()["tiny"])
     assert (pair.device, pair.dtype, pair.target.dtype) == ("cpu", "bfloat16", torch.bfloat16)
     assert "warning" not in pair.notes

@@ -132,8 +132,8 @@ def test_shortlist_draft_loads_through_the_auto_classes(tmp_path):
     expected = draft(torch.tensor(ids)).logits[0, -1]
     torch.save(expected, tmp_path / "expected.pt")
     # a fresh process that imports only lab.pairs.load: its loader must register the type itself
-    code = ("import sys, torch\nfrom pathlib import Path\nfrom lab.pairs.load import _load_model\n"
-            f"m = _load_model(Path({str(tmp_path / 'draft')!r}), 'draft')\n"
+    code = ("import sys, torch\nfrom pathlib import Path\nfrom lab.pairs.load import load_model\n"
+            f"m = load_model(Path({str(tmp_path / 'draft')!r}), 'draft')\n"
             f"got = m(torch.tensor({ids})).logits[0, -1]\n"
             f"want = torch.load({str(tmp_path / 'expected.pt')!r})\n"
             "assert torch.allclose(got, want, rtol=1e-4, atol=1e-5), (got, want)\n"   # packed: float rounding

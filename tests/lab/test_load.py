@@ -115,9 +115,9 @@ def small_registry(tiny, tmp_path, monkeypatch):
     import lab.pairs.registry
     monkeypatch.setattr(lab.pairs.registry, "REGISTRY_PATH", toml)
     monkeypatch.delenv("SPECLAB_PAIR", raising=False)
-    load._reset_shared_pair()
+    load.forget_pair()
     yield
-    load._reset_shared_pair()
+    load.forget_pair()
 
 
 def test_get_pair_falls_back_to_default_with_warning(small_registry, caplog):
