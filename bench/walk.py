@@ -29,9 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from chapters.registry import pages  # noqa: E402
 from shell.tour_steps import TOUR  # noqa: E402
-from tests.ui.conftest import BENIGN, CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from tests.ui.test_a11y import UNSETTLED  # noqa: E402
-from tests.ui.test_tour_projector import ACTIONS  # noqa: E402
+from tests.ui.helpers import ACTIONS, BENIGN, CHROMIUM, CHROMIUM_ARGS, UNSETTLED  # noqa: E402
 
 TRACEBACK = "Traceback (most recent call last):"
 

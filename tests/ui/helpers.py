@@ -1,6 +1,7 @@
 """What the browser tests share besides their fixtures (tests/ui/conftest.py): serving the app,
-opening a page, and reading what a page shows (Bokeh's models, text inside shadow roots, the tour's
-step, the class poll's lines)."""
+opening a page, reading what a page shows (Bokeh's models, text inside shadow roots, the tour's
+step, the class poll's lines), when a page has settled, and what a lecturer presses on the tour
+(the walk in bench/walk.py uses the last two too)."""
 from __future__ import annotations
 
 import contextlib
@@ -134,3 +135,22 @@ def no_scroll(page) -> tuple[int, int]:
     """(scrollHeight, clientHeight) of the page's scrolling main area."""
     return page.evaluate("() => { const m = document.querySelector('#main');"
                          " return [m.scrollHeight, m.clientHeight]; }")
+
+
+UNSETTLED = """() => {
+    // what is still to come: a working line's spinner, a slider handle the shell has not named yet
+    const roots = [document];
+    let count = 0;
+    while (roots.length) {
+        const root = roots.pop();
+        count += root.querySelectorAll(".busy .spin, .noUi-handle:not([aria-label])").length;
+        for (const el of root.querySelectorAll("*")) if (el.shadowRoot) roots.push(el.shadowRoot);
+    }
+    return count;
+}"""
+
+# what a lecturer presses on a tour step before turning to the room (the walk measures what they see
+# then); the measurements (step 10's and step 34's) are left out: they take a minute on a busy machine
+ACTIONS = {3: "✎ Write", 6: "Ask the small model", 9: ("Tick the clock", 3), 12: ("▶ Next round", 2),
+           16: "Next round", 20: "Draw", 21: "Draw 1000", 23: "Show p and q", 24: "Run accept + correct",
+           27: "Step", 28: "Show a round where every draft is kept", 29: "Step", 35: "Read the timeline"}

@@ -9,7 +9,7 @@ import pytest
 from chapters.registry import pages
 from shell.tour_steps import TOUR
 from tests.helpers import wait_until
-from tests.ui.helpers import ROOT, open_page
+from tests.ui.helpers import ROOT, UNSETTLED, open_page
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 BLOCKING = ("serious", "critical")
@@ -40,18 +40,6 @@ def report(where: str, violations: list[dict]) -> str:
 def check(page, where: str):
     blocking = [v for v in axe_violations(page) if v["impact"] in BLOCKING]
     assert not blocking, report(where, blocking)
-
-UNSETTLED = """() => {
-    // what is still to come: a working line's spinner, a slider handle the shell has not named yet
-    const roots = [document];
-    let count = 0;
-    while (roots.length) {
-        const root = roots.pop();
-        count += root.querySelectorAll(".busy .spin, .noUi-handle:not([aria-label])").length;
-        for (const el of root.querySelectorAll("*")) if (el.shadowRoot) roots.push(el.shadowRoot);
-    }
-    return count;
-}"""
 
 
 def settle(page, last: str | None = None):

@@ -17,17 +17,12 @@ from pathlib import Path
 
 from shell.tour_steps import TOUR
 from tests.helpers import wait_until
-from tests.ui.helpers import open_page, rendered
+from tests.ui.helpers import ACTIONS, open_page, rendered
 
 N = len(TOUR)
 MEASURE = (Path(__file__).resolve().parent / "tour_layout.js").read_text()
 # smallest type (px) at 1920×1080, per kind of text; other screens scale it by their width
 SMALLEST = {"body": 24, "code": 20, "figure": 16, "index": 16}
-# what a lecturer presses on a step before turning to the room (the walk measures what they see
-# then); the measurements (step 10's and step 34's) are left out: they take a minute on a busy machine
-ACTIONS = {3: "✎ Write", 6: "Ask the small model", 9: ("Tick the clock", 3), 12: ("▶ Next round", 2),
-           16: "Next round", 20: "Draw", 21: "Draw 1000", 23: "Show p and q", 24: "Run accept + correct",
-           27: "Step", 28: "Show a round where every draft is kept", 29: "Step", 35: "Read the timeline"}
 
 
 def press(page, n: int) -> None:
