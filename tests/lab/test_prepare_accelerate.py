@@ -61,6 +61,6 @@ def test_dequantised_weights_equal_transformers_own_gguf_loading(tmp_path):
     with prepare.quiet_progress_bars():
         reference = AutoModelForCausalLM.from_pretrained(tmp_path, gguf_file="tiny.gguf",
                                                          dtype=torch.float32).state_dict()
-        ours = prepare._load_gguf(tmp_path, "tiny.gguf")[0].state_dict()
+        ours = prepare.load_gguf(tmp_path, "tiny.gguf")[0].state_dict()
     assert ours.keys() == reference.keys()
     assert all(torch.equal(ours[k], reference[k]) for k in reference)
