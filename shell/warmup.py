@@ -22,8 +22,6 @@ from lab.speed import costs
 from uikit.state import LabState
 
 log = logging.getLogger(__name__)
-_started = False
-_lock = threading.Lock()
 
 
 def jobs(service) -> list[tuple[str, object, tuple, dict]]:
@@ -60,23 +58,40 @@ def run(service, owner=None) -> list[str]:
     return done
 
 
-def _when_loaded(loader, interval: float) -> None:
-    while not (loader.ready or loader.error):
-        time.sleep(interval)
-    if loader.ready:
-        from serving import runtime
-        run(runtime.service())
+class WarmUp:
+    """A server's warm-up: `work(service)` (default `run`) on the pair's model service once the pair
+    has loaded, started once."""
+
+    def __init__(self, work=None):
+        """`work`: what to run on the service (a test passes its own); None: `run`."""
+        self.work = work or run
+        self.started = False
+        self._lock = threading.Lock()
+
+    def start(self, loader=None, interval: float = 0.5) -> bool:
+        """Start in the background unless started already (returns whether it started now), looking
+        every `interval` seconds whether `loader` (default shell.loading.LOADER) has the pair."""
+        with self._lock:
+            if self.started:
+                return False
+            self.started = True
+        if loader is None:
+            from shell.loading import LOADER as loader
+        threading.Thread(target=self._when_loaded, args=(loader, interval), name="warm-up", daemon=True).start()
+        return True
+
+    def _when_loaded(self, loader, interval: float) -> None:
+        while not (loader.ready or loader.error):
+            time.sleep(interval)
+        if loader.ready:
+            from serving import runtime
+            self.work(runtime.service())
+
+
+SERVER = WarmUp()    # this server's warm-up
 
 
 def start(loader=None, interval: float = 0.5) -> bool:
     """Warm the default demos in the background once the pair has loaded (once per server), looking
     every `interval` seconds whether it has."""
-    global _started
-    with _lock:
-        if _started:
-            return False
-        _started = True
-    if loader is None:
-        from shell.loading import LOADER as loader
-    threading.Thread(target=_when_loaded, args=(loader, interval), name="warm-up", daemon=True).start()
-    return True
+    return SERVER.start(loader, interval)

@@ -71,7 +71,7 @@ def test_first_clicks_after_the_warm_up_compute_nothing(warm, monkeypatch, make_
     assert clicks[0].race is not None and clicks[2].rounds and clicks[3].generation is not None
 
 
-def test_started_once_per_server_after_the_pair_has_loaded(monkeypatch):
+def test_started_once_per_server_after_the_pair_has_loaded():
     class Loader:
         """A pair loader that is not ready until told; it says when it has been asked twice."""
         error, is_ready, asked = "", False, 0
@@ -84,10 +84,9 @@ def test_started_once_per_server_after_the_pair_has_loaded(monkeypatch):
                 self.asked_twice.set()
             return self.is_ready
     runs, ran = [], threading.Event()
-    monkeypatch.setattr(warmup, "_started", False)
-    monkeypatch.setattr(warmup, "run", lambda service: runs.append(service) or ran.set())
+    server = warmup.WarmUp(work=lambda service: runs.append(service) or ran.set())
     loader = Loader()
-    assert warmup.start(loader, interval=0.01) is True and warmup.start(loader) is False
+    assert server.start(loader, interval=0.01) is True and server.start(loader) is False
     assert loader.asked_twice.wait(10)
     assert runs == []                       # asked, and not started before the pair is in
     loader.is_ready = True
