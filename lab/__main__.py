@@ -80,7 +80,7 @@ def measure_main(argv: list[str]) -> int:
         settings = SamplingSettings(args.temperature, args.top_k, args.top_p)
         pair_argv = sum(([f"--{k}", v] for k in ("pair", "target", "draft") if (v := getattr(args, k))), [])
         spec = resolve_pair(pair_argv, environ={} if pair_argv else None)
-        bar = None if args.json else _Progress()
+        bar = None if args.json else ProgressLines()
         if args.per_category is not None and args.per_category < 1:
             raise ValueError("--per-category must be at least 1.")
         prompt_set = None if args.prompt is not None else heldout_prompts(args.prompts or HELDOUT_PROMPTS)
@@ -130,7 +130,7 @@ def measure_main(argv: list[str]) -> int:
     return 0
 
 
-class _Progress:
+class ProgressLines:
     """The command's progress on stderr: a line per new message; the percentage never goes back
     (loading the pair, then measuring, each fill their own share of 0–100 %)."""
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 import lab.speed.measure
-from lab.__main__ import _Progress, main
+from lab.__main__ import ProgressLines, main
 from lab.speed.measure import Measurement
 
 
@@ -19,7 +19,7 @@ def test_help_names_the_auto_policy(capsys):
 
 
 def test_progress_never_goes_back_and_says_each_message_once(capsys):
-    bar = _Progress()
+    bar = ProgressLines()
     loading, measuring = bar.phase(0.0, 0.1), bar.phase(0.1, 1.0)
     for f, message in [(1.0, "embedded pair ready"), (1.0, "embedded pair ready"), (0.9, "loading the pair")]:
         loading(f, message)
