@@ -134,8 +134,10 @@ def test_bokehs_messages_are_written_behind_panels_in_the_order_they_were_made(m
     pacing.keep_deferred_writes()
     doc, div = Document(), Div(text="before")
     doc.add_root(div)
-    conn = ServerConnection.__new__(ServerConnection)
-    conn._protocol, conn._socket = Protocol(), Socket()
+    class Session:                                 # what a connection subscribes to
+        def subscribe(self, connection):
+            pass
+    conn = ServerConnection(Protocol(), Socket(), None, Session())
 
     async def page_changes():
         document._WRITE_BLOCK[doc] = True          # Panel's message, deferred while the socket was busy
