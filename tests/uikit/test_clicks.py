@@ -2,6 +2,7 @@
 are dropped while another browser's run, and no module registers a click any other way."""
 import ast
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import panel as pn
@@ -18,11 +19,13 @@ REPO = Path(__file__).resolve().parents[2]
 
 def crafted_click(button: pn.widgets.Button) -> None:
     """A click as the server receives it from a client, whatever the page shows: Bokeh's ButtonClick
-    event on the button's model (a browser never sends one for a disabled button; a crafted client can)."""
+    event on the button's model (a browser never sends one for a disabled button; a crafted client can),
+    its document current while the event runs (not a served page, whatever an earlier test left)."""
     doc = Document()
     model = button.get_root(doc)
     doc.add_root(model)
-    doc.callbacks.trigger_event(ButtonClick(model))
+    with set_curdoc(doc):
+        doc.callbacks.trigger_event(ButtonClick(model))
 
 
 @pytest.fixture
@@ -48,16 +51,23 @@ def test_panel_runs_a_disabled_buttons_click_and_the_guard_does_not():
 
 
 def test_an_async_callback_is_guarded_too():
+    """The clicks come on a thread of their own, where no event loop runs (the browser tests'
+    Playwright keeps one running on the main thread): there Panel runs an async callback to its end
+    before the click returns."""
     button, ran = pn.widgets.Button(label="Ask"), []
 
     async def ask(event):
         await asyncio.sleep(0)
         ran.append(event.new)
     on_click(button, ask)
-    button.disabled = True
-    crafted_click(button)
-    button.disabled = False
-    crafted_click(button)
+
+    def two_clicks():
+        button.disabled = True
+        crafted_click(button)
+        button.disabled = False
+        crafted_click(button)
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(two_clicks).result(timeout=30)
     assert ran == [2]                 # the second click (clicks == 2) ran, the first did not
 
 
