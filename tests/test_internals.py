@@ -40,6 +40,7 @@ INTERNALS = [
     ("bokeh.server.connection.ServerConnection.session", "property", "shell/app.closed_tab (its code's name)"),
     ("panel.io.resources.LOCAL_DIST", "attribute", "shell/sessions.stylesheets_from_here"),
     ("bokeh.document.models.DocumentModelManager.freeze", ["self"], "uikit/lazy (a section built in one walk)"),
+    ("panel.viewable.Renderable._models", "instance attribute", "uikit/lazy.Lazy.show (the page's document)"),
     ("transformers.modeling_gguf_pytorch_utils.tqdm", "attribute", "lab/pairs/prepare.py (silences its bars)"),
     ("transformers.PreTrainedModel._init_weights", ["self", "module"], "lab/pairs/draftmodels.ShortlistLlamaForCausalLM"),
     ("transformers.PreTrainedModel._tied_weights_keys", "attribute", "lab/pairs/draftmodels.ShortlistLlamaForCausalLM"),
@@ -126,6 +127,11 @@ def test_what_the_lab_assumes_of_them(instances):
     # keep_deferred_writes keys Panel's queue by document, weakly (a closed page's queue goes with it)
     assert isinstance(document._WRITE_MSGS, weakref.WeakKeyDictionary)
     assert isinstance(document._WRITE_BLOCK, weakref.WeakKeyDictionary)
+    # uikit/lazy.Lazy.show finds its page's document through the (model, parent) pairs Panel keeps
+    from bokeh.document import Document
+    column, doc = pn.Column("x"), Document()
+    doc.add_root(column.get_root(doc))
+    assert [model.document for model, _parent in column._models.values()] == [doc]
     # lab/pairs/prepare.py replaces the gguf module's tqdm with a silenced one: it must be tqdm's callable
     import transformers.modeling_gguf_pytorch_utils as gguf_utils
     assert callable(gguf_utils.tqdm)
