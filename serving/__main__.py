@@ -14,21 +14,14 @@ only the thread that calls it); each then takes its share of the cores (shell.st
 """
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import sys
 from pathlib import Path
 
+from serving import serving_processes
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def processes(argv: list[str]) -> int:
-    """The server processes the arguments ask for (`--num-procs N`; 0 is one per core)."""
-    ap = argparse.ArgumentParser(add_help=False)
-    ap.add_argument("--num-procs", type=int, default=1)
-    known, _ = ap.parse_known_args(argv)
-    return known.num_procs if known.num_procs > 0 else os.cpu_count() or 1
 
 
 def load_before_fork(lab_args: list[str]):
@@ -63,7 +56,7 @@ def preload(n: int, lab_args: list[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     cut = argv.index("--args") if "--args" in argv else len(argv)
-    n = processes(argv[:cut])
+    n = serving_processes(argv[:cut])
     if n > 1:
         print(preload(n, argv[cut + 1:]), file=sys.stderr, flush=True)
     from panel.command import main as panel_main

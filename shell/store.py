@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from serving import serving_processes
 from shell.listeners import Listeners
 
 log = logging.getLogger(__name__)
@@ -228,19 +229,6 @@ class ClassStore:
         """Forget every shared value whose key starts with `prefix`."""
         with self.write() as db:
             db.execute("DELETE FROM shared WHERE substr(key, 1, ?) = ?", (len(prefix), prefix))
-
-
-def serving_processes(argv: list[str] | None = None) -> int:
-    """How many processes `panel serve --num-procs N` runs (1 when not given; 0 means one per core)."""
-    import sys
-    argv = sys.argv if argv is None else argv
-    for i, arg in enumerate(argv):
-        value = arg.split("=", 1)[1] if arg.startswith("--num-procs=") else (
-            argv[i + 1] if arg == "--num-procs" and i + 1 < len(argv) else None)
-        if value is not None:
-            n = int(value) if value.lstrip("-").isdigit() else 1
-            return n if n > 0 else (os.cpu_count() or 1)
-    return 1
 
 
 def forked() -> bool:

@@ -11,17 +11,17 @@ from pathlib import Path
 
 import serving.__main__ as launcher
 from lab.errors import PairError
-from serving.__main__ import processes
+from serving import serving_processes
 from tests.helpers import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_processes_reads_num_procs_before_the_labs_own_arguments():
-    assert processes([]) == 1
-    assert processes(["--port", "5006", "--num-procs", "3"]) == 3
-    assert processes(["--num-procs=2"]) == 2
-    assert processes(["--num-procs", "0"]) == (os.cpu_count() or 1)
+def test_serving_processes_reads_num_procs():
+    assert serving_processes([]) == 1
+    assert serving_processes(["--port", "5006", "--num-procs", "3"]) == 3
+    assert serving_processes(["--num-procs=2"]) == 2
+    assert serving_processes(["--num-procs", "0"]) == (os.cpu_count() or 1)
 
 
 def test_a_pair_that_cannot_load_before_the_fork_is_left_to_each_process(monkeypatch):
