@@ -282,7 +282,16 @@ class ModelService:
         ids = list(request.prompt_ids)
         plain = yield from self.generation_steps(ids, **request.plain())
         spec = yield from self.generation_steps(ids, **request.generation())
-        return self.cached(key, lambda: Outcome.of(request, plain, spec, profile))
+        return self.cached(key, lambda: Outcome.of(request, plain, spec, profile, self._priced_before(request, profile)))
+
+    def _priced_before(self, request: Request, profile) -> Outcome | None:
+        """The newest cached outcome of `request` priced by another profile than `profile` (the
+        machine has been re-timed since), or None: the page names the figure it replaces."""
+        with self._lock:
+            for key, value in reversed(self._cache.items()):
+                if key[1:3] == ("outcome", request) and key[3] != profile:
+                    return value
+        return None
 
     def monte_carlo(self, p: np.ndarray, q: np.ndarray, rule: str, n: int, seed: int = 0) -> np.ndarray:
         """Counts per token of `n` seeded rounds of accept + correct under `rule` (lab.core.montecarlo)."""

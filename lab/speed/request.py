@@ -27,7 +27,7 @@ from lab.core.sampling import GREEDY, SamplingSettings
 from lab.speed.timeline import REQUEST_TOKENS, Schedule, schedule
 from lab.core.trace import GenerationTrace
 
-LEVEL = 0.01                 # speed-ups within 1% of 1× are "level", not faster or slower
+LEVEL = 0.01                 # speed-ups within 1% of 1× (or the profile's noise, if more) are "level"
 # The lecture-scale pair of the projection: a draft call 5% of a target call and a verify pass that
 # costs one target call whatever γ, as with a 1B draft for an 8B target on a GPU.
 PROJECTED_C = 0.05
@@ -65,6 +65,14 @@ class Request:
         return f"{WHO[self.drafter]}, {policy_words(self.policy, self.gamma)}"
 
 
+def measured_break_even(profile: CostProfile, gamma: int, c: float) -> float:
+    """The least α (to 0.001) at which E / (γc + v(γ + 1)), with `profile`'s verify cost, reaches 1;
+    nan when no α does. Chapter 10's read-out and every verdict name this one break-even."""
+    alphas = np.linspace(0, 1, 1001)
+    above = np.nonzero(profile.speedup(alphas, gamma, c) >= 1)[0]
+    return float(alphas[above[0]]) if above.size else float("nan")
+
+
 def policy_words(policy: str, gamma: int) -> str:
     """A draft-length policy text ("constant", "heuristic+confidence:0.4", …) in words."""
     parts = policy.split("+")
@@ -84,10 +92,16 @@ class Outcome:
     spec: GenerationTrace
     profile: CostProfile
     timed: Schedule = field(repr=False)
+    earlier_speedup: float | None = None   # this request priced by the profile this one replaced
+    earlier_verdict: str | None = None     # and its verdict word then ("faster", "level", "slower")
 
     @classmethod
-    def of(cls, request: Request, plain: GenerationTrace, spec: GenerationTrace, profile: CostProfile) -> "Outcome":
-        return cls(request, plain, spec, profile, schedule(plain, spec, profile))
+    def of(cls, request: Request, plain: GenerationTrace, spec: GenerationTrace, profile: CostProfile,
+           earlier: "Outcome | None" = None) -> "Outcome":
+        """Price both generations by `profile`; `earlier`: the same request priced by the profile
+        this one replaced (the machine re-timed), whose figure the page then names."""
+        before = (earlier.speedup, earlier.verdict_word()) if earlier is not None else (None, None)
+        return cls(request, plain, spec, profile, schedule(plain, spec, profile), *before)
 
     # --- the figures every page shows ---
     @property
@@ -163,10 +177,28 @@ class Outcome:
 
     def break_even(self) -> float:
         """The α at which this request's drafting would break even on this machine: E equal to
-        γc + v(γ + 1) with the profile's verify cost; nan when no α does."""
-        alphas = np.linspace(0, 1, 1001)
-        above = np.nonzero(self.profile.speedup(alphas, self.mean_gamma, self.c) >= 1)[0]
-        return float(alphas[above[0]]) if above.size else float("nan")
+        γc + v(γ + 1) with the profile's verify cost, at c as pages print it (two decimals, where
+        chapter 10 sets its slider, so its read-out gives the same α); nan when no α does."""
+        return measured_break_even(self.profile, self.mean_gamma, round(self.c, 2))
+
+    @property
+    def noise(self) -> float:
+        """How far from 1× a speed-up must lie to be told from level: the profile's measured noise
+        (how far repeated timings of one call spread), at least LEVEL."""
+        return max(LEVEL, self.profile.spread)
+
+    def verdict_word(self) -> str:
+        """"faster", "level" (within the profile's noise of 1×) or "slower"."""
+        s = self.speedup
+        return "level" if abs(s - 1) < self.noise else ("faster" if s > 1 else "slower")
+
+    def retimed(self) -> str:
+        """One line when the machine was re-timed since this request was last priced and that changed
+        its verdict, as "This machine re-timed: now 0.86× (slower), was 1.16× (faster)."; else ""."""
+        if self.earlier_speedup is None or self.earlier_verdict == self.verdict_word():
+            return ""
+        return (f"This machine re-timed: now {self.speedup:.2f}× ({self.verdict_word()}), was "
+                f"{self.earlier_speedup:.2f}× ({self.earlier_verdict}).")
 
     def projection(self) -> float:
         """These rounds' speed-up on a lecture-scale pair: the same tokens per target call, each
@@ -187,9 +219,13 @@ class Outcome:
         s, a, be = self.speedup, self.alpha or 0.0, self.break_even()
         head = (f"a round gave {self.tokens_per_call:.2f} tokens and cost {self.round_cost:.2f} target calls' "
                 f"time ({self._spent()})")
-        if abs(s - 1) < LEVEL:
-            return f"Level with plain decoding here ({s:.2f}×): {head}, so the guesses kept just pay for themselves."
-        if s > 1:
+        word = self.verdict_word()
+        if word == "level":
+            noise = (f"within this machine's timing noise (±{100 * self.noise:.0f}%)" if self.noise > LEVEL
+                     else "within 1%")
+            return (f"Level with plain decoding here ({s:.2f}×, {noise}): {head}, so the guesses kept about "
+                    "pay for themselves.")
+        if word == "faster":
             if self.sources["lookup"] * 2 >= self.target_calls:
                 why = f"{self.sources['lookup']} of {self.target_calls} rounds copied their guesses from the text, " \
                       "which costs no model call"
@@ -198,12 +234,13 @@ class Outcome:
                        f"α = {a:.2f} alone predicts")
             else:
                 why = f"α = {a:.2f} is above the break-even α = {be:.2f} for c = {self.c:.2f} at γ = {self.mean_gamma}"
+                why += " (with this machine's verify cost)"
             return f"Faster here ({s:.2f}×): {head}; {why}."
         k = min(self.mean_gamma + 1, self.profile.max_positions)
         v = self.profile.verify_units(k)
         why = ("no α breaks even at this cost" if np.isnan(be) else
-               f"α = {a:.2f} is below the break-even α = {be:.2f} for c = {self.c:.2f} at γ = {self.mean_gamma}"
-               if a < be else f"the guesses kept came too unevenly to pay, though α = {a:.2f} is above the "
+               f"α = {a:.2f} is below the break-even α = {be:.2f} for c = {self.c:.2f} at γ = {self.mean_gamma} "
+               "(with this machine's verify cost)" if a < be else f"the guesses kept came too unevenly to pay, though α = {a:.2f} is above the "
                f"break-even α = {be:.2f}")
         verify = f", and a verify pass over {k} positions costs {v:.2f} target calls on this machine, not 1" \
             if v > 1.05 else ""

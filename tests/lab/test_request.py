@@ -87,3 +87,40 @@ def test_a_request_names_who_guesses_and_how_many():
     assert Request((1,), drafter="lookup", gamma=3).describe().startswith("copying from the text")
     both = Request((1,), drafter="hybrid", policy="heuristic+confidence:0.4", gamma=2).describe()
     assert "draft model otherwise" in both and "adapting from 2" in both and "under 40%" in both
+
+
+def test_a_speed_up_within_the_profiles_noise_is_level():
+    """A profile whose repeated timings spread by 20% cannot tell 1.1× from 1×: the verdict says level,
+    and names that noise; the same rounds on a steady profile say faster."""
+    from dataclasses import replace
+    from lab.speed.request import Outcome
+    o = _outcome([_round(i, 4, 2) for i in range(8)], CHEAP, draft=0.04)
+    assert 1.0 < o.speedup < 1.2 and o.verdict_word() == "faster" and o.verdict().startswith("Faster here")
+    noisy = Outcome.of(o.request, o.plain, o.spec, replace(o.profile, spread=0.2))
+    assert noisy.speedup == o.speedup and noisy.noise == 0.2 and noisy.verdict_word() == "level"
+    assert noisy.verdict().startswith(f"Level with plain decoding here ({o.speedup:.2f}×, within this "
+                                      "machine's timing noise (±20%)")
+    assert "faster" not in noisy.verdict().lower() and "slower" not in noisy.verdict().lower()
+
+
+def test_a_re_timing_that_changes_the_verdict_is_named_in_one_line():
+    from dataclasses import replace
+    from lab.speed.request import Outcome
+    slower = _outcome([_round(i, 4, 1) for i in range(8)], DEAR, draft=0.018)
+    assert slower.retimed() == ""                                      # nothing before it
+    cheap = replace(slower.profile, draft_seconds=0.001, verify_seconds=tuple(CHEAP))
+    faster = Outcome.of(slower.request, slower.plain, slower.spec, cheap, earlier=slower)
+    assert faster.verdict_word() == "faster" and faster.earlier_speedup == slower.speedup
+    assert faster.retimed() == (f"This machine re-timed: now {faster.speedup:.2f}× (faster), "
+                                f"was {slower.speedup:.2f}× (slower).")
+    same = Outcome.of(slower.request, slower.plain, slower.spec, replace(slower.profile, load=0.1), earlier=slower)
+    assert same.retimed() == ""                                        # re-timed, same verdict: nothing to say
+
+
+def test_the_verdicts_break_even_is_the_one_the_read_out_gives_at_the_sliders():
+    """Chapter 10 sets c to two decimals; the verdict's break-even is taken at that c, with the
+    profile's verify cost, so its α is the one the read-out names."""
+    from lab.speed.request import measured_break_even
+    o = _outcome([_round(i, 4, 1) for i in range(8)], DEAR, draft=0.0183)
+    assert o.break_even() == measured_break_even(o.profile, 4, round(o.c, 2))
+    assert f"break-even α = {o.break_even():.2f}" in o.verdict() and "with this machine's verify cost" in o.verdict()
