@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import pickle
+import logging
 import threading
 import time
 from collections import OrderedDict
@@ -35,8 +35,10 @@ from concurrent.futures import Future
 
 import numpy as np
 
+from lab import records
 from lab.experiments import compare
 from lab.speed import costs, measure
+from lab.speed.costs import CostProfile
 from lab.core import engine, montecarlo
 from lab.speed.request import Outcome, Request
 from lab.core.sampling import SamplingSettings
@@ -46,8 +48,25 @@ from lab.pairs.variants import DraftVariants
 
 from serving.workqueue import BURST, MAX_PENDING, MAX_TOTAL, RATE, FairQueue, Owner, QueueFull  # noqa: F401  Owner, QueueFull: for pages
 
+log = logging.getLogger(__name__)
+
 _MISSING = object()     # peek's default where a cached value may be anything
 SHARED = ("outcome",)   # cache entries the serving processes share (their first key), when sharing
+
+
+def _shared_value(row: tuple[int, bytes], kind: type):
+    """The `kind` another process shared in `row` (version, JSON record), or None (logged) when the
+    row holds anything else: the store's rows are data, never code (lab.records)."""
+    try:
+        value = records.loads(row[1])
+    except ValueError as exc:
+        log.warning("A shared value in the class store was not a lab record and was ignored (%s).", exc)
+        return None
+    if not isinstance(value, kind):
+        log.warning("A shared value in the class store was a %s, not a %s, and was ignored.",
+                    type(value).__name__, kind.__name__)
+        return None
+    return value
 
 
 class _LiveRounds:
@@ -126,13 +145,16 @@ class ModelService:
             seen_version, seen = self._profiles.get(key, (0, None))
             row = self.shared.get(key)
             if row is not None and row[0] != seen_version:
-                theirs = pickle.loads(row[1])
+                theirs = _shared_value(row, CostProfile)
+                if theirs is None:
+                    self._profiles[key] = (row[0], seen)
+                    continue
                 costs.adopt(loaded, theirs)
                 self._profiles[key] = (row[0], theirs)
                 continue
             mine = costs.already_measured(self, draft)
             if mine is not None and mine is not seen:
-                self._profiles[key] = (self.shared.put(key, pickle.dumps(mine)), mine)
+                self._profiles[key] = (self.shared.put(key, records.dumps(mine).encode()), mine)
 
     @property
     def pair(self):
@@ -171,8 +193,8 @@ class ModelService:
                 return self._cache[key]
         if self.shared is not None and key[1] in SHARED:      # another process may have computed it
             row = self.shared.get(self._shared_key(key))
-            if row is not None:
-                value = pickle.loads(row[1])
+            value = None if row is None else _shared_value(row, object)
+            if value is not None:
                 self._keep(key, value)
                 return value
         return default
@@ -192,7 +214,7 @@ class ModelService:
         key = (self.pair.name,) + key
         self._keep(key, value)
         if self.shared is not None and key[1] in SHARED:
-            self.shared.put(self._shared_key(key), pickle.dumps(value))
+            self.shared.put(self._shared_key(key), records.dumps(value).encode())
         return value
 
     def clear(self, shared: bool = True) -> None:

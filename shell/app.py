@@ -29,6 +29,7 @@ from shell.lecturer import lecturer_view
 from shell.loading import LOADER, loading_view
 from shell.pages import html_pane, landing_html, nav_html, page_view, pager_html
 from shell.sessions import SNAPSHOTS, browser_id, click_allowed, join_classroom, session_state
+from shell.store import store_problem
 from shell.tour import build_tour
 from uikit import validate
 from uikit.clicks import allow_when
@@ -107,8 +108,8 @@ class SessionPage:
         self.badge_slot = pn.Column(sizing_mode="stretch_width", margin=0)
         self.settings_slot = pn.Column(sizing_mode="stretch_width", margin=0)
         self.keys = ShellKeys(browser_id=bid, width=0, height=0, margin=0)
-        notice = [html_pane(f'<p class="notice" role="alert">{html.escape(request.notice)}</p>')] \
-            if request.notice else []
+        notice = [html_pane(f'<p class="notice" role="alert">{html.escape(said)}</p>')
+                  for said in (request.notice, store_problem()) if said]
         # a value this page's browser sent that was clamped or refused (uikit.validate), said here
         self.problems = html_pane("", margin=0)
         validate.on_problems(self.say_problem)

@@ -12,7 +12,7 @@ count adds the other processes' open sessions.
 """
 from __future__ import annotations
 
-import pickle
+import logging
 import re
 import threading
 import uuid
@@ -22,6 +22,7 @@ from typing import Callable
 
 import panel as pn
 
+from lab import records
 from serving import runtime
 from serving.workqueue import BURST, RATE, Allowance
 from shell.heap import HEAP
@@ -54,7 +55,17 @@ class Snapshots:
             if self.store is None or bid in self._dirty:
                 return self._saved.get(bid, {})
         rows = self.store.read("SELECT value FROM snapshots WHERE browser = ?", (bid,))
-        return pickle.loads(rows[0][0]) if rows else self._saved.get(bid, {})
+        return self._snapshot(rows[0][0]) if rows else self._saved.get(bid, {})
+
+    @staticmethod
+    def _snapshot(blob: bytes) -> dict:
+        """A stored snapshot: plain data (lab.records) with only the snapshot's fields, else {}."""
+        try:
+            value = records.loads(blob)
+        except ValueError as exc:
+            logging.getLogger(__name__).warning("A settings snapshot in the class store was ignored (%s).", exc)
+            return {}
+        return {k: v for k, v in value.items() if k in SNAPSHOT_FIELDS} if isinstance(value, dict) else {}
 
     def save(self, bid: str, state: LabState) -> None:
         with self._lock:
@@ -69,7 +80,7 @@ class Snapshots:
         """Write the snapshots saved since the last flush to the shared store (one transaction),
         keeping its `size` newest."""
         with self._lock:
-            rows = [(bid, pickle.dumps(self._saved[bid])) for bid in self._dirty if bid in self._saved]
+            rows = [(bid, records.dumps(self._saved[bid]).encode()) for bid in self._dirty if bid in self._saved]
             self._dirty.clear()
         if not rows:
             return

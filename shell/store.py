@@ -36,6 +36,7 @@ from typing import Any, Callable
 
 from serving import serving_processes
 from shell.listeners import Listeners
+from shell.storefile import StoreRefused, alive, claim, forked, server_pid, started
 
 log = logging.getLogger(__name__)
 
@@ -43,12 +44,16 @@ INTERVAL = 0.5          # seconds between two looks at the events table
 HEARTBEAT = 5.0         # seconds between a process's "still here" writes
 GONE_AFTER = 30.0       # a process silent this long is gone: its pages no longer count as here
 KEEP_EVENTS = 5000      # events kept for a process that looks late (older ones are trimmed)
+KEEP_SHARED = 400       # shared request outcomes kept (the newest; each process also caches its own)
+KEEP_SHARED_BYTES = 64 << 20    # and at most this many bytes of them
+FAULT_EVERY = 60.0      # seconds between two log lines about the same store fault
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, origin TEXT NOT NULL,
                                    kind TEXT NOT NULL, data TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS procs (proc TEXT PRIMARY KEY, pid INTEGER, seen REAL, sessions INTEGER DEFAULT 0);
+CREATE TABLE IF NOT EXISTS procs (proc TEXT PRIMARY KEY, pid INTEGER, seen REAL, sessions INTEGER DEFAULT 0,
+                                  server INTEGER DEFAULT 0);
 CREATE TABLE IF NOT EXISTS questions (number INTEGER PRIMARY KEY, spec TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS votes (number INTEGER, voter TEXT, answer INTEGER, PRIMARY KEY (number, voter));
 CREATE TABLE IF NOT EXISTS revealed (number INTEGER PRIMARY KEY);
@@ -59,6 +64,10 @@ CREATE TABLE IF NOT EXISTS shared (key TEXT PRIMARY KEY, value BLOB, version INT
 CLASS_TABLES = ("questions", "votes", "revealed", "presence", "snapshots", "shared", "events", "procs")
 
 
+class StoreFault(RuntimeError):
+    """The class store could not be written; the message is one sentence for the pages."""
+
+
 class ClassStore:
     """One SQLite file shared by the class's server processes: events between them, who is here,
     and shared values. Thread-safe: one connection per thread, every write one transaction."""
@@ -66,8 +75,10 @@ class ClassStore:
     def __init__(self, path: Path | str, run: str | None = None, interval: float = INTERVAL):
         """`run`: the serving run this file belongs to; a file of another run is emptied first (None:
         keep what the file holds)."""
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = claim(Path(path))                          # StoreRefused unless only this user can write it
+        self.server = server_pid()                             # the server this process belongs to
+        self.problem: str | None = None                        # the last fault, one page sentence
+        self._faulted = 0.0
         self.proc = f"{os.getpid()}-{secrets.token_hex(4)}"    # this process, in this file
         self.interval = interval
         self._local = threading.local()
@@ -77,6 +88,8 @@ class ClassStore:
         self._thread: threading.Thread | None = None
         self._tick_hooks: list[Callable[[], None]] = []
         self._db().executescript(SCHEMA)
+        if "server" not in {row[1] for row in self.read("PRAGMA table_info(procs)")}:    # an older file
+            self._db().execute("ALTER TABLE procs ADD COLUMN server INTEGER DEFAULT 0")
         with self.write() as db:
             known = db.execute("SELECT value FROM meta WHERE key = 'run'").fetchone()
             if run is not None and (known is None or known[0] != run):
@@ -85,10 +98,15 @@ class ClassStore:
                 db.execute("DELETE FROM meta WHERE key = 'salt'")     # a new server, new voter hashes
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('run', ?)", (run,))
             db.execute("INSERT OR IGNORE INTO meta VALUES ('salt', ?)", (secrets.token_hex(16),))
-            db.execute("INSERT OR REPLACE INTO procs VALUES (?, ?, ?, 0)", (self.proc, os.getpid(), time.time()))
+            others = [pid for pid, in db.execute(
+                "SELECT DISTINCT server FROM procs WHERE server != ? AND seen >= ?", (self.server, time.time() - GONE_AFTER))
+                if pid > 0 and alive(pid)]
+            db.execute("INSERT OR REPLACE INTO procs VALUES (?, ?, ?, 0, ?)",
+                       (self.proc, os.getpid(), time.time(), self.server))
             self._seen = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
-        with contextlib.suppress(OSError):
-            os.chmod(self.path, 0o600)                         # the voters' salt is in it
+        if others:
+            log.warning("Another server (pid %s) uses the class store %s too: both classes share one poll and "
+                        "one set of settings; give each server its own SPECLAB_STORE.", others[0], self.path)
         self.salt = bytes.fromhex(self.read("SELECT value FROM meta WHERE key = 'salt'")[0][0])
 
     # --- connections and transactions ---
@@ -103,15 +121,39 @@ class ClassStore:
 
     @contextlib.contextmanager
     def write(self):
-        """One short write transaction (taken at once, so two writers queue rather than deadlock)."""
-        db = self._db()
-        db.execute("BEGIN IMMEDIATE")
+        """One short write transaction (taken at once, so two writers queue rather than deadlock).
+        A file that cannot be written (full disk, read-only, removed) raises StoreFault, one sentence."""
+        try:
+            db = self._db()
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise self.fault(exc) from None
         try:
             yield db
+        except sqlite3.Error as exc:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("ROLLBACK")
+            raise self.fault(exc) from None
         except BaseException:
-            db.execute("ROLLBACK")
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("ROLLBACK")
             raise
-        db.execute("COMMIT")
+        try:
+            db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("ROLLBACK")
+            raise self.fault(exc) from None
+
+    def fault(self, exc: Exception) -> "StoreFault":
+        """The store failed (`exc`): noted for the pages, logged once a minute, returned to raise."""
+        self.problem = ("The class's shared store cannot be written right now (the disk may be full or "
+                        "read-only): new votes and settings stay on this server process until it can.")
+        if time.monotonic() - self._faulted > FAULT_EVERY:
+            self._faulted = time.monotonic()
+            log.error("The class store %s cannot be written (%s); votes and settings stay in each process "
+                      "until it can: free disk space or check the folder.", self.path, exc)
+        return StoreFault(self.problem)
 
     @contextlib.contextmanager
     def snapshot(self):
@@ -185,8 +227,10 @@ class ClassStore:
                 if time.monotonic() - beat > HEARTBEAT:
                     beat = time.monotonic()
                     self.heartbeat()
-            except Exception:        # a locked or vanished file: logged, the next look tries again
-                log.warning("the class store could not be read", exc_info=True)
+            except StoreFault:       # said once a minute by `fault`; the next look tries again
+                pass
+            except sqlite3.Error as exc:     # a locked or vanished file: the next look tries again
+                self.fault(exc)
 
     # --- the processes and their sessions ---
     def heartbeat(self, sessions: int | None = None) -> None:
@@ -198,7 +242,8 @@ class ClassStore:
                 db.execute("UPDATE procs SET seen = ? WHERE proc = ?", (now, self.proc))
             else:
                 db.execute("UPDATE procs SET seen = ?, sessions = ? WHERE proc = ?", (now, sessions, self.proc))
-            gone = [r[0] for r in db.execute("SELECT proc FROM procs WHERE seen < ?", (now - GONE_AFTER,))]
+            gone = [proc for proc, pid, seen in db.execute("SELECT proc, pid, seen FROM procs")
+                    if seen < now - GONE_AFTER or (proc != self.proc and not alive(pid))]
             for proc in gone:
                 db.execute("DELETE FROM presence WHERE proc = ?", (proc,))
                 db.execute("DELETE FROM procs WHERE proc = ?", (proc,))
@@ -218,6 +263,12 @@ class ClassStore:
             row = db.execute("SELECT version FROM shared WHERE key = ?", (key,)).fetchone()
             version = (row[0] if row else 0) + 1
             db.execute("INSERT OR REPLACE INTO shared VALUES (?, ?, ?)", (key, value, version))
+            if key.startswith("outcome:"):           # the newest outcomes, by count and by size
+                db.execute("DELETE FROM shared WHERE key LIKE 'outcome:%' AND rowid NOT IN (SELECT rowid FROM "
+                           "shared WHERE key LIKE 'outcome:%' ORDER BY rowid DESC LIMIT ?)", (KEEP_SHARED,))
+                db.execute("DELETE FROM shared WHERE key LIKE 'outcome:%' AND rowid < (SELECT COALESCE(MIN(rowid), 0) "
+                           "FROM (SELECT rowid, SUM(LENGTH(value)) OVER (ORDER BY rowid DESC) AS total FROM shared "
+                           "WHERE key LIKE 'outcome:%') WHERE total <= ?)", (KEEP_SHARED_BYTES,))
         return version
 
     def get(self, key: str) -> tuple[int, bytes] | None:
@@ -231,48 +282,42 @@ class ClassStore:
             db.execute("DELETE FROM shared WHERE substr(key, 1, ?) = ?", (len(prefix), prefix))
 
 
-def forked() -> bool:
-    """Whether this process is one of several that `--num-procs` forked (tornado numbers them)."""
-    import sys
-    if "tornado.process" not in sys.modules:
-        return False
-    return sys.modules["tornado.process"].task_id() is not None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _started(pid: int) -> str:
-    """The process's start time as the system counts it (a reused pid gets another), '' if unknown."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return ""
+PROBLEM: str | None = None     # why the class store could not be opened, one page sentence
 
 
 def open_class_store(environ=None) -> ClassStore | None:
-    """The class's shared store, or None when this process serves the class alone."""
+    """The class's shared store, or None when this process serves the class alone, or when the store
+    cannot be used (said once in the terminal; `PROBLEM` holds the page's sentence)."""
+    global PROBLEM
     env = os.environ if environ is None else environ
-    if env.get("SPECLAB_STORE"):
-        return ClassStore(Path(env["SPECLAB_STORE"]).expanduser())
-    if not forked():
-        return None
-    from lab.pairs.cachedir import classroom_dir
-    folder, parent = classroom_dir(), os.getppid()
-    folder.mkdir(parents=True, exist_ok=True)
-    for old in folder.glob("serve-*.sqlite*"):               # servers that have exited
-        pid = old.name.split("-", 1)[1].split(".", 1)[0]
-        if pid.isdigit() and int(pid) != parent and not _alive(int(pid)):
-            with contextlib.suppress(OSError):
-                old.unlink()
-    return ClassStore(folder / f"serve-{parent}.sqlite", run=f"{parent}:{_started(parent)}")
+    try:
+        if env.get("SPECLAB_STORE"):
+            return ClassStore(Path(env["SPECLAB_STORE"]).expanduser())
+        if not forked():
+            return None
+        from lab.pairs.cachedir import classroom_dir
+        folder, parent = classroom_dir(), os.getppid()
+        path = claim(folder / f"serve-{parent}.sqlite")
+        for old in folder.glob("serve-*.sqlite*"):               # servers that have exited
+            pid = old.name.split("-", 1)[1].split(".", 1)[0]
+            if pid.isdigit() and int(pid) != parent and not alive(int(pid)):
+                with contextlib.suppress(OSError):
+                    old.unlink()
+        return ClassStore(path, run=f"{parent}:{started(parent)}")
+    except StoreRefused as exc:
+        log.error("%s Each server process now keeps its own poll and settings.", exc)
+        PROBLEM = f"{exc.public} Each server process keeps its own poll and settings until then."
+    except (OSError, sqlite3.Error) as exc:
+        log.error("The class store cannot be opened (%s); each server process now keeps its own poll and "
+                  "settings: check SPECLAB_STORE or the cache folder (free space, write access).", exc)
+        PROBLEM = ("The class's shared store cannot be opened on the server, so each server process keeps its "
+                   "own poll and settings; the lecturer can check the cache folder.")
+    return None
+
+
+def store_problem() -> str | None:
+    """The sentence every page shows while the class store is refused or failing, else None."""
+    return PROBLEM if CLASS is None else CLASS.problem
 
 
 def share_cores() -> int | None:

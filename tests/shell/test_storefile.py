@@ -1,0 +1,163 @@
+"""Only the server's user can write the class store: made 0700/0600, anything else refused in one
+sentence; faults said once; stale rows bounded; a second server and dead processes noticed."""
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import stat
+import subprocess
+import sys
+
+import pytest
+
+from shell import store as store_module
+from shell.store import ClassStore, StoreFault, open_class_store
+from shell.storefile import StoreRefused, claim
+
+NOBODY = 65534
+
+
+def mode(path) -> int:
+    return stat.S_IMODE(os.lstat(path).st_mode)
+
+
+def test_a_new_store_is_the_servers_alone(tmp_path):
+    path = tmp_path / "class" / "store.sqlite"
+    store = ClassStore(path)
+    store.put("k", b"v")
+    assert mode(path.parent) == 0o700 and mode(path) == 0o600
+    sides = [path.with_name(path.name + s) for s in ("-wal", "-shm")]
+    assert all(p.exists() and mode(p) == 0o600 for p in sides)      # SQLite's WAL and SHM as well
+
+
+def test_a_folder_others_can_write_is_refused(tmp_path):
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    folder.chmod(0o1777)                                              # like /tmp
+    with pytest.raises(StoreRefused, match="can be written by other users") as refused:
+        claim(folder / "class.sqlite")
+    assert str(folder) in str(refused.value) and str(folder) not in refused.value.public
+    assert not (folder / "class.sqlite").exists()
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="making a file of another user needs root")
+@pytest.mark.parametrize("name", ["class.sqlite", "class.sqlite-wal", "class.sqlite-shm"])
+def test_a_file_of_another_user_is_refused(tmp_path, name):
+    (tmp_path / name).write_bytes(b"")
+    os.chown(tmp_path / name, NOBODY, NOBODY)
+    with pytest.raises(StoreRefused, match="belongs to another user"):
+        ClassStore(tmp_path / "class.sqlite")
+
+
+def test_files_others_can_write_or_links_are_refused_and_readable_ones_closed(tmp_path):
+    path = tmp_path / "class.sqlite"
+    path.write_bytes(b"")
+    path.chmod(0o666)
+    with pytest.raises(StoreRefused, match="can be written by other users"):
+        claim(path)
+    path.chmod(0o644)
+    claim(path)
+    assert mode(path) == 0o600
+    link = tmp_path / "link.sqlite"
+    link.symlink_to(path)
+    with pytest.raises(StoreRefused, match="is a link"):
+        claim(link)
+
+
+def test_a_refused_store_is_one_sentence_and_the_class_goes_on(tmp_path, caplog, monkeypatch):
+    folder = tmp_path / "open"
+    folder.mkdir()
+    folder.chmod(0o777)
+    monkeypatch.setattr(store_module, "PROBLEM", None)
+    with caplog.at_level(logging.ERROR, logger="shell.store"):
+        assert open_class_store({"SPECLAB_STORE": str(folder / "c.sqlite")}) is None
+    assert len(caplog.records) == 1 and caplog.records[0].exc_info is None
+    assert "Each server process now keeps its own poll" in caplog.text
+    assert store_module.PROBLEM and str(folder) not in store_module.PROBLEM
+
+
+def test_a_dangling_link_in_place_of_the_folder_is_one_sentence(tmp_path, caplog, monkeypatch):
+    (tmp_path / "classroom").symlink_to(tmp_path / "nowhere")
+    monkeypatch.setattr(store_module, "PROBLEM", None)
+    with caplog.at_level(logging.ERROR, logger="shell.store"):
+        assert open_class_store({"SPECLAB_STORE": str(tmp_path / "classroom" / "c.sqlite")}) is None
+    assert len(caplog.records) == 1 and "cannot be made or read" in caplog.text
+
+
+def test_a_store_that_cannot_be_written_is_said_once_a_minute(tmp_path, caplog, monkeypatch):
+    store = ClassStore(tmp_path / "c.sqlite")
+
+    def full():
+        raise sqlite3.OperationalError("database or disk is full")
+    monkeypatch.setattr(store, "_db", full)
+    with caplog.at_level(logging.ERROR, logger="shell.store"):
+        for _ in range(3):
+            with pytest.raises(StoreFault):
+                store.put("k", b"v")
+    assert len(caplog.records) == 1 and caplog.records[0].exc_info is None
+    assert "disk" in store.problem and str(tmp_path) not in store.problem
+
+
+def test_outcomes_in_the_store_are_bounded(tmp_path, monkeypatch):
+    store = ClassStore(tmp_path / "c.sqlite")
+    monkeypatch.setattr(store_module, "KEEP_SHARED", 5)
+    for i in range(12):
+        store.put(f"outcome:{i}", b"x" * 10)
+    store.put("profile:tiny:aligned", b"p")
+    keys = {k for k, in store.read("SELECT key FROM shared")}
+    assert keys == {f"outcome:{i}" for i in range(7, 12)} | {"profile:tiny:aligned"}
+    monkeypatch.setattr(store_module, "KEEP_SHARED_BYTES", 25)
+    store.put("outcome:new", b"y" * 10)
+    assert {k for k, in store.read("SELECT key FROM shared WHERE key LIKE 'outcome:%'")} == {"outcome:11", "outcome:new"}
+
+
+def test_a_second_server_on_the_same_store_is_warned(tmp_path, caplog):
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        path = tmp_path / "c.sqlite"
+        first = ClassStore(path)
+        with first.write() as db:
+            db.execute("UPDATE procs SET server = ?", (other.pid,))     # as if another server had opened it
+        with caplog.at_level(logging.WARNING, logger="shell.store"):
+            ClassStore(path)
+        assert f"Another server (pid {other.pid})" in caplog.text
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_pages_of_a_dead_process_stop_counting(tmp_path):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    store = ClassStore(tmp_path / "c.sqlite")
+    with store.write() as db:
+        db.execute("INSERT INTO procs VALUES ('gone', ?, ?, 7, 0)", (dead.pid, __import__("time").time()))
+    assert store.sessions_elsewhere() == 7
+    store.heartbeat()
+    assert store.sessions_elsewhere() == 0
+
+
+def test_a_crafted_shared_row_is_ignored_not_run(tmp_path, tiny_service, caplog):
+    """What another user could once do with the store: a pickle in the shared table. Now the
+    service reads JSON records only: the row is ignored with one line and nothing runs."""
+    import pickle
+    marker = tmp_path / "ran"
+
+    class Evil:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+    store = ClassStore(tmp_path / "c.sqlite")
+    key = ("outcome", "a request")
+    tiny_service.share(store)
+    try:
+        tiny_service.cached(key, lambda: ("a", "tuple"))                 # shared as a JSON record
+        assert store.read("SELECT COUNT(*) FROM shared WHERE key LIKE 'outcome:%'")[0][0] == 1
+        with store.write() as db:                                      # another user's row
+            db.execute("UPDATE shared SET value = ?", (pickle.dumps(Evil()),))
+        tiny_service.clear(shared=False)
+        with caplog.at_level(logging.WARNING, logger="serving.service"):
+            assert tiny_service.peek(key, "none") == "none"
+    finally:
+        tiny_service.share(None)
+    assert not marker.exists() and "was not a lab record" in caplog.text
