@@ -10,7 +10,9 @@ page, and decides per value:
 - what is not a usable number (NaN, ±inf, text, a fraction for a whole-number field) is refused:
   the widget keeps its value, the browser shows it again, and the page says why;
 - text longer than its widget allows (its `max_length`, else MAX_TEXT) is cut to that length;
-- a choice that is not one of the widget's options is refused.
+- a choice that is not one of the widget's options is refused;
+- any other property (a slider's `start`/`end`/`step`, a text box's `max_length`, a menu's
+  options or labels, `disabled`, …) is the server's to set, never the browser's: it is refused.
 
 Each problem is one sentence for the student. It goes to the widget's own message spot when one was
 given (`guard(widget, say)`), else to the page's (`on_problems(say)`, set once per page by the
@@ -34,6 +36,9 @@ log = logging.getLogger(__name__)
 MAX_TEXT = 2000          # characters in any text box without its own max_length
 NUMBER_PROPS = ("value", "value_throttled")
 TEXT_PROPS = ("value", "value_input")
+# What a browser may send for a widget: its value (as each kind of Bokeh widget carries it). Every
+# other property of a widget (its limits, options, labels, disabled) is refused, said once.
+BROWSER_PROPS = frozenset({"value", "value_throttled", "value_input", "active"})
 
 _SAY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()        # widget → say(sentence)
 _PAGE_SAY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # document → say(sentence)
@@ -163,6 +168,12 @@ def screen(widget, events: dict) -> list[str]:
     values are replaced, refused ones removed. Says each problem once; returns the sentences."""
     props, rule = _rules(widget)
     sentences = []
+    others = [prop for prop in events if prop not in BROWSER_PROPS]
+    for prop in others:
+        del events[prop]
+    if others:
+        sentences.append(f"{_label(widget)} keeps its own settings; the page may change only its value, "
+                         f"so the change to {', '.join(sorted(others))} was refused.")
     for prop in props:
         if prop not in events:
             continue
@@ -181,7 +192,7 @@ def screen(widget, events: dict) -> list[str]:
             sentences.append(sentence)
     if sentences:
         _say(widget, " ".join(sentences))
-        _show_again(widget)
+        _show_again(widget, [prop for prop in others if prop in widget.param])
     return sentences
 
 
@@ -206,13 +217,14 @@ def _say(widget, sentence: str) -> None:
     say(sentence)
 
 
-def _show_again(widget) -> None:
-    """The browser still shows what it sent: send it the server's value once this change is done."""
+def _show_again(widget, also=()) -> None:
+    """The browser still shows what it sent: send it the server's value (and the refused properties
+    `also`) once this change is done."""
     doc = pn.state.curdoc
     if doc is None or doc.session_context is None:
         return
 
     def resend():
-        for name in ("value",) + (("value_input",) if hasattr(widget, "value_input") else ()):
+        for name in ("value", *also) + (("value_input",) if hasattr(widget, "value_input") else ()):
             widget.param.trigger(name)
     doc.add_next_tick_callback(resend)

@@ -121,3 +121,28 @@ def test_a_select_of_dict_options_takes_its_values_and_labels_and_refuses_others
         menu._process_events({"value": crafted})
         assert menu.value == "gpt2"
     assert said == ["“Pair for everyone” offers only its listed choices; it keeps 'gpt2 (needs download)'."] * 3
+
+
+@pytest.mark.parametrize("props", [{"end": 10**9}, {"start": -5, "step": 1000}, {"disabled": False},
+                                   {"max_length": 10**6}, {"labels": ["x", "y", "z"]}, {"options": ["1", "2"]},
+                                   {"title": "<b>boss</b>"}], ids=repr)
+def test_a_widgets_own_settings_are_refused_from_the_browser(props):
+    """Only a widget's value may come from the browser: a patch to its limits, labels, options or
+    `disabled` is refused in one sentence and the widget keeps its settings (and its value rules)."""
+    for widget in widgets() + [pn.widgets.Button(label="Draw", disabled=True)]:
+        before = {name: getattr(widget, name) for name in ("start", "end", "step", "disabled", "max_length",
+                                                           "options", "name") if name in widget.param}
+        said = []
+        validate.guard(widget, said.append)
+        widget._process_events(dict(props))
+        assert {name: getattr(widget, name) for name in before} == before, widget
+        assert len(said) == 1 and "may change only its value" in said[0] and sorted(props)[0] in said[0]
+
+
+def test_a_refused_limit_does_not_let_a_value_past_the_old_one():
+    slider = pn.widgets.IntSlider(label="top-k", start=0, end=200, value=0)
+    said = []
+    validate.guard(slider, said.append)
+    slider._process_events({"end": 10**9, "value": 10**8})
+    assert slider.end == 200 and slider.value == 200 and len(said) == 1
+    assert "refused" in said[0] and "set to 200" in said[0]
