@@ -24,6 +24,8 @@ import param
 from bokeh.protocol.exceptions import ProtocolError
 from panel.io.state import set_curdoc
 
+from uikit.inbox import bound_unread_writes, on_refused_patches  # noqa: F401  (the shell installs them from here)
+
 _CURRENT = object()
 
 
@@ -140,30 +142,6 @@ def before_browser_values(screen: Callable[[object, dict], object]) -> None:
     Syncable._process_events = _process_events
 
 
-def on_refused_patches(tell: Callable[[object, ValueError], object]) -> None:
-    """Call `tell(document, error)` when Bokeh refuses a browser's change before Panel sees it.
-
-    A value of the wrong type (text for a slider's number) fails Bokeh's own property validation
-    while the change is applied; Bokeh answers the browser with an error and logs it, and the page
-    would say nothing. Bokeh has no hook for it: `ServerSession._handle_patch` applies every
-    browser change, so it is wrapped once per process; the error still reaches Bokeh.
-    """
-    from bokeh.server.session import ServerSession
-    original = ServerSession._handle_patch
-    if getattr(original, "told_by", None) is tell:
-        return
-    original = getattr(original, "untold", original)
-
-    async def _handle_patch(self, message, connection):
-        try:
-            return await original(self, message, connection)
-        except ValueError as err:
-            tell(self.document, err)
-            raise
-    _handle_patch.told_by, _handle_patch.untold = tell, original
-    ServerSession._handle_patch = _handle_patch
-
-
 PAGE_TURN_YIELDS = 3
 _TURNSTILES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
 
@@ -250,6 +228,7 @@ def keep_deferred_writes() -> None:
     """
     from bokeh.server.connection import ServerConnection
     from panel.io import document
+    bound_unread_writes()                   # a page that does not read its updates is dropped (uikit.inbox)
     if getattr(document._dispatch_msgs, "speclab", False):
         return
     original = document._dispatch_msgs

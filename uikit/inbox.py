@@ -1,0 +1,221 @@
+"""What a browser sends and what it is sent, bounded per client, on the event loop every student shares.
+
+Every change a browser sends (a slider move, a tour step, a click, a component's message) is one
+PATCH-DOC message that Bokeh applies in `ServerSession._handle_patch`; Bokeh has no public hook
+there, so that method is wrapped once per process (tests/test_internals.py lists it). There:
+
+- every message counts against its sender (`admit_patches(admit)`, the shell's allowance per
+  browser and per address): past it, a change of a property waits and only its latest value is
+  applied as the allowance refills (a flood of tour steps becomes a few steps a second, a slider's
+  last position is never lost), and a click or message waits in a short line (HELD_EVENTS), beyond
+  which it is dropped;
+- a message that cannot be applied (an unknown model id, an unknown kind of event, a malformed
+  value) is answered with Bokeh's ERROR reply and one log line per client a minute (`QUIET_FOR`),
+  never a traceback;
+- a value Bokeh's own types refuse (text for a number) is said on the page (`on_refused_patches`)
+  and goes on to Bokeh's reply and log line, as before.
+
+And every page's writes are bounded (`bound_unread_writes`): a client that does not read its
+websocket has its connection closed once UNREAD_BYTES wait unsent for it, instead of the server
+holding every update it is sent.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import weakref
+from collections import OrderedDict
+from typing import Callable
+
+log = logging.getLogger(__name__)
+
+HELD_EVENTS = 16               # clicks and component messages that may wait past a sender's allowance
+RETRY = 0.05                   # seconds between two looks at a waiting sender's allowance
+QUIET_FOR = 60.0               # seconds: one log line per client this often for its unusable messages
+UNREAD_BYTES = 16 * 2 ** 20    # bytes waiting unsent for one page before its connection is closed
+
+
+def client_address(doc) -> str:
+    """The client address of a served page's request ('' when unknown: tests, scripts)."""
+    request = getattr(getattr(doc, "session_context", None), "request", None)
+    try:
+        return str(getattr(request, "remote_ip", "") or "")
+    except Exception:          # a request proxy without it
+        return ""
+
+
+class OncePerMinute:
+    """Log a client's problem at most once per `every` seconds (then with how many were not logged)."""
+
+    def __init__(self, every: float = QUIET_FOR, clock=time.monotonic, size: int = 4096):
+        self.every, self.clock, self.size = every, clock, size
+        self._last: OrderedDict[str, tuple[float, int]] = OrderedDict()   # client → (logged at, unlogged since)
+
+    def say(self, client: str, text: str) -> bool:
+        """Log `text` for `client` unless it was logged less than `every` seconds ago; whether it was."""
+        now = self.clock()
+        at, skipped = self._last.pop(client, (float("-inf"), 0))
+        if now - at < self.every:
+            self._last[client] = (at, skipped + 1)
+            return False
+        more = f" ({skipped} more from it in the last minute)" if skipped else ""
+        log.warning("%s%s", text, more)
+        self._last[client] = (now, 0)
+        while len(self._last) > self.size:
+            self._last.popitem(last=False)
+        return True
+
+
+class _Guard:
+    tell: Callable[[object, ValueError], object] | None = None     # a value Bokeh refused → the page
+    admit: Callable[[object], bool] | None = None                  # may this page's sender send now?
+    unusable = OncePerMinute()
+
+
+GUARD = _Guard()
+
+
+def on_refused_patches(tell: Callable[[object, ValueError], object]) -> None:
+    """Call `tell(document, error)` when Bokeh refuses a browser's value before Panel sees it (a value
+    of the wrong type fails Bokeh's own property check); the error still reaches Bokeh's reply."""
+    GUARD.tell = tell
+    _install()
+
+
+def admit_patches(admit: Callable[[object], bool]) -> None:
+    """Apply a browser's message at once only while `admit(document)` is true (it spends the
+    sender's allowance); otherwise it waits, as the module says."""
+    GUARD.admit = admit
+    _install()
+
+
+def _describe(err: BaseException) -> str:
+    text = " ".join(str(err).split())
+    return f"{type(err).__name__}: {text[:160]}{'…' if len(text) > 160 else ''}"
+
+
+async def applied(original, session, message, connection):
+    """Bokeh's own handling of one message, its failures answered without a traceback."""
+    try:
+        return await original(session, message, connection)
+    except ValueError as err:
+        if str(err).startswith("failed to validate"):     # Bokeh's types refused a value: as before
+            if GUARD.tell is not None:
+                GUARD.tell(session.document, err)
+            raise
+        problem: BaseException = err
+    except Exception as err:
+        problem = err
+    client = client_address(session.document) or session.id
+    GUARD.unusable.say(client, f"a browser ({client}) sent a change this server cannot apply; it was "
+                               f"ignored: {_describe(problem)}")
+    return connection.error(message, "This change could not be applied; it was ignored.")
+
+
+def signature(message) -> tuple | None:
+    """(model id, property) of each change in a message made only of property changes, else None."""
+    try:
+        events = message.content["events"]
+        keys = tuple((e["model"]["id"], e["attr"]) for e in events if e["kind"] == "ModelChanged")
+    except (KeyError, TypeError, AttributeError):
+        return None
+    return keys if keys and len(keys) == len(events) and all(isinstance(k, str) for kv in keys for k in kv) \
+        else None
+
+
+class Waiting:
+    """One page's messages past its sender's allowance: the latest per changed property, and a short
+    line of the rest, applied in order as the allowance refills."""
+
+    def __init__(self):
+        self.messages: OrderedDict = OrderedDict()    # signature (or a number) → (message, connection)
+        self.events = 0                               # of them, messages that are not property changes
+        self.draining = False
+        self._n = 0
+
+    def add(self, message, connection) -> bool:
+        """Keep `message` to apply later; False when it is dropped (the line of events is full)."""
+        key = signature(message)
+        if key is None:
+            if self.events >= HELD_EVENTS:
+                return False
+            self._n += 1
+            key, self.events = ("event", self._n), self.events + 1
+        self.messages.pop(key, None)               # only a property's latest value is applied
+        self.messages[key] = (message, connection)
+        return True
+
+    def pop(self):
+        key, item = self.messages.popitem(last=False)
+        if key[0] == "event":
+            self.events -= 1
+        return item
+
+
+_WAITING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # ServerSession → Waiting
+
+
+async def _drain(session, original) -> None:
+    waiting = _WAITING.get(session)
+    if waiting is None:
+        return
+    try:
+        while waiting.messages and not session.destroyed:
+            if GUARD.admit is not None and not GUARD.admit(session.document):
+                await asyncio.sleep(RETRY)
+                continue
+            message, connection = waiting.pop()
+            await applied(original, session, message, connection)
+    finally:
+        waiting.draining = False
+        if session.destroyed:
+            _WAITING.pop(session, None)
+
+
+def _install() -> None:
+    from bokeh.server.session import ServerSession
+    if getattr(ServerSession._handle_patch, "speclab", False):
+        return
+    original = ServerSession._handle_patch
+
+    async def _handle_patch(self, message, connection):
+        waiting = _WAITING.get(self)
+        if GUARD.admit is not None and (waiting is not None and waiting.messages or not GUARD.admit(self.document)):
+            waiting = _WAITING.setdefault(self, Waiting())
+            waiting.add(message, connection)
+            if not waiting.draining:
+                waiting.draining = True
+                asyncio.get_running_loop().create_task(_drain(self, original))
+            return connection.ok(message)
+        return await applied(original, self, message, connection)
+    _handle_patch.speclab, _handle_patch.original = True, original
+    ServerSession._handle_patch = _handle_patch
+
+
+def bound_unread_writes(limit: int = UNREAD_BYTES) -> None:
+    """Close a page's websocket once `limit` bytes wait unsent for it (a client that does not read).
+    Once per process: tornado's `IOStream.max_write_buffer_size` is set on each websocket's stream at
+    its first write, and the write that would pass it closes the stream instead (one log line)."""
+    from tornado.iostream import StreamBufferFullError
+    from tornado.websocket import WebSocketHandler
+    original = WebSocketHandler.write_message
+    if getattr(original, "speclab", False):
+        return
+
+    def write_message(self, message, binary=False):
+        stream = getattr(self.ws_connection, "stream", None)
+        if stream is not None and stream.max_write_buffer_size is None:
+            stream.max_write_buffer_size = limit
+        try:
+            return original(self, message, binary)
+        except StreamBufferFullError:
+            address = getattr(self.request, "remote_ip", "") or "a client"
+            GUARD.unusable.say(f"unread {address}", f"a page at {address} did not read its updates "
+                                                     f"({limit // 2 ** 20} MB waiting); its connection was closed")
+            stream.close()
+            done = asyncio.get_event_loop().create_future()
+            done.set_result(None)
+            return done
+    write_message.speclab, write_message.original = True, original
+    WebSocketHandler.write_message = write_message
