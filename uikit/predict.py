@@ -179,13 +179,22 @@ class PredictCard(pn.viewable.Viewer):
             return self.correct_answer()
         return None
 
+    def _answer_shown(self) -> bool:
+        """Whether the correct answer may be on screen: the lecturer revealed it to the class, or this
+        student answered and their run of the experiment is in. On the projector (the tour with the
+        class poll) only the lecturer's reveal shows it, even when the result was computed ahead or
+        this browser answered on the chapter's page: the class is still answering."""
+        if self.live and self.ballot is not None:
+            return self.class_revealed
+        return self.class_revealed or (self.ready and self.committed is not None)
+
     def _show_class(self) -> None:
         """The class's histogram beside the verdict, when revealed (or live on the projector)."""
         show = self.ballot is not None and (self.class_revealed or self.live)
         self._answers.view.visible = show
         tally = self.ballot.tally(self.number) if show else None
         if tally is not None:
-            truth = self._truth() if (self.class_revealed or self.ready) else None
+            truth = self._truth() if self._answer_shown() else None
             self._answers.show(tally, self.ballot.mine(self.number), truth, live=self.live)
 
     def _update(self):
@@ -197,7 +206,7 @@ class PredictCard(pn.viewable.Viewer):
             self._number.disabled = self._lock.disabled = self.locked
             if self.committed is not None:
                 self._number.value = self.committed
-        truth = self._truth() if self.committed is not None and (self.ready or self.class_revealed) else None
+        truth = self._truth() if self.committed is not None and self._answer_shown() else None
         if truth is not None:
             self.correct = self._is_right(truth)
             self._record()
@@ -267,6 +276,8 @@ def verdict_html(card: PredictCard, truth) -> str:
     if truth is None:
         if card.class_revealed:
             hint = "The class's answers are revealed; run the experiment below for the answer."
+        elif card.live and card.ballot is not None:
+            hint = "The answer shows once the lecturer reveals the class's answers."
         elif card.ballot is not None:
             hint = card.hint + " You can change your answer until then."
         else:

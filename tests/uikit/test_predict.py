@@ -42,3 +42,34 @@ def test_card_restores_a_previous_answer(state):
     state.answers = {4: {"answer": "x", "correct": True}}
     card = PredictCard(state, 4, "Whose?", choices=["x", "y"], answer="x")
     assert card.committed == "x"
+
+
+def test_projected_card_keeps_the_answer_hidden_until_the_lecturer_reveals(state):
+    """The tour on the projector, opened by a browser that already answered on the chapter's page
+    and whose chapter computed its result ahead: neither the histogram nor the verdict gives the
+    answer away until the lecturer reveals the question."""
+    from shell.poll import Ballot, PollStore
+    store = PollStore(salt=b"test")
+    state.answers = {4: {"answer": "x", "correct": True}}        # answered on chapter 4's page
+    card = PredictCard(state, 4, "Whose?", choices=["x", "y"], answer="x", ballot=Ballot(store, "projector"))
+    card.projected()
+    card.__panel__()
+    store.vote(4, "s1", "y")
+    card.reveal()                                                 # the chapter's result came in ahead
+    chart = card.class_answers.chart
+    assert not any("✓" in label for label in chart.source.data["label"])
+    assert "the answer" not in chart.words.object and "Right" not in card.verdict_text
+    assert "lecturer reveals" in card.verdict_text
+    store.reveal(4)
+    assert "✓" in chart.source.data["label"][0] and "✓ the answer" in chart.words.object
+    assert "✓ Right." in card.verdict_text
+
+
+def test_students_card_shows_the_answer_once_answered_and_run(state):
+    from shell.poll import Ballot, PollStore
+    card = PredictCard(state, 5, "Whose?", choices=["x", "y"], answer="x", ballot=Ballot(PollStore(salt=b"t"), "me"))
+    card.__panel__()
+    card.reveal()
+    assert "Right" not in card.verdict_text
+    card.commit("x")
+    assert "✓ Right." in card.verdict_text
