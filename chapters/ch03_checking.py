@@ -45,25 +45,40 @@ BANDWIDTH = ("Why: one call moves all the model's weights from memory to the pro
 
 
 def honest_reading(costs, busy: str = "") -> str:
-    """One or two sentences on what the measurement shows, including where it stops being true;
-    `busy` (a profile's why_busy()) replaces any conclusion: busy figures prove nothing."""
+    """What the bars show, in words, every figure read off a bar: where checking stops being nearly
+    free (the first bar over ABOUT_ONE× a one-position call), the bars that dip back under it, what
+    the question's five words cost, and whether checking still beats writing. `busy` (a profile's
+    why_busy()) replaces any conclusion: busy figures prove nothing."""
     if busy:
         return busy + " Press Measure again when the machine is quieter; until then the tick-the-clock count stands."
     last = costs[-1]
-    if last.ratio <= ABOUT_ONE:
-        head = (f"On this machine, one call over {last.positions} positions takes {last.ratio:.1f}× a "
-                f"one-position call — writing {last.positions} tokens would take {last.positions} calls.")
+    over = [c for c in costs if c.ratio > ABOUT_ONE]
+    if not over:
+        head = (f"On this machine checking stays about one call: a call over up to {last.positions} positions "
+                f"takes at most {max(c.ratio for c in costs):.2f}× a one-position call, while writing "
+                f"{last.positions} tokens takes {last.positions} calls.")
     else:
-        # where it stops being true: the first n from which every larger call costs over ABOUT_ONE×
-        beyond = next(c for i, c in enumerate(costs) if all(d.ratio > ABOUT_ONE for d in costs[i:]))
-        head = (f"Here it stops being free from {beyond.positions} positions: one call over {beyond.positions} "
-                f"takes {beyond.ratio:.1f}× a one-position call (over {last.positions}: {last.ratio:.1f}×). ")
+        first = over[0]
+        before = [c for c in costs if c.positions < first.positions]
+        upto = (f" (up to {before[-1].positions} positions: at most {max(c.ratio for c in before):.2f}×)"
+                if len(before) > 1 else "")
+        head = (f"Here checking stops being nearly free at {first.positions} positions: a call over "
+                f"{first.positions} takes {first.ratio:.2f}× a one-position call{upto}; over {last.positions}: "
+                f"{last.ratio:.2f}×.")
+        dips = [c for c in costs if c.positions > first.positions and c.ratio <= ABOUT_ONE]
+        if dips:
+            head += " Single calls vary: " + ", ".join(f"{c.positions} positions measured {c.ratio:.2f}×"
+                                                       for c in dips) + "."
         if last.ratio < last.positions:
-            head += (f"Still cheaper than {last.positions} separate calls, but not “about one call”: this model "
-                     f"is small enough that the arithmetic, not moving its weights, takes the time.")
+            head += (f" Still cheaper than {last.positions} separate calls, but not “about one call”: this model "
+                     f"is small enough that the arithmetic, not moving its weights, takes part of the time.")
         else:
-            head += (f"That is no cheaper than {last.positions} separate calls: on this machine checking does "
+            head += (f" That is no cheaper than {last.positions} separate calls: on this machine checking does "
                      f"not beat writing (a model this small is limited by arithmetic, not by memory).")
+    five = next((c for c in costs if c.positions == N_WORDS), None)
+    if five is not None:
+        head += (f" Checking the question's {N_WORDS} words: {five.ratio:.2f}× one call, where writing them "
+                 f"takes {N_WORDS}.")
     return head + " Timings are live and vary from run to run."
 
 
@@ -85,8 +100,8 @@ def cost_figure():
              source=expected, legend_label="writing: n calls, one after another")
     fig.scatter(x="positions", y="writing", color=palette.TARGET, size=9, marker="square",
                 source=expected)
-    # each bar's time on a white ground: where the writing line passes a bar's top (n = 1, 2) the
-    # label stays readable over it
+    # each bar's ratio (the figure the reading quotes) on a white ground: where the writing line
+    # passes a bar's top (n = 1, 2) the label stays readable over it
     fig.text(x="positions", y="ratio", text="label", source=costs, text_align="center",
              text_baseline="bottom", y_offset=-4, text_font_size="14px", text_color=palette.INK,
              background_fill_color=palette.PAPER, background_fill_alpha=0.9, padding=2)
@@ -210,7 +225,7 @@ class CheckingChapter(Chapter):
         self.costs = list(costs)
         self.cost_source.data = dict(positions=[c.positions for c in costs], ratio=[c.ratio for c in costs],
                                      writing=[float(c.positions) for c in costs],
-                                     label=[f"{c.seconds * 1000:.1f} ms" for c in costs])
+                                     label=[f"{c.ratio:.2f}×" for c in costs])
         self.figure.y_range.end = max(MAX_POSITIONS, max(c.ratio for c in costs)) + 1
         self.placeholder.visible = False
         one = costs[0].seconds

@@ -50,7 +50,7 @@ def test_the_reading_is_honest_when_checking_is_not_free():
     free = [VerifyCost(n, 0.01, 1.0 + 0.02 * n) for n in range(1, 9)]
     assert "stops being free" not in honest_reading(free)
     costly = [VerifyCost(n, 0.01 * n, float(n)) for n in range(1, 9)]
-    assert "stops being free from 2" in honest_reading(costly) and "no cheaper" in honest_reading(costly)
+    assert "stops being nearly free at 2 positions" in honest_reading(costly) and "no cheaper" in honest_reading(costly)
 
 
 def test_a_class_pressing_measure_shares_one_fresh_measurement(chapter, state):
@@ -60,9 +60,28 @@ def test_a_class_pressing_measure_shares_one_fresh_measurement(chapter, state):
     assert asyncio.run(other.measure()) is first         # reused, not queued again
 
 
-def test_one_noisy_position_does_not_move_where_it_stops_being_true():
+def test_the_reading_names_the_first_bar_over_about_one_call_and_the_dips():
+    """The bars of a busy class day: 1.47× at 2, 1.78× at 5, back under 1.5× at 6. The reading
+    quotes bars, never a position the bars contradict."""
+    ratios = [1.0, 1.47, 1.4, 1.45, 1.78, 1.3, 1.9, 2.0]
+    reading = honest_reading([VerifyCost(n, 0.01, r) for n, r in enumerate(ratios, start=1)])
+    assert "stops being nearly free at 5 positions: a call over 5 takes 1.78×" in reading
+    assert "up to 4 positions: at most 1.47×" in reading and "over 8: 2.00×" in reading
+    assert "6 positions measured 1.30×" in reading
+    assert "Checking the question's 5 words: 1.78× one call" in reading
+    assert "from 7" not in reading
+
+
+def test_one_noisy_position_is_quoted_as_measured():
     noisy = [VerifyCost(n, 0.01, r) for n, r in enumerate([1.0, 1.1, 2.5, 1.2, 1.6, 1.8, 2.0, 2.2], start=1)]
-    assert "stops being free from 5 positions" in honest_reading(noisy)
+    reading = honest_reading(noisy)
+    assert "stops being nearly free at 3 positions: a call over 3 takes 2.50×" in reading
+    assert "4 positions measured 1.20×" in reading
+
+
+def test_the_bars_are_labelled_with_the_ratios_the_reading_quotes(chapter):
+    asyncio.run(chapter.measure())
+    assert chapter.cost_source.data["label"] == [f"{c.ratio:.2f}×" for c in chapter.costs]
 
 
 def test_the_page_gives_the_memory_bandwidth_reason(chapter):
