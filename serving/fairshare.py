@@ -1,4 +1,4 @@
-"""What a browser may ask of the model worker and how much it has used: `Allowance`, a token bucket
+"""What a browser (or a client address) may ask of the model worker and how much it has used: `Allowance`, a token bucket
 per browser (model actions a second), and `RecentUse`, each browser's seconds of model work halved
 every half-life (serving.workqueue serves the least recent user first). Both are bounded: the
 REMEMBERED browsers seen last are kept.
@@ -28,7 +28,7 @@ class Allowance:
         left, at = self._left.pop(browser, (float(self.burst), now))
         left = min(float(self.burst), left + (now - at) * self.rate)
         self._left[browser] = (left - 1 if left >= 1 else left, now)
-        _bound(self._left)
+        bound(self._left)
         return left >= 1
 
 
@@ -51,9 +51,10 @@ class RecentUse:
         now = self._clock()
         self._use[browser] = (self.used(browser, now) + seconds, now)
         self._use.move_to_end(browser)
-        _bound(self._use)
+        bound(self._use)
 
 
-def _bound(seen: OrderedDict) -> None:
+def bound(seen: OrderedDict) -> None:
+    """Keep the REMEMBERED entries of `seen` touched last (the others are dropped)."""
     while len(seen) > REMEMBERED:          # the browsers unseen longest are dropped
         seen.popitem(last=False)

@@ -2,10 +2,11 @@
 answer in one sentence, identical waiting requests computed once, and long jobs that step aside.
 
 Torch on a 2-core laptop gains nothing from two forward passes at once, so one worker thread runs
-all model work, off the web server's event loop. Jobs are queued per browser (its cookie id, so
-twenty tabs of one browser get one share, not twenty). The next job is the waiting browser's that
-has used the worker least recently: each browser's seconds of model work, halved every HALF_LIFE
-seconds (first come first on a tie). A student who presses a button while one browser keeps the
+all model work, off the web server's event loop. Jobs are queued per browser (its signed id, so
+twenty tabs of one browser get one share, not twenty). The next job is the waiting browser's whose
+client address, then whose own id, has used the worker least recently: seconds of model work, halved
+every HALF_LIFE seconds (first come first on a tie). So the few browsers one address may start
+(shell.identity) share that address's turn: a script rotating cookies gains no turns over a student. A student who presses a button while one browser keeps the
 worker busy goes next, and their few seconds of work run before the busy browser's next job. The
 server's own work (owner None: the start-up warm-up) goes only when no browser has waited or run
 for QUIET seconds (students first), unless a browser asks for the same.
@@ -24,14 +25,14 @@ from __future__ import annotations
 import atexit
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass
 from types import GeneratorType
 
 import numpy as np
 
-from serving.fairshare import BURST, RATE, REMEMBERED, Allowance, RecentUse  # noqa: F401  (importable from here)
+from serving.fairshare import BURST, RATE, REMEMBERED, Allowance, RecentUse, bound  # noqa: F401  (importable from here)
 
 MAX_PENDING = 3      # waiting jobs per browser
 MAX_TOTAL = 160      # waiting jobs on the whole server (a class of 40 with 3 each fits; a flood does not)
@@ -46,15 +47,21 @@ class QueueFull(RuntimeError):
 
 @dataclass(frozen=True)
 class Owner:
-    """Who asked for model work: the browser (its cookie id) shares one queue among its tabs; the
-    session (one tab) is what closes, dropping only that tab's waiting work."""
+    """Who asked for model work: the browser (its signed id, shell.identity) shares one queue among
+    its tabs; the session (one tab) is what closes, dropping only that tab's waiting work; the
+    client address shares one fair share among the browsers it started ('' unknown)."""
     browser: str
     session: str | None = None
+    address: str = ""
 
 
 def _browser_and_session(owner) -> tuple:
     """(queue key, session) of an owner; a plain value is both (the server's own work: None)."""
     return (owner.browser, owner.session) if isinstance(owner, Owner) else (owner, owner)
+
+
+def _address(owner) -> str:
+    return owner.address if isinstance(owner, Owner) else ""
 
 
 def _normalised(value):
@@ -128,6 +135,7 @@ class FairQueue:
         self._browser_seen = -float("inf")   # `timer` when browser work last waited or ran
         self.allowance, self.use = Allowance(rate, burst, clock), RecentUse(half_life, timer)
         self._queues: dict[object, deque[_Job]] = {}      # browser → its waiting jobs
+        self._addresses: OrderedDict[object, str] = OrderedDict()   # browser → its client address (bounded)
         self._arrival: dict[object, int] = {}             # browser → when its queue opened
         self._arrivals = 0
         self._waiting: dict[tuple, _Job] = {}       # job key → the identical job still waiting
@@ -154,6 +162,7 @@ class FairQueue:
 
     def submit(self, owner, fn, args, kwargs) -> Future:
         browser, session = _browser_and_session(owner)
+        address = _address(owner)
         future: Future = Future()
         key = _job_key(fn, args, kwargs)
         with self._ready:
@@ -176,6 +185,10 @@ class FairQueue:
                                     "try again in a few seconds.")
             job = _Job(fn, args, kwargs, key, browser)
             job.waiters.append((future, session))
+            if browser is not None:
+                self._addresses[browser] = address
+                self._addresses.move_to_end(browser)
+                bound(self._addresses)
             self._enqueue(job)
             if key is not None:
                 self._waiting[key] = job
@@ -259,7 +272,8 @@ class FairQueue:
                     break
                 self._ready.wait(left)
             now = self._timer()
-            browser = min(self._queues, key=lambda b: (b is None, self.use.used(b, now), self._arrival[b]))
+            browser = min(self._queues, key=lambda b: (b is None, self.use.used(self._address_key(b), now),
+                                                       self.use.used(b, now), self._arrival[b]))
             queue = self._queues[browser]
             job = queue.popleft()
             if not queue:
@@ -268,15 +282,26 @@ class FairQueue:
                 del self._waiting[job.key]  # running: a new request for it queues anew
             return job
 
+    def _address_key(self, browser):
+        """What a browser's address is charged under (a browser of unknown address: itself)."""
+        address = self._addresses.get(browser, "")
+        return ("address", address) if address else browser
+
     def _should_step_aside(self, browser) -> bool:
         """Another browser waits that has used the worker `step_aside` seconds less recently (any
-        browser, when the job is the server's own)."""
+        browser, when the job is the server's own): compared by client address when theirs differ,
+        else by browser."""
         now = self._timer()
         with self._ready:
             if browser is None:
                 return any(b is not None for b in self._queues)
-            mine = self.use.used(browser, now)
-            return any(self.use.used(b, now) + self.step_aside < mine for b in self._queues if b != browser)
+            mine = self._address_key(browser)
+
+            def fresher(b) -> bool:
+                theirs = self._address_key(b)
+                mine_key, their_key = (mine, theirs) if theirs != mine else (browser, b)
+                return self.use.used(their_key, now) + self.step_aside < self.use.used(mine_key, now)
+            return any(fresher(b) for b in self._queues if b != browser)
 
     def _work(self):
         while (job := self._next()) is not None:
@@ -286,7 +311,10 @@ class FairQueue:
                 start = self._timer()
                 finished = job.step()
                 with self._ready:
-                    self.use.charge(job.browser, self._timer() - start)
+                    spent = self._timer() - start
+                    self.use.charge(job.browser, spent)
+                    if self._address_key(job.browser) != job.browser:
+                        self.use.charge(self._address_key(job.browser), spent)
                     if job.browser is not None:
                         self._browser_seen = self._timer()
                 if finished or self._closed or self._should_step_aside(job.browser):

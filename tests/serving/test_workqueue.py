@@ -332,3 +332,21 @@ def test_the_servers_own_work_waits_until_browsers_have_been_quiet():
         server.result(0.5)                     # 0.49 s of quiet is not enough
     clock.advance(0.02)
     assert server.result(10) == pytest.approx(0.52)
+
+
+def test_fresh_cookies_from_one_address_share_its_turn():
+    """A script on one address rotating browser ids: each new id starts with no use of its own, but
+    the address has used the worker, so a student from another address goes first."""
+    clock = FakeClock()
+    queue = FairQueue(timer=clock, quiet=0.0)
+    for i in range(3):                        # three earlier ids of the script, 0.2 s each
+        queue.submit(Owner(f"rotated{i}", "t", "10.0.0.66"), clock.advance, (0.2,), {}).result(10)
+    queue.submit(Owner("student", "s", "10.0.0.7"), clock.advance, (0.1,), {}).result(10)
+    gate, order = _hold(queue), []
+    fresh = [queue.submit(Owner(f"fresh{i}", "t", "10.0.0.66"), order.append, (f"fresh{i}",), {}) for i in range(3)]
+    student = queue.submit(Owner("student", "s", "10.0.0.7"), order.append, ("student",), {})
+    gate.set()
+    for f in (*fresh, student):
+        f.result(10)
+    assert order[0] == "student"              # keyed on browser ids alone, a fresh id (0 s) went first
+    assert queue.used(("address", "10.0.0.66")) == pytest.approx(0.6, rel=0.02)   # charged to the address too
