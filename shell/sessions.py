@@ -13,21 +13,22 @@ count adds the other processes' open sessions.
 from __future__ import annotations
 
 import logging
-import re
+import dataclasses
 import threading
-import uuid
 import weakref
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from typing import Callable
 
 import panel as pn
 
 from lab import records
 from serving import runtime
-from serving.workqueue import BURST, RATE, Allowance
+from serving.workqueue import BURST, RATE, Allowance, Owner
 from shell.heap import HEAP
+from shell.identity import address_of, browsers_per_address, identify
 from shell.listeners import Listeners
 from shell.store import CLASS
+from uikit.inbox import admit_patches
 from uikit.pacing import end_with_its_tab, served
 from uikit.state import SETTINGS, LabState
 
@@ -99,21 +100,53 @@ _BROWSER_IDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # served
 
 
 def browser_id() -> str:
-    """The browser's cookie id, or a new one for a browser without it (the page then sets the
-    cookie); the same for every call in one served page (its snapshot and its poll votes agree)."""
+    """This page's identity (shell.identity): its cookie when this server signed it, else a new
+    signed id (the page then sets the cookie) while its client address may start new browsers, else
+    that address's pool; the same for every call in one served page (its snapshot and its poll
+    votes agree)."""
     doc = pn.state.curdoc if served() else None
     if doc is not None and doc in _BROWSER_IDS:
         return _BROWSER_IDS[doc]
     cookie = (pn.state.cookies or {}).get("speclab_id", "")
-    bid = cookie if re.fullmatch(r"[0-9a-f]{32}", cookie or "") else uuid.uuid4().hex
+    address = address_of(doc) if doc is not None else ""
+    bid = identify(cookie, address)
     if doc is not None:
-        remember_browser(doc, bid)
+        remember_browser(doc, bid, address)
     return bid
 
 
-def remember_browser(doc, bid: str) -> None:
-    """Note that the page `doc` is shown by the browser `bid` (its tabs then share one allowance)."""
+_ADDRESSES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # served page → its client address
+TABS_PER_BROWSER = 10          # open pages of one browser (all its tabs) on this process
+_TABS: Counter = Counter()     # browser id, or "address …" → its open pages on this process
+
+
+def remember_browser(doc, bid: str, address: str = "") -> None:
+    """Note that the page `doc` is shown by the browser `bid` from `address` (its tabs then share one
+    allowance); a served page counts among its browser's and its address's open tabs until it closes."""
     _BROWSER_IDS[doc] = bid
+    _ADDRESSES[doc] = address
+    if served(doc) and hasattr(doc, "on_session_destroyed"):
+        keys = [bid] + ([f"address {address}"] if address else [])
+        _TABS.update(keys)
+        doc.on_session_destroyed(lambda context: _TABS.subtract(keys))
+
+
+def too_many_tabs(doc=None) -> pn.pane.HTML | None:
+    """One sentence instead of the page when this page's browser has TABS_PER_BROWSER tabs open
+    already (or its address that many per browser it may have); None otherwise. A refused tab does
+    not count."""
+    doc = doc if doc is not None else pn.state.curdoc
+    bid, address = _BROWSER_IDS.get(doc), _ADDRESSES.get(doc, "")
+    if bid is None or not served(doc):
+        return None
+    over = _TABS[bid] > TABS_PER_BROWSER or (
+        address and _TABS[f"address {address}"] > TABS_PER_BROWSER * browsers_per_address())
+    if not over:
+        return None
+    _TABS.subtract([bid] + ([f"address {address}"] if address else []))
+    doc.on_session_destroyed(lambda context: _TABS.update([bid] + ([f"address {address}"] if address else [])))
+    return pn.pane.HTML(f'<p class="notice" role="alert">This browser has {TABS_PER_BROWSER} pages of the lab '
+                        "open already; close one of them, then reload this page.</p>", sizing_mode="stretch_width")
 
 
 # Clicks per browser, all its tabs together: as many a second as model actions (serving.workqueue.RATE; a
@@ -129,8 +162,30 @@ def click_allowed(doc) -> bool:
     return bid is None or CLICKS.allowed(bid)
 
 
+# Every message a page sends (a slider move, a tour step, a click) counts against its browser and its
+# client address (uikit.inbox): a drag's moves or a few tour steps a second pass; past that a
+# property's latest value waits for the next token.
+MESSAGE_RATE, MESSAGE_BURST = 12.0, 48
+MESSAGES = Allowance(MESSAGE_RATE, MESSAGE_BURST)
+_PER_ADDRESS = max(2, browsers_per_address() // 2)
+ADDRESS_MESSAGES = Allowance(MESSAGE_RATE * _PER_ADDRESS, MESSAGE_BURST * _PER_ADDRESS)
+
+
+def message_allowed(doc) -> bool:
+    """Whether the browser showing `doc` may send a message now (spends one of its browser's and of
+    its address's allowances)."""
+    bid = _BROWSER_IDS.get(doc)
+    if bid is None:
+        return True
+    address = _ADDRESSES.get(doc, "")
+    return MESSAGES.allowed(bid) and (not address or ADDRESS_MESSAGES.allowed(address))
+
+
 def session_state(bid: str, owner: str | None = None) -> LabState:
-    """This browser's LabState: a fresh object per session, seeded from its last settings."""
+    """This browser's LabState: a fresh object per session, seeded from its last settings. Its model
+    work (`owner`) is queued under the browser and its client address (serving.workqueue)."""
+    if isinstance(owner, Owner) and not owner.address and served():
+        owner = dataclasses.replace(owner, address=_ADDRESSES.get(pn.state.curdoc, ""))
     state = LabState(runtime.service(), owner=owner, **SNAPSHOTS.get(bid))
     state.param.watch(lambda *_: SNAPSHOTS.save(bid, state), list(SNAPSHOT_FIELDS))
     return state
@@ -226,6 +281,7 @@ def join_classroom() -> tuple[str | None, object]:
     if not served():             # built outside a server (tests): nothing to register
         return None, doc
     stylesheets_from_here(doc)
+    admit_patches(message_allowed)     # once per process: every message counts against its sender
     context = doc.session_context
     CLASSROOM.join(context.id, doc, pn.state.location)
     pn.state.on_session_destroyed(lambda ctx: CLASSROOM.leave(ctx.id))

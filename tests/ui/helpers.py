@@ -44,7 +44,9 @@ def served(env: dict, log_path: Path, args: tuple[str, ...] = ()):
                "serve", "app.py", "--port", str(port), "--address", "127.0.0.1",
                f"--allow-websocket-origin=127.0.0.1:{port}", "--num-procs", "1"] + (["--args", *args] if args else [])
     with open(log_path, "w") as out:
-        proc = subprocess.Popen(command, cwd=ROOT, env={**env, "PYTHONUNBUFFERED": "1"},
+        # every test's browser is a new one from 127.0.0.1: allow that address many (shell.identity)
+        proc = subprocess.Popen(command, cwd=ROOT, env={"SPECLAB_BROWSERS_PER_ADDRESS": "1000", **env,
+                                                        "PYTHONUNBUFFERED": "1"},
                                 stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/app"
 

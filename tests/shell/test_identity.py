@@ -1,0 +1,95 @@
+"""Identities a script cannot mint at will (shell.identity, shell.sessions): signed ids, new ids
+limited per client address, tabs per browser capped, messages counted per browser and address."""
+import panel as pn
+import pytest
+
+from serving.workqueue import Allowance
+from shell import identity, sessions
+from shell.store import ClassStore
+from tests.helpers import FakeClock
+
+
+def test_only_an_id_this_server_signed_is_an_identity():
+    signer = identity.Signer(b"k" * 32)
+    bid = signer.new()
+    assert signer.verified(bid) == bid
+    forged = bid[:-1] + ("0" if bid[-1] != "0" else "1")
+    for cookie in (forged, bid.split(".")[0], "a" * 32, identity.Signer(b"other" * 7).new(), "", None, 7, bid + "x"):
+        assert signer.verified(cookie) is None, cookie
+
+
+def test_rotating_cookies_from_one_address_get_a_few_ids_then_the_addresss_pool():
+    clock = FakeClock(1000.0)
+    signer, new_ids = identity.Signer(b"k" * 32), identity.Buckets(1 / 60, 4, clock=clock)
+    ids = [identity.identify(f"{i:032x}", "10.0.0.66", signer, new_ids) for i in range(40)]   # 40 fresh cookies
+    assert len(set(ids)) == 5 and ids[4:] == [signer.pooled("10.0.0.66")] * 36
+    assert all(signer.verified(i) for i in ids[:4]) and signer.verified(ids[4]) is None   # the pool is no cookie
+    other = identity.identify("", "10.0.0.7", signer, new_ids)
+    assert signer.verified(other)                                   # another address is not held back
+    assert identity.identify(ids[0], "10.0.0.66", signer, new_ids) == ids[0]   # a signed cookie is kept
+    clock.advance(60)
+    assert signer.verified(identity.identify("", "10.0.0.66", signer, new_ids))   # then one a minute
+
+
+def test_every_process_of_a_class_counts_the_same_address(tmp_path):
+    store = ClassStore(tmp_path / "class.sqlite")
+    clock = FakeClock(1000.0)
+    one, two = (identity.Buckets(0.0, 3, identity.SharedTable(store, "new-ids"), clock=clock) for _ in range(2))
+    assert [one.take("a"), two.take("a"), one.take("a"), two.take("a")] == [True, True, True, False]
+    assert identity.Signer(identity._key(store)).verified(identity.Signer(identity._key(store)).new())
+    store.stop()
+
+
+def test_browsers_per_address_is_set_by_the_environment():
+    assert identity.browsers_per_address({}) == identity.BROWSERS_PER_ADDRESS
+    assert identity.browsers_per_address({"SPECLAB_BROWSERS_PER_ADDRESS": "200"}) == 200
+    assert identity.browsers_per_address({"SPECLAB_BROWSERS_PER_ADDRESS": "lots"}) == identity.BROWSERS_PER_ADDRESS
+
+
+class Page:
+    """A served page's document as sessions sees it: a session, and its close."""
+
+    def __init__(self):
+        self.session_context, self.closed = object(), []
+
+    def on_session_destroyed(self, fn):
+        self.closed.append(fn)
+
+    def close(self):
+        for fn in self.closed:
+            fn(None)
+
+
+def test_tabs_of_one_browser_are_capped_with_one_sentence(monkeypatch):
+    monkeypatch.setattr(sessions, "_TABS", sessions.Counter())
+    tabs = [Page() for _ in range(sessions.TABS_PER_BROWSER + 2)]
+    said = []
+    for page in tabs:                                          # as each page is built
+        sessions.remember_browser(page, "b" * 32, "10.0.0.5")
+        said.append(sessions.too_many_tabs(page))
+    assert said[:sessions.TABS_PER_BROWSER] == [None] * sessions.TABS_PER_BROWSER
+    assert all(isinstance(s, pn.pane.HTML) and "close one of them" in s.object for s in said[-2:])
+    tabs[0].close()
+    for page in tabs[-2:]:
+        page.close()
+    again = Page()
+    sessions.remember_browser(again, "b" * 32, "10.0.0.5")
+    assert sessions.too_many_tabs(again) is None                 # one closed: room for one more
+
+
+def test_messages_count_against_the_browser_and_its_address(monkeypatch):
+    monkeypatch.setattr(sessions, "MESSAGES", Allowance(rate=0.0, burst=5))
+    monkeypatch.setattr(sessions, "ADDRESS_MESSAGES", Allowance(rate=0.0, burst=8))
+    one, rotated, elsewhere = Page(), [Page() for _ in range(4)], Page()
+    sessions.remember_browser(one, "a" * 32, "10.0.0.66")
+    assert [sessions.message_allowed(one) for _ in range(6)] == [True] * 5 + [False]
+    for i, page in enumerate(rotated):                         # fresh ids, same address
+        sessions.remember_browser(page, f"{i}" * 32, "10.0.0.66")
+    assert sum(sessions.message_allowed(p) for p in rotated for _ in range(5)) == 3   # the address's 8 in all
+    sessions.remember_browser(elsewhere, "c" * 32, "10.0.0.7")
+    assert sessions.message_allowed(elsewhere)
+
+
+@pytest.fixture(autouse=True)
+def no_tabs_left(monkeypatch):
+    monkeypatch.setattr(sessions, "_TABS", sessions.Counter())
