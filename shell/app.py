@@ -28,7 +28,7 @@ from shell import heap, warmup
 from shell.lecturer import lecturer_view
 from shell.loading import LOADER, loading_view
 from shell.pages import html_pane, landing_html, nav_html, page_view, pager_html
-from shell.sessions import SNAPSHOTS, browser_id, click_allowed, join_classroom, session_state
+from shell.sessions import SNAPSHOTS, browser_id, click_allowed, join_classroom, session_state, too_many_tabs
 from shell.store import store_problem
 from shell.tour import build_tour
 from uikit import validate
@@ -185,6 +185,8 @@ def build_app():
     request = Request.from_args(pn.state.session_args or {})
     session_id, _doc = join_classroom()
     bid = browser_id()
+    if (full := too_many_tabs()) is not None:   # tabs per browser capped: one sentence (shell.sessions)
+        return full
     lecturer = lecturer_view(first_arg(pn.state.session_args or {}, "lecturer"), session_id, bid)
     page = SessionPage(request, bid, session_id, lecturer)
     page.fill_when_loaded()
