@@ -5,7 +5,9 @@ They exist only when the lecturer set a token at start-up and the page was opene
 `SPECLAB_LECTURER_TOKEN_FILE=PATH` or `--args --lecturer-token-file PATH`, or
 `SPECLAB_LECTURER_TOKEN=...` (`--args --lecturer-token ...` works too, but every user of the machine
 sees it in `ps`). Students never see the controls; a wrong token is refused in one sentence, and
-each wrong try makes that browser wait longer before the next one is checked (`ATTEMPTS`).
+each wrong try makes that browser and its client address wait longer before the next one is checked,
+while the whole server checks at most GUESSES_PER_HOUR wrong tokens an hour (`ATTEMPTS`); the
+lecturer's view says in one line when someone is guessing.
 """
 from __future__ import annotations
 
@@ -15,7 +17,6 @@ import html
 import logging
 import os
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -24,8 +25,10 @@ import panel as pn
 from serving import runtime
 from lab.errors import public_message
 from shell.classwide import reset_class, switched_everywhere
+from shell.identity import SIGNER, Buckets, address_of, table
 from shell.poll import DocumentWatch, PollView, lecturers_page
 from shell.sessions import CLASSROOM
+from shell.store import CLASS
 from uikit.clicks import on_click
 from uikit.pacing import served
 from uikit.panels import pair_switched
@@ -72,40 +75,79 @@ def token_ok(given, expected: str | None) -> bool:
     return bool(expected) and isinstance(given, str) and hmac.compare_digest(given.encode(), expected.encode())
 
 
-class Attempts:
-    """Wrong lecturer tokens per browser: the first `free` wrong tries cost nothing (a typo); after
-    the n-th, that browser's next try is not checked for `base · 2^(n-free-1)` seconds (at most
-    `cap`): guessing a token becomes hopeless. A right token clears the browser's count.
+GUESSES_PER_HOUR = 60      # wrong lecturer tokens the whole server checks an hour, after …
+GUESS_BURST = 20           # … this many at once
+RECENT_KEPT = 500          # wrong tries remembered for the lecturer's line
 
-        wait = ATTEMPTS.wait(bid)           # seconds before this browser may try again (0: now)
-        ATTEMPTS.failed(bid)                # after a wrong token
+
+class Attempts:
+    """Wrong lecturer tokens per browser and per client address, and on the whole server.
+
+    Per browser and per address, the first `free` wrong tries cost nothing (a typo); after the n-th,
+    the next try from that browser or address is not checked for `base · 2^(n-free-1)` seconds (at
+    most `cap`). The server as a whole (every process of the class: the records are in the class
+    store when there is one) checks at most `server_burst` wrong tokens at once and then `per_hour`
+    an hour, so guesses from many addresses stay hopeless too. A right token clears its browser's
+    and address's counts. `guessing()` is what the lecturer's view says about it.
+
+        wait = ATTEMPTS.wait(bid, "address …")     # seconds before this page may try (0: now)
+        ATTEMPTS.failed(bid, "address …")          # after a wrong token
     """
 
-    def __init__(self, base: float = 1.0, cap: float = 300.0, free: int = 2, size: int = 10_000,
-                 clock=time.monotonic):
-        self.base, self.cap, self.free, self.size, self.clock = base, cap, free, size, clock
-        self._failures: dict[str, tuple[int, float]] = {}   # browser → (wrong tries, may try again at)
-        self._lock = threading.Lock()
+    def __init__(self, base: float = 1.0, cap: float = 300.0, free: int = 2, clock=time.time,
+                 per_hour: float = GUESSES_PER_HOUR, server_burst: int = GUESS_BURST, store=CLASS):
+        self.base, self.cap, self.free, self.clock = base, cap, free, clock
+        self._rows = table("guesses", store)
+        self.server = Buckets(per_hour / 3600, server_burst, table("guess-server", store), clock=clock)
 
-    def wait(self, browser: str) -> float:
-        with self._lock:
-            _, until = self._failures.get(browser, (0, 0.0))
-        return max(0.0, until - self.clock())
+    def _wait_of(self, key: str, now: float) -> float:
+        row = self._rows.get(key) or {}
+        return max(0.0, float(row.get("until", 0.0)) - now)
 
-    def failed(self, browser: str) -> None:
-        with self._lock:
-            n = self._failures.pop(browser, (0, 0.0))[0] + 1
+    def wait(self, *keys: str) -> float:
+        """Seconds before a page of these keys (browser, address) may try a token (0: now)."""
+        now = self.clock()
+        return max([self._wait_of(k, now) for k in keys if k] + [self.server.wait("server")])
+
+    def server_wait(self) -> float:
+        return self.server.wait("server")
+
+    def failed(self, *keys: str) -> None:
+        now = self.clock()
+        for key in filter(None, keys):
+            n = int((self._rows.get(key) or {}).get("n", 0)) + 1
             wait = 0.0 if n <= self.free else min(self.cap, self.base * 2 ** (n - self.free - 1))
-            self._failures[browser] = (n, self.clock() + wait)
-            while len(self._failures) > self.size:            # bounded: the oldest entries go
-                del self._failures[next(iter(self._failures))]
+            self._rows.put(key, {"n": n, "until": now + wait})
+        self.server.take("server")
+        recent = self._recent(now)
+        recent.append([now, keys[-1] if len(keys) > 1 else ""])
+        self._rows.put("recent", {"tries": recent[-RECENT_KEPT:]})
 
-    def succeeded(self, browser: str) -> None:
-        with self._lock:
-            self._failures.pop(browser, None)
+    def succeeded(self, *keys: str) -> None:
+        for key in filter(None, keys):
+            self._rows.put(key, {"n": 0, "until": 0.0})
+
+    def _recent(self, now: float) -> list:
+        tries = (self._rows.get("recent") or {}).get("tries", [])
+        return [t for t in tries if isinstance(t, list) and len(t) == 2 and now - float(t[0]) < 3600]
+
+    def guessing(self) -> tuple[int, int]:
+        """(wrong tokens tried on this server in the last hour, from how many client addresses)."""
+        recent = self._recent(self.clock())
+        return len(recent), len({where for _, where in recent})
 
 
 ATTEMPTS = Attempts()
+
+
+def guessing_line(attempts: Attempts | None = None) -> str:
+    """The lecturer's one line when someone is guessing the token ('' when nobody is)."""
+    tries, addresses = (attempts or ATTEMPTS).guessing()
+    if not tries:
+        return ""
+    return (f'<p class="guessing" role="status">Someone is guessing the lecturer token: {tries} wrong '
+            f"{'try' if tries == 1 else 'tries'} in the last hour from {addresses} "
+            f"{'address' if addresses == 1 else 'addresses'}; each one waits longer before the next.</p>")
 
 
 class LecturerPanel(pn.viewable.Viewer):
@@ -131,9 +173,18 @@ class LecturerPanel(pn.viewable.Viewer):
         self._build_reset()
         self.sessions = pn.pane.HTML(self._sessions_html(), sizing_mode="stretch_width", margin=(0, 10))
         self._room = DocumentWatch(CLASSROOM, lambda changed: setattr(self.sessions, "object", self._sessions_html()))
+        # someone guessing the token: one line, looked at every few seconds (every process's tries)
+        self.guessing = pn.pane.HTML(guessing_line(), sizing_mode="stretch_width", margin=(0, 10),
+                                     stylesheets=[LECTURER_CSS])
         if served():
+            pn.state.add_periodic_callback(self._look_for_guessing, period=GUESS_LOOK_MS)
             lecturers_page()                  # this page watches the poll; it is not one of the class
             pn.state.on_session_destroyed(lambda ctx: self._room.stop())
+
+    def _look_for_guessing(self) -> None:
+        line = guessing_line()
+        if line != self.guessing.object:
+            self.guessing.object = line
 
     # --- the open sessions, live ---
     @staticmethod
@@ -203,7 +254,7 @@ class LecturerPanel(pn.viewable.Viewer):
                           self.reset_button, self.reset_warning, pn.Row(self.confirm_reset, self.cancel_reset, margin=0),
                           margin=0, css_classes=["reset-class"])
         return pn.Column(pn.Card(
-            self.sessions, pair, pn.layout.Divider(margin=(14, 10)), reset, self.status,
+            self.sessions, self.guessing, pair, pn.layout.Divider(margin=(14, 10)), reset, self.status,
             title="Lecturer controls", collapsed=False, width=360),
             PollView(current=self.chapter), sizing_mode="stretch_width", margin=0)   # the class poll (shell/poll.py)
 
@@ -223,27 +274,36 @@ def pair_options(names: list[str]) -> dict[str, str]:
 
 LECTURER_CSS = """
 .danger-zone { font-weight: 600; color: #8a1c14; margin: 0; }
+.guessing { font-weight: 600; color: #8a1c14; margin: 4px 0; }
 """
+GUESS_LOOK_MS = 5000       # how often the lecturer's view looks for someone guessing the token
 
 
-def lecturer_view(query_token, session_id: str, browser: str | None = None):
-    """What the page shows for `?lecturer=...`: the panel, a refusal, or nothing at all."""
+def lecturer_view(query_token, session_id: str, browser: str | None = None, address: str | None = None):
+    """What the page shows for `?lecturer=...`: the panel, a refusal, or nothing at all. Tries are
+    counted per browser, per client `address` (default: this served page's) and on the server."""
     if query_token is None:
         return None            # students: nothing at all
     expected = configured_token()
     if expected is None:
         return None            # no token configured: the controls do not exist
     browser = browser or session_id
-    wait = ATTEMPTS.wait(browser)
-    if wait > 0:               # not even checked: guessing is slowed down per browser
-        return _refusal(f"Too many wrong lecturer tokens from this browser; wait {int(wait) + 1} seconds, "
+    if address is None:
+        address = address_of(pn.state.curdoc) if served() else ""
+    keys = (browser, f"address {SIGNER.hashed(address)}" if address else "")
+    wait = ATTEMPTS.wait(*keys)
+    if wait > 0:               # not even checked: guessing is slowed down per browser, address and server
+        where = "on this server" if ATTEMPTS.server_wait() >= wait else "from this browser"
+        return _refusal(f"Too many wrong lecturer tokens {where}; wait {int(wait) + 1} seconds, "
                         "then reload the page with the right link.")
     if not token_ok(query_token, expected):
-        ATTEMPTS.failed(browser)
-        log.warning("a wrong lecturer token was tried (browser %s…)", browser[:8])
+        ATTEMPTS.failed(*keys)
+        tries, addresses = ATTEMPTS.guessing()
+        log.warning("a wrong lecturer token was tried from %s (%d wrong in the last hour, from %d %s)",
+                    address or "an unknown address", tries, addresses, "address" if addresses == 1 else "addresses")
         return _refusal("That lecturer token is not right; ask the lecturer for the link they started "
                         "the server with.")
-    ATTEMPTS.succeeded(browser)
+    ATTEMPTS.succeeded(*keys)
     log.info("lecturer controls opened (browser %s…)", browser[:8])
     return LecturerPanel(session_id, chapter=_page_chapter())
 

@@ -56,3 +56,40 @@ def test_the_wait_doubles_up_to_its_cap(attempts):
         a.failed("x")
         waits.append(a.wait("x"))
     assert waits == [0.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0, 60.0]
+
+
+def _checked(replies) -> int:
+    """How many of the lecturer views were a checked (wrong) token, not a refusal to check."""
+    return sum("not right" in r.object for r in replies)
+
+
+def test_rotating_cookies_from_one_address_get_no_more_checks(attempts):
+    """A script with a fresh cookie (browser id) per guess: counted per address, it gets as many
+    checks as one browser would, then waits."""
+    replies = [lecturer.lecturer_view(f"guess{i}", f"s{i}", f"fresh{i}", address="10.0.0.66") for i in range(60)]
+    assert _checked(replies) == lecturer.ATTEMPTS.free + 1     # the free tries, and the one that starts the wait
+    assert "Too many wrong lecturer tokens" in replies[-1].object
+    other = lecturer.lecturer_view("s3cret", "t", "lecturer", address="10.0.0.2")
+    assert isinstance(other, lecturer.LecturerPanel)                    # the lecturer elsewhere is let in
+
+
+def test_guesses_from_many_addresses_are_at_most_the_servers_hourly_share(attempts):
+    """One guess every 10 s for an hour, each from a fresh address and cookie: the server checks at
+    most its burst and then GUESSES_PER_HOUR an hour (≤ 100 in all)."""
+    replies = []
+    for i in range(360):
+        replies.append(lecturer.lecturer_view(f"guess{i}", f"s{i}", f"fresh{i}", address=f"10.1.{i // 250}.{i % 250}"))
+        attempts[0] += 10
+    checked = _checked(replies)
+    assert checked <= lecturer.GUESS_BURST + lecturer.GUESSES_PER_HOUR and checked <= 100
+    assert any("on this server" in r.object for r in replies)
+
+
+def test_the_lecturer_is_told_in_one_line_when_someone_is_guessing(attempts):
+    assert lecturer.guessing_line() == ""
+    for i in range(3):
+        lecturer.lecturer_view(f"guess{i}", f"s{i}", f"fresh{i}", address=f"10.0.0.{i % 2}")
+    line = lecturer.guessing_line()
+    assert "Someone is guessing the lecturer token" in line and "3 wrong tries" in line and "2 addresses" in line
+    panel = lecturer.LecturerPanel("s-lecturer")
+    assert panel.guessing.object == line
