@@ -21,6 +21,7 @@ from panel.io.state import set_curdoc
 from chapters import registry
 from shell.pollshared import POLL
 from shell.pollstore import PollStore, Question, Tally
+from shell.identity import address_of
 from shell.sessions import browser_id
 from uikit import predict
 from uikit.clicks import on_click
@@ -73,10 +74,12 @@ class Ballot:
     """One page's way into the poll (what uikit.predict's cards talk to): its browser's votes and
     the tallies its cards show. Built once per page; it leaves the poll when the page closes."""
 
-    def __init__(self, store: PollStore, browser: str, session_id: str | None = None, votes: bool = True):
+    def __init__(self, store: PollStore, browser: str, session_id: str | None = None, votes: bool = True,
+                 address: str = ""):
         """`votes=False`: the lecturer's page, which sees the class's answers but is not one of the
-        class (it neither votes nor counts among the browsers here)."""
-        self.store, self._browser, self.votes = store, browser, votes
+        class (it neither votes nor counts among the browsers here). `address`: the page's client
+        address (a few browsers' votes count per address and question)."""
+        self.store, self._browser, self.votes, self._address = store, browser, votes, address
         self.session_id = session_id if votes else None
         self._watches: list[DocumentWatch] = []
         if self.session_id is not None:
@@ -86,7 +89,7 @@ class Ballot:
         self.store.ask(Question(number, kind, tuple(choices or ()), tuple(bounds)))
 
     def vote(self, number: int, value) -> str | None:
-        return self.store.vote(number, self._browser, value) if self.votes else None
+        return self.store.vote(number, self._browser, value, self._address) if self.votes else None
 
     def tally(self, number: int) -> Tally | None:
         return self.store.tally(number)
@@ -137,7 +140,8 @@ def session_ballot() -> Ballot | None:
     doc = pn.state.curdoc
     ballot = ballot_of(doc)
     if ballot is None:
-        ballot = _BALLOTS[doc] = Ballot(POLL, browser_id(), doc.session_context.id, votes=doc not in _LECTURERS)
+        ballot = _BALLOTS[doc] = Ballot(POLL, browser_id(), doc.session_context.id, votes=doc not in _LECTURERS,
+                                        address=address_of(doc))
 
         def closed(context):   # the ballot's watches hold the document: weak keys alone would keep it
             ballot.close()

@@ -16,6 +16,7 @@ import time
 from typing import Any
 
 from shell.pollstore import PollStore, Question, Tally, refusal
+from shell.identity import browsers_per_address
 from shell.store import CLASS, GONE_AFTER, ClassStore
 
 
@@ -24,8 +25,8 @@ class SharedPollStore(PollStore):
     process hashes a browser the same way. Questions are cached per process (the first definition
     of a number stands everywhere, so a cached one never changes)."""
 
-    def __init__(self, store: ClassStore):
-        super().__init__(salt=store.salt)
+    def __init__(self, store: ClassStore, per_address: int | None = None):
+        super().__init__(salt=store.salt, per_address=per_address)
         self.store = store
         store.on("poll", lambda data: self._notify(*data))    # [number, what] from another process
 
@@ -62,7 +63,7 @@ class SharedPollStore(PollStore):
         with self._lock:
             return self._questions.setdefault(number, known)
 
-    def vote(self, number: Any, browser: str, value: Any) -> str | None:
+    def vote(self, number: Any, browser: str, value: Any, address: str = "") -> str | None:
         if isinstance(number, bool) or not isinstance(number, int):
             return f"There is no question {refusal(number)} in this lab; nothing was counted."
         question = self.question(number)
@@ -72,6 +73,9 @@ class SharedPollStore(PollStore):
         if index is None:
             return why
         voter = self.voter(browser)
+        if address and self.per_address is not None and self.answer_of(number, browser) is None \
+                and not self._counts_for(number, voter, address):
+            return self.address_full(number)
         with self.store.write() as db:
             had = db.execute("SELECT answer FROM votes WHERE number = ? AND voter = ?", (number, voter)).fetchone()
             if had is not None and had[0] == index:
@@ -83,6 +87,19 @@ class SharedPollStore(PollStore):
             self._changed(db, number, "vote")
         self._notify(number, "vote")
         return None
+
+    def _counts_for(self, number: int, voter: str, address: str) -> bool:
+        """Whether `address` may have one more browser's vote counted on question `number` (every
+        process reads the same record, in the store's shared values; noted if so)."""
+        key = f"poll-address:{number}:{self.voter('address ' + address)}"
+        found = self.store.get(key)
+        voters = json.loads(found[1]) if found is not None else []
+        if voter in voters:
+            return True
+        if len(voters) >= self.per_address:
+            return False
+        self.store.put(key, json.dumps(voters + [voter]).encode())
+        return True
 
     def tally(self, number: int) -> Tally | None:
         question = self.question(number)
@@ -120,6 +137,7 @@ class SharedPollStore(PollStore):
             self._notify(number, "reveal")
 
     def reset(self, number: int) -> None:
+        self.store.drop(f"poll-address:{number}:")
         with self.store.write() as db:
             db.execute("DELETE FROM votes WHERE number = ?", (number,))
             db.execute("DELETE FROM revealed WHERE number = ?", (number,))
@@ -127,6 +145,7 @@ class SharedPollStore(PollStore):
         self._notify(number, "reset")
 
     def reset_all(self) -> None:
+        self.store.drop("poll-address:")
         with self.store.write() as db:
             db.execute("DELETE FROM votes")
             db.execute("DELETE FROM revealed")
@@ -151,6 +170,7 @@ class SharedPollStore(PollStore):
             self._notify(None, "presence")
 
 
-POLL: PollStore = PollStore() if CLASS is None else SharedPollStore(CLASS)
+POLL: PollStore = PollStore(per_address=browsers_per_address()) if CLASS is None \
+    else SharedPollStore(CLASS, per_address=browsers_per_address())
 """The class's poll (pages reach it through shell.poll): in this process's memory when it serves the
 class alone, else in the class's shared store (shell.store)."""

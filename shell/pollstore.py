@@ -7,8 +7,10 @@
     unsubscribe = POLL.subscribe(lambda number, what: ...)   # what: "ask" | "vote" | "reveal" | "reset"
 
 `PollStore` is plain Python (no Panel), one object per server process, guarded by one lock. Votes
-are keyed by a salted hash of the browser's cookie id (shell.sessions.browser_id), which nothing
-reads back: a tally holds counts only. Pages reach it through shell.poll (their ballots and the
+are keyed by a salted hash of the browser's identity (shell.sessions.browser_id: an id this server
+signed, limited per client address), which nothing reads back: a tally holds counts only. Per
+question, the votes of at most `per_address` browsers count from one client address, so a script
+minting browser ids on one machine is that many votes, however long it runs. Pages reach it through shell.poll (their ballots and the
 lecturer's view).
 
 `POLL`, the class's poll (shell.pollshared), is a `PollStore` when one process serves the class,
@@ -132,8 +134,12 @@ class PollStore:
     caller's thread, with (question number or None for all, what happened).
     """
 
-    def __init__(self, salt: bytes | None = None):
+    def __init__(self, salt: bytes | None = None, per_address: int | None = None):
+        """`per_address`: how many browsers' votes one client address may have counted per question
+        (None: no limit), so a script minting browser ids on one machine is a few votes at most."""
         self._salt = salt if salt is not None else secrets.token_bytes(16)
+        self.per_address = per_address
+        self._by_address: dict[tuple[int, str], set[str]] = {}   # (question, address hash) → its voters
         self._lock = threading.Lock()
         self._questions: dict[int, Question] = {}
         self._votes: dict[int, dict[str, int]] = {}
@@ -160,9 +166,10 @@ class PollStore:
         with self._lock:
             return self._questions.get(number)
 
-    def vote(self, number: Any, browser: str, value: Any) -> str | None:
+    def vote(self, number: Any, browser: str, value: Any, address: str = "") -> str | None:
         """Count `browser`'s answer to question `number` (replacing its earlier one); None when it
-        counts, else one sentence saying why nothing changed."""
+        counts, else one sentence saying why nothing changed. `address`: the client address it
+        came from ('' unknown), of which `per_address` browsers count per question."""
         if isinstance(number, bool) or not isinstance(number, int):
             return f"There is no question {refusal(number)} in this lab; nothing was counted."
         with self._lock:
@@ -181,9 +188,18 @@ class PollStore:
                         "is not counted; yours stays in your card.")
             if votes.get(voter) == index:
                 return None
+            if address and self.per_address is not None:
+                mine = self._by_address.setdefault((number, self.voter("address " + address)), set())
+                if voter not in mine and len(mine) >= self.per_address:
+                    return self.address_full(number)
+                mine.add(voter)
             votes[voter] = index
         self._notify(number, "vote")
         return None
+
+    def address_full(self, number: int) -> str:
+        return (f"Question {number} already counts {self.per_address} answers from this computer's network "
+                "address, so this one was not counted; if several of you share one computer, tell the lecturer.")
 
     def tally(self, number: int) -> Tally | None:
         with self._lock:
@@ -216,12 +232,14 @@ class PollStore:
         with self._lock:
             self._votes.pop(number, None)
             self._revealed.discard(number)
+            self._by_address = {k: v for k, v in self._by_address.items() if k[0] != number}
         self._notify(number, "reset")
 
     def reset_all(self) -> None:
         with self._lock:
             self._votes.clear()
             self._revealed.clear()
+            self._by_address.clear()
         self._notify(None, "reset")
 
     # --- who is here ---

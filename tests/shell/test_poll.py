@@ -15,11 +15,11 @@ def make_store(request, tmp_path):
     which must keep the same rules; each call a store of its own."""
     made = []
 
-    def make(salt=b"test"):
+    def make(salt=b"test", per_address=None):
         if request.param == "memory":
-            return PollStore(salt=salt)
+            return PollStore(salt=salt, per_address=per_address)
         made.append(ClassStore(tmp_path / f"class-{len(made)}.sqlite", interval=3600))
-        return SharedPollStore(made[-1])
+        return SharedPollStore(made[-1], per_address=per_address)
     yield make
     for store in made:
         store.stop()
@@ -315,3 +315,24 @@ def test_the_store_is_plain_python():
     import shell.pollstore
     assert shell.poll.POLL is shell.pollshared.POLL and shell.poll.Question is shell.pollstore.Question
     assert type(shell.poll.POLL) is PollStore        # one process serves the tests: the poll in memory
+
+
+def test_forty_fresh_cookies_from_one_address_count_as_its_few_browsers(make_store):
+    """A script voting with a fresh cookie each time, from one address: the server gives it a few
+    ids and then the address's pool (shell.identity), and counts at most `per_address` of its
+    browsers per question; a student at another address still counts."""
+    from shell import identity
+    from tests.helpers import FakeClock
+    store = make_store(per_address=4)
+    store.ask(Question(10, "choice", ("faster", "slower")))
+    signer, new_ids = identity.Signer(b"k" * 32), identity.Buckets(1 / 60, 4, clock=FakeClock(0.0))
+    said = [store.vote(10, identity.identify(f"{i:032x}", "10.0.0.66", signer, new_ids), "slower", "10.0.0.66")
+            for i in range(40)]
+    assert sum(store.tally(10).counts) <= 4
+    assert store.vote(10, "s" * 32, "faster", "10.0.0.7") is None and store.tally(10).counts[0] == 1
+    # minting slowly for an hour gains nothing either: the address's share is full
+    later = [store.vote(10, signer.new(), "slower", "10.0.0.66") for _ in range(60)]
+    assert sum(store.tally(10).counts) == 5 and all("network address" in s for s in later)
+    assert all(s is None or "network address" in s for s in said)
+    store.reset(10)
+    assert store.vote(10, signer.new(), "slower", "10.0.0.66") is None     # a reset question counts anew
