@@ -53,11 +53,23 @@ const verdict = n.speedup > 1 ? "faster" : (n.speedup === 1 ? "the same" : "slow
 const be_text = Number.isNaN(be) ? "never (even α = 1 is slower)" : `α = ${f2(be)}`
 const best = pays ? `<b>γ = ${n.best_gamma}</b> (${f2(n.best_speedup)}×)`
   : `<b>don't draft</b> — no γ pays (the best, γ = ${n.best_gamma}, gives ${f2(n.best_speedup)}×)`
+// the break-even with this machine's verify cost (lab.speed.request.measured_break_even: α to 0.001)
+let measured_be = ""
+if (profile != null) {
+  const c2 = Math.round(c * 100) / 100
+  let at = "never"
+  for (let i = 0; i <= 1000; i++) {
+    const x = i === 1000 ? 1 : i * (1 / 1000)
+    if (analytic.profile_speedup(profile.verify, x, g, c2) >= 1) { at = `α = ${f2(x)}`; break }
+  }
+  measured_be = `; ${at} with this machine's verify cost v(${g + 1}) = ${f2(profile.verify[g])}${profile.busy}`
+}
 const formula = `<div class='speclab-formula'>E = (1 − α<sup>γ+1</sup>) / (1 − α) = ` +
   `(1 − ${f2(a)}<sup>${g + 1}</sup>) / (1 − ${f2(a)}) = <b>${f2(n.E)}</b> tokens per round` +
   `<br>cost = 1 + γc = 1 + ${g}·${f2(c)} = <b>${f2(n.cost)}</b> target calls` +
   `<br>speed-up = ${f2(n.E)} / ${f2(n.cost)} = <b>${f2(n.speedup)}×</b> — ${verdict} ` +
-  `than standard decoding<br>break-even for γ = ${g}, c = ${f2(c)}: ${be_text}` +
+  `than standard decoding<br>break-even for γ = ${g}, c = ${f2(c)}: ${be_text} with the lecture's cost ` +
+  `1 + γc${measured_be}` +
   `<br>best γ for α = ${f2(a)}, c = ${f2(c)}: ${best}</div>`
 
 const current = [Math.round(a * 100) / 100, g]

@@ -35,7 +35,8 @@ from uikit.pacing import Throttled, in_document, served
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.progress import TimeLeft
-from uikit.readouts import TABLE_ROWS, cost_note_html, live_html, question_explanation, readout_html, table_html
+from uikit.readouts import (TABLE_ROWS, VERDICT_CSS, cost_note_html, live_html, question_explanation, readout_html,
+                             table_html)
 from uikit.state import GAMMA_MAX
 from uikit.styles import TABLE_CSS
 
@@ -196,7 +197,7 @@ class BreakEvenChapter(Chapter):
         on_click(self.try_question, lambda e: self.param.update(alpha=a, gamma=g, c=c))
         # the formula, the live pair's measurement, the lecture's table, the note on the measured cost
         self.readout, self.live, self.table, self.cost_note = (
-            pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS]) for _ in range(4))
+            pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, VERDICT_CSS]) for _ in range(4))
         self.figs = BreakEvenFigures()
         redraw_on_move(self.figs.redraw, dict(alpha=self.alpha_slider, gamma=self.gamma_slider, c=self.c_slider),
                        dict(readout=self.readout, table=self.table, note=self.cost_note))
@@ -246,26 +247,32 @@ class BreakEvenChapter(Chapter):
         a, g, c = self.alpha, self.gamma, self.c
         n = self.numbers()
         in_document(self.figs.draw, a, g, c, n, self.profile)   # raw Bokeh models: where the document lock is held
-        self.readout.object = readout_html(a, g, c, n)
+        self.readout.object = readout_html(a, g, c, n, self.profile)
         self.table.object = table_html(c, (round(a, 2), g))
         self.cost_note.object = cost_note_html(self.profile, g)
         self._maybe_reveal()
 
     # ---- the live pair ---------------------------------------------------------------------------
     async def measure_live(self):
-        """The outcome of the student's request at the γ slider's γ (lab.speed.request), kept for "Use my
-        models" (the tour starts this two steps ahead); α, γ, c and their sliders stay where they are,
-        and the slider's γ becomes the student's, so the other live pages show this request.
+        """The outcome of the student's request (lab.speed.request: their prompt, settings and γ, the
+        request chapters 4, 11–13 show), kept for "Use my models" (the tour starts this two steps
+        ahead); α, γ, c and their sliders stay where they are. The sliders are the formula's: they
+        never change the student's γ for the other pages.
 
-        An outcome of the same request younger than LIVE_FRESH_SECONDS (or still coming) is reused;
-        returns it, or None with the problem shown.
+        An outcome of the same request younger than LIVE_FRESH_SECONDS (or still coming) is reused,
+        unless the machine has been re-timed since (serving.retime): then it is priced anew; returns
+        it, or None with the problem shown.
         """
         ids = self.prompt_ids()
         if ids is None:
             return None
-        self.state.gamma = self.gamma     # the γ slider is the student's γ: chapters 4, 11–13 follow it
         request = self.request(ids, max_new_tokens=MAX_NEW_TOKENS)
-        return await self.kept.get(request, lambda: self._measure(request))
+        got = await self.kept.get(request, lambda: self._measure(request))
+        now = costs.already_measured(self.state.service, request.draft)
+        if got is not None and now is not None and got.profile is not now:    # re-timed since: price anew
+            self.kept = KeptWork(LIVE_FRESH_SECONDS)
+            got = await self.kept.get(request, lambda: self._measure(request))
+        return got
 
     async def _measure(self, request):
         async with self.time_left.running() as left:

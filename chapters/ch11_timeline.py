@@ -4,7 +4,9 @@ Both lanes are the outcome of the student's request (lab.speed.request: plain an
 priced by the pair's one cost profile, lab.speed.costs): a one-position target call is 1, a verify pass
 over k positions costs its measured v(k), a draft-model call the measured c, a copied guess its own
 tiny time, and the prefill is the same in both lanes. Chapters 4, 10 and 12 show the same outcome,
-so every page gives one speed-up for one request; the verdict under the figure is computed from it.
+so every page gives one speed-up for one request; the verdict under the figure is computed from it,
+with the busy warning beside the figures while the profile is flagged busy and one line when a
+re-timing of the machine changed the verdict.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from uikit import palette
 from uikit.clicks import on_click
 from uikit.figures import static_figure
 from uikit.pacing import in_document, served
+from uikit.readouts import VERDICT_CSS, busy_html, retimed_html
 from uikit.styles import BOX_CSS, TABLE_CSS, sheet
 
 MAX_NEW_TOKENS = REQUEST_TOKENS      # every live page's request length (lab.speed.request)
@@ -52,9 +55,8 @@ def summary_html(o: Outcome) -> str:
             ("decode time", f"{s.decode_time('standard'):.1f}", f"{s.decode_time('draft + verify'):.1f}"),
             ("tokens per target call", f"{plain.tokens_per_round:.2f}", f"{spec.tokens_per_round:.2f}")]
     passes = f"{lo:.2f}" if hi - lo < 0.005 else f"{lo:.2f} to {hi:.2f}"
-    busy = f" <b>{html.escape(p.why_busy())}</b>" if p.busy else ""
     return (f"<p class='speclab-formula'>Guesses by <b class='drafter'>{html.escape(o.request.describe())}</b> "
-            f"({html.escape(o.who())}).</p><table class='speclab-table'><thead><tr><th></th><th>standard</th><th>draft + verify</th></tr>"
+            f"({html.escape(o.who())}).</p>{busy_html(p)}<table class='speclab-table'><thead><tr><th></th><th>standard</th><th>draft + verify</th></tr>"
             "</thead><tbody>" + "".join(f"<tr><td>{a}</td><td>{b}</td><td>{c}</td></tr>" for a, b, c in rows)
             + "</tbody></table>"
             f"<p class='speclab-formula'>Both lanes wrote {same_text(plain, spec)}. Time in target-call units, "
@@ -63,8 +65,8 @@ def summary_html(o: Outcome) -> str:
             f"1); one draft "
             f"call c = {s.c:.2f}; prefill {s.prefill:.1f}. Decode speed-up on this request: "
             f"<b class='decode-speedup'>{s.decode_speedup:.2f}×</b>. Prefill is the same in both lanes, so "
-            f"the first token is not faster.{busy}</p><div class='speclab-live verdict'><b>{html.escape(o.verdict())}"
-            f"</b><br><i>{html.escape(o.projection_sentence())}</i></div>")
+            f"the first token is not faster.</p><div class='speclab-live verdict'>{retimed_html(o)}{busy_html(p)}"
+            f"<b>{html.escape(o.verdict())}</b><br><i>{html.escape(o.projection_sentence())}</i></div>")
 
 
 class TimelineChapter(Chapter):
@@ -78,7 +80,7 @@ class TimelineChapter(Chapter):
              "delivers tokens in bursts.")
     takeaway = ("Drafting changes when the tokens arrive, never which tokens: it is faster only where the "
                 "guesses kept pay for the guessing and the checking.")
-    tour_parts = ("draw_button", "lane_fig", "summary", "cards")    # what shell/tour_steps.py shows
+    tour_parts = ("draw_button", "warning", "lane_fig", "summary", "cards")    # what shell/tour_steps.py shows
     presets = True       # the preset prompts and aligned / weak / random draft bar (chapters.base)
     guessers = True      # and who guesses: the draft model, a copy from the text, or both
 
@@ -94,8 +96,10 @@ class TimelineChapter(Chapter):
         self.sched: Schedule | None = None
         self.draw_button = pn.widgets.Button(label="Read the timeline", color="primary", width=200)
         on_click(self.draw_button, self._on_draw)
-        self.summary = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self.summary = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, VERDICT_CSS])
         self.cards = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[BOX_CSS, sheet("ch11-cards")])
+        # beside the priced lanes: the busy warning while it applies, the re-timed line when it changed the verdict
+        self.warning = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[VERDICT_CSS], margin=(0, 10))
         self._build_figures()
         self._draw_cards()
         if served():
@@ -143,12 +147,16 @@ class TimelineChapter(Chapter):
 
     def _draw_summary(self):
         self.summary.object = summary_html(self.outcome)
+        self.warning.object = retimed_html(self.outcome) + busy_html(self.outcome.profile)
 
     def _draw_cards(self):
         faster = ""
         if self.sched is not None:
             calls, x = f" Here: {self.plain.target_calls} target calls became {self.spec.target_calls}", self.sched.decode_speedup
-            faster = (f"{calls}, and decoding ran {x:.2f}× as fast." if x >= 1 else
+            word = self.outcome.verdict_word()
+            faster = (f"{calls}, and decoding ran {x:.2f}× as fast." if word == "faster" else
+                      f"{calls}, and decoding ran level with plain decoding ({x:.2f}×, within this machine's "
+                      "timing noise)." if word == "level" else
                       f"{calls}, yet decoding was slower ({x:.2f}×): the guessing and the longer checks cost more "
                       "than the calls saved.")
         cards = [
@@ -200,6 +208,7 @@ class TimelineChapter(Chapter):
     def body(self):
         return pn.Column(
             pn.Row(self.draw_button, self.busy),
+            self.warning,
             pn.pane.Bokeh(self.lane_fig, sizing_mode="stretch_width"),
             pn.pane.Bokeh(self.cum_fig, sizing_mode="stretch_width"),
             self.summary, self.cards, sizing_mode="stretch_width")

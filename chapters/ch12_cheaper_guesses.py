@@ -24,6 +24,7 @@ from uikit.figures import projector_type, static_figure
 from uikit.pacing import in_document
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
+from uikit.readouts import VERDICT_CSS, busy_html, retimed_html
 from uikit.styles import TABLE_CSS
 
 MAX_NEW_TOKENS = REQUEST_TOKENS      # every live page's request length (lab.speed.request)
@@ -114,8 +115,8 @@ class CheaperGuessesChapter(Chapter):
         self.run_button = pn.widgets.Button(label="▶ Measure all six", color="primary", width=200)
         on_click(self.run_button, self._on_run)
         self.prompt_line = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
-        self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
-        self.summary = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, VERDICT_CSS])
+        self.summary = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, VERDICT_CSS])
         self.bars = SpeedupBars()
         self._draw()
 
@@ -194,7 +195,8 @@ class CheaperGuessesChapter(Chapter):
                                    f"(the adaptive one starts there; auto γ goes up to 12) · "
                                    f"{MAX_NEW_TOKENS} new tokens</div>")
         greedy = s.settings.greedy
-        self.table.object = rows_html(self.rows, self.plain.target_calls if self.plain else None, greedy) \
+        busy = busy_html(self.rows[0].outcome.profile) if self.rows else ""    # the warning beside the prices
+        self.table.object = busy + rows_html(self.rows, self.plain.target_calls if self.plain else None, greedy) \
             if self.plain else ""
         in_document(self.bars.draw, list(self.rows))
         self.summary.object = self._summary_html()
@@ -212,7 +214,8 @@ class CheaperGuessesChapter(Chapter):
                    f"{html.escape(best.drafting.label)}</b>: {html.escape(best.outcome.verdict())}")
         return (f"<div class='speclab-live'>Fewest target calls: <b>{html.escape(fewest.drafting.label)}</b> "
                 f"({fewest.outcome.target_calls} for {fewest.new_tokens} tokens). {fastest} {same}<br>The text: <code>{html.escape(self.plain.text)}</code>"
-                f"{'<br>' + html.escape(self.rows[0].busy) if self.rows[0].busy else ''}</div>")
+                + retimed_html(best.outcome) + busy_html(best.outcome.profile)
+                + "</div>")
 
     def body(self):
         return pn.Column(

@@ -120,7 +120,7 @@ TOUR = [
     {"chapter": 10, "show": [["use_models", "busy", "time_left"], "live", "gamma_fig"], "prefetch": "measure_live",
      "text": "Use my models: α and c measured on the live pair, the measured speed-up beside the predicted one."},
     # --- 11 putting it together ---
-    {"chapter": 11, "show": [["draw_button", "busy"], "lane_fig"],
+    {"chapter": 11, "show": [["draw_button", "busy"], "warning", "lane_fig"],
      "text": "Same distribution, a different schedule: standard decoding ticks evenly, drafting delivers bursts."},
     {"chapter": 11, "show": ["summary"],
      "text": "The same tokens from at most as many target calls. The prefill is the same: the first token comes no sooner."},

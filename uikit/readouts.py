@@ -1,6 +1,8 @@
 """Chapter 10's read-outs as HTML: the lecture's table for a chosen c, the formula
 worked through for α, γ, c, the predict question's answer worked through, the note on the measured
-round cost, and the student's request measured (lab.speed.request.Outcome).
+round cost, the student's request measured (lab.speed.request.Outcome) with its one verdict line
+and its details folded, and the busy warning and re-timed line that stand beside every priced figure
+(chapters 10, 11, 12 and the tour).
 
 Pure formatting of numbers from lab.core.analytic and lab.speed.measure; the panes that show them live in the
 chapter (styled by uikit.styles.TABLE_CSS).
@@ -13,6 +15,10 @@ import numpy as np
 
 from lab.core import analytic
 from lab.experiments.breakeven import QUESTION
+from lab.speed.request import measured_break_even
+from uikit.styles import sheet
+
+VERDICT_CSS = sheet("verdict")     # the verdict line, busy warning, re-timed line and folded details
 
 # The rows of the lecture's table, recomputed for the chosen c.
 TABLE_ROWS = ((0.8, 4), (0.9, 4), (0.5, 4), (0.8, 2))
@@ -32,8 +38,20 @@ def table_html(c: float, current: tuple[float, int] | None = None) -> str:
             f"<tbody>{''.join(body)}</tbody></table>")
 
 
-def readout_html(a: float, g: int, c: float, n: dict) -> str:
-    """The formula read-out for α, γ, c and their numbers (BreakEvenChapter.numbers)."""
+def measured_break_even_text(profile, g: int, c: float) -> str:
+    """The break-even with this machine's verify cost (lab.speed.request.measured_break_even, the one
+    every verdict names), in the read-out's words; "" before the profile is measured."""
+    if profile is None:
+        return ""
+    be, v = measured_break_even(profile, g, round(c, 2)), profile.verify_units(g + 1)
+    at = "never" if np.isnan(be) else f"α = {be:.2f}"
+    busy = " " + profile.why_busy() if profile.busy else ""     # the warning beside the figure it concerns
+    return f"; {at} with this machine's verify cost v({g + 1}) = {v:.2f}{busy}"
+
+
+def readout_html(a: float, g: int, c: float, n: dict, profile=None) -> str:
+    """The formula read-out for α, γ, c and their numbers (BreakEvenChapter.numbers); with the pair's
+    cost profile, the break-even line also gives the break-even with the measured verify cost."""
     verdict = "faster" if n["speedup"] > 1 else ("the same" if n["speedup"] == 1 else "slower")
     be = n["break_even"]
     be_text = "never (even α = 1 is slower)" if np.isnan(be) else f"α = {be:.2f}"
@@ -43,7 +61,8 @@ def readout_html(a: float, g: int, c: float, n: dict) -> str:
             f"(1 − {a:.2f}<sup>{g + 1}</sup>) / (1 − {a:.2f}) = <b>{n['E']:.2f}</b> tokens per round"
             f"<br>cost = 1 + γc = 1 + {g}·{c:.2f} = <b>{n['cost']:.2f}</b> target calls"
             f"<br>speed-up = {n['E']:.2f} / {n['cost']:.2f} = <b>{n['speedup']:.2f}×</b> — {verdict} "
-            f"than standard decoding<br>break-even for γ = {g}, c = {c:.2f}: {be_text}"
+            f"than standard decoding<br>break-even for γ = {g}, c = {c:.2f}: {be_text} with the lecture's cost "
+            f"1 + γc{measured_break_even_text(profile, g, c)}"
             f"<br>best γ for α = {a:.2f}, c = {c:.2f}: {best}</div>")
 
 
@@ -63,17 +82,51 @@ def cost_note_html(profile, g: int) -> str:
     return f"<p class='cost-note'>{note}</p>"
 
 
+def busy_html(profile) -> str:
+    """The busy warning that stands beside every figure priced by `profile` while it applies ("" when
+    the profile is reliable or not measured yet)."""
+    if profile is None or not profile.busy:
+        return ""
+    return f"<p class='busy-warning' role='note'>⚠ {html.escape(profile.why_busy())}</p>"
+
+
+def retimed_html(o) -> str:
+    """One line when the machine was re-timed and that changed this request's verdict ("" otherwise)."""
+    line = o.retimed()
+    return f"<p class='retimed' role='status'>{html.escape(line)}</p>" if line else ""
+
+
+MEASURED_WORDS = {"faster": "faster than plain decoding", "slower": "slower than plain decoding",
+                  "level": "level with plain decoding, within this machine's timing noise"}
+
+
+def headline(o) -> str:
+    """The live box's one verdict line: the measured speed-up and its word and, where the formula at
+    the request's α, γ, c (the sliders after Use my models) gives another word, that figure and why, so
+    the line never says faster beside a formula saying slower without the reason."""
+    word, predicted = o.verdict_word(), o.predicted()
+    formula = "faster" if predicted > 1 else "slower"
+    line = f"Measured on this machine: <b class='priced-speedup'>{o.speedup:.2f}×</b> — {MEASURED_WORDS[word]}"
+    if word != formula:
+        reasons = o.gap_reasons()
+        line += (f", though the formula at these sliders predicts {predicted:.2f}× ({formula})"
+                 + (": " + html.escape(" and ".join(reasons)) if reasons else ""))
+    return line + "."
+
+
 def live_html(o) -> str:
-    """The student's request measured (lab.speed.request.Outcome): who guessed, α, target calls, the speed-up
-    on this machine, why, the formula's prediction beside it and the projection to a lecture-scale pair."""
+    """The student's request measured (lab.speed.request.Outcome): one verdict line with the request's
+    figures, the re-timed line and busy warning when they apply, and folded beneath them who guessed,
+    why it came out so, the formula's prediction beside it and the projection to a lecture-scale pair."""
     r, gap = o.request, o.gap()
-    return (f"<div class='speclab-live'><b>Your request</b>: {r.max_new_tokens} tokens, "
-            f"{html.escape(r.settings.describe())}; guesses by <b class='drafter'>{html.escape(r.describe())}</b>"
-            f" ({html.escape(o.who())}).<br>Measured: α = {o.alpha or 0:.2f} · "
-            f"<b class='target-calls'>{o.target_calls}</b> target calls instead of {o.plain_calls} · "
-            f"{o.tokens_per_call:.2f} tokens per call · c = {o.c:.2f} a guess<br>Speed-up on this machine: "
-            f"<b class='priced-speedup'>{o.speedup:.2f}×</b> (every call priced by this pair's cost profile, "
-            f"as chapters 11 and 12 show this request). {html.escape(o.verdict())}<br>At the sliders (now this "
-            f"request's α, γ, c): " + (html.escape(gap) if gap else f"the formula predicts {o.predicted():.2f}×, "
-                                       "as measured.")
-            + f"<br><i>{html.escape(o.projection_sentence())}</i></div>")
+    return (f"<div class='speclab-live'><p class='verdict-line'>{headline(o)}</p>"
+            f"<p class='figures'>α = {o.alpha or 0:.2f} · <b class='target-calls'>{o.target_calls}</b> target "
+            f"calls instead of {o.plain_calls} · {o.tokens_per_call:.2f} tokens per call · c = {o.c:.2f} a guess</p>"
+            + retimed_html(o) + busy_html(o.profile)
+            + f"<details><summary>Why — your request, its verdict and the formula</summary>"
+            f"<p>Your request: {r.max_new_tokens} tokens, {html.escape(r.settings.describe())}; guesses by "
+            f"<b class='drafter'>{html.escape(r.describe())}</b> ({html.escape(o.who())}). Every call is priced "
+            f"by this pair's cost profile, as chapters 11 and 12 show this request.</p>"
+            f"<p>{html.escape(o.verdict())}</p><p>At the sliders (now this request's α, γ, c): "
+            + (html.escape(gap) if gap else f"the formula predicts {o.predicted():.2f}×, as measured.")
+            + f"</p><p><i>{html.escape(o.projection_sentence())}</i></p></details></div>")

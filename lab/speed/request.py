@@ -183,14 +183,17 @@ class Outcome:
 
     @property
     def noise(self) -> float:
-        """How far from 1× a speed-up must lie to be told from level: the profile's measured noise
-        (how far repeated timings of one call spread), at least LEVEL."""
+        """The profile's measured noise: how far repeated timings of one call spread (its median run
+        over its fastest, less 1), at least LEVEL. A speed-up between 1 / (1 + noise) and 1 + noise
+        cannot be told from level on this profile."""
         return max(LEVEL, self.profile.spread)
 
     def verdict_word(self) -> str:
-        """"faster", "level" (within the profile's noise of 1×) or "slower"."""
+        """"faster", "level" (within the profile's noise of 1×, either way) or "slower"."""
         s = self.speedup
-        return "level" if abs(s - 1) < self.noise else ("faster" if s > 1 else "slower")
+        if 1 / (1 + self.noise) < s < 1 + self.noise:
+            return "level"
+        return "faster" if s > 1 else "slower"
 
     def retimed(self) -> str:
         """One line when the machine was re-timed since this request was last priced and that changed
@@ -246,13 +249,14 @@ class Outcome:
             if v > 1.05 else ""
         return f"Slower here ({s:.2f}×): {head}; {why}{verify}."
 
-    def gap(self) -> str:
-        """Why the lecture's formula predicts another speed-up than the one measured ("" when they agree)."""
-        predicted = self.predicted()
-        if abs(predicted - self.speedup) < 0.05:
-            return ""
+    def _formula_round(self) -> tuple[float, float]:
+        """(E, 1 + γc): the formula's tokens and cost of a round at the request's α, γ and c as printed."""
         g, a = self.mean_gamma, round(self.alpha or 0.0, 2)
-        e, cost = float(analytic.expected_tokens(a, g)), float(analytic.round_cost(g, round(self.c, 2)))
+        return float(analytic.expected_tokens(a, g)), float(analytic.round_cost(g, round(self.c, 2)))
+
+    def gap_reasons(self) -> list[str]:
+        """Why the measured rounds differ from the formula's: their tokens, their cost (none: they agree)."""
+        e, cost = self._formula_round()
         reasons = []
         if self.tokens_per_call > e * 1.05:
             reasons.append("guesses are kept in runs, not independently with one α as the formula assumes")
@@ -262,6 +266,14 @@ class Outcome:
             reasons.append(f"a verify pass costs {self.verify_cost:.2f} target calls here, where the formula counts 1")
         elif self.round_cost < cost * 0.95:
             reasons.append("rounds guessed fewer than γ (the text's end, or a source with nothing to copy)")
+        return reasons
+
+    def gap(self) -> str:
+        """Why the lecture's formula predicts another speed-up than the one measured ("" when they agree)."""
+        predicted = self.predicted()
+        if abs(predicted - self.speedup) < 0.05:
+            return ""
+        (e, cost), reasons = self._formula_round(), self.gap_reasons()
         return (f"The formula predicts {predicted:.2f}× from E = {e:.2f} tokens for a round of 1 + γc = {cost:.2f}; "
                 f"measured, a round gave {self.tokens_per_call:.2f} tokens for {self.round_cost:.2f}"
                 + (": " + " and ".join(reasons) if reasons else "") + ".")

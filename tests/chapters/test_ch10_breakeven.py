@@ -1,4 +1,5 @@
 import asyncio
+import html
 
 import numpy as np
 import pytest
@@ -62,7 +63,7 @@ def test_use_my_models_fills_alpha_gamma_and_c_from_the_request(chapter):
     assert chapter.c == pytest.approx(round(min(2, o.c), 2))
     live = chapter.live.object
     assert f"<b class='priced-speedup'>{o.speedup:.2f}×</b>" in live
-    assert f"predicts {o.predicted():.2f}×" in live and o.verdict().split(":")[0] in live
+    assert f"predicts {o.predicted():.2f}×" in live and html.escape(o.verdict().split(":")[0]) in live
     assert "the draft model, γ = 4 guesses a round" in live and f"<b class='target-calls'>{o.target_calls}</b>" in live
     assert "Projection, not a measurement" in live
     # the formula read-out at the sliders now gives the prediction shown beside the measurement
@@ -135,26 +136,38 @@ def _count_measurements(monkeypatch, chapter):
 
 def test_measure_live_keeps_the_result_and_leaves_the_sliders(chapter, monkeypatch):
     calls = _count_measurements(monkeypatch, chapter)
-    chapter.param.update(alpha=0.33, gamma=3, c=0.77)    # where the lecturer is dragging
+    chapter.state.gamma = 3                              # the student's γ (the settings panel)
+    chapter.param.update(alpha=0.33, gamma=5, c=0.77)    # where the lecturer is dragging
     got = asyncio.run(chapter.measure_live())
-    assert calls == [3] and got is not None and chapter.state.gamma == 3   # the slider's γ is the student's
+    assert calls == [3] and got is not None and chapter.state.gamma == 3   # the slider's γ is the formula's
     assert got.request.gamma == 3 and got.profile is costs.profile(chapter.state.service.pair)
-    assert (chapter.alpha, chapter.gamma, chapter.c) == (0.33, 3, 0.77)
+    assert (chapter.alpha, chapter.gamma, chapter.c) == (0.33, 5, 0.77)
     assert chapter.outcome is None and chapter.live.object == ""
     # Use my models applies the kept outcome: no second model call, the sliders move to it
     asyncio.run(chapter.use_my_models())
-    assert calls == [3] and chapter.outcome is got
+    assert calls == [3] and chapter.outcome is got and chapter.gamma == 3
     assert chapter.alpha == pytest.approx(round(got.alpha, 2)) and chapter.c == pytest.approx(round(min(2, got.c), 2))
     assert f"{got.speedup:.2f}×" in chapter.live.object
 
 
 def test_a_kept_outcome_of_another_request_is_not_used(chapter, monkeypatch):
     calls = _count_measurements(monkeypatch, chapter)
-    chapter.param.update(gamma=2)
+    chapter.state.gamma = 2
     asyncio.run(chapter.measure_live())
-    chapter.param.update(gamma=5)
+    chapter.state.gamma = 5
     asyncio.run(chapter.use_my_models())
     assert calls == [2, 5] and chapter.outcome.request.gamma == 5
+
+
+def test_trying_the_question_then_using_my_models_keeps_the_students_gamma(chapter, monkeypatch):
+    """"Try α = 0.6, γ = 5, c = 0.3" moves the formula's sliders only: Use my models measures the
+    student's own request, and chapters 4 and 11–13 keep the student's γ."""
+    calls = _count_measurements(monkeypatch, chapter)
+    before = chapter.state.gamma
+    chapter.try_question.clicks += 1
+    assert chapter.gamma == 5 and before != 5
+    asyncio.run(chapter.use_my_models())
+    assert chapter.state.gamma == before and calls == [before] and chapter.gamma == chapter.outcome.mean_gamma
 
 
 def test_the_tour_starts_use_my_models_ahead():
@@ -173,12 +186,12 @@ def test_a_measurement_shows_its_time_left_estimated_from_the_last_one(chapter, 
         seen.append((chapter.time_left.__panel__().visible, chapter.time_left.estimate))
         return await original(fn, *args, **kwargs)
     monkeypatch.setattr(chapter, "run_model", watching)
-    chapter.param.update(gamma=2)
+    chapter.state.gamma = 2
     asyncio.run(chapter.measure_live())
     assert seen[0] == (True, None)                              # the first: "estimating…"
     (took,) = ch10_breakeven.LAST_SECONDS
     assert took > 0
-    chapter.param.update(gamma=3)
+    chapter.state.gamma = 3
     asyncio.run(chapter.measure_live())
     assert seen[1] == (True, took)                              # the next: the last one's time
     assert not chapter.time_left.__panel__().visible

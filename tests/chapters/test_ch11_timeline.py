@@ -86,3 +86,43 @@ def test_the_captions_say_slower_or_faster_as_the_figure_does(make_chapter, fast
     copied = "guesses copied from the text (about 0 each)</td><td>0</td><td>{}</td>".format(32 if faster else 0)
     assert copied in summary
     assert "Speed comes from a second model" not in TimelineChapter.takeaway
+
+
+def test_the_busy_warning_the_re_timed_line_and_a_level_verdict_stand_beside_the_figures(make_chapter):
+    """A profile flagged busy puts its warning above the table and in the verdict box; a re-timing that
+    changed the verdict is named there in one line; a speed-up within the profile's noise reads level
+    in the verdict and the card alike."""
+    from dataclasses import replace
+    from lab.speed.request import Outcome
+    from tests.helpers import CHEAP, DEAR, scripted_outcome, scripted_round
+    slower = scripted_outcome([scripted_round(i, 4, 1) for i in range(8)], DEAR, 0.018)
+    faster = Outcome.of(slower.request, slower.plain, slower.spec,
+                        replace(slower.profile, draft_seconds=0.001, verify_seconds=tuple(CHEAP), busy=True, load=5.0),
+                        earlier=slower)
+    ch = make_chapter(TimelineChapter)
+    ch.show(faster)
+    table, verdict = ch.summary.object.split("<table", 1)[0], ch.summary.object.split("verdict'>", 1)[1]
+    warning = faster.profile.why_busy()
+    assert warning in table and warning in verdict
+    assert verdict.startswith(f"<p class='retimed' role='status'>This machine re-timed: now {faster.speedup:.2f}×")
+    level = scripted_outcome([scripted_round(i, 4, 2) for i in range(8)], CHEAP, 0.04)
+    level = Outcome.of(level.request, level.plain, level.spec, replace(level.profile, spread=0.2))
+    ch.show(level)
+    assert "Level with plain decoding here" in ch.summary.object and "retimed" not in ch.summary.object
+    assert "busy-warning" not in ch.summary.object
+    assert "ran level with plain decoding" in ch.cards.object and "as fast" not in ch.cards.object
+
+
+def test_the_priced_lanes_carry_the_busy_warning_and_the_re_timed_line(make_chapter):
+    """Above the lanes (the tour's timeline step shows it too): the warning while the profile is busy."""
+    from dataclasses import replace
+    from lab.speed.request import Outcome
+    from tests.helpers import CHEAP, DEAR, scripted_outcome, scripted_round
+    slower = scripted_outcome([scripted_round(i, 4, 1) for i in range(8)], DEAR, 0.018)
+    ch = make_chapter(TimelineChapter)
+    ch.show(slower)
+    assert ch.warning.object == ""
+    busy = replace(slower.profile, draft_seconds=0.001, verify_seconds=tuple(CHEAP), busy=True, load=5.0)
+    ch.show(Outcome.of(slower.request, slower.plain, slower.spec, busy, earlier=slower))
+    assert "This machine re-timed: now" in ch.warning.object and busy.why_busy() in ch.warning.object
+    assert "warning" in TimelineChapter.tour_parts

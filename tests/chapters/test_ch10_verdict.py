@@ -1,0 +1,95 @@
+"""Chapter 10's live box and read-out for one request: one verdict line, the details folded, one
+break-even named in the same words by the read-out and the verdict, the formula's prediction beside a
+measured figure that differs from it with the reason, the busy warning and the re-timed line."""
+import asyncio
+import html
+import re
+import time
+from dataclasses import replace
+
+import pytest
+
+from chapters.ch10_breakeven import BreakEvenChapter
+from lab.speed import costs
+from lab.speed.request import Outcome
+from tests.helpers import CHEAP, DEAR, made_profile, scripted_outcome, scripted_round
+
+
+@pytest.fixture
+def chapter(make_chapter):
+    costs.forget()
+    return make_chapter(BreakEvenChapter)
+
+
+def applied(chapter, monkeypatch, outcome):
+    """Press "Use my models" with `outcome` as the measured request."""
+    async def measured():
+        return outcome
+    monkeypatch.setattr(chapter, "measure_live", measured)
+    asyncio.run(chapter.use_my_models())
+    return chapter.live.object
+
+
+def in_runs():
+    """Half the rounds keep all 4 guesses, half none: α = 0.5, yet 3 tokens a round (c = 0.4)."""
+    return scripted_outcome([scripted_round(i, 4, 4 if i % 2 else 0) for i in range(8)], CHEAP, 0.04)
+
+
+def shown(text: str) -> str:
+    """The live box's text outside its folded details."""
+    return html.unescape(re.sub(r"<[^>]+>", "", text.split("<details>")[0]))
+
+
+def test_a_measured_faster_beside_a_formula_saying_slower_names_both_and_why(chapter, monkeypatch):
+    o = in_runs()
+    assert o.speedup > 1 > o.predicted() and o.verdict_word() == "faster"
+    live = applied(chapter, monkeypatch, o)
+    assert (chapter.alpha, chapter.gamma, chapter.c) == (0.5, 4, 0.4)
+    assert f"<b>{o.predicted():.2f}×</b> — slower than standard decoding" in chapter.readout.object
+    line = shown(live)
+    assert line.startswith(f"Measured on this machine: {o.speedup:.2f}× — faster than plain decoding, though the "
+                           f"formula at these sliders predicts {o.predicted():.2f}× (slower): guesses are kept in runs")
+
+
+def test_the_live_box_is_one_verdict_line_and_its_figures_with_the_details_folded(chapter, monkeypatch):
+    o = scripted_outcome([scripted_round(i, 4, 1) for i in range(8)], DEAR, 0.018)
+    live = applied(chapter, monkeypatch, o)
+    assert "<details><summary>" in live and html.escape(o.verdict()) in live and "Projection, not a measurement" in live
+    line = shown(live)
+    assert line.startswith(f"Measured on this machine: {o.speedup:.2f}× — slower than plain decoding.")
+    assert len(line) < 220 and "Slower here" not in line and "Projection" not in line
+
+
+def test_the_read_out_and_the_verdict_name_one_break_even(chapter, monkeypatch):
+    o = scripted_outcome([scripted_round(i, 4, 1) for i in range(8)], DEAR, 0.0183)
+    applied(chapter, monkeypatch, o)
+    be = o.break_even()
+    assert f"below the break-even α = {be:.2f} for c = {o.c:.2f} at γ = 4 (with this machine's verify cost)" in o.verdict()
+    assert f"α = {be:.2f} with this machine's verify cost v(5) = 1.50" in chapter.readout.object
+    assert "with the lecture's cost 1 + γc" in chapter.readout.object
+
+
+def test_the_busy_warning_stands_beside_the_priced_figures(chapter, monkeypatch):
+    o = in_runs()
+    busy = Outcome.of(o.request, o.plain, o.spec, replace(o.profile, busy=True, load=5.0))
+    live = applied(chapter, monkeypatch, busy)
+    warning = busy.profile.why_busy()
+    assert "unreliable" in warning and warning in shown(live)          # in the verdict's box, not folded
+    assert warning in chapter.readout.object and warning in chapter.cost_note.object
+
+
+def test_a_re_timing_that_changed_the_verdict_says_so_in_one_line(chapter, monkeypatch):
+    slower = scripted_outcome([scripted_round(i, 4, 1) for i in range(8)], DEAR, 0.018)
+    cheap = replace(slower.profile, draft_seconds=0.001, verify_seconds=tuple(CHEAP))
+    faster = Outcome.of(slower.request, slower.plain, slower.spec, cheap, earlier=slower)
+    live = applied(chapter, monkeypatch, faster)
+    assert faster.retimed() in shown(live) and faster.retimed().startswith("This machine re-timed: now")
+
+
+def test_a_kept_measurement_is_priced_anew_once_the_machine_is_re_timed(chapter):
+    first = asyncio.run(chapter.measure_live())
+    assert asyncio.run(chapter.measure_live()) is first                  # kept
+    retimed = made_profile(verify=[0.001] * 17, draft=0.0001, measured_at=time.monotonic())
+    costs.adopt(chapter.state.service.pair_for("aligned"), retimed)
+    again = asyncio.run(chapter.measure_live())
+    assert again is not first and again.profile is retimed and again.earlier_speedup == first.speedup
