@@ -11,6 +11,11 @@ before the server starts, exactly as `panel serve app.py --setup shell/start.py`
 
 Before the fork torch runs on one thread, so the processes inherit no thread pool (a fork copies
 only the thread that calls it); each then takes its share of the cores (shell.store.share_cores).
+
+With several processes the launcher owns them (serving.supervise): SIGTERM or Ctrl-C stops them all
+and prints "stopped"; a process that dies is one line and is started again. Loading before the
+fork is as quiet as the server (no library warnings or progress bars) unless `--args --verbose` or
+SPECLAB_VERBOSE=1.
 """
 from __future__ import annotations
 
@@ -22,6 +27,21 @@ from pathlib import Path
 from serving import serving_processes
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def verbose(lab_args: list[str], environ=None) -> bool:
+    """`--args --verbose` or SPECLAB_VERBOSE=1 (as shell.app.verbose): library output is kept."""
+    env = os.environ if environ is None else environ
+    return "--verbose" in lab_args or env.get("SPECLAB_VERBOSE", "") not in ("", "0")
+
+
+def quiet_libraries() -> None:
+    """No transformers warnings (a config-class notice for our own draft type) or progress bars
+    ("Loading weights") while the pair loads here: the launcher says one line about it."""
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    from transformers.utils import logging as hf_logging
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
 
 
 def load_before_fork(lab_args: list[str]):
@@ -58,6 +78,10 @@ def main(argv: list[str] | None = None) -> int:
     cut = argv.index("--args") if "--args" in argv else len(argv)
     n = serving_processes(argv[:cut])
     if n > 1:
+        from serving.supervise import own_children
+        own_children(n)
+        if not verbose(argv[cut + 1:]):
+            quiet_libraries()
         print(preload(n, argv[cut + 1:]), file=sys.stderr, flush=True)
     from panel.command import main as panel_main
     sys.argv = ["panel", "serve", str(ROOT / "app.py"), "--setup", str(ROOT / "shell" / "start.py"), *argv]

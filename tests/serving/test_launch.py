@@ -1,18 +1,24 @@
 """`python -m serving --num-procs N`: the pair is loaded once, before the server forks, and every
 forked process serves it (its model work runs after the fork); with one process the launcher is
-plain `panel serve app.py --setup shell/start.py`."""
+plain `panel serve app.py --setup shell/start.py`. The launcher owns its processes: SIGTERM or
+SIGINT stops them all within 10 s in one line, a process that dies is one line, and loading before
+the fork is as quiet as one process."""
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
+
+import pytest
 
 import serving.__main__ as launcher
 from lab.errors import PairError
 from serving import serving_processes
-from tests.helpers import wait_until
+from tests.helpers import save_tiny, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -80,3 +86,105 @@ def test_one_process_loads_the_pair_after_the_server_starts(tmp_path):
     text = log.read_text()
     assert "before the fork" not in text and text.count("pair loaded: tiny llama target") == 1
     assert "Traceback" not in text, text[-4000:]
+
+
+# --- the launcher owns the processes it forks -------------------------------------------------------
+
+def launch_two(tmp_path: Path, *lab_args: str):
+    """`python -m serving --num-procs 2` started and warm: (launcher, its two processes, log, url)."""
+    import psutil
+    server, log, url = serve(tmp_path, "--num-procs", "2", *(("--args", *lab_args) if lab_args else ()))
+    wait_until(lambda: len(re.findall(r"warm-up: .* ready", log.read_text())) == 2, timeout=180,
+               message="both processes' warm-up done")
+    children = psutil.Process(server.pid).children()
+    assert len(children) == 2
+    return server, children, log, url
+
+
+def port_is_free(url: str) -> bool:
+    """Nothing answers on the url's port, and a new server could listen there."""
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    with socket.socket() as s:
+        if s.connect_ex(("127.0.0.1", port)) == 0:
+            return False
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)    # as tornado's listening socket
+        s.bind(("127.0.0.1", port))
+    return True
+
+
+def all_gone(processes) -> bool:
+    return not any(p.is_running() and p.status() != "zombie" for p in processes)
+
+
+def assert_stopped_in_one_line(server, children, log: Path, url: str) -> None:
+    import psutil
+    started = time.monotonic()
+    wait_until(lambda: all_gone([psutil.Process(server.pid), *children]) and port_is_free(url), timeout=10,
+               interval=0.05, message="the launcher and both processes gone, the port free")
+    assert time.monotonic() - started < 10
+    assert server.wait(timeout=5) == 0
+    text = log.read_text()
+    assert text.rstrip().splitlines()[-1] == "stopped", text[-2000:]
+    for noise in ("Traceback", "KeyboardInterrupt", "Interrupted", "Received signal", "SystemExit"):
+        assert noise not in text, text[-3000:]
+
+
+@pytest.mark.parametrize("how", ["SIGTERM to the launcher", "Ctrl-C (SIGINT to the terminal's group)"])
+def test_the_launcher_stops_every_process_and_frees_the_port(tmp_path, how):
+    target, draft = save_tiny(tmp_path / "target"), save_tiny(tmp_path / "draft", seed=1)
+    server, children, log, url = launch_two(tmp_path, "--target", str(target), "--draft", str(draft))
+    try:
+        if how.startswith("SIGTERM"):
+            os.kill(server.pid, signal.SIGTERM)
+        else:
+            os.killpg(server.pid, signal.SIGINT)
+        assert_stopped_in_one_line(server, children, log, url)
+    finally:
+        if server.poll() is None:
+            stop(server)
+    text = log.read_text()
+    # the pair loaded from folders before the fork: as quiet as one process
+    assert "pair loaded before the fork" in text
+    assert "Loading weights" not in text and "[transformers]" not in text, text[:3000]
+
+
+def test_a_killed_process_is_one_line_and_the_other_keeps_serving(tmp_path):
+    import psutil
+    server, children, log, url = launch_two(tmp_path)
+    try:
+        children[0].kill()
+        line = wait_until(lambda: [s for s in log.read_text().splitlines() if str(children[0].pid) in s
+                                   and "server process" in s], timeout=20, message="the death reported")
+        assert len(line) == 1 and line[0].endswith(
+            f"(pid {children[0].pid}) was killed (SIGKILL); starting it again, the other keeps serving"), line
+        assert children[1].is_running()
+        assert urllib.request.urlopen(url, timeout=30).status == 200
+        wait_until(lambda: len(psutil.Process(server.pid).children()) == 2, timeout=60,
+                   message="the killed process started again")
+        now = psutil.Process(server.pid).children()
+        os.kill(server.pid, signal.SIGINT)                      # SIGINT to the launcher alone
+        assert_stopped_in_one_line(server, now, log, url)
+    finally:
+        if server.poll() is None:
+            stop(server)
+
+
+def test_loading_a_folder_shows_library_noise_unless_quieted(tmp_path):
+    """The quiet check above can fail: loading a saved model prints transformers' progress bars,
+    and `quiet_libraries()` is what removes them."""
+    folder = save_tiny(tmp_path / "m")
+    code = ("import sys; from serving.__main__ import quiet_libraries\n"
+            "if sys.argv[1] == 'quiet': quiet_libraries()\n"
+            "from pathlib import Path; from lab.pairs.load import load_model; load_model(Path(sys.argv[2]), 'target')")
+    env = {k: v for k, v in os.environ.items() if k != "HF_HUB_DISABLE_PROGRESS_BARS"}
+    out = {mode: subprocess.run([sys.executable, "-c", code, mode, str(folder)], cwd=ROOT, env=env,
+                                capture_output=True, text=True, timeout=120) for mode in ("loud", "quiet")}
+    assert out["loud"].returncode == out["quiet"].returncode == 0, out["quiet"].stderr[-2000:]
+    assert "Loading weights" in out["loud"].stderr
+    assert "Loading weights" not in out["quiet"].stderr
+
+
+def test_verbose_is_read_from_the_lab_arguments_and_the_environment():
+    assert launcher.verbose(["--verbose"], environ={}) and launcher.verbose([], environ={"SPECLAB_VERBOSE": "1"})
+    assert not launcher.verbose(["--pair", "tiny"], environ={"SPECLAB_VERBOSE": "0"})
