@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import panel as pn
 import param
 
-from chapters.rounds import RoundChapter
+from chapters.rounds import SHOWN_TEMPERATURE, RoundChapter, page_settings
 from lab.core.sampling import SamplingSettings
 from lab.core.trace import RoundTrace
 from uikit.clicks import on_click
@@ -133,7 +133,8 @@ class CodeChapter(RoundChapter):
     question = ("Set the temperature to 0, so the target always picks its single top token. What does "
                 "line 10 turn into?")
 
-    temperature = param.Number(default=1.0, bounds=(0.0, 2.0), step=0.1, doc="Temperature of this page.")
+    temperature = param.Number(default=SHOWN_TEMPERATURE, bounds=(0.0, 2.0), step=0.1,
+                               doc="Temperature of this page (a greedy session starts where chapters 5 and 8 sample).")
     position = param.Integer(default=0, doc="Events executed of the current round.")
 
     def __init__(self, state, **params):
@@ -172,8 +173,7 @@ class CodeChapter(RoundChapter):
     # ---- data ----------------------------------------------------------------------------------------
     @property
     def settings(self) -> SamplingSettings:
-        s = self.state.settings
-        return SamplingSettings(self.temperature, s.top_k, s.top_p)
+        return page_settings(self.state.settings, self.temperature)
 
     def refresh_settings(self) -> SamplingSettings:
         return self.settings        # this page's own temperature, read live

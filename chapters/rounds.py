@@ -16,7 +16,6 @@ import panel as pn
 import param
 
 from chapters.base import Chapter
-from lab.experiments.display import shown_settings
 from lab.core.drafting import LECTURE_POLICY
 from lab.core.sampling import SamplingSettings
 from lab.core.trace import GenerationTrace, RoundTrace
@@ -25,9 +24,25 @@ from uikit.pacing import served
 MAX_NEW_TOKENS = 16     # a handful of rounds to step through; keeps a slow CPU responsive
 
 
+# What a greedy session's rounds are sampled with on these pages: p and q must not be one-hot, yet
+# the text should read as the models write it. Temperature 1 over the whole vocabulary draws a
+# rare token often enough to make nonsense of a 16-token text; a slightly cooled nucleus
+# (temperature 0.7, top-p 0.9, a common default for sampling text) keeps p and q real distributions
+# over the tokens that matter and reads as written.
+SHOWN_TEMPERATURE, SHOWN_TOP_P = 0.7, 0.9
+
+
 def round_settings(state) -> SamplingSettings:
-    """The student's settings; greedy is shown at temperature 1 so that p and q are not one-hot."""
-    return shown_settings(state.settings)
+    """The student's settings; a greedy session is shown at SHOWN_TEMPERATURE with top-p SHOWN_TOP_P
+    (their top-k kept) so that p and q are not one-hot."""
+    return page_settings(state.settings, SHOWN_TEMPERATURE if state.settings.greedy else state.settings.temperature)
+
+
+def page_settings(settings: SamplingSettings, temperature: float) -> SamplingSettings:
+    """The student's `settings` at a page's `temperature`: a greedy session, which chose no nucleus,
+    samples from top-p SHOWN_TOP_P (their top-k kept)."""
+    top_p = SHOWN_TOP_P if settings.greedy and temperature > 0 else settings.top_p
+    return SamplingSettings(temperature, settings.top_k, top_p)
 
 
 def settings_note(settings: SamplingSettings, state) -> str:
@@ -62,7 +77,7 @@ class RoundChapter(Chapter):
     def warmup(cls, student):
         """The one generation chapters 5, 8 and 9 share, at a new student's defaults."""
         return [("chapters 5, 8 and 9's rounds", student.service.generation_steps, (student.prompt_ids(),),
-                 dict(mode="speculative", settings=shown_settings(student.settings), gamma=student.gamma,
+                 dict(mode="speculative", settings=round_settings(student), gamma=student.gamma,
                       seed=student.seed, max_new_tokens=MAX_NEW_TOKENS, keep_rows=True, drafter="model",
                       policy=LECTURE_POLICY))]
 

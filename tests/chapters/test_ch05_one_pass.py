@@ -79,3 +79,23 @@ def test_a_replaced_x_range_is_restored_not_a_traceback(make_chapter, caplog):
         ch.select(1)
     assert ch.bar_fig.x_range is own and list(own.factors) == ch.bar_src.data["token"]
     assert "x range was a DataRange1d" in caplog.text
+
+
+def test_a_greedy_session_is_sampled_from_a_cooled_nucleus_on_5_8_and_9(make_chapter, state):
+    """A greedy session's rounds on chapters 5, 8 and 9: not temperature 1 over the whole vocabulary
+    (a rare token every few words reads as nonsense), but temperature 0.7 with top-p 0.9, where p and
+    q are still real distributions; the three pages (and the warm-up) share the one generation."""
+    from chapters.ch08_full_round import FullRoundChapter
+    from chapters.ch09_code import CodeChapter
+    from lab.core.sampling import SamplingSettings
+    assert state.settings.greedy
+    pages = [make_chapter(cls, state, load=cls is OnePassChapter)
+             for cls in (OnePassChapter, FullRoundChapter, CodeChapter)]
+    wanted = SamplingSettings(0.7, 0, 0.9)
+    assert [p.refresh_settings() for p in pages] == [wanted] * 3
+    (job,) = OnePassChapter.warmup(state)
+    assert job[3]["settings"] == wanted
+    assert "temperature 0.7, top-p 0.9" in pages[0].round_note.object
+    assert pages[0].generation.settings == wanted
+    state.temperature = 1.2                         # a sampling session keeps its own settings
+    assert pages[0].refresh_settings() == SamplingSettings(1.2, 0, 1.0)

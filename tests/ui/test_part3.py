@@ -2,6 +2,7 @@
 import pytest
 
 from chapters.ch05_one_pass import MAX_NEW_TOKENS
+from chapters.rounds import SHOWN_TEMPERATURE, SHOWN_TOP_P
 from lab.core.engine import generate
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
 from lab.core.sampling import SamplingSettings
@@ -15,7 +16,7 @@ def first_round():
     """The round the served app shows first: the same tiny pair, prompt, γ, seed and settings."""
     pair = tiny_pair()
     ids = encode_prompt(pair.tokenizer, DEFAULT_PROMPT)
-    trace = generate(pair, ids, settings=SamplingSettings(1.0), gamma=4, seed=0,
+    trace = generate(pair, ids, settings=SamplingSettings(SHOWN_TEMPERATURE, 0, SHOWN_TOP_P), gamma=4, seed=0,
                      max_new_tokens=MAX_NEW_TOKENS, keep_rows=True)
     return trace.rounds[0]
 
