@@ -4,7 +4,7 @@ Step 0 shows the γ drafts; each following step checks one position (p, q, p/q, 
 the last step writes the correction from the residual, or the bonus token when all were kept.
 Nothing is recomputed here: every number is the engine's, revealed one step at a time.
 
-The question asks about a round that keeps all γ drafts, which a few rounds at temperature 1 may never
+The question asks about a round that keeps all γ drafts, which a few sampled rounds may never
 show: "Show a round where every draft is kept" tries seeds on the model worker
 (lab.experiments.casesearch) and shows the first such round, stepped to its end. The verdict is
 revealed only once such a round has been on the page.
@@ -16,8 +16,9 @@ import html
 import panel as pn
 import param
 
-from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, settings_note
-from lab.experiments.casesearch import Found, Luck, SeedSearch, luck
+from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, round_settings, settings_note
+from lab.experiments.casesearch import (Found, Luck, SeedSearch, all_kept_key, all_kept_steps, cached_all_kept,
+                                       luck)
 from lab.core.drafting import LECTURE_POLICY
 from lab.core.trace import RoundTrace
 from uikit.clicks import on_click
@@ -75,6 +76,15 @@ class FullRoundChapter(RoundChapter):
     step = param.Integer(default=0, doc="Steps revealed of the current round.")
     case_seen = param.Boolean(default=False, doc="A round keeping every draft has been shown to its end.")
 
+    @classmethod
+    def warmup(cls, student):
+        """The shared rounds, then the default request's round keeping every draft and its generation,
+        so "Show a round where every draft is kept" answers at once on its first press (the tour too)."""
+        return super().warmup(student) + [
+            ("chapter 8's round keeping every draft", all_kept_steps, (student.service, student.prompt_ids()),
+             dict(settings=round_settings(student), gamma=student.gamma, max_new_tokens=MAX_NEW_TOKENS,
+                  first_seed=student.seed, draft="aligned"))]
+
     def __init__(self, state, **params):
         super().__init__(state, **params)
         self.step_button = pn.widgets.Button(label="Step", color="primary", width=120)
@@ -125,13 +135,17 @@ class FullRoundChapter(RoundChapter):
         ids = self.prompt_ids()
         if ids is None:
             return False
-        state, settings = self.state, self.refresh_settings()
-        key = (state.service.pair.name, tuple(ids), settings, state.gamma, state.seed)
-        search = self._searches.get(key)
-        if search is None:
-            search = self._searches[key] = SeedSearch(state.service.pair, ids, settings=settings, gamma=state.gamma,
-                                                      max_new_tokens=MAX_NEW_TOKENS, first_seed=state.seed)
-        found = await self.run_model(search.run, message="Trying seeds until a round keeps every draft…")
+        state, settings, draft = self.state, self.refresh_settings(), self.draft
+        request = dict(settings=settings, gamma=state.gamma, max_new_tokens=MAX_NEW_TOKENS, first_seed=state.seed,
+                       draft=draft)
+        key, searches = all_kept_key(ids, **request), self._searches
+
+        def search():          # on the model worker: the class's round found before, or search on
+            if key not in searches:
+                searches[key] = SeedSearch(state.service.pair_for(draft), ids, settings=settings, gamma=state.gamma,
+                                           max_new_tokens=MAX_NEW_TOKENS, first_seed=state.seed)
+            return cached_all_kept(state.service, ids, search=searches[key], **request)
+        found = await self.run_model(search, message="Trying seeds until a round keeps every draft…")
         if found is None:
             return False
         if found.seed is None:

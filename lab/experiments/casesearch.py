@@ -12,6 +12,11 @@ when it asks for that seed — and stops at the first round where all γ drafts 
 A `SeedSearch` does the same a slice of time at a time: each `run()` goes on from the very round
 where the last one stopped, so a slow pair still gets through the seeds press after press.
 
+`cached_all_kept` keeps what a search found in the model service's cache, so the server's warm-up
+finds the default request's round before the class arrives and a whole class shares each one found:
+
+    found = cached_all_kept(service, ids, settings=s, gamma=4, max_new_tokens=16)   # on the worker
+
 A round found so (or any one round) may be far from typical; `luck(round, alpha)` says how it
 compares with what the generation's α predicts, so a page can say when the shown round is a lucky
 (or an unlucky) one:
@@ -134,3 +139,62 @@ def find_all_kept(pair, prompt_ids: list[int], *, settings: SamplingSettings, ga
     with timed_out=True when `max_seconds` ran out first."""
     return SeedSearch(pair, prompt_ids, settings=settings, gamma=gamma, max_new_tokens=max_new_tokens,
                       first_seed=first_seed, max_seeds=max_seeds, drafter=drafter).run(max_seconds, clock)
+
+
+WARM_SECONDS = 300.0  # the warm-up's search at the defaults: before the class arrives, time is cheap
+
+
+def all_kept_key(prompt_ids, *, settings: SamplingSettings, gamma: int, max_new_tokens: int,
+                 first_seed: int = 0, draft: str = "aligned") -> tuple:
+    """The service cache's key of a round found keeping all γ drafts of this request."""
+    return ("all-kept", tuple(prompt_ids), settings, gamma, max_new_tokens, first_seed, draft)
+
+
+def cached_all_kept(service, prompt_ids: list[int], *, settings: SamplingSettings, gamma: int, max_new_tokens: int,
+                    first_seed: int = 0, draft: str = "aligned", search: SeedSearch | None = None,
+                    max_seconds: float = MAX_SECONDS) -> Found:
+    """The round keeping all γ drafts of this request (model drafting on the service's pair with
+    `draft`): from the service's cache when one was found before, else `search` (a SeedSearch of
+    this request, resumed where it stopped) or a new one run for `max_seconds`; a round found is
+    kept in the cache. Call on the model worker."""
+    key = all_kept_key(prompt_ids, settings=settings, gamma=gamma, max_new_tokens=max_new_tokens,
+                       first_seed=first_seed, draft=draft)
+    found = service.peek(key)
+    if found is not None:
+        return found
+    if search is None:
+        search = SeedSearch(service.pair_for(draft), prompt_ids, settings=settings, gamma=gamma,
+                            max_new_tokens=max_new_tokens, first_seed=first_seed)
+    found = search.run(max_seconds)
+    if found.seed is not None:
+        service.cached(key, lambda: found)
+    return found
+
+
+def all_kept_steps(service, prompt_ids: list[int], *, settings: SamplingSettings, gamma: int, max_new_tokens: int,
+                   first_seed: int = 0, draft: str = "aligned", max_seconds: float = WARM_SECONDS,
+                   slice_seconds: float = 0.5):
+    """`cached_all_kept` as a long job (a generator the model worker runs a slice at a time, so a
+    student's request goes between two slices), searching up to `max_seconds`, then the found seed's
+    generation as chapter 8 asks for it (rows kept), so the page's first press finds both cached.
+    Returns the Found."""
+    key = all_kept_key(prompt_ids, settings=settings, gamma=gamma, max_new_tokens=max_new_tokens,
+                       first_seed=first_seed, draft=draft)
+    found = service.peek(key)
+    if found is None:
+        search = SeedSearch(service.pair_for(draft), prompt_ids, settings=settings, gamma=gamma,
+                            max_new_tokens=max_new_tokens, first_seed=first_seed)
+        deadline = time.monotonic() + max_seconds
+        while True:
+            found = search.run(slice_seconds)
+            if not found.timed_out or time.monotonic() > deadline:
+                break
+            yield
+        if found.seed is None:
+            return found
+        service.cached(key, lambda: found)
+    if found.seed is not None:
+        yield from service.generation_steps(prompt_ids, mode="speculative", settings=settings, gamma=gamma,
+                                            seed=found.seed, max_new_tokens=max_new_tokens, keep_rows=True,
+                                            drafter="model", policy=LECTURE_POLICY, draft=draft)
+    return found

@@ -119,7 +119,7 @@ class FakeSearch:
         self.kw, self.presses = kw, 0
         FakeSearch.made.append(self)
 
-    def run(self):
+    def run(self, max_seconds=None):
         self.presses += 1
         return FakeSearch.results[min(self.presses, len(FakeSearch.results)) - 1](self.kw["first_seed"])
 
@@ -129,7 +129,7 @@ def test_no_case_found_says_so_in_one_sentence(make_chapter, state, monkeypatch)
     import chapters.ch08_full_round as ch08
     monkeypatch.setattr(ch08, "SeedSearch", FakeSearch)
     FakeSearch.results = [lambda seed: Found(None, None, 200, rounds=2000)]
-    state.temperature = 1.3
+    state.param.update(temperature=1.3, seed=101)     # a request no other test has searched (the cache)
     ch = make_chapter(FullRoundChapter, state)
     assert asyncio.run(ch.show_all_kept()) is False
     assert "None of 200 seeds" in ch.case_note.object and "lower the temperature" in ch.case_note.object
@@ -143,7 +143,7 @@ def test_a_search_out_of_time_says_so_and_goes_on_when_pressed_again(make_chapte
     FakeSearch.made = []
     FakeSearch.results = [lambda seed: Found(None, None, 3, timed_out=True, rounds=37),
                           lambda seed: Found(seed + 3, 0, 4, rounds=40)]
-    state.temperature = 1.0
+    state.param.update(temperature=1.0, seed=102)     # a request no other test has searched (the cache)
     ch = make_chapter(FullRoundChapter, state)
     assert asyncio.run(ch.show_all_kept()) is False
     assert "in the 37 rounds checked so far" in ch.case_note.object and "press the" in ch.case_note.object
@@ -191,3 +191,17 @@ def test_the_page_names_who_guesses(make_chapter, state):
     assert "the draft model guesses" in ch.explain.object
     asyncio.run(ch.advance())
     assert f"The draft model guessed {ch.round.gamma} tokens" in ch.explain.object
+
+
+def test_the_warm_up_finds_the_default_round_so_the_first_press_shows_it(make_chapter, state, monkeypatch):
+    """The server's warm-up searches the default request before the class arrives: a new student's
+    first press shows a round keeping every draft without searching again (the tour's step too)."""
+    import chapters.ch08_full_round as ch08
+    for what, fn, args, kwargs in FullRoundChapter.warmup(state):
+        state.service.submit(fn, *args, **kwargs).result()
+    searched = []
+    monkeypatch.setattr(ch08.SeedSearch, "run", lambda self, *a, **k: searched.append(self))
+    ch = make_chapter(FullRoundChapter)                   # another student, at the defaults
+    assert asyncio.run(ch.show_all_kept()) is True and not searched
+    r = ch.round
+    assert r.n_accepted == r.gamma == ch.state.gamma and ch.case_seen

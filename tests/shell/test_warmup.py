@@ -37,7 +37,7 @@ def no_model_work(monkeypatch, service):
 def test_every_default_demo_is_warmed(warm):
     service, done = warm
     assert done == [what for what, *_ in warmup.jobs(service)]
-    assert len(done) == 9 and done[0] == "the pair's cost profile"
+    assert len(done) == 10 and done[0] == "the pair's cost profile"
     assert done[-1] == "the default request (chapters 10, 11, 12 and 13)"
 
 
@@ -65,6 +65,7 @@ def test_first_clicks_after_the_warm_up_compute_nothing(warm, monkeypatch, make_
               first_click(GuessCheckKeepChapter, lambda c: c.next_round()),
               first_click(OnePassChapter, lambda c: c.load()),
               first_click(FullRoundChapter, lambda c: c.load()),
+              first_click(FullRoundChapter, lambda c: c.show_all_kept()),
               first_click(CorrectionChapter, lambda c: c.load()),
               first_click(TimelineChapter, lambda c: c.load()),
               first_click(BreakEvenChapter, lambda c: c.use_my_models())]
