@@ -176,8 +176,10 @@ export function render({ model }) {
 
   // Fill the screen: once a step is drawn (and whenever its content changes size), report the free
   // room under and beside its content; Python grows the step's figures into it (shell/tour_fit.py).
-  // A few rounds a step at most, so a step that cannot grow stops asking (shrinking may take more).
-  let fitTimer = null, fitStep = 0, fitRounds = 0;
+  // Growing takes a few rounds at most, so a step that cannot grow stops asking; a step that outgrew
+  // the screen always shrinks, and may then grow again (its content changed); 30 rounds a step in all.
+  let fitTimer = null, fitStep = 0, fitRounds = 0, growRounds = 0;
+  let overZoom = Infinity;        // the smallest zoom at which this step scrolled: it never grows back to it
   let chipZoom = 1, stageZoom = 1;
   const STAGE_FILL = 0.9, STAGE_ZOOM_MIN = 0.75, STAGE_ZOOM_MAX = 1.8;
   function zoomChips(k) {
@@ -194,7 +196,7 @@ export function render({ model }) {
     const n = model.rendered;
     if (!n || n !== current) return;
     const stage = deepFind(document.body, "tour-stage");
-    if (n !== fitStep) { fitStep = n; fitRounds = 0; }
+    if (n !== fitStep) { fitStep = n; fitRounds = 0; growRounds = 0; overZoom = Infinity; }
     if (!stage || fitRounds >= 30) return;
     // the stage's box, and its components' boxes (Bokeh sizes them), may stay put while what they
     // hold grows (a button pressed on the step adds chips): watch each component's content too
@@ -246,18 +248,29 @@ export function render({ model }) {
       if (room.width < -2) zoom = Math.min(zoom, stageZoom * (window.innerWidth - 26) / right);
       zoom = Math.min(Math.max(zoom, room.height < 0 ? STAGE_ZOOM_MIN : 1), STAGE_ZOOM_MAX);   // below 1: it scrolled
       // growing takes a few rounds at most; a step that outgrew the screen (a button pressed on it
-      // added content) may always shrink
-      if (Math.abs(zoom - stageZoom) > 0.03 && (room.height < 0 || room.width < -2 || fitRounds < 6)) {
+      // added content) may always shrink, and grow again once its content settles
+      const over = room.height < 0 || room.width < -2;
+      // text reflows, so a step that fits at 0.75 may scroll at 1: grow at most halfway to a zoom
+      // that scrolled, never back to it (no round trips between the two)
+      if (over) overZoom = Math.min(overZoom, stageZoom);
+      else if (zoom > stageZoom) zoom = Math.min(zoom, (stageZoom + overZoom) / 2);
+      if (Math.abs(zoom - stageZoom) > 0.03 && (over || growRounds < 6)) {
         fitRounds += 1;
+        growRounds = over ? 0 : growRounds + 1;
         stageZoom = zoom;
         stage.style.zoom = zoom === 1 ? "" : zoom.toFixed(3);
         askFit();
       }
       return;
     }
-    if (Math.abs(room.height) < 24 && room.width >= 0 && room.width < 48) return;   // fits (too wide: shrink)
-    if (fitRounds >= 4) return;                      // figures: a few rounds, then the step stays
+    // (room keeps a 14 px margin under the content: below 0 the step is about to scroll)
+    const over = room.height < 0 || room.width < 0;
+    if (!over && room.height < 24 && room.width < 48) return;   // fits
+    // figures grow for a few rounds, then the step stays; a step that outgrew the screen (a button
+    // pressed on it added chips or text, a race filled its strips) always shrinks them again
+    if (!over && growRounds >= 4) return;
     fitRounds += 1;
+    growRounds = over ? 0 : growRounds + 1;
     model.room = room;
   };
   const askFit = () => { clearTimeout(fitTimer); fitTimer = setTimeout(measureFit, 400); };
@@ -278,7 +291,7 @@ export function render({ model }) {
   }
   window.__speclabTourAskFit = askFit;
   // a new window size (a laptop plugged into the projector): new scale, and the step fits anew
-  window.__speclabTourFit = () => { fitScale(); fitRounds = 0; askFit(); };
+  window.__speclabTourFit = () => { fitScale(); fitRounds = 0; growRounds = 0; askFit(); };
   if (!window.__speclabTourObserver) {
     // a step's content changes size as Bokeh lays it out, and when its figures grow
     window.__speclabTourObserver = new ResizeObserver(() => window.__speclabTourAskFit());

@@ -102,6 +102,7 @@ class Tour(pn.viewable.Viewer):
         step = clamp_step(step)
         self.stage.objects = self.items.objects_for(step)
         self.sizer.rescale(self.deck.scale, step)
+        self.items.select_first(step)   # a step that shows a chip's detail selects one
         self.deck.rendered = step
         self.prefetch(step + 1)
 

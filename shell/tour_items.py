@@ -73,7 +73,29 @@ class StepItems:
         for pane in (p for obj in objects for p in _html_panes(obj)):
             if STAGE_CSS not in pane.stylesheets:     # before the page draws it
                 pane.stylesheets = [*pane.stylesheets, STAGE_CSS]
+        for button in (b for obj in objects for b in _buttons(obj)):
+            # the step's sentence says what its buttons do; a tooltip left open by the lecturer's
+            # pointer would cover the control beside the button (step 3's speed toggle)
+            if button.description is not None:
+                button.description = None
         return objects
+
+    def selecting(self, step: int):
+        """The strip whose chip step `step` selects (its "select"); None where the step selects none
+        or its chapter is not built."""
+        spec, number = TOUR[step - 1].get("select"), TOUR[step - 1]["chapter"]
+        return self.attribute(number, spec["strip"]) if spec and number in self._chapters else None
+
+    def select_first(self, step: int) -> bool:
+        """Step `step`'s "select": the first chip of its strip in the preferred state (else the first
+        chip) is selected, where the strip has chips and none is selected; True when one was."""
+        strip = self.selecting(step)
+        if strip is None or not strip.chips or strip.selected is not None:
+            return False
+        states = [chip.state for chip in strip.chips]
+        prefer = TOUR[step - 1]["select"].get("prefer")
+        strip.selected = states.index(prefer) if prefer in states else 0
+        return True
 
     def item(self, number: int, spec, in_row: bool = False):
         """The Panel object for one `show` item of a step about chapter `number` (built once).
@@ -97,11 +119,13 @@ class StepItems:
             count = self.attribute(number, spec["count"]) if spec.get("count") else None
             return lane(spec["lane"], "", strip, count)
         if isinstance(spec, dict) and "legend" in spec:
-            return legend(spec["legend"])
+            return legend(spec["legend"], spec.get("labels"))
         if isinstance(spec, dict) and "item" in spec:
             obj = self.item(number, spec["item"], in_row)
             if "width" in spec:
                 obj.param.update(width=spec["width"], sizing_mode="fixed")
+            if spec.get("class") and spec["class"] not in obj.css_classes:
+                obj.css_classes = [*obj.css_classes, spec["class"]]
             return obj
         if isinstance(spec, dict) and "button" in spec:
             return self.button(number, spec["button"])
@@ -175,3 +199,13 @@ def _html_panes(obj):
         yield obj
     for child in getattr(obj, "objects", None) or []:
         yield from _html_panes(child)
+
+
+def _buttons(obj):
+    """The buttons in a layout, also inside the components (Viewers) it holds."""
+    if isinstance(obj, pn.viewable.Viewer):
+        obj = obj.__panel__()
+    if isinstance(obj, pn.widgets.Button):
+        yield obj
+    for child in getattr(obj, "objects", None) or []:
+        yield from _buttons(child)

@@ -125,6 +125,16 @@ def unique_labels(texts: list[str]) -> list[str]:
     return out
 
 
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+                "nineteen", "twenty")
+
+
+def in_words(n: int) -> str:
+    """A count as a sentence says it: "six" (twenty and below), "21" above."""
+    return NUMBER_WORDS[n] if 0 <= n < len(NUMBER_WORDS) else str(n)
+
+
 def plural(n: int, noun: str) -> str:
     """`noun` for one, `noun`s otherwise: "1 browser", "40 browsers"."""
     return noun if n == 1 else f"{noun}s"
