@@ -323,7 +323,7 @@ class BreakEvenChapter(Chapter):
     def figures_section(self):
         """The three figures, the note on the measured cost, the lecture's table and the caption."""
         caption = pn.pane.Markdown(CAPTION, sizing_mode="stretch_width",
-                                   styles={"font-size": "0.9em", "color": palette.MUTED})
+                                   styles={"font-size": "1rem", "color": palette.MUTED})
         return pn.Column(
             pn.Row(pn.pane.Bokeh(self.speed_fig, sizing_mode="stretch_width"),
                    pn.pane.Bokeh(self.gamma_fig, sizing_mode="stretch_width"), sizing_mode="stretch_width"),

@@ -231,5 +231,5 @@ class CheaperGuessesChapter(Chapter):
                 "by this pair's measured cost profile — a verify pass over k positions as timed on this "
                 "machine — as chapter 11 draws one request. Prompt lookup's guesses are one-hot (q = 1 on the "
                 "copied token), so a guess is kept with probability p(x) and the output stays exact.",
-                sizing_mode="stretch_width", styles={"font-size": "0.9em", "color": palette.MUTED}),
+                sizing_mode="stretch_width", styles={"font-size": "1rem", "color": palette.MUTED}),
             sizing_mode="stretch_width")

@@ -211,7 +211,7 @@ class PredictableChapter(Chapter):
             f"trained and tuned on), {MAX_NEW_TOKENS} new tokens each, the draft model guessing your γ "
             f"({self.state.gamma}) a round at temperature 0; α pools the kind's guesses. Your prompt is your "
             "request with the draft model guessing, as chapters 10, 11 and 12 measure it.",
-            sizing_mode="stretch_width", styles={"font-size": "0.9em", "color": palette.MUTED})
+            sizing_mode="stretch_width", styles={"font-size": "1rem", "color": palette.MUTED})
         return pn.Column(
             pn.pane.HTML(argument_html(), sizing_mode="stretch_width", stylesheets=[TABLE_CSS]),
             pn.Row(self.run_button, self.progress, self.busy, sizing_mode="stretch_width"),
