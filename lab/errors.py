@@ -29,10 +29,11 @@ importing each other.
 """
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import PurePath
 
-__all__ = ["PairError", "PrepareError", "public_message", "public_ref", "scrub_paths"]
+__all__ = ["PairError", "PrepareError", "log_failure", "public_message", "public_ref", "scrub_paths"]
 
 # an absolute POSIX path (/x/y), a home path (~/x) or a Windows path (C:\x), not part of a word
 # or of a URL ("p/q", "models/pairs.toml", "https://pypi.org/..." are left alone)
@@ -80,3 +81,13 @@ def public_message(err: BaseException) -> str:
         return scrub_paths(public)
     return (f"The lab hit an unexpected error ({type(err).__name__}); "
             f"the lecturer's terminal has the details, so tell the lecturer.")
+
+
+def log_failure(logger: logging.Logger, what: str, err: BaseException) -> None:
+    """Log a failure for the lecturer's terminal: a lab error is its one sentence ("what: sentence"),
+    with the traceback only when the logger shows DEBUG (`--verbose`); anything else with its
+    traceback (an unexpected error needs it)."""
+    if isinstance(err, PairError):
+        logger.error("%s: %s", what, err, exc_info=err if logger.isEnabledFor(logging.DEBUG) else None)
+    else:
+        logger.error("%s", what, exc_info=err)

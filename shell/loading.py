@@ -15,7 +15,7 @@ import time
 import panel as pn
 
 from serving import runtime
-from lab.errors import public_message, scrub_paths
+from lab.errors import log_failure, public_message, scrub_paths
 from shell.heap import HEAP
 from uikit.pacing import served
 from uikit.styles import SHELL_CSS
@@ -79,7 +79,7 @@ class PairLoader:
             with self._lock:
                 self.ready = True
         except Exception as err:   # shown on every page (without server paths); the server keeps running
-            log.exception("loading the model pair failed")
+            log_failure(log, "loading the model pair failed", err)
             with self._lock:
                 self.error = public_message(err)
         self._wake()

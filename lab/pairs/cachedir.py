@@ -32,7 +32,7 @@ LOCK_NAME = ".prepare.lock"
 CACHE_ERRNOS = {getattr(errno, "EDQUOT", errno.ENOSPC): "the disk quota is used up",  # no EDQUOT: Windows
                 errno.EACCES: "permission denied", errno.EPERM: "permission denied",
                 errno.EROFS: "the disk is read-only", errno.ENOSPC: "the disk is full",
-                errno.ENOTDIR: "a file is in the way"}
+                errno.ENOTDIR: "a file is in the way", errno.ELOOP: "a symbolic link loops"}
 
 
 def cache_dir() -> Path:
@@ -113,11 +113,25 @@ def cache_sentence(root: Path, reason: str) -> PrepareError:
 
 def make_root(root: Path) -> None:
     """Create the cache folder; one PrepareError sentence naming SPECLAB_CACHE when it cannot be
-    (no permission, a read-only disk, or a place no folder can go, such as /proc)."""
+    (no permission, a read-only disk, a symbolic link that loops or leads nowhere, or a place no
+    folder can go, such as /proc)."""
     try:
         root.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        raise (cache_error(root, err) or cache_sentence(root, "the folder cannot be created there")) from err
+        raise (cache_error(root, err) or _link_fault(root)
+               or cache_sentence(root, "the folder cannot be created there")) from err
+
+
+def _link_fault(root: Path) -> PrepareError | None:
+    """The sentence for a cache path that is a symbolic link to no folder, else None."""
+    if not os.path.islink(root):
+        return None
+    try:
+        os.stat(root)
+    except OSError as err:
+        return cache_sentence(root, "it is a symbolic link that loops" if err.errno == errno.ELOOP
+                              else "it is a symbolic link to a folder that does not exist")
+    return None
 
 
 @contextlib.contextmanager

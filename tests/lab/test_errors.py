@@ -141,3 +141,26 @@ def test_shortlist_draft_loads_through_the_auto_classes(tmp_path):
     done = _fresh(code)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split()[-2:] == ["ShortlistLlamaForCausalLM", "4"]   # q > 0 on the shortlist only
+
+
+def test_log_failure_says_a_lab_error_in_one_line_and_keeps_other_tracebacks(caplog):
+    import logging
+    log = logging.getLogger("lab.test_log_failure")
+    log.setLevel(logging.INFO)
+    for err in (PrepareError("The lab cannot write its model cache at /x (the disk is full); set SPECLAB_CACHE."),
+                KeyError("surprise")):
+        try:
+            raise err
+        except Exception as caught:
+            errors.log_failure(log, "loading the model pair failed", caught)
+    lab_error, other = caplog.records
+    assert lab_error.getMessage() == ("loading the model pair failed: The lab cannot write its model cache at /x "
+                                      "(the disk is full); set SPECLAB_CACHE.")
+    assert lab_error.exc_info is None and "Traceback" not in caplog.text.split("\n", 1)[0]
+    assert other.getMessage() == "loading the model pair failed" and other.exc_info[0] is KeyError
+    log.setLevel(logging.DEBUG)                     # --verbose: the lab error's traceback too
+    try:
+        raise PrepareError("x")
+    except PrepareError as caught:
+        errors.log_failure(log, "loading the model pair failed", caught)
+    assert caplog.records[-1].exc_info[0] is PrepareError

