@@ -61,7 +61,7 @@ class Page:
     slug = property(lambda self: self.chapter_class.slug)
     number = property(lambda self: self.chapter_class.number)     # None for the bridge page
     part = property(lambda self: self.chapter_class.part)
-    kicker = property(lambda self: self.chapter_class.kicker)
+    kicker = property(lambda self: kicker(self.chapter_class))
     title = property(lambda self: self.chapter_class.title)
 
     @property
@@ -126,9 +126,23 @@ def question_position(chapter_class) -> int | None:
     return asking.index(chapter_class) + 1 if chapter_class in asking else None
 
 
+def kicker(chapter_class) -> str:
+    """The line above a page's title. A chapter of Part III that answers one of the five questions
+    the bridge page raises poses that question there ("What do we write after a miss?"), from the
+    bridge's own list (chapters.bridge.QUESTIONS) and unnumbered, so the only numbered questions on a
+    page are the predict cards' ("question 7 of 12"), counted by `question_position`."""
+    from chapters.bridge import QUESTIONS
+    for answering, _, question in QUESTIONS:
+        if chapter_class in answering:
+            return question if chapter_class is answering[0] else f"{question} (continued)"
+    return chapter_class.kicker
+
+
 def build(page: Page, state):
-    """This session's view of `page`; its predict card says which of the lab's questions it is."""
+    """This session's view of `page`; its heading's kicker and its predict card's count come from
+    here (`kicker`, `question_position`), the one source for both."""
     view = page.chapter_class(state)
+    view.kicker = kicker(page.chapter_class)
     if getattr(view, "predict", None) is not None:
         view.predict.total = question_count()
         view.predict.position = question_position(page.chapter_class)

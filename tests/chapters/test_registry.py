@@ -20,8 +20,9 @@ def test_metadata_is_the_classes_own():
     for page in registry.chapter_pages():
         cls = page.chapter_class
         assert issubclass(cls, Chapter)
-        assert (page.slug, page.part, page.kicker, page.title) == (cls.slug, cls.part, cls.kicker, cls.title)
+        assert (page.slug, page.part, page.title) == (cls.slug, cls.part, cls.title)
         assert page.part in registry.PARTS and page.title and page.kicker
+        assert page.kicker == registry.kicker(cls)
 
 
 def test_the_question_count_is_counted_from_the_chapters(monkeypatch):
@@ -72,3 +73,29 @@ def test_no_part_count_is_written_by_hand():
     src = Path(registry.__file__).read_text()
     assert not re.search(r"\bof (I|II|III|IV|V|VI)\b", src)
     assert registry.PARTS["I"]["kicker"].endswith(f"of {list(registry.PARTS)[-1]} · Intuition & motivation")
+
+
+def heading_text(view) -> str:
+    head = view.header()
+    return (head.objects[0] if hasattr(head, "objects") else head).object
+
+
+def test_headings_and_predict_cards_count_questions_the_same_way(state):
+    """Chapter 7 answers the third of the bridge page's five questions and asks the seventh
+    predict question: its heading poses the bridge's question, unnumbered, and only the card counts
+    ("question 7 of 12"), as the lecturer's poll does. No heading numbers a question."""
+    from chapters.bridge import QUESTIONS
+    view = registry.build(registry.page_by_slug("correction"), state)
+    assert "What do we write after a miss?" in heading_text(view)
+    assert "question 7 of 12" in view.predict.__panel__().objects[0].object
+    for page in registry.chapter_pages():
+        view = registry.build(page, state)
+        assert not re.search(r"question\W*\d", heading_text(view), re.I), (page.number, heading_text(view))
+        assert page.kicker in heading_text(view)
+        if view.predict is not None:
+            assert view.predict.position == registry.question_position(page.chapter_class)
+    answering = [c for chapters, _, _ in QUESTIONS for c in chapters]
+    assert [registry.kicker(c) for c in answering] == [
+        "How can one call check many tokens?", "When is a guess good enough to keep?",
+        "What do we write after a miss?", "How do the pieces fit together?",
+        "How do the pieces fit together? (continued)", "When is it really faster?"]
