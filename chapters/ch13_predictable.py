@@ -10,13 +10,15 @@ closing question ends it.
 from __future__ import annotations
 
 import html
+import math
 
 import panel as pn
-from bokeh.models import ColumnDataSource, LabelSet
+from bokeh.models import ColumnDataSource, Label, LabelSet, Span
 
 from chapters.base import Chapter
 from lab.core import analytic
 from lab.experiments import textkinds
+from lab.speed import costs
 from lab.speed.timeline import REQUEST_TOKENS
 from uikit import palette
 from uikit.clicks import on_click
@@ -49,7 +51,8 @@ def argument_html(gamma: int = GAMMA) -> str:
         f"<li>When guessing goes badly, α collapses and the draft is a tax: with γ = {gamma}, drafting breaks "
         f"even at α = {be[0.1]:.2f} when a draft call costs 10% of a target call, and at α = {be[0.3]:.2f} "
         "when it costs 30%. Below that it is slower than doing nothing.</li></ul>"
-        "So it is a bet on how predictable your text is. Which kinds are the predictable kind?</div>")
+        "So it is a bet on how predictable your text is — to this draft model. Which kinds are the "
+        "predictable kind? Measure them: the reading under the bars says whether the argument held.</div>")
 
 
 REFLECTION = (
@@ -73,6 +76,13 @@ class KindBars:
                hatch_pattern="hatch", hatch_color="white", hatch_alpha=0.6)
         f.add_layout(LabelSet(x="label", y="alpha", text="text", source=self.source, y_offset=4,
                               text_align="center", text_font_size="16px", text_color=palette.INK))
+        self.line = Span(location=0, dimension="width", line_color=palette.INK, line_dash="dashed", line_width=2,
+                         visible=False)
+        self.line_label = Label(x=0, y=0, x_offset=6, y_offset=4, text="", text_font_size="16px",
+                                text_color=palette.INK, background_fill_color=palette.PAPER,
+                                background_fill_alpha=0.85, visible=False)
+        f.add_layout(self.line)
+        f.add_layout(self.line_label)
         projector_type(f)
         self.figure = f
 
@@ -83,8 +93,14 @@ class KindBars:
                     hatch=["/" if r.kind == YOURS else " " for r in results],
                     text=[f"{r.alpha:.2f}" for r in results])
 
-    def draw(self, results) -> None:
+    def draw(self, results, be: float | None = None) -> None:
+        """The bars, and the break-even α `be` as a dashed line (hidden while None or nan)."""
         self.source.data = self._data(results)
+        shown = be is not None and not math.isnan(be)
+        self.line.visible = self.line_label.visible = shown
+        if shown:
+            self.line.location, self.line_label.y = be, be
+            self.line_label.text = f"break-even α = {be:.2f}: above it drafting pays here"
 
 
 class PredictableChapter(Chapter):
@@ -99,7 +115,7 @@ class PredictableChapter(Chapter):
              "prompt among them.")
     takeaway = ("Speculative decoding is a bet on how predictable your text is: the speed comes from the "
                 "draft being right, never from the target fixing it.")
-    tour_parts = ("run_button", "progress")    # what shell/tour_steps.py shows
+    tour_parts = ("run_button", "progress", "kinds_fig", "verdict")    # what shell/tour_steps.py shows
     question = "Which kind of text will the draft model guess best — the highest α?"
 
     def __init__(self, state, **params):
@@ -110,16 +126,33 @@ class PredictableChapter(Chapter):
         self.progress = pn.indicators.Progress(value=0, max=len(textkinds.KINDS) + 1, width=240, visible=False,
                                                margin=(12, 10))
         self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self.verdict = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.bars = KindBars()
+        self.yours = None          # the student's request measured (lab.speed.request.Outcome)
+        self.profile = None        # the cost profile the break-even is priced with
+
+    @classmethod
+    def warmup(cls, student):
+        """The six kinds at a new student's γ, so the page (and the tour's last steps) draw at once."""
+        kinds = textkinds.kind_prompts(PER_KIND)
+        return [(f"chapter 13's {textkinds.LABELS[k].lower()}", textkinds.cached_kind,
+                 (student.service, k, kinds[k], student.gamma, MAX_NEW_TOKENS), dict(draft="aligned"))
+                for k in textkinds.KINDS]
+
+    @property
+    def kinds_fig(self):
+        """α per kind with the break-even line (the tour shows it)."""
+        return self.bars.figure
+
+    def break_even(self) -> float | None:
+        """The break-even α of the draft model at the student's γ on this machine (None before a profile)."""
+        return None if self.profile is None else textkinds.break_even(self.profile, self.state.gamma)
 
     def make_predict(self):
         labels = [textkinds.LABELS[k] for k in textkinds.KINDS]
 
         def explain(truth):
-            ranked = sorted(self.kind_results, key=lambda r: -r.alpha)
-            order = ", ".join(f"{r.label} {r.alpha:.2f}" for r in ranked)
-            return (f"Measured α, highest first: {order}. The more a text's next tokens follow from what is "
-                    "already there — syntax, a copy, a fixed phrase — the more guesses the target keeps.")
+            return textkinds.reading(self.kind_results)
         return PredictCard(self.state, 13, self.question, choices=labels,
                            answer=lambda: textkinds.most_predictable(self.kind_results).label,
                            explanation=explain, hint="Now press Measure the six kinds below to check.")
@@ -148,7 +181,7 @@ class PredictableChapter(Chapter):
 
     async def _measure(self, request):
         service, kinds, gamma = self.state.service, textkinds.kind_prompts(PER_KIND), request[2]
-        self.results = []
+        self.results, self.yours = [], None
         self._draw()
         self.progress.param.update(value=0, visible=True)
         total = len(textkinds.KINDS) + 1
@@ -169,7 +202,11 @@ class PredictableChapter(Chapter):
                 return None
             if outcome is not None:
                 self.results.append(textkinds.KindResult.of_trace(YOURS, request[0], outcome.spec))
-                self._draw()
+                self.yours = outcome
+            self.profile = outcome.profile if outcome is not None else \
+                costs.already_measured(service, request[1]) or await self.run_model(
+                    costs.of_service, service, message="Timing this pair's calls (once per server)…")
+            self._draw()
         finally:
             self.progress.visible = False
         if self.predict is not None:
@@ -188,8 +225,22 @@ class PredictableChapter(Chapter):
 
     # --- drawing ---
     def _draw(self):
-        in_document(self.bars.draw, list(self.results))
+        done = len(self.kind_results) == len(textkinds.KINDS)
+        be = self.break_even() if done else None
+        in_document(self.bars.draw, list(self.results), be)
         self.table.object = self._table_html() if self.results else ""
+        self.verdict.object = self._verdict_html(be) if done else ""
+
+    def _verdict_html(self, be: float | None) -> str:
+        """The reading of the bars (lab.experiments.textkinds.reading) and the student's prompt measured."""
+        text = textkinds.reading(self.kind_results, be)
+        if self.yours is not None:
+            o = self.yours
+            text += (f" Your prompt: α = {o.alpha or 0:.2f}, {o.speedup:.2f}× plain decoding's speed on this "
+                     f"machine (measured).")
+        if self.profile is not None and self.profile.busy:
+            text += " " + self.profile.why_busy()
+        return f"<div class='speclab-live' role='status'><b>What the bars say.</b> {html.escape(text)}</div>"
 
     def _table_html(self) -> str:
         rows = []
@@ -216,6 +267,6 @@ class PredictableChapter(Chapter):
             pn.pane.HTML(argument_html(), sizing_mode="stretch_width", stylesheets=[TABLE_CSS]),
             pn.Row(self.run_button, self.progress, self.busy, sizing_mode="stretch_width"),
             pn.pane.Bokeh(self.bars.figure, sizing_mode="stretch_width"),
-            self.table, caption,
+            self.verdict, self.table, caption,
             pn.pane.HTML(REFLECTION, sizing_mode="stretch_width", stylesheets=[TABLE_CSS], margin=(12, 5, 0, 5)),
             sizing_mode="stretch_width")

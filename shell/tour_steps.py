@@ -174,6 +174,8 @@ TOUR = [
     {"chapter": 13, "show": [["run_button", "progress", "busy"], "predict"], "prefetch": "measure",
      "text": f"α is not the draft's alone: it depends on what is written. {TEXT_KINDS.capitalize()} kinds of text, "
              "measured live."},
+    {"chapter": 13, "show": [["run_button", "busy"], "kinds_fig", "verdict"], "prefetch": "measure",
+     "text": "The bars against this machine's break-even: where the draft model's guesses pay, and where they cost."},
 ]
 
 

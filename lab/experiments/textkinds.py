@@ -12,10 +12,14 @@ Greedy and seeded, so the figures depend on the pair and the prompts only: pages
 
     kinds = kind_prompts(per_kind=2)               # {"stories": [...], ..., "edit": [...]}
     result = measure_kind(pair, "code", kinds["code"])
+    be = break_even(profile, gamma=4)              # the α below which drafting is slower here
+    reading(results, be)                           # the order, the line, the verdict, in words
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import numpy as np
 
 from lab.core.engine import generate
 from lab.prompts import encode_prompt, heldout_prompts
@@ -90,3 +94,54 @@ def cached_kind(service, kind: str, prompts: list[str], gamma: int = 4, max_new_
 def most_predictable(results: list[KindResult]) -> KindResult:
     """The kind with the highest α (the first of KINDS on a tie)."""
     return max(results, key=lambda r: (round(r.alpha, 9), -KINDS.index(r.kind) if r.kind in KINDS else -99))
+
+
+# The kinds with a fixed structure (syntax, a copy of the prompt) and those whose words are free: the
+# lecture's argument says the first should be the predictable ones; `reading` says whether they were.
+STRUCTURED, FREE = ("code", "json", "edit"), ("stories", "facts", "instructions")
+
+
+def break_even(profile, gamma: int, c: float | None = None) -> float:
+    """The α at which γ draft-model guesses a round break even on this machine (lab.speed.costs:
+    E(α, γ) = γc + v(γ + 1), with the profile's measured c unless given); nan when no α does."""
+    alphas = np.linspace(0, 1, 1001)
+    above = np.nonzero(profile.speedup(alphas, gamma, c) >= 1)[0]
+    return float(alphas[above[0]]) if above.size else float("nan")
+
+
+def reading(results: list[KindResult], be: float | None = None) -> str:
+    """What the measured bars say, in words computed from them: the order of the kinds, whether the
+    structured kinds were the predictable ones, and (given the break-even α `be`) which kinds draft
+    faster than plain decoding on this machine and which slower."""
+    kinds = sorted((r for r in results if r.kind in KINDS), key=lambda r: -r.alpha)
+    if not kinds:
+        return ""
+    order = ", ".join(f"{r.label} {r.alpha:.2f}" for r in kinds)
+    out = [f"Measured α, highest first: {order}."]
+    low_structured = [r for r in kinds if r.kind in STRUCTURED]
+    high_free = [r for r in kinds if r.kind in FREE]
+    if low_structured and high_free:
+        worst, best = min(low_structured, key=lambda r: r.alpha), max(high_free, key=lambda r: r.alpha)
+        if worst.alpha >= best.alpha:
+            out.append("The kinds with a fixed structure (code, JSON, edits) kept more guesses than the free ones, "
+                       "as the argument above expects.")
+        else:
+            out.append(f"Structure alone did not decide it: {worst.label} ({worst.alpha:.2f}) kept fewer guesses "
+                       f"than {best.label} ({best.alpha:.2f}). What counts is what this draft model learned to "
+                       "guess, not how predictable the text looks to us.")
+    if be is not None:
+        if np.isnan(be):
+            out.append("On this machine no α breaks even: drafting with the draft model is slower on every kind.")
+        else:
+            faster = [r.label for r in kinds if r.alpha >= be]
+            slower = [r.label for r in kinds if r.alpha < be]
+            if not faster:
+                out.append(f"Every kind is below the break-even α = {be:.2f}: on this machine the draft model "
+                           "makes every kind slower than plain decoding.")
+            elif not slower:
+                out.append(f"Every kind is above the break-even α = {be:.2f}: on this machine the draft model "
+                           "makes every kind faster.")
+            else:
+                out.append(f"Above the break-even α = {be:.2f}, drafting pays on this machine: {', '.join(faster)}; "
+                           f"below it, drafting is slower than plain decoding: {', '.join(slower)}.")
+    return " ".join(out)

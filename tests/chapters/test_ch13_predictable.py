@@ -89,3 +89,41 @@ def test_your_prompts_alpha_is_your_requests_as_every_live_page_shows_it(chapter
     page = chapter.__panel__()
     rendered = " ".join(str(getattr(o, "object", "")) for o in page.select(lambda o: hasattr(o, "object")))
     assert "heldout_prompts" not in rendered and "models/" not in rendered     # no repository paths for students
+
+
+def test_the_bars_get_a_break_even_line_and_a_reading_computed_from_them(chapter):
+    """The reading under the bars is their order, the break-even α on this machine's costs (the
+    dashed line) and the verdict per kind, all from the measured figures."""
+    results = measured(chapter)
+    kinds = [r for r in results if r.kind != "yours"]
+    be = textkinds.break_even(chapter.profile, chapter.state.gamma)
+    assert chapter.profile is chapter.yours.profile
+    order = ", ".join(f"{r.label} {r.alpha:.2f}" for r in sorted(kinds, key=lambda r: -r.alpha))
+    verdict = chapter.verdict.object
+    assert f"Measured α, highest first: {order}." in verdict
+    assert chapter.bars.line.visible == (be == be) and (be != be or chapter.bars.line.location == be)
+    if be == be:
+        slower = [r.label for r in sorted(kinds, key=lambda r: -r.alpha) if r.alpha < be]
+        assert f"break-even α = {be:.2f}" in verdict and all(label in verdict for label in slower)
+    assert f"Your prompt: α = {chapter.yours.alpha or 0:.2f}, {chapter.yours.speedup:.2f}×" in verdict
+
+
+def test_the_reading_says_when_structure_did_not_decide_it():
+    """The class-day order (JSON 0.35, facts 0.25, edits 0.20, stories 0.14, code 0.12, instructions
+    0.11) against the argument about brackets and names: the reading says code fell below stories."""
+    alphas = {"json": 0.35, "facts": 0.25, "edit": 0.20, "stories": 0.14, "code": 0.12, "instructions": 0.11}
+    results = [textkinds.KindResult(k, ("x",), 100, round(a * 100), 10, 5) for k, a in alphas.items()]
+    text = textkinds.reading(results, 0.42)
+    assert text.startswith("Measured α, highest first: JSON 0.35, Facts 0.25, Edits 0.20, Stories 0.14, Code 0.12, "
+                           "Instructions 0.11.")
+    assert "Code (0.12) kept fewer guesses than Facts (0.25)" in text
+    assert "Every kind is below the break-even α = 0.42" in text
+    assert "as the argument above expects" not in text
+    mixed = textkinds.reading(results, 0.2)
+    assert "drafting pays on this machine: JSON, Facts, Edits; below it" in mixed
+
+
+def test_the_warm_up_measures_the_six_kinds(chapter):
+    jobs = PredictableChapter.warmup(chapter.state)
+    assert [job[2][1] for job in jobs] == list(textkinds.KINDS)
+    assert all(job[1] is textkinds.cached_kind for job in jobs)

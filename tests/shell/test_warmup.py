@@ -37,8 +37,9 @@ def no_model_work(monkeypatch, service):
 def test_every_default_demo_is_warmed(warm):
     service, done = warm
     assert done == [what for what, *_ in warmup.jobs(service)]
-    assert len(done) == 10 and done[0] == "the pair's cost profile"
-    assert done[-1] == "the default request (chapters 10, 11, 12 and 13)"
+    assert len(done) == 16 and done[0] == "the pair's cost profile"
+    assert done[-7] == "the default request (chapters 10, 11, 12 and 13)"
+    assert done[-6:] == [f"chapter 13's {k}" for k in ("stories", "facts", "instructions", "code", "json", "edits")]
 
 
 def test_first_clicks_after_the_warm_up_compute_nothing(warm, monkeypatch, make_chapter):
@@ -50,6 +51,7 @@ def test_first_clicks_after_the_warm_up_compute_nothing(warm, monkeypatch, make_
     from chapters.ch08_full_round import FullRoundChapter
     from chapters.ch10_breakeven import BreakEvenChapter
     from chapters.ch11_timeline import TimelineChapter
+    from chapters.ch13_predictable import PredictableChapter
     service, _ = warm
     no_model_work(monkeypatch, service)
 
@@ -68,7 +70,8 @@ def test_first_clicks_after_the_warm_up_compute_nothing(warm, monkeypatch, make_
               first_click(FullRoundChapter, lambda c: c.show_all_kept()),
               first_click(CorrectionChapter, lambda c: c.load()),
               first_click(TimelineChapter, lambda c: c.load()),
-              first_click(BreakEvenChapter, lambda c: c.use_my_models())]
+              first_click(BreakEvenChapter, lambda c: c.use_my_models()),
+              first_click(PredictableChapter, lambda c: c.measure())]
     assert clicks[0].race is not None and clicks[2].rounds and clicks[3].generation is not None
 
 
