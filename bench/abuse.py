@@ -1,23 +1,39 @@
-"""One browser with many tabs hammering model work, against another student: is the class still fair?
+"""Scripts that try to take over a class, against another student: is the class still fair?
 
-    python bench/abuse.py [--tabs 20] [--head-start 20] [--tiny] [--crafted]
+    python bench/abuse.py [--scenarios clicks,work,tour,tokens,votes] [--tabs 20] [--head-start 20]
+                          [--seconds 600] [--guess-seconds 60] [--votes 40] [--tiny] [--crafted]
 
-Starts `panel serve app.py` on loopback (the embedded pair, or the tiny pair with --tiny). A victim
-browser opens chapter 10 and is measured idle: slider moves (until the figure's new data arrives)
-and "Use my models" (until the button is enabled again), once for each of two new γ. Then one hog browser (one cookie) opens
-`--tabs` tabs of chapter 10, each on its own γ, pressing "Use my models" again and again; after
-`--head-start` seconds of that the victim is measured again, and the hog presses on until the victim
-is done (at most `--seconds`). Prints p50/p95 for both, the ratio (the goal: the victim's
-p95 within 2× of idle), how often the hog was told to wait, and the server log's tracebacks and
-line count. With --crafted the victim also sends crafted widget values (huge, negative, NaN, text)
-through the websocket and the sentences the page answered with are printed.
+Starts `panel serve app.py` on loopback (the embedded pair, or the tiny pair with --tiny) with the
+server's own limits per client address. A victim (from 127.0.0.1) opens chapter 10 and is measured
+idle: slider moves (until the figure's new data arrives) and "Use my models" (until the button is
+enabled again). Then, for each attack, a script on another machine (127.0.0.2, bench/floods.py)
+attacks for `--head-start` seconds before the victim is measured again, and on until the victim is
+done (at most `--seconds`):
 
-All traffic stays on 127.0.0.1; every loop is bounded in time.
+- clicks: one browser (the id the server issued its first tab) with `--tabs` tabs pressing
+  "Use my models" (tabs past the server's cap are refused);
+- work: `--tabs` fresh browsers (no cookie) pressing "Use my models";
+- tour: `--tabs` fresh browsers flipping tour steps as fast as the socket takes them, never reading
+  what the server sends.
+
+Each prints p50/p95 idle and under attack and the ratio (the goal: the victim's p95 within 2× of
+idle), and what the attacker managed. Then, without a victim:
+
+- tokens: `?lecturer=GUESS` pages with no cookie for `--guess-seconds`: guesses the server checked
+  (its log), and that as guesses an hour (goal ≤ 100);
+- votes: `--votes` answers to chapter 10's question, each from a fresh page with no cookie: how
+  many the lecturer's page counts (goal ≤ 1 per address beyond the browsers it may have).
+
+With --crafted the victim also sends crafted widget values (huge, negative, NaN, text) and the
+sentences the page answered with are printed. Last, the server log's tracebacks and line count.
+
+All traffic stays on loopback; every loop is bounded in time.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import html
 import json
 import os
@@ -27,12 +43,14 @@ import statistics
 import subprocess
 import sys
 import time
-import urllib.request
-import uuid
+from pathlib import Path
 
-import websockets
-
+import floods
 from wsclient import SERVER_LOG, PageSession, changed, click, free_port, slide, start_server, stop_server
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the lab's limits, printed beside the figures
+from shell.identity import browsers_per_address  # noqa: E402
+from shell.lecturer import Attempts  # noqa: E402
 
 # The hog's 20 clients parse every patch of 20 pages: on a real network that is its own laptop's
 # work, here it would take the server's 2 cores. It runs niced, so what slows the victim is the
@@ -43,23 +61,7 @@ WARM_GAMMAS, IDLE_GAMMAS, LOADED_GAMMAS, HOG_GAMMAS = (5,), (1, 2), (3, 4), tupl
 
 
 class BrowserTab(PageSession):
-    """A PageSession of one browser: every tab sends the same `speclab_id` cookie, as tabs do."""
-
-    def __init__(self, base: str, query: str, browser: str):
-        super().__init__(base, query)
-        self.browser = browser
-
-    async def open(self) -> None:
-        real = urllib.request.urlopen
-
-        def with_cookie(url, timeout=120):
-            request = urllib.request.Request(url, headers={"Cookie": f"speclab_id={self.browser}"})
-            return real(request, timeout=timeout)
-        urllib.request.urlopen = with_cookie     # PageSession.open loads the page with urlopen
-        try:
-            await super().open()
-        finally:
-            urllib.request.urlopen = real
+    """The victim's page (from 127.0.0.1), with what the bench reads and sends on it."""
 
     def slider(self, symbol: str) -> dict:
         return next(m for m in self.find("Slider") if m["attributes"].get("title", "").startswith(symbol))
@@ -79,8 +81,8 @@ class BrowserTab(PageSession):
         await self.patch(slide(model["id"], value))
 
 
-async def open_chapter10(base: str, browser: str) -> BrowserTab:
-    tab = BrowserTab(base, "chapter=breakeven", browser)
+async def open_chapter10(base: str, cookie: str | None = None) -> BrowserTab:
+    tab = BrowserTab(base, "chapter=breakeven", cookie=cookie)
     await tab.open()
     await tab.wait_for(lambda: tab.find("Button", label="Use my models") and
                        len([m for m in tab.find("Slider") if m["attributes"].get("title", "")[:1] in "αγc"]) == 3,
@@ -88,13 +90,15 @@ async def open_chapter10(base: str, browser: str) -> BrowserTab:
     return tab
 
 
-async def measure_victim(tab: BrowserTab, gammas: tuple[int, ...], moves: int) -> dict[str, list[float]]:
+async def measure_victim(tab: BrowserTab, gammas: tuple[int, ...], moves: int, offset: int = 0) -> dict[str, list[float]]:
+    """The victim's slider moves (until the figure's new data) and "Use my models" presses (until the
+    button is enabled again); `offset` picks other α values, so each round asks for new work."""
     times: dict[str, list[float]] = {"slider": [], "use my models": []}
     figures = {m["id"] for m in tab.find("ColumnDataSource")}
     redrawn = lambda e: e.get("kind") == "ColumnDataChanged" and e.get("model", {}).get("id") in figures
     alpha = tab.slider("α")
     for i in range(moves):
-        value = round(0.3 + 0.01 * (i % 40), 2)
+        value = round(0.3 + 0.01 * ((i + offset) % 60), 2)
         mark, start = len(tab.events), time.perf_counter()
         await tab.set_value(alpha, value)
         await tab.wait_for(lambda: any(redrawn(e) for e in tab.events[mark:]), 60, "the figure")
@@ -110,26 +114,6 @@ async def measure_victim(tab: BrowserTab, gammas: tuple[int, ...], moves: int) -
         times["use my models"].append(time.perf_counter() - start)
         await asyncio.sleep(random.uniform(0.2, 0.5))
     return times
-
-
-async def hog_tab(tab: BrowserTab, gamma: int, stop: asyncio.Event, stats: dict) -> None:
-    """Press "Use my models" until `stop` is set, as fast as the page answers."""
-    await tab.set_value(tab.slider("γ"), gamma)
-    button = tab.find("Button", label="Use my models")[0]["id"]
-    while not stop.is_set():
-        mark = len(tab.events)
-        try:
-            await tab.patch(click(button))
-        except websockets.ConnectionClosed as err:   # counted and printed: a lost tab is a finding
-            stats["lost"].append(f"{time.perf_counter() - stats['start']:.0f} s: {err}")
-            return
-        stats["clicks"] += 1
-        try:
-            await tab.wait_for(lambda: len(tab.events) > mark or stop.is_set(), 30, "an answer")
-        except TimeoutError:
-            pass
-        await asyncio.sleep(0.05)
-    stats["told to wait"] += sum(("Still working" in t or "faster than" in t) for t in tab.text_of_alerts())
 
 
 def summary(name: str, xs: list[float]) -> str:
@@ -161,57 +145,124 @@ async def crafted(tab: BrowserTab) -> list[str]:
     return tab.text_of_alerts()[said_before:]
 
 
-async def hog(args) -> None:
-    """The hogging browser, in its own process (its 20 clients must not slow the victim's timer):
-    opens its tabs, prints "ready", presses until a line on its stdin (or --seconds), prints its counts
-    as JSON."""
-    browser = uuid.uuid4().hex
-    tabs = [await open_chapter10(args.hog, browser) for _ in range(args.tabs)]
+async def attacker(args) -> None:
+    """The attacking script, in its own niced process (its clients must not slow the victim's timer):
+    opens its tabs from ATTACKER, prints "ready", attacks until a line on its stdin (or --seconds),
+    prints its counts as JSON. "clicks": one browser (the id its first tab was issued) in every tab;
+    "work": a fresh browser per tab; "tour": fresh browsers flipping tour steps, never reading."""
+    stop, stats = asyncio.Event(), {}
+    if args.attack == "clicks":
+        stats.update(clicks=0, steps=0, lost=0, dropped=0, capped=0)
+        source = floods.ATTACKERS["clicks"]
+        first = await floods.open_page(args.url, "chapter=breakeven", lambda p: p.find("Button", label="Use my models"),
+                                       source)
+        pages = [first]
+        for _ in range(args.tabs - 1):
+            page = await floods.open_page(args.url, "chapter=breakeven", lambda p: p.find("Button", label="Use my models"),
+                                          source, cookie=first.browser_id())
+            if page is None:
+                stats["capped"] += 1
+            else:
+                pages.append(page)
+        stats["opened"] = len(pages)
+        gammas = floods_gammas()
+        tasks = [floods.work_tab(p, gammas[i % len(gammas)], stop, stats) for i, p in enumerate(pages)]
+    else:
+        pages, tasks = await floods.flood(args.attack, args.url, args.tabs, stop, stats)
     print("ready", flush=True)
-    stats = {"clicks": 0, "told to wait": 0, "lost": [], "start": time.perf_counter()}
-    stop, loop, start = asyncio.Event(), asyncio.get_running_loop(), time.perf_counter()
+    loop, start = asyncio.get_running_loop(), time.perf_counter()
     loop.run_in_executor(None, lambda: (sys.stdin.readline(), loop.call_soon_threadsafe(stop.set)))
     loop.call_later(args.seconds, stop.set)
-    await asyncio.gather(*[hog_tab(t, HOG_GAMMAS[i % len(HOG_GAMMAS)], stop, stats) for i, t in enumerate(tabs)])
+    await asyncio.gather(*tasks)
     stats["seconds"] = time.perf_counter() - start
-    for t in tabs:
-        await t.close()
+    for p in pages:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(p.close(), 5)
     print(json.dumps(stats), flush=True)
 
 
+def floods_gammas() -> tuple[int, ...]:
+    return HOG_GAMMAS
+
+
+async def under_attack(kind: str, base: str, victim: BrowserTab, idle: dict, args, offset: int) -> None:
+    """Start the attacking process, let it run `--head-start` seconds, measure the victim, stop it;
+    print the victim's latency against idle and what the attacker managed."""
+    attacking = subprocess.Popen([sys.executable, __file__, "--attack", kind, "--url", base, "--tabs", str(args.tabs),
+                                  "--seconds", str(args.seconds)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 text=True, preexec_fn=lambda: os.nice(HOG_NICE))
+    loop = asyncio.get_running_loop()
+    ready = await loop.run_in_executor(None, attacking.stdout.readline)
+    if ready.strip() != "ready":
+        attacking.kill()
+        raise SystemExit(f"the {kind} attacker did not open its tabs")
+    await asyncio.sleep(args.head_start)
+    loaded = await measure_victim(victim, LOADED_GAMMAS, args.moves, offset)
+    out, _ = await loop.run_in_executor(None, attacking.communicate, "stop\n")
+    stats = json.loads(out.strip().splitlines()[-1])
+    what = {"clicks": "one browser's tabs pressing 'Use my models'",
+            "work": "fresh browsers (no cookie) pressing 'Use my models'",
+            "tour": "fresh browsers flipping tour steps, never reading their websocket"}[kind]
+    print(f"\n[{kind}] {args.tabs} tabs of {what}, from {floods.ATTACKERS[kind]}, {stats['seconds']:.0f} s: "
+          f"{stats['opened']} opened, {stats['capped']} refused by the tab cap, {stats['clicks']} clicks, "
+          f"{stats['steps']} tour steps sent, {stats['dropped']} tabs dropped by the server, {stats['lost']} lost")
+    for name in ("slider", "use my models"):
+        print("idle   " + summary(name, idle[name]))
+        print("loaded " + summary(name, loaded[name]))
+        print(f"       victim {name} p95 loaded ÷ idle = {p95(loaded[name]) / p95(idle[name]):.2f}× (goal ≤ 2×)")
+
+
+def hourly_checks() -> tuple[int, int]:
+    """Token checks in an hour of nonstop guessing under the server's rules (shell.lecturer.Attempts,
+    on a simulated clock): from one address with a fresh cookie each try, and from a fresh address
+    and cookie each try."""
+    out = []
+    for fresh_address in (False, True):
+        now = [0.0]
+        attempts = Attempts(clock=lambda: now[0], store=None)
+        checks = 0
+        for i in range(7200):                  # a try every half second
+            keys = (f"browser {i}", f"address {i if fresh_address else 0}")
+            if attempts.wait(*keys) == 0:
+                attempts.failed(*keys)
+                checks += 1
+            now[0] += 0.5
+        out.append(checks)
+    return out[0], out[1]
+
+
+def checks_logged() -> int:
+    return SERVER_LOG.read_text(errors="replace").count("a wrong lecturer token was tried")
+
+
 async def run(args) -> None:
-    port = free_port()
-    server = start_server(port, args.tiny)
+    port = args.port or free_port()
+    server = start_server(port, args.tiny, browsers_per_address=None)    # the server's own limits
     base = f"http://127.0.0.1:{port}/app"
     try:
-        victim = await open_chapter10(base, uuid.uuid4().hex)
+        victim = await open_chapter10(base)
         await measure_victim(victim, WARM_GAMMAS, 2)           # warm-up: first-use costs not counted
         idle = await measure_victim(victim, IDLE_GAMMAS, args.moves)
-        hogging = subprocess.Popen([sys.executable, __file__, "--hog", base, "--tabs", str(args.tabs),
-                                    "--seconds", str(args.seconds)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   text=True, preexec_fn=lambda: os.nice(HOG_NICE))
-        loop = asyncio.get_running_loop()
-        ready = await loop.run_in_executor(None, hogging.stdout.readline)
-        if ready.strip() != "ready":
-            raise SystemExit("the hogging browser did not open its tabs")
-        await asyncio.sleep(args.head_start)                   # the hog has been hammering a while
-        loaded = await measure_victim(victim, LOADED_GAMMAS, args.moves)
-        said = await crafted(victim) if args.crafted else []
-        out, _ = await loop.run_in_executor(None, hogging.communicate, "stop\n")   # load until the victim is done
-        stats = json.loads(out.strip().splitlines()[-1])
-        print(f"\none browser with {args.tabs} tabs pressing 'Use my models' for {stats['seconds']:.0f} s, "
-              f"from {args.head_start:.0f} s before the victim's loaded measurements until they ended "
-              f"({stats['clicks']} clicks, {stats['told to wait']} answered 'still working', "
-              f"{len(stats['lost'])} tabs lost their connection), "
-              f"{'tiny' if args.tiny else 'embedded'} pair")
-        for name in ("slider", "use my models"):
-            print("idle   " + summary(name, idle[name]))
-            print("loaded " + summary(name, loaded[name]))
-            print(f"       victim {name} p95 loaded ÷ idle = {p95(loaded[name]) / p95(idle[name]):.2f}× "
-                  f"(goal ≤ 2×)")
-        for lost in stats["lost"]:
-            print(f"  hog tab lost at {lost}")
+        for i, kind in enumerate(k for k in args.scenarios if k in ("clicks", "work", "tour")):
+            await under_attack(kind, base, victim, idle, args, offset=7 * (i + 1))
+        if "tokens" in args.scenarios:
+            before, stats, start = checks_logged(), {}, time.perf_counter()
+            await floods.guess_tokens(base, args.guess_seconds, stats)
+            took, checked = time.perf_counter() - start, checks_logged() - before
+            one, many = hourly_checks()
+            print(f"\n[tokens] {stats['sent']} lecturer-token guesses with fresh cookies in {took:.0f} s from "
+                  f"{floods.ATTACKERS['tokens']}: {checked} checked by the server. At the server's limits, guessing "
+                  f"nonstop for an hour: one address gets {one} checks, any number of addresses {many} "
+                  f"(goal ≤ 100)")
+        if "votes" in args.scenarios:
+            stats = {}
+            await floods.stuff_votes(base, args.votes, stats)
+            n = await floods.votes_counted(base)
+            print(f"\n[votes] {stats['sent']} votes from fresh cookies on {floods.ATTACKERS['votes']} "
+                  f"({stats['capped']} pages refused by the tab cap, {stats['refused']} told their address is full): "
+                  f"{n} counted (goal ≤ 1 per address beyond the {browsers_per_address()} browsers it may have)")
         if args.crafted:
+            said = await crafted(victim)
             print(f"crafted values for the γ slider {CRAFTED!r}: {len(said)} sentence(s) on the page:")
             for sentence in said:
                 print(f"  {sentence}")
@@ -222,21 +273,34 @@ async def run(args) -> None:
         print(f"server log: {len(log.splitlines())} lines, {log.count('Traceback')} tracebacks ({SERVER_LOG})")
 
 
+SCENARIOS = ("clicks", "work", "tour", "tokens", "votes")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tabs", type=int, default=20, help="tabs of the one hogging browser")
-    ap.add_argument("--head-start", type=float, default=20, help="seconds the hog presses before the victim is measured")
-    ap.add_argument("--seconds", type=float, default=600, help="the most the hog presses")
+    ap.add_argument("--scenarios", default=",".join(SCENARIOS), help=f"comma-separated, of {', '.join(SCENARIOS)}")
+    ap.add_argument("--tabs", type=int, default=20, help="the attacker's tabs")
+    ap.add_argument("--head-start", type=float, default=20, help="seconds the attack runs before the victim is measured")
+    ap.add_argument("--seconds", type=float, default=600, help="the most an attack runs")
     ap.add_argument("--moves", type=int, default=20, help="victim slider moves, idle and under load")
+    ap.add_argument("--guess-seconds", type=float, default=60, help="seconds of lecturer-token guessing")
+    ap.add_argument("--votes", type=int, default=40, help="votes stuffed with fresh cookies")
     ap.add_argument("--tiny", action="store_true", help="serve the tiny random pair")
+    ap.add_argument("--port", type=int, default=0, help="the server's port (default: a free one)")
     ap.add_argument("--crafted", action="store_true", help="also send crafted widget values")
-    ap.add_argument("--hog", metavar="URL", help=argparse.SUPPRESS)   # the hogging browser's own process
+    ap.add_argument("--attack", choices=("clicks", "work", "tour"), help=argparse.SUPPRESS)   # the attacker's process
+    ap.add_argument("--url", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    if not 1 <= args.tabs <= 40 or not 5 <= args.seconds <= 600 or not 0 <= args.head_start <= 300:
-        raise SystemExit("--tabs must be 1–40, --seconds 5–600 and --head-start 0–300")
-    if args.hog and not args.hog.startswith("http://127.0.0.1:"):
-        raise SystemExit("--hog only on loopback")
-    asyncio.run(hog(args) if args.hog else run(args))
+    args.scenarios = [s.strip() for s in args.scenarios.split(",") if s.strip()]
+    if not set(args.scenarios) <= set(SCENARIOS):
+        raise SystemExit(f"--scenarios: each one of {', '.join(SCENARIOS)}")
+    if not 1 <= args.tabs <= 40 or not 5 <= args.seconds <= 600 or not 0 <= args.head_start <= 300 \
+            or not 1 <= args.votes <= 200 or not 1 <= args.guess_seconds <= 600:
+        raise SystemExit("--tabs must be 1–40, --seconds 5–600, --head-start 0–300, --votes 1–200, "
+                         "--guess-seconds 1–600")
+    if args.attack and not (args.url or "").startswith("http://127.0.0.1:"):
+        raise SystemExit("--attack only on loopback")
+    asyncio.run(attacker(args) if args.attack else run(args))
 
 
 if __name__ == "__main__":

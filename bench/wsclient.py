@@ -126,12 +126,29 @@ def server_pss(proc: subprocess.Popen) -> int:
     return total
 
 
+def fetch(url: str, source: str | None = None, cookie: str | None = None, timeout: float = 120) -> str:
+    """GET `url` (on loopback) from the local address `source` (another 127.x address stands for
+    another student's machine), with the `speclab_id` cookie if given; the page's HTML."""
+    import http.client
+    import urllib.parse
+    parts = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout,
+                                      source_address=(source, 0) if source else None)
+    try:
+        conn.request("GET", parts.path + (f"?{parts.query}" if parts.query else ""),
+                     headers={"Cookie": f"speclab_id={cookie}"} if cookie else {})
+        return conn.getresponse().read().decode()
+    finally:
+        conn.close()
+
+
 class PageSession:
     """One student's page: the HTTP load, its session's websocket and Bokeh's message protocol
-    (a message is a header, metadata and content frame, then an id frame and a binary frame per buffer)."""
+    (a message is a header, metadata and content frame, then an id frame and a binary frame per buffer).
+    `source`: the local address it connects from (default 127.0.0.1); `cookie`: its browser id."""
 
-    def __init__(self, base: str, query: str):
-        self.base, self.query = base, query
+    def __init__(self, base: str, query: str, source: str | None = None, cookie: str | None = None):
+        self.base, self.query, self.source, self.cookie = base, query, source, cookie
         self.events: list[dict] = []          # every event of every PATCH-DOC the server sent
         self.errors: list[str] = []
         self.arrived = asyncio.Event()
@@ -142,12 +159,13 @@ class PageSession:
         import websockets
         loop = asyncio.get_running_loop()
         url = f"{self.base}?{self.query}"
-        html = await loop.run_in_executor(None, lambda: urllib.request.urlopen(url, timeout=120).read().decode())
+        html = await loop.run_in_executor(None, lambda: fetch(url, self.source, self.cookie))
         token = re.search(r'"token":"([^"]+)"', html).group(1)
         origin = self.base.split("/app")[0]
         self.ws = await websockets.connect(origin.replace("http", "ws", 1) + f"/app/ws?{self.query}",
                                            subprotocols=["bokeh", token], origin=origin, max_size=None,
-                                           open_timeout=120)
+                                           open_timeout=120,
+                                           **({"local_addr": (self.source, 0)} if self.source else {}))
         header, _ = await self._read()                       # ACK
         assert header["msgtype"] == "ACK", header
         await self.send("PULL-DOC-REQ", {})
@@ -212,6 +230,19 @@ class PageSession:
                 for v in x:
                     walk(v)
         walk(content)
+
+    def browser_id(self) -> str | None:
+        """The browser id the server issued this page (the shell's keys write it into the cookie)."""
+        for m in self.models.values():
+            bid = m.get("attributes", {}).get("browser_id")
+            if isinstance(bid, str) and bid:
+                return bid
+        return None
+
+    def says(self, text: str) -> bool:
+        """Whether some HTML pane of the page contains `text` (the page's sentences)."""
+        return any(text in str(m.get("attributes", {}).get("text", "")) for m in self.models.values()) or \
+            any(text in str(e.get("new", "")) for e in self.events if e.get("attr") == "text")
 
     def find(self, name: str, **attrs) -> list[dict]:
         """Models of type `name` whose attributes contain the given strings."""

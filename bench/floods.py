@@ -1,0 +1,164 @@
+"""The attacks of bench/abuse.py, each a script on one machine that drops its cookie whenever that
+helps: model work from many fresh browsers, tour-step floods from tabs that never read their
+websocket, lecturer-token guesses and ballot stuffing.
+
+The script connects from ATTACKER (another loopback address: the server sees another machine of
+the class), the victim from 127.0.0.1. Every loop is bounded in time; all traffic stays on loopback.
+"""
+from __future__ import annotations
+
+import asyncio
+import html
+import re
+import time
+
+import websockets
+
+from wsclient import LECTURER_TOKEN, PageSession, click, fetch
+
+ATTACKER = "127.0.0.2"       # the script's machine (each attack from its own: ATTACKERS)
+ATTACKERS = {"clicks": "127.0.0.2", "work": "127.0.0.3", "tour": "127.0.0.4", "tokens": "127.0.0.5",
+             "votes": "127.0.0.6"}
+CAPPED = "pages of the lab open already"     # the server's sentence for a tab past its browser's cap
+
+
+async def open_page(base: str, query: str, ready, source: str | None = ATTACKER, cookie: str | None = None,
+                    timeout: float = 120) -> PageSession | None:
+    """A page (no cookie unless given: a fresh browser) once `ready(page)`; None when the server
+    answered with its tab cap instead."""
+    page = PageSession(base, query, source=source, cookie=cookie)
+    await page.open()
+    found = await page.wait_for(lambda: "capped" if page.says(CAPPED) else ready(page), timeout, query)
+    if found == "capped":
+        await page.close()
+        return None
+    return page
+
+
+def deck_of(page: PageSession) -> dict | None:
+    """The tour's deck (the model whose `step` the browser sets)."""
+    return next((m for m in page.models.values() if "steps" in m.get("attributes", {})
+                 and "step" in m.get("attributes", {})), None)
+
+
+async def work_tab(page: PageSession, gamma: int, stop: asyncio.Event, stats: dict) -> None:
+    """Press "Use my models" on chapter 10 until `stop`, as fast as the page answers."""
+    slider = next(m for m in page.find("Slider") if m["attributes"].get("title", "").startswith("γ"))
+    await page.patch([{"kind": "ModelChanged", "model": {"id": slider["id"]}, "attr": "value", "new": gamma}])
+    button = page.find("Button", label="Use my models")[0]["id"]
+    while not stop.is_set():
+        mark = len(page.events)
+        try:
+            await page.patch(click(button))
+        except websockets.ConnectionClosed:
+            stats["lost"] += 1
+            return
+        stats["clicks"] += 1
+        try:
+            await page.wait_for(lambda: len(page.events) > mark or stop.is_set(), 30, "an answer")
+        except TimeoutError:
+            pass
+        await asyncio.sleep(0.05)
+
+
+async def tour_tab(page: PageSession, stop: asyncio.Event, stats: dict) -> None:
+    """Flip the tour's steps as fast as the socket takes them, never reading what the server sends."""
+    deck = deck_of(page)
+    page.reader.cancel()                     # from now on nothing is read: the server's writes pile up
+    n = len(deck["attributes"]["steps"]) if isinstance(deck["attributes"]["steps"], list) else 30
+    step = 1
+    while not stop.is_set():
+        step = step % max(2, n) + 1
+        try:
+            await asyncio.wait_for(page.patch([{"kind": "ModelChanged", "model": {"id": deck["id"]},
+                                                "attr": "step", "new": step}]), 5)
+        except (websockets.ConnectionClosed, asyncio.TimeoutError, OSError):
+            stats["dropped"] += 1            # the server closed it (or stopped taking its messages)
+            return
+        stats["steps"] += 1
+        await asyncio.sleep(0)
+
+
+async def flood(kind: str, base: str, tabs: int, stop: asyncio.Event, stats: dict, gammas=tuple(range(6, 13))):
+    source = ATTACKERS[kind]
+    """Open `tabs` pages as fresh browsers from the attacker's machine and run `kind` ("work" or
+    "tour") in each until `stop`; stats counts what was sent and how many tabs the server refused."""
+    stats.update(clicks=0, steps=0, lost=0, dropped=0, capped=0, opened=0)
+    pages = []
+    for i in range(tabs):
+        if kind == "work":
+            page = await open_page(base, "chapter=breakeven", lambda p: p.find("Button", label="Use my models"), source)
+        else:
+            page = await open_page(base, "tour=1", deck_of, source)
+        if page is None:
+            stats["capped"] += 1
+            continue
+        pages.append(page)
+    stats["opened"] = len(pages)
+    return pages, [work_tab(p, gammas[i % len(gammas)], stop, stats) if kind == "work" else tour_tab(p, stop, stats)
+                   for i, p in enumerate(pages)]
+
+
+async def guess_tokens(base: str, seconds: float, stats: dict, parallel: int = 4) -> None:
+    """Load `?lecturer=GUESS` pages with no cookie (a fresh browser each) for `seconds`, `parallel` at
+    once; the server checks each when it builds the page (its log counts the checks)."""
+    loop, deadline = asyncio.get_running_loop(), time.monotonic() + seconds
+    stats.update(sent=0)
+
+    async def guesser(k: int) -> None:
+        i = 0
+        while time.monotonic() < deadline:
+            i += 1
+            await loop.run_in_executor(None, lambda: fetch(f"{base}?lecturer=guess-{k}-{i}", ATTACKERS["tokens"],
+                                                           timeout=60))
+            stats["sent"] += 1
+    await asyncio.gather(*[guesser(k) for k in range(parallel)])
+
+
+async def stuff_votes(base: str, votes: int, stats: dict, parallel: int = 4) -> None:
+    """Answer chapter 10's question `votes` times, each from a fresh page with no cookie."""
+    stats.update(sent=0, capped=0, refused=0)
+    queue = list(range(votes))
+
+    async def voter() -> None:
+        while queue:
+            queue.pop()
+            page = await open_page(base, "chapter=breakeven", lambda p: p.find("Button", label="slower"),
+                                   ATTACKERS["votes"], timeout=180)
+            if page is None:
+                stats["capped"] += 1
+                continue
+            try:
+                mark = len(page.events)
+                await page.patch(click(page.find("Button", label="slower")[0]["id"]))
+                await page.wait_for(lambda: len(page.events) > mark, 30, "the card's answer")
+                stats["sent"] += 1
+                stats["refused"] += page.says("network address")
+            finally:
+                await page.close()
+    await asyncio.gather(*[voter() for _ in range(parallel)])
+
+
+def counted(status_text: str) -> int:
+    """Answers the lecturer's status line for a question counts (here and from browsers that left)."""
+    text = html.unescape(re.sub(r"<[^>]+>", "", status_text))
+    here = re.search(r"(\d+) of \d+ browsers? here", text)
+    gone = re.search(r"(\d+) answers? from|(1) answer from", text)
+    return (int(here.group(1)) if here else 0) + (int(next(g for g in gone.groups() if g)) if gone else 0)
+
+
+async def votes_counted(base: str, number: int = 10) -> int:
+    """Question `number`'s answers as the lecturer's page shows them."""
+    page = PageSession(base, f"lecturer={LECTURER_TOKEN}&chapter=breakeven")
+    await page.open()
+
+    def statuses() -> list[str]:
+        texts = [str(m["attributes"].get("text", "")) for m in page.find("HTML", text="data-q")]
+        texts += [str(e["new"]) for e in page.events if e.get("attr") == "text" and "data-q" in str(e.get("new"))]
+        return [t for t in map(html.unescape, texts) if f'data-q="{number}"' in t]
+    try:
+        await page.wait_for(statuses, 120, "the lecturer's poll")
+        await asyncio.sleep(1)                   # the store's last changes reach the page
+        return counted(statuses()[-1])
+    finally:
+        await page.close()
