@@ -22,6 +22,7 @@ import threading
 import time
 
 from lab.speed import costs
+from serving import startup
 from uikit.state import LabState
 
 log = logging.getLogger(__name__)
@@ -50,8 +51,9 @@ STEPWISE = {costs.of_service: costs.of_service_steps}
 def run(service, owner=None) -> list[str]:
     """Compute every default demo on the model worker, one job at a time; returns what was done.
     A job that fails is logged and skipped: the chapter will compute it on its first click."""
-    done, started = [], time.monotonic()
-    for what, fn, args, kwargs in jobs(service):
+    done, started, todo = [], time.monotonic(), jobs(service)
+    startup.announce(service, len(todo), log)       # "about N s (this machine is busy: load …)"
+    for what, fn, args, kwargs in todo:
         try:
             service.submit(STEPWISE.get(fn, fn), *args, owner=owner, **kwargs).result()
             done.append(what)

@@ -1,0 +1,71 @@
+"""How long the start-up warm-up (shell.warmup) will take on this machine as it is now, for the
+terminal's line before it starts:
+
+    warm-up: 16 default demos, about 95 s (this machine is busy: load 3.1 on 2 cores)
+
+The warm-up's first job is the pair's cost profile, and its other jobs are generations on the same
+models, so the whole warm-up takes about WARMUP_PER_PROFILE times the profile. The profile's own
+time comes from lab.speed.profile_eta (a few target and draft calls timed now), so the estimate is
+timed under the machine's current load: other programs using a core slow these calls as they will
+slow the warm-up. The calls are timed twice and the mean kept (the fastest of a few calls, alone,
+reads a busy machine as idle). The line also says the load it was timed under, so a lecturer sees
+why a start takes longer than on an idle machine.
+"""
+from __future__ import annotations
+
+import os
+
+from lab.speed.profile_eta import probe, profile_seconds
+
+# the whole warm-up ÷ its cost profile as lab.speed.profile_eta estimates it: measured with the
+# embedded pair and its 16 demos on the 2-core machine at load 11–14 (308 s ÷ 88 s)
+WARMUP_PER_PROFILE = 3.5
+BUSY_SHARE = 0.5       # other work using at least half the cores: the machine is called busy
+
+
+def machine_load() -> tuple[float, int]:
+    """(the 1-minute load average, the cores this process may use): the load other programs put on
+    the machine, besides this server's own loading of the pair."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:          # macOS: no affinity mask
+        cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except OSError:                 # no load average (Windows)
+        load = 0.0
+    return load, cores
+
+
+def timed_calls(pair) -> tuple[float, float, float]:
+    """(a target call over 1 position, over the longest, a draft call) in seconds: the mean of two
+    probes, each the fastest of two calls. On the model worker."""
+    first, second = probe(pair), probe(pair)
+    return tuple((a + b) / 2 for a, b in zip(first, second))
+
+
+def warmup_seconds(service) -> float:
+    """Seconds the warm-up of `service`'s pair may take, timed now, on the model worker."""
+    calls = service.submit(timed_calls, service.pair, owner=None).result()
+    return WARMUP_PER_PROFILE * profile_seconds(*calls)
+
+
+def estimate_line(seconds: float, demos: int, load: float, cores: int) -> str:
+    """The terminal's line: how many demos, about how long, and the load that estimate was timed
+    under (said busy when the load leaves less than half the cores free)."""
+    state = "busy" if load >= cores * BUSY_SHARE + 1 else "quiet"
+    about = f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
+    return (f"warm-up: {demos} default demos, about {about} (this machine is {state}: "
+            f"load {load:.1f} on {cores} core{'s' if cores != 1 else ''})")
+
+
+def announce(service, demos: int, log) -> float:
+    """Log the line for `demos` demos on `service`'s pair; returns the estimate in seconds (0.0 when
+    the calls could not be timed: the warm-up goes on and says only its end)."""
+    try:
+        seconds = warmup_seconds(service)
+    except Exception:
+        log.debug("warm-up: no estimate", exc_info=True)
+        return 0.0
+    log.info(estimate_line(seconds, demos, *machine_load()))
+    return seconds
