@@ -18,6 +18,8 @@ from bokeh.models import ColumnDataSource, Label, LabelSet, Span
 from chapters.base import Chapter
 from lab.core import analytic
 from lab.experiments import textkinds
+from lab.experiments.presets import GUESSERS, NAMES, PRESETS
+from lab.prompts import encode_prompt
 from lab.speed import costs
 from lab.speed.timeline import REQUEST_TOKENS
 from uikit import palette
@@ -133,11 +135,19 @@ class PredictableChapter(Chapter):
 
     @classmethod
     def warmup(cls, student):
-        """The six kinds at a new student's γ, so the page (and the tour's last steps) draw at once."""
+        """The six kinds at a new student's γ, so the page (and the tour's last steps) draw at once;
+        then each preset with each guesser, so the preset bar of chapters 4, 8 and 10–13 says who
+        wins on a preset's first press."""
         kinds = textkinds.kind_prompts(PER_KIND)
-        return [(f"chapter 13's {textkinds.LABELS[k].lower()}", textkinds.cached_kind,
+        jobs = [(f"chapter 13's {textkinds.LABELS[k].lower()}", textkinds.cached_kind,
                  (student.service, k, kinds[k], student.gamma, MAX_NEW_TOKENS), dict(draft="aligned"))
                 for k in textkinds.KINDS]
+        tokenizer = student.service.pair.tokenizer
+        for preset in PRESETS:
+            ids = encode_prompt(tokenizer, preset.prompt)
+            jobs += [(f"the preset {preset.label!r} guessed by {NAMES[d]}", student.service.outcome,
+                      (student.request(ids, drafter=d),), {}) for d in GUESSERS]
+        return jobs
 
     @property
     def kinds_fig(self):

@@ -5,25 +5,31 @@ from the text, or both), so a lecturer shows drafting win and lose live and name
 A chapter whose class sets `presets = True` shows the bar at the top of its body (chapters.base).
 The controls only set the student's state (`prompt`, `draft`, `drafter`): the chapter redoes its results
 through its `on_settings_changed` hook, like any change in the settings panel. The switch offers the
-drafts the running pair can have (lab.pairs.variants) and says which one it cannot.
+drafts the running pair can have (lab.pairs.variants) and says which one it cannot. On a preset the
+bar says who wins, measured: the student's request on it with each guesser (`measure()`, on the model
+worker; the server's warm-up has the defaults), never in fixed words.
 
     bar = PresetBar(state)
     bar.choose("edit")            # what a click on "Edit a record" does
     bar.switch.value = "random"   # the random draft drafts from now on
     bar.guesser.value = "lookup"  # guesses are copied from the text from now on (PresetBar(state, guessers=True))
+    await bar.measure()           # "Measured here, copying from the text wins: α = 0.82, 2.93× …"
 """
 from __future__ import annotations
 
 import html
+import logging
 
 import panel as pn
 import param
 
-from lab.experiments.presets import PRESETS, preset_by_key, preset_for_prompt
+from lab.experiments.presets import GUESSERS, PRESETS, preset_by_key, preset_for_prompt, reading
+from lab.prompts import PromptError
 from lab.speed.request import CONTROL, WHO
 from lab.pairs.variants import DEFAULT, DraftVariants
 from uikit.clicks import on_click
-from uikit.state import LabState
+from uikit.pacing import served
+from uikit.state import SETTINGS, LabState
 from uikit.styles import BOX_CSS, sheet
 
 SWITCH_LABELS = {"aligned": "aligned", "weak": "weak", "random": "random"}
@@ -32,6 +38,7 @@ DRAFT_NOTES = {
     "weak": "the target's first two layers, never trained to draft",
     "random": "every token equally likely, so almost nothing is kept",
 }
+log = logging.getLogger(__name__)
 
 
 class PresetBar(pn.viewable.Viewer):
@@ -64,7 +71,10 @@ class PresetBar(pn.viewable.Viewer):
         self._view = None
         self.note = pn.pane.HTML("", stylesheets=[BOX_CSS, sheet("presets")], sizing_mode="stretch_width",
                                  margin=(0, 5))
-        state.param.watch(self._sync, ["prompt", "draft", "drafter"])
+        self._measured: tuple = ()       # the requests `reading` was measured for
+        self._reading = ""
+        self._asked: tuple = ()          # the requests a measurement is under way for
+        state.param.watch(self._sync, sorted({"prompt", "draft", "drafter", *SETTINGS}))
         self._sync()
 
     def choose(self, key: str) -> None:
@@ -77,7 +87,8 @@ class PresetBar(pn.viewable.Viewer):
         for key, button in self.buttons.items():
             button.color = "primary" if chosen and chosen.key == key else "light"
         self.switch.value, self.guesser.value = self.state.draft, self.state.drafter
-        said = [f"<b>{html.escape(chosen.label)}</b>: {html.escape(chosen.why)}"] if chosen else []
+        said = [f"<b>{html.escape(chosen.label)}</b>: {html.escape(chosen.what)}. "
+                f"{self._who_wins()}"] if chosen else []
         if self.guesser.visible:
             said.append(f"<b>Who guesses</b>: {html.escape(WHO[self.state.drafter])}.")
         if self.state.drafter != "lookup" or not self.guesser.visible:
@@ -86,6 +97,46 @@ class PresetBar(pn.viewable.Viewer):
         if self.missing:
             said.append(html.escape(self.missing))
         self.note.object = f'<div class="preset-note" aria-live="polite">{" ".join(said)}</div>'
+
+    def requests(self) -> tuple:
+        """The student's request on the chosen preset with each guesser (empty off a preset)."""
+        if preset_for_prompt(self.state.prompt) is None:
+            return ()
+        try:
+            ids = self.state.prompt_ids()
+        except PromptError:
+            return ()
+        return tuple(self.state.request(ids, drafter=d, draft=self.state.draft) for d in GUESSERS)
+
+    def _who_wins(self) -> str:
+        """The measured reading of the chosen preset (HTML), or that it is being measured."""
+        wanted = self.requests()
+        if wanted and wanted == self._measured:
+            return html.escape(self._reading)
+        if wanted and served() and wanted != self._asked:
+            self._asked = wanted
+            pn.state.execute(self.measure)
+        return "<i>Measuring who wins on it…</i>" if wanted else ""
+
+    async def measure(self) -> str:
+        """Measure the chosen preset with each guesser on the model worker (cached per request: the
+        warm-up has the defaults, a class shares the rest) and show who wins; returns the reading."""
+        wanted = self.requests()
+        if not wanted or wanted == self._measured:
+            return self._reading if wanted else ""
+        service, outcomes = self.state.service, {}
+        try:
+            for request in wanted:
+                outcomes[request.drafter] = await service.run_as(self.state.owner, service.outcome, request)
+        except Exception as err:          # the queue is full or the models failed: the page goes on
+            log.info("preset bar: who wins not measured (%s)", err)
+            self._asked = ()
+            return ""
+        if wanted != self.requests():     # the student moved on meanwhile
+            return ""
+        self._measured, self._reading = wanted, reading(outcomes)
+        self._sync()
+        return self._reading
 
     def __panel__(self):
         if self._view is not None:

@@ -1,21 +1,22 @@
-"""Preset prompts a lecturer shows in one click: one where drafting clearly wins, one where it loses,
-and two in between (code, JSON).
+"""Preset prompts a lecturer shows in one click, and who wins on each, measured.
 
-Drafting pays when the target's next tokens are easy to guess. An edit prompt asks for a copy of a
-text with one change, so most of the answer is already in the prompt: prompt lookup and a good draft
-guess long runs (models/heldout_prompts.json, category "edit", measured in models/drafting/). A
-story opening leaves the target free to go anywhere: few guesses survive and the draft's calls are
-wasted. Code and JSON sit between: their syntax is predictable, their content less so. On the embedded
-pair (greedy, γ 4, 24 tokens) the share of guesses kept is 0.77 on the edit, 0.41 on JSON, 0.38 on
-code and 0.10 on the story; the weak draft keeps at most 0.01 of its guesses, the random one none.
+Four texts of different kinds: a record to copy with one change, a story's opening, a function's
+header and the start of a JSON object. Which guesser wins on one — the draft model, or copying from
+the text (prompt lookup) — and by how much depends on the pair, the machine and the settings, so the
+preset bar never says it in fixed words: it measures the student's request on the preset with each
+guesser (lab.speed.request.Outcome) and `reading` says who won, with the α and the speed-up measured.
 
     for preset in PRESETS:
-        preset.key, preset.label, preset.prompt, preset.why
+        preset.key, preset.label, preset.prompt, preset.what
     state.prompt = preset_by_key("edit").prompt
+    reading({"model": outcome_a, "lookup": outcome_b})   # "Copying from the text wins here: …"
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+GUESSERS = ("model", "lookup")       # the two guessers a preset is measured with (lab.speed.request.WHO)
+NAMES = {"model": "the draft model", "lookup": "copying from the text"}
 
 
 @dataclass(frozen=True)
@@ -23,23 +24,23 @@ class Preset:
     key: str          # stable name (tests, URLs)
     label: str        # the button's words
     prompt: str       # the text both models continue
-    why: str          # one sentence: what drafting does on it, and why
+    what: str         # what the text is, in a few words (never who wins: that is measured)
 
 
 PRESETS = (
     Preset("edit", "Edit a record",
            'Original: {"name": "Alice Smith", "age": 30, "city": "Paris", "email": "alice@example.com", '
            '"active": true}\nThe same record with age 31: {"name": "Alice Smith", "age": 31,',
-           "Drafting wins: the rest of the record is a copy of the one above, so long guesses are kept."),
+           "a record to write again with one change, its rest already in the prompt"),
     Preset("story", "Story opening",
            "The old lighthouse keeper climbed the stairs one last time. He",
-           "Drafting loses: a story can go anywhere, so few guesses are kept and the draft's calls are wasted."),
+           "the opening of a story, free to go anywhere"),
     Preset("code", "Code",
            'import json\n\n\ndef load_config(path):\n    """Read a JSON configuration file."""\n',
-           "In between: the syntax and the names are easy to guess, the logic less so."),
+           "a function's header and docstring, its body to write"),
     Preset("json", "JSON",
            '{"name": "Alice", "age": 30, "city":',
-           "In between: keys, quotes and commas are easy to guess, the values less so."),
+           "the start of a JSON object: keys, quotes and commas around free values"),
 )
 
 
@@ -53,3 +54,30 @@ def preset_by_key(key: str) -> Preset:
 def preset_for_prompt(prompt: str) -> Preset | None:
     """The preset whose prompt this is, if any (the bar marks it as chosen)."""
     return next((p for p in PRESETS if p.prompt == prompt), None)
+
+
+def _figures(drafter: str, outcome) -> str:
+    return f"{NAMES[drafter]} keeps α = {outcome.alpha or 0:.2f}, {outcome.speedup:.2f}×"
+
+
+def winner(outcomes: dict) -> str | None:
+    """The guesser (a key of `outcomes`, drafter → lab.speed.request.Outcome) that decodes fastest and
+    beats plain decoding beyond the machine's noise (Outcome.verdict_word); None when none does."""
+    faster = [d for d, o in outcomes.items() if o.verdict_word() == "faster"]
+    return max(faster, key=lambda d: outcomes[d].speedup) if faster else None
+
+
+def reading(outcomes: dict) -> str:
+    """Who wins on this request, in one sentence computed from the measured outcomes (drafter →
+    Outcome): the winner with its α and speed-up, then the other guessers'."""
+    if not outcomes:
+        return ""
+    best = winner(outcomes)
+    ordered = sorted(outcomes, key=lambda d: -outcomes[d].speedup)
+    if best is None:
+        parts = "; ".join(_figures(d, outcomes[d]) for d in ordered)
+        return f"Measured here, no guesser beats plain decoding: {parts}."
+    rest = "; ".join(_figures(d, outcomes[d]) for d in ordered if d != best)
+    head = (f"Measured here, {NAMES[best]} wins: α = {outcomes[best].alpha or 0:.2f}, "
+            f"{outcomes[best].speedup:.2f}× plain decoding's speed")
+    return f"{head}; {rest}." if rest else f"{head}."

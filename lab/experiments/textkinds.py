@@ -24,6 +24,7 @@ import numpy as np
 from lab.core.engine import generate
 from lab.prompts import encode_prompt, heldout_prompts
 from lab.core.sampling import GREEDY
+from lab.speed.request import measured_break_even
 
 KINDS = ("stories", "facts", "instructions", "code", "json", "edit")
 LABELS = {"stories": "Stories", "facts": "Facts", "instructions": "Instructions", "code": "Code",
@@ -102,11 +103,10 @@ STRUCTURED, FREE = ("code", "json", "edit"), ("stories", "facts", "instructions"
 
 
 def break_even(profile, gamma: int, c: float | None = None) -> float:
-    """The α at which γ draft-model guesses a round break even on this machine (lab.speed.costs:
-    E(α, γ) = γc + v(γ + 1), with the profile's measured c unless given); nan when no α does."""
-    alphas = np.linspace(0, 1, 1001)
-    above = np.nonzero(profile.speedup(alphas, gamma, c) >= 1)[0]
-    return float(alphas[above[0]]) if above.size else float("nan")
+    """The α at which γ draft-model guesses a round break even on this machine: the one break-even
+    every verdict names (lab.speed.request.measured_break_even), at the profile's measured c unless
+    given; nan when no α does."""
+    return measured_break_even(profile, gamma, profile.c if c is None else c)
 
 
 def reading(results: list[KindResult], be: float | None = None) -> str:

@@ -37,9 +37,12 @@ def no_model_work(monkeypatch, service):
 def test_every_default_demo_is_warmed(warm):
     service, done = warm
     assert done == [what for what, *_ in warmup.jobs(service)]
-    assert len(done) == 16 and done[0] == "the pair's cost profile"
-    assert done[-7] == "the default request (chapters 10, 11, 12 and 13)"
-    assert done[-6:] == [f"chapter 13's {k}" for k in ("stories", "facts", "instructions", "code", "json", "edits")]
+    assert len(done) == 24 and done[0] == "the pair's cost profile"
+    assert done[-15] == "the default request (chapters 10, 11, 12 and 13)"
+    assert done[-14:-8] == [f"chapter 13's {k}" for k in ("stories", "facts", "instructions", "code", "json", "edits")]
+    assert done[-8:] == [f"the preset {label!r} guessed by {who}" for label in
+                         ("Edit a record", "Story opening", "Code", "JSON")
+                         for who in ("the draft model", "copying from the text")]
 
 
 def test_first_clicks_after_the_warm_up_compute_nothing(warm, monkeypatch, make_chapter):
@@ -52,6 +55,8 @@ def test_first_clicks_after_the_warm_up_compute_nothing(warm, monkeypatch, make_
     from chapters.ch10_breakeven import BreakEvenChapter
     from chapters.ch11_timeline import TimelineChapter
     from chapters.ch13_predictable import PredictableChapter
+    from lab.experiments.presets import PRESETS
+    from uikit.presets import PresetBar
     service, _ = warm
     no_model_work(monkeypatch, service)
 
@@ -72,6 +77,10 @@ def test_first_clicks_after_the_warm_up_compute_nothing(warm, monkeypatch, make_
               first_click(TimelineChapter, lambda c: c.load()),
               first_click(BreakEvenChapter, lambda c: c.use_my_models()),
               first_click(PredictableChapter, lambda c: c.measure())]
+    for preset in PRESETS:                      # the preset bar says who wins on a preset's first press
+        bar = PresetBar(LabState(service), guessers=True)
+        bar.choose(preset.key)
+        assert asyncio.run(bar.measure()).startswith("Measured here")
     assert clicks[0].race is not None and clicks[2].rounds and clicks[3].generation is not None
 
 

@@ -53,7 +53,8 @@ def test_a_preset_and_the_random_draft_change_the_rounds_shown(page, server, sho
     preset.click()
     _started_over(page)
     wait_until(lambda: "bk-btn-primary" in (preset.get_attribute("class") or ""), message="Code marked chosen")
-    page.get_by_text(preset_by_key("code").why, exact=False).wait_for()
+    page.get_by_text(preset_by_key("code").what, exact=False).wait_for()
+    page.get_by_text("Measured here, ", exact=False).wait_for(timeout=120000)     # who won, measured
     assert _round_one(page) == code_aligned
     shot(page, "presets-code-aligned", scroll_to=page.get_by_text("Round 1:", exact=False).first)
 

@@ -1,6 +1,11 @@
 """The preset bar: a preset click sets the student's prompt, the switch sets who drafts, and only the
 drafts the running pair can have are offered (the tiny pair has no weak draft)."""
-from lab.experiments.presets import PRESETS, preset_by_key
+import asyncio
+
+import pytest
+
+from lab.experiments.presets import NAMES, PRESETS, preset_by_key, reading, winner
+from lab.speed.request import Outcome
 from uikit.presets import PresetBar
 
 
@@ -11,9 +16,9 @@ def test_a_preset_click_sets_the_prompt_and_marks_the_preset(state):
     bar.buttons["edit"].clicks += 1
     assert state.prompt == preset_by_key("edit").prompt
     assert [k for k, b in bar.buttons.items() if b.color == "primary"] == ["edit"]
-    assert "Drafting wins" in bar.note.object
+    assert preset_by_key("edit").what in bar.note.object
     bar.buttons["story"].clicks += 1
-    assert state.prompt == preset_by_key("story").prompt and "Drafting loses" in bar.note.object
+    assert state.prompt == preset_by_key("story").prompt and preset_by_key("story").what in bar.note.object
     state.prompt = "the cat"                                                  # typed in the settings
     assert all(b.color == "light" for b in bar.buttons.values())
 
@@ -53,3 +58,51 @@ def test_the_switch_of_who_guesses_sets_the_drafter_and_says_who(state):
     assert "aligned draft" not in bar.note.object           # copying uses no draft model
     state.drafter = "hybrid"                                # set elsewhere (another page's bar): followed
     assert bar.guesser.value == "hybrid" and "aligned draft" in bar.note.object
+
+
+def test_no_preset_says_who_wins_in_fixed_words():
+    """What a preset is, never who wins on it: that depends on the pair, the machine and the settings."""
+    for preset in PRESETS:
+        assert not any(word in preset.what.lower() for word in ("win", "lose", "kept", "faster", "slower", "draft"))
+
+
+@pytest.mark.parametrize("key", [p.key for p in PRESETS])
+def test_the_bar_credits_the_guesser_that_won_on_the_preset(state, key):
+    """Measured per guesser, the bar names the one that won (the fastest beyond the machine's noise)
+    with its α and speed-up, and the other's: the words are the outcomes'."""
+    bar = PresetBar(state, guessers=True)
+    bar.choose(key)
+    assert "Measuring who wins" in bar.note.object
+    said = asyncio.run(bar.measure())
+    service = state.service
+    outcomes = {r.drafter: asyncio.run(service.run(service.outcome, r)) for r in bar.requests()}
+    best = winner(outcomes)
+    for drafter, o in outcomes.items():
+        assert f"α = {o.alpha or 0:.2f}" in said and f"{o.speedup:.2f}×" in said
+    if best is None:
+        assert "no guesser beats plain decoding" in said
+    else:
+        assert said.startswith(f"Measured here, {NAMES[best]} wins: α = {outcomes[best].alpha or 0:.2f}")
+    assert said in bar.note.object.replace("&#x27;", "'")
+
+
+class Measured:
+    """An outcome's figures as the reading reads them (lab.speed.request.Outcome's)."""
+    def __init__(self, alpha, speedup, word):
+        self.alpha, self.speedup, self._word = alpha, speedup, word
+
+    def verdict_word(self):
+        return self._word
+
+
+def test_the_reading_of_the_class_day_edit_and_json():
+    """"Edit a record" on the class day: copying wins (α 0.82, 2.93×), the draft model runs 1.04×
+    within the noise; on JSON the draft model wins."""
+    edit = reading({"model": Measured(0.20, 1.04, "level"), "lookup": Measured(0.82, 2.93, "faster")})
+    assert edit == ("Measured here, copying from the text wins: α = 0.82, 2.93× plain decoding's speed; "
+                    "the draft model keeps α = 0.20, 1.04×.")
+    json = reading({"model": Measured(0.41, 1.20, "faster"), "lookup": Measured(0.05, 0.95, "level")})
+    assert json.startswith("Measured here, the draft model wins: α = 0.41, 1.20×")
+    story = reading({"model": Measured(0.10, 0.80, "slower"), "lookup": Measured(0.0, 0.97, "level")})
+    assert story.startswith("Measured here, no guesser beats plain decoding")
+    assert Outcome.verdict_word                 # the word the reading goes by is the outcome's own
