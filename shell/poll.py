@@ -23,6 +23,7 @@ from shell.pollshared import POLL
 from shell.pollstore import PollStore, Question, Tally
 from shell.identity import address_of
 from shell.sessions import browser_id
+from shell.tabclose import when_tab_closes
 from uikit import predict
 from uikit.clicks import on_click
 from uikit.pacing import served
@@ -82,6 +83,8 @@ class Ballot:
         self.store, self._browser, self.votes, self._address = store, browser, votes, address
         self.session_id = session_id if votes else None
         self._watches: list[DocumentWatch] = []
+        self._answers: dict[int, Callable[[], object]] = {}      # question → its card's known answer
+        self._answer_listeners: list[Callable[[int], None]] = []
         if self.session_id is not None:
             store.join(self.session_id, browser)
 
@@ -97,12 +100,30 @@ class Ballot:
     def mine(self, number: int) -> int | None:
         return self.store.answer_of(number, self._browser)
 
-    def watch(self, number: int, fn: Callable[[], None], live: Callable[[], bool]) -> None:
+    def watch(self, number: int, fn: Callable[[], None], live: Callable[[], bool],
+              answer: Callable[[], object] | None = None) -> None:
         """`fn()` in this page when question `number` is revealed or reset, and on every vote while
-        `live()` (a revealed card, the tour on the projector)."""
+        `live()` (a revealed card, the tour on the projector). `answer()`: the correct answer as this
+        page's card can show it, or None (the lecturer's histogram marks it after the reveal)."""
+        if answer is not None:
+            self._answers[number] = answer
         def wants(n, what):
             return (n is None or n == number) and (what in ("reveal", "reset", "ask") or live())
         self._watches.append(DocumentWatch(self.store, lambda numbers: fn(), wants))
+
+    def known_answer(self, number: int):
+        """The correct answer to question `number` as this page's card knows it, or None."""
+        answer = self._answers.get(number)
+        return answer() if answer is not None else None
+
+    def answer_known(self, number: int) -> None:
+        """This page's card for `number` may know its answer now (its experiment ran): tell the page's
+        lecturer view (`on_answer`)."""
+        for fn in list(self._answer_listeners):
+            fn(number)
+
+    def on_answer(self, fn: Callable[[int], None]) -> None:
+        self._answer_listeners.append(fn)
 
     def on_projector(self) -> None:
         """This page is the tour on the projector: not counted among the browsers that may answer."""
@@ -147,6 +168,7 @@ def session_ballot() -> Ballot | None:
             ballot.close()
             _BALLOTS.pop(doc, None)
         pn.state.on_session_destroyed(closed)
+        when_tab_closes(doc, ballot.close)     # the tab's browser leaves "here" at once, not 17 s later
     return ballot
 
 
@@ -166,11 +188,13 @@ def status_html(number: int, tally: Tally | None) -> str:
 class QuestionPoll(pn.viewable.Viewer):
     """One question in the lecturer's view: its histogram, who answered, reveal and reset."""
 
-    def __init__(self, store: PollStore, number: int, question_text: str, position: int | None = None, **params):
+    def __init__(self, store: PollStore, number: int, question_text: str, position: int | None = None,
+                 answer: Callable[[int], object] | None = None, **params):
         """`number`: the asking chapter's (the poll's key); `position`: which question it is, as the
-        students' cards count them (chapters.registry.question_position; default `number`)."""
+        students' cards count them (chapters.registry.question_position; default `number`);
+        `answer(number)`: the correct answer where this page knows it (else None), marked ✓ once revealed."""
         super().__init__(**params)
-        self.store, self.number = store, number
+        self.store, self.number, self.answer = store, number, answer
         self.chart: PollChart | None = None
         position = position or number
         self.head = pn.pane.HTML(f'<div class="plabel">Question {position} · chapter {number}</div><p class="pq">'
@@ -199,7 +223,9 @@ class QuestionPoll(pn.viewable.Viewer):
         if self.chart is None:
             self.chart = PollChart(tally.question.categories, numeric=tally.question.kind == "number", height=170)
             self.chart_slot.objects = [self.chart]
-        self.chart.show(tally.counts)
+        truth = self.answer(self.number) if tally.revealed and self.answer is not None else None
+        categories = tally.question.categories
+        self.chart.show(tally.counts, truth=categories.index(str(truth)) if str(truth) in categories else None)
 
     def __panel__(self):
         return self.view
@@ -210,14 +236,20 @@ class PollView(pn.viewable.Viewer):
     reveal and reset; the other questions in a collapsed card (one click away, not five screens
     before the chapter); reset all."""
 
-    def __init__(self, store: PollStore = POLL, current: int | None = None, **params):
+    def __init__(self, store: PollStore = POLL, current: int | None = None, ballot: Ballot | None = None,
+                 **params):
         """`current`: the number of the chapter the lecturer's page shows (None: a page that asks
-        nothing, such as the landing page: every question is in the card)."""
+        nothing, such as the landing page: every question is in the card); `ballot`: the page's, whose
+        cards know their answers (default: this served page's), marked on the histograms once revealed."""
         super().__init__(**params)
         self.store = store
+        self.ballot = ballot if ballot is not None else session_ballot()
+        answer = self.ballot.known_answer if self.ballot is not None else None
         self.questions = {p.number: QuestionPoll(store, p.number, p.chapter_class.question,
-                                                 registry.question_position(p.chapter_class))
+                                                 registry.question_position(p.chapter_class), answer)
                           for p in registry.chapter_pages() if p.chapter_class.question}
+        if self.ballot is not None:        # the chapter's card ran its experiment: its answer is known now
+            self.ballot.on_answer(lambda number: self.refresh({number}))
         self.current = current if current in self.questions else None
         self.reset_all_button = pn.widgets.Button(label="Reset all questions", color="danger")
         on_click(self.reset_all_button, lambda e: self.store.reset_all())

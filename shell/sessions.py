@@ -28,6 +28,7 @@ from shell.heap import HEAP
 from shell.identity import address_of, browsers_per_address, identify
 from shell.listeners import Listeners
 from shell.store import CLASS
+from shell.tabclose import when_tab_closes
 from uikit.inbox import admit_patches
 from uikit.pacing import end_with_its_tab, served
 from uikit.state import SETTINGS, LabState
@@ -226,13 +227,16 @@ class Classroom:
             self._docs[session_id] = (doc, location)
         self._notify()
 
-    def leave(self, session_id: str) -> None:
-        """A session closed: forget it and drop its waiting model work."""
+    def leave(self, session_id: str, discarded: bool = True) -> None:
+        """A session closed: forget it and drop its waiting model work, once (its tab's close comes
+        first, `discarded=False`; Bokeh discarding the session later makes its page garbage)."""
         with self._lock:
-            self._docs.pop(session_id, None)
-        runtime.service().forget(session_id)
-        HEAP.session_closed()   # its page is garbage now, freed at the next sweep
-        self._notify()
+            here = self._docs.pop(session_id, None) is not None
+        if discarded:
+            HEAP.session_closed()   # its page is garbage now, freed at the next sweep
+        if here:
+            runtime.service().forget(session_id)
+            self._notify()
 
     def subscribe(self, listener: Callable[[None, str], None]) -> Callable[[], None]:
         """Call `listener(None, "sessions")` after every join and leave; returns the function that stops it."""
@@ -285,5 +289,6 @@ def join_classroom() -> tuple[str | None, object]:
     context = doc.session_context
     CLASSROOM.join(context.id, doc, pn.state.location)
     pn.state.on_session_destroyed(lambda ctx: CLASSROOM.leave(ctx.id))
+    when_tab_closes(doc, lambda: CLASSROOM.leave(context.id, discarded=False))     # counted out at once
     pn.state.onload(lambda: end_with_its_tab(context))
     return context.id, doc

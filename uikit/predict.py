@@ -29,7 +29,7 @@ CARD_STYLES = {"border": "2px solid #b35900", "background": "#fff8f0", "border-r
 def use_poll(ballot_for_page: Callable[[], Any] | None) -> None:
     """Plug in the class poll: `ballot_for_page()` gives the page's ballot (or None), which has
     ask(number, kind, choices, bounds), vote(number, value) -> sentence | None, tally(number),
-    mine(number), watch(number, fn, live) and on_projector() (shell.poll.Ballot)."""
+    mine(number), watch(number, fn, live, answer), answer_known(number) and on_projector() (shell.poll.Ballot)."""
     global _ballots
     _ballots = ballot_for_page
 
@@ -73,7 +73,9 @@ class PredictCard(pn.viewable.Viewer):
             self.ballot.ask(number, self.kind, choices or (), bounds)
             tally = self.ballot.tally(number)
             self.class_revealed = bool(tally and tally.revealed)
-            self.ballot.watch(number, self._poll_changed, live=lambda: self.live or self.class_revealed)
+            self.ballot.watch(number, self._poll_changed, live=lambda: self.live or self.class_revealed,
+                              answer=self.known_answer)
+            self.param.watch(lambda e: self.ballot.answer_known(number), ["ready"])    # the lecturer's view
         previous = state.answers.get(number)
         if previous is not None:
             self._lock_in(previous["answer"], restored=True)
@@ -171,6 +173,11 @@ class PredictCard(pn.viewable.Viewer):
     def _record(self):
         self.state.answers = {**self.state.answers,
                               self.number: {"answer": self.committed, "correct": self.correct}}
+
+    def known_answer(self):
+        """The correct answer where it can be shown whatever this student said (a fixed answer, or the
+        chapter's result on screen), else None: the lecturer's histogram marks it once revealed."""
+        return self._truth()
 
     def _truth(self):
         """The correct answer when it can be shown: the chapter's result is on screen, or (revealed
