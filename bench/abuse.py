@@ -152,7 +152,7 @@ async def attacker(args) -> None:
     "work": a fresh browser per tab; "tour": fresh browsers flipping tour steps, never reading."""
     stop, stats = asyncio.Event(), {}
     if args.attack == "clicks":
-        stats.update(clicks=0, steps=0, lost=0, dropped=0, capped=0)
+        stats.update(clicks=0, steps=0, lost=0, dropped=0, stalled=0, capped=0)
         source = floods.ATTACKERS["clicks"]
         first = await floods.open_page(args.url, "chapter=breakeven", lambda p: p.find("Button", label="Use my models"),
                                        source)
@@ -205,7 +205,8 @@ async def under_attack(kind: str, base: str, victim: BrowserTab, idle: dict, arg
             "tour": "fresh browsers flipping tour steps, never reading their websocket"}[kind]
     print(f"\n[{kind}] {args.tabs} tabs of {what}, from {floods.ATTACKERS[kind]}, {stats['seconds']:.0f} s: "
           f"{stats['opened']} opened, {stats['capped']} refused by the tab cap, {stats['clicks']} clicks, "
-          f"{stats['steps']} tour steps sent, {stats['dropped']} tabs dropped by the server, {stats['lost']} lost")
+          f"{stats['steps']} tour steps sent, {stats['dropped']} tabs dropped by the server, {stats['stalled']} "
+          f"stalled (the server stopped reading them), {stats['lost']} lost")
     for name in ("slider", "use my models"):
         print("idle   " + summary(name, idle[name]))
         print("loaded " + summary(name, loaded[name]))
@@ -237,7 +238,7 @@ def checks_logged() -> int:
 
 async def run(args) -> None:
     port = args.port or free_port()
-    server = start_server(port, args.tiny, browsers_per_address=None)    # the server's own limits
+    server = start_server(port, args.tiny, args.app_dir, browsers_per_address=None)    # the server's own limits
     base = f"http://127.0.0.1:{port}/app"
     try:
         victim = await open_chapter10(base)
@@ -287,6 +288,7 @@ def main():
     ap.add_argument("--votes", type=int, default=40, help="votes stuffed with fresh cookies")
     ap.add_argument("--tiny", action="store_true", help="serve the tiny random pair")
     ap.add_argument("--port", type=int, default=0, help="the server's port (default: a free one)")
+    ap.add_argument("--app-dir", type=Path, help="serve the lab in this folder (another checkout)")
     ap.add_argument("--crafted", action="store_true", help="also send crafted widget values")
     ap.add_argument("--attack", choices=("clicks", "work", "tour"), help=argparse.SUPPRESS)   # the attacker's process
     ap.add_argument("--url", help=argparse.SUPPRESS)

@@ -36,9 +36,9 @@ async def open_page(base: str, query: str, ready, source: str | None = ATTACKER,
 
 
 def deck_of(page: PageSession) -> dict | None:
-    """The tour's deck (the model whose `step` the browser sets)."""
-    return next((m for m in page.models.values() if "steps" in m.get("attributes", {})
-                 and "step" in m.get("attributes", {})), None)
+    """The tour's deck: the data model of its component, whose `step` the browser sets."""
+    return next((m for m in page.models.values() if m["name"].startswith("TourDeck")
+                 and "steps" in m.get("attributes", {})), None)
 
 
 async def work_tab(page: PageSession, gamma: int, stop: asyncio.Event, stats: dict) -> None:
@@ -71,9 +71,12 @@ async def tour_tab(page: PageSession, stop: asyncio.Event, stats: dict) -> None:
         step = step % max(2, n) + 1
         try:
             await asyncio.wait_for(page.patch([{"kind": "ModelChanged", "model": {"id": deck["id"]},
-                                                "attr": "step", "new": step}]), 5)
-        except (websockets.ConnectionClosed, asyncio.TimeoutError, OSError):
-            stats["dropped"] += 1            # the server closed it (or stopped taking its messages)
+                                                "attr": "step", "new": step}]), 30)
+        except asyncio.TimeoutError:
+            stats["stalled"] += 1            # the server reads nothing more from it: a send waits 30 s
+            return
+        except (websockets.ConnectionClosed, OSError):
+            stats["dropped"] += 1            # the server closed it
             return
         stats["steps"] += 1
         await asyncio.sleep(0)
@@ -83,7 +86,7 @@ async def flood(kind: str, base: str, tabs: int, stop: asyncio.Event, stats: dic
     source = ATTACKERS[kind]
     """Open `tabs` pages as fresh browsers from the attacker's machine and run `kind` ("work" or
     "tour") in each until `stop`; stats counts what was sent and how many tabs the server refused."""
-    stats.update(clicks=0, steps=0, lost=0, dropped=0, capped=0, opened=0)
+    stats.update(clicks=0, steps=0, lost=0, dropped=0, stalled=0, capped=0, opened=0)
     pages = []
     for i in range(tabs):
         if kind == "work":

@@ -22,6 +22,13 @@ class Allowance:
         self.rate, self.burst, self._clock = rate, burst, clock
         self._left: OrderedDict[object, tuple[float, float]] = OrderedDict()   # browser → (left, at)
 
+    def wait(self, browser) -> float:
+        """Seconds until `browser` may act (0: now); nothing is spent."""
+        now = self._clock()
+        left, at = self._left.get(browser, (float(self.burst), now))
+        left = min(float(self.burst), left + (now - at) * self.rate)
+        return 0.0 if left >= 1 else (1 - left) / self.rate if self.rate > 0 else float("inf")
+
     def allowed(self, browser) -> bool:
         """Whether `browser` may act now (and if so, one action is spent)."""
         now = self._clock()

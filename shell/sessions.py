@@ -29,7 +29,7 @@ from shell.identity import address_of, browsers_per_address, identify
 from shell.listeners import Listeners
 from shell.store import CLASS
 from shell.tabclose import when_tab_closes
-from uikit.inbox import admit_patches
+from uikit.inbox import admit_patches, pace_patches
 from uikit.pacing import end_with_its_tab, served
 from uikit.state import SETTINGS, LabState
 
@@ -164,12 +164,31 @@ def click_allowed(doc) -> bool:
 
 
 # Every message a page sends (a slider move, a tour step, a click) counts against its browser and its
-# client address (uikit.inbox): a drag's moves or a few tour steps a second pass; past that a
-# property's latest value waits for the next token.
-MESSAGE_RATE, MESSAGE_BURST = 12.0, 48
-MESSAGES = Allowance(MESSAGE_RATE, MESSAGE_BURST)
+# client address (uikit.inbox), twice. Read: a drag's moves pass (a browser sends up to ~60 a second);
+# past that the page's websocket is not read until a token comes. Applied: a few tour steps or
+# clicks a second, and a drag redrawn at 8 a second; past that a property's latest value waits.
 _PER_ADDRESS = max(2, browsers_per_address() // 2)
+READ_RATE, READ_BURST = 40.0, 120
+READS = Allowance(READ_RATE, READ_BURST)
+ADDRESS_READS = Allowance(READ_RATE * _PER_ADDRESS, READ_BURST * _PER_ADDRESS)
+MESSAGE_RATE, MESSAGE_BURST = 8.0, 32
+MESSAGES = Allowance(MESSAGE_RATE, MESSAGE_BURST)
 ADDRESS_MESSAGES = Allowance(MESSAGE_RATE * _PER_ADDRESS, MESSAGE_BURST * _PER_ADDRESS)
+
+
+def message_wait(doc) -> float:
+    """Seconds before a message of the page `doc` may be read (0: now, and one of its browser's and
+    its address's reads is spent)."""
+    bid = _BROWSER_IDS.get(doc)
+    if bid is None:
+        return 0.0
+    address = _ADDRESSES.get(doc, "")
+    wait = max(READS.wait(bid), ADDRESS_READS.wait(address) if address else 0.0)
+    if wait == 0:
+        READS.allowed(bid)
+        if address:
+            ADDRESS_READS.allowed(address)
+    return wait
 
 
 def message_allowed(doc) -> bool:
@@ -286,6 +305,7 @@ def join_classroom() -> tuple[str | None, object]:
         return None, doc
     stylesheets_from_here(doc)
     admit_patches(message_allowed)     # once per process: every message counts against its sender
+    pace_patches(message_wait)
     context = doc.session_context
     CLASSROOM.join(context.id, doc, pn.state.location)
     pn.state.on_session_destroyed(lambda ctx: CLASSROOM.leave(ctx.id))

@@ -4,11 +4,14 @@ Every change a browser sends (a slider move, a tour step, a click, a component's
 PATCH-DOC message that Bokeh applies in `ServerSession._handle_patch`; Bokeh has no public hook
 there, so that method is wrapped once per process (tests/test_internals.py lists it). There:
 
-- every message counts against its sender (`admit_patches(admit)`, the shell's allowance per
-  browser and per address): past it, a change of a property waits and only its latest value is
-  applied as the allowance refills (a flood of tour steps becomes a few steps a second, a slider's
-  last position is never lost), and a click or message waits in a short line (HELD_EVENTS), beyond
-  which it is dropped;
+- every message counts against its sender twice. Reading it (`pace_patches(pace)`): while the
+  sender is past its allowance of messages read, its message waits before it is even handled, and
+  tornado reads nothing more from that websocket meanwhile, so a flood backs up in the sender's own
+  socket, not in the server. Applying it (`admit_patches(admit)`): past the sender's allowance of
+  changes applied, a change of a property waits and only its latest value is applied as the
+  allowance refills (a flood of tour steps becomes a few steps a second, a slider's last position
+  is never lost), and a click or message waits in a short line (HELD_EVENTS), beyond which it is
+  dropped;
 - a message that cannot be applied (an unknown model id, an unknown kind of event, a malformed
   value) is answered with Bokeh's ERROR reply and one log line per client a minute (`QUIET_FOR`),
   never a traceback;
@@ -69,7 +72,8 @@ class OncePerMinute:
 
 class _Guard:
     tell: Callable[[object, ValueError], object] | None = None     # a value Bokeh refused → the page
-    admit: Callable[[object], bool] | None = None                  # may this page's sender send now?
+    admit: Callable[[object], bool] | None = None                  # may this page's change be applied now?
+    pace: Callable[[object], float] | None = None                  # seconds before this page's message is read
     unusable = OncePerMinute()
 
 
@@ -87,6 +91,14 @@ def admit_patches(admit: Callable[[object], bool]) -> None:
     """Apply a browser's message at once only while `admit(document)` is true (it spends the
     sender's allowance); otherwise it waits, as the module says."""
     GUARD.admit = admit
+    _install()
+
+
+def pace_patches(pace: Callable[[object], float]) -> None:
+    """Handle a browser's message only once `pace(document)` is 0 (it then spends the sender's
+    allowance; otherwise it says how many seconds to wait), reading nothing more from that websocket
+    while it waits."""
+    GUARD.pace = pace
     _install()
 
 
@@ -180,6 +192,9 @@ def _install() -> None:
     original = ServerSession._handle_patch
 
     async def _handle_patch(self, message, connection):
+        if GUARD.pace is not None:
+            while (wait := GUARD.pace(self.document)) > 0 and not self.destroyed:
+                await asyncio.sleep(min(wait, 1.0))       # tornado reads nothing more from this page meanwhile
         waiting = _WAITING.get(self)
         if GUARD.admit is not None and (waiting is not None and waiting.messages or not GUARD.admit(self.document)):
             waiting = _WAITING.setdefault(self, Waiting())

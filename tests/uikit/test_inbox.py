@@ -150,3 +150,18 @@ def test_a_client_that_does_not_read_its_websocket_is_dropped_past_the_bound(cap
     assert sum(sent) < 64 * 2 ** 20                          # stopped long before the 128 MB
     assert any("did not read its updates" in r.getMessage() for r in caplog.records)
     assert "Traceback" not in caplog.text
+
+
+def test_a_sender_past_its_read_allowance_waits_before_its_message_is_even_read(page):
+    """While `pace` says to wait, the message is not handled (and tornado reads nothing more from
+    that websocket): a flood backs up in the sender's own socket."""
+    import time
+    doc, slider, seen = page
+    waits = [0.0, 0.3]                         # the first message waits 0.3 s, the next one not
+    inbox.pace_patches(lambda d: waits.pop() if waits else 0.0)
+    try:
+        start = time.perf_counter()
+        send_all(doc, [message(changed(slider.id, "value", 5))])
+        assert time.perf_counter() - start >= 0.3 and seen == [5]
+    finally:
+        inbox.GUARD.pace = None
