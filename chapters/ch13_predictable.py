@@ -105,6 +105,34 @@ class KindBars:
             self.line_label.text = f"break-even α = {be:.2f}: above it drafting pays here"
 
 
+def verdict_html(kinds: list[textkinds.KindResult], be: float | None, yours=None, profile=None) -> str:
+    """The reading of the bars (lab.experiments.textkinds.reading), the student's prompt measured
+    (`yours`, an Outcome) and, on a busy cost `profile`, why its verdicts are unreliable."""
+    text = textkinds.reading(kinds, be)
+    if yours is not None:
+        text += (f" Your prompt: α = {yours.alpha or 0:.2f}, {yours.speedup:.2f}× plain decoding's speed on this "
+                 f"machine (measured).")
+    if profile is not None and profile.busy:
+        text += " " + profile.why_busy()
+    return f"<div class='speclab-live' role='status'><b>What the bars say.</b> {html.escape(text)}</div>"
+
+
+def table_html(results: list[textkinds.KindResult]) -> str:
+    """A row per kind (and the student's prompt, marked): α, tokens per call, guesses kept, prompts."""
+    rows = []
+    for r in results:
+        first = r.prompts[0].replace("\n", " ")
+        example = first if len(first) <= 60 else first[:57] + "…"
+        mark = " class='current'" if r.kind == YOURS else ""
+        rows.append(f"<tr{mark}><td><b>{html.escape(r.label)}</b></td><td>{r.alpha:.2f}</td>"
+                    f"<td>{r.tokens_per_call:.2f}</td><td>{r.accepted} of {r.drafted}</td>"
+                    f"<td><code>{html.escape(example)}</code>"
+                    f"{f' and {len(r.prompts) - 1} more' if len(r.prompts) > 1 else ''}</td></tr>")
+    return ("<table class='speclab-table'><thead><tr><th>kind of text</th><th>α</th>"
+            "<th>tokens per target call</th><th>guesses kept</th><th>prompts</th></tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
 class PredictableChapter(Chapter):
     number = 13
     slug = "predictable"
@@ -238,33 +266,8 @@ class PredictableChapter(Chapter):
         done = len(self.kind_results) == len(textkinds.KINDS)
         be = self.break_even() if done else None
         in_document(self.bars.draw, list(self.results), be)
-        self.table.object = self._table_html() if self.results else ""
-        self.verdict.object = self._verdict_html(be) if done else ""
-
-    def _verdict_html(self, be: float | None) -> str:
-        """The reading of the bars (lab.experiments.textkinds.reading) and the student's prompt measured."""
-        text = textkinds.reading(self.kind_results, be)
-        if self.yours is not None:
-            o = self.yours
-            text += (f" Your prompt: α = {o.alpha or 0:.2f}, {o.speedup:.2f}× plain decoding's speed on this "
-                     f"machine (measured).")
-        if self.profile is not None and self.profile.busy:
-            text += " " + self.profile.why_busy()
-        return f"<div class='speclab-live' role='status'><b>What the bars say.</b> {html.escape(text)}</div>"
-
-    def _table_html(self) -> str:
-        rows = []
-        for r in self.results:
-            first = r.prompts[0].replace("\n", " ")
-            example = first if len(first) <= 60 else first[:57] + "…"
-            mark = " class='current'" if r.kind == YOURS else ""
-            rows.append(f"<tr{mark}><td><b>{html.escape(r.label)}</b></td><td>{r.alpha:.2f}</td>"
-                        f"<td>{r.tokens_per_call:.2f}</td><td>{r.accepted} of {r.drafted}</td>"
-                        f"<td><code>{html.escape(example)}</code>"
-                        f"{f' and {len(r.prompts) - 1} more' if len(r.prompts) > 1 else ''}</td></tr>")
-        return ("<table class='speclab-table'><thead><tr><th>kind of text</th><th>α</th>"
-                "<th>tokens per target call</th><th>guesses kept</th><th>prompts</th></tr></thead>"
-                f"<tbody>{''.join(rows)}</tbody></table>")
+        self.table.object = table_html(self.results) if self.results else ""
+        self.verdict.object = verdict_html(self.kind_results, be, self.yours, self.profile) if done else ""
 
     def body(self):
         caption = pn.pane.Markdown(
