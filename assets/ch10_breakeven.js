@@ -62,7 +62,7 @@ if (profile != null) {
     const x = i === 1000 ? 1 : i * (1 / 1000)
     if (analytic.profile_speedup(profile.verify, x, g, c2) >= 1) { at = `α = ${f2(x)}`; break }
   }
-  measured_be = `; ${at} with this machine's verify cost v(${g + 1}) = ${f2(profile.verify[g])}${profile.busy}`
+  measured_be = `; ${at} with this machine's verify cost v(${g + 1}) = ${f2(profile.verify[g])}${profile.busy ? "." + profile.busy : ""}`
 }
 const formula = `<div class='speclab-formula'>E = (1 − α<sup>γ+1</sup>) / (1 − α) = ` +
   `(1 − ${f2(a)}<sup>${g + 1}</sup>) / (1 − ${f2(a)}) = <b>${f2(n.E)}</b> tokens per round` +

@@ -45,7 +45,7 @@ def measured_break_even_text(profile, g: int, c: float) -> str:
         return ""
     be, v = measured_break_even(profile, g, round(c, 2)), profile.verify_units(g + 1)
     at = "never" if np.isnan(be) else f"α = {be:.2f}"
-    busy = " " + profile.why_busy() if profile.busy else ""     # the warning beside the figure it concerns
+    busy = ". " + profile.why_busy() if profile.busy else ""     # the warning beside the figure it concerns
     return f"; {at} with this machine's verify cost v({g + 1}) = {v:.2f}{busy}"
 
 
