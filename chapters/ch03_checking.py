@@ -205,15 +205,17 @@ class CheckingChapter(Chapter):
         await self.measure()
 
     async def measure(self):
-        """Time the big model over 1…POSITIONS positions (the pair's shared cost profile, measured
-        again when it was taken on a busy machine) with a progress bar and the time left; then draw it."""
+        """Time the big model over 1…POSITIONS positions (the pair's shared cost profile: one timed on a
+        busy machine is timed again by the server at its next quiet moment, serving.retime, not on a
+        student's press, so a class's verdicts do not flip with it) with a progress bar and the time
+        left; then draw it."""
         ids = self.prompt_ids()
         if ids is None:
             return None
         with button_disabled(self.measure_button):
             async with self.measure_progress.running() as left:
                 profile = await self.run_model(profile_with_eta, self.state.service.pair, left.set_estimate,
-                                               retry_busy=True, busy=self.measure_busy,
+                                               busy=self.measure_busy,
                                                message=f"Timing the big model over 1 to {POSITIONS} positions…")
         if profile is None:
             return None

@@ -79,3 +79,17 @@ def test_after_a_re_timing_the_request_is_priced_anew_and_names_its_old_figure(s
     assert after.earlier_speedup == before.speedup and after.verdict_word() == "faster"
     assert after.retimed() == (f"This machine re-timed: now {after.speedup:.2f}× (faster), "
                                f"was {before.speedup:.2f}× (slower).")
+
+
+def test_a_students_press_on_measure_shares_the_profile_and_re_times_nothing(make_chapter, monkeypatch):
+    import asyncio
+    from chapters.ch03_checking import CheckingChapter
+    ch = make_chapter(CheckingChapter)
+    busy = made_profile(verify=[0.01 * k for k in range(1, 18)], busy=True, load=3.0, measured_at=OLD)
+    costs.adopt(ch.state.service.pair, busy)
+
+    def refuse(*a, **k):
+        raise AssertionError("a student's press timed the pair again")
+    monkeypatch.setattr(costs, "measure_profile", refuse)
+    monkeypatch.setattr(costs, "measure_profile_steps", refuse)
+    assert asyncio.run(ch.measure()) is busy and ch.profile is busy
