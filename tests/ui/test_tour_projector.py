@@ -5,7 +5,7 @@ them), presses what a lecturer presses on the way (ACTIONS), and measures each s
 styles and bounding boxes (tests/ui/tour_layout.js):
 
     1920×1080   body text ≥ 24 px, code ≥ 20 px, figure text (Bokeh axes, ticks, legends, labels)
-                ≥ 16 px; the step's content covers ≥ 60 % of the screen's height or width; no
+                ≥ 18 px; the step's content covers ≥ 60 % of the screen's height or width; no
                 text box overflows its box or a box that clips it; no two controls or figures
                 overlap; the chapter menu shows every name whole; nothing scrolls
     1280×720    the same walk: code ≥ 16 px, nothing clipped or overlapping, nothing scrolls
@@ -22,7 +22,7 @@ from tests.ui.helpers import ACTIONS, open_page, rendered
 N = len(TOUR)
 MEASURE = (Path(__file__).resolve().parent / "tour_layout.js").read_text()
 # smallest type (px) at 1920×1080, per kind of text; other screens scale it by their width
-SMALLEST = {"body": 24, "code": 20, "figure": 16, "index": 16}
+SMALLEST = {"body": 24, "code": 20, "figure": 18, "index": 16}
 
 
 def press(page, n: int) -> None:

@@ -1,0 +1,163 @@
+"""Every tour step fits a 1920×1080 projector after the lecturer's action, and says what it shows.
+
+One page walks the tour from step 1 with PageDown, as a presenter's clicker does. On each step it
+presses the step's own action (TOUR[n]["action"], "presses" times: ✎ Write, Tick the clock, Use my
+models, …), waits for that work to end and the layout to settle (figures grow into the free room or
+shrink out of the lack of it; a step without a figure zooms; assets/tour.js), then measures the step
+(tests/ui/tour_layout.js): nothing scrolls, down or sideways, no text lies off the screen, and the
+figures' type is at least FIGURE_TYPE px. A step whose sentence counts something ("Six ways to
+guess") shows exactly that many rows.
+"""
+import re
+from pathlib import Path
+
+from shell.tour_steps import TOUR
+from tests.helpers import wait_until
+from tests.ui.helpers import open_page, rendered
+from uikit.tokens import NUMBER_WORDS
+
+N = len(TOUR)
+MEASURE = (Path(__file__).resolve().parent / "tour_layout.js").read_text()
+FIGURE_TYPE = 18     # px at 1920×1080: a figure's smallest text, read from the back of the room
+
+# What the stage is doing: its text, its figures' data, its working lines and disabled buttons
+# (through shadow roots), so a press is seen to start and to end.
+STAGE = """() => {
+  const below = (root, out = []) => {
+    const kids = root.shadowRoot ? [...root.shadowRoot.children, ...root.children] : [...root.children];
+    for (const el of kids) { out.push(el); below(el, out); }
+    return out;
+  };
+  const stage = below(document.body).find((el) => el.classList && el.classList.contains("tour-stage"));
+  if (!stage) return null;
+  const inside = below(stage).filter((el) => el.tagName !== "STYLE" && el.tagName !== "SCRIPT");
+  let data = 0;
+  for (const doc of Bokeh.documents) for (const m of doc.all_models)
+    if (m.type === "ColumnDataSource") data += JSON.stringify([...(m.data instanceof Map ? m.data : new Map(Object.entries(m.data))).values()]).length;
+  return { text: inside.map((el) => [...el.childNodes].filter((c) => c.nodeType === 3).map((c) => c.textContent).join("")).join("|"),
+           data, spinning: inside.filter((el) => el.matches(".busy .spin")).length,
+           disabled: inside.filter((el) => el.tagName === "BUTTON" && el.disabled).length };
+}"""
+
+# How many of a thing the stage shows, by a CSS selector (through shadow roots), in the order drawn.
+COUNT = """([sel, inner]) => {
+  const found = [];
+  const walk = (root) => { for (const el of root.querySelectorAll("*")) {
+    if (el.matches(sel) && el.getBoundingClientRect().width > 0) found.push(el);
+    if (el.shadowRoot) walk(el.shadowRoot); } };
+  walk(document);
+  return inner ? found.map((el) => el.querySelectorAll(inner).length) : [found.length];
+}"""
+
+# Steps whose sentence says a count: what on the stage it counts, and where that count is read
+# ([selector, children selector], and which of the matches).
+COUNTED = {
+    9: ("chips in the Checking lane", [".chips", ".chip"], 1),
+    29: ("lines of code", [".code > div", None], 0),
+    39: ("ways to guess in the table", ["tr[data-drafting]", None], 0),
+    40: ("kinds of text to choose from", [".choice", None], 0),
+}
+WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS[2:]) + r")\b", re.IGNORECASE)
+
+
+def said_count(text: str) -> int:
+    """The first count a step's sentence spells out ("Six ways to guess" → 6)."""
+    return NUMBER_WORDS.index(WORD.search(text).group(1).lower())
+
+
+def press(page, n: int) -> None:
+    """Press step n's action (if it has one) as often as the step says, each time until the work it
+    started has ended: the stage changed or began working, then no working line spins and the
+    button is free again."""
+    step = TOUR[n - 1]
+    if "action" not in step:
+        return
+    button = page.get_by_role("button", name=step["action"], exact=True).first
+    for _ in range(step.get("presses", 1)):
+        wait_until(lambda: button.is_enabled(), timeout=240, message=f"step {n}'s {step['action']!r} to be free")
+        before = page.evaluate(STAGE)
+        button.click()
+        wait_until(lambda: (lambda s: s["text"] != before["text"] or s["data"] != before["data"]
+                            or s["spinning"] or s["disabled"] > before["disabled"])(page.evaluate(STAGE)),
+                   timeout=60, message=f"step {n}'s {step['action']!r} to start")
+        quiet(page, n, button)
+
+
+def quiet(page, n: int, button=None, timeout: float = 300) -> None:
+    """Wait until no working line spins on the stage (and `button` is free), three looks in a row."""
+    looks = []
+
+    def still():
+        looks.append(not page.evaluate(STAGE)["spinning"] and (button is None or button.is_enabled()))
+        return looks[-3:] == [True] * 3
+    wait_until(still, timeout=timeout, interval=0.5, message=f"step {n}'s work to end")
+
+
+def settled(page, n: int) -> dict:
+    """Step n's measurements once its layout has held still for three looks (the fit takes rounds)."""
+    shapes = []
+
+    def still():
+        m = page.evaluate(MEASURE)
+        shapes.append(((m["union"] and [round(v) for v in m["union"]]), m["scroll"], len(m["texts"]), m))
+        return len(shapes) >= 3 and m["union"] is not None and all(s[:3] == shapes[-1][:3] for s in shapes[-3:])
+    wait_until(still, timeout=60, interval=0.7, message=f"step {n}'s layout to settle")
+    return shapes[-1][3]
+
+
+def overflow(m: dict, n: int) -> list[str]:
+    """What of step n runs off a screen of m["vw"]×m["vh"] (empty when nothing)."""
+    out = []
+    scroll_h, client_h, scroll_w, client_w = m["scroll"]
+    if scroll_h > client_h + 2 or scroll_w > client_w + 2:
+        out.append(f"scrolls: {scroll_w}×{scroll_h} in {client_w}×{client_h}")
+    left, top, right, bottom = m["union"]
+    if left < -1 or top < -1 or right > m["vw"] + 1 or bottom > m["vh"] + 1:
+        out.append(f"content [{left:.0f}, {top:.0f}, {right:.0f}, {bottom:.0f}] outside {m['vw']}×{m['vh']}")
+    out += [f"{c['label']!r} {c['why']}" for c in m["clipped"] if c["why"].startswith("off screen")][:3]
+    small = sorted({(f["model"], f["name"], f["size"]) for f in m["figures"] if f["size"] < FIGURE_TYPE - 0.05})
+    out += [f"figure {model}.{name} {size:.1f} px < {FIGURE_TYPE}" for model, name, size in small[:3]]
+    return [f"step {n}: {o}" for o in out]
+
+
+def miscounted(page, n: int) -> list[str]:
+    """Where step n's sentence counts what it shows: does the count match (waiting for a measurement
+    that fills the rows in)?"""
+    if n not in COUNTED:
+        return []
+    what, query, index = COUNTED[n]
+    said = said_count(TOUR[n - 1]["text"])
+    shown = []
+
+    def counted():
+        counts = page.evaluate(COUNT, query)
+        shown[:] = [counts[index] if index < len(counts) else 0]
+        return shown[0] == said
+    try:
+        wait_until(counted, timeout=240, interval=1.0, message=f"step {n}'s {what}")
+    except AssertionError:
+        return [f"step {n} says {said} {what}, shows {shown[0]}"]
+    return []
+
+
+def test_said_count_reads_the_number_a_sentence_spells():
+    assert said_count("Six ways to guess, one prompt") == 6
+    assert said_count("checking reads all five words in one call") == 5
+    assert said_count("Seventeen lines: Step lights the line") == 17
+
+
+def test_every_step_fits_1920x1080_after_its_action(page, server, shot):
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    open_page(page, f"{server}?tour=1")
+    found = []
+    for n in range(1, N + 1):
+        rendered(page, n)
+        press(page, n)
+        found += miscounted(page, n)
+        quiet(page, n)
+        m = settled(page, n)
+        found += overflow(m, n)
+        shot(page, f"tour-fits-1920-step{n:02d}")
+        if n < N:
+            page.keyboard.press("PageDown")
+    assert not found, "\n".join(found)
