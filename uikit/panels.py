@@ -16,6 +16,7 @@ from panel.io.state import set_curdoc
 
 from lab.prompts import PromptError, encode_prompt
 from lab.pairs.variants import DEFAULT, DraftVariants
+from lab.speed.request import WHO
 from uikit import validate
 from uikit.clicks import on_click
 from uikit.pacing import served
@@ -152,12 +153,17 @@ def human_count(n: int) -> str:
     return str(n)
 
 
-def badge_html(pair, settings, draft: str = DEFAULT) -> str:
-    """The badge's HTML; `draft` is the student's choice of draft (lab.pairs.variants), named when it is
-    not the pair's own."""
+def badge_html(pair, settings, draft: str = DEFAULT, drafter: str = "model") -> str:
+    """The badge's HTML: what the pages draft with. `draft` is the student's choice of draft model
+    (lab.pairs.variants), named when it is not the pair's own; `drafter` the student's choice of who
+    guesses (the preset bar's switch, on the pages that show it; the others use the draft model),
+    named when it is not the draft model. The pair's own drafting (`pair.drafter`) is used only by
+    `python -m lab measure`, which says it there."""
     own = draft == DEFAULT
     drafting = (f'{html.escape(pair.draft_label)} ({human_count(pair.draft_params)})'
                 if own else f'{html.escape(DraftVariants.label(pair, draft))} (your choice)')
+    if drafter != "model":
+        drafting += f' · <span class="dr">who guesses</span> {html.escape(WHO[drafter])} (your choice, where a page offers it)'
     return (f'<div class="badge" role="note" aria-label="model pair in use">'
             f'<b>target</b> {html.escape(pair.target_label)} ({human_count(pair.target_params)} parameters) · '
             f'<span class="dr">draft</span> {drafting} · '
@@ -187,11 +193,11 @@ class PairBadge(pn.viewable.Viewer):
         self.doc = pn.state.curdoc if served() else None
         self._pane = pn.pane.HTML(self._html(), stylesheets=[BOX_CSS], sizing_mode="stretch_width",
                                   css_classes=["pair-badge"], margin=(2, 8))
-        state.param.watch(lambda e: self.refresh(), [*SAMPLING, "draft"])
+        state.param.watch(lambda e: self.refresh(), [*SAMPLING, "draft", "drafter"])
         _BADGES.add(self)
 
     def _html(self) -> str:
-        return badge_html(self.state.service.pair, self.state.settings, self.state.draft)
+        return badge_html(self.state.service.pair, self.state.settings, self.state.draft, self.state.drafter)
 
     def refresh(self) -> None:
         self._pane.object = self._html()

@@ -29,14 +29,13 @@ from typing import Callable
 from lab import devices
 from lab.devices import Placement
 from lab.errors import PairError, public_message, public_ref  # PairError stays importable from here: one class
+from lab.pairs.checks import check_memory, check_same_vocabulary, placement_for  # noqa: F401  (importable here)
 from lab.pairs.modelpair import ModelPair
 from lab.pairs.packing import pack_for_cpu
 from lab.pairs.registry import (EMBEDDED, TINY, PairSpec, _short, check_drafting, default_name, listed,  # noqa: F401
                                 registry, resolve_pair, teaching_drafts)
 
 log = logging.getLogger(__name__)
-
-# --- loading and checks -------------------------------------------------------------------------
 
 def _resolve_ref(ref: str, progress) -> Path | str:
     """A local folder or hub id; `embedded:NAME` is prepared on first use (see lab.pairs.prepare)."""
@@ -78,39 +77,6 @@ def _config_dict(ref: Path | str, role: str) -> dict:
                         f"(hf download {ref}) or give a local folder.") from err
 
 
-def _weights_bytes(ref: Path | str) -> int:
-    """Bytes of a model's weight files as stored: a local folder's, or a hub model's in the local
-    Hugging Face cache (0 when they cannot be found before loading)."""
-    if isinstance(ref, Path):
-        return sum(f.stat().st_size for pat in ("*.safetensors", "*.bin") for f in ref.glob(pat))
-    from huggingface_hub import try_to_load_from_cache
-    single = try_to_load_from_cache(ref, "model.safetensors")
-    if isinstance(single, str):
-        return Path(single).stat().st_size
-    index = try_to_load_from_cache(ref, "model.safetensors.index.json")
-    if isinstance(index, str):
-        return int(json.loads(Path(index).read_text()).get("metadata", {}).get("total_size") or 0)
-    return 0
-
-
-def _check_memory(ref: Path | str, role: str, config: dict, placement: Placement = devices.CPU) -> None:
-    """Refuse, before loading, a model whose weights in `placement`'s dtype would not fit in the
-    memory free on its device (RAM, or the GPU's): one sentence with both sizes."""
-    stored = str(config.get("torch_dtype") or config.get("dtype") or "float32").removeprefix("torch.")
-    need = _weights_bytes(ref) * devices.BYTES[placement.dtype] / devices.BYTES.get(stored, 4)
-    free = devices.free_bytes(placement.device)
-    if not need or free is None or need <= 0.9 * free:
-        return
-    smaller = "a smaller model" + (" or --dtype bfloat16" if placement.dtype == "float32" and
-                                   placement.device != "cpu" else "")
-    where = f" on {placement.device}" if placement.device != "cpu" else ""
-
-    def sentence(name) -> str:
-        return (f"The {role} {name} needs about {devices.size_text(need)} in {placement.dtype}{where} but only "
-                f"{devices.size_text(free)} of {devices.memory_name(placement.device)} is free; choose {smaller}.")
-    raise PairError(sentence(ref), public=sentence(public_ref(ref)))
-
-
 def load_model(ref: Path | str, role: str, share=None, placement: Placement = devices.CPU):
     """One model of a pair, checked, in `placement`'s device and dtype, eval mode, no gradients;
     on the CPU in float32 its layers packed (lab.pairs.packing), sharing `share`'s equal tensors."""
@@ -124,7 +90,7 @@ def load_model(ref: Path | str, role: str, share=None, placement: Placement = de
                         f"choose a model that transformers supports natively.",
                         public=f"The {role} {public_ref(ref)} needs remote code (auto_map in its config), which the "
                                f"lab never runs; choose a model that transformers supports natively.")
-    _check_memory(ref, role, config, placement)
+    check_memory(ref, role, config, placement)
     try:
         model = AutoModelForCausalLM.from_pretrained(ref, dtype=devices.torch_dtype(placement.dtype),
                                                      trust_remote_code=False)
@@ -175,22 +141,6 @@ def _load_tokenizer(ref: Path | str, role: str):
                                f"save its tokenizer next to the model (tokenizer.save_pretrained).") from err
 
 
-def check_same_vocabulary(target_tok, draft_tok, target_model=None, draft_model=None,
-                          target_ref="target", draft_ref="draft") -> None:
-    """Refuse a pair whose token→id maps differ, or whose logits do not have the same width."""
-    tv, dv = target_tok.get_vocab(), draft_tok.get_vocab()
-    if tv != dv:
-        differ = len(set(tv.items()) ^ set(dv.items()))
-        raise PairError(f"The draft {draft_ref} and the target {target_ref} use different vocabularies "
-                        f"({len(dv)} vs {len(tv)} tokens, {differ} token-id entries differ); "
-                        f"choose a draft that shares the target's tokenizer.")
-    if target_model is not None and draft_model is not None:
-        tw, dw = target_model.config.vocab_size, draft_model.config.vocab_size
-        if tw != dw:
-            raise PairError(f"The draft {draft_ref} has {dw} output logits but the target {target_ref} has {tw}; "
-                            f"choose a draft whose output layer matches the target's.")
-
-
 def load_pair(target: str, draft: str, name: str = "custom", progress: Callable | None = None,
               target_label: str = "", draft_label: str = "", placement: Placement = devices.CPU) -> ModelPair:
     """Load and check a pair (hub ids, local folders or `embedded:NAME`) on `placement`'s device and
@@ -228,22 +178,6 @@ def load_draft(ref: str, pair: ModelPair):
     return model
 
 
-def placement_for(spec: PairSpec, device: str = "auto", dtype: str | None = None) -> Placement:
-    """Where `spec`'s models run when `device` and `dtype` are asked for (lab.devices.choose): the
-    embedded pair always on the CPU in float32 (said in one sentence when something else was asked),
-    a tiny test pair there too unless a device is named."""
-    if spec.target.startswith(EMBEDDED):
-        if (device or "auto") in ("auto", "cpu") and (dtype or "float32") == "float32":
-            return devices.CPU
-        asked = ", ".join(f"{what} {value}" for what, value in (("device", device), ("dtype", dtype))
-                          if value and value != "auto")
-        return Placement(note=f"The embedded pair runs only on the CPU in float32 (its layers are packed for "
-                              f"the CPU), so it runs there rather than as asked ({asked}).")
-    if spec.target.startswith(TINY) and (device or "auto") == "auto" and dtype is None:
-        return devices.CPU
-    return devices.choose(device, dtype)
-
-
 def load_spec(spec: PairSpec, progress: Callable | None = None, device: str | None = None,
               dtype: str | None = None) -> ModelPair:
     """Load the pair `spec` names on the device and dtype asked for (None: the server's `--device` /
@@ -262,11 +196,23 @@ def load_spec(spec: PairSpec, progress: Callable | None = None, device: str | No
                          placement)
     if placement.note:
         pair.notes["warning"] = placement.note
+    pair.draft_label = draft_model_label(spec) or pair.draft_label   # the model, not its drafting
     pair.drafter, pair.policy = spec.drafter, spec.policy
     pair.teaching_drafts = teaching_drafts(spec)
     if spec.description:
         pair.notes["description"] = spec.description
     return pair
+
+
+def draft_model_label(spec: PairSpec) -> str:
+    """The draft model's name for pages (beside the student's choice of who guesses): a registry pair
+    drafting by lookup labels its drafting, which only `measure` reports; its model is named as the
+    registry pair drafting with that model alone names it."""
+    specs = registry()
+    if spec.name not in specs or specs[spec.name].drafter == "model":
+        return spec.draft_label
+    return next((s.draft_label for s in specs.values() if s.draft == spec.draft and s.drafter == "model"
+                 and s.draft_label), _short(spec.draft))
 
 
 def place(pair: ModelPair, placement: Placement) -> ModelPair:

@@ -165,3 +165,18 @@ def test_a_teaching_draft_loads_beside_the_running_pair_and_shares_its_target(ti
     assert (weak.draft_label, weak.drafter, weak.policy) == ("weak one", "model", "constant")
     with pytest.raises(PairError, match="output logits"):
         load.load_draft(str(tiny["wide"]), pair)        # logits wider than the target's: refused
+
+
+def test_a_pair_drafting_by_lookup_names_its_draft_model_not_its_drafting():
+    """`--pair lookup` drafts by prompt lookup only in `python -m lab measure`; the pages draft with
+    the student's choice of who guesses, the draft model by default, so the pair's draft label names
+    that model, as the pair drafting with it alone does."""
+    from dataclasses import replace
+    specs = load.registry()
+    for name in ("lookup", "hybrid", "smollm2-distilled"):
+        assert load.draft_model_label(specs[name]) == specs["distilled"].draft_label == "distilled draft (ours)"
+    assert load.draft_model_label(specs["weak"]) == specs["weak"].draft_label
+    custom = resolve_pair(["--target", "/m/t", "--draft", "/m/d", "--drafter", "lookup"], environ={})
+    assert load.draft_model_label(custom) == custom.draft_label
+    pair = load.load_spec(replace(specs["lookup"], target="tiny:llama"))     # the lookup pair, on tiny models
+    assert (pair.draft_label, pair.drafter) == ("distilled draft (ours)", "lookup")    # measure's drafter

@@ -139,3 +139,24 @@ def test_every_open_badge_names_the_pair_after_a_switch(state):
     served_badge.doc.ticks.pop()()                            # the page's next tick: its own document
     assert "new draft" in served_badge.__panel__().object
     state.service = SimpleNamespace(pair=old)
+
+
+def test_the_badge_and_who_guesses_agree(state):
+    """The badge says what the pages draft with: the draft model by default (as chapter 4's Who
+    guesses says), the student's own choice of who guesses once made, and never the pair's own
+    drafting (`--pair lookup` drafts by lookup only in `python -m lab measure`)."""
+    from lab.speed.request import WHO
+    from uikit.presets import PresetBar
+    badge, bar, own = PairBadge(state), PresetBar(state, guessers=True), state.service.pair.drafter
+    state.service.pair.drafter = "lookup"            # the pair's own drafting, as `--pair lookup` loads it
+    try:
+        badge.refresh()
+        assert WHO["model"] in bar.note.object and "who guesses" not in badge.__panel__().object
+        assert "tiny llama draft (12 k)" in badge.__panel__().object
+        state.drafter = "lookup"                     # the student switches Who guesses
+        assert WHO["lookup"] in bar.note.object
+        assert f"who guesses</span> {WHO['lookup']} (your choice" in badge.__panel__().object
+        state.drafter = "model"
+        assert "who guesses" not in badge.__panel__().object
+    finally:
+        state.service.pair.drafter = own

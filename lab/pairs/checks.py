@@ -1,0 +1,77 @@
+"""Where a pair runs and the checks on it before and after its weights load (lab.pairs.load runs
+them): its placement (device and dtype), then, each refusing in one sentence, that the weights fit
+in the memory free on their device and that the target and the draft share one vocabulary."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lab import devices
+from lab.devices import Placement
+from lab.errors import PairError, public_ref
+from lab.pairs.registry import EMBEDDED, TINY, PairSpec
+
+
+def weights_bytes(ref: Path | str) -> int:
+    """Bytes of a model's weight files as stored: a local folder's, or a hub model's in the local
+    Hugging Face cache (0 when they cannot be found before loading)."""
+    if isinstance(ref, Path):
+        return sum(f.stat().st_size for pat in ("*.safetensors", "*.bin") for f in ref.glob(pat))
+    from huggingface_hub import try_to_load_from_cache
+    single = try_to_load_from_cache(ref, "model.safetensors")
+    if isinstance(single, str):
+        return Path(single).stat().st_size
+    index = try_to_load_from_cache(ref, "model.safetensors.index.json")
+    if isinstance(index, str):
+        return int(json.loads(Path(index).read_text()).get("metadata", {}).get("total_size") or 0)
+    return 0
+
+
+def check_memory(ref: Path | str, role: str, config: dict, placement: Placement = devices.CPU) -> None:
+    """Refuse, before loading, a model whose weights in `placement`'s dtype would not fit in the
+    memory free on its device (RAM, or the GPU's): one sentence with both sizes."""
+    stored = str(config.get("torch_dtype") or config.get("dtype") or "float32").removeprefix("torch.")
+    need = weights_bytes(ref) * devices.BYTES[placement.dtype] / devices.BYTES.get(stored, 4)
+    free = devices.free_bytes(placement.device)
+    if not need or free is None or need <= 0.9 * free:
+        return
+    smaller = "a smaller model" + (" or --dtype bfloat16" if placement.dtype == "float32" and
+                                   placement.device != "cpu" else "")
+    where = f" on {placement.device}" if placement.device != "cpu" else ""
+
+    def sentence(name) -> str:
+        return (f"The {role} {name} needs about {devices.size_text(need)} in {placement.dtype}{where} but only "
+                f"{devices.size_text(free)} of {devices.memory_name(placement.device)} is free; choose {smaller}.")
+    raise PairError(sentence(ref), public=sentence(public_ref(ref)))
+
+
+def check_same_vocabulary(target_tok, draft_tok, target_model=None, draft_model=None,
+                          target_ref="target", draft_ref="draft") -> None:
+    """Refuse a pair whose token→id maps differ, or whose logits do not have the same width."""
+    tv, dv = target_tok.get_vocab(), draft_tok.get_vocab()
+    if tv != dv:
+        differ = len(set(tv.items()) ^ set(dv.items()))
+        raise PairError(f"The draft {draft_ref} and the target {target_ref} use different vocabularies "
+                        f"({len(dv)} vs {len(tv)} tokens, {differ} token-id entries differ); "
+                        f"choose a draft that shares the target's tokenizer.")
+    if target_model is not None and draft_model is not None:
+        tw, dw = target_model.config.vocab_size, draft_model.config.vocab_size
+        if tw != dw:
+            raise PairError(f"The draft {draft_ref} has {dw} output logits but the target {target_ref} has {tw}; "
+                            f"choose a draft whose output layer matches the target's.")
+
+
+def placement_for(spec: PairSpec, device: str = "auto", dtype: str | None = None) -> Placement:
+    """Where `spec`'s models run when `device` and `dtype` are asked for (lab.devices.choose): the
+    embedded pair always on the CPU in float32 (said in one sentence when something else was asked),
+    a tiny test pair there too unless a device is named."""
+    if spec.target.startswith(EMBEDDED):
+        if (device or "auto") in ("auto", "cpu") and (dtype or "float32") == "float32":
+            return devices.CPU
+        asked = ", ".join(f"{what} {value}" for what, value in (("device", device), ("dtype", dtype))
+                          if value and value != "auto")
+        return Placement(note=f"The embedded pair runs only on the CPU in float32 (its layers are packed for "
+                              f"the CPU), so it runs there rather than as asked ({asked}).")
+    if spec.target.startswith(TINY) and (device or "auto") == "auto" and dtype is None:
+        return devices.CPU
+    return devices.choose(device, dtype)
