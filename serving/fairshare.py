@@ -39,6 +39,30 @@ class Allowance:
         return left >= 1
 
 
+class Budget:
+    """Seconds of a shared resource (the event loop) per key: `rate` seconds a second, at most
+    `burst` saved; a key whose balance is spent waits until it refills. Bounded like Allowance; not
+    locked (the event loop's thread)."""
+
+    def __init__(self, rate: float, burst: float, clock=time.monotonic):
+        self.rate, self.burst, self._clock = rate, burst, clock
+        self._left: OrderedDict[object, tuple[float, float]] = OrderedDict()   # key → (seconds left, at)
+
+    def left(self, key) -> float:
+        now = self._clock()
+        left, at = self._left.get(key, (float(self.burst), now))
+        return min(float(self.burst), left + (now - at) * self.rate)
+
+    def charge(self, key, seconds: float) -> None:
+        self._left[key] = (self.left(key) - seconds, self._clock())
+        self._left.move_to_end(key)
+        bound(self._left)
+
+    def ok(self, key) -> bool:
+        """Whether `key` has time left."""
+        return self.left(key) > 0
+
+
 class RecentUse:
     """How much model work each browser used recently: its seconds on the worker, each halved every
     `half_life`. Bounded: the REMEMBERED browsers charged last are kept. Not locked: FairQueue calls

@@ -23,13 +23,14 @@ import panel as pn
 
 from lab import records
 from serving import runtime
+from serving.fairshare import Budget
 from serving.workqueue import BURST, RATE, Allowance, Owner
 from shell.heap import HEAP
 from shell.identity import address_of, browsers_per_address, identify
 from shell.listeners import Listeners
 from shell.store import CLASS
 from shell.tabclose import when_tab_closes
-from uikit.inbox import admit_patches, pace_patches
+from uikit.inbox import admit_patches, on_cost, pace_patches
 from uikit.pacing import end_with_its_tab, served
 from uikit.state import SETTINGS, LabState
 
@@ -171,9 +172,24 @@ _PER_ADDRESS = max(2, browsers_per_address() // 2)
 READ_RATE, READ_BURST = 40.0, 120
 READS = Allowance(READ_RATE, READ_BURST)
 ADDRESS_READS = Allowance(READ_RATE * _PER_ADDRESS, READ_BURST * _PER_ADDRESS)
-MESSAGE_RATE, MESSAGE_BURST = 8.0, 32
+MESSAGE_RATE, MESSAGE_BURST = 20.0, 60
 MESSAGES = Allowance(MESSAGE_RATE, MESSAGE_BURST)
 ADDRESS_MESSAGES = Allowance(MESSAGE_RATE * _PER_ADDRESS, MESSAGE_BURST * _PER_ADDRESS)
+# … and the event-loop time its changes took to apply (uikit.inbox.on_cost): a browser's changes may
+# take LOOP_SHARE of the loop (its address's browsers together twice that, by default), with a few
+# seconds saved for a burst; past that its next change waits until the share refills.
+LOOP_SHARE, LOOP_SAVED = 0.15, 2.0
+LOOP = Budget(LOOP_SHARE, LOOP_SAVED)
+ADDRESS_LOOP = Budget(LOOP_SHARE * _PER_ADDRESS, LOOP_SAVED * _PER_ADDRESS)
+
+
+def charge_loop(doc, seconds: float) -> None:
+    """The change a page's browser sent took `seconds` of the event loop: charge its browser and address."""
+    bid = _BROWSER_IDS.get(doc)
+    if bid is not None:
+        LOOP.charge(bid, seconds)
+        if address := _ADDRESSES.get(doc, ""):
+            ADDRESS_LOOP.charge(address, seconds)
 
 
 def message_wait(doc) -> float:
@@ -198,6 +214,8 @@ def message_allowed(doc) -> bool:
     if bid is None:
         return True
     address = _ADDRESSES.get(doc, "")
+    if not LOOP.ok(bid) or address and not ADDRESS_LOOP.ok(address):
+        return False
     return MESSAGES.allowed(bid) and (not address or ADDRESS_MESSAGES.allowed(address))
 
 
@@ -306,6 +324,7 @@ def join_classroom() -> tuple[str | None, object]:
     stylesheets_from_here(doc)
     admit_patches(message_allowed)     # once per process: every message counts against its sender
     pace_patches(message_wait)
+    on_cost(charge_loop)
     context = doc.session_context
     CLASSROOM.join(context.id, doc, pn.state.location)
     pn.state.on_session_destroyed(lambda ctx: CLASSROOM.leave(ctx.id))

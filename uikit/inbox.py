@@ -11,7 +11,8 @@ there, so that method is wrapped once per process (tests/test_internals.py lists
   changes applied, a change of a property waits and only its latest value is applied as the
   allowance refills (a flood of tour steps becomes a few steps a second, a slider's last position
   is never lost), and a click or message waits in a short line (HELD_EVENTS), beyond which it is
-  dropped;
+  dropped. The shell's allowance counts changes and the event-loop time Panel took to apply the
+  sender's earlier ones (`on_cost`): an expensive change waits longer;
 - a message that cannot be applied (an unknown model id, an unknown kind of event, a malformed
   value) is answered with Bokeh's ERROR reply and one log line per client a minute (`QUIET_FOR`),
   never a traceback;
@@ -74,6 +75,7 @@ class _Guard:
     tell: Callable[[object, ValueError], object] | None = None     # a value Bokeh refused → the page
     admit: Callable[[object], bool] | None = None                  # may this page's change be applied now?
     pace: Callable[[object], float] | None = None                  # seconds before this page's message is read
+    cost: Callable[[object, float], object] | None = None          # a page's change took this long to apply
     unusable = OncePerMinute()
 
 
@@ -100,6 +102,17 @@ def pace_patches(pace: Callable[[object], float]) -> None:
     while it waits."""
     GUARD.pace = pace
     _install()
+
+
+def on_cost(cost: Callable[[object, float], object]) -> None:
+    """Call `cost(document, seconds)` with the event-loop time each browser change took Panel to
+    apply (measured by uikit.pacing.before_browser_values), so the shell charges its sender."""
+    GUARD.cost = cost
+
+
+def charge_sender(doc, seconds: float) -> None:
+    if GUARD.cost is not None and doc is not None:
+        GUARD.cost(doc, seconds)
 
 
 def _describe(err: BaseException) -> str:

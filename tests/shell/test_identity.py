@@ -93,3 +93,20 @@ def test_messages_count_against_the_browser_and_its_address(monkeypatch):
 @pytest.fixture(autouse=True)
 def no_tabs_left(monkeypatch):
     monkeypatch.setattr(sessions, "_TABS", sessions.Counter())
+
+
+def test_a_browser_whose_changes_are_expensive_waits_for_its_share_of_the_loop(monkeypatch):
+    """Changes are also charged the event-loop time they took to apply: a browser whose tour steps
+    take long waits for its share to refill while another browser goes on."""
+    from serving.fairshare import Budget
+    clock = FakeClock()
+    monkeypatch.setattr(sessions, "LOOP", Budget(0.15, 1.0, clock=clock))
+    monkeypatch.setattr(sessions, "ADDRESS_LOOP", Budget(0.3, 2.0, clock=clock))
+    page, other = Page(), Page()
+    sessions.remember_browser(page, "a" * 32, "10.0.0.66")
+    sessions.remember_browser(other, "b" * 32, "10.0.0.7")
+    assert sessions.message_allowed(page)
+    sessions.charge_loop(page, 1.2)                  # a change that took the loop 1.2 s
+    assert not sessions.message_allowed(page) and sessions.message_allowed(other)
+    clock.advance(2.0)                               # 0.3 s of share back: it may go on
+    assert sessions.message_allowed(page)

@@ -165,3 +165,27 @@ def test_a_sender_past_its_read_allowance_waits_before_its_message_is_even_read(
         assert time.perf_counter() - start >= 0.3 and seen == [5]
     finally:
         inbox.GUARD.pace = None
+
+
+def test_the_time_panel_takes_to_apply_a_browser_change_is_charged_to_its_page():
+    import time
+
+    import panel as pn
+    from panel.io.state import set_curdoc
+    from panel.reactive import Syncable
+
+    from tests.helpers import ServedPage
+    from uikit.pacing import before_browser_values
+    original = getattr(Syncable._process_events, "unscreened", Syncable._process_events)
+    before_browser_values(lambda widget, events: None)
+    costs, page = [], ServedPage()
+    inbox.on_cost(lambda doc, seconds: costs.append((doc, seconds)))
+    try:
+        slider = pn.widgets.IntSlider(start=0, end=10, value=1)
+        slider.param.watch(lambda e: time.sleep(0.05), "value")     # an expensive watcher
+        with set_curdoc(page):
+            slider._process_events({"value": 3})
+        assert slider.value == 3 and costs[-1][0] is page and costs[-1][1] >= 0.05
+    finally:
+        inbox.GUARD.cost = None
+        Syncable._process_events = original
