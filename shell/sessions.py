@@ -155,20 +155,26 @@ def too_many_tabs(doc=None) -> pn.pane.HTML | None:
 # student stepping through chapter 9's code clicks about 3), and twice the model queue's burst at once,
 # so a burst of clicks the queue would refuse still reaches it and is answered in a sentence.
 CLICKS = Allowance(RATE, 2 * BURST)
+_PER_ADDRESS = max(2, browsers_per_address() // 2)      # an address's allowances: this many browsers'
+ADDRESS_CLICKS = Allowance(RATE * _PER_ADDRESS, 2 * BURST * _PER_ADDRESS)
 
 
 def click_allowed(doc) -> bool:
     """Whether the browser showing `doc` may click now (uikit.clicks drops the click if not): twenty
     tabs of one browser share one allowance, as they share one model queue."""
     bid = _BROWSER_IDS.get(doc)
-    return bid is None or CLICKS.allowed(bid)
+    if bid is None:
+        return True
+    address = _ADDRESSES.get(doc, "")
+    if not LOOP.ok(bid) or address and not ADDRESS_LOOP.ok(address):
+        return False            # its clicks and changes have used its share of the event loop
+    return CLICKS.allowed(bid) and (not address or ADDRESS_CLICKS.allowed(address))
 
 
 # Every message a page sends (a slider move, a tour step, a click) counts against its browser and its
 # client address (uikit.inbox), twice. Read: a drag's moves pass (a browser sends up to ~60 a second);
 # past that the page's websocket is not read until a token comes. Applied: a few tour steps or
 # clicks a second, and a drag redrawn at 8 a second; past that a property's latest value waits.
-_PER_ADDRESS = max(2, browsers_per_address() // 2)
 READ_RATE, READ_BURST = 40.0, 120
 READS = Allowance(READ_RATE, READ_BURST)
 ADDRESS_READS = Allowance(READ_RATE * _PER_ADDRESS, READ_BURST * _PER_ADDRESS)
