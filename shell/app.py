@@ -4,36 +4,36 @@ app.py (run afresh for every session by `panel serve`) calls `configure()` and `
 everything that persists across sessions lives in modules imported once per process.
 
 A page is sent in two steps so that a class opening pages at once does not hold up each other's
-slider moves: the frame (template, navigation, pager) at once, then the student's badge and the
-chapter in a few event-loop turns (uikit.pacing.show_in_pieces) once the browser has it.
+slider moves: the frame (template, navigation, pager, and the page's place in the server's line of
+pages, shell.line) at once, then, when its turn comes, the student's badge and the chapter in a few
+event-loop turns (uikit.pacing.show_in_pieces). The server's log is set up in shell.quietlog.
 """
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import html
-import logging
-import os
 import sys
-import warnings
 from dataclasses import dataclass
 
 import panel as pn
-from bokeh.util.warnings import BokehUserWarning
 from panel.io.state import set_curdoc
 import param
 
 from chapters import registry
 from serving.service import Owner
 from shell import heap, warmup
-from shell.lecturer import lecturer_view
+from shell.lecturer import LecturerPanel, lecturer_view
+from shell.line import LINE, LeftTheLine
 from shell.loading import LOADER, loading_view
 from shell.pages import html_pane, landing_html, nav_html, page_view, pager_html
+from shell.quietlog import (QUIET_LOGGERS, ClosedTabs, RefusedValues, closed_tab,  # noqa: F401 (the log's parts,
+                            closed_tabs_handled, configure_logging, verbose)       # named here too)
 from shell.sessions import SNAPSHOTS, browser_id, click_allowed, join_classroom, session_state, too_many_tabs
 from shell.store import store_problem
 from shell.tour import build_tour
 from uikit import validate
 from uikit.clicks import allow_when
-from uikit.pacing import before_browser_values, keep_deferred_writes, on_refused_patches, page_turn, show_in_pieces
+from uikit.pacing import before_browser_values, keep_deferred_writes, on_refused_patches, page_turn, served, show_in_pieces
 from uikit.panels import PairBadge, SettingsPanel
 from uikit.state import LabState
 from uikit.styles import ASSETS, sheet
@@ -68,6 +68,19 @@ def settings_card(state: LabState) -> pn.Card:
     return card
 
 
+def place_html(said: str) -> str:
+    """A page's place in the line (shell.line), as its content shows it until the chapter comes."""
+    return f'<div class="loading page-place" role="status" aria-live="polite"><p>{html.escape(said)}</p></div>'
+
+
+LOAD_REFRESH_MS = 3000   # the lecturer's load line is refreshed this often
+
+
+def load_html() -> str:
+    """The server's load in one line (shell.line), above the lecturer's controls."""
+    return f'<p class="server-load" role="status">{html.escape(LINE.load_line())}</p>'
+
+
 @dataclass
 class Request:
     """What the URL asks for: a chapter's slug ("" the landing page) or the tour, and a notice."""
@@ -94,10 +107,17 @@ class Request:
 
 
 class SessionPage:
-    """One session's page: the frame at once, the student's parts when the pair is ready."""
+    """One session's page: the frame at once, the student's parts when the pair is ready.
+
+    A chapter page waits for its build in the server's line of pages (shell.line), its place shown
+    meanwhile. Everything the frame holds must finish rendering in the browser: the browser says
+    the page is ready (Panel's onload, which starts the fill) only once every part of the frame has
+    been drawn, and a figure in a collapsed card never is. So the lecturer's controls (the class
+    poll's histograms sit in a collapsed card) are put in once the page is ready."""
 
     def __init__(self, request: Request, bid: str, session_id: str | None, lecturer):
         self.request, self.bid, self.session_id = request, bid, session_id
+        self.lecturer = lecturer
         # No template busy spinner: Panel syncs every template's spinner with one process-wide busy
         # flag, so each event in any session would patch all sessions' pages (a class of 40 made that
         # 40× the traffic). Our chapters show their own progress (uikit.panels.Busy).
@@ -107,6 +127,9 @@ class SessionPage:
         self.content = pn.Column(sizing_mode="stretch_width", margin=0, css_classes=["page-content"])
         self.badge_slot = pn.Column(sizing_mode="stretch_width", margin=0)
         self.settings_slot = pn.Column(sizing_mode="stretch_width", margin=0)
+        # the lecturer's controls once the page is ready; a refusal (no figures) at once
+        self.lecturer_slot = pn.Column(*([] if lecturer is None or isinstance(lecturer, LecturerPanel) else [lecturer]),
+                                       sizing_mode="stretch_width", margin=0)
         self.keys = ShellKeys(browser_id=bid, width=0, height=0, margin=0)
         notice = [html_pane(f'<p class="notice" role="alert">{html.escape(said)}</p>')
                   for said in (request.notice, store_problem()) if said]
@@ -115,11 +138,19 @@ class SessionPage:
         validate.on_problems(self.say_problem)
         self.template.sidebar.append(html_pane(nav_html("" if request.tour else request.slug)))
         self.template.main.append(pn.Column(
-            self.keys, self.badge_slot, self.settings_slot, *notice, self.problems, *([lecturer] if lecturer else []),
+            self.keys, self.badge_slot, self.settings_slot, *notice, self.problems, self.lecturer_slot,
             self.content, *([] if request.tour else [html_pane(pager_html(request.slug))]),
             sizing_mode="stretch_width"))
+        self.ticket = self.place = None
         if request.landing:   # the landing page needs no model: shown at once, the badge slot loads
             self.content.objects = [html_pane(landing_html(SNAPSHOTS.get(bid).get("answers")))]
+        elif not request.tour:   # a served chapter: its place in the line until it is built
+            self.place = html_pane(place_html("Preparing your page…"), margin=(10, 5))
+            self.content.objects = [self.place]
+            if served():
+                self.ticket = ticket = LINE.join()
+                self.show_place(LINE.place(ticket))
+                pn.state.on_session_destroyed(lambda context: LINE.leave(ticket))
 
     def say_problem(self, sentence: str) -> None:
         self.problems.object = f'<p class="notice" role="alert">{html.escape(sentence)}</p>'
@@ -134,14 +165,35 @@ class SessionPage:
             self.settings_slot.objects = [settings_card(state)]
         return state
 
+    def show_place(self, said: str) -> None:
+        self.place.object = place_html(said)
+
     async def fill_page(self) -> None:
-        """A chapter: sent after the page's frame, in pieces (uikit.pacing.page_turn)."""
-        async with page_turn():
-            state = self.student()
-        if not self.request.landing:
+        """The student's parts; a chapter when its turn in the line comes, in pieces
+        (uikit.pacing.page_turn)."""
+        if self.place is None:   # the landing page
             async with page_turn():
-                view = page_view(self.request.slug, state)
-            await show_in_pieces(self.content, view)
+                self.student()
+            return
+        if self.place not in self.content.objects:   # the loading line was shown meanwhile
+            self.content.objects = [self.place]
+        try:
+            async with LINE.turn(self.ticket, self.show_place) if self.ticket else contextlib.nullcontext():
+                async with page_turn():
+                    state = self.student()
+                async with page_turn():
+                    view = page_view(self.request.slug, state)
+                await show_in_pieces(self.content, view)
+        except LeftTheLine:   # the page closed while it waited
+            return
+
+    async def show_lecturer(self) -> None:
+        """The lecturer's controls, under one line on the server's load (refreshed every few seconds)."""
+        load = html_pane(load_html(), margin=(0, 10))
+        async with page_turn():
+            self.lecturer_slot.objects = [load, self.lecturer]
+        if served():
+            pn.state.add_periodic_callback(lambda: setattr(load, "object", load_html()), period=LOAD_REFRESH_MS)
 
     def fill_tour(self) -> None:
         """The projector's one page, built at once (it lays out its own steps)."""
@@ -150,6 +202,8 @@ class SessionPage:
     def fill_when_loaded(self) -> None:
         """Fill the page now that the pair is in, or show the loading line and fill it once it is."""
         fill = self.fill_tour if self.request.tour else self.fill_page
+        if isinstance(self.lecturer, LecturerPanel):
+            pn.state.onload(self.show_lecturer)
         if LOADER.ready:
             if self.request.tour:
                 fill()
@@ -191,98 +245,6 @@ def build_app():
     page = SessionPage(request, bid, session_id, lecturer)
     page.fill_when_loaded()
     return page.template
-
-
-# Quiet by default: what a lecturer needs to see (start, pair loaded, lecturer actions, real errors).
-QUIET_LOGGERS = {
-    "bokeh.server.views.ws": logging.ERROR,   # a line per websocket open and close, and closed-tab sends
-    "tornado.access": logging.WARNING,
-    "transformers": logging.ERROR,
-}
-LAB_LOGGERS = ("lab", "serving", "shell", "chapters", "uikit")   # ours: INFO (a few lines a class)
-_logging_done = []
-
-
-def verbose(argv: list[str] | None = None, environ=None) -> bool:
-    """`panel serve app.py --args --verbose` or SPECLAB_VERBOSE=1: every detail in the log."""
-    env = os.environ if environ is None else environ
-    return "--verbose" in (sys.argv[1:] if argv is None else argv) or env.get("SPECLAB_VERBOSE", "") not in ("", "0")
-
-
-def closed_tab(exc) -> bool:
-    """A tab that left while the server was answering it: not an error of the lab.
-
-    Besides tornado's closed-stream errors: a tab that closes with clicks still in flight has them
-    (and its close) handled after Bokeh let go of its session, and Bokeh asserts that its
-    connection still has one (`ServerConnection.session`, recognised by its code: a Bokeh internal,
-    guarded in tests/test_internals.py)."""
-    from tornado.iostream import StreamClosedError
-    from tornado.websocket import WebSocketClosedError
-    if isinstance(exc, (WebSocketClosedError, StreamClosedError)):
-        return True
-    tb = getattr(exc, "__traceback__", None)
-    while tb is not None and tb.tb_next is not None:
-        tb = tb.tb_next
-    code = tb.tb_frame.f_code if tb is not None else None
-    return (isinstance(exc, AssertionError) and code is not None and code.co_name == "session"
-            and code.co_filename.replace("\\", "/").endswith("bokeh/server/connection.py"))
-
-
-class ClosedTabs(logging.Filter):
-    """Keeps closed-tab tracebacks (tornado's unretrieved write futures) out of the log."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not (record.exc_info and closed_tab(record.exc_info[1]))
-
-
-class RefusedValues(logging.Filter):
-    """A value a browser sent that Bokeh's own types refuse (text for a slider's number): Bokeh has
-    already refused it and the widget kept its value; one line, not a traceback and the message."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        exc = record.exc_info[1] if record.exc_info else None
-        if isinstance(exc, ValueError) and str(exc).startswith("failed to validate"):
-            record.msg, record.args, record.exc_info = "a browser sent a value a widget cannot take; " \
-                "refused: %s", (str(exc)[:200],), None
-        return True
-
-
-def closed_tabs_handled(loop, context) -> None:
-    """The server's event loop's exception handler: an error of a tab that has gone (`closed_tab`)
-    is dropped, anything else goes to asyncio's own handler (the log)."""
-    if not closed_tab(context.get("exception")):
-        loop.default_exception_handler(context)
-
-
-def configure_logging(detail: bool, again: bool = False) -> None:
-    """Once per process: the quiet log (default) or every detail (`detail`). `again`: configure even
-    if it was done before (the tests set each way in turn)."""
-    if _logging_done and not again:
-        return
-    _logging_done.append(detail)
-    for name in LAB_LOGGERS:
-        logging.getLogger(name).setLevel(logging.INFO)
-    if detail:
-        return
-    for name, level in QUIET_LOGGERS.items():
-        logging.getLogger(name).setLevel(level)
-    logging.getLogger("bokeh.server.protocol_handler").addFilter(RefusedValues())
-    # A browser that sends a model's full definition the server already has (BokehJS does, now and
-    # then, after a tour step puts back a component it showed before): Bokeh keeps its own and warns,
-    # a warning it made of an error because the case is recoverable (bokeh/bokeh#12915).
-    warnings.filterwarnings("ignore", message="reference already known", category=BokehUserWarning)
-    closed = ClosedTabs()
-    for logger in (logging.getLogger(), logging.getLogger("asyncio"), logging.getLogger("tornado.application")):
-        logger.addFilter(closed)
-        for handler in logger.handlers:
-            handler.addFilter(closed)
-    try:   # the server's event loop: a write to a tab that has gone is dropped, not logged
-        asyncio.get_event_loop().set_exception_handler(closed_tabs_handled)
-    except RuntimeError:
-        pass
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")   # tqdm bars: the loader has one line
-    from transformers.utils import logging as hf_logging
-    hf_logging.disable_progress_bar()
 
 
 SWITCH_INTERVAL = 0.001   # seconds: the event loop's longest wait for the GIL the model worker holds

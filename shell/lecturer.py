@@ -253,8 +253,10 @@ class LecturerPanel(pn.viewable.Viewer):
                                        margin=(0, 10)),
                           self.reset_button, self.reset_warning, pn.Row(self.confirm_reset, self.cancel_reset, margin=0),
                           margin=0, css_classes=["reset-class"])
+        # a plain <hr>: Panel's Divider built after the page was served (shell.app) names the CDN
+        rule = pn.pane.HTML("<hr>", margin=(14, 10), sizing_mode="stretch_width")
         return pn.Column(pn.Card(
-            self.sessions, self.guessing, pair, pn.layout.Divider(margin=(14, 10)), reset, self.status,
+            self.sessions, self.guessing, pair, rule, reset, self.status,
             title="Lecturer controls", collapsed=False, width=360),
             PollView(current=self.chapter), sizing_mode="stretch_width", margin=0)   # the class poll (shell/poll.py)
 

@@ -77,3 +77,31 @@ def test_a_browser_clicking_too_fast_is_dropped_while_another_clicks_on(monkeypa
         assert ran == [tabs[0], tabs[1], other, other]    # the tabs of browser a share its 2 clicks
     finally:
         allow_when()
+
+
+def test_a_lecturers_controls_join_the_page_once_it_is_ready(monkeypatch):
+    """The browser says a page is ready (which starts its fill) only once everything in its frame is
+    drawn, and the class poll's histograms in a collapsed card never are: the lecturer's controls
+    are not in the frame but put in when the page is ready, under the server's load line."""
+    import asyncio
+
+    import panel as pn
+
+    from shell import lecturer
+    from shell.app import Request, SessionPage
+
+    monkeypatch.setenv("SPECLAB_PAIR", "tiny")
+    panel = lecturer.LecturerPanel("s1", chapter=10)
+    page = SessionPage(Request("breakeven"), "b" * 32, None, panel)
+
+    def cards():
+        return [card.title for card in page.template.main[0].select(pn.Card)]
+
+    assert "Lecturer controls" not in cards() and "Class poll" not in cards()
+    asyncio.run(page.show_lecturer())
+    assert "Lecturer controls" in cards() and "Class poll" in cards()
+    load, _ = page.lecturer_slot.objects
+    assert "Server keeping up" in load.object
+
+    refusal = lecturer._refusal("That lecturer token is not right.")   # a refusal: at once
+    assert page.__class__(Request("breakeven"), "b" * 32, None, refusal).lecturer_slot.objects == [refusal]

@@ -117,7 +117,8 @@ def test_reset_the_class_asks_first(monkeypatch):
     assert not panel.confirm_reset.visible and panel.reset_button.visible
     column = panel.__panel__().objects[0]               # the pair switch and the reset, a divider apart
     kinds = [type(o).__name__ for o in column.objects]
-    assert kinds.index("Divider") < kinds.index("Column", kinds.index("Divider"))
+    rule = next(i for i, o in enumerate(column.objects) if getattr(o, "object", None) == "<hr>")
+    assert kinds.index("Column") < rule < kinds.index("Column", rule)
 
 
 def test_open_sessions_count_is_live(monkeypatch):

@@ -3,7 +3,7 @@ import re
 
 from chapters.registry import PARTS, chapter_pages, question_count
 from tests.helpers import wait_until
-from tests.ui.helpers import PROMPT_BOX, open_page
+from tests.ui.helpers import LECTURER_TOKEN, PROMPT_BOX, open_page
 
 
 def test_landing_page_shows_the_question_counts_and_links(page, server, shot):
@@ -91,3 +91,18 @@ def test_the_landing_page_counts_the_students_answers(page, server):
     page.get_by_role("link", name="Start · the question").click()
     page.get_by_text("you have answered", exact=False).wait_for(timeout=30000)
     assert f"1 of {question_count()}" in page.get_by_text("you have answered", exact=False).inner_text()
+
+
+def test_the_lecturers_view_of_every_chapter_shows_the_chapter(page, server):
+    """Once the class has opened a question, the lecturer's poll holds its histogram in a collapsed
+    card; the lecturer's view of every page still shows the badge, the settings, the load line and
+    the chapter, not only the poll."""
+    from chapters.registry import pages
+    open_page(page, server + "?chapter=checking", "Checking is faster than writing.")   # opens question 3
+    page.get_by_text("tiny llama target", exact=False).first.wait_for()
+    for p in pages():
+        open_page(page, f"{server}?chapter={p.slug}&lecturer={LECTURER_TOKEN}", "Class poll")
+        page.get_by_text(p.title, exact=True).first.wait_for(timeout=60000)
+        for text in ("tiny llama target", "Your prompt & sampling settings", "Lecturer controls"):
+            assert page.get_by_text(text, exact=False).first.is_visible(), (p.slug, text)
+        assert page.get_by_text(re.compile("Server (keeping up|busy)")).first.is_visible(), p.slug
