@@ -2,6 +2,7 @@
 
     python bench/classroom.py [--students 40] [--classes N] [--clients ws|browser] [--tiny] [--soak SECONDS]
                               [--no-poll] [--app-dir OTHER_CHECKOUT] [--procs N] [--browser-drags N]
+                              [--background-load N]
 
 Starts `panel serve app.py` (the embedded pair, or the tiny pair with --tiny; with --procs N, that
 many server processes sharing the class's store and one loaded pair: `python -m serving --num-procs N`), sends one student
@@ -9,7 +10,9 @@ through the lesson and waits for the server's start-up warm-up to finish (a lect
 server before the class comes in), then runs the students, joining a second apart, each running a
 scripted lesson: open chapter 10 and move the α/γ/c sliders, answer its predict question, open
 chapter 4 and run rounds. Prints per-interaction p50/p95 latency, errors and the server's memory.
-"Open chapter N" runs from the page's HTTP request until its last section (the takeaway) arrived.
+"Open chapter N" runs from the page's HTTP request until its last section (the takeaway) arrived;
+"page or place in line" until the page showed either its chapter or its place in the server's line
+of pages (shell.line), the first thing a student sees (bench/sight.py).
 While each class runs, one headless chromium page drags chapter 10's α slider with the mouse
 (--browser-drags, dragprobe.py): each pointer move timed in the page until its read-outs show the
 redrawn result, and the websocket frames the page sent while dragging counted.
@@ -33,6 +36,10 @@ Two kinds of student:
 - `browser`: a context in one headless Debian chromium per student; latency from the key press or
   click until the page's text changes. On this machine 40 browsers starve the server they measure.
 
+A busy laptop (--background-load N): N processes that each keep one core busy run from the end of
+the server's warm-up until the class has left, as a browser, slides and a video call would; the
+machine's load average is printed before and after.
+
 All traffic stays on 127.0.0.1; every loop is bounded. The students and their poll are in lessons.py,
 the served lab and the websocket page in wsclient.py, the latency table in recorder.py.
 """
@@ -40,15 +47,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 from dragprobe import DragProbe
 from lessons import CHROMIUM_ARGS, PollPhase, browser_lesson, ws_lesson
 from recorder import Recorder, report_server_log
+from sight import SIGHT, places_summary
 from wsclient import SERVER_LOG, free_port, server_pss, server_rss, start_server, stop_server, wait_for_warm_up
 
 MAX_STUDENTS = 200      # a lecture hall; each websocket student is a few coroutines of this process
+MAX_BACKGROUND = 8      # busy processes the bench may start beside the server
+SIGHT_GOAL = 2.0        # seconds within which every student sees the page or their place in line
 PSS_PEAK = [0]          # the server's proportional memory peak (shared pages counted once), bytes
 
 
@@ -57,6 +70,34 @@ def memory(server) -> int:
     pages); notes the proportional one's peak in PSS_PEAK."""
     PSS_PEAK[0] = max(PSS_PEAK[0], server_pss(server))
     return server_rss(server)
+
+
+def background_load(n: int) -> list[subprocess.Popen]:
+    """Start `n` processes that each keep one core busy (other programs on the lecturer's laptop)."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            for _ in range(n)]
+
+
+def stop_background(procs: list[subprocess.Popen]) -> None:
+    """Stop the busy processes `background_load` started."""
+    for proc in procs:
+        proc.kill()
+    for proc in procs:
+        proc.wait()
+
+
+def load_average() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
+
+
+def sight_summary(rec: Recorder) -> str:
+    """How many page opens showed the page or their place in line within SIGHT_GOAL seconds."""
+    xs = rec.latency.get(SIGHT, [])
+    within = sum(1 for x in xs if x <= SIGHT_GOAL)
+    return (f"{within} of {len(xs)} page opens showed the page or their place in line within "
+            f"{SIGHT_GOAL:g} s" + (f" (slowest {max(xs):.1f} s)" if xs else ""))
 
 
 async def run_soak(args, lesson, server, rec: Recorder, peak: int) -> int:
@@ -138,6 +179,7 @@ async def run(args):
     base = f"http://127.0.0.1:{port}/app"
     rec = Recorder()
     pw = browser = None
+    busy: list[subprocess.Popen] = []
     try:
         if args.clients == "browser":
             from playwright.async_api import async_playwright
@@ -158,6 +200,9 @@ async def run(args):
         if waited is not None:
             print(f"waited {waited:.0f} s more for the server's warm-up (shell/warmup.py) to finish")
         rss_start = memory(server)
+        busy = background_load(args.background_load)
+        print(f"background load: {len(busy) or 'no'} busy {'process' if len(busy) == 1 else 'processes'} "
+              f"started by the bench; {load_average()}")
         print(f"{args.students} {args.clients} students joining {1 / args.join_interval:g} a second, "
               f"{args.procs} server {'process' if args.procs == 1 else 'processes'}; server memory after "
               f"warm-up: {rss_start / 2**20:.0f} MiB", flush=True)
@@ -166,10 +211,15 @@ async def run(args):
             peak = await run_soak(args, lesson, server, rec, peak)
         else:
             peak = await run_classes(args, lesson, base, server, rec, peak)
+        if busy:
+            print(f"\nat the end of the class: {load_average()}")
         rec.report()
+        print(sight_summary(rec))
+        print(places_summary())
         print(f"server memory peak: {peak / 2**20:.0f} MiB resident (summed over its processes), "
               f"{PSS_PEAK[0] / 2**20:.0f} MiB proportional (pages they share counted once)")
     finally:
+        stop_background(busy)
         if browser is not None:
             await browser.close()
             await pw.stop()
@@ -197,11 +247,15 @@ def main():
     ap.add_argument("--procs", type=int, default=1, help="server processes (python -m serving --num-procs N)")
     ap.add_argument("--browser-drags", type=int, default=20,
                     help="α drags in one chromium page while each class runs (0: none)")
+    ap.add_argument("--background-load", type=int, default=0,
+                    help=f"busy processes (a core each) beside the server while the class runs (0–{MAX_BACKGROUND})")
     args = ap.parse_args()
     if not 1 <= args.students <= MAX_STUDENTS or args.soak > 3600 or not 1 <= args.classes <= 10 \
-            or not 1 <= args.procs <= 8 or not 0 <= args.browser_drags <= 200 or not 0.05 <= args.join_interval <= 60:
+            or not 1 <= args.procs <= 8 or not 0 <= args.browser_drags <= 200 or not 0.05 <= args.join_interval <= 60 \
+            or not 0 <= args.background_load <= MAX_BACKGROUND:
         raise SystemExit(f"--students must be 1–{MAX_STUDENTS}, --classes 1–10, --procs 1–8, --browser-drags 0–200, "
-                         "--join-interval 0.05–60 s and --soak at most 3600 seconds")
+                         f"--join-interval 0.05–60 s, --background-load 0–{MAX_BACKGROUND} and --soak at most "
+                         "3600 seconds")
     asyncio.run(run(args))
 
 

@@ -10,6 +10,7 @@ import re
 import time
 
 from recorder import Recorder
+from sight import first_sight
 from wsclient import LECTURER_TOKEN, PageSession, changed, click, slide
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -152,6 +153,7 @@ async def ws_lesson(base: str, rec: Recorder, student: int, rounds: int, drags: 
         start = time.perf_counter()
         page = PageSession(base, "chapter=breakeven")
         await page.open()
+        await first_sight(page, rec, start)
         sliders = await page.wait_for(
             lambda: [m for m in page.find("Slider") if m["attributes"].get("title", "")[:1] in "αγc"], 120)
         choice = await page.wait_for(lambda: page.find("Button", label="slower"), 30)
@@ -195,6 +197,7 @@ async def ws_lesson(base: str, rec: Recorder, student: int, rounds: int, drags: 
         start = time.perf_counter()
         page = PageSession(base, "chapter=guess-check-keep")
         await page.open()
+        await first_sight(page, rec, start)
         button = await page.wait_for(lambda: page.find("Button", label="Next round"), 120)
         await page.wait_for(lambda: page.find("HTML", text="Takeaway"), 60, "the page's last section")
         bid = button[0]["id"]
