@@ -129,7 +129,7 @@ def test_ch10_slider_updates_the_plot(page, server, shot):
     page.get_by_text("✓ Right.", exact=False).wait_for()
     shot(page, "ch10-question")
     page.get_by_role("button", name="Use my models").click()
-    page.get_by_text("measured speed-up", exact=False).first.wait_for(timeout=120000)
+    page.get_by_text("Measured on this machine:", exact=False).first.wait_for(timeout=120000)
 
 
 def test_ch11_timeline(page, server, shot):
