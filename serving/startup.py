@@ -4,12 +4,13 @@ terminal's line before it starts:
     warm-up: 16 default demos, about 95 s (this machine is busy: load 3.1 on 2 cores)
 
 The warm-up's first job is the pair's cost profile, and its other jobs are generations on the same
-models, so the whole warm-up takes about WARMUP_PER_PROFILE times the profile. The profile's own
-time comes from lab.speed.profile_eta (a few target and draft calls timed now), so the estimate is
-timed under the machine's current load: other programs using a core slow these calls as they will
-slow the warm-up. The calls are timed twice and the mean kept (the fastest of a few calls, alone,
-reads a busy machine as idle). The line also says the load it was timed under, so a lecturer sees
-why a start takes longer than on an idle machine.
+models, so the whole warm-up takes about the profile's time and PER_DEMO of it for each other demo.
+The profile's own time comes from lab.speed.profile_eta (a few target and draft calls timed now), so
+the estimate is timed under the machine's current load: other programs using a core slow these
+calls as they will slow the warm-up. The calls are timed twice and the mean kept (the fastest of a
+few calls, alone, reads a busy machine as idle). The line also says the load it was timed under, so
+a lecturer sees why a start takes longer than on an idle machine; a load that changes during the
+warm-up changes its length too, which no estimate made at its start can know.
 """
 from __future__ import annotations
 
@@ -17,9 +18,10 @@ import os
 
 from lab.speed.profile_eta import probe, profile_seconds
 
-# the whole warm-up ÷ its cost profile as lab.speed.profile_eta estimates it: measured with the
-# embedded pair and its 16 demos on the 2-core machine at load 11–14 (308 s ÷ 88 s)
-WARMUP_PER_PROFILE = 3.5
+# each demo after the cost profile, as a share of the profile's time as lab.speed.profile_eta
+# estimates it: measured with the embedded pair and 16 demos on the 2-core machine at load 11–14
+# (the profile estimated at 88 s, the other 15 demos 220 s in all: 2.5 ÷ 15)
+PER_DEMO = 0.167
 BUSY_SHARE = 0.5       # other work using at least half the cores: the machine is called busy
 
 
@@ -44,10 +46,11 @@ def timed_calls(pair) -> tuple[float, float, float]:
     return tuple((a + b) / 2 for a, b in zip(first, second))
 
 
-def warmup_seconds(service) -> float:
-    """Seconds the warm-up of `service`'s pair may take, timed now, on the model worker."""
+def warmup_seconds(service, demos: int) -> float:
+    """Seconds a warm-up of `demos` jobs (the cost profile first) may take on `service`'s pair, timed
+    now, on the model worker."""
     calls = service.submit(timed_calls, service.pair, owner=None).result()
-    return WARMUP_PER_PROFILE * profile_seconds(*calls)
+    return profile_seconds(*calls) * (1 + PER_DEMO * max(0, demos - 1))
 
 
 def estimate_line(seconds: float, demos: int, load: float, cores: int) -> str:
@@ -63,7 +66,7 @@ def announce(service, demos: int, log) -> float:
     """Log the line for `demos` demos on `service`'s pair; returns the estimate in seconds (0.0 when
     the calls could not be timed: the warm-up goes on and says only its end)."""
     try:
-        seconds = warmup_seconds(service)
+        seconds = warmup_seconds(service, demos)
     except Exception:
         log.debug("warm-up: no estimate", exc_info=True)
         return 0.0

@@ -7,19 +7,20 @@ from serving import startup
 from shell import warmup
 
 
-def test_the_estimate_is_the_profile_timed_now_times_the_warmups_share(monkeypatch, tiny_service):
-    calls = iter([(0.010, 0.030, 0.004), (0.014, 0.034, 0.006)])
+def test_the_estimate_is_the_profile_timed_now_and_a_share_of_it_per_demo(monkeypatch, tiny_service):
+    calls = iter([(0.010, 0.030, 0.004), (0.014, 0.034, 0.006)] * 2)
     monkeypatch.setattr(startup, "probe", lambda pair: next(calls))
-    seconds = startup.warmup_seconds(tiny_service)
-    assert seconds == startup.WARMUP_PER_PROFILE * profile_seconds(0.012, 0.032, 0.005)
+    profile = profile_seconds(0.012, 0.032, 0.005)
+    assert abs(startup.warmup_seconds(tiny_service, 1) - profile) < 1e-12
+    assert abs(startup.warmup_seconds(tiny_service, 16) - profile * (1 + 15 * startup.PER_DEMO)) < 1e-12
 
 
 def test_a_machine_three_times_slower_now_gets_an_estimate_three_times_longer(monkeypatch, tiny_service):
     quiet = (0.010, 0.030, 0.004)
     monkeypatch.setattr(startup, "probe", lambda pair: quiet)
-    idle = startup.warmup_seconds(tiny_service)
+    idle = startup.warmup_seconds(tiny_service, 16)
     monkeypatch.setattr(startup, "probe", lambda pair: tuple(3 * s for s in quiet))   # other work on the cores
-    assert abs(startup.warmup_seconds(tiny_service) - 3 * idle) < 1e-9
+    assert abs(startup.warmup_seconds(tiny_service, 16) - 3 * idle) < 1e-9
 
 
 def test_the_line_says_the_load_it_was_timed_under():
