@@ -20,9 +20,9 @@ from lab.speed.profile_eta import probe, profile_seconds
 
 # each demo after the cost profile, as a share of the profile's time as lab.speed.profile_eta
 # estimates it: measured with the embedded pair and 16 demos on the 2-core machine at load 11–14
-# (the profile estimated at 88 s, the other 15 demos 220 s in all: 2.5 ÷ 15)
+# (the whole warm-up 308 s, the profile estimated at 88 s: (308 ÷ 88 − 1) ÷ 15)
 PER_DEMO = 0.167
-BUSY_SHARE = 0.5       # other work using at least half the cores: the machine is called busy
+BUSY_SHARE = 0.5       # a load over half the cores besides the server's own one: the machine is busy
 
 
 def machine_load() -> tuple[float, int]:
