@@ -28,6 +28,8 @@ INTERNALS = [
     ("bokeh.server.session.ServerSession._pending_writes", "instance attribute", "uikit/pacing.in_document"),
     ("bokeh.server.session.ServerSession._handle_patch", ["self", "message", "connection"],
      "uikit/inbox (every browser message: paced per sender, unusable ones one log line)"),
+    ("bokeh.server.session.ServerSession.with_document_locked", ["self", "func", "args", "kwargs"],
+     "uikit/inbox (every callback of a page's session timed and charged to its sender)"),
     ("tornado.websocket.WebSocketHandler.write_message", ["self", "message", "binary"],
      "uikit/inbox.bound_unread_writes (tests/uikit/test_inbox.py runs it on a real websocket)"),
     ("bokeh.server.session.ServerSession.request_expiration", ["self"], "uikit/pacing.end_with_its_tab"),

@@ -13,12 +13,10 @@ checks that no module of the lab registers a click any other way.
 from __future__ import annotations
 
 import inspect
-import time
 from typing import Callable
 
 import panel as pn
 
-from uikit.inbox import charge_sender
 from uikit.pacing import served
 
 
@@ -44,45 +42,13 @@ def dropped(button: pn.widgets.Button) -> bool:
 
 
 def on_click(button: pn.widgets.Button, fn: Callable) -> None:
-    """`button.on_click(fn)`, skipping the clicks that `dropped` says should not run; `fn` may be
-    async. The event-loop time a click's callback takes (each step of an async one, not its waits)
-    is charged to the page's sender (uikit.inbox.charge_sender), as a browser's other changes are."""
+    """`button.on_click(fn)`, skipping the clicks that `dropped` says should not run; `fn` may be async."""
     if inspect.iscoroutinefunction(fn):
         async def guarded(event):
             if not dropped(button):
-                doc = pn.state.curdoc if served() else None
-                await Timed(fn(event), lambda seconds: charge_sender(doc, seconds))
+                await fn(event)
     else:
         def guarded(event):
             if not dropped(button):
-                start = time.perf_counter()
-                try:
-                    fn(event)
-                finally:
-                    if served():
-                        charge_sender(pn.state.curdoc, time.perf_counter() - start)
+                fn(event)
     button.on_click(guarded)
-
-
-class Timed:
-    """Await `coro`, calling `charge(seconds)` with the time each of its steps held the event loop
-    (the time between its awaits; not the waits themselves)."""
-
-    def __init__(self, coro, charge: Callable[[float], object]):
-        self.coro, self.charge = coro, charge
-
-    def __await__(self):
-        steps = self.coro.__await__()
-        value, error = None, None
-        while True:
-            start = time.perf_counter()
-            try:
-                waited = steps.send(value) if error is None else steps.throw(error)
-            except StopIteration as stop:
-                self.charge(time.perf_counter() - start)
-                return stop.value
-            self.charge(time.perf_counter() - start)
-            try:
-                value, error = (yield waited), None
-            except BaseException as err:      # a cancellation or error goes into the callback
-                value, error = None, err

@@ -16,6 +16,8 @@ there, so that method is wrapped once per process (tests/test_internals.py lists
 - a message that cannot be applied (an unknown model id, an unknown kind of event, a malformed
   value) is answered with Bokeh's ERROR reply and one log line per client a minute (`QUIET_FOR`),
   never a traceback;
+- every callback of a page's session (`ServerSession.with_document_locked`, wrapped too) is timed
+  and charged to that page's sender (`on_cost`);
 - a value Bokeh's own types refuse (text for a number) is said on the page (`on_refused_patches`)
   and goes on to Bokeh's reply and log line, as before.
 
@@ -26,6 +28,7 @@ holding every update it is sent.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import time
 import weakref
@@ -105,9 +108,49 @@ def pace_patches(pace: Callable[[object], float]) -> None:
 
 
 def on_cost(cost: Callable[[object, float], object]) -> None:
-    """Call `cost(document, seconds)` with the event-loop time each browser change took Panel to
-    apply (measured by uikit.pacing.before_browser_values), so the shell charges its sender."""
+    """Call `cost(document, seconds)` with the event-loop time each callback of a page's session
+    took (Panel applying its browser's changes and clicks, its redraws, its async callbacks' steps
+    but not their waits), so the shell charges the page's sender."""
     GUARD.cost = cost
+    _install()
+
+
+class Timed:
+    """Await `coro`, calling `charge(seconds)` with the time each of its steps held the event loop
+    (between its awaits; not the waits themselves)."""
+
+    def __init__(self, coro, charge: Callable[[float], object]):
+        self.coro, self.charge = coro, charge
+
+    def __await__(self):
+        steps = self.coro.__await__()
+        value, error = None, None
+        while True:
+            start = time.perf_counter()
+            try:
+                waited = steps.send(value) if error is None else steps.throw(error)
+            except StopIteration as stop:
+                self.charge(time.perf_counter() - start)
+                return stop.value
+            self.charge(time.perf_counter() - start)
+            try:
+                value, error = (yield waited), None
+            except BaseException as err:      # a cancellation or error goes into the coroutine
+                value, error = None, err
+
+
+def _timed(session, func):
+    """`func` (a session's document callback), its event-loop time charged to the session's page."""
+    def timed(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            result = func(*args, **kwargs)
+        finally:
+            charge_sender(session.document, time.perf_counter() - start)
+        if inspect.isawaitable(result):
+            return Timed(result, lambda seconds: charge_sender(session.document, seconds))
+        return result
+    return timed
 
 
 def charge_sender(doc, seconds: float) -> None:
@@ -202,6 +245,13 @@ def _install() -> None:
     from bokeh.server.session import ServerSession
     if getattr(ServerSession._handle_patch, "speclab", False):
         return
+    locked = ServerSession.with_document_locked
+
+    def with_document_locked(self, func, *args, **kwargs):
+        """Every callback of a page's session (next tick, timeout, periodic) runs here: timed."""
+        return locked(self, _timed(self, func), *args, **kwargs)
+    with_document_locked.original = locked
+    ServerSession.with_document_locked = with_document_locked
     original = ServerSession._handle_patch
 
     async def _handle_patch(self, message, connection):

@@ -24,7 +24,7 @@ import param
 from bokeh.protocol.exceptions import ProtocolError
 from panel.io.state import set_curdoc
 
-from uikit.inbox import bound_unread_writes, charge_sender, on_refused_patches  # noqa: F401  (the shell installs them from here)
+from uikit.inbox import bound_unread_writes, on_refused_patches  # noqa: F401  (the shell installs them from here)
 
 _CURRENT = object()
 
@@ -119,9 +119,7 @@ def end_with_its_tab(context) -> None:
 
 
 def before_browser_values(screen: Callable[[object, dict], object]) -> None:
-    """Call `screen(widget, events)` on every change a browser sends, before Panel applies it; the
-    time Panel then takes to apply it (its watchers: a tour step, a redraw) is charged to the page's
-    sender (`uikit.inbox.charge_sender`).
+    """Call `screen(widget, events)` on every change a browser sends, before Panel applies it.
 
     `events` maps the widget's Bokeh properties to the browser's values; `screen` may change or
     remove them in place (uikit.validate). Panel has no public hook for this: every browser change
@@ -139,11 +137,7 @@ def before_browser_values(screen: Callable[[object, dict], object]) -> None:
             screen(self, events)
             if not events:
                 return
-        start = time.perf_counter()
-        try:
-            original(self, events)
-        finally:   # what the change cost the event loop counts against its sender (uikit.inbox)
-            charge_sender(pn.state.curdoc, time.perf_counter() - start)
+        original(self, events)
     _process_events.screened_by, _process_events.unscreened = screen, original
     Syncable._process_events = _process_events
 

@@ -108,34 +108,3 @@ def test_no_module_registers_a_click_but_through_the_guard():
     assert guarded == {"shell", "chapters", "uikit"}          # the scan reads the modules that have buttons
     assert clicks_registered(guard)[0]                        # the guard itself registers through Button.on_click
 
-
-def test_a_clicks_time_on_the_event_loop_is_charged_to_its_page_not_its_waits():
-    """An async click callback's steps (between its awaits) are charged to the page's sender; the
-    time it waits (for the model worker) is not."""
-    import time
-
-    from uikit import inbox
-    from uikit.clicks import Timed
-    charged = []
-
-    async def callback():
-        time.sleep(0.03)                 # a step that holds the loop
-        await asyncio.sleep(0.2)         # waiting: the loop is free meanwhile
-        time.sleep(0.03)
-        return "done"
-
-    async def go():
-        return await Timed(callback(), charged.append)
-    assert asyncio.run(go()) == "done"
-    assert 0.06 <= sum(charged) < 0.15 and len(charged) >= 2
-
-    page, costs = ServedPage(), []
-    inbox.on_cost(lambda doc, seconds: costs.append((doc, seconds)))
-    try:
-        button = pn.widgets.Button(label="Draw")
-        on_click(button, lambda e: time.sleep(0.02))
-        with set_curdoc(page):
-            button.clicks += 1
-        assert costs and costs[-1][0] is page and costs[-1][1] >= 0.02
-    finally:
-        inbox.GUARD.cost = None

@@ -167,25 +167,29 @@ def test_a_sender_past_its_read_allowance_waits_before_its_message_is_even_read(
         inbox.GUARD.pace = None
 
 
-def test_the_time_panel_takes_to_apply_a_browser_change_is_charged_to_its_page():
+
+def test_a_sessions_callbacks_are_charged_to_its_page_their_steps_not_their_waits():
+    """Every callback of a page's session (Panel applying a change, a click's async callback, a
+    redraw) is timed and charged to the page: each step on the event loop, not what it awaits."""
     import time
-
-    import panel as pn
-    from panel.io.state import set_curdoc
-    from panel.reactive import Syncable
-
-    from tests.helpers import ServedPage
-    from uikit.pacing import before_browser_values
-    original = getattr(Syncable._process_events, "unscreened", Syncable._process_events)
-    before_browser_values(lambda widget, events: None)
-    costs, page = [], ServedPage()
+    costs = []
     inbox.on_cost(lambda doc, seconds: costs.append((doc, seconds)))
+    doc = Document()
+
+    async def click_callback():
+        time.sleep(0.03)                 # a step that holds the loop
+        await asyncio.sleep(0.2)         # waiting (for the model worker): the loop is free
+        time.sleep(0.03)
+        return "done"
+
+    async def go():
+        session = ServerSession("s1", doc)
+        assert await session.with_document_locked(lambda: time.sleep(0.02) or "sync") == "sync"
+        return await session.with_document_locked(click_callback)
     try:
-        slider = pn.widgets.IntSlider(start=0, end=10, value=1)
-        slider.param.watch(lambda e: time.sleep(0.05), "value")     # an expensive watcher
-        with set_curdoc(page):
-            slider._process_events({"value": 3})
-        assert slider.value == 3 and costs[-1][0] is page and costs[-1][1] >= 0.05
+        assert asyncio.run(go()) == "done"
     finally:
         inbox.GUARD.cost = None
-        Syncable._process_events = original
+    assert all(d is doc for d, _ in costs)
+    seconds = [s for _, s in costs]
+    assert seconds[0] >= 0.02 and 0.06 <= sum(seconds[1:]) < 0.15
