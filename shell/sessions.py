@@ -184,7 +184,7 @@ ADDRESS_MESSAGES = Allowance(MESSAGE_RATE * _PER_ADDRESS, MESSAGE_BURST * _PER_A
 # … and the event-loop time its changes took to apply (uikit.inbox.on_cost): a browser's changes may
 # take LOOP_SHARE of the loop (its address's browsers together twice that, by default), with a few
 # seconds saved for a burst; past that its next change waits until the share refills.
-LOOP_SHARE, LOOP_SAVED = 0.15, 2.0
+LOOP_SHARE, LOOP_SAVED = 0.2, 5.0
 LOOP = Budget(LOOP_SHARE, LOOP_SAVED)
 ADDRESS_LOOP = Budget(LOOP_SHARE * _PER_ADDRESS, LOOP_SAVED * _PER_ADDRESS)
 

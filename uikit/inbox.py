@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 HELD_EVENTS = 16               # clicks and component messages that may wait past a sender's allowance
 RETRY = 0.05                   # seconds between two looks at a waiting sender's allowance
 QUIET_FOR = 60.0               # seconds: one log line per client this often for its unusable messages
-UNREAD_BYTES = 16 * 2 ** 20    # bytes waiting unsent for one page before its connection is closed
+UNREAD_BYTES = 8 * 2 ** 20     # bytes waiting unsent for one page before its connection is closed
 
 
 def client_address(doc) -> str:
