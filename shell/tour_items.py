@@ -70,10 +70,12 @@ class StepItems:
             log.exception("tour: step %s could not be drawn", step)
             return [note(f"This step could not be drawn ({type(err).__name__}: {err}); press → to go on.",
                          "tour-error")]
-        for pane in (p for obj in objects for p in _html_panes(obj)):
-            if STAGE_CSS not in pane.stylesheets:     # before the page draws it
+        # the HTML panes' small print and the fields' text (a browser draws an input's text at
+        # 13.3 px whatever the page's type) at the stage's sizes, before the page draws them
+        for pane in (p for obj in objects for p in _inside(obj, (pn.pane.HTML, pn.widgets.Widget))):
+            if STAGE_CSS not in pane.stylesheets and not isinstance(pane, pn.widgets.Button):
                 pane.stylesheets = [*pane.stylesheets, STAGE_CSS]
-        for button in (b for obj in objects for b in _buttons(obj)):
+        for button in (b for obj in objects for b in _inside(obj, pn.widgets.Button)):
             # the step's sentence says what its buttons do; a tooltip left open by the lecturer's
             # pointer would cover the control beside the button (step 3's speed toggle)
             if button.description is not None:
@@ -191,21 +193,11 @@ def note(text: str, cls: str = "tour-note") -> pn.pane.HTML:
                         sizing_mode="stretch_width", margin=(4, 0), css_classes=[cls])
 
 
-def _html_panes(obj):
-    """The HTML panes in a layout, also inside the components (Viewers) it holds."""
+def _inside(obj, kind):
+    """The objects of type `kind` in a layout, also inside the components (Viewers) it holds."""
     if isinstance(obj, pn.viewable.Viewer):
         obj = obj.__panel__()
-    if isinstance(obj, pn.pane.HTML):
+    if isinstance(obj, kind):
         yield obj
     for child in getattr(obj, "objects", None) or []:
-        yield from _html_panes(child)
-
-
-def _buttons(obj):
-    """The buttons in a layout, also inside the components (Viewers) it holds."""
-    if isinstance(obj, pn.viewable.Viewer):
-        obj = obj.__panel__()
-    if isinstance(obj, pn.widgets.Button):
-        yield obj
-    for child in getattr(obj, "objects", None) or []:
-        yield from _buttons(child)
+        yield from _inside(child, kind)
