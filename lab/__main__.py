@@ -3,6 +3,7 @@
     python -m lab prepare                      # unpack and convert the embedded pair ahead of class
     python -m lab prepare --pair NAME          # or a hub pair (--target ID --draft ID): download it once
     python -m lab measure --prompt "def f(x):" [--pair NAME | --target ID --draft ID] [--json]
+    python -m lab export DIR [--pair NAME]    # the whole lab as a static site that opens offline
     python -m lab measure [--pair NAME | ...] [--prompts FILE] [--per-category N] [--json]
         [--drafter model|lookup|hybrid ...] [--policy constant[:γ]|heuristic[:γ]|auto[:γ][+confidence:T]]
         [--device auto|cpu|cuda|mps] [--dtype float32|bfloat16|float16]
@@ -176,6 +177,15 @@ def _print_set(report: dict, as_json: bool) -> int:
     return 0
 
 
+def export_main(argv: list[str]) -> int:
+    """`python -m lab export DIR [--pair NAME]`: the static site is written by the shell, which the lab
+    may not import (tests/test_imports.py); it runs as its own process with the same arguments."""
+    import subprocess
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    return subprocess.call([sys.executable, "-m", "shell.export", *argv], cwd=root)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
@@ -186,6 +196,8 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["measure"]:
         _quiet_transformers()
         return measure_main(argv[1:])
+    if argv[:1] == ["export"]:
+        return export_main(argv[1:])
     print(__doc__.strip())
     return 0 if argv[:1] in ([], ["-h"], ["--help"]) else 2
 

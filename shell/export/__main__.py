@@ -1,0 +1,50 @@
+"""`python -m shell.export DIR [--pair NAME] [--page SLUG ...]`: the lab as a static folder (site.py).
+
+`python -m lab export` hands over to this (the lab layer may not import the shell)."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import time
+from pathlib import Path
+
+
+def main(argv: list[str] | None = None) -> int:
+    from shell.export.explore import MAX_NODES, MAX_SECONDS
+    ap = argparse.ArgumentParser(prog="python -m lab export",
+                                 description="Write the whole lab as a static site that opens offline.")
+    ap.add_argument("dir", help="the folder to write (index.html and the pages' files)")
+    ap.add_argument("--pair", help="a named pair from models/pairs.toml (default: the embedded pair)")
+    ap.add_argument("--page", action="append", help="export only this page's slug ('' the landing page); "
+                                                    "repeat for several")
+    ap.add_argument("--states", type=int, default=MAX_NODES,
+                    help=f"the most states recorded per page (default {MAX_NODES})")
+    ap.add_argument("--seconds", type=float, default=MAX_SECONDS,
+                    help=f"the most seconds spent recording one page (default {MAX_SECONDS:.0f})")
+    args = ap.parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    import panel as pn
+    from serving import runtime
+    from shell.export.site import export_site
+    from uikit.styles import sheet
+
+    runtime.use_args(["--pair", args.pair] if args.pair else [])
+    pn.extension(inline=True, raw_css=[sheet("speclab")], notifications=False)
+    for widget in (pn.widgets.Button, pn.widgets.RadioButtonGroup, pn.widgets.Toggle):
+        widget.param.stylesheets.default = [sheet("buttons")]
+    started = time.monotonic()
+    print("export: loading the models…", file=sys.stderr, flush=True)
+    service = runtime.service()
+    service.pair    # noqa: B018  (load now, so the pages' progress is the export's own)
+    written = asyncio.run(export_site(Path(args.dir), service, args.page, max_nodes=args.states,
+                                      max_seconds=args.seconds))
+    print(f"export: {len(written['pages'])} pages, {written['bytes'] / 1e6:.1f} MB in {args.dir}, "
+          f"{time.monotonic() - started:.0f} s. Open {Path(args.dir) / 'index.html'}.", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

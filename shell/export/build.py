@@ -1,0 +1,87 @@
+"""One page of the export, built as a served session builds it, in a Bokeh Document of its own.
+
+The frame is the served page's (shell.app.SessionPage: template, navigation, badge, pager); the
+content is the chapter's own object (chapters.registry.build) under its part's opening, as
+shell.pages.page_view lays it out, with its first model work done (`load()`) and every lazily built
+section built (uikit.lazy.show_all): the page as a student sees it once it has settled. What needs
+the server (the student's own prompt and settings) is replaced by one sentence.
+
+    built = await build_page("guess-check-keep", service)
+    built.doc, built.chapter, built.frame
+"""
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+import panel as pn
+from bokeh.document import Document
+from panel.io.state import set_curdoc
+
+from chapters import registry
+from shell.app import Request, SessionPage
+from shell.export.record import IdFrame
+from shell.pages import html_pane, part_opening
+from shell.tour import build_tour
+from uikit.lazy import show_all
+from uikit.panels import PairBadge
+from uikit.state import LabState
+
+EXPORT_BID = "offline-copy"     # the one "browser" of every exported page
+OFFLINE_NOTE = ("This is the offline copy of the lab: it replays what the models did for the preset prompts. "
+                "Your own prompt and sampling settings need the served lab (ask your lecturer, or run "
+                "<code>panel serve app.py</code>).")
+
+
+@dataclass
+class Built:
+    """A built page: its document, where its ids start, and the objects its controls belong to."""
+    doc: Document
+    frame: IdFrame
+    page: SessionPage
+    state: LabState
+    chapter: object = None
+    tour: object = None
+
+    def run(self, fn, *args):
+        """`fn(*args)` with this page's document current (what a served callback sees)."""
+        with set_curdoc(self.doc):
+            return fn(*args)
+
+
+def page_request(slug: str, tour_step: int | None) -> Request:
+    return Request(slug, tour=tour_step is not None)
+
+
+async def build_page(slug: str, service, tour_step: int | None = None) -> Built:
+    """Page `slug` ("" the landing page), or the tour at `tour_step`, over `service`'s pair."""
+    frame = IdFrame.starting_now()
+    doc = Document()
+    request = page_request(slug, tour_step)
+    with set_curdoc(doc):
+        page = SessionPage(request, EXPORT_BID, None, None)
+        state = LabState(service)
+        page.badge_slot.objects = [PairBadge(state)]
+        if not request.tour:
+            page.settings_slot.objects = [html_pane(f'<p class="notice offline-note">{OFFLINE_NOTE}</p>')]
+        built = Built(doc, frame, page, state)
+        if request.tour:
+            built.tour = build_tour(state, tour_step)
+            page.content.objects = [built.tour]
+        elif slug:
+            entry = registry.page_by_slug(slug)
+            built.chapter = registry.build(entry, state)
+            opening = part_opening(entry)
+            page.content.objects = [pn.Column(*([opening] if opening else []), built.chapter,
+                                              sizing_mode="stretch_width", margin=0)]
+    if built.chapter is not None and hasattr(built.chapter, "load"):
+        with set_curdoc(doc):
+            await built.chapter.load()
+    with set_curdoc(doc):
+        show_all(page.content)
+        page.template.server_doc(doc, title=request.title)
+    return built
+
+
+def page_title(slug: str, tour_step: int | None = None) -> str:
+    return html.escape(page_request(slug, tour_step).title)

@@ -1,0 +1,237 @@
+"""Every state a page's controls lead to, recorded by pressing them: the page's own callbacks run.
+
+From the page as it opens (node 0), each control the page shows is pressed in turn, as a browser
+would: a button's click (`clicks`), each other choice of a radio group (`value`). Each press runs
+the chapter's own Python callback (model work through the page's ModelService: the served lab's
+outcomes) and its document changes become one patch (shell/export/record.py). A press that leads to
+a state seen before (same fingerprint: "Start again", a preset already shown) links to it; a new
+state is explored in turn, until the page's budget is spent. Controls outside the chapter's main
+line (the predict card, the preset bar) are recorded from the opening state only; the page's player
+(assets/export.js) reaches them from elsewhere by reopening the page there.
+
+Each branch is recorded on a build of its own (`build_page` again, then the presses that lead to the
+branch): builds of a page make the same models in the same order, so every patch names models by the
+exported build's ids.
+
+    graph = await explore("guess-check-keep", service, export_frame)
+    graph.nodes, graph.patches
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+import panel as pn
+from panel.io.state import set_curdoc
+
+from shell.export.build import Built, build_page
+from shell.export.record import IdFrame, Tape, fingerprint
+from uikit.predict import PredictCard
+from uikit.presets import PresetBar
+
+MAX_NODES = 60          # states recorded per page
+MAX_SECONDS = 120.0   # time spent recording one page
+
+
+@dataclass
+class Node:
+    path: list[str]                       # the presses from the opening state
+    parent: int | None = None
+    via: int | None = None                # the patch from the parent
+    edges: dict[str, list[int]] = field(default_factory=dict)   # press key → [patch, node]
+    context: str = ""                     # the side control pressed at the opening on the way here
+
+
+@dataclass
+class Graph:
+    nodes: list[Node] = field(default_factory=list)
+    patches: list[dict] = field(default_factory=list)
+
+    jumps: dict[str, dict[str, int]] = field(default_factory=dict)   # context ("*": any) → key → node
+
+    def to_json(self) -> dict:
+        return {"nodes": [{"parent": n.parent, "via": n.via, "edges": n.edges, "context": n.context}
+                          for n in self.nodes],
+                "patches": self.patches, "jumps": self.jumps}
+
+
+def model_ids(widget, doc) -> list[str]:
+    """The ids of `widget`'s Bokeh models in `doc` (Panel's `_models`: no public map exists)."""
+    return [model.id for model, _ in list(widget._models.values()) if model.document is doc]
+
+
+def side_controls(chapter) -> set[int]:
+    """The ids of the widgets of the chapter's predict card and preset bar."""
+    out = set()
+    for part in (getattr(chapter, "predict", None), getattr(chapter, "preset_bar", None)):
+        if isinstance(part, (PredictCard, PresetBar)):
+            out |= {id(w) for w in part.__panel__().select(pn.widgets.Widget)}
+    return out
+
+
+def controls(built: Built, mapped, at_opening: bool) -> dict[str, tuple]:
+    """Press key → (widget, how, side) for every control the page shows now: `how` is "click" or a
+    value; `side` for the predict card's and the preset bar's (offered at the opening state only)."""
+    found = {}
+    content = built.page.content
+    side = side_controls(built.chapter)
+    widgets = content.select(pn.widgets.Widget)
+    widgets.sort(key=lambda w: id(w) in side)        # the chapter's own controls first
+    for widget in widgets:
+        if not widget.visible or getattr(widget, "disabled", False) or (id(widget) in side and not at_opening):
+            continue
+        ids = model_ids(widget, built.doc)
+        if not ids:
+            continue
+        key = mapped(ids[0])
+        if isinstance(widget, pn.widgets.Button):
+            found[key] = (widget, "click", id(widget) in side)
+        elif isinstance(widget, pn.widgets.RadioButtonGroup):
+            values = list(widget.options.values()) if isinstance(widget.options, dict) else list(widget.options)
+            for i, value in enumerate(values):
+                if value != widget.value:
+                    found[f"{key}:{i}"] = (widget, value, id(widget) in side)
+    return found
+
+
+SETTLE_SECONDS = 300.0   # the longest a press's model work may take
+
+
+def repeating(task) -> bool:
+    """A periodic callback's task (Panel's busy-state cleanup): it never ends by itself."""
+    return "PeriodicCallback" in getattr(task.get_coro(), "__qualname__", "")
+
+
+async def settle(before: set) -> None:
+    """Wait for the tasks a press started (an async callback's model work), and those they start."""
+    me, deadline = asyncio.current_task(), time.monotonic() + SETTLE_SECONDS
+    while time.monotonic() < deadline:
+        pending = [t for t in asyncio.all_tasks() if t is not me and t not in before and not t.done()
+                   and not repeating(t)]
+        if not pending:
+            return
+        await asyncio.wait(pending, timeout=max(0.1, deadline - time.monotonic()))
+    raise TimeoutError(f"a press did not finish within {SETTLE_SECONDS:.0f} s: {pending}")
+
+
+async def press(built: Built, widget, how) -> None:
+    before = set(asyncio.all_tasks())
+    with set_curdoc(built.doc):
+        if how == "click":
+            widget.clicks += 1
+        else:
+            widget.value = how
+        await settle(before)
+
+
+class Explorer:
+    """One page's exploration (see the module's docstring)."""
+
+    def __init__(self, slug: str, service, export_frame: IdFrame, tour_step: int | None = None,
+                 max_nodes: int = MAX_NODES, max_seconds: float = MAX_SECONDS):
+        self.slug, self.service, self.export_frame, self.tour_step = slug, service, export_frame, tour_step
+        self.max_nodes, self.max_seconds = max_nodes, max_seconds
+        self.graph = Graph([Node([])])
+        self.seen: dict[str, int] = {}
+        self.live: Built | None = None
+        self.live_node: int | None = None
+        self.tape: Tape | None = None
+        self.builds = 0
+        self.jumps: dict[str, dict[str, int]] = {}   # context → press key → the state it leads to from anywhere
+        self.visited: set[int] = set()
+
+    async def _fresh(self) -> None:
+        if self.tape is not None:
+            self.tape.close()
+        self.live = await build_page(self.slug, self.service, self.tour_step)
+        self.builds += 1
+        self.mapped = self.live.frame.to(self.export_frame)
+        self.tape = Tape(self.live.doc, self.mapped)
+        self.live_node = 0
+
+    async def _go_to(self, n: int) -> None:
+        if self.live_node == n:
+            return
+        await self._fresh()
+        for key in self.graph.nodes[n].path:
+            widget, how, _ = controls(self.live, self.mapped, True)[key]
+            await press(self.live, widget, how)
+        self.tape.take()
+        self.live_node = n
+
+    def _spent(self, started: float) -> bool:
+        return len(self.graph.nodes) >= self.max_nodes or time.monotonic() - started > self.max_seconds
+
+    async def run(self) -> Graph:
+        """Explore depth first from the opening state, then each side control pressed there (a
+        predict answer, a preset) and what follows it. A control that led to one state every time,
+        from two other states ("Start again"), is taken to lead there from every state (`jumps`)
+        and not pressed again; a side control leads from every state to where it led from the opening."""
+        await self._fresh()
+        self.seen[fingerprint(self.live.doc, self.mapped)] = 0
+        self.led: dict[tuple, list[int]] = {}    # (context, key) → the states it led to (from elsewhere)
+        self.started = time.monotonic()
+        await self._visit(0)
+        await self._go_to(0)
+        side = [k for k, (_, _, is_side) in controls(self.live, self.mapped, True).items() if is_side]
+        for key in side:
+            target = await self._press_in(0, key, always=True)
+            if target is None:
+                continue
+            self.jumps.setdefault("*", {})[key] = target
+            if target not in self.visited:
+                self.graph.nodes[target].context = key
+                await self._visit(target)
+        if self.tape is not None:
+            self.tape.close()
+        self.graph.jumps = self.jumps
+        return self.graph
+
+    async def _press_in(self, n: int, key: str, always: bool = False) -> int | None:
+        """Press `key` in state `n` (if it is there now) and record it; returns the state reached.
+        `always`: even when the budget is spent (a side control's first press: a predict answer)."""
+        if self._spent(self.started) and not always:
+            return None
+        await self._go_to(n)
+        found = controls(self.live, self.mapped, n == 0)
+        if key not in found:
+            return None
+        await press(self.live, found[key][0], found[key][1])
+        return self._arrive(n, key)
+
+    async def _visit(self, n: int) -> None:
+        """Press each of the chapter's own controls in state `n`, visiting each new state at once."""
+        self.visited.add(n)
+        await self._go_to(n)
+        context = self.graph.nodes[n].context
+        learned = self.jumps.setdefault(context, {})
+        keys = [k for k, (_, _, is_side) in controls(self.live, self.mapped, n == 0).items()
+                if not is_side and k not in learned]
+        for key in keys:
+            target = await self._press_in(n, key)
+            if target is None:
+                continue
+            if self.graph.nodes[target].parent == n and target != n:
+                self.graph.nodes[target].context = context
+            if target != n:
+                led = self.led.setdefault((context, key), [])
+                led.append(target)
+                if len(led) >= 2 and len(set(led)) == 1:
+                    learned[key] = target
+            if target not in self.visited:
+                await self._visit(target)
+
+    def _arrive(self, n: int, key: str) -> int:
+        """Record the press `key` in state `n` that has just run; returns the state it led to."""
+        patch = self.tape.take()
+        digest = fingerprint(self.live.doc, self.mapped)
+        target = self.seen.get(digest)
+        if target is None:
+            target = len(self.graph.nodes)
+            self.graph.nodes.append(Node(self.graph.nodes[n].path + [key], n, len(self.graph.patches)))
+            self.seen[digest] = target
+        self.graph.nodes[n].edges[key] = [len(self.graph.patches), target]
+        self.graph.patches.append(patch)
+        self.live_node = target
+        return target
