@@ -142,13 +142,17 @@ class Timed:
 def _timed(session, func):
     """`func` (a session's document callback), its event-loop time charged to the session's page."""
     def timed(*args, **kwargs):
+        try:
+            doc = session.document        # read first: discarding a session drops its document
+        except AttributeError:
+            return func(*args, **kwargs)
         start = time.perf_counter()
         try:
             result = func(*args, **kwargs)
         finally:
-            charge_sender(session.document, time.perf_counter() - start)
+            charge_sender(doc, time.perf_counter() - start)
         if inspect.isawaitable(result):
-            return Timed(result, lambda seconds: charge_sender(session.document, seconds))
+            return Timed(result, lambda seconds: charge_sender(doc, seconds))
         return result
     return timed
 
