@@ -24,7 +24,7 @@ import param
 from bokeh.protocol.exceptions import ProtocolError
 from panel.io.state import set_curdoc
 
-from uikit.inbox import bound_unread_writes, on_refused_patches  # noqa: F401  (the shell installs them from here)
+from uikit.inbox import Timed, bound_unread_writes, charge_sender, on_refused_patches  # noqa: F401  (installed from here)
 
 _CURRENT = object()
 
@@ -236,7 +236,8 @@ def keep_deferred_writes() -> None:
     async def dispatch(doc):
         if doc not in document._WRITE_BLOCK and document._WRITE_MSGS.get(doc):
             document._WRITE_BLOCK[doc] = True      # deferred after the last task cleared the mark
-        await original(doc)
+        # writing a page's messages (their JSON) is the page's sender's event-loop time (uikit.inbox)
+        await Timed(original(doc), lambda seconds: charge_sender(doc, seconds))
         if doc not in document._WRITE_BLOCK and document._WRITE_MSGS.get(doc):
             document._WRITE_BLOCK[doc] = True
             document._dispatch_write_task(doc, document._dispatch_msgs, doc)
