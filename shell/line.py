@@ -33,7 +33,7 @@ from typing import Callable
 KEEPING_UP = 0.02     # CPU seconds: a loop turn this short means the students' own work is answered
 HOLD_MAX = 1.0        # seconds a build waits for the loop to keep up before it goes anyway
 HOLD_STEP = 0.02      # seconds between two looks at the loop while holding back
-REFRESH = 2.0         # seconds between two updates of a waiting page's place
+REFRESH = 5.0         # seconds between two updates of a waiting page's place (each is a message)
 FIRST_PACE = 0.5      # seconds a build is assumed to take before one has been measured
 PACE_WEIGHT = 0.2     # weight of the latest build in the measured pace (moving average)
 
@@ -154,6 +154,8 @@ class PageLine:
                     show_place(said)
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(ticket.let_in.wait(), REFRESH)
+            if ticket.said:                          # it showed a place: now it is being prepared
+                show_place(self.place(ticket))
             started = self._clock()
             await self._keep_up()
             yield

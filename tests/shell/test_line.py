@@ -54,6 +54,7 @@ def test_pages_are_built_one_at_a_time_in_the_order_they_were_opened_each_told_i
     assert shown[tickets[0].number] == []                             # let in at once: no line to show
     assert shown[tickets[2].number][0].startswith("Preparing your page — 2 ahead of you")
     assert shown[tickets[1].number][0].startswith("Preparing your page — 1 ahead of you")
+    assert shown[tickets[2].number][-1] == "Preparing your page…"       # its turn: no place any more
     assert line.waiting() == 0 and line.built == 3
 
 
