@@ -1,0 +1,99 @@
+"""The export records the served lab's own outcomes (shell/export): builds of a page are the same
+model for model, a recorded press is the chapter's callback over the pair's ModelService, and the
+numbers written for the default request are the service's."""
+from __future__ import annotations
+
+import asyncio
+import base64
+import html
+import json
+import re
+
+import numpy as np
+import pytest
+
+from chapters.ch04_guess_check_keep import GuessCheckKeepChapter
+from chapters.ch11_timeline import MAX_NEW_TOKENS as CH11_TOKENS
+from shell.export.build import build_page
+from shell.export.explore import Explorer
+from shell.export.files import page_html
+from shell.export.record import fingerprint
+from uikit.state import LabState
+
+
+@pytest.fixture(scope="module")
+def extension():
+    import panel as pn
+    pn.extension(inline=True)
+
+
+def test_two_builds_of_a_page_are_the_same_models(tiny_service, extension):
+    async def go():
+        return await build_page("guess-check-keep", tiny_service), await build_page("guess-check-keep", tiny_service)
+    a, b = asyncio.run(go())
+    assert b.frame.start > a.frame.start
+    assert fingerprint(b.doc, b.frame.to(a.frame)) == fingerprint(a.doc, lambda i: i)
+    assert fingerprint(b.doc, lambda i: i) != fingerprint(a.doc, lambda i: i)     # the mapping matters
+
+
+def texts(patch: dict) -> str:
+    return html.unescape(html.unescape(" ".join(str(e.get("new")) for e in patch["events"] if e.get("attr") == "text")))
+
+
+def test_a_recorded_next_round_is_the_services_round(tiny_service, extension):
+    async def go():
+        built = await build_page("guess-check-keep", tiny_service)
+        graph = await Explorer("guess-check-keep", tiny_service, built.frame, max_nodes=3, max_seconds=60).run()
+        return built, graph
+    built, graph = asyncio.run(go())
+    next_key = next(k for k, (w, how, _) in _controls(built).items() if getattr(w, "label", "") == "▶ Next round")
+    patch_index, target = graph.nodes[0].edges[next_key]
+    shown = texts(graph.patches[patch_index])
+    # the service's round 1 of a new student's request, as the served page's first click asks for it
+    _, fn, args, kwargs = GuessCheckKeepChapter.warmup(LabState(tiny_service))[0]
+    r, _ = fn(*args, **kwargs)
+    assert f">{len(r.emitted_ids)}</b><span>target calls" in shown         # standard decoding's count
+    assert ">1</b><span>target calls" in shown                              # draft + verify: one round
+    for text in r.emitted_texts:
+        assert html.escape(text).strip() in shown or text.strip() in shown
+    assert graph.nodes[target].path == [next_key]
+
+
+def _controls(built):
+    from shell.export.explore import controls
+    return controls(built, lambda i: i, True)
+
+
+def decoded(column) -> list[float]:
+    """A ColumnDataSource column as Bokeh serialized it: a list, or a typed array in base64."""
+    if isinstance(column, list):
+        return [float(v) for v in column]
+    raw = base64.b64decode(column["array"]["data"])
+    return np.frombuffer(raw, dtype=column["dtype"]).tolist()
+
+
+def test_the_exported_timeline_is_the_services_outcome(tiny_service, extension):
+    async def go():
+        built = await build_page("timeline", tiny_service)
+        state = LabState(tiny_service)
+        request = state.request(state.prompt_ids(), draft="aligned", drafter="model", max_new_tokens=CH11_TOKENS)
+        outcome = await tiny_service.run_as(None, tiny_service.outcome, request)
+        return built, outcome
+    built, outcome = asyncio.run(go())
+    text = page_html(built.doc, "timeline")
+    docs = json.loads(re.search(r'<script type="application/json" id="[^"]+">\s*(.*?)\s*</script>', text, re.S).group(1))
+    sources = [m["attributes"]["data"] for m in _objects(docs) if m.get("name") == "ColumnDataSource"]
+    rights = [decoded(dict(d["entries"])["right"]) for d in sources
+              if isinstance(d, dict) and "right" in dict(d.get("entries", []))]
+    assert [b for _, _, b, _ in outcome.timed.blocks] in rights
+
+
+def _objects(obj):
+    if isinstance(obj, dict):
+        if obj.get("type") == "object":
+            yield obj
+        for v in obj.values():
+            yield from _objects(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _objects(v)
