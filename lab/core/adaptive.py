@@ -1,36 +1,41 @@
-"""The "auto" draft length: draft only as many tokens as are expected to pay for themselves.
+"""The "auto" draft length: guess only where guessing is expected to beat a plain step.
 
 Speculative decoding is slower than plain decoding when the guesses are mostly wrong: every round
 pays for its draft calls and for checking the extra positions, and gets back little. `AutoSchedule`
-keeps, for each way of guessing (prompt lookup, the draft model), an estimate of α from the recent
-rounds, and before each round lets that source propose the number of tokens k (0…γ) with the most
-expected tokens per unit of cost:
+keeps, for each way of guessing (prompt lookup, the draft model), an estimate of α from the
+request's recent rounds, and before each round prices every length k (0…γ) a source could guess:
 
-    E[tokens] / cost = (1 − α^(k+1)) / (1 − α)  ÷  (v(k + 1) + c·k)
+    rate(k) = E[tokens] / cost = (1 − α^(k+1)) / (1 − α)  ÷  (v(k + 1) + (c + o)·k)
 
-in one-position target calls: v(n) a verify pass over n positions and c a draft-model call (0 for
-lookup). A round of k = 0 is one plain target call (cost 1), so a source drafts only where drafting
-is expected to beat plain decoding. The prices are the pair's measured cost profile (lab.speed.costs:
-`profile.verify_units(n)` and `profile.c`) once it is measured, so the policy stops drafting where
-drafting loses on this machine, packed or dense; before that, the constants below. A policy may
-price the draft call itself ("auto:12+cost:0.3"). Prompt lookup costs nothing to ask, so its α is
-learned every round from what it would have proposed; the draft model's α only from rounds it
-drafts, so a silenced draft model proposes one token every PROBE_EVERY rounds to find out whether
-the text got easier.
+in one-position target calls: v(n) a verify pass over n positions, c a draft-model call (0 for
+lookup) and o the engine's own work per guess (its q row and accept test: OVERHEAD). A plain step
+(k = 0) gives one token for one call: rate 1. The round goes to the source with the best rate, and
+only when that rate beats a plain step by MARGIN; otherwise the round is a plain step, no guess at
+all, so a request whose guesses do not pay runs at plain decoding's speed. The prices are the
+pair's measured cost profile (lab.speed.costs) once it is measured, its verify passes read as one
+line through all of them (a single noisy timing does not set a length); before that, the constants
+below. A policy may price the draft call itself ("auto:12+cost:0.3").
+
+Prompt lookup costs nothing to ask, so its α is learned every round from what it would have
+proposed; the draft model's α only from rounds it drafts, so a silenced draft model is probed with
+one guess after PROBE_EVERY plain steps, to notice when the text turns predictable: a probe that
+fails doubles the wait (up to PROBE_MAX), one that is kept resets it.
 
 Every decision depends on the prices and the committed text alone (never on this run's timings or
 on this round's draws), so the output stays exactly the target's and a seeded run repeats exactly.
 
 >>> s, text = AutoSchedule(gamma=8), [1, 2, 3, 4] * 10     # a text that repeats itself
->>> s.caps(text[:6])                 # α = 0.5 to start with: a few tokens from either source
-{'lookup': 3, 'model': 1}
+>>> s.caps(text[:6])                 # α = 0.5 to start with: lookup's guess is free, so it goes first
+{'lookup': 3, 'model': 0}
 >>> for n in range(6, 30, 4):        # rounds that commit 4 tokens each, lookup's guess right
 ...     _ = s.caps(text[:n]); s.update(0, 0, "none", text[:n + 4])
->>> s.caps(text[:30])["lookup"]
-8
+>>> s.caps(text[:30])                # α near 1 now: every token the copy has (4 before the text's end)
+{'lookup': 4, 'model': 0}
+>>> AutoSchedule(gamma=8, sources=("model",), draft_cost=1.5).caps(text[:6])    # a draft call dearer than a step
+{'lookup': 0, 'model': 0}
 
-`schedule_for(policy, profile)` is how the engine gets any policy's schedule: this one for "auto",
-lab.core.drafting's GammaSchedule for "constant" and "heuristic".
+`schedule_for(policy, profile, drafter)` is how the engine gets any policy's schedule: this one for
+"auto", lab.core.drafting's GammaSchedule for "constant" and "heuristic".
 """
 from __future__ import annotations
 
@@ -44,9 +49,19 @@ from lab.core.drafting import MAX_NGRAM, MIN_NGRAM, DraftPolicy, GammaSchedule, 
 # 1 + 0.06 (n − 1) and a call of the distilled draft about 0.16.
 POSITION_COST = 0.06
 DRAFT_COST = 0.16
+OVERHEAD = 0.02        # the engine's work per guess beyond the model calls (a q row over the vocabulary, the accept test)
+MARGIN = 0.03          # a round must promise 3% more tokens per unit of cost than a plain step
 DECAY = 0.8            # the weight an older round keeps each round (about the last 5 rounds count)
 PRIOR = (1.0, 1.0)     # (kept, rejected) pseudo-counts: α starts at 0.5
-PROBE_EVERY = 8        # rounds between one-token probes of a silenced draft model
+PROBE_EVERY = 8        # plain steps before a one-token probe of a silenced draft model
+PROBE_MAX = 32         # the longest wait between probes, after probes that failed
+SOURCES = {"model": ("model",), "lookup": ("lookup",), "hybrid": ("lookup", "model")}   # who a drafter asks
+
+
+def expected_rate(alpha: float, k: int, draft_cost: float, verify: Callable[[int], float]) -> float:
+    """Expected tokens per unit of cost of a round of k guesses (k = 0: a plain step, 1.0)."""
+    tokens = k + 1 if alpha >= 1 else (1 - alpha ** (k + 1)) / (1 - alpha)
+    return tokens / (verify(k + 1) + draft_cost * k)
 
 
 def best_length(alpha: float, cap: int, draft_cost: float, position_cost: float = POSITION_COST,
@@ -54,11 +69,7 @@ def best_length(alpha: float, cap: int, draft_cost: float, position_cost: float 
     """The k in 0..cap with the most expected tokens per unit of cost (ties: the shorter); a verify
     pass over n positions costs verify(n) (default 1 + position_cost·(n − 1))."""
     verify = verify or (lambda n: 1 + position_cost * (n - 1))
-
-    def rate(k: int) -> float:
-        tokens = k + 1 if alpha >= 1 else (1 - alpha ** (k + 1)) / (1 - alpha)
-        return tokens / (verify(k + 1) + draft_cost * k)
-    return max(range(cap + 1), key=lambda k: (rate(k) - 1e-12 * k))
+    return max(range(cap + 1), key=lambda k: (expected_rate(alpha, k, draft_cost, verify) - 1e-12 * k))
 
 
 @dataclass(frozen=True)
@@ -80,14 +91,26 @@ class Prices:
         return f"a draft call {self.draft_call:.2f} and a check of 5 positions {self.verify_units(5):.2f} target calls ({where})"
 
 
+def position_cost(profile) -> float:
+    """The profile's cost of one more checked position: the median over its verify passes of
+    (v(n) − 1) ÷ (n − 1), so one noisy timing moves no price (never below 0)."""
+    slopes = sorted((profile.verify_units(n) - 1) / (n - 1) for n in range(2, profile.max_positions + 1))
+    if not slopes:
+        return POSITION_COST
+    middle = len(slopes) // 2
+    median = slopes[middle] if len(slopes) % 2 else (slopes[middle - 1] + slopes[middle]) / 2
+    return max(0.0, median)
+
+
 def prices(profile=None, draft_cost: float | None = None, positions: int = 17) -> Prices:
     """The prices of the pair's cost profile (a lab.speed.costs.CostProfile, or None before it is measured:
-    the constants); `draft_cost` (a policy's "+cost:X") prices the draft call instead."""
-    if profile is None:
-        return Prices(DRAFT_COST if draft_cost is None else draft_cost,
-                      tuple(1 + POSITION_COST * (n - 1) for n in range(1, positions + 1)), "constants")
-    verify = tuple(profile.verify_units(n) for n in range(1, profile.max_positions + 1))
-    return Prices(profile.c if draft_cost is None else draft_cost, verify, "profile")
+    the constants); a verify pass over n positions on the line 1 + slope·(n − 1) of `position_cost`;
+    `draft_cost` (a policy's "+cost:X") prices the draft call instead."""
+    slope = POSITION_COST if profile is None else position_cost(profile)
+    n = positions if profile is None else profile.max_positions
+    verify = tuple(1 + slope * (k - 1) for k in range(1, n + 1))
+    call = (DRAFT_COST if profile is None else profile.c) if draft_cost is None else draft_cost
+    return Prices(call, verify, "constants" if profile is None else "profile")
 
 
 class _Estimate:
@@ -111,12 +134,13 @@ def prices_with_profile(policy: DraftPolicy | str | None) -> bool:
     return policy.schedule == "auto"
 
 
-def schedule_for(policy: DraftPolicy, profile=None) -> GammaSchedule | AutoSchedule:
+def schedule_for(policy: DraftPolicy, profile=None, drafter: str = "hybrid") -> GammaSchedule | AutoSchedule:
     """The per-decoding state of `policy` (its draft length round by round): an AutoSchedule for
-    "auto", priced with the pair's cost profile `profile` (None: the constants), else a
-    GammaSchedule (constant or heuristic)."""
+    "auto", priced with the pair's cost profile `profile` (None: the constants) for the sources of
+    `drafter` ("model", "lookup" or "hybrid"), else a GammaSchedule (constant or heuristic)."""
     if policy.schedule == "auto":
-        return AutoSchedule(policy.gamma, policy.draft_cost, pricing=prices(profile, policy.draft_cost))
+        return AutoSchedule(policy.gamma, policy.draft_cost, pricing=prices(profile, policy.draft_cost),
+                            sources=SOURCES[drafter])
     return GammaSchedule(policy)
 
 
@@ -124,29 +148,52 @@ class AutoSchedule:
     """Per-round draft lengths for each source, from its recent α (see the module's text)."""
 
     def __init__(self, gamma: int, draft_cost: float | None = None, max_ngram: int = MAX_NGRAM,
-                 min_ngram: int = MIN_NGRAM, pricing: Prices | None = None):
+                 min_ngram: int = MIN_NGRAM, pricing: Prices | None = None,
+                 sources: tuple[str, ...] = SOURCES["hybrid"]):
         self.prices = pricing or prices(None, draft_cost)
-        self.gamma, self.draft_cost = gamma, self.prices.draft_call
+        self.gamma, self.draft_cost, self.sources = gamma, self.prices.draft_call, tuple(sources)
         self.max_ngram, self.min_ngram = max_ngram, min_ngram
         self.alpha = {"lookup": _Estimate(), "model": _Estimate()}
         self.since_model = 0           # rounds since the draft model last drafted
+        self.probe_wait = PROBE_EVERY  # plain steps before the next probe of a silenced draft model
+        self.choice = "plain"          # this round: "lookup", "model", "probe" or "plain"
         self._guess: list[int] = []    # what lookup would propose this round
         self._at = 0                   # where that guess starts in the text
 
-    def caps(self, ids: list[int]) -> dict[str, int]:
-        """How many tokens each source may propose this round, given the committed text."""
+    def options(self, ids: list[int]) -> dict[str, tuple[int, float]]:
+        """Each source's best length this round and its expected rate (a plain step: 1.0)."""
         self._guess, self._at = LookupDrafter.find(ids, self.gamma, self.max_ngram, self.min_ngram), len(ids)
-        verify = self.prices.verify_units
-        model = best_length(self.alpha["model"].alpha, self.gamma, self.draft_cost, verify=verify)
-        if model == 0 and self.since_model >= PROBE_EVERY:
-            model = 1
-        return {"lookup": best_length(self.alpha["lookup"].alpha, self.gamma, 0.0, verify=verify), "model": model}
+        verify, found = self.prices.verify_units, {}
+        for source, cap, cost in (("lookup", len(self._guess), OVERHEAD),
+                                  ("model", self.gamma, self.draft_cost + OVERHEAD)):
+            if source in self.sources and cap:
+                alpha = self.alpha[source].alpha
+                k = best_length(alpha, cap, cost, verify=verify)
+                found[source] = (k, expected_rate(alpha, k, cost, verify))
+        return found
+
+    def caps(self, ids: list[int]) -> dict[str, int]:
+        """How many tokens each source may propose this round, given the committed text: the best
+        source its best length when that beats a plain step by MARGIN, else none (a plain step), or
+        one guess when a silenced draft model is due a probe."""
+        found = self.options(ids)
+        caps = {"lookup": 0, "model": 0}
+        best = max(found, key=lambda source: found[source][1], default=None)
+        if best is not None and found[best][0] > 0 and found[best][1] >= 1 + MARGIN:
+            caps[best], self.choice = found[best][0], best
+        elif "model" in self.sources and self.since_model >= self.probe_wait:
+            caps["model"], self.choice = 1, "probe"
+        else:
+            self.choice = "plain"
+        return caps
 
     def update(self, drafted: int, accepted: int, source: str = "model", ids: list[int] | None = None) -> None:
         """Learn from the round just committed (`ids`: the text after it)."""
         if source == "model" and drafted:
             self.alpha["model"].add(accepted, int(accepted < drafted))
             self.since_model = 0
+            if self.choice == "probe":
+                self.probe_wait = PROBE_EVERY if accepted == drafted else min(PROBE_MAX, 2 * self.probe_wait)
         else:
             self.since_model += 1
         if self._guess and ids is not None:

@@ -77,7 +77,7 @@ class Decoder:
         # estimates), by default lab.speed.costs' shared one once measured (lab.core.adaptive).
         if profile == "measured":
             profile = costs.measured(pair) if self.policy.schedule == "auto" and mode == "speculative" else None
-        self.schedule = schedule_for(self.policy, profile)
+        self.schedule = schedule_for(self.policy, profile, drafter)
         self.seed, self.max_new_tokens, self.keep_rows = seed, max_new_tokens, keep_rows
         self.display_top = display_top          # top candidates kept per position for display
         self.ids = list(prompt_ids)

@@ -32,7 +32,11 @@ def test_every_drafter_and_policy_equals_plain_greedy(pair, plain_greedy, drafte
     spec = generate(pair, pair.tokenizer.encode(REPEATING), gamma=gamma, max_new_tokens=40,
                     drafter=drafter, policy=policy)
     assert spec.new_ids == plain.new_ids
-    assert spec.target_calls < plain.target_calls        # drafts were kept: fewer target calls
+    if policy.startswith("auto") and drafter == "model":
+        # the tiny random draft's guesses rarely pay: auto may take plain steps, never more calls
+        assert spec.target_calls <= plain.target_calls
+    else:
+        assert spec.target_calls < plain.target_calls    # drafts were kept: fewer target calls
     assert spec.drafter == drafter
 
 
@@ -102,7 +106,7 @@ def test_auto_schedule_learns_lookup_from_guesses_it_did_not_make():
     for n in range(6, 36, 5):                # lookup never asked, yet its guesses were right
         schedule.caps(text[:n])
         schedule.update(0, 0, "none", text[:n + 5])
-    assert schedule.caps(text[:36])["lookup"] == 8
+    assert schedule.caps(text[:36]) == {"lookup": 5, "model": 0}   # the whole copy (5 tokens to the text's end)
     wrong = AutoSchedule(gamma=8)
     for n in range(6, 36, 5):                # the text never continues as before
         wrong.caps(text[:n])
