@@ -183,7 +183,9 @@ class PredictableChapter(Chapter):
         return self.bars.figure
 
     def break_even(self) -> float | None:
-        """The break-even α of the draft model at the student's γ on this machine (None before a profile)."""
+        """The break-even α of the draft model at the student's γ on this machine (None before a
+        profile): the pair's profile as soon as it is measured, so the line is drawn with the kinds."""
+        self.profile = self.profile or costs.already_measured(self.state.service, self.draft)
         return None if self.profile is None else textkinds.break_even(self.profile, self.state.gamma)
 
     def make_predict(self):
