@@ -2,20 +2,21 @@
 
     python -m lab prepare                      # unpack and convert the embedded pair ahead of class
     python -m lab prepare --pair NAME          # or a hub pair (--target ID --draft ID): download it once
-    python -m lab measure --prompt "def f(x):" [--pair NAME | --target ID --draft ID] [--json]
-    python -m lab export DIR [--pair NAME]    # the whole lab as a static site that opens offline
-    python -m lab measure [--pair NAME | ...] [--prompts FILE] [--per-category N] [--json]
-        [--drafter model|lookup|hybrid ...] [--policy constant[:γ]|heuristic[:γ]|auto[:γ][+confidence:T]]
+    python -m lab measure [--pair NAME | --target ID --draft ID]   # will my pair pay off? (≤ 2 min)
+    python -m lab measure --prompt "def f(x):" [...] [--json]   # on the lecturer's own prompt
+    python -m lab measure --all [...]                          # every prompt of the held-out set
+        [--prompts FILE] [--per-category N] [--drafter model|lookup|hybrid[@POLICY] ...]
+        [--policy constant[:γ]|heuristic[:γ]|auto[:γ][+confidence:T]]
         [--device auto|cpu|cuda|mps] [--dtype float32|bfloat16|float16]
 
 The embedded pair drafts with `hybrid` and `auto:12` (as many tokens, up to 12, as each source's
-recent hit rate pays for).
+recent hit rate pays for; a plain step where guessing does not pay).
 
-`measure` answers "will my pair pay off?": α, tokens per target call, c, the predicted and the
-measured speed-up over plain decoding of the same prompt and length, and whether the output is
-identical. Without --prompt it measures a prompt set (default: models/heldout_prompts.json:
-stories, facts, instructions, code, JSON, edits) for each drafter (the pair's own first), and
-reports each category, the overall means and the embedded pair's goals (lab.speed.measure.GOALS).
+`measure` answers "will my pair pay off?": the pair's own drafting against plain decoding of the
+same prompt and length, per category of the prompt set (default: models/heldout_prompts.json's
+stories, facts, instructions, code, JSON and edits, one prompt each; every prompt with --all) and
+overall: the measured speed-up, α, c, how often it guessed, and a one-line verdict. It prints how
+long it will take before it starts and the time left as it goes (on stderr).
 """
 from __future__ import annotations
 
@@ -35,10 +36,12 @@ def _measure_parser() -> argparse.ArgumentParser:
     ap.add_argument("--draft", help="draft: hub id or local folder")
     ap.add_argument("--prompt", help="one prompt; without it, every prompt of --prompts")
     ap.add_argument("--prompts", help="a JSON file of category → prompts (default: the held-out set)")
-    ap.add_argument("--per-category", type=int, help="measure only the first N prompts of each category")
+    ap.add_argument("--per-category", type=int, help="measure the first N prompts of each category (default 1)")
+    ap.add_argument("--all", action="store_true", help="measure every prompt of the set (the held-out set: "
+                                                       "38 prompts; the command says how long before it starts)")
     ap.add_argument("--drafter", action="append", metavar="NAME[@POLICY]",
                     help="who drafts: model, lookup or hybrid, optionally with its own policy (lookup@constant:8); "
-                         "repeat for several (default: the pair's own, and on a prompt set all three)")
+                         "repeat for several (default: the pair's own)")
     ap.add_argument("--policy", help="draft length: constant[:γ], heuristic[:γ] or auto[:γ] (as many as the "
                                      "recent hit rate pays for), each optionally +confidence[:T] or +model:γ "
                                      "(default: the pair's own; the embedded pair's is auto:12)")
@@ -66,9 +69,9 @@ def _fail(message: str) -> int:
 
 def measure_main(argv: list[str]) -> int:
     args = _measure_parser().parse_args(argv)
-    from lab.core.drafting import DRAFTERS
     from lab.core.drafting import check_gamma
     from lab.speed.measure import measure, measure_set
+    from lab.speed.payoff import TimeLeft
     from lab.pairs.load import PairError, check_drafting, load_spec, resolve_pair
     from lab.prompts import HELDOUT_PROMPTS, PromptError, encode_prompt, heldout_prompts
     from lab.core.sampling import SamplingSettings
@@ -84,6 +87,8 @@ def measure_main(argv: list[str]) -> int:
         bar = None if args.json else ProgressLines()
         if args.per_category is not None and args.per_category < 1:
             raise ValueError("--per-category must be at least 1.")
+        if args.all and args.per_category is not None:
+            raise ValueError("--all measures every prompt; leave out --per-category, or --all.")
         prompt_set = None if args.prompt is not None else heldout_prompts(args.prompts or HELDOUT_PROMPTS)
         policy = check_drafting("model", args.policy)[1] if args.policy else None
         asked = [(d.partition("@")[0], d.partition("@")[2] or policy) for d in args.drafter or []]
@@ -92,16 +97,21 @@ def measure_main(argv: list[str]) -> int:
         pair = load_spec(spec, bar and bar.phase(0.0, 0.1 if prompt_set is not None else 0.5),
                          device=args.device, dtype=args.dtype)
         policy = policy or pair.policy
-        draftings = [(d, p or policy) for d, p in asked] or [(d, policy) for d in
-                                                             dict.fromkeys([pair.drafter, *DRAFTERS])]
+        draftings = list(dict.fromkeys([(d, p or policy) for d, p in asked] or [(pair.drafter, policy)]))
+        per_category = None if args.all else args.per_category or 1
+        prompts = ({cat: ps[:per_category] for cat, ps in prompt_set.items()} if prompt_set is not None
+                   else {"your prompt": [args.prompt]})
+        clock = TimeLeft(pair, prompts, draftings, args.max_new_tokens)
+        if bar is not None:
+            print(clock.announce(draftings), file=sys.stderr, flush=True)
         if prompt_set is not None:
             report = measure_set(pair, prompt_set, gamma=args.gamma, settings=settings,
-                                 max_new_tokens=args.max_new_tokens, per_category=args.per_category,
-                                 draftings=list(dict.fromkeys(draftings)), progress=bar and bar.phase(0.1, 1.0))
+                                 max_new_tokens=args.max_new_tokens, per_category=per_category,
+                                 draftings=draftings, progress=bar and clock.wrap(bar.phase(0.1, 1.0)))
             return _print_set(report, args.json)
         ids = encode_prompt(pair.tokenizer, args.prompt)
         if bar is not None:
-            bar.phase(0.5, 1.0)(0.0, "measuring the prompt: plain, then speculative decoding")
+            clock.wrap(bar.phase(0.5, 1.0))(0.0, "measuring the prompt: plain, then speculative decoding")
         drafter, policy = draftings[0]
         m, _, _ = measure(pair, ids, gamma=args.gamma, settings=settings, max_new_tokens=args.max_new_tokens,
                           seed=args.seed, drafter=drafter, policy=policy)
@@ -123,11 +133,14 @@ def measure_main(argv: list[str]) -> int:
             ("predicted speed-up", f"{m.predicted_speedup:.2f}×"),
             ("measured speed-up", f"{m.measured_speedup:.2f}×  ({m.plain_seconds:.2f} s plain, "
                                   f"{m.speculative_seconds:.2f} s speculative)"),
-            ("matches target greedy", {True: "yes", False: "NO", None: "n/a (sampling)"}[m.matches_target_greedy])]
+            ("matches target greedy", {True: "yes", False: "NO", None: "n/a (sampling)"}[m.matches_target_greedy]),
+            ("verdict", m.verdict)]
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
         print(f"{k:<{width}}  {v}")
     print(f"\ngenerated text ({m.new_tokens} new tokens):\n{m.text.lstrip(chr(13) + chr(10))}")
+    if m.busy:
+        print(f"\n{busy_words(m.load, m.cores)}")
     return 0
 
 
@@ -155,25 +168,29 @@ def _quiet_transformers() -> None:
     hf_logging.disable_progress_bar()
 
 
+def busy_words(load: float, cores: int) -> str:
+    return (f"The machine was busy while measuring (load {load:.1f} on {cores} cores): these times are "
+            f"unreliable; measure again when it is idle.")
+
+
 def _print_set(report: dict, as_json: bool) -> int:
+    from lab.speed import payoff
     if as_json:
         print(json.dumps(report, ensure_ascii=False))
         return 0
-    gamma = "each policy's γ" if report["gamma"] is None else f"γ = {report['gamma']}"
-    print(f"target {report['target']} · draft {report['draft']} · {report['device']} {report['dtype']} · "
-          f"{gamma} · {report['settings']} · "
-          f"{report['max_new_tokens']} new tokens")
-    exact = {True: "yes", False: "NO", None: "n/a"}
-    status = {True: "met", False: "not met", None: "n/a"}
+    gamma = "" if report["gamma"] is None else f" · γ = {report['gamma']}"
+    print(f"target {report['target']} · draft {report['draft']} · {report['device']} {report['dtype']}"
+          f"{gamma} · {report['settings']} · {report['max_new_tokens']} new tokens per prompt")
+    exact = {True: "", False: "  OUTPUT DIFFERS FROM PLAIN DECODING", None: ""}
     for label, run in report["draftings"].items():
-        print(f"\n{label}\n{'category':<14}{'prompts':>8}{'α':>7}{'tok/call':>9}{'c':>7}{'speed-up':>10}"
-              f"{'predicted':>11}  exact")
+        print(f"\nWill {label} pay off?\n{'category':<14}{'prompts':>8}{'speed-up':>10}{'α':>7}{'c':>7}  verdict")
         for name, row in [*run["categories"].items(), ("overall", run["overall"])]:
-            print(f"{name:<14}{row['prompts']:>8}{row['alpha']:>7.2f}{row['tokens_per_call']:>9.2f}{row['c']:>7.3f}"
-                  f"{row['speedup']:>9.2f}×{row['predicted_speedup']:>10.2f}×  {exact[row['exact']]}")
-        for goal in run["goals"].values():
-            value = "" if goal["value"] is None else f": {goal['value']:.2f}×"
-            print(f"  goal {goal['goal']}{value} — {status[goal['met']]}")
+            verdict = row["verdict"] if name != "overall" else payoff.drafting_words(row["drafted_rounds"], row["rounds"])
+            print(f"{name:<14}{row['prompts']:>8}{row['speedup']:>9.2f}×{row['alpha']:>7.2f}{row['c']:>7.3f}"
+                  f"  {verdict}{exact[row['exact']]}")
+        print(run["overall"]["verdict"])
+    if report["load"] > report["cores"]:
+        print(f"\n{busy_words(report['load'], report['cores'])}")
     return 0
 
 

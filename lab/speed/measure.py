@@ -1,6 +1,6 @@
 """Will my pair pay off? α, tokens per target call, c and the speed-up of a pair's drafting,
-measured side by side with plain decoding on one prompt, or on a prompt set per category against
-the embedded pair's goals.
+measured side by side with plain decoding on one prompt, or on a prompt set per category, each with
+a one-line verdict (lab.speed.payoff).
 
 Used by `python -m lab measure`, bench/pairs.py and models/distil/ (wall-clock times; the live pages
 price one request with the pair's cost profile instead: lab.speed.request).
@@ -11,7 +11,7 @@ import time
 from dataclasses import asdict, dataclass
 
 from lab.core import analytic
-from lab.speed import costs
+from lab.speed import costs, payoff
 from lab.core.adaptive import prices_with_profile
 from lab.devices import sync
 from lab.core.engine import Decoder, generate
@@ -44,6 +44,13 @@ class Measurement:
     cores: int = 1                # cores this process may run on
     device: str = "cpu"           # where the pair ran (lab.devices)
     dtype: str = "float32"
+    rounds: int = 0               # the drafting's rounds (target calls)
+    drafted_rounds: int = 0       # of them, rounds that guessed (the others were plain steps)
+
+    @property
+    def verdict(self) -> str:
+        """Does the drafting pay on this prompt, in one line (lab.speed.payoff)."""
+        return payoff.verdict(self.measured_speedup, self.drafted_rounds, self.rounds)
 
     @property
     def busy(self) -> bool:
@@ -127,32 +134,14 @@ def measure_steps(pair: ModelPair, prompt_ids: list[int], *, gamma: int | None =
         text=spec.text, plain_seconds=plain_s, speculative_seconds=spec_s,
         mean_target_seconds=plain_trace.mean_target_seconds, mean_draft_seconds=spec.mean_draft_seconds or 0.0,
         settings=settings.describe(), load=load, cores=costs.cores(),
-        device=getattr(pair, "device", "cpu"), dtype=getattr(pair, "dtype", "float32"))
+        device=getattr(pair, "device", "cpu"), dtype=getattr(pair, "dtype", "float32"),
+        rounds=len(spec.rounds), drafted_rounds=payoff.rounds_of(spec)[0])
     return m, plain_trace, spec
 
 
 def _all_exact(flags: list[bool | None]) -> bool | None:
     """True when every output matched plain decoding; None when some could not be compared."""
     return None if None in flags else all(flags)
-
-
-# The embedded pair's goals, for greedy decoding on the held-out prompts (each category's mean).
-GOALS = {"never_slower": 1.0, "code": 1.3, "json": 1.3, "edit": 2.5}
-
-
-def judge(rows: dict[str, dict]) -> dict:
-    """Each goal of GOALS judged on per-category rows (None where the category was not measured)."""
-    slowest = min(rows, key=lambda cat: rows[cat]["speedup"])
-    goals = {"never_slower": {"goal": f"every category ≥ {GOALS['never_slower']}× (slowest: {slowest})",
-                              "value": rows[slowest]["speedup"],
-                              "met": rows[slowest]["speedup"] >= GOALS["never_slower"]}}
-    for cat in ("code", "json", "edit"):
-        value = rows[cat]["speedup"] if cat in rows else None
-        goals[cat] = {"goal": f"{cat} ≥ {GOALS[cat]}×", "value": value,
-                      "met": None if value is None else value >= GOALS[cat]}
-    goals["exact"] = {"goal": "output identical to plain decoding", "value": None,
-                      "met": _all_exact([r["exact"] for r in rows.values()])}
-    return goals
 
 
 def measure_set(pair: ModelPair, prompts: dict[str, list[str]], *, gamma: int | None = None,
@@ -166,9 +155,11 @@ def measure_set(pair: ModelPair, prompts: dict[str, list[str]], *, gamma: int | 
         tokens per call  = new tokens ÷ target calls
         c                = mean draft call ÷ mean one-position target call
         speed-up         = plain decoding time ÷ speculative decoding time (same prompts, same lengths)
-    "overall" is the mean of the categories (each counts once); GOALS are judged per drafting."""
+    "overall" is the mean of the categories (each counts once); each row and the overall say how
+    often the drafting guessed and whether it pays (lab.speed.payoff.verdict)."""
     from lab.prompts import encode_prompt
     draftings = draftings or [(pair.drafter, pair.policy)]
+    load = costs.load_average()
     if any(prices_with_profile(policy) for _, policy in draftings):   # "auto" prices with it (lab.core.adaptive)
         if progress:
             progress(0.0, "measuring the pair's cost profile")
@@ -186,7 +177,7 @@ def measure_set(pair: ModelPair, prompts: dict[str, list[str]], *, gamma: int | 
                                                warmup=i == 0 and r == 0, drafter=drafter, policy=policy, plain=plain)
                 acc = pooled[(drafter, policy)].setdefault(cat, {
                     "prompts": set(), "accepted": 0, "drafted": 0, "tokens": 0, "calls": 0, "plain": 0.0,
-                    "spec": 0.0, "target": [], "draft": [], "exact": []})
+                    "spec": 0.0, "target": [], "draft": [], "exact": [], "rounds": 0, "drafted_rounds": 0})
                 acc["prompts"].add(text)
                 acc["accepted"] += spec.accepted
                 acc["drafted"] += spec.drafted
@@ -197,9 +188,11 @@ def measure_set(pair: ModelPair, prompts: dict[str, list[str]], *, gamma: int | 
                 acc["target"] += [rd.target_seconds for rd in plain_trace.rounds]
                 acc["draft"] += [d.draft_seconds for rd in spec.rounds for d in rd.drafts]
                 acc["exact"].append(m.matches_target_greedy)
+                acc["drafted_rounds"] += payoff.rounds_of(spec)[0]
+                acc["rounds"] += len(spec.rounds)
     reports = {f"{d} ({p})": _report(d, p, pooled[(d, p)]) for d, p in draftings}
     return {"target": pair.target_label, "draft": pair.draft_label, "device": pair.device, "dtype": pair.dtype,
-            "gamma": gamma,
+            "gamma": gamma, "load": load, "cores": costs.cores(),
             "settings": settings.describe(), "max_new_tokens": max_new_tokens, "repeats": repeats,
             "draftings": reports}
 
@@ -212,9 +205,13 @@ def _report(drafter: str, policy: str, pooled: dict[str, dict]) -> dict:
         rows[cat] = {"prompts": len(a["prompts"]), "alpha": alpha, "tokens_per_call": a["tokens"] / a["calls"],
                      "c": c, "speedup": a["plain"] / a["spec"],
                      "predicted_speedup": predicted(alpha, a["drafted"] / a["calls"], c),
-                     "exact": _all_exact(a["exact"]), "target_ms": 1e3 * target_s, "draft_ms": 1e3 * draft_s}
+                     "exact": _all_exact(a["exact"]), "target_ms": 1e3 * target_s, "draft_ms": 1e3 * draft_s,
+                     "rounds": a["rounds"], "drafted_rounds": a["drafted_rounds"]}
+        rows[cat]["verdict"] = payoff.verdict(rows[cat]["speedup"], a["drafted_rounds"], a["rounds"])
     keys = ("alpha", "tokens_per_call", "c", "speedup", "predicted_speedup")
     overall = {k: sum(r[k] for r in rows.values()) / len(rows) for k in keys}
-    overall["prompts"] = sum(r["prompts"] for r in rows.values())
+    for k in ("prompts", "rounds", "drafted_rounds"):
+        overall[k] = sum(r[k] for r in rows.values())
     overall["exact"] = _all_exact([r["exact"] for r in rows.values()])
-    return {"drafter": drafter, "policy": policy, "categories": rows, "overall": overall, "goals": judge(rows)}
+    overall["verdict"] = payoff.overall_verdict(rows, overall["speedup"])
+    return {"drafter": drafter, "policy": policy, "categories": rows, "overall": overall}

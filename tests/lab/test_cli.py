@@ -40,7 +40,8 @@ def test_measure_labels_the_generated_text_and_keeps_transformers_quiet(monkeypa
     monkeypatch.setattr(lab.speed.measure, "measure", lambda *a, **k: (made, None, None))
     assert main(["measure", "--pair", "tiny", "--prompt", "def f(x):"]) == 0
     out = capsys.readouterr().out
-    assert out.endswith("matches target greedy         yes\n\ngenerated text (5 new tokens):\n    return x * 2\n")
+    assert "matches target greedy         yes\nverdict                       pays off: 1.40× the speed of the target " \
+           "alone (no rounds)\n\ngenerated text (5 new tokens):\n    return x * 2\n" in out
     assert hf_logging.get_verbosity() == hf_logging.ERROR and not hf_logging.is_progress_bar_enabled()
     hf_logging.set_verbosity_warning()
     hf_logging.enable_progress_bar()
