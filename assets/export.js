@@ -87,6 +87,14 @@
       if (type.endsWith("Button") && !("active" in model)) {
         hooked.add(model.id);
         model.on_event("button_click", () => press(model.id));
+      } else if (model.data && model.data.properties && "steps" in model.data.properties &&
+                 "step" in model.data.properties) {
+        // the guided tour's deck (assets/tour.js): a step is a page of its own in the export
+        hooked.add(model.id);
+        const shown = model.data.step;
+        model.data.connect(model.data.properties.step.change, () => {
+          if (model.data.step !== shown) window.location.href = `tour-${model.data.step}.html`;
+        });
       } else if (type.endsWith("RadioButtonGroup")) {
         hooked.add(model.id);
         model.connect(model.properties.active.change, () => {

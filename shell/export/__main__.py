@@ -23,6 +23,7 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"the most states recorded per page (default {MAX_NODES})")
     ap.add_argument("--seconds", type=float, default=MAX_SECONDS,
                     help=f"the most seconds spent recording one page (default {MAX_SECONDS:.0f})")
+    ap.add_argument("--tour", type=int, help="export only the guided tour's first N steps (default: all)")
     args = ap.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -39,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     print("export: loading the models…", file=sys.stderr, flush=True)
     service = runtime.service()
     service.pair    # noqa: B018  (load now, so the pages' progress is the export's own)
-    written = asyncio.run(export_site(Path(args.dir), service, args.page, max_nodes=args.states,
+    written = asyncio.run(export_site(Path(args.dir), service, args.page, args.tour, max_nodes=args.states,
                                       max_seconds=args.seconds))
     print(f"export: {len(written['pages'])} pages, {written['bytes'] / 1e6:.1f} MB in {args.dir}, "
           f"{time.monotonic() - started:.0f} s. Open {Path(args.dir) / 'index.html'}.", file=sys.stderr)

@@ -83,5 +83,25 @@ async def build_page(slug: str, service, tour_step: int | None = None) -> Built:
     return built
 
 
+LIVE_INPUTS = (pn.widgets.TextInput, pn.widgets.TextAreaInput, pn.widgets.IntInput, pn.widgets.FloatInput)
+SLIDERS = (pn.widgets.FloatSlider, pn.widgets.IntSlider, pn.widgets.DiscreteSlider)
+
+
+def without_live_inputs(built: Built) -> int:
+    """Disable what only the models could answer (typed text and numbers, sliders whose moves go to
+    Python); the sliders that redraw in the browser (uikit.browser: a JS callback on their value)
+    stay. Returns how many were disabled; the settings card's sentence says why."""
+    count = 0
+    with set_curdoc(built.doc):
+        for widget in built.page.content.select(pn.widgets.Widget):
+            models = [m for m, _ in list(widget._models.values()) if m.document is built.doc]
+            in_browser = any(m.js_property_callbacks for m in models)
+            if isinstance(widget, LIVE_INPUTS) or (isinstance(widget, SLIDERS)
+                                                   and not in_browser):
+                widget.disabled = True
+                count += 1
+    return count
+
+
 def page_title(slug: str, tour_step: int | None = None) -> str:
     return html.escape(page_request(slug, tour_step).title)

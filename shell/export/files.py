@@ -49,6 +49,7 @@ def relink(text: str) -> str:
     """The served lab's links (`?chapter=slug`, `?`, `?tour=N`) as the exported files'."""
     text = re.sub(r"\?chapter=([A-Za-z0-9_-]+)", r"\1.html", text)
     text = re.sub(r"\?tour=(\d+)", r"tour-\1.html", text)
+    text = re.sub(r"(\\?\"exit\\?\":\s*\\?\")\?(\\?\")", r"\1index.html\2", text)   # the tour's Esc
     return re.sub(r"href=(\\?\"|&quot;|\\&quot;)\?(\\?\"|&quot;|\\&quot;)", r"href=\1index.html\2", text)
 
 

@@ -15,10 +15,13 @@ import time
 from pathlib import Path
 
 from chapters import registry
-from shell.export.build import build_page, page_title
+from shell.export.build import build_page, page_title, without_live_inputs
 from shell.export.explore import Explorer
 from shell.export.files import Copier, page_file, page_html, relink, remote_addresses
+from shell.tour_steps import TOUR
 from uikit.styles import ASSETS
+
+TOUR_STATES = 8      # states recorded per tour step (its components are the chapters', recorded there too)
 
 
 def site_pages() -> list[str]:
@@ -49,6 +52,7 @@ async def export_page(out: Path, copier: Copier, slug: str, service, tour_step: 
     """Write one page and its recording; returns the number of recorded states."""
     name = page_file(slug, tour_step)
     built = await build_page(slug, service, tour_step)
+    without_live_inputs(built)
     text = copier.localize(page_html(built.doc, page_title(slug, tour_step)))
     graph = (await Explorer(slug, service, built.frame, tour_step, **budget).run()).to_json()
     data = copier.localize(relink(player_script(name[:-5], graph)))
@@ -63,18 +67,26 @@ async def export_page(out: Path, copier: Copier, slug: str, service, tour_step: 
     return len(graph["nodes"])
 
 
-async def export_site(out: Path, service, slugs: list[str] | None = None, **budget) -> dict:
+async def export_site(out: Path, service, slugs: list[str] | None = None, tour_steps: int | None = None,
+                      **budget) -> dict:
     """Write the static lab into `out`; returns what was written (pages, recorded states, bytes).
+    `tour_steps`: the guided tour's first N steps (default: all; 0 none), a page each.
     `budget`: the most states (max_nodes) and seconds (max_seconds) one page's recording takes."""
     out.mkdir(parents=True, exist_ok=True)
     copier = Copier(out)
     (out / "static").mkdir(exist_ok=True)
     shutil.copyfile(ASSETS / "export.js", out / "static" / "export.js")
     slugs = site_pages() if slugs is None else slugs
-    progress = Progress(len(slugs))
+    steps = list(range(1, (len(TOUR) if tour_steps is None else min(tour_steps, len(TOUR))) + 1))
+    progress = Progress(len(slugs) + len(steps))
     states = {}
     for slug in slugs:
         states[page_file(slug)] = await export_page(out, copier, slug, service, **budget)
         progress.page(slug, states[page_file(slug)])
+    tour_budget = {**budget, "max_nodes": min(budget.get("max_nodes", TOUR_STATES), TOUR_STATES)}
+    for step in steps:     # the tour: a page per step (its keys open the next step's page)
+        name = page_file("", step)
+        states[name] = await export_page(out, copier, "", service, step, **tour_budget)
+        progress.page(f"tour step {step}", states[name])
     size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     return {"pages": states, "bytes": size}

@@ -1,7 +1,8 @@
 """The exported lab (shell/export) opened from file:// in chromium with every other request blocked:
 every page renders with no console error and no request leaving the folder, chapter 4's Next round
 replays the recorded round, chapter 10's α slider redraws in the browser, chapter 6's Draw replays,
-chapter 12's table is there, and a predict answer survives a reload."""
+chapter 12's table is there, a predict answer survives a reload, and the tour advances with →
+(the test exports the tour's first two steps)."""
 from __future__ import annotations
 
 import os
@@ -22,7 +23,7 @@ def site(tmp_path_factory):
     out = tmp_path_factory.mktemp("export")
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     done = subprocess.run([sys.executable, "-m", "lab", "export", str(out), "--pair", "tiny", "--states", "5",
-                           "--seconds", "10"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+                           "--seconds", "10", "--tour", "2"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "about" in done.stderr and "left" in done.stderr       # progress with a time estimate
     return out
@@ -107,3 +108,12 @@ def test_a_predict_answer_survives_a_reload(site, offline):
     offline.reload()
     offline.wait_for_selector("html[data-export-ready='1']", timeout=60000)
     wait_until(lambda: has(offline, f"You said {choice}."), message="the answer after a reload")
+
+
+def test_the_tour_advances_with_the_arrow_key(site, offline):
+    open_file(offline, site, page_file("", 1))
+    offline.wait_for_selector("html[data-tour-step='1']")
+    offline.keyboard.press("ArrowRight")
+    offline.wait_for_url("**/tour-2.html*")
+    offline.wait_for_selector("html[data-export-ready='1']", timeout=60000)
+    offline.wait_for_selector("html[data-tour-step='2']")
