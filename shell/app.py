@@ -78,7 +78,8 @@ LOAD_REFRESH_MS = 3000   # the lecturer's load line is refreshed this often
 
 def load_html() -> str:
     """The server's load in one line (shell.line), above the lecturer's controls."""
-    return f'<p class="server-load" role="status">{html.escape(LINE.load_line())}</p>'
+    return (f'<p class="server-load" role="status" style="font-size: 1.1rem; margin: 2px 0">'
+            f'{html.escape(LINE.load_line())}</p>')
 
 
 @dataclass
