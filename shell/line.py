@@ -12,6 +12,7 @@ them, blank, and every click wait behind them. So pages take turns:
   the machine gives other programs, or the model worker holds the GIL, is not work waiting on the
   loop), or after HOLD_MAX seconds of holding back: their clicks go first, and builds follow at the
   rate the machine keeps up with;
+- a build that has not ended after STUCK seconds no longer keeps the next page out;
 - a waiting page shows its place ("Preparing your page — 12 ahead of you, about 20 s"), refreshed
   every REFRESH seconds; the wait is estimated from the builds measured (`pace`);
 - the lecturer's view shows the server's load in one line (`load_line`).
@@ -34,6 +35,7 @@ KEEPING_UP = 0.02     # CPU seconds: a loop turn this short means the students' 
 HOLD_MAX = 1.0        # seconds a build waits for the loop to keep up before it goes anyway
 HOLD_STEP = 0.02      # seconds between two looks at the loop while holding back
 REFRESH = 5.0         # seconds between two updates of a waiting page's place (each is a message)
+STUCK = 30.0          # seconds after which a build that has not ended no longer keeps the next out
 FIRST_PACE = 0.5      # seconds a build is assumed to take before one has been measured
 PACE_WEIGHT = 0.2     # weight of the latest build in the measured pace (moving average)
 
@@ -64,6 +66,7 @@ class PageLine:
         self._numbers = itertools.count()
         self._waiting: OrderedDict[int, Ticket] = OrderedDict()
         self.building: Ticket | None = None
+        self._since = 0.0             # when the page being built was let in
         self.pace = FIRST_PACE        # seconds per build, measured (admission to last piece shown)
         self.built = 0                # builds done
         self.held = 0.0               # seconds builds waited for the loop to keep up, all together
@@ -121,7 +124,7 @@ class PageLine:
         for ticket in self._waiting.values():       # the earliest page whose browser is ready
             if ticket.ready:
                 del self._waiting[ticket.number]
-                self.building = ticket
+                self.building, self._since = ticket, self._clock()
                 ticket.let_in.set()
                 return
 
@@ -154,6 +157,9 @@ class PageLine:
                     show_place(said)
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(ticket.let_in.wait(), REFRESH)
+                if self.building is not None and self._clock() - self._since > STUCK:
+                    self.building = None             # a build that never ends does not stop the line
+                    self._let_next_in()
             if ticket.said:                          # it showed a place: now it is being prepared
                 show_place(self.place(ticket))
             started = self._clock()

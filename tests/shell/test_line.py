@@ -222,3 +222,32 @@ def test_a_page_opened_behind_others_shows_its_place_in_its_frame_and_a_closed_o
     assert "Preparing your page…" in frames[0]
     assert "1 ahead of you" in frames[1] and "2 ahead of you" in frames[2]
     assert line.waiting() == 2 and line.ahead(third.ticket) == 1
+
+
+def test_a_build_that_never_ends_does_not_stop_the_line(monkeypatch):
+    clock = Clock()
+    line = PageLine(clock=clock)
+    monkeypatch.setattr(line_module, "REFRESH", 0.01)
+    stuck, next_one = line.join(), line.join()
+    built = []
+
+    async def run():
+        async def never_ends():
+            async with line.turn(stuck):
+                await asyncio.Event().wait()
+        hung = asyncio.create_task(never_ends())
+        await asyncio.sleep(0)
+        assert line.building is stuck
+
+        async def waits():
+            async with line.turn(next_one):
+                built.append(next_one.number)
+        waiting = asyncio.create_task(waits())
+        await asyncio.sleep(0.05)
+        assert built == []                           # a build in progress keeps it out …
+        clock.now += line_module.STUCK + 1
+        await asyncio.wait_for(waiting, 1)           # … until it has taken STUCK seconds
+        hung.cancel()
+
+    asyncio.run(run())
+    assert built == [next_one.number]
