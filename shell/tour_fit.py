@@ -47,6 +47,9 @@ class StageSizer:
             sizes = {n: round(v * scale) for n, v in base.items() if v and obj.sizing_mode in (None, "fixed")}
             if "width" in sizes and isinstance(obj, pn.widgets.Button):
                 sizes["width"] = max(sizes["width"], _label_width(obj.label, scale))
+            elif "width" in sizes and _is_slider(obj) and obj.name:       # its title "Name: value"
+                value = f"{obj.value:.2f}" if isinstance(obj.value, float) else str(obj.value)
+                sizes["width"] = max(sizes["width"], _title_width(f"{obj.name}: {value}", scale))
             if sizes:
                 obj.param.update(**{n: v for n, v in sizes.items() if getattr(obj, n) != v})
         figures = self.figures()
@@ -102,6 +105,17 @@ def _label_width(label: str, scale: float) -> int:
     """A button's width that shows its whole label (DejaVu Sans at the buttons' 1.05rem of 17 px:
     about 0.6 em a character) plus its padding."""
     return round((len(label) * 0.6 * 17.85 + 40) * scale)
+
+
+def _is_slider(obj) -> bool:
+    """A slider widget (a title above a track: start, end and a value)."""
+    return isinstance(obj, pn.widgets.Widget) and all(hasattr(obj, n) for n in ("start", "end", "value"))
+
+
+def _title_width(title: str, scale: float) -> int:
+    """A slider's width that shows its whole title (DejaVu Sans at Bokeh's 16 px: about 0.58 em a
+    character) plus its margins."""
+    return round((len(title) * 0.58 * 16 + 16) * scale)
 
 
 def _apply(plan: dict) -> None:

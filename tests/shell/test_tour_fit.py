@@ -6,6 +6,7 @@ import pytest
 
 from shell.tour import Tour
 from shell.tour_fit import SMALLEST
+from shell.tour_steps import TOUR
 
 
 @pytest.fixture
@@ -29,3 +30,16 @@ def test_free_width_is_taken_only_with_free_height(tour):
     w0, h0 = fig.width, fig.height
     tour.deck.room = {"step": 19, "height": -40, "width": 300}
     assert (fig.width, fig.height) == (w0, h0 - 40)
+
+
+def test_a_slider_is_as_wide_as_its_title_on_the_projector(state):
+    """Chapter 9's "Temperature (0 = greedy): 0.70" fits its slider at every scale (its chapter
+    width, 240 px, scaled, would cut it at 24 px type)."""
+    step = next(i + 1 for i, s in enumerate(TOUR) if "temperature_slider" in str(s["show"]))
+    tour = Tour(state, step=step)
+    slider = tour.chapter(9).temperature_slider
+    title = f"{slider.name}: {slider.value:.2f}"
+    for scale in (1.0, 1.5, 2.0):
+        tour.deck.scale = scale
+        assert slider.width >= len(title) * 0.54 * 16 * scale      # 0.54 em a character, as drawn
+        assert slider.width >= round(240 * scale)
