@@ -110,8 +110,12 @@ def verdict_html(kinds: list[textkinds.KindResult], be: float | None, yours=None
     (`yours`, an Outcome) and, on a busy cost `profile`, why its verdicts are unreliable."""
     text = textkinds.reading(kinds, be)
     if yours is not None:
-        text += (f" Your prompt: α = {yours.alpha or 0:.2f}, {yours.speedup:.2f}× plain decoding's speed on this "
-                 f"machine (measured).")
+        a, word = yours.alpha or 0.0, yours.verdict_word()
+        text += f" Your prompt, measured: α = {a:.2f}, {yours.speedup:.2f}× plain decoding's speed on this machine"
+        if be is not None and not math.isnan(be) and word != "level" and (a >= be) != (word == "faster"):
+            text += (", more than its α predicts: its guesses were kept in runs (whole rounds, or none)"
+                     if word == "faster" else ", less than its α predicts: its kept guesses came too unevenly")
+        text += "."
     if profile is not None and profile.busy:
         text += " " + profile.why_busy()
     return f"<div class='speclab-live' role='status'><b>What the bars say.</b> {html.escape(text)}</div>"

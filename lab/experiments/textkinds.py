@@ -131,17 +131,18 @@ def reading(results: list[KindResult], be: float | None = None) -> str:
                        "guess, not how predictable the text looks to us.")
     if be is not None:
         if np.isnan(be):
-            out.append("On this machine no α breaks even: drafting with the draft model is slower on every kind.")
+            out.append("By the lecture's formula at this machine's costs no α breaks even: drafting with the draft "
+                       "model costs time on every kind.")
         else:
             faster = [r.label for r in kinds if r.alpha >= be]
             slower = [r.label for r in kinds if r.alpha < be]
             if not faster:
-                out.append(f"Every kind is below the break-even α = {be:.2f}: on this machine the draft model "
-                           "makes every kind slower than plain decoding.")
+                out.append(f"Every kind is below the break-even α = {be:.2f}: by the lecture's formula at this "
+                           "machine's costs the draft model makes every kind slower than plain decoding.")
             elif not slower:
-                out.append(f"Every kind is above the break-even α = {be:.2f}: on this machine the draft model "
-                           "makes every kind faster.")
+                out.append(f"Every kind is above the break-even α = {be:.2f}: by the lecture's formula at this "
+                           "machine's costs the draft model makes every kind faster.")
             else:
-                out.append(f"Above the break-even α = {be:.2f}, drafting pays on this machine: {', '.join(faster)}; "
-                           f"below it, drafting is slower than plain decoding: {', '.join(slower)}.")
+                out.append(f"By the lecture's formula at this machine's costs, drafting pays above the break-even "
+                           f"α = {be:.2f}: {', '.join(faster)}; below it, it costs time: {', '.join(slower)}.")
     return " ".join(out)

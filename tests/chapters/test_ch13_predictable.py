@@ -105,7 +105,23 @@ def test_the_bars_get_a_break_even_line_and_a_reading_computed_from_them(chapter
     if be == be:
         slower = [r.label for r in sorted(kinds, key=lambda r: -r.alpha) if r.alpha < be]
         assert f"break-even α = {be:.2f}" in verdict and all(label in verdict for label in slower)
-    assert f"Your prompt: α = {chapter.yours.alpha or 0:.2f}, {chapter.yours.speedup:.2f}×" in verdict
+    assert f"Your prompt, measured: α = {chapter.yours.alpha or 0:.2f}, {chapter.yours.speedup:.2f}×" in verdict
+
+
+def test_the_prompts_measured_speed_up_is_never_contradicted_by_the_line():
+    """A prompt below the line that measured faster (the class day: α 0.26, 1.28× under a break-even
+    of 0.35) says its α under-predicted it, rather than leaving the line to say "slower"."""
+    from chapters.ch13_predictable import verdict_html
+
+    class Yours:
+        alpha, speedup = 0.26, 1.28
+
+        def verdict_word(self):
+            return "faster"
+    kinds = [textkinds.KindResult("json", ("x",), 100, 41, 10, 5)]
+    text = verdict_html(kinds, 0.35, Yours())
+    assert "Your prompt, measured: α = 0.26, 1.28×" in text and "more than its α predicts" in text
+    assert "the lecture&#x27;s formula at this machine&#x27;s costs" in text
 
 
 def test_the_reading_says_when_structure_did_not_decide_it():
@@ -117,10 +133,10 @@ def test_the_reading_says_when_structure_did_not_decide_it():
     assert text.startswith("Measured α, highest first: JSON 0.35, Facts 0.25, Edits 0.20, Stories 0.14, Code 0.12, "
                            "Instructions 0.11.")
     assert "Code (0.12) kept fewer guesses than Facts (0.25)" in text
-    assert "Every kind is below the break-even α = 0.42" in text
+    assert "Every kind is below the break-even α = 0.42" in text and "formula" in text
     assert "as the argument above expects" not in text
     mixed = textkinds.reading(results, 0.2)
-    assert "drafting pays on this machine: JSON, Facts, Edits; below it" in mixed
+    assert "drafting pays above the break-even α = 0.20: JSON, Facts, Edits; below it, it costs time" in mixed
 
 
 def test_the_warm_up_measures_the_six_kinds_and_the_presets(chapter):
