@@ -44,7 +44,9 @@ def rows_html(rows: list[cheaper.Row], plain_calls: int | None, greedy: bool) ->
         alpha = "–" if o.alpha is None else f"{o.alpha:.2f}"
         same = ("sampling: same distribution, other draws" if o.exact is None
                 else "✓ yes, token for token" if o.exact else "✗ no")
-        body.append(f"<tr data-drafting='{r.drafting.key}'><td><b>{html.escape(r.drafting.label)}</b></td>"
+        fallback = (f"<br><small class='fallback'>{html.escape(r.drafting_words)}</small>"
+                    if r.drafting.key == "auto" else "")
+        body.append(f"<tr data-drafting='{r.drafting.key}'><td><b>{html.escape(r.drafting.label)}</b>{fallback}</td>"
                     f"<td>{alpha}</td><td>{o.tokens_per_call:.2f} (<span class='target-calls'>{o.target_calls}"
                     f"</span> calls)</td><td>{o.c:.3f}</td><td><b class='speedup'>{o.speedup:.2f}×</b></td>"
                     f"<td>{same}</td></tr>")

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from lab.core.drafting import DEFAULT_CONFIDENCE
+from lab.speed import payoff
 from lab.speed.request import Outcome, Request
 
 
@@ -52,8 +53,9 @@ DRAFTINGS = (
              "γ − 1 after a miss."),
     Drafting("confident", "Confidence stop", "model", f"constant+confidence:{DEFAULT_CONFIDENCE}",
              f"The draft model stops guessing after a token it gave less than {DEFAULT_CONFIDENCE:.0%}."),
-    Drafting("auto", "Hybrid, auto γ", "hybrid", "auto", "This lab’s default: copy or draft, each source "
-             "guessing only as many tokens (up to 12) as its recent hit rate pays for on this machine.", gamma=12),
+    Drafting("auto", "Hybrid, auto γ", "hybrid", "auto", "This lab’s default: copy or draft, whichever source "
+             "pays more, only as many tokens (up to 12) as its recent hit rate pays for on this machine, and a "
+             "plain step (no guess) where neither pays.", gamma=12),
 )
 BY_KEY = {d.key: d for d in DRAFTINGS}
 
@@ -71,6 +73,18 @@ class Row:
     @property
     def busy(self) -> str:
         return self.outcome.profile.why_busy()
+
+    @property
+    def drafting_words(self) -> str:
+        """How often this drafting guessed: "drafted in 6 of 31 rounds; plain steps elsewhere"."""
+        return default_drafting_words(self.outcome)
+
+
+def default_drafting_words(outcome: Outcome) -> str:
+    """How often a request's drafting guessed and where it fell back to plain steps (the lab's
+    default, auto γ, takes a plain step where guessing does not pay): "drafted in 6 of 31 rounds;
+    plain steps elsewhere". The lecturer's view may show it beside any request's outcome."""
+    return payoff.drafting_words(*payoff.rounds_of(outcome.spec))
 
 
 def winner(rows: list[Row], among: tuple[str, ...] = ("model", "lookup", "hybrid")) -> Row:

@@ -133,3 +133,16 @@ def test_the_draft_model_row_is_the_request_the_other_live_pages_show(chapter):
     service = chapter.state.service
     assert service.submit(service.outcome, request).result(60) is rows["model"].outcome
     assert "Fewest target calls" in chapter.summary.object
+
+
+def test_the_default_row_says_how_often_it_drafted_and_where_it_took_plain_steps(chapter):
+    rows = {r.drafting.key: r for r in measured(chapter)}
+    spec = rows["auto"].outcome.spec
+    drafted = sum(1 for r in spec.rounds if r.drafts)
+    words = (f"drafted in every round ({len(spec.rounds)})" if drafted == len(spec.rounds) else
+             f"no guesses: plain steps in all {len(spec.rounds)} rounds" if drafted == 0 else
+             f"drafted in {drafted} of {len(spec.rounds)} rounds; plain steps elsewhere")
+    assert rows["auto"].drafting_words == words
+    table = chapter.table.object
+    assert table.count("class='fallback'") == 1
+    assert f"<tr data-drafting='auto'><td><b>Hybrid, auto γ</b><br><small class='fallback'>{words}</small>" in table
