@@ -254,7 +254,10 @@ class DilemmaChapter(Chapter):
             if doc is None:
                 self._draw_progress(race, t)
             else:                                    # a next-tick callback holds the document's lock
-                doc.add_next_tick_callback(lambda: self._draw_progress(race, t))
+                try:
+                    doc.add_next_tick_callback(lambda: self._draw_progress(race, t))
+                except RuntimeError:                 # Bokeh's "already-destroyed Document": the tab closed
+                    self.streaming = False
 
     def _draw_progress(self, race: Race, t: float) -> None:
         if self.race is not race or not self.streaming:      # the finished race is already drawn
