@@ -166,8 +166,8 @@ def click_allowed(doc) -> bool:
     if bid is None:
         return True
     address = _ADDRESSES.get(doc, "")
-    if not LOOP.ok(bid) or address and not ADDRESS_LOOP.ok(address):
-        return False            # its clicks and changes have used its share of the event loop
+    if address and not ADDRESS_LOOP.ok(address):
+        return False            # its machine's clicks and changes have used their share of the event loop
     return CLICKS.allowed(bid) and (not address or ADDRESS_CLICKS.allowed(address))
 
 
@@ -181,21 +181,18 @@ ADDRESS_READS = Allowance(READ_RATE * _PER_ADDRESS, READ_BURST * _PER_ADDRESS)
 MESSAGE_RATE, MESSAGE_BURST = 20.0, 60
 MESSAGES = Allowance(MESSAGE_RATE, MESSAGE_BURST)
 ADDRESS_MESSAGES = Allowance(MESSAGE_RATE * _PER_ADDRESS, MESSAGE_BURST * _PER_ADDRESS)
-# … and the event-loop time its changes took to apply (uikit.inbox.on_cost): a browser's changes may
-# take LOOP_SHARE of the loop (its address's browsers together twice that, by default), with a few
-# seconds saved for a burst; past that its next change waits until the share refills.
+# … and the event-loop time its pages took (uikit.inbox.on_cost: applying its changes and clicks, its
+# redraws, writing its updates), per client address, the unit a class is fair between: one machine's
+# pages may take LOOP_SHARE of the loop per browser it may have (40% by default), with
+# LOOP_SAVED seconds per browser saved for a burst; past that its next change or click waits.
 LOOP_SHARE, LOOP_SAVED = 0.2, 5.0
-LOOP = Budget(LOOP_SHARE, LOOP_SAVED)
 ADDRESS_LOOP = Budget(LOOP_SHARE * _PER_ADDRESS, LOOP_SAVED * _PER_ADDRESS)
 
 
 def charge_loop(doc, seconds: float) -> None:
-    """The change a page's browser sent took `seconds` of the event loop: charge its browser and address."""
-    bid = _BROWSER_IDS.get(doc)
-    if bid is not None:
-        LOOP.charge(bid, seconds)
-        if address := _ADDRESSES.get(doc, ""):
-            ADDRESS_LOOP.charge(address, seconds)
+    """A page took `seconds` of the event loop: charge its client address."""
+    if address := _ADDRESSES.get(doc, ""):
+        ADDRESS_LOOP.charge(address, seconds)
 
 
 def message_wait(doc) -> float:
@@ -220,7 +217,7 @@ def message_allowed(doc) -> bool:
     if bid is None:
         return True
     address = _ADDRESSES.get(doc, "")
-    if not LOOP.ok(bid) or address and not ADDRESS_LOOP.ok(address):
+    if address and not ADDRESS_LOOP.ok(address):
         return False
     return MESSAGES.allowed(bid) and (not address or ADDRESS_MESSAGES.allowed(address))
 

@@ -96,12 +96,11 @@ def no_tabs_left(monkeypatch):
 
 
 def test_a_browser_whose_changes_are_expensive_waits_for_its_share_of_the_loop(monkeypatch):
-    """Changes are also charged the event-loop time they took to apply: a browser whose tour steps
-    take long waits for its share to refill while another browser goes on."""
+    """Pages are also charged the event-loop time they took, per client address: a machine whose
+    tour steps take long waits for its share to refill while another machine goes on."""
     from serving.fairshare import Budget
     clock = FakeClock()
-    monkeypatch.setattr(sessions, "LOOP", Budget(0.15, 1.0, clock=clock))
-    monkeypatch.setattr(sessions, "ADDRESS_LOOP", Budget(0.3, 2.0, clock=clock))
+    monkeypatch.setattr(sessions, "ADDRESS_LOOP", Budget(0.15, 1.0, clock=clock))
     page, other = Page(), Page()
     sessions.remember_browser(page, "a" * 32, "10.0.0.66")
     sessions.remember_browser(other, "b" * 32, "10.0.0.7")
