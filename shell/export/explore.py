@@ -202,6 +202,8 @@ class Explorer:
 
     async def _visit(self, n: int) -> None:
         """Press each of the chapter's own controls in state `n`, visiting each new state at once."""
+        if self._spent(self.started):
+            return
         self.visited.add(n)
         await self._go_to(n)
         context = self.graph.nodes[n].context

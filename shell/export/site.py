@@ -21,7 +21,8 @@ from shell.export.files import Copier, page_file, page_html, relink, remote_addr
 from shell.tour_steps import TOUR
 from uikit.styles import ASSETS
 
-TOUR_STATES = 8      # states recorded per tour step (its components are the chapters', recorded there too)
+TOUR_STATES = 8        # states recorded per tour step (its components are the chapters', recorded there too)
+TOUR_SECONDS = 20.0    # and the most seconds spent on it
 
 
 def site_pages() -> list[str]:
@@ -83,7 +84,8 @@ async def export_site(out: Path, service, slugs: list[str] | None = None, tour_s
     for slug in slugs:
         states[page_file(slug)] = await export_page(out, copier, slug, service, **budget)
         progress.page(slug, states[page_file(slug)])
-    tour_budget = {**budget, "max_nodes": min(budget.get("max_nodes", TOUR_STATES), TOUR_STATES)}
+    tour_budget = {"max_nodes": min(budget.get("max_nodes", TOUR_STATES), TOUR_STATES),
+                   "max_seconds": min(budget.get("max_seconds", TOUR_SECONDS), TOUR_SECONDS)}
     for step in steps:     # the tour: a page per step (its keys open the next step's page)
         name = page_file("", step)
         states[name] = await export_page(out, copier, "", service, step, **tour_budget)
