@@ -120,17 +120,29 @@ def browser_id() -> str:
 _ADDRESSES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # served page → its client address
 TABS_PER_BROWSER = 10          # open pages of one browser (all its tabs) on this process
 _TABS: Counter = Counter()     # browser id, or "address …" → its open pages on this process
+_COUNTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # served page → what it counts in _TABS
 
 
 def remember_browser(doc, bid: str, address: str = "") -> None:
     """Note that the page `doc` is shown by the browser `bid` from `address` (its tabs then share one
-    allowance); a served page counts among its browser's and its address's open tabs until it closes."""
+    allowance); a served page counts among its browser's and its address's open tabs until its
+    connection is lost or its session closes, whichever is first (a page left for the next chapter
+    stops counting at once)."""
     _BROWSER_IDS[doc] = bid
     _ADDRESSES[doc] = address
     if served(doc) and hasattr(doc, "on_session_destroyed"):
-        keys = [bid] + ([f"address {address}"] if address else [])
+        _COUNTED[doc] = keys = [bid] + ([f"address {address}"] if address else [])
         _TABS.update(keys)
-        doc.on_session_destroyed(lambda context: _TABS.subtract(keys))
+        doc.on_session_destroyed(lambda context: _uncount(doc))
+        if hasattr(doc, "on_event"):
+            from bokeh.events import ConnectionLost
+            doc.on_event(ConnectionLost, lambda event: _uncount(doc))
+
+
+def _uncount(doc) -> None:
+    keys = _COUNTED.pop(doc, None)
+    if keys:
+        _TABS.subtract(keys)
 
 
 def too_many_tabs(doc=None) -> pn.pane.HTML | None:
@@ -145,8 +157,7 @@ def too_many_tabs(doc=None) -> pn.pane.HTML | None:
         address and _TABS[f"address {address}"] > TABS_PER_BROWSER * browsers_per_address())
     if not over:
         return None
-    _TABS.subtract([bid] + ([f"address {address}"] if address else []))
-    doc.on_session_destroyed(lambda context: _TABS.update([bid] + ([f"address {address}"] if address else [])))
+    _uncount(doc)
     return pn.pane.HTML(f'<p class="notice" role="alert">This browser has {TABS_PER_BROWSER} pages of the lab '
                         "open already; close one of them, then reload this page.</p>", sizing_mode="stretch_width")
 

@@ -109,3 +109,23 @@ def test_a_browser_whose_changes_are_expensive_waits_for_its_share_of_the_loop(m
     assert not sessions.message_allowed(page) and sessions.message_allowed(other)
     clock.advance(2.0)                               # 0.3 s of share back: it may go on
     assert sessions.message_allowed(page)
+
+
+def test_a_page_whose_connection_is_lost_stops_counting_at_once():
+    """A student clicking through chapters leaves a page per click; each stops counting among the
+    browser's tabs when its connection is lost, not when Bokeh discards its session later."""
+    from bokeh.document import Document
+    from bokeh.events import ConnectionLost
+
+    class Served(Document):
+        session_context = object()
+
+        def on_session_destroyed(self, *callbacks):   # never called here: discarding comes late
+            pass
+    pages = []
+    for _ in range(sessions.TABS_PER_BROWSER + 5):    # one tab, fifteen chapters in a row
+        page = Served()
+        sessions.remember_browser(page, "d" * 32, "10.0.0.9")
+        assert sessions.too_many_tabs(page) is None
+        page.callbacks.trigger_event(ConnectionLost())    # the tab went on to the next chapter
+        pages.append(page)
