@@ -76,20 +76,26 @@ def test_text_for_a_number_is_refused_without_a_traceback(server, tmp_path_facto
 
 
 def test_one_browsers_tabs_share_one_queue_another_browser_is_not_refused(server):
-    """Ten tabs of one browser (the most it may open) press "Use my models" at once, each on its own
-    γ, and so does another student (on the default γ = 4): the many tabs share one pending limit (some
-    are told to wait), the other student is not refused and gets a measurement."""
+    """Eight tabs of one browser press "Use my models" at once, each on its own request (its own
+    choice of who guesses and of draft model), and so does another student (on the defaults): the
+    many tabs share one pending limit (some are told to wait), the other student is not refused and
+    gets a measurement."""
     async def go():
-        gammas = [g for g in range(1, 12) if g != 4]             # 4: the default, the other student's
+        choices = [(who, draft) for who in range(3) for draft in range(3) if (who, draft) != (0, 0)]
         first = await open_chapter10(server)
         hog = first.browser_id()               # the id the server signed: its other tabs send it, as a browser does
-        tabs = [first] + [await open_chapter10(server, hog) for _ in gammas[1:]]
+        tabs = [first] + [await open_chapter10(server, hog) for _ in choices[1:]]
         victim = await open_chapter10(server, uuid.uuid4().hex)
         try:
-            for gamma, tab in zip(gammas, tabs):
-                mark = len(tab.events)
-                await tab.set_value(tab.slider("γ"), gamma)
-                await _answered(tab, mark)
+            for (who, draft), tab in zip(choices, tabs):
+                guesser, switch = (next(m for m in tab.find("RadioButtonGroup") if word in str(m["attributes"]))
+                                   for word in ("copy from the text", "random"))
+                for group, active in ((guesser, who), (switch, draft)):
+                    if active:
+                        mark = len(tab.events)
+                        await tab.patch([{"kind": "ModelChanged", "model": {"id": group["id"]}, "attr": "active",
+                                          "new": active}])
+                        await _answered(tab, mark)
             finished = []
 
             async def press(tab, name):
