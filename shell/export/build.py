@@ -23,6 +23,7 @@ from shell.app import Request, SessionPage
 from shell.export.record import IdFrame
 from shell.pages import html_pane, part_opening
 from shell.tour import build_tour
+from shell.tour_steps import TOUR
 from uikit.lazy import show_all
 from uikit.panels import PairBadge
 from uikit.state import LabState
@@ -74,9 +75,12 @@ async def build_page(slug: str, service, tour_step: int | None = None) -> Built:
             opening = part_opening(entry)
             page.content.objects = [pn.Column(*([opening] if opening else []), built.chapter,
                                               sizing_mode="stretch_width", margin=0)]
-    if built.chapter is not None and hasattr(built.chapter, "load"):
+    shown = built.chapter
+    if built.tour is not None and TOUR[tour_step - 1]["chapter"]:     # the step's chapter, as its page loads it
+        shown = built.tour.chapter(TOUR[tour_step - 1]["chapter"])
+    if shown is not None and hasattr(shown, "load"):
         with set_curdoc(doc):
-            await built.chapter.load()
+            await shown.load()
     with set_curdoc(doc):
         show_all(page.content)
         page.template.server_doc(doc, title=request.title)
