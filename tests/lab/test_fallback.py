@@ -93,20 +93,21 @@ def test_drafting_resumes_when_matches_return(pair):
 
 
 def test_sampled_tokens_follow_the_target_distribution_through_fallback():
-    """Round one guesses (α = 0.5 to start) and misses; the next is a plain step: both exact."""
+    """The auto policy's first round guesses (α = 0.5 to start) a token the target rarely wants; kept or
+    corrected, and the plain step after a correction, every token follows the target's distribution."""
     pair = without_eos(tiny_pair("llama"))
     never = replace(pair, draft=Contrary(pair.target))
     settings = SamplingSettings(temperature=1.0)
     prompt = pair.tokenizer.encode(PROMPT)
     p1, p2 = exact_marginals(pair, prompt, settings)
     firsts, seconds, plain_second = [], [], 0
-    for seed in range(1200):
+    for seed in range(800):
         d = Decoder(never, prompt, settings=settings, seed=seed, max_new_tokens=2, keep_rows=False,
                     drafter="model", policy="auto:8", profile=PROFILE)
         while not d.done:
             d.step()
         firsts.append(d.new_ids[0]); seconds.append(d.new_ids[1])
         plain_second += len(d.rounds) == 2 and not d.rounds[1].drafts
-    assert plain_second > 600                           # most second tokens came from a plain step
+    assert plain_second > 100                           # both paths were sampled: a correction, then a plain step
     assert chi_square_pvalue(np.array(firsts), p1) > 0.001
     assert chi_square_pvalue(np.array(seconds), p2) > 0.001
