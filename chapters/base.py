@@ -74,6 +74,8 @@ class Chapter(pn.viewable.Viewer):
         self.problem = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width", margin=(4, 0))
         self.predict: PredictCard | None = self.make_predict()
         self.preset_bar: PresetBar | None = PresetBar(state, self.guessers) if self.presets else None
+        if self.preset_bar is not None and self.predict is not None:
+            self.preset_bar.wait_for_answer(self.predict)
         self._view = None
         hook = self.on_settings_changed
         if inspect.iscoroutinefunction(hook):    # a chapter that asks the models again

@@ -77,6 +77,18 @@ class PresetBar(pn.viewable.Viewer):
         state.param.watch(self._sync, sorted({"prompt", "draft", "drafter", *SETTINGS}))
         self._sync()
 
+    def wait_for_answer(self, card) -> None:
+        """Say who wins on a preset only once the student has answered `card` (the chapter's
+        predict card), seen the chapter's result, or the lecturer revealed it: the winner may be
+        that question's answer."""
+        self._card = card
+        card.param.watch(self._sync, ["committed", "ready", "class_revealed"])
+        self._sync()
+
+    def _winner_hidden(self) -> bool:
+        card = getattr(self, "_card", None)
+        return card is not None and card.committed is None and not card.ready and not card.class_revealed
+
     def choose(self, key: str) -> None:
         """Make preset `key`'s prompt the student's prompt (the chapter redoes its results)."""
         self.state.param.update(prompt=preset_by_key(key).prompt, error="")
@@ -87,8 +99,9 @@ class PresetBar(pn.viewable.Viewer):
         for key, button in self.buttons.items():
             button.color = "primary" if chosen and chosen.key == key else "light"
         self.switch.value, self.guesser.value = self.state.draft, self.state.drafter
-        said = [f"<b>{html.escape(chosen.label)}</b>: {html.escape(chosen.what)}. "
-                f"{self._who_wins()}"] if chosen else []
+        wins = ("<i>Answer the question above first; then this bar says who wins here.</i>"
+                if self._winner_hidden() else self._who_wins())
+        said = [f"<b>{html.escape(chosen.label)}</b>: {html.escape(chosen.what)}. {wins}"] if chosen else []
         if self.guesser.visible:
             said.append(f"<b>Who guesses</b>: {html.escape(WHO[self.state.drafter])}.")
         if self.state.drafter != "lookup" or not self.guesser.visible:

@@ -48,6 +48,8 @@ def test_a_preset_and_the_random_draft_change_the_rounds_shown(page, server, sho
     preset.wait_for(timeout=60000)
     assert page.get_by_role("button", name="weak", exact=True).count() == 0        # the tiny pair has none
     page.get_by_text("This pair has no weak draft", exact=False).wait_for()
+    page.get_by_role("button", name="Neither: a new, third writer", exact=True).first.click()   # answered:
+    page.get_by_text("You said", exact=False).first.wait_for()                  # the bar may say who wins
     assert _round_one(page) == default
 
     preset.click()

@@ -106,3 +106,17 @@ def test_the_reading_of_the_class_day_edit_and_json():
     story = reading({"model": Measured(0.10, 0.80, "slower"), "lookup": Measured(0.0, 0.97, "level")})
     assert story.startswith("Measured here, no guesser beats plain decoding")
     assert Outcome.verdict_word                 # the word the reading goes by is the outcome's own
+
+
+def test_who_wins_waits_for_the_chapters_question(state):
+    """On a chapter page the winner may be the predict question's answer (chapter 12 asks which
+    guesser needs the fewest target calls): the bar names it only once the student has answered."""
+    from uikit.predict import PredictCard
+    card = PredictCard(state, 12, "Which guesser needs the fewest target calls?", choices=["A", "B"], answer="A")
+    bar = PresetBar(state, guessers=True)
+    bar.wait_for_answer(card)
+    bar.choose("edit")
+    asyncio.run(bar.measure())
+    assert "Answer the question above first" in bar.note.object and "Measured here" not in bar.note.object
+    card.commit("B")
+    assert "Measured here" in bar.note.object and "Answer the question" not in bar.note.object
