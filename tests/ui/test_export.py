@@ -14,7 +14,7 @@ import pytest
 from shell.export.files import page_file
 from shell.export.site import site_pages
 from tests.helpers import wait_until
-from tests.ui.helpers import CHROMIUM, CHROMIUM_ARGS, ROOT, VIEWPORT, deep_text, has
+from tests.ui.helpers import ROOT, VIEWPORT, deep_text, has
 
 
 @pytest.fixture(scope="module")
@@ -27,15 +27,6 @@ def site(tmp_path_factory):
     assert done.returncode == 0, done.stderr[-3000:]
     assert "about" in done.stderr and "left" in done.stderr       # progress with a time estimate
     return out
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture
