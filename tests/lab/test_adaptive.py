@@ -8,21 +8,14 @@ import pytest
 from lab.speed import costs
 from lab.core.adaptive import (DRAFT_COST, POSITION_COST, PROBE_EVERY, AutoSchedule, best_length, prices,
                                schedule_for)
-from lab.speed.costs import CostProfile
 from lab.core.drafting import DraftPolicy
 from lab.core.engine import Decoder, generate
 from lab.pairs.tiny import tiny_pair
+from tests.lab.helpers import scripted
 
 PROMPTS = ["the cat sat on the mat and the cat sat on the", "red blue happy sad tree"]
 
 
-def scripted(c: float, per_position: float, positions: int = 17, unit: float = 0.05) -> CostProfile:
-    """A cost profile as lab.speed.costs measures one: a draft call c target calls, a verify pass over n
-    positions 1 + per_position·(n − 1)."""
-    return CostProfile(pair="scripted", draft_seconds=c * unit,
-                       verify_seconds=tuple(unit * (1 + per_position * (n - 1)) for n in range(1, positions + 1)),
-                       prefill_seconds=unit * 3, prefill_tokens=64, spread=0.0, load=0.0, cores=2, threads=2,
-                       busy=False)
 
 
 CHEAP = scripted(c=0.01, per_position=0.0)           # checking 17 positions costs one call, drafting ~nothing

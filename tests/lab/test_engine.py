@@ -5,13 +5,13 @@ import copy
 import numpy as np
 import pytest
 import torch
-from scipy import stats
 
-from lab.core import engine, sampling
+from lab.core import engine
 from lab.core.engine import Decoder, generate
 from lab.pairs.load import ModelPair
 from lab.core.sampling import SamplingSettings
 from lab.pairs.tiny import tiny_pair
+from tests.lab.helpers import chi_square_pvalue, exact_marginals, without_eos
 
 FAMILIES = ["llama", "gpt2"]
 PROMPT = "the cat sat on the"
@@ -111,28 +111,6 @@ def test_bad_arguments(pair, bad):
 
 # --- Under sampling, speculative output is distributed exactly as the target's -----------------
 
-def exact_marginals(pair, prompt_ids, settings):
-    """Exact target p(x1) and p(x2) = Σ p(x1) p(x2 | x1), by enumeration over the vocabulary."""
-    with torch.inference_mode():
-        p1 = sampling.probabilities(pair.target(input_ids=torch.tensor([prompt_ids])).logits[0, -1], settings)
-        V = p1.shape[0]
-        batch = torch.tensor([prompt_ids + [x] for x in range(V)])
-        p2_given = sampling.probabilities(pair.target(input_ids=batch).logits[:, -1], settings)   # (V, V)
-    return p1.numpy(), (p1[:, None] * p2_given).sum(0).numpy()
-
-
-def chi_square_pvalue(samples, expected_probs):
-    counts = np.bincount(samples, minlength=len(expected_probs))
-    expected = expected_probs * len(samples)
-    big = expected >= 5                                    # pool the rare cells into one
-    obs = np.append(counts[big], counts[~big].sum())
-    exp = np.append(expected[big], expected[~big].sum())
-    if exp[-1] == 0:
-        assert obs[-1] == 0, "sampled a token the target gives probability 0"
-        obs, exp = obs[:-1], exp[:-1]
-    return stats.chisquare(obs, exp * obs.sum() / exp.sum()).pvalue
-
-
 def speculative_samples(pair, prompt_ids, settings, n, gamma=3, drafter="model", policy="constant"):
     firsts, seconds = [], []
     for seed in range(n):
@@ -142,13 +120,6 @@ def speculative_samples(pair, prompt_ids, settings, n, gamma=3, drafter="model",
             d.step()
         firsts.append(d.new_ids[0]); seconds.append(d.new_ids[1])
     return np.array(firsts), np.array(seconds)
-
-
-def without_eos(pair):
-    """The same pair with no end-of-text token, so every sample has two tokens."""
-    tok = copy.deepcopy(pair.tokenizer)
-    tok.eos_token = None
-    return ModelPair(target=pair.target, draft=pair.draft, tokenizer=tok)
 
 
 SETTINGS = [SamplingSettings(temperature=1.0), SamplingSettings(temperature=0.7, top_k=8),

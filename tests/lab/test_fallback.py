@@ -14,8 +14,7 @@ from lab.core.sampling import SamplingSettings
 from lab.pairs.tiny import tiny_pair
 from lab.speed import payoff
 from lab.speed.timeline import schedule
-from tests.lab.test_adaptive import scripted
-from tests.lab.test_engine import chi_square_pvalue, exact_marginals, without_eos
+from tests.lab.helpers import chi_square_pvalue, exact_marginals, scripted, without_eos
 
 # The embedded pair's prices on a 2-core CPU: a draft call 0.16 target calls, each checked position 0.06.
 PROFILE = scripted(c=0.16, per_position=0.06)
