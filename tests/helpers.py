@@ -130,3 +130,11 @@ def save_tiny(folder: Path, words=WORDS, seed: int = 0, layers: int = 1, vocab_s
     tk.pre_tokenizer = pre_tokenizers.Whitespace()
     PreTrainedTokenizerFast(tokenizer_object=tk, unk_token="<unk>", eos_token="<eos>").save_pretrained(folder)
     return folder
+
+
+def run_apart(coro):
+    """`asyncio.run(coro)` on a thread of its own: once the browser tests have run, Playwright's sync
+    API holds an event loop on the main thread, where asyncio.run refuses to start."""
+    import concurrent.futures
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()

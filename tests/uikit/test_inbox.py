@@ -13,7 +13,7 @@ from bokeh.server.connection import ServerConnection
 from bokeh.server.protocol_handler import ProtocolHandler
 from bokeh.server.session import ServerSession
 
-from tests.helpers import FakeClock
+from tests.helpers import run_apart, FakeClock
 from uikit import inbox
 
 PROTOCOL = Protocol()
@@ -51,7 +51,7 @@ def send_all(doc, messages, until=lambda: True, timeout=10.0):
         while not until() and loop.time() < deadline:
             await asyncio.sleep(0.01)
         return replies
-    return asyncio.run(go())
+    return run_apart(go())
 
 
 def test_a_flood_of_changes_from_one_sender_applies_only_the_latest_as_its_allowance_refills(page):
@@ -146,7 +146,7 @@ def test_a_client_that_does_not_read_its_websocket_is_dropped_past_the_bound(cap
             server.stop()
             await asyncio.gather(*writes, return_exceptions=True)
     with caplog.at_level(logging.WARNING, logger="uikit.inbox"):
-        asyncio.run(go())
+        run_apart(go())
     assert sum(sent) < 64 * 2 ** 20                          # stopped long before the 128 MB
     assert any("did not read its updates" in r.getMessage() for r in caplog.records)
     assert "Traceback" not in caplog.text
@@ -190,7 +190,7 @@ def test_a_sessions_callbacks_are_charged_to_its_page_their_steps_not_their_wait
         await gone.with_document_locked(lambda: gone.destroy())
         return done
     try:
-        assert asyncio.run(go()) == "done"
+        assert run_apart(go()) == "done"
     finally:
         inbox.GUARD.cost = None
     seconds = [s for d, s in costs if d is doc]

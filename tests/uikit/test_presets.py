@@ -1,11 +1,11 @@
 """The preset bar: a preset click sets the student's prompt, the switch sets who drafts, and only the
 drafts the running pair can have are offered (the tiny pair has no weak draft)."""
-import asyncio
 
 import pytest
 
 from lab.experiments.presets import NAMES, PRESETS, preset_by_key, reading, winner
 from lab.speed.request import Outcome
+from tests.helpers import run_apart
 from uikit.presets import PresetBar
 
 
@@ -73,9 +73,9 @@ def test_the_bar_credits_the_guesser_that_won_on_the_preset(state, key):
     bar = PresetBar(state, guessers=True)
     bar.choose(key)
     assert "Measuring who wins" in bar.note.object
-    said = asyncio.run(bar.measure())
+    said = run_apart(bar.measure())
     service = state.service
-    outcomes = {r.drafter: asyncio.run(service.run(service.outcome, r)) for r in bar.requests()}
+    outcomes = {r.drafter: run_apart(service.run(service.outcome, r)) for r in bar.requests()}
     best = winner(outcomes)
     for drafter, o in outcomes.items():
         assert f"α = {o.alpha or 0:.2f}" in said and f"{o.speedup:.2f}×" in said
@@ -116,7 +116,7 @@ def test_who_wins_waits_for_the_chapters_question(state):
     bar = PresetBar(state, guessers=True)
     bar.wait_for_answer(card)
     bar.choose("edit")
-    asyncio.run(bar.measure())
+    run_apart(bar.measure())
     assert "Answer the question above first" in bar.note.object and "Measured here" not in bar.note.object
     card.commit("B")
     assert "Measured here" in bar.note.object and "Answer the question" not in bar.note.object
