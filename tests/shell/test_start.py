@@ -26,7 +26,7 @@ def test_the_pair_loads_and_warms_at_start_without_any_browser(tmp_path):
                                   cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=out)
     try:
         deadline = time.monotonic() + 180       # nothing connects: the server's own log says it
-        while "warm-up: " not in log.read_text() and time.monotonic() < deadline and server.poll() is None:
+        while "default demos ready" not in log.read_text() and time.monotonic() < deadline and server.poll() is None:
             time.sleep(0.2)
         text = log.read_text()
         assert "pair loaded: tiny llama target (target) and tiny llama draft (draft)" in text, text
