@@ -49,8 +49,9 @@ class Found:
 
 
 def keeps_all(r: RoundTrace, gamma: int) -> bool:
-    """Round r drafted the full γ tokens and kept every one."""
-    return r.gamma == gamma and gamma > 0 and r.n_accepted == gamma
+    """Round r drafted the full γ tokens, kept every one and added its bonus token (a round whose
+    kept drafts end the text, at the end-of-text token or the length limit, shows no bonus)."""
+    return r.gamma == gamma and gamma > 0 and r.n_accepted == gamma and len(r.emitted_ids) == gamma + 1
 
 
 LUCKY = 0.25          # a round keeping all γ drafts is lucky when that happens less often than this

@@ -68,3 +68,14 @@ def test_luck_compares_a_round_with_its_generation():
     assert hopeless.hopeless == (0, 0.0) and not hopeless.lucky and hopeless.rare_correction == "o"
     assert luck(round_(1, [0.5, 0.3, 0.5, 0.5], extra_id=2), 0.5).rare_correction is None
     assert luck(round_(1, [0.5] * 4), None) is None
+
+
+def test_a_round_cut_by_the_end_of_text_is_not_an_every_draft_kept_round():
+    """Chapter 8 shows the bonus token of a round that kept every draft: a round whose kept drafts
+    end the text (end-of-text, or the length limit) has none to show, so the search passes it by."""
+    from dataclasses import replace
+    from tests.helpers import scripted_round
+    full = scripted_round(0, drafted=4, kept=4)
+    assert keeps_all(full, 4)
+    cut = replace(full, emitted_ids=full.emitted_ids[:4], emitted_texts=full.emitted_texts[:4], stop_reason="eos")
+    assert not keeps_all(cut, 4) and not keeps_all(scripted_round(0, drafted=4, kept=3), 4)
