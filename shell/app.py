@@ -251,15 +251,19 @@ def build_app():
 SWITCH_INTERVAL = 0.001   # seconds: the event loop's longest wait for the GIL the model worker holds
 
 
-def configure() -> None:
-    """Panel settings for the whole app: everything served inline (offline), large type."""
-    configure_logging(verbose())
+def panel_settings() -> None:
+    """Panel's settings every page is built with, served or exported: resources inline (offline),
+    the lab's CSS, large type on every button (Bokeh widgets live in shadow roots, out of page CSS's
+    reach)."""
     pn.extension(inline=True, raw_css=[sheet("speclab")], notifications=False)
-
-    # Large type on every button (Bokeh widgets live in shadow roots, so page CSS cannot reach them).
     for widget in (pn.widgets.Button, pn.widgets.RadioButtonGroup, pn.widgets.Toggle):
         widget.param.stylesheets.default = [sheet("buttons")]
 
+
+def configure() -> None:
+    """Panel settings for the whole app: everything served inline (offline), large type."""
+    configure_logging(verbose())
+    panel_settings()
     before_browser_values(validate.screen)   # every widget value a browser sends is checked first
     on_refused_patches(validate.refused_by_bokeh)   # … and one Bokeh refuses is said on the page
     allow_when(click_allowed)               # clicks too fast per browser: dropped (uikit.clicks)

@@ -27,15 +27,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    import panel as pn
     from serving import runtime
+    from shell.app import panel_settings
     from shell.export.site import export_site
-    from uikit.styles import sheet
 
     runtime.use_args(["--pair", args.pair] if args.pair else [])
-    pn.extension(inline=True, raw_css=[sheet("speclab")], notifications=False)
-    for widget in (pn.widgets.Button, pn.widgets.RadioButtonGroup, pn.widgets.Toggle):
-        widget.param.stylesheets.default = [sheet("buttons")]
+    panel_settings()
     started = time.monotonic()
     print("export: loading the models…", file=sys.stderr, flush=True)
     service = runtime.service()
