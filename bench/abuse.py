@@ -16,6 +16,9 @@ done (at most `--seconds`):
 - tour: `--tabs` fresh browsers flipping tour steps as fast as the socket takes them, never reading
   what the server sends.
 
+Every press of "Use my models" (the victim's too) follows a prompt nobody asked for before, typed
+into the page's settings card, so it is new model work (a request's outcome is kept and shared).
+
 Each prints p50/p95 idle and under attack and the ratio (the goal: the victim's p95 within 2× of
 idle), and what the attacker managed. Then, without a victim:
 
@@ -57,8 +60,9 @@ from shell.lecturer import Attempts  # noqa: E402
 # work, here it would take the server's 2 cores. It runs niced, so what slows the victim is the
 # server's own work for the hog (its click limit still admits the hog's full share).
 HOG_NICE = 10
-# Measurements are shared while fresh (30 s), so each press asks for a γ not asked for before.
-WARM_GAMMAS, IDLE_GAMMAS, LOADED_GAMMAS, HOG_GAMMAS = (5,), (1, 2), (3, 4), tuple(range(6, 13))
+# A request's outcome is kept and shared (lab.speed.request), so each press of "Use my models" asks for
+# a prompt nobody asked for before (floods.PROMPT with these numbers; the attackers' are ≥ 10,000).
+WARM, IDLE, LOADED = (1,), (2, 3, 4), (5, 6, 7)
 
 
 class BrowserTab(PageSession):
@@ -91,9 +95,10 @@ async def open_chapter10(base: str, cookie: str | None = None) -> BrowserTab:
     return tab
 
 
-async def measure_victim(tab: BrowserTab, gammas: tuple[int, ...], moves: int, offset: int = 0) -> dict[str, list[float]]:
+async def measure_victim(tab: BrowserTab, numbers: tuple[int, ...], moves: int, offset: int = 0) -> dict[str, list[float]]:
     """The victim's slider moves (until the figure's new data) and "Use my models" presses (until the
-    button is enabled again); `offset` picks other α values, so each round asks for new work."""
+    button is enabled again), each on a new prompt (floods.PROMPT with one of `numbers`: new work);
+    `offset` picks other α values."""
     times: dict[str, list[float]] = {"slider": [], "use my models": []}
     figures = {m["id"] for m in tab.find("ColumnDataSource")}
     redrawn = lambda e: e.get("kind") == "ColumnDataChanged" and e.get("model", {}).get("id") in figures
@@ -106,8 +111,8 @@ async def measure_victim(tab: BrowserTab, gammas: tuple[int, ...], moves: int, o
         times["slider"].append(time.perf_counter() - start)
         await asyncio.sleep(random.uniform(0.1, 0.3))
     button = tab.find("Button", label="Use my models")[0]["id"]
-    for gamma in gammas:
-        await tab.set_value(tab.slider("γ"), gamma)
+    for n in numbers:
+        await floods.use_prompt(tab, floods.PROMPT.format(n=n + 100 * offset))
         mark, start = len(tab.events), time.perf_counter()
         await tab.patch(click(button))
         await tab.wait_for(lambda: any(changed(button, "disabled", False)(e) for e in tab.events[mark:]),
@@ -166,8 +171,7 @@ async def attacker(args) -> None:
             else:
                 pages.append(page)
         stats["opened"] = len(pages)
-        gammas = floods_gammas()
-        tasks = [floods.work_tab(p, gammas[i % len(gammas)], stop, stats) for i, p in enumerate(pages)]
+        tasks = [floods.work_tab(p, floods.hog_numbers(i), stop, stats) for i, p in enumerate(pages)]
     else:
         pages, tasks = await floods.flood(args.attack, args.url, args.tabs, stop, stats)
     print("ready", flush=True)
@@ -182,10 +186,6 @@ async def attacker(args) -> None:
     print(json.dumps(stats), flush=True)
 
 
-def floods_gammas() -> tuple[int, ...]:
-    return HOG_GAMMAS
-
-
 async def under_attack(kind: str, base: str, victim: BrowserTab, idle: dict, args, offset: int) -> None:
     """Start the attacking process, let it run `--head-start` seconds, measure the victim, stop it;
     print the victim's latency against idle and what the attacker managed."""
@@ -198,7 +198,7 @@ async def under_attack(kind: str, base: str, victim: BrowserTab, idle: dict, arg
         attacking.kill()
         raise SystemExit(f"the {kind} attacker did not open its tabs")
     await asyncio.sleep(args.head_start)
-    loaded = await measure_victim(victim, LOADED_GAMMAS, args.moves, offset)
+    loaded = await measure_victim(victim, LOADED, args.moves, offset)
     out, _ = await loop.run_in_executor(None, attacking.communicate, "stop\n")
     stats = json.loads(out.strip().splitlines()[-1])
     what = {"clicks": "one browser's tabs pressing 'Use my models'",
@@ -246,8 +246,8 @@ async def run(args) -> None:
         if waited is not None:      # as a lecturer starts the server before the class arrives
             print(f"the server's warm-up finished {waited:.0f} s after it answered")
         victim = await open_chapter10(base)
-        await measure_victim(victim, WARM_GAMMAS, 2)           # warm-up: first-use costs not counted
-        idle = await measure_victim(victim, IDLE_GAMMAS, args.moves)
+        await measure_victim(victim, WARM, 2)           # warm-up: first-use costs not counted
+        idle = await measure_victim(victim, IDLE, args.moves)
         for i, kind in enumerate(k for k in args.scenarios if k in ("clicks", "work", "tour")):
             await under_attack(kind, base, victim, idle, args, offset=7 * (i + 1))
         if "tokens" in args.scenarios:

@@ -41,24 +41,49 @@ def deck_of(page: PageSession) -> dict | None:
                  and "steps" in m.get("attributes", {})), None)
 
 
-async def work_tab(page: PageSession, gamma: int, stop: asyncio.Event, stats: dict) -> None:
-    """Press "Use my models" on chapter 10 until `stop`, as fast as the page answers."""
-    slider = next(m for m in page.find("Slider") if m["attributes"].get("title", "").startswith("γ"))
-    await page.patch([{"kind": "ModelChanged", "model": {"id": slider["id"]}, "attr": "value", "new": gamma}])
+PROMPT = "In one sentence, what is special about the number {n}?"   # a new request per number
+
+
+async def use_prompt(page: PageSession, text: str, timeout: float = 120) -> None:
+    """Save `text` as the session's prompt, as a student does: open the settings card (its widgets are
+    built when first opened), type it, press "Use these settings", wait for the saved line. Each press
+    of "Use my models" after it asks for a request nobody asked for before (lab.speed.request)."""
+    if not page.find("TextAreaInput"):
+        card = next(m for m in page.models.values() if m["name"] == "Card" and m["attributes"].get("collapsed"))
+        await page.patch([{"kind": "ModelChanged", "model": {"id": card["id"]}, "attr": "collapsed", "new": False}])
+        await page.wait_for(lambda: page.find("TextAreaInput") and page.find("Button", label="Use these settings"),
+                            timeout, "the settings card")
+    area = page.find("TextAreaInput")[0]["id"]
+    mark = len(page.events)
+    await page.patch([{"kind": "ModelChanged", "model": {"id": area}, "attr": "value", "new": text}])
+    await page.patch(click(page.find("Button", label="Use these settings")[0]["id"]))
+    await page.wait_for(lambda: any("Saved for this session" in str(e.get("new", "")) for e in page.events[mark:]),
+                        timeout, "the saved settings")
+
+
+async def work_tab(page: PageSession, numbers, stop: asyncio.Event, stats: dict) -> None:
+    """Until `stop`: save a new prompt (the next of `numbers`), press "Use my models", wait for the
+    answer; each press is new work for the server, as fast as the page answers."""
     button = page.find("Button", label="Use my models")[0]["id"]
-    while not stop.is_set():
+    for n in numbers:
+        if stop.is_set():
+            return
         mark = len(page.events)
         try:
+            await use_prompt(page, PROMPT.format(n=n))
             await page.patch(click(button))
         except websockets.ConnectionClosed:
             stats["lost"] += 1
             return
+        except TimeoutError:
+            continue
         stats["clicks"] += 1
         try:
-            await page.wait_for(lambda: len(page.events) > mark or stop.is_set(), 30, "an answer")
+            await page.wait_for(lambda: stop.is_set() or any(e.get("model", {}).get("id") == button
+                                and e.get("attr") == "disabled" and e.get("new") is False
+                                for e in page.events[mark:]), 300, "an answer")
         except TimeoutError:
             pass
-        await asyncio.sleep(0.05)
 
 
 async def tour_tab(page: PageSession, stop: asyncio.Event, stats: dict) -> None:
@@ -82,7 +107,7 @@ async def tour_tab(page: PageSession, stop: asyncio.Event, stats: dict) -> None:
         await asyncio.sleep(0)
 
 
-async def flood(kind: str, base: str, tabs: int, stop: asyncio.Event, stats: dict, gammas=tuple(range(6, 13))):
+async def flood(kind: str, base: str, tabs: int, stop: asyncio.Event, stats: dict):
     source = ATTACKERS[kind]
     """Open `tabs` pages as fresh browsers from the attacker's machine and run `kind` ("work" or
     "tour") in each until `stop`; stats counts what was sent and how many tabs the server refused."""
@@ -98,8 +123,13 @@ async def flood(kind: str, base: str, tabs: int, stop: asyncio.Event, stats: dic
             continue
         pages.append(page)
     stats["opened"] = len(pages)
-    return pages, [work_tab(p, gammas[i % len(gammas)], stop, stats) if kind == "work" else tour_tab(p, stop, stats)
+    return pages, [work_tab(p, hog_numbers(i), stop, stats) if kind == "work" else tour_tab(p, stop, stats)
                    for i, p in enumerate(pages)]
+
+
+def hog_numbers(tab: int):
+    """The numbers of an attacking tab's prompts: its own, never the victim's (below 10,000)."""
+    return range(10_000 * (tab + 1), 10_000 * (tab + 2))
 
 
 async def guess_tokens(base: str, seconds: float, stats: dict, parallel: int = 4) -> None:
