@@ -49,7 +49,7 @@ import time
 from pathlib import Path
 
 import floods
-from wsclient import (SERVER_LOG, PageSession, changed, click, free_port, slide, start_server, stop_server,
+from wsclient import (SERVER_LOG, PageSession, click, free_port, slide, start_server, stop_server,
                       wait_for_warm_up)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the lab's limits, printed beside the figures
@@ -112,11 +112,11 @@ async def measure_victim(tab: BrowserTab, numbers: tuple[int, ...], moves: int, 
         await asyncio.sleep(random.uniform(0.1, 0.3))
     button = tab.find("Button", label="Use my models")[0]["id"]
     for n in numbers:
+        mark = len(tab.events)
         await floods.use_prompt(tab, floods.PROMPT.format(n=n + 100 * offset))
-        mark, start = len(tab.events), time.perf_counter()
+        start = time.perf_counter()
         await tab.patch(click(button))
-        await tab.wait_for(lambda: any(changed(button, "disabled", False)(e) for e in tab.events[mark:]),
-                           300, "Use my models")
+        await tab.wait_for(lambda: floods.worked(tab, button, mark), 300, "Use my models")
         times["use my models"].append(time.perf_counter() - start)
         await asyncio.sleep(random.uniform(0.2, 0.5))
     return times

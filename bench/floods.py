@@ -46,19 +46,24 @@ PROMPT = "In one sentence, what is special about the number {n}?"   # a new requ
 
 async def use_prompt(page: PageSession, text: str, timeout: float = 120) -> None:
     """Save `text` as the session's prompt, as a student does: open the settings card (its widgets are
-    built when first opened), type it, press "Use these settings", wait for the saved line. Each press
-    of "Use my models" after it asks for a request nobody asked for before (lab.speed.request)."""
+    built when first opened), type it, press "Use these settings". The server applies a page's
+    messages in order, so a press of "Use my models" sent next asks for a request nobody asked for
+    before (lab.speed.request)."""
     if not page.find("TextAreaInput"):
-        card = next(m for m in page.models.values() if m["name"] == "Card" and m["attributes"].get("collapsed"))
+        card = page.find("Card")[0]              # the page's one card: "Your prompt & sampling settings"
         await page.patch([{"kind": "ModelChanged", "model": {"id": card["id"]}, "attr": "collapsed", "new": False}])
         await page.wait_for(lambda: page.find("TextAreaInput") and page.find("Button", label="Use these settings"),
                             timeout, "the settings card")
     area = page.find("TextAreaInput")[0]["id"]
-    mark = len(page.events)
     await page.patch([{"kind": "ModelChanged", "model": {"id": area}, "attr": "value", "new": text}])
     await page.patch(click(page.find("Button", label="Use these settings")[0]["id"]))
-    await page.wait_for(lambda: any("Saved for this session" in str(e.get("new", "")) for e in page.events[mark:]),
-                        timeout, "the saved settings")
+
+
+def worked(page: PageSession, button: str, mark: int) -> bool:
+    """Whether `button` was disabled and enabled again after event `mark`: its work ran and ended."""
+    toggles = [e.get("new") for e in page.events[mark:]
+               if e.get("model", {}).get("id") == button and e.get("attr") == "disabled"]
+    return True in toggles and toggles[-1] is False
 
 
 async def work_tab(page: PageSession, numbers, stop: asyncio.Event, stats: dict) -> None:
@@ -79,9 +84,7 @@ async def work_tab(page: PageSession, numbers, stop: asyncio.Event, stats: dict)
             continue
         stats["clicks"] += 1
         try:
-            await page.wait_for(lambda: stop.is_set() or any(e.get("model", {}).get("id") == button
-                                and e.get("attr") == "disabled" and e.get("new") is False
-                                for e in page.events[mark:]), 300, "an answer")
+            await page.wait_for(lambda: stop.is_set() or worked(page, button, mark), 300, "an answer")
         except TimeoutError:
             pass
 
