@@ -1,7 +1,7 @@
 """The app: Panel's settings for the whole server, and one page per Panel session.
 
 app.py (run afresh for every session by `panel serve`) calls `configure()` and `build_app()`;
-everything that persists across sessions lives in modules imported once per process.
+everything that persists across sessions lives in the server's class state (shell.classstate).
 
 A page is sent in two steps so that a class opening pages at once does not hold up each other's
 slider moves: the frame (template, navigation, pager, and the page's place in the server's line of
@@ -21,18 +21,15 @@ import param
 
 from chapters import registry
 from serving.service import Owner
-from shell import heap, warmup
+from shell.classstate import ClassState, class_state
 from shell.lecturer import LecturerPanel, lecturer_view
-from shell.line import LINE, LeftTheLine
-from shell.loading import LOADER, loading_view
+from shell.line import LeftTheLine, PageLine
+from shell.loading import loading_view
 from shell.pages import html_pane, landing_html, nav_html, page_view, pager_html
-from shell.quietlog import (QUIET_LOGGERS, ClosedTabs, RefusedValues, closed_tab,  # noqa: F401 (the log's parts,
-                            closed_tabs_handled, configure_logging, verbose)       # named here too)
-from shell.sessions import SNAPSHOTS, browser_id, click_allowed, join_classroom, session_state, too_many_tabs
-from shell.store import store_problem
+from shell.quietlog import configure_logging, verbose
+from shell.sessions import browser_id, join_classroom, session_state
 from shell.tour import build_tour
 from uikit import validate
-from uikit.clicks import allow_when
 from uikit.pacing import before_browser_values, keep_deferred_writes, on_refused_patches, page_turn, served, show_in_pieces
 from uikit.panels import PairBadge, SettingsPanel
 from uikit.state import LabState
@@ -76,10 +73,10 @@ def place_html(said: str) -> str:
 LOAD_REFRESH_MS = 3000   # the lecturer's load line is refreshed this often
 
 
-def load_html() -> str:
+def load_html(line: PageLine) -> str:
     """The server's load in one line (shell.line), above the lecturer's controls."""
     return (f'<p class="server-load" role="status" style="font-size: 1.1rem; margin: 2px 0">'
-            f'{html.escape(LINE.load_line())}</p>')
+            f'{html.escape(line.load_line())}</p>')
 
 
 @dataclass
@@ -114,14 +111,17 @@ class SessionPage:
     meanwhile. Everything the frame holds must finish rendering in the browser: the browser says
     the page is ready (Panel's onload, which starts the fill) only once every part of the frame has
     been drawn, and a figure in a collapsed card never is. So the lecturer's controls (the class
-    poll's histograms sit in a collapsed card) are put in once the page is ready."""
+    poll's histograms sit in a collapsed card) are put in once the page is ready. `the_class`: the
+    server's class state (default: a fresh one in memory, as for a page built outside a server)."""
 
-    def __init__(self, request: Request, bid: str, session_id: str | None, lecturer):
+    def __init__(self, request: Request, bid: str, session_id: str | None, lecturer,
+                 the_class: ClassState | None = None):
         self.request, self.bid, self.session_id = request, bid, session_id
         self.lecturer = lecturer
+        self.the_class = the_class = the_class if the_class is not None else ClassState()
         # No template busy spinner: Panel syncs every template's spinner with one process-wide busy
-        # flag, so each event in any session would patch all sessions' pages (a class of 40 made that
-        # 40× the traffic). Our chapters show their own progress (uikit.panels.Busy).
+        # flag, so each event in any session would patch every session's page, a message per page
+        # per event. Our chapters show their own progress (uikit.panels.Busy).
         self.template = pn.template.BootstrapTemplate(
             title=request.title, sidebar_width=300, header_background="#1f4e9e",
             collapsed_sidebar=request.tour, busy_indicator=None)
@@ -133,7 +133,7 @@ class SessionPage:
                                        sizing_mode="stretch_width", margin=0)
         self.keys = ShellKeys(browser_id=bid, width=0, height=0, margin=0)
         notice = [html_pane(f'<p class="notice" role="alert">{html.escape(said)}</p>')
-                  for said in (request.notice, store_problem()) if said]
+                  for said in (request.notice, the_class.store_problem()) if said]
         # a value this page's browser sent that was clamped or refused (uikit.validate), said here
         self.problems = html_pane("", margin=0)
         validate.on_problems(self.say_problem)
@@ -144,24 +144,25 @@ class SessionPage:
             sizing_mode="stretch_width"))
         self.ticket = self.place = None
         if request.landing:   # the landing page needs no model: shown at once, the badge slot loads
-            self.content.objects = [html_pane(landing_html(SNAPSHOTS.get(bid).get("answers")))]
+            self.content.objects = [html_pane(landing_html(the_class.snapshots.get(bid).get("answers")))]
         elif not request.tour:   # a served chapter: its place in the line until it is built
             self.place = html_pane(place_html("Preparing your page…"), margin=(10, 5))
             self.content.objects = [self.place]
             if served():
-                self.ticket = ticket = LINE.join()
-                self.show_place(LINE.place(ticket))
-                pn.state.on_session_destroyed(lambda context: LINE.leave(ticket))
+                line = the_class.line
+                self.ticket = ticket = line.join()
+                self.show_place(line.place(ticket))
+                pn.state.on_session_destroyed(lambda context: line.leave(ticket))
 
     def say_problem(self, sentence: str) -> None:
         self.problems.object = f'<p class="notice" role="alert">{html.escape(sentence)}</p>'
 
     def student(self) -> LabState:
         """This session's LabState, with the badge and the settings card that show it."""
-        state = session_state(self.bid, Owner(self.bid, self.session_id))   # one queue per browser
+        state = session_state(self.the_class, self.bid, Owner(self.bid, self.session_id))   # one queue per browser
         state.reduced_motion = self.keys.reduced_motion
         self.keys.param.watch(lambda e: setattr(state, "reduced_motion", e.new), "reduced_motion")
-        self.badge_slot.objects = [PairBadge(state)]
+        self.badge_slot.objects = [self.the_class.badges.add(PairBadge(state))]
         if not self.request.tour:   # the projector shows the tour alone; settings live on chapter pages
             self.settings_slot.objects = [settings_card(state)]
         return state
@@ -179,7 +180,8 @@ class SessionPage:
         if self.place not in self.content.objects:   # the loading line was shown meanwhile
             self.content.objects = [self.place]
         try:
-            async with LINE.turn(self.ticket, self.show_place) if self.ticket else contextlib.nullcontext():
+            line = self.the_class.line
+            async with line.turn(self.ticket, self.show_place) if self.ticket else contextlib.nullcontext():
                 async with page_turn():
                     state = self.student()
                 async with page_turn():
@@ -190,11 +192,12 @@ class SessionPage:
 
     async def show_lecturer(self) -> None:
         """The lecturer's controls, under one line on the server's load (refreshed every few seconds)."""
-        load = html_pane(load_html(), margin=(0, 10))
+        line = self.the_class.line
+        load = html_pane(load_html(line), margin=(0, 10))
         async with page_turn():
             self.lecturer_slot.objects = [load, self.lecturer]
         if served():
-            pn.state.add_periodic_callback(lambda: setattr(load, "object", load_html()), period=LOAD_REFRESH_MS)
+            pn.state.add_periodic_callback(lambda: setattr(load, "object", load_html(line)), period=LOAD_REFRESH_MS)
 
     def fill_tour(self) -> None:
         """The projector's one page, built at once (it lays out its own steps)."""
@@ -205,22 +208,23 @@ class SessionPage:
         fill = self.fill_tour if self.request.tour else self.fill_page
         if isinstance(self.lecturer, LecturerPanel):
             pn.state.onload(self.show_lecturer)
-        if LOADER.ready:
+        loader = self.the_class.loader
+        if loader.ready:
             if self.request.tour:
                 fill()
             else:
                 pn.state.onload(fill)
             return
-        view, refresh = loading_view()
+        view, refresh = loading_view(loader)
         (self.badge_slot if self.request.landing else self.content).objects = [view]
         filled, doc = [], pn.state.curdoc
 
         def poll():
             if filled:
                 return
-            if LOADER.ready or LOADER.error:
+            if loader.ready or loader.error:
                 callback.stop()
-            if LOADER.ready:
+            if loader.ready:
                 filled.append(True)
                 # The loader's wake-up runs outside this page's document: the filling task must know
                 # which page it fills. A browser that has the page but has not yet said it is ready
@@ -233,17 +237,19 @@ class SessionPage:
 
         callback = pn.state.add_periodic_callback(poll, period=300)
         # Also woken by the loader itself the moment it finishes (the poll is the fallback).
-        LOADER.when_done(pn.state.curdoc, poll)
+        loader.when_done(pn.state.curdoc, poll)
 
 
 def build_app():
+    """This session's page, in the server's class (shell.classstate)."""
+    the_class = class_state()
     request = Request.from_args(pn.state.session_args or {})
-    session_id, _doc = join_classroom()
-    bid = browser_id()
-    if (full := too_many_tabs()) is not None:   # tabs per browser capped: one sentence (shell.sessions)
+    session_id, doc = join_classroom(the_class)
+    bid = browser_id(the_class)
+    if (full := the_class.browsers.too_many_tabs(doc)) is not None:   # tabs per browser capped: one sentence
         return full
-    lecturer = lecturer_view(first_arg(pn.state.session_args or {}, "lecturer"), session_id, bid)
-    page = SessionPage(request, bid, session_id, lecturer)
+    lecturer = lecturer_view(the_class, first_arg(pn.state.session_args or {}, "lecturer"), session_id, bid)
+    page = SessionPage(request, bid, session_id, lecturer, the_class)
     page.fill_when_loaded()
     return page.template
 
@@ -266,19 +272,18 @@ def configure() -> None:
     panel_settings()
     before_browser_values(validate.screen)   # every widget value a browser sends is checked first
     on_refused_patches(validate.refused_by_bokeh)   # … and one Bokeh refuses is said on the page
-    allow_when(click_allowed)               # clicks too fast per browser: dropped (uikit.clicks)
     keep_deferred_writes()                  # a burst of changes reaches the page whole
     # The model worker thread holds the GIL between torch's kernels; a page's answer on the event loop
     # waits up to the switch interval at every hand-back (5 ms by default): hand it back sooner.
     sys.setswitchinterval(SWITCH_INTERVAL)
-    pn.state.schedule_task("speclab-heap", heap.tick, period="1s")   # once per server (shell.heap)
-    start_models()
+    the_class = class_state()
+    pn.state.schedule_task("speclab-heap", the_class.heap_tick, period="1s")   # once per server (shell.heap)
+    start_models(the_class)
 
 
-def start_models() -> None:
+def start_models(the_class: ClassState | None = None) -> None:
     """Once per server: load the pair in the background (pages show its progress meanwhile), then
     compute the default demos for first clicks. At server start with `--setup shell/start.py`,
     else at the first page."""
     configure_logging(verbose())
-    LOADER.start()
-    warmup.start(LOADER)
+    (the_class or class_state()).start_models()

@@ -1,26 +1,26 @@
 """The cyclic garbage collector and a class's pages.
 
-A full collection walks every object the collector tracks, and holds every student's page while it
-does. A served lab holds about half a million objects from start-up (the models, torch, transformers,
-Panel) and ~10–20 thousand more per open page; Panel also runs a full collection a few seconds after
-sessions close. Left to itself, a class of 40 saw a dozen full collections of 0.3–1.2 s each. So:
+A full collection walks every object the collector tracks and holds every student's page while it
+does. A served lab holds about half a million objects from start-up (the models, torch,
+transformers, Panel) and ~10–20 thousand more per open page, and Panel runs a full collection a few
+seconds after sessions close: left alone, each of those collections walks the whole class. So:
 
 - at start-up, collect once and freeze (`gc.freeze`) what is alive: out of the collector's reach;
 - every second (`tick`), freeze again: what has lived a second (a page being read, a student's
   settings) joins it, and the collector, Panel's collections included, walks only what is newer;
 - the pages closed since are garbage inside the frozen heap: a sweep (unfreeze, collect, freeze)
-  frees them. A sweep walks the whole heap, every open page included: 1–3 s with a class of 40, 3–5
-  s with 200 students on their pages, during which every page waits, and a class often goes quiet
-  just before it acts together (a poll). So sweeps are few: one waits for QUIET_CLOSED closed
-  sessions and a quiet room (the event loop, whose thread runs the ticks, used under QUIET_LOAD of a
-  core for QUIET_TICKS seconds), at most once per MIN_SPACING seconds; after MAX_CLOSED closed
-  sessions one goes at once, whatever the load. A closed page holds about 1 MB until it is swept
-  (200 students leaving 380 pages behind: +0.3 GB), so MAX_CLOSED bounds that memory at about half
-  a gigabyte and a lecture hall's page turns wait for a quiet moment; a quiet room is also swept
-  after STRAY_SPACING seconds, for garbage no session left.
+  frees them. A sweep walks the whole heap, every open page included, and every page waits while it
+  runs; a class often goes quiet just before it acts together (a poll). So sweeps are few: one waits
+  for QUIET_CLOSED closed sessions and a quiet room (the event loop, whose thread runs the ticks,
+  used under QUIET_LOAD of a core for QUIET_TICKS seconds), at most once per MIN_SPACING seconds;
+  after MAX_CLOSED closed sessions one goes at once, whatever the load. A closed page holds about
+  1 MB until it is swept, so MAX_CLOSED bounds that memory at about half a gigabyte and a lecture
+  hall's page turns wait for a quiet moment; a quiet room is also swept after STRAY_SPACING
+  seconds, for garbage no session left.
 
-Server-wide: `settle()` once the pair is loaded, `tick()` every second (Panel's `schedule_task`, from
-shell.app.configure), `session_closed()` from each session's end (shell.sessions).
+One `Heap` per server, in its class state (shell.classstate): `settle()` once the pair is loaded,
+`tick()` every second (Panel's `schedule_task`, from shell.app.configure), `session_closed()` from
+each session's end (shell.sessions).
 """
 from __future__ import annotations
 
@@ -40,8 +40,8 @@ STRAY_SPACING = 1800.0  # seconds after which a quiet room is swept even with no
 
 
 class Heap:
-    """The policy's state; one per process (HEAP). `clock` (wall) and `cpu` (the ticking thread's
-    CPU time) are for tests."""
+    """The policy's state, one per server. `clock` (wall) and `cpu` (the ticking thread's CPU time)
+    are for tests."""
 
     def __init__(self, clock=time.monotonic, cpu=time.thread_time):
         self._clock, self._cpu = clock, cpu
@@ -90,10 +90,3 @@ class Heap:
         log.info("heap: swept after %d closed sessions: %d objects freed, %d kept, in %.2f s",
                  closed, freed, self.kept, time.perf_counter() - started)
 
-
-HEAP = Heap()
-
-
-def tick() -> None:
-    """The server's once-a-second task (one function object, so scheduling it again is a no-op)."""
-    HEAP.tick()

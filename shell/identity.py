@@ -4,8 +4,8 @@ client address.
 A browser is known by its `speclab_id` cookie. The server issues the id with the page (the shell's
 keys write it into the cookie) and signs it with the class's secret, so a cookie the server did not
 issue is not an identity: it counts as no cookie. A page without a valid cookie gets a new id, and
-new ids are limited per client address (`NEW_IDS`): `browsers_per_address()` at once, then one a
-minute. Past that, the address's further pages share one identity, the address's own (`pooled`),
+new ids are limited per client address (the class's `new_ids`): `browsers_per_address()` at once,
+then one a minute. Past that, the address's further pages share one identity, the address's own (`pooled`),
 which is not written into a cookie, so a real browser gets its own id once the address may mint
 again. Token checks, votes, the model queue's fair share, clicks and messages are all counted per
 identity, so a script that drops its cookie gains a handful of identities, not one per page.
@@ -15,8 +15,8 @@ a restart with `SPECLAB_STORE`), else one per process run. The limits live in th
 when there is one (`SharedTable`), so every process counts the same address: two processes that
 mint for one address in the same instant may each pass once more.
 
-    bid = identify(cookie, address)          # the signed id, a new one, or the address's pool
-    NEW_IDS.take(address)                    # spend one of the address's new identities
+    signer, new_ids = Signer(signing_key(store)), new_id_limit(store)     # one each per server
+    bid = identify(cookie, address, signer, new_ids)    # the signed id, a new one, or the address's pool
 """
 from __future__ import annotations
 
@@ -30,7 +30,6 @@ import threading
 import time
 from collections import OrderedDict
 
-from shell.store import CLASS
 from uikit.inbox import client_address as address_of  # noqa: F401  (a served page's client address)
 
 BROWSERS_PER_ADDRESS = 4     # browsers one client address may start at once (SPECLAB_BROWSERS_PER_ADDRESS)
@@ -49,7 +48,9 @@ def browsers_per_address(environ=None) -> int:
         return BROWSERS_PER_ADDRESS
 
 
-def _key(store) -> bytes:
+def signing_key(store) -> bytes:
+    """The key browser ids are signed with: the class store's (`store`: shell.store.ClassStore), else
+    a new one for this process."""
     if store is not None:                 # every process of the class signs with the class's secret
         return hashlib.blake2b(b"speclab browser id", key=store.salt).digest()
     return secrets.token_bytes(32)
@@ -127,7 +128,7 @@ class SharedTable:
         self.store.put(f"{self.prefix}:{key}", json.dumps(row).encode())
 
 
-def table(prefix: str, store=CLASS):
+def table(prefix: str, store=None):
     """A SharedTable in the class store when there is one, else a MemoryTable."""
     return SharedTable(store, prefix) if store is not None else MemoryTable()
 
@@ -163,15 +164,16 @@ class Buckets:
         return 0.0 if left >= 1 else (1 - left) / self.rate if self.rate > 0 else float("inf")
 
 
-SIGNER = Signer(_key(CLASS))
-NEW_IDS = Buckets(1 / NEW_ID_EVERY, browsers_per_address(), table("new-ids"))
+def new_id_limit(store=None, environ=None) -> Buckets:
+    """The new browser ids each client address may start: `browsers_per_address()` at once, then one
+    every NEW_ID_EVERY seconds (counted in the class store when there is one)."""
+    return Buckets(1 / NEW_ID_EVERY, browsers_per_address(environ), table("new-ids", store))
 
 
-def identify(cookie, address: str, signer: Signer | None = None, new_ids: Buckets | None = None) -> str:
-    """The identity of a page: its cookie when this server signed it, else a new signed id while
-    `address` may start new browsers (always, for an unknown address: no served request), else the
-    address's pool."""
-    signer, new_ids = signer or SIGNER, new_ids or NEW_IDS
+def identify(cookie, address: str, signer: Signer, new_ids: Buckets) -> str:
+    """The identity of a page: its cookie when `signer` signed it, else a new signed id while
+    `address` may start new browsers (`new_ids`; always, for an unknown address: no served request),
+    else the address's pool."""
     known = signer.verified(cookie)
     if known is not None:
         return known

@@ -6,8 +6,8 @@ They exist only when the lecturer set a token at start-up and the page was opene
 `SPECLAB_LECTURER_TOKEN=...` (`--args --lecturer-token ...` works too, but every user of the machine
 sees it in `ps`). Students never see the controls; a wrong token is refused in one sentence, and
 each wrong try makes that browser and its client address wait longer before the next one is checked,
-while the whole server checks at most GUESSES_PER_HOUR wrong tokens an hour (`ATTEMPTS`); the
-lecturer's view says in one line when someone is guessing.
+while the whole server checks at most GUESSES_PER_HOUR wrong tokens an hour (the class state's
+`attempts`); the lecturer's view says in one line when someone is guessing.
 """
 from __future__ import annotations
 
@@ -22,16 +22,12 @@ from pathlib import Path
 
 import panel as pn
 
-from serving import runtime
 from lab.errors import public_message
 from shell.classwide import reset_class, switched_everywhere
-from shell.identity import SIGNER, Buckets, address_of, table
-from shell.poll import DocumentWatch, PollView, lecturers_page
-from shell.sessions import CLASSROOM
-from shell.store import CLASS
+from shell.identity import Buckets, address_of, table
+from shell.poll import DocumentWatch, PollView
 from uikit.clicks import on_click
 from uikit.pacing import served
-from uikit.panels import pair_switched
 from uikit.styles import BOX_CSS
 from uikit.tokens import plural
 
@@ -90,12 +86,15 @@ class Attempts:
     an hour, so guesses from many addresses stay hopeless too. A right token clears its browser's
     and address's counts. `guessing()` is what the lecturer's view says about it.
 
-        wait = ATTEMPTS.wait(bid, "address …")     # seconds before this page may try (0: now)
-        ATTEMPTS.failed(bid, "address …")          # after a wrong token
+        attempts = Attempts(store=class_store)      # one per server (shell.classstate)
+        wait = attempts.wait(bid, "address …")     # seconds before this page may try (0: now)
+        attempts.failed(bid, "address …")          # after a wrong token
     """
 
     def __init__(self, base: float = 1.0, cap: float = 300.0, free: int = 2, clock=time.time,
-                 per_hour: float = GUESSES_PER_HOUR, server_burst: int = GUESS_BURST, store=CLASS):
+                 per_hour: float = GUESSES_PER_HOUR, server_burst: int = GUESS_BURST, store=None):
+        """`store`: the class store (shell.store.ClassStore) where the records are kept, None: in
+        this process."""
         self.base, self.cap, self.free, self.clock = base, cap, free, clock
         self._rows = table("guesses", store)
         self.server = Buckets(per_hour / 3600, server_burst, table("guess-server", store), clock=clock)
@@ -137,12 +136,9 @@ class Attempts:
         return len(recent), len({where for _, where in recent})
 
 
-ATTEMPTS = Attempts()
-
-
-def guessing_line(attempts: Attempts | None = None) -> str:
+def guessing_line(attempts: Attempts) -> str:
     """The lecturer's one line when someone is guessing the token ('' when nobody is)."""
-    tries, addresses = (attempts or ATTEMPTS).guessing()
+    tries, addresses = attempts.guessing()
     if not tries:
         return ""
     return (f'<p class="guessing" role="status">Someone is guessing the lecturer token: {tries} wrong '
@@ -153,10 +149,12 @@ def guessing_line(attempts: Attempts | None = None) -> str:
 class LecturerPanel(pn.viewable.Viewer):
     """Switch the pair for everyone and reset the class; built only for a verified lecturer."""
 
-    def __init__(self, session_id: str, chapter: int | None = None, **params):
-        """`chapter`: the number of the chapter this page shows (its question leads the class poll)."""
+    def __init__(self, the_class, session_id: str, chapter: int | None = None, **params):
+        """`the_class`: the server's class state (shell.classstate); `chapter`: the number of the
+        chapter this page shows (its question leads the class poll)."""
         super().__init__(**params)
         from lab.pairs.load import PairError, listed, requested
+        self.the_class = the_class
         self.session_id = session_id
         self.chapter = chapter
         try:                                      # the pair asked for is offered too (the tests serve tiny)
@@ -172,24 +170,24 @@ class LecturerPanel(pn.viewable.Viewer):
         on_click(self.switch_button, self.switch)
         self._build_reset()
         self.sessions = pn.pane.HTML(self._sessions_html(), sizing_mode="stretch_width", margin=(0, 10))
-        self._room = DocumentWatch(CLASSROOM, lambda changed: setattr(self.sessions, "object", self._sessions_html()))
+        self._room = DocumentWatch(the_class.classroom,
+                                   lambda changed: setattr(self.sessions, "object", self._sessions_html()))
         # someone guessing the token: one line, looked at every few seconds (every process's tries)
-        self.guessing = pn.pane.HTML(guessing_line(), sizing_mode="stretch_width", margin=(0, 10),
-                                     stylesheets=[LECTURER_CSS])
+        self.guessing = pn.pane.HTML(guessing_line(the_class.attempts), sizing_mode="stretch_width",
+                                     margin=(0, 10), stylesheets=[LECTURER_CSS])
         if served():
             pn.state.add_periodic_callback(self._look_for_guessing, period=GUESS_LOOK_MS)
-            lecturers_page()                  # this page watches the poll; it is not one of the class
+            the_class.ballots.lecturers_page()     # this page watches the poll; it is not one of the class
             pn.state.on_session_destroyed(lambda ctx: self._room.stop())
 
     def _look_for_guessing(self) -> None:
-        line = guessing_line()
+        line = guessing_line(self.the_class.attempts)
         if line != self.guessing.object:
             self.guessing.object = line
 
     # --- the open sessions, live ---
-    @staticmethod
-    def _sessions_html() -> str:
-        n = CLASSROOM.total()
+    def _sessions_html(self) -> str:
+        n = self.the_class.classroom.total()
         return (f'<p class="sessions" role="status">{n} open {plural(n, "session")} on this server '
                 f"(this page included).</p>")
 
@@ -227,10 +225,10 @@ class LecturerPanel(pn.viewable.Viewer):
         self._say(f"Loading {name} for everyone…")
         self.switch_button.disabled = True
         try:
-            pair = await asyncio.wrap_future(runtime.switch_pair(name))
+            pair = await asyncio.wrap_future(self.the_class.pair.switch(name))
             log.info("lecturer switched the pair to %s", name)
-            switched_everywhere(name)
-            pair_switched()            # every open page's badge names the new pair now
+            switched_everywhere(self.the_class, name)
+            self.the_class.badges.pair_switched()     # every open page's badge names the new pair now
             self._say(f"Everyone now uses {pair.target_label} / {pair.draft_label}; pages pick it up "
                       f"on their next action.")
         except Exception as err:   # PairError, or a model that does not fit: keep the working pair
@@ -242,7 +240,7 @@ class LecturerPanel(pn.viewable.Viewer):
     def _on_reset(self, event=None):
         """The confirmed reset: clear the model cache and send every other page to the landing page."""
         self._ask_reset(False)
-        n = reset_class(except_id=self.session_id)
+        n = reset_class(self.the_class, except_id=self.session_id)
         log.info("lecturer reset the class (%d %s reloaded)", n, plural(n, "page"))
         self._say(f"Reset: {n} student {plural(n, 'page')} {'starts' if n == 1 else 'start'} again "
                   f"from the landing page.")
@@ -258,7 +256,8 @@ class LecturerPanel(pn.viewable.Viewer):
         return pn.Column(pn.Card(
             self.sessions, self.guessing, pair, rule, reset, self.status,
             title="Lecturer controls", collapsed=False, width=360),
-            PollView(current=self.chapter), sizing_mode="stretch_width", margin=0)   # the class poll (shell/poll.py)
+            PollView(self.the_class.poll, current=self.chapter, ballot=self.the_class.ballots.page_ballot()),
+            sizing_mode="stretch_width", margin=0)   # the class poll (shell/poll.py)
 
 
 def needs_download(name: str) -> bool:
@@ -281,9 +280,11 @@ LECTURER_CSS = """
 GUESS_LOOK_MS = 5000       # how often the lecturer's view looks for someone guessing the token
 
 
-def lecturer_view(query_token, session_id: str, browser: str | None = None, address: str | None = None):
+def lecturer_view(the_class, query_token, session_id: str, browser: str | None = None,
+                  address: str | None = None):
     """What the page shows for `?lecturer=...`: the panel, a refusal, or nothing at all. Tries are
-    counted per browser, per client `address` (default: this served page's) and on the server."""
+    counted per browser, per client `address` (default: this served page's) and on the server (the
+    class state's `attempts`)."""
     if query_token is None:
         return None            # students: nothing at all
     expected = configured_token()
@@ -292,22 +293,23 @@ def lecturer_view(query_token, session_id: str, browser: str | None = None, addr
     browser = browser or session_id
     if address is None:
         address = address_of(pn.state.curdoc) if served() else ""
-    keys = (browser, f"address {SIGNER.hashed(address)}" if address else "")
-    wait = ATTEMPTS.wait(*keys)
+    attempts = the_class.attempts
+    keys = (browser, f"address {the_class.signer.hashed(address)}" if address else "")
+    wait = attempts.wait(*keys)
     if wait > 0:               # not even checked: guessing is slowed down per browser, address and server
-        where = "on this server" if ATTEMPTS.server_wait() >= wait else "from this browser"
+        where = "on this server" if attempts.server_wait() >= wait else "from this browser"
         return _refusal(f"Too many wrong lecturer tokens {where}; wait {int(wait) + 1} seconds, "
                         "then reload the page with the right link.")
     if not token_ok(query_token, expected):
-        ATTEMPTS.failed(*keys)
-        tries, addresses = ATTEMPTS.guessing()
+        attempts.failed(*keys)
+        tries, addresses = attempts.guessing()
         log.warning("a wrong lecturer token was tried from %s (%d wrong in the last hour, from %d %s)",
                     address or "an unknown address", tries, addresses, "address" if addresses == 1 else "addresses")
         return _refusal("That lecturer token is not right; ask the lecturer for the link they started "
                         "the server with.")
-    ATTEMPTS.succeeded(*keys)
+    attempts.succeeded(*keys)
     log.info("lecturer controls opened (browser %s…)", browser[:8])
-    return LecturerPanel(session_id, chapter=_page_chapter())
+    return LecturerPanel(the_class, session_id, chapter=_page_chapter())
 
 
 def _page_chapter() -> int | None:

@@ -17,10 +17,11 @@ them, blank, and every click wait behind them. So pages take turns:
   every REFRESH seconds; the wait is estimated from the builds measured (`pace`);
 - the lecturer's view shows the server's load in one line (`load_line`).
 
-    ticket = LINE.join()                        # at the page's creation: its place
-    async with LINE.turn(ticket, show_place):   # its build, once let in
+    line = PageLine()                           # one per server (shell.classstate)
+    ticket = line.join()                        # at the page's creation: its place
+    async with line.turn(ticket, show_place):   # its build, once let in
         ...
-    LINE.leave(ticket)                          # the page closed while waiting
+    line.leave(ticket)                          # the page closed while waiting
 """
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ class Ticket:
 
 class PageLine:
     """Pages waiting for their build, in the order they were opened; one build at a time. One per
-    server process (LINE); `clock` (wall) and `cpu` (the loop thread's CPU time) are for tests."""
+    server (its class state); `clock` (wall) and `cpu` (the loop thread's CPU time) are for tests."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic, cpu: Callable[[], float] = time.thread_time):
         self._clock, self._cpu = clock, cpu
@@ -176,6 +177,3 @@ def about(seconds: float) -> str:
     if seconds < 60:
         return f"{max(1, round(seconds))} s"
     return f"{round(seconds / 60)} min"
-
-
-LINE = PageLine()

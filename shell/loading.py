@@ -1,8 +1,8 @@
-"""Loading the process-wide model pair in the background, with progress the pages can show.
+"""Loading the server's model pair in the background, with progress the pages can show.
 
 The first page of a fresh server must not freeze while the pair loads (seconds to a minute): the
-shell starts the load on a thread and shows `loading_view()` (`LOADER.fraction`, `LOADER.message`)
-until `ready`.
+shell starts the load on a thread and shows `loading_view(loader)` (`loader.fraction`,
+`loader.message`) until `ready`. One loader per server, in its class state (shell.classstate).
 """
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import time
 
 import panel as pn
 
-from serving import runtime
+from serving.runtime import PairInUse
 from lab.errors import log_failure, public_message, scrub_paths
-from shell.heap import HEAP
+from shell.heap import Heap
 from uikit.pacing import served
 from uikit.styles import SHELL_CSS
 
@@ -24,7 +24,11 @@ log = logging.getLogger(__name__)
 
 
 class PairLoader:
-    def __init__(self):
+    """Loads `pair_in_use`'s pair on a thread of its own, then settles `heap` (shell.heap)."""
+
+    def __init__(self, pair_in_use: PairInUse | None = None, heap: Heap | None = None):
+        self.pair_in_use = pair_in_use if pair_in_use is not None else PairInUse()
+        self.heap = heap if heap is not None else Heap()
         self.fraction = 0.0
         self.message = "Starting the models…"
         self.error = ""
@@ -69,8 +73,8 @@ class PairLoader:
         try:
             from lab.pairs.load import get_pair
             get_pair(progress=self.progress)   # the server's --args, else the environment, else the default
-            pair = runtime.service().pair
-            HEAP.settle()
+            pair = self.pair_in_use.service().pair
+            self.heap.settle()
             self.progress(1.0, f"Loaded {pair.target_label} and {pair.draft_label}.")
             if sys.stderr.isatty():
                 sys.stderr.write("\n")
@@ -92,23 +96,20 @@ class PairLoader:
                 self._thread.start()
 
 
-LOADER = PairLoader()
-
-
-def loading_view() -> tuple[pn.Column, callable]:
-    """A progress bar and a line on the loading pair, and the function that refreshes them."""
+def loading_view(loader: PairLoader) -> tuple[pn.Column, callable]:
+    """A progress bar and a line on `loader`'s pair, and the function that refreshes them."""
     bar = pn.indicators.Progress(value=None, max=100, sizing_mode="stretch_width", bar_color="primary")
     text = pn.pane.HTML("", stylesheets=[SHELL_CSS], sizing_mode="stretch_width")
 
     def refresh():
-        if LOADER.error:
+        if loader.error:
             text.object = (f'<div class="loading"><p class="err" role="alert">The models could not be loaded: '
-                           f'{html.escape(LOADER.error)}</p></div>')
+                           f'{html.escape(loader.error)}</p></div>')
             bar.visible = False
             return
-        bar.value = int(LOADER.fraction * 100) if LOADER.fraction > 0 else None
+        bar.value = int(loader.fraction * 100) if loader.fraction > 0 else None
         text.object = (f'<div class="loading" role="status" aria-live="polite"><p>Loading the models — '
-                       f'{html.escape(LOADER.message)}</p><p>The first start takes up to a minute; '
+                       f'{html.escape(loader.message)}</p><p>The first start takes up to a minute; '
                        f'later pages open at once.</p></div>')
 
     refresh()

@@ -1,12 +1,13 @@
 """The class poll: every locked "Pause & predict" answer is an anonymous vote; the lecturer sees each
 question's histogram live, and can reveal it to every student's card and the tour, or reset it.
 
-The votes live in the class's store (`POLL`, shell.pollshared: plain Python, in this process or
-shared by several). This module is the poll in pages: a page's `Ballot` (what uikit.predict's
-cards talk to, plugged in on import) and the lecturer's `PollView`. Pages never touch the store
-from another page's document: `DocumentWatch` carries a change into each page's own document as a
-next-tick callback (Bokeh's thread-safe way in), several changes in one callback, so 40 votes in a
-second cost the lecturer's page a few updates.
+The votes live in the class's poll store (the class state's `poll`, shell.pollshared.class_poll:
+plain Python, in this process or shared by several). This module is the poll in pages: a page's
+`Ballot` (what uikit.predict's cards talk to: the shell hands it down with the page's LabState,
+`Ballots.page_ballot`) and the lecturer's `PollView`. Pages never touch the store from another
+page's document: `DocumentWatch` carries a change into each page's own document as a next-tick
+callback (Bokeh's thread-safe way in), several changes in one callback, so 40 votes in a second
+cost the lecturer's page a few updates.
 """
 from __future__ import annotations
 
@@ -19,12 +20,9 @@ import panel as pn
 from panel.io.state import set_curdoc
 
 from chapters import registry
-from shell.pollshared import POLL
 from shell.pollstore import PollStore, Question, Tally
 from shell.identity import address_of
-from shell.sessions import browser_id
 from shell.tabclose import when_tab_closes
-from uikit import predict
 from uikit.clicks import on_click
 from uikit.pacing import served
 from uikit.pollchart import PollChart
@@ -138,41 +136,42 @@ class Ballot:
             self.store.leave(self.session_id)
 
 
-_BALLOTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_LECTURERS: weakref.WeakSet = weakref.WeakSet()     # the lecturer's pages: they watch, not vote
+class Ballots:
+    """The ballot of every served page of one server (built on first use, gone when its session
+    closes), and which pages are the lecturer's: they watch the poll, they do not vote."""
 
+    def __init__(self, store: PollStore, browser_of: Callable[[], str]):
+        """`browser_of()`: the current page's browser id (shell.sessions.browser_id)."""
+        self.store, self.browser_of = store, browser_of
+        self._ballots: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()    # page → its ballot
+        self._lecturers: weakref.WeakSet = weakref.WeakSet()
 
-def lecturers_page() -> None:
-    """This served page is the lecturer's: its cards neither vote nor count it among the browsers
-    here (call before its chapter is built)."""
-    if served():
-        _LECTURERS.add(pn.state.curdoc)
+    def lecturers_page(self) -> None:
+        """This served page is the lecturer's: its cards neither vote nor count it among the browsers
+        here (call before its chapter is built)."""
+        if served():
+            self._lecturers.add(pn.state.curdoc)
 
+    def of(self, doc) -> Ballot | None:
+        """The ballot of the served page `doc`, if `page_ballot` has built one and its session is open."""
+        return self._ballots.get(doc)
 
-def ballot_of(doc) -> Ballot | None:
-    """The ballot of the served page `doc`, if `session_ballot` has built one and its session is open."""
-    return _BALLOTS.get(doc)
+    def page_ballot(self) -> Ballot | None:
+        """This page's ballot (built once per served page), or None outside a served page."""
+        if not served():
+            return None
+        doc = pn.state.curdoc
+        ballot = self.of(doc)
+        if ballot is None:
+            ballot = self._ballots[doc] = Ballot(self.store, self.browser_of(), doc.session_context.id,
+                                                 votes=doc not in self._lecturers, address=address_of(doc))
 
-
-def session_ballot() -> Ballot | None:
-    """This page's ballot (built once per served page), or None outside a served page."""
-    if not served():
-        return None
-    doc = pn.state.curdoc
-    ballot = ballot_of(doc)
-    if ballot is None:
-        ballot = _BALLOTS[doc] = Ballot(POLL, browser_id(), doc.session_context.id, votes=doc not in _LECTURERS,
-                                        address=address_of(doc))
-
-        def closed(context):   # the ballot's watches hold the document: weak keys alone would keep it
-            ballot.close()
-            _BALLOTS.pop(doc, None)
-        pn.state.on_session_destroyed(closed)
-        when_tab_closes(doc, ballot.close)     # the tab's browser leaves "here" at once, not 17 s later
-    return ballot
-
-
-predict.use_poll(session_ballot)
+            def closed(context):   # the ballot's watches hold the document: weak keys alone would keep it
+                ballot.close()
+                self._ballots.pop(doc, None)
+            pn.state.on_session_destroyed(closed)
+            when_tab_closes(doc, ballot.close)     # the tab's browser leaves "here" at once, not 17 s later
+        return ballot
 
 
 # --- the lecturer's view ---------------------------------------------------------------------------
@@ -236,14 +235,15 @@ class PollView(pn.viewable.Viewer):
     reveal and reset; the other questions in a collapsed card (one click away, not five screens
     before the chapter); reset all."""
 
-    def __init__(self, store: PollStore = POLL, current: int | None = None, ballot: Ballot | None = None,
+    def __init__(self, store: PollStore, current: int | None = None, ballot: Ballot | None = None,
                  **params):
-        """`current`: the number of the chapter the lecturer's page shows (None: a page that asks
-        nothing, such as the landing page: every question is in the card); `ballot`: the page's, whose
-        cards know their answers (default: this served page's), marked on the histograms once revealed."""
+        """`store`: the class's poll; `current`: the number of the chapter the lecturer's page shows
+        (None: a page that asks nothing, such as the landing page: every question is in the card);
+        `ballot`: the page's (Ballots.page_ballot), whose cards know their answers, marked on the
+        histograms once revealed."""
         super().__init__(**params)
         self.store = store
-        self.ballot = ballot if ballot is not None else session_ballot()
+        self.ballot = ballot
         answer = self.ballot.known_answer if self.ballot is not None else None
         self.questions = {p.number: QuestionPoll(store, p.number, p.chapter_class.question,
                                                  registry.question_position(p.chapter_class), answer)

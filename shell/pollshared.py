@@ -7,7 +7,7 @@ Each change is one short write transaction that also records an event; this proc
 hear it at once, the other processes' at their next look at the file (shell.store.INTERVAL), with
 a burst of votes on one question heard as one change.
 
-    POLL        # the class's poll: a PollStore in memory, or a SharedPollStore when the class is shared
+    poll = class_poll(store, per_address)    # a PollStore in memory, or a SharedPollStore over `store`
 """
 from __future__ import annotations
 
@@ -16,8 +16,7 @@ import time
 from typing import Any
 
 from shell.pollstore import PollStore, Question, Tally, refusal
-from shell.identity import browsers_per_address
-from shell.store import CLASS, GONE_AFTER, ClassStore
+from shell.store import GONE_AFTER, ClassStore
 
 
 class SharedPollStore(PollStore):
@@ -170,7 +169,7 @@ class SharedPollStore(PollStore):
             self._notify(None, "presence")
 
 
-POLL: PollStore = PollStore(per_address=browsers_per_address()) if CLASS is None \
-    else SharedPollStore(CLASS, per_address=browsers_per_address())
-"""The class's poll (pages reach it through shell.poll): in this process's memory when it serves the
-class alone, else in the class's shared store (shell.store)."""
+def class_poll(store: ClassStore | None, per_address: int | None = None) -> PollStore:
+    """The class's poll (pages reach it through shell.poll): in this process's memory when it serves
+    the class alone (`store` None), else in the class's shared store (shell.store)."""
+    return PollStore(per_address=per_address) if store is None else SharedPollStore(store, per_address=per_address)

@@ -1,23 +1,24 @@
 """The class poll's store: the questions, one anonymous vote per browser, which are revealed.
 
-    POLL.ask(Question(10, "choice", ("faster", "slower")))   # a card defines its question (once)
-    POLL.vote(10, browser_id, "slower")      # None, or one sentence when the vote cannot count
-    POLL.tally(10).counts                    # [0, 1]: one vote per browser, its latest answer
-    POLL.reveal(10); POLL.reset(10); POLL.reset_all()
-    unsubscribe = POLL.subscribe(lambda number, what: ...)   # what: "ask" | "vote" | "reveal" | "reset"
+    poll = PollStore()
+    poll.ask(Question(10, "choice", ("faster", "slower")))   # a card defines its question (once)
+    poll.vote(10, browser_id, "slower")      # None, or one sentence when the vote cannot count
+    poll.tally(10).counts                    # [0, 1]: one vote per browser, its latest answer
+    poll.reveal(10); poll.reset(10); poll.reset_all()
+    unsubscribe = poll.subscribe(lambda number, what: ...)   # what: "ask" | "vote" | "reveal" | "reset"
 
 `PollStore` is plain Python (no Panel), one object per server process, guarded by one lock. Votes
 are keyed by a salted hash of the browser's identity (shell.sessions.browser_id: an id this server
 signed, limited per client address), which nothing reads back: a tally holds counts only. Per
 question, the votes of at most `per_address` browsers count from one client address, so a script
-minting browser ids on one machine is that many votes, however long it runs. Pages reach it through shell.poll (their ballots and the
-lecturer's view).
+minting browser ids on one machine is that many votes, however long it runs. Pages reach it through
+shell.poll (their ballots and the lecturer's view).
 
-`POLL`, the class's poll (shell.pollshared), is a `PollStore` when one process serves the class,
-and with several (`panel serve --num-procs N`, or servers sharing `SPECLAB_STORE`) a
-`SharedPollStore` with these rules and methods on the class's one SQLite file (shell.store), which
-every process opens: a vote taken by one process counts on a lecturer's page held by another.
-Validation stays in the process that receives the vote.
+The class's poll (its class state's `poll`, shell.pollshared.class_poll) is a `PollStore` when one
+process serves the class, and with several (`panel serve --num-procs N`, or servers sharing
+`SPECLAB_STORE`) a `SharedPollStore` with these rules and methods on the class's one SQLite file
+(shell.store), which every process opens: a vote taken by one process counts on a lecturer's page
+held by another. Validation stays in the process that receives the vote.
 """
 from __future__ import annotations
 

@@ -5,10 +5,10 @@ own; Panel's `--setup` runs this script once as the server starts:
 
     panel serve app.py --setup shell/start.py [--args --pair NAME ...]
 
-It hands the server's `--args` to the pair loader (as app.py does) and starts the background load
-(shell.loading.LOADER, one progress line in the terminal) and then the start-up warm-up
-(shell.warmup). A page opened meanwhile shows the load's progress; without `--setup` the same
-starts at the first page.
+It hands the server's `--args` to the pair loader (as app.py does), makes the server's class state
+(shell.classstate: its store, poll, sessions…) and starts the background load (one progress line in
+the terminal) and then the start-up warm-up (shell.warmup). A page opened meanwhile shows the load's
+progress; without `--setup` the same starts at the first page.
 """
 import sys
 from pathlib import Path

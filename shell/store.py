@@ -7,10 +7,12 @@ actions (reset the class, switch the pair) and the measurements every page price
 profile, request outcomes: serving.service). Standard library only; WAL mode, so readers never wait
 for a writer, and every write is one short transaction.
 
-    CLASS = open_class_store()        # None with one process (everything stays in memory, as always)
-    CLASS.announce("reset", {})       # every *other* process hears it (on its watch thread)
-    CLASS.on("reset", fn)             # fn(data) for each such announcement
-    CLASS.put("profile:tiny:aligned", blob); CLASS.get(...)    # shared values, with a version
+    store, problem = open_class_store()   # None with one process (everything stays in memory)
+    store.announce("reset", {})           # every *other* process hears it (on its watch thread)
+    store.on("reset", fn)                 # fn(data) for each such announcement
+    store.put("profile:tiny:aligned", blob); store.get(...)    # shared values, with a version
+
+The server's class state (shell.classstate) opens it when the server starts, never on import.
 
 Change notice: each process polls the events table's highest number every `interval` seconds (0.5)
 on a thread of its own, which never touches the event loop: a listener that changes a page does so
@@ -24,7 +26,6 @@ class's poll across restarts until the lecturer resets it), else, in processes f
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import secrets
@@ -32,16 +33,13 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
 
 from serving import serving_processes
-from shell.listeners import Listeners
+from shell.storeevents import INTERVAL, StoreEvents, StoreFault
 from shell.storefile import StoreRefused, alive, claim, forked, server_pid, started
 
 log = logging.getLogger(__name__)
 
-INTERVAL = 0.5          # seconds between two looks at the events table
-HEARTBEAT = 5.0         # seconds between a process's "still here" writes
 GONE_AFTER = 30.0       # a process silent this long is gone: its pages no longer count as here
 KEEP_EVENTS = 5000      # events kept for a process that looks late (older ones are trimmed)
 KEEP_SHARED = 400       # shared request outcomes kept (the newest; each process also caches its own)
@@ -64,29 +62,21 @@ CREATE TABLE IF NOT EXISTS shared (key TEXT PRIMARY KEY, value BLOB, version INT
 CLASS_TABLES = ("questions", "votes", "revealed", "presence", "snapshots", "shared", "events", "procs")
 
 
-class StoreFault(RuntimeError):
-    """The class store could not be written; the message is one sentence for the pages."""
-
-
-class ClassStore:
-    """One SQLite file shared by the class's server processes: events between them, who is here,
-    and shared values. Thread-safe: one connection per thread, every write one transaction."""
+class ClassStore(StoreEvents):
+    """One SQLite file shared by the class's server processes: events between them (shell.storeevents),
+    who is here, and shared values. Thread-safe: one connection per thread, every write one
+    transaction."""
 
     def __init__(self, path: Path | str, run: str | None = None, interval: float = INTERVAL):
         """`run`: the serving run this file belongs to; a file of another run is emptied first (None:
         keep what the file holds)."""
+        super().__init__(interval)
         self.path = claim(Path(path))                          # StoreRefused unless only this user can write it
         self.server = server_pid()                             # the server this process belongs to
         self.problem: str | None = None                        # the last fault, one page sentence
         self._faulted = 0.0
         self.proc = f"{os.getpid()}-{secrets.token_hex(4)}"    # this process, in this file
-        self.interval = interval
         self._local = threading.local()
-        self._handlers: dict[str, Listeners] = {}
-        self._seen = 0                                         # the last event this process has heard
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._tick_hooks: list[Callable[[], None]] = []
         self._db().executescript(SCHEMA)
         if "server" not in {row[1] for row in self.read("PRAGMA table_info(procs)")}:    # an older file
             self._db().execute("ALTER TABLE procs ADD COLUMN server INTEGER DEFAULT 0")
@@ -168,70 +158,6 @@ class ClassStore:
     def read(self, sql: str, args: tuple = ()) -> list[tuple]:
         return self._db().execute(sql, args).fetchall()
 
-    # --- events between processes ---
-    def emit(self, db: sqlite3.Connection, kind: str, data: Any) -> None:
-        """Within a write transaction: tell every other process `kind` happened (with JSON `data`)."""
-        db.execute("INSERT INTO events (origin, kind, data) VALUES (?, ?, ?)", (self.proc, kind, json.dumps(data)))
-
-    def announce(self, kind: str, data: Any = None) -> None:
-        """Tell every other process `kind` happened, in a transaction of its own."""
-        with self.write() as db:
-            self.emit(db, kind, data)
-
-    def on(self, kind: str, handler: Callable[[Any], None]) -> Callable[[], None]:
-        """Call `handler(data)` (on the watch thread) for each `kind` another process announces;
-        returns the function that stops it."""
-        self.start()
-        return self._handlers.setdefault(kind, Listeners(f"class store {kind}")).subscribe(handler)
-
-    def every_tick(self, hook: Callable[[], None]) -> None:
-        """Call `hook()` on the watch thread at every look (a process's shared measurements)."""
-        self._tick_hooks.append(hook)
-        self.start()
-
-    def poll(self) -> int:
-        """Hear the events other processes wrote since the last look; returns how many. A run of the
-        same event (40 votes on one question) is heard once."""
-        top = self.read("SELECT COALESCE(MAX(seq), 0) FROM events")[0][0]
-        if top <= self._seen:
-            return 0
-        rows = self.read("SELECT seq, kind, data FROM events WHERE seq > ? AND origin != ? ORDER BY seq",
-                         (self._seen, self.proc))
-        self._seen = top
-        heard: dict[tuple[str, str], Any] = {}
-        for _, kind, data in rows:
-            heard.setdefault((kind, data), json.loads(data))
-        for (kind, _), data in heard.items():
-            listeners = self._handlers.get(kind)
-            if listeners is not None:
-                listeners.notify(data)
-        return len(rows)
-
-    def start(self) -> None:
-        """Start this process's watch thread (once)."""
-        if self._thread is None or self._thread.pid != os.getpid():
-            self._thread = threading.Thread(target=self._watch, name="class-store", daemon=True)
-            self._thread.pid = os.getpid()
-            self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-
-    def _watch(self) -> None:
-        beat = 0.0
-        while not self._stop.wait(self.interval):
-            try:
-                self.poll()
-                for hook in list(self._tick_hooks):
-                    hook()
-                if time.monotonic() - beat > HEARTBEAT:
-                    beat = time.monotonic()
-                    self.heartbeat()
-            except StoreFault:       # said once a minute by `fault`; the next look tries again
-                pass
-            except sqlite3.Error as exc:     # a locked or vanished file: the next look tries again
-                self.fault(exc)
-
     # --- the processes and their sessions ---
     def heartbeat(self, sessions: int | None = None) -> None:
         """This process is alive (with `sessions` open pages, if given); forget processes gone silent,
@@ -282,19 +208,15 @@ class ClassStore:
             db.execute("DELETE FROM shared WHERE substr(key, 1, ?) = ?", (len(prefix), prefix))
 
 
-PROBLEM: str | None = None     # why the class store could not be opened, one page sentence
-
-
-def open_class_store(environ=None) -> ClassStore | None:
+def open_class_store(environ=None) -> tuple[ClassStore | None, str | None]:
     """The class's shared store, or None when this process serves the class alone, or when the store
-    cannot be used (said once in the terminal; `PROBLEM` holds the page's sentence)."""
-    global PROBLEM
+    cannot be used (said once in the terminal), with the sentence every page then shows (else None)."""
     env = os.environ if environ is None else environ
     try:
         if env.get("SPECLAB_STORE"):
-            return ClassStore(Path(env["SPECLAB_STORE"]).expanduser())
+            return ClassStore(Path(env["SPECLAB_STORE"]).expanduser()), None
         if not forked():
-            return None
+            return None, None
         from lab.pairs.cachedir import classroom_dir
         folder, parent = classroom_dir(), os.getppid()
         path = claim(folder / f"serve-{parent}.sqlite")
@@ -303,21 +225,15 @@ def open_class_store(environ=None) -> ClassStore | None:
             if pid.isdigit() and int(pid) != parent and not alive(int(pid)):
                 with contextlib.suppress(OSError):
                     old.unlink()
-        return ClassStore(path, run=f"{parent}:{started(parent)}")
+        return ClassStore(path, run=f"{parent}:{started(parent)}"), None
     except StoreRefused as exc:
         log.error("%s Each server process now keeps its own poll and settings.", exc)
-        PROBLEM = f"{exc.public} Each server process keeps its own poll and settings until then."
+        return None, f"{exc.public} Each server process keeps its own poll and settings until then."
     except (OSError, sqlite3.Error) as exc:
         log.error("The class store cannot be opened (%s); each server process now keeps its own poll and "
                   "settings: check SPECLAB_STORE or the cache folder (free space, write access).", exc)
-        PROBLEM = ("The class's shared store cannot be opened on the server, so each server process keeps its "
-                   "own poll and settings; the lecturer can check the cache folder.")
-    return None
-
-
-def store_problem() -> str | None:
-    """The sentence every page shows while the class store is refused or failing, else None."""
-    return PROBLEM if CLASS is None else CLASS.problem
+        return None, ("The class's shared store cannot be opened on the server, so each server process keeps "
+                      "its own poll and settings; the lecturer can check the cache folder.")
 
 
 def share_cores() -> int | None:
@@ -330,6 +246,3 @@ def share_cores() -> int | None:
                   // serving_processes())
     torch.set_num_threads(threads)
     return threads
-
-
-CLASS = open_class_store()

@@ -9,11 +9,11 @@ service's cache. The jobs go one at a time through the model worker under the se
 (ModelService.generation_steps), so a student who clicks meanwhile is served between two rounds and
 never waits behind the whole warm-up.
 
-    start()            # from shell/app.py's configure(): once per server, after the pair is loaded
+    WarmUp().start(loader)   # once per server (its class state's), after the pair is loaded
+    run(service)             # the same, now, on this thread
 
 After the warm-up the server keeps one thing going: a cost profile timed while the machine was busy
 is timed again at the next quiet moment (serving.retime), not on a student's press.
-    run(service)       # the same, now, on this thread (tests)
 """
 from __future__ import annotations
 
@@ -74,15 +74,14 @@ class WarmUp:
         self.retimer = None        # re-times a busy cost profile once the warm-up is done (serving.retime)
         self._lock = threading.Lock()
 
-    def start(self, loader=None, interval: float = 0.5) -> bool:
+    def start(self, loader, interval: float = 0.5) -> bool:
         """Start in the background unless started already (returns whether it started now), looking
-        every `interval` seconds whether `loader` (default shell.loading.LOADER) has the pair."""
+        every `interval` seconds whether `loader` (shell.loading.PairLoader) has the pair; the work
+        runs on the service of the loader's pair."""
         with self._lock:
             if self.started:
                 return False
             self.started = True
-        if loader is None:
-            from shell.loading import LOADER as loader
         threading.Thread(target=self._when_loaded, args=(loader, interval), name="warm-up", daemon=True).start()
         return True
 
@@ -90,18 +89,8 @@ class WarmUp:
         while not (loader.ready or loader.error):
             time.sleep(interval)
         if loader.ready:
-            from serving import runtime
             from serving.retime import Retimer
-            service = runtime.service()
+            service = loader.pair_in_use.service()
             self.work(service)
             # from now on a cost profile timed under load is timed again at the next quiet moment
             self.retimer = Retimer(service).start()
-
-
-SERVER = WarmUp()    # this server's warm-up
-
-
-def start(loader=None, interval: float = 0.5) -> bool:
-    """Warm the default demos in the background once the pair has loaded (once per server), looking
-    every `interval` seconds whether it has."""
-    return SERVER.start(loader, interval)

@@ -129,3 +129,129 @@ def test_no_test_module_imports_another_or_a_conftest():
             found += [f"{path.relative_to(REPO)}:{node.lineno} {name}" for name in names
                       if name.startswith("tests.") and name.rsplit(".", 1)[-1].startswith(("test_", "conftest"))]
     assert not found, f"import these from a helpers module instead: {found}"
+
+
+# --- one object per server's class state: no other module-level state, no work at import ---------
+# The server's state lives in one object, shell.classstate.ClassState, made when the server starts.
+# A module-level name may hold a dict, list or set, or a call's result, only when it is listed here
+# with why it may: a constant (never changed), a per-page table (weak keys: a page, its widget, its
+# session or its event loop; an entry goes with it), or something process-wide by nature.
+CONSTANT = "constant: never changed after import"
+FROZEN = "constant: a frozen dataclass"
+PER_PAGE = "per-page table: weak keys (a page's document, widget, session or event loop), gone with it"
+LEFT = "left for the class-state object"
+STATE_MODULES = ("shell", "chapters", "uikit", "serving", "lab")
+MODULE_STATE_ALLOWED = {
+    "shell.pages:NUMBER_WORDS": CONSTANT,
+    "shell.quietlog:QUIET_LOGGERS": CONSTANT,
+    "shell.quietlog:_logging_done": "process-wide by nature: Python's logging is configured once per process",
+    "shell.tour:TOUR_JS": CONSTANT + " (the tour's script, read once)",
+    "shell.tour_steps:WORDS": CONSTANT, "shell.tour_steps:LINES": CONSTANT, "shell.tour_steps:WAYS": CONSTANT,
+    "shell.tour_steps:TEXT_KINDS": CONSTANT, "shell.tour_steps:TOUR": CONSTANT + " (the tour's steps)",
+    "shell.export.answers:SCALES": CONSTANT,
+    "shell.warmup:STEPWISE": CONSTANT,
+    "uikit.clicks:_ALLOWED": PER_PAGE,
+    "uikit.validate:_SAY": PER_PAGE, "uikit.validate:_PAGE_SAY": PER_PAGE,
+    "uikit.pacing:_TURNSTILES": PER_PAGE + " (one turnstile per event loop)",
+    "uikit.inbox:_WAITING": PER_PAGE,
+    "uikit.inbox:GUARD": "process-wide by nature: the hooks of Bokeh's session methods, patched once per process",
+    "uikit.figures:MIN_TYPE": CONSTANT, "uikit.figures:PAGE_TYPE": CONSTANT,
+    "uikit.palette:TOKEN_STATES": CONSTANT, "uikit.palette:UNDERLINE": CONSTANT,
+    "uikit.panels:FIELD_LABELS": CONSTANT, "uikit.predict:CARD_STYLES": CONSTANT,
+    "uikit.presets:SWITCH_LABELS": CONSTANT, "uikit.presets:DRAFT_NOTES": CONSTANT,
+    "uikit.readouts:MEASURED_WORDS": CONSTANT,
+    "chapters.registry:_PARTS": CONSTANT, "chapters.registry:PARTS": CONSTANT,
+    "chapters.bridge:QUESTIONS": CONSTANT,
+    "chapters.ch01_dilemma:LABEL_Y": CONSTANT, "chapters.ch01_race:LABEL_Y": CONSTANT,
+    "chapters.ch02_easy_words:SPACE_MARKS": CONSTANT,
+    "chapters.ch07_correction:RUN_SIZES": CONSTANT,
+    "chapters.ch09_code:CODE": CONSTANT,
+    "chapters.ch10_breakeven:GAMMAS": CONSTANT, "chapters.ch10_figures:GAMMAS": CONSTANT,
+    "chapters.ch10_breakeven:LAST_SECONDS": LEFT,
+    "chapters.ch11_timeline:COLOURS": CONSTANT, "chapters.ch11_timeline:HATCH": CONSTANT,
+    "chapters.ch11_timeline:LABELS": CONSTANT,
+    "chapters.ch12_cheaper_guesses:GUESSERS": CONSTANT,
+    "serving.supervise:_launcher_pid": "the launcher's own process (python -m serving), not a server's class",
+    "lab.core.adaptive:SOURCES": CONSTANT, "lab.core.montecarlo:RULES": CONSTANT,
+    "lab.core.sampling:GREEDY": FROZEN, "lab.experiments.compare:RAW": FROZEN,
+    "lab.devices:DEFAULT_DTYPE": CONSTANT, "lab.devices:BYTES": CONSTANT, "lab.devices:NAMES": CONSTANT,
+    "lab.devices:CPU": FROZEN, "lab.pairs.wheel:DEFAULT_SOURCE": FROZEN,
+    "lab.errors:__all__": CONSTANT,
+    "lab.experiments.breakeven:ALPHAS": CONSTANT, "lab.experiments.cheaper:BY_KEY": CONSTANT,
+    "lab.experiments.presets:NAMES": CONSTANT, "lab.experiments.textkinds:LABELS": CONSTANT,
+    "lab.pairs.cachedir:CACHE_ERRNOS": CONSTANT, "lab.pairs.hub:FILES": CONSTANT,
+    "lab.pairs.tiny:WORDS": CONSTANT, "lab.pairs.variants:LABELS": CONSTANT, "lab.records:RECORDS": CONSTANT,
+    "lab.speed.request:WHO": CONSTANT, "lab.speed.request:CONTROL": CONSTANT,
+    "lab.speed.request:SCHEDULE_WORDS": CONSTANT,
+    "lab.pairs.load:_LOCK": LEFT + " (the pair loaded from the server's arguments, lab.pairs.load)",
+    "lab.pairs.load:_SERVER_ARGS": LEFT + " (lab.pairs.load)",
+    "lab.pairs.load:_PAIR": LEFT + " (lab.pairs.load)",
+    "lab.pairs.prepare:_announced": LEFT + " (lab.pairs.prepare)",
+    "lab.speed.costs:SHARED": "process-wide by nature: the cost profiles every process of a class shares (issue 42 item 2)",
+    "lab.speed.costs:_lock": LEFT + " (lab.speed.costs)", "lab.speed.costs:_profiles": LEFT + " (lab.speed.costs)",
+}
+# Calls whose result never changes (a logger, a compiled pattern, a stylesheet's text …): always allowed.
+IMMUTABLE_MAKERS = {"logging.getLogger", "re.compile", "frozenset", "tuple", "Path", "object", "str", "int",
+                    "float", "max", "min", "TypeVar", "sheet"}
+
+
+def state_modules() -> dict[str, Path]:
+    modules = {name: path for name, path in project_modules().items() if name.split(".")[0] in STATE_MODULES}
+    modules["app"] = REPO / "app.py"
+    return modules
+
+
+def module_state(tree: ast.Module) -> list[tuple[str, int]]:
+    """(name, line) of each module-level name that holds a dict, list or set or a call's result (but
+    IMMUTABLE_MAKERS'), and of each name a function rebinds with `global`."""
+    found = []
+    for node in tree.body:
+        targets, value = ((node.targets, node.value) if isinstance(node, ast.Assign) else
+                          ([node.target], node.value) if isinstance(node, ast.AnnAssign) else ([], None))
+        if isinstance(value, (ast.Dict, ast.DictComp, ast.List, ast.ListComp, ast.Set, ast.SetComp)) or (
+                isinstance(value, ast.Call) and ast.unparse(value.func) not in IMMUTABLE_MAKERS):
+            found += [(n.id, node.lineno) for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+    found += [(name, node.lineno) for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names]
+    return found
+
+
+def test_module_state_is_found():
+    tree = ast.parse("import re\nA = {}\nB: list = []\nC = Thing()\nD = re.compile('x')\nE = (1, 2)\n"
+                     "def f():\n    global F\n    F = 1\n")
+    assert [name for name, _ in module_state(tree)] == ["A", "B", "C", "F"]
+
+
+def test_no_module_level_state_but_the_class_state_object():
+    """What a server keeps across pages lives in its class state (shell.classstate), made when the
+    server starts: a test builds a fresh one instead of resetting module globals."""
+    found = sorted({f"{name}:{var} (line {line})" for name, path in state_modules().items()
+                    for var, line in module_state(ast.parse(path.read_text()))
+                    if f"{name}:{var}" not in MODULE_STATE_ALLOWED})
+    assert "shell.classstate" in state_modules() and not found, (
+        "keep this in the server's class state (shell.classstate.ClassState), or name it in "
+        f"MODULE_STATE_ALLOWED with why it may stay: {found}")
+
+
+# Scripts, not modules: run by `panel serve` for a session or at the server's start.
+SCRIPTS = {"app": "serves the app", "shell.start": "starts the models (panel serve --setup)"}
+
+
+def test_importing_every_module_creates_no_file(tmp_path):
+    """Importing the lab does no work: no store is opened, no cache folder made, no old file removed
+    (shell.store's SQLite file is opened when the server starts, by its class state)."""
+    import os
+    import subprocess
+    import sys
+    home = tmp_path / "home"
+    home.mkdir()
+    names = sorted(name for name in state_modules() if name not in SCRIPTS)
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("SPECLAB_", "XDG_", "HF_"))}
+    env.update(HOME=str(home), PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1",
+               SPECLAB_CACHE=str(home / "cache"), SPECLAB_STORE=str(home / "store" / "class.sqlite"),
+               MPLCONFIGDIR=str(tmp_path / "mpl"))
+    code = "import importlib, sys\nfor name in sys.argv[1:]:\n    importlib.import_module(name)\n"
+    done = subprocess.run([sys.executable, "-c", code, *names], cwd=home, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    made = sorted(str(p.relative_to(home)) for p in home.rglob("*"))
+    assert made == [], f"importing the lab made these files: {made}"

@@ -21,7 +21,7 @@ import pytest
 # (dotted name, what the lab assumes of it: a parameter list, "attribute" or "instance attribute",
 #  where the lab uses it)
 INTERNALS = [
-    ("panel.reactive.Syncable._debounce", "instance attribute", "uikit/pacing.live_slider, uikit/browser"),
+    ("panel.reactive.Syncable._debounce", "instance attribute", "uikit/browser.browser_slider"),
     ("panel.reactive.Syncable._process_events", ["self", "events"], "uikit/pacing.before_browser_values"),
     ("panel.reactive.Syncable._process_param_change", ["self", "params"],
      "uikit/browser (its sliders' models made unsynced)"),
@@ -41,7 +41,7 @@ INTERNALS = [
     ("panel.io.document._WRITE_BLOCK", "attribute", "uikit/pacing.keep_deferred_writes"),
     ("panel.io.document._WRITE_MSGS", "attribute", "uikit/pacing.keep_deferred_writes"),
     ("panel.io.document.extra_socket_handlers", "attribute", "tests/uikit/test_pacing.py"),
-    ("bokeh.server.connection.ServerConnection.session", "property", "shell/app.closed_tab (its code's name)"),
+    ("bokeh.server.connection.ServerConnection.session", "property", "shell/quietlog.closed_tab (its code's name)"),
     ("panel.io.resources.LOCAL_DIST", "attribute", "shell/sessions.stylesheets_from_here"),
     ("bokeh.document.models.DocumentModelManager.freeze", ["self"], "uikit/lazy (a section built in one walk)"),
     ("panel.viewable.Renderable._models", "instance attribute",
@@ -124,8 +124,8 @@ def test_what_the_lab_assumes_of_them(instances):
     session = next(obj for obj in instances.values() if type(obj).__name__ == "ServerSession")
     assert session.document.session_context._session is session        # in_document: the page's session
     assert session._pending_writes is None             # None outside a locked callback (in_document)
-    assert pn.widgets.FloatSlider()._debounce > 0       # Panel holds browser changes by default (live_slider)
-    # shell/app.closed_tab recognises the assertion Bokeh raises on a detached connection by its code
+    assert pn.widgets.FloatSlider()._debounce > 0       # Panel holds browser changes by default (browser_slider)
+    # shell/quietlog.closed_tab recognises the assertion Bokeh raises on a detached connection by its code
     getter = ServerConnection.session.fget
     assert getter.__code__.co_name == "session"
     assert getter.__code__.co_filename.replace("\\", "/").endswith("bokeh/server/connection.py")

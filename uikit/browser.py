@@ -15,13 +15,12 @@ or a key press) the slider sends its value once; Python's parameter follows, and
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 
 import panel as pn
 import param
 from bokeh.models import CustomJS
 
-ASSETS = Path(__file__).resolve().parents[1] / "assets"
+from uikit.styles import ASSETS
 
 # On a move: the first time, listen for the slider being let go (Bokeh's value_throttled, unset
 # until then: the mouse up, or a key press) to send its value to the server once, and stop syncing
@@ -86,7 +85,9 @@ def browser_slider(parameter: param.Parameter, **kwargs) -> pn.widgets.Widget:
     follows when the student lets go (wire its redraw with `redraw_on_move`)."""
     kind = IntSlider if isinstance(parameter, param.Integer) else FloatSlider
     slider = kind.from_param(parameter, **kwargs)
-    slider._debounce = 0      # a release reaches Python at once (uikit.pacing.live_slider)
+    # Panel holds every change from the browser 50 ms (its private `Syncable._debounce`) to gather a
+    # drag's moves; a release is one change, so it reaches Python at once.
+    slider._debounce = 0
     return slider
 
 

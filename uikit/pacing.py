@@ -1,12 +1,11 @@
 """Pacing work on Bokeh's event loop, which every student of a class shares.
 
-A slider move waits for whatever is ahead of it on the server's one event loop (README,
-Performance). The tricks that keep that short are all here, because some of them need Panel or
-Bokeh internals that have no public API. Each internal is listed in tests/test_internals.py, which
-fails when a Panel or Bokeh upgrade removes or re-signs one.
+A slider move waits for whatever is ahead of it on the server's one event loop. The tricks that
+keep that short are all here, because some of them need Panel or Bokeh internals that have no
+public API. Each internal is listed in tests/test_internals.py, which fails when a Panel or Bokeh
+upgrade removes or re-signs one.
 
-    slider = live_slider(self.param.alpha)                 # moves reach Python at once …
-    self.param.watch(Throttled(self._redraw), ["alpha"])   # … and a drag redraws at most every 50 ms
+    self.param.watch(Throttled(self._redraw), ["alpha"])   # a drag redraws at most every 50 ms
     in_document(draw)                                      # change raw Bokeh models safely
     async with page_turn(): ...                            # one piece of page building at a time
 """
@@ -20,7 +19,6 @@ import weakref
 from typing import Callable
 
 import panel as pn
-import param
 from bokeh.protocol.exceptions import ProtocolError
 from panel.io.state import set_curdoc
 
@@ -34,19 +32,6 @@ def served(doc=_CURRENT) -> bool:
     and in tests and scripts)."""
     doc = pn.state.curdoc if doc is _CURRENT else doc
     return doc is not None and doc.session_context is not None
-
-
-def live_slider(parameter: param.Parameter, **kwargs) -> pn.widgets.Widget:
-    """A slider for a chapter's `parameter` whose moves reach Python at once.
-
-    Panel holds every change from the browser 50 ms (its private `Syncable._debounce`) to gather a
-    drag's moves; for a key press or a click that is only delay. The view that redraws from the
-    slider gathers a drag's moves itself (`Throttled`).
-    """
-    kind = pn.widgets.IntSlider if isinstance(parameter, param.Integer) else pn.widgets.FloatSlider
-    slider = kind.from_param(parameter, **kwargs)
-    slider._debounce = 0
-    return slider
 
 
 class Throttled:
@@ -105,9 +90,9 @@ def end_with_its_tab(context) -> None:
     """Let Bokeh discard this session at its next check (every 17 s) once its page disconnects.
 
     By default a session outlives its closed tab by 15–32 s, kept for a reconnection this lab never
-    makes (Panel's `reconnect` is off). In a class those left-behind pages were most of the server's
-    heap, and every full garbage collection walked them (README, Performance). Asked once the page
-    is connected (on load): a session whose page has not connected yet is kept as before. Bokeh's
+    makes (Panel's `reconnect` is off). Left behind, a class's closed pages would be most of the
+    server's heap, and every full garbage collection would walk them. Asked once the page is
+    connected (on load): a session whose page has not connected yet is kept as before. Bokeh's
     `--unused-session-lifetime` is not used: a lifetime this short would also discard the pages whose
     websocket has not connected yet.
     """
@@ -192,9 +177,9 @@ def page_pieces(sections: list) -> list[list]:
 async def show_in_pieces(slot: pn.Column, view: pn.Column) -> None:
     """Show a page's content in `slot` a few sections at a time (page_pieces), each in a `page_turn`.
 
-    A chapter page takes the loop ~80–110 ms to turn into Bokeh models: done in one piece, every
-    other student's slider move would wait behind each page a classmate opens. In pieces, the light
-    sections go in one turn and the figures in the next, no turn over ~50 ms (README, Performance).
+    Turning a chapter page into Bokeh models takes the loop a tenth of a second or so: done in one
+    piece, every other student's slider move would wait behind each page a classmate opens. In
+    pieces, the light sections go in one turn and the figures in the next, each turn short.
     """
     sections = view.objects[-1] if view.objects else None   # the chapter's own column of sections
     if not isinstance(sections, pn.Column):

@@ -1,8 +1,8 @@
 """Panels every page shares: the working line, the takeaway box, the student's settings, the pair badge.
 
     busy = Busy(); with busy.working("The models are working…"): ...
-    takeaway_box("…"); SettingsPanel(state); PairBadge(state)
-    pair_switched()      # the lecturer switched the pair: every open page's badge names the new one
+    takeaway_box("…"); SettingsPanel(state); badges.add(PairBadge(state))
+    badges.pair_switched()     # the lecturer switched the pair: every open page's badge names the new one
 """
 from __future__ import annotations
 
@@ -177,15 +177,12 @@ def _pair_warning(pair) -> str:
     return f'<div class="error" role="note">⚠ {html.escape(note)}</div>' if note else ""
 
 
-_BADGES: weakref.WeakSet = weakref.WeakSet()     # every open page's badge (a closed page's goes with it)
-
-
 class PairBadge(pn.viewable.Viewer):
     """Which target and draft are loaded, their sizes, device, and the sampling settings in force.
 
     It follows the student's settings and draft, and the pair itself when the lecturer switches it
-    for everyone (`pair_switched`): a page's results then come from the new pair at the next
-    action, and the badge beside them must name it at once."""
+    for everyone (`Badges.pair_switched`, for the badges the shell added): a page's results then
+    come from the new pair at the next action, and the badge beside them must name it at once."""
 
     def __init__(self, state: LabState, **params):
         super().__init__(**params)
@@ -194,7 +191,6 @@ class PairBadge(pn.viewable.Viewer):
         self._pane = pn.pane.HTML(self._html(), stylesheets=[BOX_CSS], sizing_mode="stretch_width",
                                   css_classes=["pair-badge"], margin=(2, 8))
         state.param.watch(lambda e: self.refresh(), [*SAMPLING, "draft", "drafter"])
-        _BADGES.add(self)
 
     def _html(self) -> str:
         return badge_html(self.state.service.pair, self.state.settings, self.state.draft, self.state.drafter)
@@ -210,19 +206,30 @@ class PairBadge(pn.viewable.Viewer):
         return self._pane
 
 
-def pair_switched() -> int:
-    """Every open page's badge redrawn with the pair now in use; returns how many were asked.
+class Badges:
+    """Every open page's badge of one server (a closed page's goes with it): the shell adds each
+    page's, and redraws them all when the lecturer switches the pair."""
 
-    Each served badge is redrawn in its own page's document as a next-tick callback (which holds
-    that document's lock: the switch finishes on another page's callback); a page that has gone
-    is skipped."""
-    badges = list(_BADGES)
-    for badge in badges:
-        if badge.doc is None:
-            badge.refresh()
-            continue
-        try:
-            badge.doc.add_next_tick_callback(badge._refresh_in_page)
-        except Exception:      # its page closed meanwhile
-            _BADGES.discard(badge)
-    return len(badges)
+    def __init__(self):
+        self._badges: weakref.WeakSet = weakref.WeakSet()
+
+    def add(self, badge: PairBadge) -> PairBadge:
+        self._badges.add(badge)
+        return badge
+
+    def pair_switched(self) -> int:
+        """Every open page's badge redrawn with the pair now in use; returns how many were asked.
+
+        Each served badge is redrawn in its own page's document as a next-tick callback (which holds
+        that document's lock: the switch finishes on another page's callback); a page that has gone
+        is skipped."""
+        badges = list(self._badges)
+        for badge in badges:
+            if badge.doc is None:
+                badge.refresh()
+                continue
+            try:
+                badge.doc.add_next_tick_callback(badge._refresh_in_page)
+            except Exception:      # its page closed meanwhile
+                self._badges.discard(badge)
+        return len(badges)

@@ -3,10 +3,11 @@
     card = PredictCard(state, 2, "For how many …?", kind="number", answer=lambda: count, bounds=(0, 20))
     card.reveal()        # the chapter's result is on screen: the verdict shows
 
-In a served lab each locked answer is also a vote in the class poll (shell/poll.py plugs it in with
-`use_poll`): the student may change it until the result is shown, and once the lecturer reveals the
-question the card shows the class's histogram beside the student's answer. `card.projected()` shows
-the histogram live as votes arrive (the tour on the projector).
+In a served lab each locked answer is also a vote in the class poll (the page's ballot, which the
+shell hands down with the student's LabState: `state.ballot()`, shell.poll.Ballot): the student
+may change it until the result is shown, and once the lecturer reveals the question the card shows
+the class's histogram beside the student's answer. `card.projected()` shows the histogram live as
+votes arrive (the tour on the projector).
 """
 from __future__ import annotations
 
@@ -22,68 +23,24 @@ from uikit.pollchart import PollChart
 from uikit.state import LabState
 from uikit.styles import BOX_CSS, CHOICE_CSS
 
-_ballots: Callable[[], Any] | None = None
 CARD_STYLES = {"border": "2px solid #b35900", "background": "#fff8f0", "border-radius": "8px", "padding": "8px 14px"}
 
 
-def use_poll(ballot_for_page: Callable[[], Any] | None) -> None:
-    """Plug in the class poll: `ballot_for_page()` gives the page's ballot (or None), which has
-    ask(number, kind, choices, bounds), vote(number, value) -> sentence | None, tally(number),
-    mine(number), watch(number, fn, live, answer), answer_known(number) and on_projector() (shell.poll.Ballot)."""
-    global _ballots
-    _ballots = ballot_for_page
+class CardFace(pn.viewable.Viewer):
+    """What a predict card shows: its question, the answer inputs (a button per choice, or a number
+    box and its lock), a notice about the last answer pressed, the verdict, and the class's answers;
+    read-only views on them. PredictCard decides what they say."""
 
-
-class PredictCard(pn.viewable.Viewer):
-    """"Pause & predict": commit an answer first; the verdict shows once the chapter's result is in.
-
-    `answer` is the correct choice (a string from `choices`) or number, or a callable returning it
-    from live data (called when the verdict is shown). `explanation` is text, or a callable
-    `(correct_answer) -> str`. The chapter calls `reveal()` when its experiment has run.
-    Answers are kept in `state.answers[number] = {"answer": ..., "correct": ...}`. `total` is how many
-    questions the lab asks (a chapter passes the registry's count).
-    """
-    committed = param.Parameter(default=None, doc="The student's answer, once locked in.")
-    ready = param.Boolean(default=False, doc="The chapter's result is on screen.")
-    correct = param.Boolean(default=None, allow_None=True, doc="Right or wrong, once revealed.")
-    class_revealed = param.Boolean(default=False, doc="The lecturer revealed the class's answers.")
-    live = param.Boolean(default=False, doc="Show the class's answers as they arrive (the projector).")
-
-    def __init__(self, state: LabState, number: int, question: str, *, choices: list[str] | None = None,
-                 answer: Any = None, explanation: str | Callable = "", tolerance: float = 0,
-                 bounds: tuple[int, int] = (0, 20), hint: str = "Now run the experiment below to check.",
-                 total: int | None = None, ballot: Any = None, **params):
-        super().__init__(**params)
-        self.state, self.number, self.question, self.total = state, number, question, total
-        self.position: int | None = None   # which of the lab's questions (chapters.registry); else `number`
-        self.choices, self.answer, self.explanation = choices, answer, explanation
-        self.tolerance, self.hint, self.bounds = tolerance, hint, bounds
-        self.kind = "choice" if choices else "number"
-        self._buttons = choice_buttons(choices, self.commit) if self.kind == "choice" else []
+    def _build_face(self, choices, bounds: tuple[int, int], commit: Callable) -> None:
+        self._buttons = choice_buttons(choices, commit) if choices else []
         if self._buttons:
             self._inputs = pn.Column(*self._buttons, sizing_mode="stretch_width", margin=0)
         else:
-            self._number, self._lock = number_inputs(bounds, self.commit)
+            self._number, self._lock = number_inputs(bounds, commit)
             self._inputs = pn.Row(self._number, self._lock, margin=0)
         self._verdict = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width", margin=(6, 0))
         self._notice = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width", margin=0)
-        self._answers = ClassAnswers(numeric=self.kind == "number")
-        self.ballot = ballot if ballot is not None else (_ballots() if _ballots else None)
-        if self.ballot is not None:
-            self.ballot.ask(number, self.kind, choices or (), bounds)
-            tally = self.ballot.tally(number)
-            self.class_revealed = bool(tally and tally.revealed)
-            self.ballot.watch(number, self._poll_changed, live=lambda: self.live or self.class_revealed,
-                              answer=self.known_answer)
-            self.param.watch(lambda e: self.ballot.answer_known(number), ["ready"])    # the lecturer's view
-        previous = state.answers.get(number)
-        if previous is not None:
-            self._lock_in(previous["answer"], restored=True)
-        self.param.watch(lambda e: self._update(), ["committed", "ready", "class_revealed", "live"])
-        self._update()
-
-    def correct_answer(self):
-        return self.answer() if callable(self.answer) else self.answer
+        self._answers = ClassAnswers(numeric=not choices)
 
     # Read-only views of what the card shows (the widgets stay the card's own).
     @property
@@ -115,6 +72,62 @@ class PredictCard(pn.viewable.Viewer):
     def class_answers(self) -> ClassAnswers:
         """The class's histogram beside the verdict (`view`, and its `chart` once shown)."""
         return self._answers
+
+    def __panel__(self):
+        head = pn.pane.HTML(head_html(self.position or self.number, self.total, self.question), stylesheets=[BOX_CSS],
+                            sizing_mode="stretch_width", margin=0)
+        if self.live:   # the projector: the class's answers beside the choices, so the step fits the screen
+            body = [pn.Row(self._inputs, self._answers.view, margin=0, sizing_mode="stretch_width"), self._notice,
+                    self._verdict]
+        else:           # a student's card: the class's answers beside the verdict
+            body = [self._inputs, self._notice, pn.Row(self._verdict, self._answers.view, margin=0,
+                                                       sizing_mode="stretch_width")]
+        return pn.Column(head, *body, css_classes=["predict-card"], sizing_mode="stretch_width", margin=(12, 0),
+                         styles=CARD_STYLES)
+
+
+class PredictCard(CardFace):
+    """"Pause & predict": commit an answer first; the verdict shows once the chapter's result is in.
+
+    `answer` is the correct choice (a string from `choices`) or number, or a callable returning it
+    from live data (called when the verdict is shown). `explanation` is text, or a callable
+    `(correct_answer) -> str`. The chapter calls `reveal()` when its experiment has run.
+    Answers are kept in `state.answers[number] = {"answer": ..., "correct": ...}`. `total` is how many
+    questions the lab asks (a chapter passes the registry's count).
+    """
+    committed = param.Parameter(default=None, doc="The student's answer, once locked in.")
+    ready = param.Boolean(default=False, doc="The chapter's result is on screen.")
+    correct = param.Boolean(default=None, allow_None=True, doc="Right or wrong, once revealed.")
+    class_revealed = param.Boolean(default=False, doc="The lecturer revealed the class's answers.")
+    live = param.Boolean(default=False, doc="Show the class's answers as they arrive (the projector).")
+
+    def __init__(self, state: LabState, number: int, question: str, *, choices: list[str] | None = None,
+                 answer: Any = None, explanation: str | Callable = "", tolerance: float = 0,
+                 bounds: tuple[int, int] = (0, 20), hint: str = "Now run the experiment below to check.",
+                 total: int | None = None, ballot: Any = None, **params):
+        super().__init__(**params)
+        self.state, self.number, self.question, self.total = state, number, question, total
+        self.position: int | None = None   # which of the lab's questions (chapters.registry); else `number`
+        self.choices, self.answer, self.explanation = choices, answer, explanation
+        self.tolerance, self.hint, self.bounds = tolerance, hint, bounds
+        self.kind = "choice" if choices else "number"
+        self._build_face(choices, bounds, self.commit)
+        self.ballot = ballot if ballot is not None else state.ballot()
+        if self.ballot is not None:
+            self.ballot.ask(number, self.kind, choices or (), bounds)
+            tally = self.ballot.tally(number)
+            self.class_revealed = bool(tally and tally.revealed)
+            self.ballot.watch(number, self._poll_changed, live=lambda: self.live or self.class_revealed,
+                              answer=self.known_answer)
+            self.param.watch(lambda e: self.ballot.answer_known(number), ["ready"])    # the lecturer's view
+        previous = state.answers.get(number)
+        if previous is not None:
+            self._lock_in(previous["answer"], restored=True)
+        self.param.watch(lambda e: self._update(), ["committed", "ready", "class_revealed", "live"])
+        self._update()
+
+    def correct_answer(self):
+        return self.answer() if callable(self.answer) else self.answer
 
     @property
     def locked(self) -> bool:
@@ -218,18 +231,6 @@ class PredictCard(pn.viewable.Viewer):
             self.correct = self._is_right(truth)
             self._record()
         self._verdict.object = verdict_html(self, truth)
-
-    def __panel__(self):
-        head = pn.pane.HTML(head_html(self.position or self.number, self.total, self.question), stylesheets=[BOX_CSS],
-                            sizing_mode="stretch_width", margin=0)
-        if self.live:   # the projector: the class's answers beside the choices, so the step fits the screen
-            body = [pn.Row(self._inputs, self._answers.view, margin=0, sizing_mode="stretch_width"), self._notice,
-                    self._verdict]
-        else:           # a student's card: the class's answers beside the verdict
-            body = [self._inputs, self._notice, pn.Row(self._verdict, self._answers.view, margin=0,
-                                                       sizing_mode="stretch_width")]
-        return pn.Column(head, *body, css_classes=["predict-card"], sizing_mode="stretch_width", margin=(12, 0),
-                         styles=CARD_STYLES)
 
 
 def head_html(number: int, total: int | None, question: str) -> str:

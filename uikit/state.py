@@ -35,10 +35,19 @@ class LabState(param.Parameterized):
     reduced_motion = param.Boolean(default=False, doc="The browser asks for reduced motion: replays "
                                    "show their last frame at once.")
 
-    def __init__(self, service, owner: str | None = None, **params):
+    def __init__(self, service, owner: str | None = None, ballots=None, **params):
+        """`service`: the server's ModelService (shared; holds the pair); `owner`: the browser
+        session's id, under which its model work is queued fairly; `ballots()`: the page's way into
+        the class poll (shell.poll.Ballot, or None), given by the shell for a served page."""
         super().__init__(**params)
-        self.service = service    # the process-wide ModelService (shared; holds the pair)
-        self.owner = owner        # the browser session's id: its model work is queued fairly under it
+        self.service = service
+        self.owner = owner
+        self._ballots = ballots
+
+    def ballot(self):
+        """This page's ballot in the class poll (what a predict card votes with), or None: no poll
+        (a page built outside a server, a test)."""
+        return self._ballots() if self._ballots is not None else None
 
     @property
     def settings(self) -> SamplingSettings:

@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     panel_settings()
     started = time.monotonic()
     print("export: loading the models…", file=sys.stderr, flush=True)
-    service = runtime.service()
+    service = runtime.PairInUse().service()
     service.pair    # noqa: B018  (load now, so the pages' progress is the export's own)
     written = asyncio.run(export_site(Path(args.dir), service, args.page, args.tour, max_nodes=args.states,
                                       max_seconds=args.seconds))

@@ -10,6 +10,7 @@ def test_registry_lists_parts_one_and_two(slug):
 
 
 def test_pair_loader_reports_ready_or_one_sentence(monkeypatch):
+    from serving.runtime import PairInUse
     from shell import loading
 
     monkeypatch.setenv("SPECLAB_PAIR", "tiny")
@@ -20,8 +21,9 @@ def test_pair_loader_reports_ready_or_one_sentence(monkeypatch):
     def broken():
         from lab.errors import PairError   # a lab error: its sentence (path-free) reaches the page
         raise PairError("The target folder has no config.json; point to a saved model folder.")
-    monkeypatch.setattr(loading.runtime, "service", broken)
-    failing = loading.PairLoader()
+    pair_in_use = PairInUse()
+    monkeypatch.setattr(pair_in_use, "service", broken)
+    failing = loading.PairLoader(pair_in_use)
     failing.load()
     assert not failing.ready and "no config.json" in failing.error
 
@@ -39,47 +41,45 @@ def test_the_settings_card_builds_its_widgets_when_first_opened(state):
     assert card.objects == [panel]                            # built once
 
 
-def test_the_tabs_of_one_browser_share_one_click_allowance(monkeypatch):
+def test_the_tabs_of_one_browser_share_one_click_allowance(the_class):
     from bokeh.document import Document
 
     from serving.workqueue import Allowance
-    from shell import sessions
-    monkeypatch.setattr(sessions, "CLICKS", Allowance(rate=0.0, burst=3))
+    browsers = the_class.browsers
+    browsers.clicks = Allowance(rate=0.0, burst=3)
     tabs, other, unknown = [Document(), Document()], Document(), Document()
     for doc in tabs:
-        sessions.remember_browser(doc, "a" * 32)
-    sessions.remember_browser(other, "b" * 32)
-    assert [sessions.click_allowed(tabs[i % 2]) for i in range(4)] == [True, True, True, False]
-    assert sessions.click_allowed(other) and sessions.click_allowed(unknown)   # others keep theirs
+        browsers.remember(doc, "a" * 32)
+    browsers.remember(other, "b" * 32)
+    assert [browsers.click_allowed(tabs[i % 2]) for i in range(4)] == [True, True, True, False]
+    assert browsers.click_allowed(other) and browsers.click_allowed(unknown)   # others keep theirs
 
 
-def test_a_browser_clicking_too_fast_is_dropped_while_another_clicks_on(monkeypatch):
-    """The click guard (uikit.clicks) with the allowance configure() installs: sessions.click_allowed."""
+def test_a_browser_clicking_too_fast_is_dropped_while_another_clicks_on(the_class):
+    """The click guard (uikit.clicks) with the check each served page gets: its browser's allowance."""
     import panel as pn
     from panel.io.state import set_curdoc
 
     from serving.workqueue import Allowance
-    from shell import sessions
     from tests.helpers import ServedPage
-    from uikit.clicks import allow_when, on_click
-    monkeypatch.setattr(sessions, "CLICKS", Allowance(rate=0.0, burst=2))
+    from uikit.clicks import allow_clicks_when, on_click
+    browsers = the_class.browsers
+    browsers.clicks = Allowance(rate=0.0, burst=2)
     tabs, other = [ServedPage(), ServedPage()], ServedPage()
     for page in tabs:
-        sessions.remember_browser(page, "a" * 32)
-    sessions.remember_browser(other, "b" * 32)
-    allow_when(sessions.click_allowed)
-    try:
-        button, ran = pn.widgets.Button(label="Draw"), []
-        on_click(button, lambda e: ran.append(pn.state.curdoc))
-        for page in (tabs[0], tabs[1], tabs[0], other, tabs[1], other):
-            with set_curdoc(page):
-                button.clicks += 1
-        assert ran == [tabs[0], tabs[1], other, other]    # the tabs of browser a share its 2 clicks
-    finally:
-        allow_when()
+        browsers.remember(page, "a" * 32)
+    browsers.remember(other, "b" * 32)
+    for page in (*tabs, other):
+        allow_clicks_when(page, browsers.click_allowed)
+    button, ran = pn.widgets.Button(label="Draw"), []
+    on_click(button, lambda e: ran.append(pn.state.curdoc))
+    for page in (tabs[0], tabs[1], tabs[0], other, tabs[1], other):
+        with set_curdoc(page):
+            button.clicks += 1
+    assert ran == [tabs[0], tabs[1], other, other]    # the tabs of browser a share its 2 clicks
 
 
-def test_a_lecturers_controls_join_the_page_once_it_is_ready(monkeypatch):
+def test_a_lecturers_controls_join_the_page_once_it_is_ready(monkeypatch, the_class):
     """The browser says a page is ready (which starts its fill) only once everything in its frame is
     drawn, and the class poll's histograms in a collapsed card never are: the lecturer's controls
     are not in the frame but put in when the page is ready, under the server's load line."""
@@ -91,8 +91,8 @@ def test_a_lecturers_controls_join_the_page_once_it_is_ready(monkeypatch):
     from shell.app import Request, SessionPage
 
     monkeypatch.setenv("SPECLAB_PAIR", "tiny")
-    panel = lecturer.LecturerPanel("s1", chapter=10)
-    page = SessionPage(Request("breakeven"), "b" * 32, None, panel)
+    panel = lecturer.LecturerPanel(the_class, "s1", chapter=10)
+    page = SessionPage(Request("breakeven"), "b" * 32, None, panel, the_class)
 
     def cards():
         return [card.title for card in page.template.main[0].select(pn.Card)]

@@ -2,25 +2,25 @@ import asyncio
 
 import pytest
 
-from serving import runtime
 from shell import lecturer, sessions
+from shell.classstate import ClassState
 
 
-def test_no_token_configured_means_no_controls(monkeypatch):
+def test_no_token_configured_means_no_controls(monkeypatch, the_class):
     monkeypatch.delenv("SPECLAB_LECTURER_TOKEN", raising=False)
     monkeypatch.setattr("sys.argv", ["app.py"])
     assert lecturer.configured_token() is None
-    assert lecturer.lecturer_view("anything", "s1") is None
-    assert lecturer.lecturer_view(None, "s1") is None
+    assert lecturer.lecturer_view(the_class, "anything", "s1") is None
+    assert lecturer.lecturer_view(the_class, None, "s1") is None
 
 
-def test_wrong_token_is_refused_right_token_gets_the_panel(monkeypatch):
+def test_wrong_token_is_refused_right_token_gets_the_panel(monkeypatch, the_class):
     monkeypatch.setenv("SPECLAB_LECTURER_TOKEN", "s3cret")
     monkeypatch.setattr("sys.argv", ["app.py"])
-    refused = lecturer.lecturer_view("guess", "s1")
+    refused = lecturer.lecturer_view(the_class, "guess", "s1")
     assert "not right" in refused.object
-    assert lecturer.lecturer_view(None, "s1") is None          # students: nothing at all
-    assert isinstance(lecturer.lecturer_view("s3cret", "s1"), lecturer.LecturerPanel)
+    assert lecturer.lecturer_view(the_class, None, "s1") is None          # students: nothing at all
+    assert isinstance(lecturer.lecturer_view(the_class, "s3cret", "s1"), lecturer.LecturerPanel)
 
 
 def test_token_from_args_wins(monkeypatch):
@@ -30,31 +30,29 @@ def test_token_from_args_wins(monkeypatch):
     assert not lecturer.token_ok(None, "arg") and not lecturer.token_ok("arg", None)
 
 
-def test_failed_switch_keeps_the_working_pair(monkeypatch):
+def test_failed_switch_keeps_the_working_pair(monkeypatch, the_class):
     monkeypatch.setenv("SPECLAB_PAIR", "tiny")
-    before = runtime.current_pair()
-    panel = lecturer.LecturerPanel("s1")
+    before = the_class.pair.current()
+    panel = lecturer.LecturerPanel(the_class, "s1")
     panel.pair_select.options = panel.pair_select.options + ["no-such-pair"]
     panel.pair_select.value = "no-such-pair"
     asyncio.run(panel.switch())
     assert "no pair named" in panel.status.object and "keeps the pair" in panel.status.object
-    assert runtime.current_pair() is before
+    assert the_class.pair.current() is before
 
 
-def test_switch_to_another_pair_for_everyone(monkeypatch):
+def test_switch_to_another_pair_for_everyone(monkeypatch, the_class):
     monkeypatch.setenv("SPECLAB_PAIR", "tiny")
-    panel = lecturer.LecturerPanel("s1")
+    panel = lecturer.LecturerPanel(the_class, "s1")
     panel.pair_select.options = panel.pair_select.options + ["tiny-gpt2"]
     panel.pair_select.value = "tiny-gpt2"
-    try:
-        asyncio.run(panel.switch())
-        assert runtime.current_pair().name == "tiny-gpt2"
-        assert "Everyone now uses" in panel.status.object
-    finally:
-        runtime.forget_switch()
+    asyncio.run(panel.switch())
+    assert the_class.pair.current().name == "tiny-gpt2"
+    assert "Everyone now uses" in panel.status.object
+    assert ClassState().pair.current().name != "tiny-gpt2"      # another server (a fresh class) is not switched
 
 
-def test_pairs_not_in_the_hub_cache_are_marked_and_refused_at_once(monkeypatch):
+def test_pairs_not_in_the_hub_cache_are_marked_and_refused_at_once(monkeypatch, the_class):
     """Offline, a hub pair not downloaded before class is marked in the menu and refused in one
     sentence without trying the hub; once in the Hugging Face cache it is offered plainly."""
     import huggingface_hub
@@ -63,8 +61,8 @@ def test_pairs_not_in_the_hub_cache_are_marked_and_refused_at_once(monkeypatch):
     cached: set[str] = set()
     monkeypatch.setattr(huggingface_hub, "try_to_load_from_cache",
                         lambda repo, name, **kw: f"/cache/{repo}/{name}" if repo in cached else None)
-    monkeypatch.setattr(runtime, "switch_pair", lambda *a, **k: pytest.fail("the hub must not be tried"))
-    panel = lecturer.LecturerPanel("s1")
+    monkeypatch.setattr(the_class.pair, "switch", lambda *a, **k: pytest.fail("the hub must not be tried"))
+    panel = lecturer.LecturerPanel(the_class, "s1")
     options = panel.pair_select.options
     assert "gpt2 (needs download)" in options and "qwen2.5-1.5b (needs download)" in options
     assert "smollm2-distilled" in options and "tiny" in options   # nothing to download
@@ -77,7 +75,7 @@ def test_pairs_not_in_the_hub_cache_are_marked_and_refused_at_once(monkeypatch):
     assert "gpt2 is not downloaded on this server" in said and "python -m lab prepare --pair gpt2" in said
     assert "`" not in said and said.count(". ") == 0              # one sentence, no literal backticks
     cached.update({"gpt2", "distilgpt2"})
-    assert "gpt2" in lecturer.LecturerPanel("s1").pair_select.options        # downloaded: offered plainly
+    assert "gpt2" in lecturer.LecturerPanel(the_class, "s1").pair_select.options        # downloaded: offered plainly
 
 
 def test_classroom_forgets_closed_sessions():
@@ -98,13 +96,13 @@ def test_classroom_forgets_closed_sessions():
     assert len(room) == 1
 
 
-def test_reset_the_class_asks_first(monkeypatch):
+def test_reset_the_class_asks_first(monkeypatch, the_class):
     """"Reset the class" clears every student's work: the first press only asks, the second (a
     separate, named button) resets, and Cancel leaves everything as it was."""
     monkeypatch.setenv("SPECLAB_PAIR", "tiny")
     reloads = []
-    monkeypatch.setattr(sessions.CLASSROOM, "reload_all", lambda except_id=None: reloads.append(except_id) or 3)
-    panel = lecturer.LecturerPanel("s1")
+    monkeypatch.setattr(the_class.classroom, "reload_all", lambda except_id=None: reloads.append(except_id) or 3)
+    panel = lecturer.LecturerPanel(the_class, "s1")
     assert panel.reset_button.label == "Reset the class…" and not panel.confirm_reset.visible
     panel.reset_button.clicks += 1
     assert reloads == [] and panel.confirm_reset.visible and panel.reset_warning.visible
@@ -121,18 +119,20 @@ def test_reset_the_class_asks_first(monkeypatch):
     assert kinds.index("Column") < rule < kinds.index("Column", rule)
 
 
-def test_open_sessions_count_is_live(monkeypatch):
+def test_open_sessions_count_is_live(monkeypatch, the_class):
     monkeypatch.setenv("SPECLAB_PAIR", "tiny")
-    monkeypatch.setattr(sessions, "CLASSROOM", sessions.Classroom())
-    monkeypatch.setattr(lecturer, "CLASSROOM", sessions.CLASSROOM)
-    monkeypatch.setattr(runtime.service(), "forget", lambda session_id: None)
-    sessions.CLASSROOM.join("lecturer", None, None)
-    panel = lecturer.LecturerPanel("lecturer")
+    forgotten = []
+    monkeypatch.setattr(the_class.pair.service(), "forget", forgotten.append)
+    room = the_class.classroom
+    room.join("lecturer", None, None)
+    panel = lecturer.LecturerPanel(the_class, "lecturer")
     assert "1 open session on this server" in panel.sessions.object
-    sessions.CLASSROOM.join("s2", None, None)
-    sessions.CLASSROOM.join("s3", None, None)
+    room.join("s2", None, None)
+    room.join("s3", None, None)
     assert "3 open sessions on this server" in panel.sessions.object
-    sessions.CLASSROOM.leave("s2")
+    closed = the_class.heap.closed
+    room.leave("s2")
+    assert forgotten == ["s2"] and the_class.heap.closed == closed + 1     # its model work and page go
     assert "2 open sessions on this server" in panel.sessions.object
 
 

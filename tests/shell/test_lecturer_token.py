@@ -5,10 +5,9 @@ from shell import lecturer
 
 
 @pytest.fixture
-def attempts(monkeypatch):
+def attempts(monkeypatch, the_class):
     now = [1000.0]
-    a = lecturer.Attempts(base=2.0, cap=60.0, free=1, clock=lambda: now[0])
-    monkeypatch.setattr(lecturer, "ATTEMPTS", a)
+    the_class.attempts = lecturer.Attempts(base=2.0, cap=60.0, free=1, clock=lambda: now[0])
     monkeypatch.setattr("sys.argv", ["app.py"])
     monkeypatch.delenv("SPECLAB_LECTURER_TOKEN_FILE", raising=False)
     monkeypatch.setenv("SPECLAB_LECTURER_TOKEN", "s3cret")
@@ -34,23 +33,23 @@ def test_an_unreadable_or_empty_token_file_leaves_the_controls_off(tmp_path, cap
     assert "could not be read" in caplog.text and "is empty" in caplog.text
 
 
-def test_wrong_tries_are_slowed_down_per_browser(attempts):
-    assert "not right" in lecturer.lecturer_view("typo", "s0", "browserA").object   # one free try
-    assert "not right" in lecturer.lecturer_view("guess", "s1", "browserA").object
-    waited = lecturer.lecturer_view("s3cret", "s2", "browserA")        # even the right token waits
+def test_wrong_tries_are_slowed_down_per_browser(attempts, the_class):
+    assert "not right" in lecturer.lecturer_view(the_class, "typo", "s0", "browserA").object   # one free try
+    assert "not right" in lecturer.lecturer_view(the_class, "guess", "s1", "browserA").object
+    waited = lecturer.lecturer_view(the_class, "s3cret", "s2", "browserA")        # even the right token waits
     assert "Too many wrong lecturer tokens" in waited.object and "wait 3 seconds" in waited.object
-    assert isinstance(lecturer.lecturer_view("s3cret", "s3", "browserB"), lecturer.LecturerPanel)
+    assert isinstance(lecturer.lecturer_view(the_class, "s3cret", "s3", "browserB"), lecturer.LecturerPanel)
     attempts[0] += 2.5
-    assert "not right" in lecturer.lecturer_view("guess2", "s4", "browserA").object
+    assert "not right" in lecturer.lecturer_view(the_class, "guess2", "s4", "browserA").object
     attempts[0] += 3.0                                                  # the second wrong try: 4 s
-    assert "Too many" in lecturer.lecturer_view("s3cret", "s5", "browserA").object
+    assert "Too many" in lecturer.lecturer_view(the_class, "s3cret", "s5", "browserA").object
     attempts[0] += 1.5
-    assert isinstance(lecturer.lecturer_view("s3cret", "s6", "browserA"), lecturer.LecturerPanel)
-    assert lecturer.ATTEMPTS.wait("browserA") == 0                     # a right token clears the count
+    assert isinstance(lecturer.lecturer_view(the_class, "s3cret", "s6", "browserA"), lecturer.LecturerPanel)
+    assert the_class.attempts.wait("browserA") == 0                     # a right token clears the count
 
 
-def test_the_wait_doubles_up_to_its_cap(attempts):
-    a = lecturer.ATTEMPTS
+def test_the_wait_doubles_up_to_its_cap(attempts, the_class):
+    a = the_class.attempts
     waits = []
     for _ in range(8):
         a.failed("x")
@@ -63,33 +62,33 @@ def _checked(replies) -> int:
     return sum("not right" in r.object for r in replies)
 
 
-def test_rotating_cookies_from_one_address_get_no_more_checks(attempts):
+def test_rotating_cookies_from_one_address_get_no_more_checks(attempts, the_class):
     """A script with a fresh cookie (browser id) per guess: counted per address, it gets as many
     checks as one browser would, then waits."""
-    replies = [lecturer.lecturer_view(f"guess{i}", f"s{i}", f"fresh{i}", address="10.0.0.66") for i in range(60)]
-    assert _checked(replies) == lecturer.ATTEMPTS.free + 1     # the free tries, and the one that starts the wait
+    replies = [lecturer.lecturer_view(the_class, f"guess{i}", f"s{i}", f"fresh{i}", address="10.0.0.66") for i in range(60)]
+    assert _checked(replies) == the_class.attempts.free + 1     # the free tries, and the one that starts the wait
     assert "Too many wrong lecturer tokens" in replies[-1].object
-    other = lecturer.lecturer_view("s3cret", "t", "lecturer", address="10.0.0.2")
+    other = lecturer.lecturer_view(the_class, "s3cret", "t", "lecturer", address="10.0.0.2")
     assert isinstance(other, lecturer.LecturerPanel)                    # the lecturer elsewhere is let in
 
 
-def test_guesses_from_many_addresses_are_at_most_the_servers_hourly_share(attempts):
+def test_guesses_from_many_addresses_are_at_most_the_servers_hourly_share(attempts, the_class):
     """One guess every 10 s for an hour, each from a fresh address and cookie: the server checks at
     most its burst and then GUESSES_PER_HOUR an hour (≤ 100 in all)."""
     replies = []
     for i in range(360):
-        replies.append(lecturer.lecturer_view(f"guess{i}", f"s{i}", f"fresh{i}", address=f"10.1.{i // 250}.{i % 250}"))
+        replies.append(lecturer.lecturer_view(the_class, f"guess{i}", f"s{i}", f"fresh{i}", address=f"10.1.{i // 250}.{i % 250}"))
         attempts[0] += 10
     checked = _checked(replies)
     assert checked <= lecturer.GUESS_BURST + lecturer.GUESSES_PER_HOUR and checked <= 100
     assert any("on this server" in r.object for r in replies)
 
 
-def test_the_lecturer_is_told_in_one_line_when_someone_is_guessing(attempts):
-    assert lecturer.guessing_line() == ""
+def test_the_lecturer_is_told_in_one_line_when_someone_is_guessing(attempts, the_class):
+    assert lecturer.guessing_line(the_class.attempts) == ""
     for i in range(3):
-        lecturer.lecturer_view(f"guess{i}", f"s{i}", f"fresh{i}", address=f"10.0.0.{i % 2}")
-    line = lecturer.guessing_line()
+        lecturer.lecturer_view(the_class, f"guess{i}", f"s{i}", f"fresh{i}", address=f"10.0.0.{i % 2}")
+    line = lecturer.guessing_line(the_class.attempts)
     assert "Someone is guessing the lecturer token" in line and "3 wrong tries" in line and "2 addresses" in line
-    panel = lecturer.LecturerPanel("s-lecturer")
+    panel = lecturer.LecturerPanel(the_class, "s-lecturer")
     assert panel.guessing.object == line

@@ -185,7 +185,7 @@ def test_a_wait_in_words():
     assert [line_module.about(s) for s in (0.2, 4.4, 59, 61, 150)] == ["1 s", "4 s", "59 s", "1 min", "2 min"]
 
 
-def test_a_page_opened_behind_others_shows_its_place_in_its_frame_and_a_closed_one_leaves(monkeypatch):
+def test_a_page_opened_behind_others_shows_its_place_in_its_frame_and_a_closed_one_leaves(the_class):
     """Served pages (a real Bokeh session each): the frame a browser first receives already says how
     many pages are ahead; a page whose tab closes leaves the line, and the pages behind it move up."""
     from bokeh.application import Application
@@ -199,12 +199,11 @@ def test_a_page_opened_behind_others_shows_its_place_in_its_frame_and_a_closed_o
 
     from shell import app
 
-    line = PageLine()
-    monkeypatch.setattr(app, "LINE", line)
+    line = the_class.line
 
     def modify(doc):
         with set_curdoc(doc):
-            doc.page = app.SessionPage(app.Request("breakeven"), "b" * 32, doc.session_context.id, None)
+            doc.page = app.SessionPage(app.Request("breakeven"), "b" * 32, doc.session_context.id, None, the_class)
 
     async def open_three():
         context = ApplicationContext(Application(FunctionHandler(modify), DocumentLifecycleHandler()),

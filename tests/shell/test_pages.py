@@ -117,7 +117,7 @@ def test_the_landing_numbers_chapters_as_the_navigation_does():
     assert re.findall(r'value="(\d+)"', part3)[0] == "5"
 
 
-def test_a_closed_page_leaves_nothing_behind():
+def test_a_closed_page_leaves_nothing_behind(the_class):
     """A page's problem spot, a guarded widget and its poll ballot are registered by document and
     widget; once the session is discarded the document is collected (weak keys alone would keep
     it: each registered `say` and the ballot's watches hold the page)."""
@@ -133,7 +133,6 @@ def test_a_closed_page_leaves_nothing_behind():
     from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
     from tornado.ioloop import IOLoop
 
-    from shell import poll
     from uikit import validate
 
     class Page:                                    # holds its document, as the shell's page does
@@ -148,7 +147,7 @@ def test_a_closed_page_leaves_nothing_behind():
             page = Page(doc)
             validate.on_problems(page.say)
             validate.guard(page.widget, page.say)
-            poll.session_ballot().watch(10, lambda: None, lambda: True)
+            the_class.ballots.page_ballot().watch(10, lambda: None, lambda: True)
             doc.page = page
 
     async def open_and_close():
@@ -158,11 +157,11 @@ def test_a_closed_page_leaves_nothing_behind():
                                     headers=HTTPHeaders({"Host": "127.0.0.1"}))
         session = await app.create_session_if_needed("closing", request, token=generate_jwt_token("closing"))
         doc = weakref.ref(session.document)
-        assert validate.page_spot(doc()) is not None and poll.ballot_of(doc()) is not None
+        assert validate.page_spot(doc()) is not None and the_class.ballots.of(doc()) is not None
         session.request_expiration()                          # closed: discarded at Bokeh's next check
         await app._cleanup_sessions(15_000)
         assert session.id not in {s.id for s in app.sessions}
-        assert validate.page_spot(doc()) is None and poll.ballot_of(doc()) is None   # forgotten on closing
+        assert validate.page_spot(doc()) is None and the_class.ballots.of(doc()) is None   # forgotten on closing
         return doc
 
     doc = asyncio.run(open_and_close())

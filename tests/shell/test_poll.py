@@ -303,7 +303,7 @@ def test_a_page_gets_a_burst_of_votes_in_one_update(make_store):
 
 def test_the_store_is_plain_python():
     """shell.pollstore holds the votes without Panel (a second process could share it): importing it
-    alone loads no Panel, and shell.poll hands out the very same store and question type."""
+    alone loads no Panel, and a server's class keeps its poll in memory when it serves alone."""
     import subprocess
     import sys
     code = ("import sys, shell.pollstore, shell.pollshared; assert 'panel' not in sys.modules "
@@ -311,10 +311,10 @@ def test_the_store_is_plain_python():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
     import shell.poll
-    import shell.pollshared
     import shell.pollstore
-    assert shell.poll.POLL is shell.pollshared.POLL and shell.poll.Question is shell.pollstore.Question
-    assert type(shell.poll.POLL) is PollStore        # one process serves the tests: the poll in memory
+    from shell.classstate import ClassState
+    assert shell.poll.Question is shell.pollstore.Question
+    assert type(ClassState().poll) is PollStore      # one process serves the tests: the poll in memory
 
 
 def test_forty_fresh_cookies_from_one_address_count_as_its_few_browsers(make_store):

@@ -51,13 +51,13 @@ def test_a_closed_tab_calls_back_at_once_and_a_failing_callback_stays_quiet():
 
 
 def test_a_closed_tab_leaves_the_classroom_once_and_its_page_counts_as_garbage_when_discarded():
-    from shell.heap import HEAP
+    from shell.heap import Heap
     from shell.sessions import Classroom
-    room, heard = Classroom(), []
+    heap = Heap()
+    room, heard = Classroom(heap=heap), []
     room.subscribe(lambda number, what: heard.append(what))
     room.join("s1", Document(), None)
-    before = HEAP.closed
     room.leave("s1", discarded=False)                    # the tab closed: out of the count at once
-    assert len(room) == 0 and heard == ["sessions", "sessions"] and HEAP.closed == before
+    assert len(room) == 0 and heard == ["sessions", "sessions"] and heap.closed == 0
     room.leave("s1")                                     # Bokeh discards the session later
-    assert heard == ["sessions", "sessions"] and HEAP.closed == before + 1
+    assert heard == ["sessions", "sessions"] and heap.closed == 1

@@ -3,7 +3,6 @@ path-free sentence; the log keeps the details."""
 import asyncio
 import logging
 
-from serving import runtime
 from lab.errors import PairError
 from shell import lecturer
 from shell.loading import PairLoader
@@ -34,13 +33,13 @@ def test_a_broken_chapter_shows_no_server_path():
     assert "/srv" not in pane.object and "could not be built" in pane.object
 
 
-def test_a_failed_switch_shows_no_server_path(monkeypatch):
+def test_a_failed_switch_shows_no_server_path(monkeypatch, the_class):
     monkeypatch.setenv("SPECLAB_PAIR", "tiny")
-    panel = lecturer.LecturerPanel("s1")
+    panel = lecturer.LecturerPanel(the_class, "s1")
 
     def refuse(name):
         raise PairError(f"The target folder {SECRET} has no config.json; pick another.",
                         public="The target folder 'target' has no config.json; pick another.")
-    monkeypatch.setattr(runtime, "switch_pair", refuse)
+    monkeypatch.setattr(the_class.pair, "switch", refuse)
     asyncio.run(panel.switch())
     assert "&#x27;target&#x27; has no config.json" in panel.status.object and "/srv" not in panel.status.object

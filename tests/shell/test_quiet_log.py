@@ -5,13 +5,13 @@ import logging
 import pytest
 from tornado.websocket import WebSocketClosedError
 
-from shell import app
+from shell import quietlog
 
 
 @pytest.fixture
 def fresh():
     """The loggers' levels as they were before the test (it configures the log again)."""
-    levels = {name: logging.getLogger(name).level for name in app.QUIET_LOGGERS}
+    levels = {name: logging.getLogger(name).level for name in quietlog.QUIET_LOGGERS}
     yield
     for name, level in levels.items():
         logging.getLogger(name).setLevel(level)
@@ -27,16 +27,16 @@ def _record(exc):
 
 
 def test_verbose_from_the_args_or_the_environment():
-    assert app.verbose(["--pair", "tiny", "--verbose"], {})
-    assert app.verbose([], {"SPECLAB_VERBOSE": "1"})
-    assert not app.verbose([], {}) and not app.verbose([], {"SPECLAB_VERBOSE": "0"})
+    assert quietlog.verbose(["--pair", "tiny", "--verbose"], {})
+    assert quietlog.verbose([], {"SPECLAB_VERBOSE": "1"})
+    assert not quietlog.verbose([], {}) and not quietlog.verbose([], {"SPECLAB_VERBOSE": "0"})
 
 
 def test_quiet_by_default(fresh):
-    app.configure_logging(detail=False, again=True)
+    quietlog.configure_logging(detail=False, again=True)
     assert not logging.getLogger("bokeh.server.views.ws").isEnabledFor(logging.INFO)   # open/close lines
     assert logging.getLogger("shell.loading").isEnabledFor(logging.INFO)               # "pair loaded"
-    closed = app.ClosedTabs()
+    closed = quietlog.ClosedTabs()
     assert not closed.filter(_record(WebSocketClosedError()))
     assert closed.filter(_record(ZeroDivisionError()))            # real errors stay
 
@@ -50,17 +50,17 @@ def test_a_message_of_a_tab_bokeh_has_let_go_of_is_a_closed_tab():
     try:
         connection.session                                       # Bokeh's assertion: no session any more
     except AssertionError as err:
-        assert app.closed_tab(err) and not app.ClosedTabs().filter(_record(err))
+        assert quietlog.closed_tab(err) and not quietlog.ClosedTabs().filter(_record(err))
     else:
         raise AssertionError("Bokeh no longer asserts a connection's session")
     try:
         assert False, "ours"
     except AssertionError as err:                                 # any other assertion stays in the log
-        assert not app.closed_tab(err)
+        assert not quietlog.closed_tab(err)
 
 
 def test_verbose_keeps_every_line(fresh):
-    app.configure_logging(detail=True, again=True)
+    quietlog.configure_logging(detail=True, again=True)
     assert logging.getLogger("bokeh.server.views.ws").level != logging.ERROR
 
 
@@ -68,10 +68,10 @@ def test_a_write_to_a_closed_tab_is_handled_on_the_event_loop(caplog):
     loop = asyncio.new_event_loop()
     try:
         with caplog.at_level(logging.ERROR, logger="asyncio"):
-            app.closed_tabs_handled(loop, {"message": "Task exception was never retrieved",
+            quietlog.closed_tabs_handled(loop, {"message": "Task exception was never retrieved",
                                            "exception": WebSocketClosedError()})
             assert caplog.records == []
-            app.closed_tabs_handled(loop, {"message": "boom", "exception": ZeroDivisionError()})
+            quietlog.closed_tabs_handled(loop, {"message": "boom", "exception": ZeroDivisionError()})
         assert "boom" in caplog.text                               # anything else is still logged
     finally:
         loop.close()
@@ -100,7 +100,7 @@ def test_a_value_bokeh_refuses_is_one_line_without_the_message(caplog):
         connection = ServerConnection(protocol=protocol, socket=None, application_context=None,
                                       session=ServerSession("s1", doc))
         return await ProtocolHandler().handle(message, connection)
-    logger, refused = logging.getLogger("bokeh.server.protocol_handler"), app.RefusedValues()
+    logger, refused = logging.getLogger("bokeh.server.protocol_handler"), quietlog.RefusedValues()
     logger.addFilter(refused)
     try:
         with caplog.at_level(logging.ERROR, logger="bokeh.server.protocol_handler"):
@@ -125,7 +125,7 @@ def test_a_browser_resending_a_known_model_is_quiet_unless_verbose(fresh, detail
     known = Div(text="shown before")
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("default")
-        app.configure_logging(detail=detail, again=True)
+        quietlog.configure_logging(detail=detail, again=True)
         Deserializer(references=[known]).decode(Serializer().encode(known))
     said = [str(w.message) for w in seen]
     assert bool(said) == detail and all("reference already known" in s for s in said), said

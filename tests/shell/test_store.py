@@ -12,7 +12,8 @@ from lab.speed import costs
 from serving.service import ModelService
 from shell.pollshared import SharedPollStore
 from shell.pollstore import Question
-from shell.sessions import Classroom, Snapshots
+from shell.sessions import Classroom
+from shell.snapshots import Snapshots
 from shell.store import GONE_AFTER, ClassStore, open_class_store, serving_processes
 from tests.helpers import wait_until
 from uikit.state import LabState
@@ -164,9 +165,10 @@ def test_outcomes_and_the_cost_profile_are_computed_once_for_the_class(stores):
 
 
 def test_where_the_store_is(tmp_path, monkeypatch):
-    assert open_class_store(environ={}) is None              # one process: everything in memory, as always
-    store = open_class_store(environ={"SPECLAB_STORE": str(tmp_path / "mine.sqlite")})
+    assert open_class_store(environ={}) == (None, None)      # one process: everything in memory, as always
+    store, problem = open_class_store(environ={"SPECLAB_STORE": str(tmp_path / "mine.sqlite")})
     store.stop()
+    assert problem is None
     assert store.path == tmp_path / "mine.sqlite" and store.path.exists()
     assert serving_processes(["panel", "serve", "app.py", "--num-procs", "3"]) == 3
     assert serving_processes(["panel", "serve", "app.py", "--num-procs=2"]) == 2

@@ -69,19 +69,20 @@ def test_a_refused_store_is_one_sentence_and_the_class_goes_on(tmp_path, caplog,
     folder = tmp_path / "open"
     folder.mkdir()
     folder.chmod(0o777)
-    monkeypatch.setattr(store_module, "PROBLEM", None)
     with caplog.at_level(logging.ERROR, logger="shell.store"):
-        assert open_class_store({"SPECLAB_STORE": str(folder / "c.sqlite")}) is None
+        store, problem = open_class_store({"SPECLAB_STORE": str(folder / "c.sqlite")})
+    assert store is None
     assert len(caplog.records) == 1 and caplog.records[0].exc_info is None
     assert "Each server process now keeps its own poll" in caplog.text
-    assert store_module.PROBLEM and str(folder) not in store_module.PROBLEM
+    assert problem and str(folder) not in problem
+    from shell.classstate import ClassState
+    assert ClassState(store, problem).store_problem() == problem      # every page of the class says it
 
 
 def test_a_dangling_link_in_place_of_the_folder_is_one_sentence(tmp_path, caplog, monkeypatch):
     (tmp_path / "classroom").symlink_to(tmp_path / "nowhere")
-    monkeypatch.setattr(store_module, "PROBLEM", None)
     with caplog.at_level(logging.ERROR, logger="shell.store"):
-        assert open_class_store({"SPECLAB_STORE": str(tmp_path / "classroom" / "c.sqlite")}) is None
+        assert open_class_store({"SPECLAB_STORE": str(tmp_path / "classroom" / "c.sqlite")})[0] is None
     assert len(caplog.records) == 1 and "cannot be made or read" in caplog.text
 
 

@@ -6,13 +6,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import panel as pn
-import pytest
 from bokeh.document import Document
 from bokeh.events import ButtonClick
 from panel.io.state import set_curdoc
 
 from tests.helpers import ServedPage
-from uikit.clicks import allow_when, on_click
+from uikit.clicks import allow_clicks_when, on_click
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -26,13 +25,6 @@ def crafted_click(button: pn.widgets.Button) -> None:
     doc.add_root(model)
     with set_curdoc(doc):
         doc.callbacks.trigger_event(ButtonClick(model))
-
-
-@pytest.fixture
-def allowance():
-    """Install a click allowance for the test (`allowance(check)`), the default one again after it."""
-    yield allow_when
-    allow_when()
 
 
 def test_panel_runs_a_disabled_buttons_click_and_the_guard_does_not():
@@ -71,24 +63,25 @@ def test_an_async_callback_is_guarded_too():
     assert ran == [2]                 # the second click (clicks == 2) ran, the first did not
 
 
-def test_clicks_past_the_allowance_of_a_page_are_dropped_and_other_pages_click_on(allowance):
-    slow, fast = ServedPage(), ServedPage()
+def test_clicks_past_the_allowance_of_a_page_are_dropped_and_other_pages_click_on():
+    slow, fast, free = ServedPage(), ServedPage(), ServedPage()
     left = {slow: 3, fast: 1}
 
     def allowed(doc):
         left[doc] -= 1
         return left[doc] >= 0
-    allowance(allowed)
+    allow_clicks_when(slow, allowed)
+    allow_clicks_when(fast, allowed)
     button, ran = pn.widgets.Button(label="Draw"), []
     on_click(button, lambda e: ran.append(pn.state.curdoc))
-    for page in (fast, fast, slow, fast, slow, slow, slow):
+    for page in (fast, fast, slow, fast, slow, slow, slow, free):
         with set_curdoc(page):
             button.clicks += 1
-    assert ran == [fast, slow, slow, slow]
-    allowance()
+    assert ran == [fast, slow, slow, slow, free]       # a page given no check may always click
+    allow_clicks_when(fast, None)
     with set_curdoc(fast):
         button.clicks += 1
-    assert ran[-1] is fast            # the default allowance lets every page click
+    assert ran[-1] is fast            # its check taken away: it clicks again
 
 
 def clicks_registered(path: Path) -> tuple[list[int], list[int]]:

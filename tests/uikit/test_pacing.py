@@ -7,7 +7,8 @@ import param
 import pytest
 from panel.io.state import set_curdoc
 
-from uikit.pacing import Throttled, live_slider
+from uikit.browser import browser_slider
+from uikit.pacing import Throttled
 
 
 class ServedDoc:
@@ -48,13 +49,13 @@ def test_throttled_runs_at_once_outside_a_served_page():
     assert calls == [1, 1]
 
 
-def test_live_slider_follows_its_parameter_without_panels_hold():
+def test_a_browser_slider_follows_its_parameter_without_panels_hold():
     class Knob(pn.viewable.Viewer):
         alpha = param.Number(default=0.5, bounds=(0, 1), step=0.01)
         gamma = param.Integer(default=4, bounds=(1, 12))
 
     knob = Knob()
-    a, g = live_slider(knob.param.alpha), live_slider(knob.param.gamma)
+    a, g = browser_slider(knob.param.alpha), browser_slider(knob.param.gamma)
     assert isinstance(a, pn.widgets.FloatSlider) and isinstance(g, pn.widgets.IntSlider)
     assert a._debounce == 0 and pn.widgets.FloatSlider._debounce > 0
     a.value, g.value = 0.7, 9

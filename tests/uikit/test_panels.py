@@ -116,7 +116,7 @@ def test_every_open_badge_names_the_pair_after_a_switch(state):
 
     from bokeh.document import Document
 
-    from uikit.panels import pair_switched
+    from uikit.panels import Badges
 
     class Page(Document):                    # a served page: its next-tick callbacks held here
         def __init__(self):
@@ -127,13 +127,15 @@ def test_every_open_badge_names_the_pair_after_a_switch(state):
             self.ticks.append(callback)
 
     old = state.service.pair
-    here, served_badge = PairBadge(state), PairBadge(state)
+    badges = Badges()                        # a server's open badges (the shell adds each page's)
+    here, served_badge = badges.add(PairBadge(state)), badges.add(PairBadge(state))
+    PairBadge(state)                         # a badge no server holds (an exported page) is not asked
     served_badge.doc = Page()
     state.service = SimpleNamespace(pair=SimpleNamespace(
         target_label="new target", draft_label="new draft", target_params=10**8, draft_params=10**7,
         device="cpu", dtype="float32"))
     assert "tiny llama draft" in here.__panel__().object            # nothing tells a badge by itself
-    assert pair_switched() >= 2
+    assert badges.pair_switched() == 2
     assert "new draft" in here.__panel__().object and "tiny llama draft" not in here.__panel__().object
     assert "tiny llama draft" in served_badge.__panel__().object and len(served_badge.doc.ticks) == 1
     served_badge.doc.ticks.pop()()                            # the page's next tick: its own document
