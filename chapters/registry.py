@@ -1,7 +1,8 @@
 """The pages of the lab, in reading order, derived from the page classes themselves.
 
 Every chapter module `chapters/chNN_*.py` defines one `Chapter` subclass whose class attributes are
-its metadata (number, slug, part, kicker, title, question); the bridge page ("five questions it
+its metadata (number, slug, part, kicker, title, question); a module that draws for a chapter beside
+it (ch10_figures.py, with no `Chapter` subclass) adds no page. The bridge page ("five questions it
 raises") sits after the chapter it `follows`. Nothing here repeats them: add a module and its page
 appears in the navigation, the landing counts and the tour's chapter menu.
 
@@ -74,7 +75,7 @@ class Page:
 
 
 def chapter_classes() -> list[type]:
-    """The Chapter subclass of every chNN_name module of this package, by number."""
+    """The Chapter subclass of every chNN_name module of this package that has one, by number."""
     folder = Path(__file__).resolve().parent
     found = []
     for info in pkgutil.iter_modules([str(folder)]):

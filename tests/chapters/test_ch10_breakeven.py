@@ -178,7 +178,7 @@ def test_the_tour_starts_use_my_models_ahead():
 
 def test_a_measurement_shows_its_time_left_estimated_from_the_last_one(chapter, monkeypatch):
     from chapters import ch10_breakeven
-    monkeypatch.setattr(ch10_breakeven, "LAST_SECONDS", [])
+    monkeypatch.setattr(ch10_breakeven.LastMeasurement, "seconds", None)
     seen = []
     original = chapter.run_model
 
@@ -189,7 +189,7 @@ def test_a_measurement_shows_its_time_left_estimated_from_the_last_one(chapter, 
     chapter.state.gamma = 2
     asyncio.run(chapter.measure_live())
     assert seen[0] == (True, None)                              # the first: "estimating…"
-    (took,) = ch10_breakeven.LAST_SECONDS
+    took = ch10_breakeven.LastMeasurement.seconds
     assert took > 0
     chapter.state.gamma = 3
     asyncio.run(chapter.measure_live())
@@ -215,7 +215,7 @@ def test_a_measured_profile_is_drawn_in_the_first_draw(make_chapter):
 
 
 def test_the_page_sends_at_most_90_models_and_its_figures_when_scrolled_to(chapter):
-    """Issue 32's goal: chapter 10's page is at most 90 Bokeh models when it opens; its figures,
+    """Chapter 10's page is at most 90 Bokeh models when it opens; its figures,
     note and table come when the student scrolls to them (uikit.lazy), drawn from the sources the
     browser's redraw holds from the start."""
     from bokeh.document import Document
