@@ -6,129 +6,31 @@ pair's one cost profile (the times chapters 3, 10 and 11 use, flagged when the m
 each lane's text growing while the models work. A race already computed (the server warms the
 default one at start-up, shell/warmup.py) is replayed at the same speed instead. Draft tokens the
 target would pick less than 15% of the time (teacher-forced target probability, raw distribution)
-are marked in the small model's lane once the race is over.
+are marked in the small model's lane once the race is over. The race's figure, its words, its
+verdict and its replay are chapters/ch01_race.py; this module is the page and what Write does.
 """
 from __future__ import annotations
 
 import asyncio
-import html
-import math
-import time
-from functools import cached_property
 
 import panel as pn
-from bokeh.models import ColumnDataSource, Label, Range1d, Span
 
 from chapters.base import Chapter
+from chapters.ch01_race import FIGURE_HEIGHT, N_TOKENS, RaceFigure, Replay, small_chip, summary_html, words_count
 from lab.experiments.racestream import cached_race
-from lab.speed.timeline import UNLIKELY, Race, calls_until
+from lab.speed.timeline import Race
 from uikit import palette
 from uikit.clicks import on_click
-from uikit.figures import static_figure
 from uikit.lazy import lazy_figure
 from uikit.pacing import in_document, served
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS
-from uikit.tokens import Chip, TokenStrip, count_html, lane, legend
-
-N_TOKENS = 20
-LANES = ("Small model", "Big model")   # bottom → top on the time axis
-FIGURE_HEIGHT = 210   # px: the race figure
-LABEL_Y = {"small": 0.5, "between": 1.0, "big": 1.5}   # the "done" labels' rows: a lane's centre, or between
-
-
-def fmt_seconds(s: float) -> str:
-    return f"{s * 1000:.0f} ms" if s < 1 else f"{s:.2f} s"
-
-
-def summary_html(r: Race, reduced_motion: bool) -> str:
-    """Who finished when, and how many of the small model's words the big one would rarely pick."""
-    ratio = r.target_done / r.draft_done if r.draft_done > 0 else float("inf")
-    n_unlikely = sum(r.unlikely)
-    per_big = r.target_done / max(1, len(r.target_ends))
-    per_small = r.draft_done / max(1, len(r.draft_ends))
-    busy = f" <b>{html.escape(r.busy)}</b>" if r.busy else ""
-    return (f'<div class="verdict waiting">The small model finished in <b>{fmt_seconds(r.draft_done)}</b>, '
-            f'the big model in <b>{fmt_seconds(r.target_done)}</b> ({ratio:.1f}× the small model’s time; both make one '
-            f'call per word: {fmt_seconds(per_big)} vs {fmt_seconds(per_small)} a call, as this pair’s cost profile '
-            f'times them for chapters 3, 10 and 11). '
-            f'But <b>{n_unlikely} of the small model’s {len(r.draft_texts)}</b> words are ones the big model '
-            f'would pick less than {UNLIKELY:.0%} of the time here (marked ⚠).{busy}{motion_note(reduced_motion)}</div>')
-
-
-def motion_note(reduced_motion: bool) -> str:
-    if not reduced_motion:
-        return ""
-    return (' <i>Your browser asks for reduced motion, so the race is shown finished: each bar above is '
-            'one call, placed at its cost in this pair’s cost profile.</i>')
-
-
-class RaceFigure:
-    """One row per model, one bar per call, on a shared time axis; "done" markers. Its source, time
-    axis and markers are drawn into from the start; the figure is built the first time it is asked
-    for (below the fold on a small screen: uikit.lazy)."""
-
-    def __init__(self):
-        self.calls = ColumnDataSource(dict(lane=[], left=[], right=[], color=[]))
-        self.x_range = Range1d(0, 1)
-        self.small_done = Span(location=0, dimension="height", line_color=palette.DRAFT, line_width=3,
-                               line_dash="dashed", visible=False)
-        self.big_done = Span(location=0, dimension="height", line_color=palette.TARGET, line_width=3,
-                             line_dash="dashed", visible=False)
-        # Each "done" label sits where no bar can be (placed by `draw`, `place_labels`).
-        self.small_label = Label(x=0, y=LABEL_Y["small"], text="small model done", visible=False,
-                                 text_color=palette.DRAFT, text_font_size="14px", text_baseline="middle")
-        self.big_label = Label(x=0, y=LABEL_Y["between"], text="big model done", visible=False,
-                               text_color=palette.TARGET, text_font_size="14px", text_baseline="middle")
-        self.place_labels(small_last=False)
-        self.now = Span(location=0, dimension="height", line_color=palette.INK, line_width=1, visible=False)
-
-    @cached_property
-    def figure(self):
-        fig = static_figure(height=FIGURE_HEIGHT, sizing_mode="stretch_width", y_range=list(LANES),
-                            x_range=self.x_range,
-                            x_axis_label="time (seconds, each call at its cost measured on this server)")
-        fig.hbar(y="lane", left="left", right="right", height=0.55, fill_color="color", line_color="white",
-                 line_width=1.5, source=self.calls)
-        for r in (self.small_done, self.big_done, self.now, self.small_label, self.big_label):
-            fig.add_layout(r)
-        fig.yaxis.major_label_text_font_size = "15px"
-        fig.ygrid.grid_line_color = None
-        return fig
-
-    def draw(self, r: Race, t: float, finished: tuple[bool, bool] = (True, True)) -> None:
-        """The race as it stood `t` seconds after both models started: each call begun so far; a
-        lane's "done" marker only once it has finished (small, big)."""
-        data = dict(lane=[], left=[], right=[], color=[])
-        for row, ends, col in (("Big model", r.target_ends, palette.TARGET),
-                               ("Small model", r.draft_ends, palette.DRAFT)):
-            for start, end in calls_until(ends, t):
-                data["lane"].append(row); data["left"].append(start)
-                data["right"].append(end); data["color"].append(col)
-        self.calls.data = data
-        self.now.location, self.now.visible = t, t < r.end
-        for span, label, done, over in ((self.small_done, self.small_label, r.draft_done, finished[0]),
-                                        (self.big_done, self.big_label, r.target_done, finished[1])):
-            span.location = label.x = done
-            span.visible = label.visible = over and t >= done
-        self.place_labels(small_last=all(finished) and r.draft_done > r.target_done)
-
-    def place_labels(self, small_last: bool) -> None:
-        """The lane that finished first has its label in its own lane, right of its finish line (no
-        call of its own is left there, and the race goes on after it); the last one's sits between
-        the lanes, left of its finish line (near the figure's right edge, where no text fits after it)."""
-        for label, own, last in ((self.small_label, "small", small_last), (self.big_label, "big", not small_last)):
-            label.y = LABEL_Y["between"] if last else LABEL_Y[own]
-            label.text_align, label.x_offset = ("right", -6) if last else ("left", 6)
+from uikit.tokens import Chip, TokenStrip, lane, legend
 
 
 RECALL = ('<p style="font-size:1.05rem;color:#2b2d31">Recall the KV Cache Lab: a cache makes each call cheaper, '
           'but the big model must still be called once for every new word.</p>')
-
-
-def words_count(n: int) -> str:
-    return count_html(n, f"of {N_TOKENS} words")
 
 
 def intro_for(pair) -> str:
@@ -153,14 +55,6 @@ def dilemma_card(state) -> PredictCard:
                     "it, so it must be called once for every new token — thousands of parallel units "
                     "cannot skip that wait.",
         hint="Now press Write and watch both models.")
-
-
-def small_chip(r: Race, i: int, text: str) -> Chip:
-    """The small model's word i; marked once the target's probability of it is known."""
-    p = r.draft_target_p[i]
-    if math.isnan(p):
-        return Chip(text, "draft", "the small model's word (scored when the race is over)")
-    return Chip(text, "unlikely" if p < UNLIKELY else "draft", f"the big model would pick this {p:.0%} of the time here")
 
 
 class DilemmaChapter(Chapter):
@@ -190,9 +84,7 @@ class DilemmaChapter(Chapter):
         super().__init__(state, **params)
         self.race: Race | None = None
         self.shown_time = 0.0
-        self.animate = True            # tests set False: jump straight to the end
-        self._callback = None
-        self._t0 = 0.0
+        self.animate = True            # replay a race from the cache; False shows it finished at once
         self._shown_counts = None
         self.streaming = False         # the race on screen is still being computed
         self._writes = 0               # each Write's number: a late update of an earlier one is dropped
@@ -208,6 +100,8 @@ class DilemmaChapter(Chapter):
         self.small_count = pn.pane.HTML(words_count(0), stylesheets=[BOX_CSS], width=140)
         self.summary = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")
         self.race_figure = RaceFigure()
+        self.replay = Replay(lambda t: self.show(t),
+                             slowdown=lambda: 10.0 if self.speed.value.startswith("10") else 1.0)
 
     @property
     def figure(self):
@@ -227,7 +121,7 @@ class DilemmaChapter(Chapter):
         ids = self.prompt_ids()
         if ids is None:
             return None
-        self.stop()
+        self.replay.stop()
         self._writes += 1
         write, loop, streamed = self._writes, asyncio.get_running_loop(), []
         doc = pn.state.curdoc if served() else None
@@ -272,29 +166,9 @@ class DilemmaChapter(Chapter):
         self.race_figure.x_range.end = self.race.end * 1.12 or 1.0
         self.show(0.0 if replay else self.race.end)
         if replay and self.animate and not self.state.reduced_motion:
-            self._t0 = time.perf_counter()
-            self._callback = pn.state.add_periodic_callback(self._tick, period=80)   # ~12 frames/s
+            self.replay.start(self.race.end)
         else:
             self.show(self.race.end)
-
-    @property
-    def replaying(self) -> bool:
-        """Whether a finished race is being replayed on the page (its frames still to come)."""
-        return self._callback is not None
-
-    def stop(self):
-        """Stop replaying the race where it stands."""
-        if self._callback is not None:
-            self._callback.stop()
-            self._callback = None
-
-    def _tick(self):
-        slow = 10.0 if self.speed.value.startswith("10") else 1.0
-        t = (time.perf_counter() - self._t0) / slow
-        if self.race is None or t >= self.race.end:
-            self.stop()
-            t = self.race.end if self.race else 0.0
-        self.show(t)
 
     def show(self, t: float) -> None:
         """Draw the race as it stood `t` seconds after both models started."""

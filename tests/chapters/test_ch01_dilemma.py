@@ -3,7 +3,8 @@ import asyncio
 
 import pytest
 
-from chapters.ch01_dilemma import UNLIKELY, DilemmaChapter
+from chapters.ch01_dilemma import DilemmaChapter
+from lab.speed.timeline import UNLIKELY
 
 
 @pytest.fixture
@@ -58,7 +59,7 @@ def test_reduced_motion_shows_the_finished_race_at_once(make_chapter, state):
     ch = make_chapter(DilemmaChapter, state)       # animate stays on: only the browser's setting stops it
     state.reduced_motion = True
     race = asyncio.run(ch.write())
-    assert not ch.replaying and ch.shown_time == race.end
+    assert not ch.replay.running and ch.shown_time == race.end
     assert len(ch.small_strip.chips) == len(race.draft_texts)
     assert "reduced motion" in ch.summary.object
 
@@ -85,7 +86,7 @@ def test_the_lanes_grow_while_the_models_work(make_chapter):
     assert sizes == sorted(sizes) and sizes[0] <= 2 and sizes[-1] >= len(race.draft_texts)
     assert all(summary == "" for *_, summary in during)        # no verdict before the race is over
     assert seen[-1][0] is False and "The small model finished in" in seen[-1][3]
-    assert not ch.replaying and ch.shown_time == race.end  # computed live: nothing to replay
+    assert not ch.replay.running and ch.shown_time == race.end  # computed live: nothing to replay
     again = []
     ch.show = lambda t: again.append(t) or shown(t)
     assert asyncio.run(ch.write()) is race                     # the second Write: from the cache
@@ -98,7 +99,7 @@ def test_the_done_labels_sit_clear_of_every_bar_and_of_the_right_edge(small_call
     A label reaching right of its finish line sits in its own lane (no call of its own is left
     there) and only for the lane that finished first (the race, and the figure, go on after it);
     the last lane's label sits between the lanes' bars, reaching left of its finish line."""
-    from chapters.ch01_dilemma import LANES, RaceFigure
+    from chapters.ch01_race import LANES, RaceFigure
     from lab.speed.timeline import Race
     race = Race(["w"] * 20, [big_call * (i + 1) for i in range(20)], ["w"] * 20,
                 [small_call * (i + 1) for i in range(20)], [0.5] * 20)
@@ -117,3 +118,25 @@ def test_the_done_labels_sit_clear_of_every_bar_and_of_the_right_edge(small_call
         else:                                                       # reaching left: clear of every lane's bars
             assert label.text_align == "right" and label.x_offset < 0 and on_bars == [] and done == race.end
     assert fig.small_label.y != fig.big_label.y
+
+
+@pytest.mark.parametrize("slowdown", [1.0, 10.0], ids=["real speed", "10x slower"])
+def test_a_replay_runs_from_the_start_to_the_race_end_at_the_chosen_speed(slowdown):
+    """A race from the cache is shown again at its own speed (or ten times slower): the times shown
+    grow, the last is the race's end, and the frames then stop."""
+    import time
+
+    from chapters.ch01_race import Replay
+    from tests.helpers import until
+    end, shown = 0.05, []
+
+    async def replay_it():
+        replay = Replay(shown.append, slowdown=lambda: slowdown)
+        started = time.perf_counter()
+        replay.start(end)
+        assert replay.running
+        await until(lambda: not replay.running, message="the replay's end")
+        return time.perf_counter() - started
+    took = asyncio.run(replay_it())
+    assert shown == sorted(shown) and shown[-1] == end and len(shown) >= 1
+    assert took >= end * slowdown
