@@ -48,6 +48,46 @@ def prefix_text(tokenizer, round_trace: RoundTrace) -> str:
     return tokenizer.decode(round_trace.prefix_ids)
 
 
+def _sub(n: int) -> str:
+    return str(n).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+
+
+def pass_table_html(r: RoundTrace) -> str:
+    """One row per position of the target's pass: the context it assumed, the guess there, q and p."""
+    rows = []
+    for d in r.drafts:
+        context = "prefix" + "".join(f" + x{_sub(j + 1)}" for j in range(d.index))
+        rows.append(f"<tr><td>{d.index + 1}</td><td>{html.escape(context)}</td>"
+                    f"<td>{html.escape(show_text(d.text))}</td><td>{d.q:.3f}</td><td>{d.p:.3f}</td></tr>")
+    context = "prefix" + "".join(f" + x{_sub(j + 1)}" for j in range(r.gamma))
+    rows.append(f"<tr><td>{r.gamma + 1}</td><td>{html.escape(context)}</td><td>(next token)</td>"
+                "<td>—</td><td>the whole row p</td></tr>")
+    return ("<table class='speclab-table'><thead><tr><th>position i</th><th>context the target "
+            "assumed</th><th>draft guess x<sub>i</sub></th><th>q(x<sub>i</sub>)</th>"
+            f"<th>p(x<sub>i</sub>)</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
+
+
+def assumed_html(r: RoundTrace, i: int) -> str:
+    """What the check at position i (0-based; γ is the extra one) assumed, and whether the round
+    kept every guess before it (the check is usable) or rejected one (it is thrown away)."""
+    chips = "".join(Chip(d.text, "draft", "").html() for d in r.drafts[:i]) or "<i>no guesses: just the prefix</i>"
+    what = (f"the target's p for guess {i + 1}, <b>{html.escape(show_text(r.drafts[i].text))}</b>"
+            if i < r.gamma else "the target's p for the token after all guesses")
+    verdict = ""
+    rej = r.rejected_index
+    if rej is not None and rej < i:
+        verdict = (f"<p class='verdict wrong'>In this round guess {rej + 1} "
+                   f"(<b>{html.escape(show_text(r.drafts[rej].text))}</b>) was rejected, so this check "
+                   "was made for a context that never happens: it is thrown away.</p>")
+    elif i > 0:
+        verdict = (f"<p class='verdict right'>Guesses 1…{i} were all kept in this round, so this check "
+                   "is usable.</p>")
+    assumed = f"assuming guesses 1…{i} are right" if i > 1 else ("assuming guess 1 is right" if i == 1
+                                                                  else "from the prefix alone")
+    return (f"<div class='speclab-formula'>Position {i + 1}: {what} was computed {assumed}:</div>"
+            f"<div class='chips'>{chips}</div>{verdict}")
+
+
 class OnePassChapter(RoundChapter):
     number = 5
     slug = "one-pass"
@@ -113,23 +153,8 @@ class OnePassChapter(RoundChapter):
             f"<p class='speclab-formula'>Round {r.index + 1} of {n}: γ = {r.gamma} draft calls "
             f"(each x ~ q), then <b>one</b> target call over {r.gamma + 1} positions → "
             f"{pass_size_words(*r.p_rows.shape)}. {html.escape(settings_note(self.settings, self.state))}</p>")
-        self._draw_pass_table()
+        self.pass_table.object = pass_table_html(r)
         self.select(0 if r.gamma else r.gamma)
-
-    def _draw_pass_table(self):
-        r = self.round
-        rows = []
-        for d in r.drafts:
-            context = "prefix" + "".join(f" + x{_sub(j + 1)}" for j in range(d.index))
-            rows.append(f"<tr><td>{d.index + 1}</td><td>{html.escape(context)}</td>"
-                        f"<td>{html.escape(show_text(d.text))}</td><td>{d.q:.3f}</td><td>{d.p:.3f}</td></tr>")
-        context = "prefix" + "".join(f" + x{_sub(j + 1)}" for j in range(r.gamma))
-        rows.append(f"<tr><td>{r.gamma + 1}</td><td>{html.escape(context)}</td><td>(next token)</td>"
-                    "<td>—</td><td>the whole row p</td></tr>")
-        self.pass_table.object = (
-            "<table class='speclab-table'><thead><tr><th>position i</th><th>context the target "
-            "assumed</th><th>draft guess x<sub>i</sub></th><th>q(x<sub>i</sub>)</th>"
-            f"<th>p(x<sub>i</sub>)</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
     def select(self, i: int) -> None:
         """Show q and p at position i (0-based; i == γ is the extra position with p only)."""
@@ -150,7 +175,7 @@ class OnePassChapter(RoundChapter):
                                    if q_row is not None else
                                    f"Position {i + 1} (one more): only the target's p — there is no guess here")
         self.strip.selected = i + 1      # chip 0 is the text so far
-        self._draw_assumed(i)
+        self.assumed.object = assumed_html(r, i)
         if self.predict is not None and i >= 1:
             self.predict.reveal()
 
@@ -165,33 +190,12 @@ class OnePassChapter(RoundChapter):
             self.bar_fig.x_range = self.bar_range
         return self.bar_range
 
-    def _draw_assumed(self, i: int) -> None:
-        r = self.round
-        guesses = r.drafts[:i]
-        chips = "".join(Chip(d.text, "draft", "").html() for d in guesses) or "<i>no guesses: just the prefix</i>"
-        what = (f"the target's p for guess {i + 1}, <b>{html.escape(show_text(r.drafts[i].text))}</b>"
-                if i < r.gamma else "the target's p for the token after all guesses")
-        verdict = ""
-        rej = r.rejected_index
-        if rej is not None and rej < i:
-            verdict = (f"<p class='verdict wrong'>In this round guess {rej + 1} "
-                       f"(<b>{html.escape(show_text(r.drafts[rej].text))}</b>) was rejected, so this check "
-                       "was made for a context that never happens: it is thrown away.</p>")
-        elif i > 0:
-            verdict = (f"<p class='verdict right'>Guesses 1…{i} were all kept in this round, so this check "
-                       "is usable.</p>")
-        assumed = f"assuming guesses 1…{i} are right" if i > 1 else ("assuming guess 1 is right" if i == 1
-                                                                      else "from the prefix alone")
-        self.assumed.object = (
-            f"<div class='speclab-formula'>Position {i + 1}: {what} was computed {assumed}:</div>"
-            f"<div class='chips'>{chips}</div>{verdict}")
-
     def _build_figure(self):
         self.bar_src = ColumnDataSource(dict(token=[], p=[], q=[]))
         f = static_figure(height=300, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
                           y_axis_label="probability", title="")
         paired_bars(f, self.bar_src, ("q", palette.DRAFT, "draft q"), ("p", palette.TARGET, "target p"))
-        f.legend.orientation = "horizontal"      # above the bars: inside, it covered the tallest ones
+        f.legend.orientation = "horizontal"      # above the plot, where no bar can be under it
         f.add_layout(f.legend[0], "above")
         f.xaxis.major_label_orientation = 0.5
         f.xaxis.major_label_text_font_size = LABEL_SIZE
@@ -210,8 +214,3 @@ class OnePassChapter(RoundChapter):
                    pn.Column(self.assumed, sizing_mode="stretch_width"), sizing_mode="stretch_width"),
             self.pass_table,
             sizing_mode="stretch_width")
-
-
-def _sub(n: int) -> str:
-    return str(n).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
-
