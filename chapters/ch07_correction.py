@@ -47,6 +47,16 @@ def rule_table_html(p: np.ndarray, q: np.ndarray, shown_ids: list[int]) -> str:
             f"<tbody>{''.join(rows)}</tbody></table>")
 
 
+def settings_note_html(settings: SamplingSettings, greedy: bool, shown: int, rejection: float) -> str:
+    """How p and q were taken (greedy decoding shows the models' own distributions, since its p and
+    q are one-hot), how many tokens the chart shows, and how often a draft token is rejected."""
+    how = ("the models' own distributions (temperature 1), because greedy decoding would make p and q "
+           "one-hot" if greedy else settings.describe())
+    return (f"<p>p and q after the sampling settings: {html.escape(how)}. Showing the {shown} most likely "
+            f"tokens of either model. A draft token is rejected {rejection:.1%} of the time here "
+            "(r = 1 − Σ min(p, q)).</p>")
+
+
 def distance_html(rule: str, d: dict, vocabulary: int) -> str:
     """The Monte-Carlo's distance to p against sampling noise, the rule's exact distance on the same
     bins, which bins, and the "all others" bin in words."""
@@ -75,8 +85,8 @@ class CorrectionFigures:
                           title="Target p vs draft q for the next token")
         region_bars(f, self.regions_src, self.regions_src,
                     labels=("both agree: min(p, q)", "draft too eager: (q − p)+", "draft too shy = residual (p − q)+"))
-        f.add_layout(f.legend[0], "right")      # legends sit outside the plots: inside, they covered the
-        f.xaxis.major_label_orientation = 0.6  # tallest bars wherever those fell
+        f.add_layout(f.legend[0], "right")      # outside the plot, where no bar can be under it
+        f.xaxis.major_label_orientation = 0.6
         self.regions_fig = f
 
         self.out_src = ColumnDataSource(dict(token=[], sampled=[], p=[]))   # the shown tokens only
@@ -212,13 +222,8 @@ class CorrectionChapter(Chapter):
         tok = self.state.service.pair.tokenizer
         self.ids = top_k_union(self.p, self.q, SHOW)
         self.labels = unique_labels([tok.decode([i]) for i in self.ids])
-        note = ("the models' own distributions (temperature 1), because greedy decoding would make p "
-                "and q one-hot" if self.state.settings.greedy else settings.describe())
-        r = mc.rejection_mass(self.p, self.q)
-        self.settings_note.object = (
-            f"<p>p and q after the sampling settings: {html.escape(note)}. Showing the "
-            f"{len(self.ids)} most likely tokens of either model. A draft token is rejected "
-            f"{r:.1%} of the time here (r = 1 − Σ min(p, q)).</p>")
+        self.settings_note.object = settings_note_html(settings, self.state.settings.greedy, len(self.ids),
+                                                       mc.rejection_mass(self.p, self.q))
         in_document(self.figs.draw_regions, self.labels, self.p[self.ids], self.q[self.ids])   # raw Bokeh models
         self.rule_table.object = rule_table_html(self.p, self.q, self.ids)
 
