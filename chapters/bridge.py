@@ -14,13 +14,13 @@ from chapters.ch10_breakeven import BreakEvenChapter
 from uikit.state import LabState
 from uikit.styles import sheet
 
-QUESTIONS = [   # (the chapters that answer it, short name, the question) — from the lecture's page
+QUESTIONS = (   # (the chapters that answer it, short name, the question) — from the lecture's page
     ((OnePassChapter,), "One pass", "How can one call check many tokens?"),
     ((AcceptRuleChapter,), "Accept rule", "When is a guess good enough to keep?"),
     ((CorrectionChapter,), "Correction", "What do we write after a miss?"),
     ((FullRoundChapter, CodeChapter), "A round, in code", "How do the pieces fit together?"),
     ((BreakEvenChapter,), "Speed-up", "When is it really faster?"),
-]
+)
 
 
 def questions_html() -> str:

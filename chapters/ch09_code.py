@@ -19,7 +19,7 @@ from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, TABLE_CSS, sheet
 from uikit.tokens import Chip, TokenStrip, show_text
 
-CODE = [
+CODE = (
     "def speculative_round(prefix, γ):",
     "    xs, qs = [], []",
     "    for i in range(γ):               # γ cheap draft calls",
@@ -37,7 +37,7 @@ CODE = [
     "            return prefix            # later drafts are dropped",
     "    prefix.append(sample(ps[γ]))     # all kept: a bonus token",
     "    return prefix",
-]
+)
 GREEDY_TEST = "        if x == argmax(p):           # the accept test at temperature 0"
 ACCEPT_LINE = 10    # 1-based, as the predict question says
 
