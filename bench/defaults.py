@@ -67,7 +67,7 @@ def run_pair(pair, prompts: dict[str, list[str]], tokens: int, repeats: int, pro
                 for mode in (("plain", "spec") if r % 2 == 0 else ("spec", "plain")):
                     wall, cpu = time.perf_counter(), time.process_time()
                     trace = generate(pair, ids, mode="plain" if mode == "plain" else "speculative",
-                                     max_new_tokens=tokens, display_top=0)
+                                     max_new_tokens=tokens, display_top=0, profile=profile)
                     acc[f"wall_{mode}"] += time.perf_counter() - wall
                     acc[f"cpu_{mode}"] += time.process_time() - cpu
                     runs[mode] = trace

@@ -12,9 +12,9 @@ lookup) and o the engine's own work per guess (its q row and accept test: OVERHE
 (k = 0) gives one token for one call: rate 1. The round goes to the source with the best rate, and
 only when that rate beats a plain step by MARGIN; otherwise the round is a plain step, no guess at
 all, so a request whose guesses do not pay runs at plain decoding's speed. The prices are the
-pair's measured cost profile (lab.speed.costs) once it is measured, its verify passes read as one
-line through all of them (a single noisy timing does not set a length); before that, the constants
-below. A policy may price the draft call itself ("auto:12+cost:0.3").
+pair's measured cost profile (a lab.speed.costs.CostProfile), which the decoder's caller passes once
+it is measured, its verify passes read as one robust line (`verify_line`: a single noisy timing does
+not set a length); without one, the constants below. A policy may price the draft call itself ("auto:12+cost:0.3").
 
 Prompt lookup costs nothing to ask, so its α is learned every round from what it would have
 proposed; the draft model's α only from rounds it drafts, so a silenced draft model is probed with
@@ -91,24 +91,35 @@ class Prices:
         return f"a draft call {self.draft_call:.2f} and a check of 5 positions {self.verify_units(5):.2f} target calls ({where})"
 
 
-def position_cost(profile) -> float:
-    """The profile's cost of one more checked position: the median over its verify passes of
-    (v(n) − 1) ÷ (n − 1), so one noisy timing moves no price (never below 0)."""
-    slopes = sorted((profile.verify_units(n) - 1) / (n - 1) for n in range(2, profile.max_positions + 1))
-    if not slopes:
-        return POSITION_COST
-    middle = len(slopes) // 2
-    median = slopes[middle] if len(slopes) % 2 else (slopes[middle - 1] + slopes[middle]) / 2
-    return max(0.0, median)
+def verify_line(profile) -> tuple[float, float]:
+    """(v(2), the cost of each position past 2) read from the profile's verify passes as one robust
+    line: checking two positions costs a step up from one (on the CPU a pass over several positions
+    runs other kernels than a single-token step: about 1.15 on the embedded pair), each further
+    position little. The slope is the median of the slopes between every two passes of 2 or more
+    positions, v(2) the median of what each pass says it is on that slope (Theil and Sen), so one
+    noisy timing moves no price; neither below what a plain step costs."""
+    points = [(n, profile.verify_units(n)) for n in range(2, profile.max_positions + 1)]
+    if not points:
+        return 1 + POSITION_COST, POSITION_COST
+    slopes = [(vb - va) / (b - a) for i, (a, va) in enumerate(points) for b, vb in points[i + 1:]]
+    slope = max(0.0, _median(slopes)) if slopes else POSITION_COST
+    return max(1.0, _median([v - slope * (n - 2) for n, v in points])), slope
+
+
+def _median(xs: list[float]) -> float:
+    xs, middle = sorted(xs), len(xs) // 2
+    return xs[middle] if len(xs) % 2 else (xs[middle - 1] + xs[middle]) / 2
 
 
 def prices(profile=None, draft_cost: float | None = None, positions: int = 17) -> Prices:
     """The prices of the pair's cost profile (a lab.speed.costs.CostProfile, or None before it is measured:
-    the constants); a verify pass over n positions on the line 1 + slope·(n − 1) of `position_cost`;
-    `draft_cost` (a policy's "+cost:X") prices the draft call instead."""
-    slope = POSITION_COST if profile is None else position_cost(profile)
-    n = positions if profile is None else profile.max_positions
-    verify = tuple(1 + slope * (k - 1) for k in range(1, n + 1))
+    the constants); a verify pass over n ≥ 2 positions on the profile's `verify_line`; `draft_cost`
+    (a policy's "+cost:X") prices the draft call instead."""
+    if profile is None:
+        two, slope, n = 1 + POSITION_COST, POSITION_COST, positions
+    else:
+        (two, slope), n = verify_line(profile), profile.max_positions
+    verify = (1.0,) + tuple(two + slope * (k - 2) for k in range(2, n + 1))
     call = (DRAFT_COST if profile is None else profile.c) if draft_cost is None else draft_cost
     return Prices(call, verify, "constants" if profile is None else "profile")
 

@@ -9,13 +9,15 @@ last token; after a round the caches are cropped back to that (the rollback afte
 
 Who drafts is a drafter of lab.core.drafting (the draft model, prompt lookup, or both) and how many
 tokens a round drafts is a `DraftPolicy` (constant γ, transformers' heuristic schedule, a
-confidence stop, or "auto", priced with the pair's measured cost profile: lab.core.adaptive); neither
-changes what is accepted, so the output stays exactly the target's.
+confidence stop, or "auto", priced with the cost profile its caller passes, else fixed estimates:
+lab.core.adaptive); neither changes what is accepted, so the output stays exactly the target's.
 
     decoder = Decoder(pair, prompt_ids, drafter="hybrid", policy=DraftPolicy(4, "heuristic"))
+    decoder = Decoder(pair, prompt_ids, policy="auto:12", profile=costs.measured(pair))
 
 `generate()` runs a decoder to the end and returns a `GenerationTrace`; `mode="plain"` is ordinary
-autoregressive decoding in the same trace format (one target call per token).
+autoregressive decoding in the same trace format (one target call per token), by the target, or by
+the draft model alone with `writer="draft"` (chapter 1 races both).
 
 Every tensor of a round lives on the pair's device (`pair.device`: the CPU, a CUDA GPU or MPS), with
 p and q in float64 there (lab.core.sampling); the seeded generator is a CPU one, so a seed gives the same
@@ -27,7 +29,6 @@ from dataclasses import replace
 
 import torch
 
-from lab.speed import costs
 from lab.core.adaptive import schedule_for
 from lab.core.drafting import DRAFTERS, Draft, DraftPolicy, check_gamma, make_drafter
 from lab.core.kv import CachedModel
@@ -53,7 +54,9 @@ class Decoder:
                  settings: SamplingSettings = GREEDY, gamma: int | None = None, seed: int = 0,
                  max_new_tokens: int = 64, keep_rows: bool = True, writer: str = "target",
                  display_top: int = DISPLAY_TOP, drafter: str | None = None,
-                 policy: DraftPolicy | str | None = None, profile="measured"):
+                 policy: DraftPolicy | str | None = None, profile=None):
+        """`profile`: the pair's cost profile (a lab.speed.costs.CostProfile) the auto policy prices
+        a round with; None prices with fixed estimates (lab.core.adaptive)."""
         # Who drafts and how many: the pair's defaults (lab.pairs.load.ModelPair) unless given here.
         drafter = drafter or getattr(pair, "drafter", "model")
         policy = policy or getattr(pair, "policy", "constant")
@@ -73,10 +76,6 @@ class Decoder:
         policy = DraftPolicy.parse(policy) if isinstance(policy, str) else policy
         self.policy = policy if gamma is None or mode != "speculative" else replace(policy, gamma=check_gamma(gamma))
         self.gamma = self.policy.gamma if mode == "speculative" else 0
-        # The auto policy prices a round with the pair's cost profile: `profile` (None: fixed
-        # estimates), by default lab.speed.costs' shared one once measured (lab.core.adaptive).
-        if profile == "measured":
-            profile = costs.measured(pair) if self.policy.schedule == "auto" and mode == "speculative" else None
         self.schedule = schedule_for(self.policy, profile, drafter)
         self.seed, self.max_new_tokens, self.keep_rows = seed, max_new_tokens, keep_rows
         self.display_top = display_top          # top candidates kept per position for display
@@ -85,21 +84,21 @@ class Decoder:
         self.generator = torch.Generator().manual_seed(seed)
         self.rounds: list[RoundTrace] = []
         self.stop_reason: str | None = None
-        # In plain mode the "target" slot holds whichever model writes (chapter 1 races both).
+        # The model whose text this is ("target", or "draft" writing alone): it scores every round.
         self.writer = writer
-        self.target = CachedModel(pair.target if writer == "target" else pair.draft)
+        self.writer_model = CachedModel(pair.target if writer == "target" else pair.draft)
         # q rows are as wide as the target's logits (a padded head can be wider than the tokenizer)
         self.drafter = (make_drafter(drafter, pair.draft, pair.target.config.vocab_size,
-                                     device=self.target.device)
+                                     device=self.writer_model.device)
                         if mode == "speculative" else None)
         # Prefill: the caches take the prompt minus its last token, which each round feeds.
-        self.prefill_seconds = self.target.forward(self.ids[:-1])[1] if len(self.ids) > 1 else 0.0
+        self.prefill_seconds = self.writer_model.forward(self.ids[:-1])[1] if len(self.ids) > 1 else 0.0
         if self.drafter is not None:
             self.prefill_seconds += self.drafter.prefill(self.ids)
 
     @property
     def draft(self) -> CachedModel | None:
-        """The draft model's cache (None for plain decoding and for prompt lookup alone)."""
+        """The drafter's draft-model cache (None for plain decoding and for prompt lookup alone)."""
         return getattr(self.drafter, "cache", None)
 
     @property
@@ -124,8 +123,9 @@ class Decoder:
         tokens, q_rows, draft_secs = draft.tokens, draft.q_rows, draft.seconds
         gamma = len(tokens)                          # a drafter may propose fewer
 
-        # One target call scores every drafted position plus one more: p rows (γ + 1, V).
-        logits, target_secs = self.target.forward(self.ids[self.target.length:] + tokens)
+        # One call of the writing model (the target, when drafting) scores every drafted position
+        # plus one more: p rows (γ + 1, V).
+        logits, call_secs = self.writer_model.forward(self.ids[self.writer_model.length:] + tokens)
         p_rows = probabilities(logits[-(gamma + 1):], self.settings)
 
         # Left to right: keep x_i with probability min(1, p/q); stop at the first rejection.
@@ -160,7 +160,7 @@ class Decoder:
         self.ids += emitted
         if self.stop_reason is None and len(self.new_ids) >= self.max_new_tokens:
             self.stop_reason = "max_new_tokens"
-        self.target.rollback(len(self.ids) - 1)
+        self.writer_model.rollback(len(self.ids) - 1)
         if self.drafter is not None:
             self.drafter.commit(self.ids)
             self.schedule.update(gamma, n_accepted, draft.source, self.ids)
@@ -169,7 +169,7 @@ class Decoder:
             index=len(self.rounds), prefix_ids=self.ids[: len(self.ids) - len(emitted)],
             gamma=gamma, drafts=drafts, n_accepted=n_accepted, extra_token_id=extra,
             extra_text=self._decode(extra), extra_kind=kind, extra_top=top_candidates(source, tok, self.display_top),
-            target_seconds=target_secs, emitted_ids=emitted,
+            target_seconds=call_secs, emitted_ids=emitted,
             emitted_texts=[self._decode(t) for t in emitted], stop_reason=self.stop_reason,
             draft_source=draft.source if gamma else "none",
             p_rows=p_rows.float().cpu().numpy() if self.keep_rows else None,
@@ -190,8 +190,9 @@ def generate(pair: ModelPair, prompt_ids: list[int], *, mode: str = "speculative
              settings: SamplingSettings = GREEDY, gamma: int | None = None, seed: int = 0,
              max_new_tokens: int = 64, keep_rows: bool = False, writer: str = "target",
              display_top: int = DISPLAY_TOP, drafter: str | None = None,
-             policy: DraftPolicy | str | None = None, on_round=None, profile="measured") -> GenerationTrace:
-    """Decode `prompt_ids` to the end; `on_round(round_trace)` is called after every round."""
+             policy: DraftPolicy | str | None = None, on_round=None, profile=None) -> GenerationTrace:
+    """Decode `prompt_ids` to the end; `on_round(round_trace)` is called after every round; `profile`
+    as `Decoder`'s."""
     decoder = Decoder(pair, prompt_ids, mode=mode, settings=settings, gamma=gamma, seed=seed,
                       max_new_tokens=max_new_tokens, keep_rows=keep_rows, writer=writer,
                       display_top=display_top, drafter=drafter, policy=policy, profile=profile)

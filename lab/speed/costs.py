@@ -10,19 +10,18 @@ Measured robustly (lab.speed.timing): a warm-up call, torch's threads fixed, eve
 interleaved runs and the fastest kept, on the pair's own device (a GPU synchronised around each call:
 lab.core.kv). `busy` flags a profile measured while the machine was visibly loaded (the median run
 well above the fastest, or a load average above the core count): its figures are not to be trusted.
-Call `profile` on the model worker (chapters: `run_model(profile, pair)`, or
-`run_model(of_service, service)` for the pair drafting with the student's draft);
-`already_measured(service)` is the same profile, or None, without waiting, and `measured(pair)` the
-profile of a pair's two models, which the auto draft-length policy prices with (lab.core.adaptive).
+The process shares one profile per pair through `SHARED` (lab.speed.profiles.ProfileCache), whose
+methods are also this module's functions. Call `profile` on the model worker (chapters:
+`run_model(profile, pair)`, or `run_model(of_service, service)` for the pair drafting with the
+student's draft); `already_measured(service)` is the same profile, or None, without waiting, and
+`measured(pair)` the profile of a pair's two models, or None: what a caller hands the decoder
+(lab.core.engine) for the auto draft-length policy to price with (lab.core.adaptive).
 """
 from __future__ import annotations
 
 import os
 import statistics
-import threading
 import time
-import weakref
-from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,13 +29,13 @@ import numpy as np
 from lab.core import analytic
 from lab.core.kv import CachedModel
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
+from lab.speed.profiles import RETRY_AFTER, ProfileCache  # noqa: F401  (RETRY_AFTER: importable here)
 from lab.speed.timing import VerifyCost, fixed_threads, interleaved, robust, verify_calls
 
 RUNS = 5                           # interleaved runs of every call; the fastest is kept
 POSITIONS = analytic.MAX_GAMMA + 1  # verify passes over 1..γmax + 1 positions
 PREFILL_TOKENS = 64                # the prefill timed: the default prompt, repeated to this length
 NOISY = 0.5                        # busy: the median run over 50% slower than the fastest
-RETRY_AFTER = 30                   # seconds before a busy profile may be measured again
 
 
 def cores() -> int:
@@ -201,128 +200,9 @@ def _timed_calls(pair, positions: int):
     return {**calls, "draft": draft_call, "prefill": prefill}, finish
 
 
-class _Steps:
-    """A shared measurement going a timed call at a time (`profile_steps`). A job that steps aside
-    leaves it parked; whoever needs the profile meanwhile advances it, so no caller waits on a job
-    parked behind it on the one model worker."""
-
-    def __init__(self, steps, future: Future, key):
-        self.steps, self.future, self.key = steps, future, key
-        self.lock = threading.Lock()
-
-    def advance(self) -> None:
-        with self.lock:
-            if self.future.done():
-                return
-            try:
-                next(self.steps)
-            except StopIteration as done:
-                self.future.set_result(done.value)
-            except BaseException as err:       # the next caller measures again
-                _drop(self.key, self.future)
-                self.future.set_exception(err)
-
-
-_lock = threading.Lock()
-_profiles: dict[tuple[int, str], tuple[weakref.ref, Future, _Steps | None]] = {}
-
-
-def _drop(key, future: Future) -> None:
-    with _lock:
-        if _profiles.get(key, (None, None, None))[1] is future:
-            del _profiles[key]
-
-
-def _claim(pair, retry_busy: bool, stepwise: bool):
-    """(future, steps, mine): the shared measurement of `pair`, a new one (mine) when there is none
-    or `retry_busy` asks for it; `steps` when it goes a call at a time."""
-    key = (id(pair), pair.name)
-    with _lock:
-        ref, future, steps = _profiles.get(key, (None, None, None))
-        stale = future is None or ref() is not pair or (
-            retry_busy and future.done() and future.exception() is None and future.result().busy
-            and time.monotonic() - future.result().measured_at > RETRY_AFTER)
-        if stale:
-            future = Future()
-            steps = _Steps(measure_profile_steps(pair), future, key) if stepwise else None
-            _profiles[key] = (weakref.ref(pair), future, steps)
-    return future, steps, stale
-
-
-def profile(pair, *, retry_busy: bool = False) -> CostProfile:
-    """The pair's cost profile: measured on the first call, shared with every later one (a caller
-    arriving while it is measured waits for the same result, or finishes it when it goes a call at a
-    time). `retry_busy` measures again when the
-    shared profile was flagged busy over RETRY_AFTER seconds ago, and shares the new one (a class
-    pressing "Measure" together on a busy machine still shares one measurement)."""
-    future, steps, mine = _claim(pair, retry_busy, stepwise=False)
-    if mine:
-        try:
-            future.set_result(measure_profile(pair))
-        except BaseException as err:       # the next caller measures again
-            _drop((id(pair), pair.name), future)
-            future.set_exception(err)
-    while steps is not None and not future.done():
-        steps.advance()
-    return future.result()
-
-
-def profile_steps(pair, *, retry_busy: bool = False):
-    """`profile` as a job for the model worker that yields between timed calls and returns the
-    shared profile: a student's click waits for one call, not the whole measurement."""
-    future, steps, _ = _claim(pair, retry_busy, stepwise=True)
-    while steps is not None and not future.done():
-        steps.advance()
-        yield
-    return future.result()
-
-
-def of_service(service, draft: str = "aligned", *, retry_busy: bool = False) -> CostProfile:
-    """The profile of the pair a student's draft makes (serving.service's pair_for: "aligned", "weak" or
-    "random" share the target, each its own draft and so its own c). On the model worker."""
-    return profile(service.pair_for(draft), retry_busy=retry_busy)
-
-
-def of_service_steps(service, draft: str = "aligned", *, retry_busy: bool = False):
-    """`of_service` a timed call at a time (`profile_steps`): the start-up warm-up's form."""
-    return (yield from profile_steps(service.pair_for(draft), retry_busy=retry_busy))
-
-
-def already_measured(service, draft: str = "aligned") -> CostProfile | None:
-    """The shared profile `of_service` would return, if it is already measured; else None. Measures
-    and loads nothing, so a page may call it on the event loop (chapter 10 draws with it at once)."""
-    pair = service.variants.loaded(service.pair, draft)
-    if pair is None:
-        return None
-    with _lock:
-        ref, future, _ = _profiles.get((id(pair), pair.name), (None, None, None))
-    if future is None or ref() is not pair or not future.done() or future.exception() is not None:
-        return None
-    return future.result()
-
-
-def measured(pair) -> CostProfile | None:
-    """The shared profile of `pair`'s two models, if it is measured (for this pair object or another
-    holding the same target and draft); else None. Measures nothing and never waits: the auto
-    draft-length policy prices with it (lab.core.adaptive) from the moment it exists."""
-    with _lock:
-        entries = [(entry[0], entry[1]) for entry in _profiles.values()]    # (weakref to a pair, its Future)
-    found = [future.result() for ref, future in entries
-             if (other := ref()) is not None and other.target is pair.target and other.draft is pair.draft
-             and future.done() and future.exception() is None]
-    return max(found, key=lambda p: p.measured_at, default=None)
-
-
-def adopt(pair, shared: CostProfile) -> None:
-    """Make `shared` (this pair's profile as another serving process measured it, serving.service) the
-    profile every later caller gets for `pair`, as if measured here: one class, one set of prices."""
-    future = Future()
-    future.set_result(shared)
-    with _lock:
-        _profiles[(id(pair), pair.name)] = (weakref.ref(pair), future, None)
-
-
-def forget() -> None:
-    """Drop every shared profile (the next call measures again)."""
-    with _lock:
-        _profiles.clear()
+# This process's profiles: every caller, page and server thread shares one per pair (lab.speed.profiles).
+# The measurers are looked up when called, so a test that replaces measure_profile here is obeyed.
+SHARED = ProfileCache(lambda pair: measure_profile(pair), lambda pair: measure_profile_steps(pair))
+profile, profile_steps, measured, adopt, forget = (SHARED.profile, SHARED.profile_steps, SHARED.measured,
+                                                  SHARED.adopt, SHARED.forget)
+of_service, of_service_steps, already_measured = SHARED.of_service, SHARED.of_service_steps, SHARED.already_measured

@@ -81,7 +81,7 @@ def _timed_steps(pair, prompt_ids, **kwargs):
 
 
 def run_to_end(steps):
-    """Run a generator of steps (`measure_steps`, `ModelService.measurement`) to its end and return
+    """Run a generator of steps (`measure_steps`, `ModelService.generation_steps`) to its end and return
     its result: the steps' form run at once, where nothing waits its turn between them."""
     while True:
         try:
@@ -111,8 +111,9 @@ def measure_steps(pair: ModelPair, prompt_ids: list[int], *, gamma: int | None =
                   warmup: bool = True, drafter: str | None = None, policy: str | None = None,
                   plain: tuple[GenerationTrace, float] | None = None):
     """`measure` as a generator that yields after every decoding round and returns its result, so the
-    model worker can let another student's work run between rounds; only the rounds are timed."""
-    drafting = dict(drafter=drafter, policy=policy)
+    model worker can let another student's work run between rounds; only the rounds are timed. An
+    auto policy prices its rounds with the pair's shared cost profile once measured (lab.speed.costs)."""
+    drafting = dict(drafter=drafter, policy=policy, profile=costs.measured(pair))
     load = costs.load_average()
     if warmup:   # first calls pay one-off allocation costs; keep them out of both timings
         generate(pair, prompt_ids, gamma=gamma, settings=settings, max_new_tokens=min(4, max_new_tokens), **drafting)

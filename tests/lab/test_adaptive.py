@@ -105,19 +105,17 @@ def test_the_decisions_repeat_exactly_given_the_profile(pair):
     assert [(r.gamma, r.draft_source) for r in first.rounds] == [(r.gamma, r.draft_source) for r in again.rounds]
 
 
-def test_a_decoder_prices_with_the_pairs_shared_profile_once_measured(pair, monkeypatch):
+def test_a_decoder_prices_with_the_profile_its_caller_passes(pair, monkeypatch):
     ids = pair.tokenizer.encode(PROMPTS[0])
-    assert Decoder(pair, ids, policy="auto:8").schedule.prices.source == "constants"    # not measured yet
+    assert Decoder(pair, ids, policy="auto:8").schedule.prices.source == "constants"    # none passed
+    assert Decoder(pair, ids, policy="auto:8", profile=CHEAP).schedule.prices == prices(CHEAP)
     monkeypatch.setattr(costs, "measure_profile", lambda p: DEAR_VERIFY)
     assert costs.profile(pair) is DEAR_VERIFY
-    assert costs.measured(pair) is DEAR_VERIFY
-    assert Decoder(pair, ids, policy="auto:8").schedule.prices == prices(DEAR_VERIFY)
+    assert Decoder(pair, ids, policy="auto:8").schedule.prices.source == "constants"    # the shared one unread
     copy = replace(pair, drafter="hybrid", policy="auto:12")                             # same two models
-    assert Decoder(copy, ids).schedule.prices == prices(DEAR_VERIFY)
-    other = tiny_pair("llama", seed=3)
-    assert costs.measured(other) is None
-    assert Decoder(pair, ids, policy="auto:8", profile=None).schedule.prices.source == "constants"
-    assert Decoder(pair, ids, policy="auto:8", profile=CHEAP).schedule.prices == prices(CHEAP)
+    assert costs.measured(pair) is costs.measured(copy) is DEAR_VERIFY
+    assert Decoder(copy, ids, profile=costs.measured(copy)).schedule.prices == prices(DEAR_VERIFY)
+    assert costs.measured(tiny_pair("llama", seed=3)) is None
 
 
 def test_measuring_a_prompt_set_measures_the_profile_first_and_auto_prices_with_it(monkeypatch):

@@ -1,5 +1,5 @@
-"""lab.speed.costs: one robust cost profile per pair, measured once and shared; lab.speed.timing's pieces."""
-import threading
+"""lab.speed.costs: one robust cost profile per pair, and the process's shared cache of them
+(lab.speed.profiles, tested in test_profiles.py); lab.speed.timing's pieces."""
 
 import numpy as np
 import pytest
@@ -75,66 +75,6 @@ def test_a_real_profile_of_the_tiny_pair():
     assert p.prefill_tokens == costs.PREFILL_TOKENS and p.threads == torch.get_num_threads()
 
 
-def test_the_profile_is_measured_once_for_two_callers(monkeypatch):
-    started, release, calls = threading.Event(), threading.Event(), []
-
-    def slow(pair):
-        calls.append(pair)
-        started.set()
-        release.wait(5)
-        return made_profile()
-    monkeypatch.setattr(costs, "measure_profile", slow)
-    pair, got = tiny_pair(), []
-    first = threading.Thread(target=lambda: got.append(costs.profile(pair)))
-    first.start()
-    assert started.wait(5)
-    second = threading.Thread(target=lambda: got.append(costs.profile(pair)))   # arrives mid-measurement
-    second.start()
-    release.set()
-    first.join(5), second.join(5)
-    assert len(calls) == 1 and len(got) == 2 and got[0] is got[1]
-    assert costs.profile(pair) is got[0] and len(calls) == 1          # later callers share it too
-    other = tiny_pair(seed=1)                                         # another pair: its own profile
-    costs.profile(other)
-    assert calls == [pair, other]
-
-
-def test_a_busy_profile_is_measured_again_only_when_asked(monkeypatch):
-    results = iter([made_profile(busy=True), made_profile(), made_profile(busy=True)])
-    monkeypatch.setattr(costs, "measure_profile", lambda pair: next(results))
-    pair = tiny_pair()
-    busy = costs.profile(pair)
-    assert busy.busy and costs.profile(pair) is busy
-    calm = costs.profile(pair, retry_busy=True)
-    assert not calm.busy and costs.profile(pair, retry_busy=True) is calm   # calm: kept
-
-
-def test_a_class_retrying_a_fresh_busy_profile_shares_it(monkeypatch):
-    import time
-    results = iter([made_profile(busy=True, measured_at=time.monotonic()), made_profile()])
-    monkeypatch.setattr(costs, "measure_profile", lambda pair: next(results))
-    pair = tiny_pair()
-    busy = costs.profile(pair)
-    assert all(costs.profile(pair, retry_busy=True) is busy for _ in range(5))    # measured just now
-    monkeypatch.setattr(costs.time, "monotonic", lambda: busy.measured_at + costs.RETRY_AFTER + 1)
-    assert not costs.profile(pair, retry_busy=True).busy
-
-
-def test_a_failed_measurement_is_not_shared(monkeypatch):
-    outcomes = iter([RuntimeError("out of memory"), made_profile()])
-
-    def flaky(pair):
-        out = next(outcomes)
-        if isinstance(out, Exception):
-            raise out
-        return out
-    monkeypatch.setattr(costs, "measure_profile", flaky)
-    pair = tiny_pair()
-    with pytest.raises(RuntimeError):
-        costs.profile(pair)
-    assert costs.profile(pair).verify_seconds == (1.0,) * 5
-
-
 def test_with_verify_passes_of_one_unit_the_profile_is_the_lecture():
     p = made_profile(verify=[0.5] * 5, draft=0.05)                      # every pass as dear as one position
     assert p.c == pytest.approx(0.1)
@@ -158,32 +98,10 @@ def test_prefill_is_read_from_the_measured_points():
         p.verify_units(6)
 
 
-def test_each_draft_of_a_service_has_its_own_shared_profile(monkeypatch):
-    monkeypatch.setattr(costs, "measure_profile", lambda pair: made_profile(pair=pair.name))
-    pairs = {"aligned": tiny_pair(), "random": tiny_pair(seed=2)}
-
-    class Service:
-        def pair_for(self, draft="aligned"):
-            return pairs[draft]
-    svc = Service()
-    aligned = costs.of_service(svc)
-    assert aligned is costs.profile(pairs["aligned"]) is costs.of_service(svc, "aligned")
-    assert costs.of_service(svc, "random") is not aligned
-
-
-def test_known_is_the_measured_profile_and_never_measures_or_loads(monkeypatch):
-    from lab.pairs.variants import DraftVariants
+def test_the_process_shares_one_cache_that_times_with_measure_profile(monkeypatch):
     calls = []
-    monkeypatch.setattr(costs, "measure_profile", lambda pair: calls.append(pair.name) or made_profile(pair=pair.name))
-
-    class Service:        # serving.service.ModelService's pair and variants
-        pair, variants = tiny_pair(), DraftVariants()
-    svc = Service()
-    assert costs.already_measured(svc) is None and costs.already_measured(svc, "random") is None
-    assert calls == []
-    aligned = costs.profile(svc.pair)
-    assert costs.already_measured(svc) is aligned
-    assert costs.already_measured(svc, "random") is None          # random: not loaded yet
-    random_pair = svc.variants.pair(svc.pair, "random")
-    assert costs.already_measured(svc, "random") is None and calls == [svc.pair.name]      # loaded, not measured
-    assert costs.profile(random_pair) is costs.already_measured(svc, "random") is not aligned
+    monkeypatch.setattr(costs, "measure_profile", lambda pair: calls.append(pair) or made_profile())
+    pair = tiny_pair()
+    assert costs.measured(pair) is None and calls == []
+    got = costs.profile(pair)
+    assert costs.SHARED.profile(pair) is got and costs.measured(pair) is got and calls == [pair]

@@ -120,11 +120,10 @@ def test_asking_for_cuda_without_a_gpu_loads_on_the_cpu_and_says_so(no_gpu, capl
 
 
 @pytest.fixture
-def server_args():
+def server_args(monkeypatch):
     """`load.use_args`, the server's arguments put back as they were after the test."""
-    before = load.server_args()
-    yield load.use_args
-    load.use_args(before)
+    monkeypatch.setattr(load, "_SERVER_ARGS", load._SERVER_ARGS)      # restored after the test
+    return load.use_args
 
 
 def test_the_servers_device_argument_reaches_the_loader(no_gpu, server_args):
@@ -259,12 +258,12 @@ def test_in_low_precision_p_and_q_stay_exact_distributions_on_the_device(device,
     rounds = []
     while not decoder.done:
         rounds.append(decoder.step())
-    assert decoder.target.device.type == device and decoder.draft.device.type == device
+    assert decoder.writer_model.device.type == device and decoder.draft.device.type == device
     for r in rounds:
         assert r.p_rows.sum(axis=1) == pytest.approx(1.0, abs=1e-5)
         for d in r.drafts:
             assert d.accept_probability == pytest.approx(min(1.0, d.p / d.q))
-    logits = decoder.target.forward([2])[0]
+    logits = decoder.writer_model.forward([2])[0]
     from lab.core.sampling import probabilities
     probs = probabilities(logits, settings)
     assert probs.device.type == device and probs.dtype == devices.exact_dtype(device)

@@ -171,7 +171,7 @@ def test_hybrid_catches_up_the_draft_cache_after_lookup_rounds(pair):
     while not decoder.done:
         decoder.step()
         assert decoder.draft.length <= len(decoder.ids) - 1
-    assert decoder.target.cache.get_seq_length() == len(decoder.ids) - 1
+    assert decoder.writer_model.cache.get_seq_length() == len(decoder.ids) - 1
 
 
 def test_policies_are_read_from_text():

@@ -63,9 +63,9 @@ def test_round_trace_is_consistent(pair):
         assert r.extra_kind == ("bonus" if r.n_accepted == r.gamma else "correction")
         assert r.target_seconds > 0 and all(d.draft_seconds > 0 for d in r.drafts)
     # Both caches hold exactly the committed text minus its last token: the rollback worked.
-    assert decoder.target.length == len(decoder.ids) - 1
+    assert decoder.writer_model.length == len(decoder.ids) - 1
     assert decoder.draft.length in (len(decoder.ids) - 1, len(decoder.ids) - 2)   # − 2: after a bonus
-    assert decoder.target.cache.get_seq_length() == len(decoder.ids) - 1
+    assert decoder.writer_model.cache.get_seq_length() == len(decoder.ids) - 1
 
 
 def self_drafting(pair):
@@ -98,6 +98,9 @@ def test_stops_at_eos_inside_accepted_drafts(pair):
 def test_plain_decoding_by_the_draft(pair):
     t = generate(pair, ids_of(pair), mode="plain", writer="draft", max_new_tokens=8)
     assert t.mode == "plain-draft" and t.target_calls == len(t.new_ids) and t.draft_calls == 0
+    alone = Decoder(pair, ids_of(pair), mode="plain", writer="draft")
+    assert alone.writer_model.model is pair.draft and alone.draft is None     # the draft writes; no drafter
+    assert Decoder(pair, ids_of(pair), mode="plain").writer_model.model is pair.target
 
 
 @pytest.mark.parametrize("bad", [dict(gamma=0), dict(gamma=17), dict(gamma=2.5), dict(mode="beam"),

@@ -1,0 +1,148 @@
+"""One cost profile per model pair in a process, measured once and shared by every caller; a profile
+another serving process measured can be adopted, so the whole class prices with one.
+
+    cache = ProfileCache(measure, measure_steps)   # how to time a pair at once, or a call at a time
+    cache.profile(pair)                # measured on the first call; later callers get the same object
+    yield from cache.profile_steps(pair)    # the same, as a model-worker job that yields between calls
+    cache.measured(pair)               # the shared profile of these two models, or None: never waits
+    cache.adopt(pair, theirs)          # another process's profile of this pair, as if measured here
+
+The process's cache is `lab.speed.costs.SHARED`, measuring with lab.speed.costs.measure_profile. The
+cache knows pairs by identity (a weak reference: a dropped pair's profile goes with it). A
+measurement that fails is not kept (the next caller measures again); one flagged busy is measured
+again when a caller asks `retry_busy` over RETRY_AFTER seconds after it was timed.
+"""
+from __future__ import annotations
+
+import threading
+import time
+import weakref
+from concurrent.futures import Future
+
+RETRY_AFTER = 30                   # seconds before a busy profile may be measured again
+
+
+class _Steps:
+    """A shared measurement going a timed call at a time (`profile_steps`). A job that steps aside
+    leaves it parked; whoever needs the profile meanwhile advances it, so no caller waits on a job
+    parked behind it on the one model worker."""
+
+    def __init__(self, steps, future: Future, on_error):
+        self.steps, self.future, self.on_error = steps, future, on_error
+        self.lock = threading.Lock()
+
+    def advance(self) -> None:
+        with self.lock:
+            if self.future.done():
+                return
+            try:
+                next(self.steps)
+            except StopIteration as done:
+                self.future.set_result(done.value)
+            except BaseException as err:       # the next caller measures again
+                self.on_error()
+                self.future.set_exception(err)
+
+
+class ProfileCache:
+    """The cost profile of each pair, measured by `measure(pair)` (or `measure_steps(pair)`, a
+    generator yielding between timed calls and returning the profile) once, and shared."""
+
+    def __init__(self, measure, measure_steps, clock=time.monotonic):
+        self._measure, self._measure_steps, self._clock = measure, measure_steps, clock
+        self._lock = threading.Lock()
+        self._entries: dict[tuple[int, str], tuple[weakref.ref, Future, _Steps | None]] = {}
+
+    def _drop(self, key, future: Future) -> None:
+        with self._lock:
+            if self._entries.get(key, (None, None, None))[1] is future:
+                del self._entries[key]
+
+    def _claim(self, pair, retry_busy: bool, stepwise: bool):
+        """(future, steps, mine): the shared measurement of `pair`, a new one (mine) when there is
+        none or `retry_busy` asks for it; `steps` when it goes a call at a time."""
+        key = (id(pair), pair.name)
+        with self._lock:
+            ref, future, steps = self._entries.get(key, (None, None, None))
+            stale = future is None or ref() is not pair or (
+                retry_busy and future.done() and future.exception() is None and future.result().busy
+                and self._clock() - future.result().measured_at > RETRY_AFTER)
+            if stale:
+                future = Future()
+                steps = (_Steps(self._measure_steps(pair), future, lambda f=future: self._drop(key, f))
+                         if stepwise else None)
+                self._entries[key] = (weakref.ref(pair), future, steps)
+        return future, steps, stale
+
+    def profile(self, pair, *, retry_busy: bool = False):
+        """The pair's cost profile: measured on the first call, shared with every later one (a caller
+        arriving while it is measured waits for the same result, or finishes it when it goes a call
+        at a time). `retry_busy` measures again when the shared profile was flagged busy over
+        RETRY_AFTER seconds ago, and shares the new one (a class pressing "Measure" together on a
+        busy machine still shares one measurement)."""
+        future, steps, mine = self._claim(pair, retry_busy, stepwise=False)
+        if mine:
+            try:
+                future.set_result(self._measure(pair))
+            except BaseException as err:       # the next caller measures again
+                self._drop((id(pair), pair.name), future)
+                future.set_exception(err)
+        while steps is not None and not future.done():
+            steps.advance()
+        return future.result()
+
+    def profile_steps(self, pair, *, retry_busy: bool = False):
+        """`profile` as a job for the model worker that yields between timed calls and returns the
+        shared profile: a student's click waits for one call, not the whole measurement."""
+        future, steps, _ = self._claim(pair, retry_busy, stepwise=True)
+        while steps is not None and not future.done():
+            steps.advance()
+            yield
+        return future.result()
+
+    def of_service(self, service, draft: str = "aligned", *, retry_busy: bool = False):
+        """The profile of the pair a student's draft makes (serving.service's pair_for: "aligned",
+        "weak" or "random" share the target, each its own draft and so its own c). On the model worker."""
+        return self.profile(service.pair_for(draft), retry_busy=retry_busy)
+
+    def of_service_steps(self, service, draft: str = "aligned", *, retry_busy: bool = False):
+        """`of_service` a timed call at a time (`profile_steps`): the start-up warm-up's form."""
+        return (yield from self.profile_steps(service.pair_for(draft), retry_busy=retry_busy))
+
+    def _finished(self, pair):
+        """The shared profile of this very pair object if measured, else None."""
+        with self._lock:
+            ref, future, _ = self._entries.get((id(pair), pair.name), (None, None, None))
+        if future is None or ref() is not pair or not future.done() or future.exception() is not None:
+            return None
+        return future.result()
+
+    def already_measured(self, service, draft: str = "aligned"):
+        """The shared profile `of_service` would return, if it is already measured; else None.
+        Measures and loads nothing, so a page may call it on the event loop."""
+        pair = service.variants.loaded(service.pair, draft)
+        return None if pair is None else self._finished(pair)
+
+    def measured(self, pair):
+        """The shared profile of `pair`'s two models, if it is measured (for this pair object or
+        another holding the same target and draft); else None. Measures nothing and never waits:
+        what a caller of lab.core.engine passes for the auto draft-length policy to price with."""
+        with self._lock:
+            entries = [(ref, future) for ref, future, _ in self._entries.values()]
+        found = [future.result() for ref, future in entries
+                 if (other := ref()) is not None and other.target is pair.target and other.draft is pair.draft
+                 and future.done() and future.exception() is None]
+        return max(found, key=lambda p: p.measured_at, default=None)
+
+    def adopt(self, pair, shared) -> None:
+        """Make `shared` (this pair's profile as another serving process measured it,
+        serving.service) the profile every later caller gets for `pair`, as if measured here."""
+        future = Future()
+        future.set_result(shared)
+        with self._lock:
+            self._entries[(id(pair), pair.name)] = (weakref.ref(pair), future, None)
+
+    def forget(self) -> None:
+        """Drop every shared profile (the next call measures again)."""
+        with self._lock:
+            self._entries.clear()
