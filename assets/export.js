@@ -2,15 +2,31 @@
 // served page's own callback made for it when the page was exported (window.SPECLAB_EXPORT:
 // states, each with the presses recorded from it, and Bokeh PATCH-DOC patches).
 // A press not recorded from the current state but leading to one state from anywhere ("Start
-// again", a predict answer, a preset) reopens the page in that state. The state is kept in
-// localStorage, so a reload (or a later visit) shows the same answers and results.
+// again", a preset) reopens the page in that state, with the sliders the student moved where they were.
+// Predict answers are layers over the state (shell/export/answers.py): each state has, per card and
+// answer, the patch that answering makes there and the one that takes it back. A move between
+// states lifts the answers, applies the press, and lays them again, so answering keeps the page as
+// it is (rounds stepped, sliders moved) and the verdict is the one the served page shows there.
+// A tour step's projector scale is a layer of its opening state the same way; the free room the
+// tour then reports is shared among the step's figures here, as shell/tour_fit.py does when served.
+// The state and the answers are kept in localStorage, so a reload (or a later visit) shows them.
 (function () {
   "use strict";
   const data = window.SPECLAB_EXPORT;
   if (!data) return;
   const KEY = "speclab-export:" + data.page;
+  const cards = data.cards || [];
+  const scales = data.scales || {};
+  const answerOf = {};      // model id → [card index, its answer, or null for a number card's lock]
+  cards.forEach((card, i) => {
+    if (card.kind === "choice") for (const [id, label] of Object.entries(card.buttons)) answerOf[id] = [i, label];
+    else answerOf[card.lock] = [i, null];
+  });
   const hooked = new Set();
   let node = 0;
+  let answers = {};         // card index → the student's answer (as recorded: a label, or a number's text)
+  let scaleShown = 100;     // the projector scale laid over a tour step, in percent
+  const stateValues = {};   // a browser-drawn slider's id → its value in the recorded state
   let applying = false;
 
   function bokehDoc() {
@@ -39,7 +55,39 @@
     } finally {
       applying = false;
     }
+    for (const e of patch.events) {
+      const id = e.model && e.model.id;
+      if (e.kind === "ModelChanged" && e.attr === "value" && id in stateValues)
+        stateValues[id] = bokehDoc().get_model_by_id(id).value;
+    }
     hook();
+  }
+
+  // The sliders that redraw in the browser (uikit.browser: a JS callback on their value): a
+  // student's move is no recorded state, so a reopened page sets them again where the press that
+  // reopened it left them as they were.
+  function noteSliders() {
+    for (const model of bokehDoc().all_models) {
+      const callbacks = model.js_property_callbacks;
+      if ((model.type || "").endsWith("Slider") && typeof model.value === "number" && callbacks &&
+          Object.keys(callbacks).length) stateValues[model.id] = model.value;
+    }
+  }
+
+  function movedSliders() {
+    const moved = {};
+    for (const [id, was] of Object.entries(stateValues)) {
+      const model = bokehDoc().get_model_by_id(id);
+      if (model && model.value !== was) moved[id] = [was, model.value];
+    }
+    return moved;
+  }
+
+  function carrySliders(moved) {
+    for (const [id, [was, value]] of Object.entries(moved || {})) {
+      const model = bokehDoc().get_model_by_id(id);
+      if (model && stateValues[id] === was) model.value = value;
+    }
   }
 
   function pathTo(n) {
@@ -51,32 +99,151 @@
     return via;
   }
 
-  function remember() {
-    try { localStorage.setItem(KEY, String(node)); } catch (e) { /* storage off: the page still works */ }
+  function remember(carry) {
+    try {
+      localStorage.setItem(KEY, JSON.stringify(carry ? { node, answers, carry } : { node, answers }));
+    } catch (e) { /* storage off: the page still works */ }
   }
 
-  function reopenAt(target) {
-    node = target;
+  function recalled() {
+    try {
+      const saved = JSON.parse(localStorage.getItem(KEY) || "null");
+      if (typeof saved === "number") return { node: saved, answers: {} };
+      if (saved && typeof saved === "object")
+        return { node: saved.node | 0, answers: saved.answers || {}, carry: saved.carry };
+    } catch (e) { /* storage off or unreadable: the opening state */ }
+    return { node: 0, answers: {} };
+  }
+
+  // [in, out] of card i's answer `value` in state n, or undefined where it was not recorded
+  function layer(n, i, value) {
+    const byCard = data.nodes[n] && data.nodes[n].answers;
+    return byCard && byCard[i] && byCard[i][value];
+  }
+
+  function lift() {
+    for (const i of Object.keys(answers).reverse()) {
+      const l = layer(node, i, answers[i]);
+      if (l) apply(l[1]);
+    }
+  }
+
+  function lay() {
+    let missing = false;
+    for (const i of Object.keys(answers)) {
+      const l = layer(node, i, answers[i]);
+      if (l) apply(l[0]);
+      else missing = true;
+    }
+    if (missing) say("Your answer is kept, but this state was not recorded with it in the offline copy; the served lab shows both.");
+  }
+
+  function answer(i, value) {
+    const l = layer(node, i, value);
+    if (!l) {
+      say("This answer was not recorded in this state of the offline copy; the served lab takes it live.");
+      return;
+    }
+    if (answers[i] === value) return;
+    if (i in answers) {
+      const old = layer(node, i, answers[i]);
+      if (old) apply(old[1]);
+    }
+    apply(l[0]);
+    answers[i] = value;
     remember();
-    location.reload();
+  }
+
+  function lockIn(i) {
+    const card = cards[i];
+    const box = bokehDoc().get_model_by_id(card.box);
+    const value = box ? box.value : null;
+    if (value === null || value === undefined) return;       // nothing typed: the served card waits too
+    if (!Number.isInteger(value) || value < card.bounds[0] || value > card.bounds[1]) {
+      say(card.problem);
+      return;
+    }
+    answer(String(i), String(value));
   }
 
   function press(key) {
     if (applying) return;
+    if (key in answerOf) {
+      const [i, value] = answerOf[key];
+      if (value === null) lockIn(i);
+      else answer(String(i), value);
+      return;
+    }
     const edge = data.nodes[node].edges[key];
     if (edge) {
+      lift();
       apply(edge[0]);
       node = edge[1];
+      lay();
       remember();
       return;
     }
     const here = data.jumps[data.nodes[node].context] || {};
     const anywhere = data.jumps["*"] || {};
     if (key in here || key in anywhere) {
-      reopenAt(key in here ? here[key] : anywhere[key]);
+      node = key in here ? here[key] : anywhere[key];
+      remember(movedSliders());
+      location.reload();
       return;
     }
     say("This step was not recorded in the offline copy; the served lab computes it live.");
+  }
+
+  // the projector's scale (assets/tour.js reports it on the tour's deck): its recorded layer
+  function showScale(scale) {
+    const percent = Math.round(scale * 100);
+    if (percent === scaleShown || applying) return;
+    if (scaleShown !== 100 && scales[scaleShown]) apply(scales[scaleShown][1]);
+    scaleShown = 100;
+    if (percent !== 100 && scales[percent]) {
+      apply(scales[percent][0]);
+      scaleShown = percent;
+    }
+  }
+
+  // Python's round(): halves to the even neighbour
+  function pyRound(x) {
+    const r = Math.round(x);
+    return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
+  }
+
+  // The sizes StageSizer.fit (shell/tour_fit.py) gives the step's figures for the free `room` at
+  // `scale`, from their `current` sizes ([{height, width}] in the plan's order): stacked figures
+  // split the height, fixed-width ones the width (taken only with free height), never below the
+  // plan's smallest share of their scaled size.
+  function fitSizes(scale, room, current) {
+    const plan = data.fit;
+    const dh = (room.height || 0) / Math.max(plan.stacked, 1);
+    const fixed = plan.figures.filter((f, j) => f.fixed && current[j].width);
+    const dw = (room.width || 0) / Math.max(fixed.length, 1);
+    return plan.figures.map((f, j) => {
+      const sizes = {};
+      if (f.height !== null && current[j].height)
+        sizes.height = Math.max(pyRound(f.height * scale * plan.smallest), pyRound(current[j].height + dh));
+      if (f.fixed && current[j].width && f.width !== null)
+        sizes.width = Math.max(pyRound(f.width * scale * plan.smallest),
+                               pyRound(current[j].width + (dh > 0 ? dw : Math.min(dw, 0))));
+      return sizes;
+    });
+  }
+  window.SPECLAB_EXPORT_FIT = data.fit ? fitSizes : undefined;
+
+  // the free room assets/tour.js reports under a drawn step: its figures grow into it (or shrink)
+  function fitRoom(deck) {
+    const room = deck.room || {};
+    if (!data.fit || !data.fit.figures.length || room.step !== deck.rendered || room.step !== deck.step) return;
+    const doc = bokehDoc();
+    const figures = data.fit.figures.map((f) => doc.get_model_by_id(f.id));
+    if (figures.some((fig) => !fig)) return;
+    const sizes = fitSizes(deck.scale, room, figures.map((fig) => ({ height: fig.height, width: fig.width })));
+    figures.forEach((fig, j) => {
+      for (const [name, value] of Object.entries(sizes[j])) if (fig[name] !== value) fig[name] = value;
+    });
   }
 
   function hook() {
@@ -91,10 +258,16 @@
                  "step" in model.data.properties) {
         // the guided tour's deck (assets/tour.js): a step is a page of its own in the export
         hooked.add(model.id);
-        const shown = model.data.step;
-        model.data.connect(model.data.properties.step.change, () => {
-          if (model.data.step !== shown) window.location.href = `tour-${model.data.step}.html`;
+        const deck = model.data;
+        const shown = deck.step;
+        deck.connect(deck.properties.step.change, () => {
+          if (deck.step !== shown) window.location.href = `tour-${deck.step}.html`;
         });
+        if ("scale" in deck.properties) {
+          deck.connect(deck.properties.scale.change, () => showScale(deck.scale));
+          deck.connect(deck.properties.room.change, () => fitRoom(deck));
+          setTimeout(() => showScale(deck.scale), 0);
+        }
       } else if (type.endsWith("RadioButtonGroup")) {
         hooked.add(model.id);
         model.connect(model.properties.active.change, () => {
@@ -111,11 +284,18 @@
       return;
     }
     hook();
-    let saved = 0;
-    try { saved = parseInt(localStorage.getItem(KEY) || "0", 10) || 0; } catch (e) { saved = 0; }
-    if (saved > 0 && saved < data.nodes.length) {
-      for (const index of pathTo(saved)) apply(index);
-      node = saved;
+    noteSliders();
+    const saved = recalled();
+    if (saved.node > 0 && saved.node < data.nodes.length) {
+      for (const index of pathTo(saved.node)) apply(index);
+      node = saved.node;
+    }
+    answers = {};
+    for (const [i, value] of Object.entries(saved.answers)) if (cards[i]) answers[i] = String(value);
+    lay();
+    if (saved.carry) {
+      carrySliders(saved.carry);
+      remember();
     }
     document.documentElement.dataset.exportReady = "1";
   }

@@ -44,6 +44,8 @@ INTERNALS = [
     ("bokeh.server.connection.ServerConnection.session", "property", "shell/quietlog.closed_tab (its code's name)"),
     ("panel.io.resources.LOCAL_DIST", "attribute", "shell/sessions.stylesheets_from_here"),
     ("bokeh.document.models.DocumentModelManager.freeze", ["self"], "uikit/lazy (a section built in one walk)"),
+    ("panel.io.state._state._thread_id_", "attribute", "shell/export/build.attend (a page's changes dispatched)"),
+    ("panel.io.state._state._connected", "attribute", "shell/export/build.attend (a page's changes dispatched)"),
     ("panel.viewable.Renderable._models", "instance attribute",
      "uikit/lazy.Lazy.show (the page's document), shell/export/explore.model_ids (a widget's Bokeh models)"),
     ("transformers.modeling_gguf_pytorch_utils.tqdm", "attribute", "lab/pairs/prepare.py (silences its bars)"),

@@ -12,6 +12,7 @@ the server (the student's own prompt and settings) is replaced by one sentence.
 from __future__ import annotations
 
 import html
+import threading
 from dataclasses import dataclass
 
 import panel as pn
@@ -43,6 +44,7 @@ class Built:
     state: LabState
     chapter: object = None
     tour: object = None
+    tour_chapter: object = None     # the tour step's chapter (None on chapter pages and step 1)
 
     def run(self, fn, *args):
         """`fn(*args)` with this page's document current (what a served callback sees)."""
@@ -58,6 +60,7 @@ async def build_page(slug: str, service, tour_step: int | None = None) -> Built:
     """Page `slug` ("" the landing page), or the tour at `tour_step`, over `service`'s pair."""
     frame = IdFrame.starting_now()
     doc = Document()
+    attend(doc)
     request = page_request(slug, tour_step)
     with set_curdoc(doc):
         page = SessionPage(request, EXPORT_BID, None, None)
@@ -77,14 +80,37 @@ async def build_page(slug: str, service, tour_step: int | None = None) -> Built:
                                               sizing_mode="stretch_width", margin=0)]
     shown = built.chapter
     if built.tour is not None and TOUR[tour_step - 1]["chapter"]:     # the step's chapter, as its page loads it
-        shown = built.tour.chapter(TOUR[tour_step - 1]["chapter"])
+        shown = built.tour_chapter = built.tour.chapter(TOUR[tour_step - 1]["chapter"])
     if shown is not None and hasattr(shown, "load"):
         with set_curdoc(doc):
             await shown.load()
     with set_curdoc(doc):
         show_all(page.content)
         page.template.server_doc(doc, title=request.title)
+        settle_styles(built)
     return built
+
+
+def settle_styles(built: Built) -> None:
+    """Give every text pane the stylesheets its first update would send (Panel's HTML panes send
+    their design's stylesheets, as new models, the first time their text changes): the page is
+    written with them, so a recorded change is the change the student sees, and the same change
+    whatever was pressed before it (a predict answer's layer is taken back exactly)."""
+    template = built.page.template
+    for root in template.main:
+        for pane in root.select(pn.pane.markup.HTMLBasePane):
+            if any(m.document is built.doc for m, _ in list(pane._models.values())):
+                pane.param.trigger("object")
+
+
+def attend(doc: Document) -> None:
+    """Let Panel dispatch the document's changes as it does a served, connected page's: a document
+    of no session counts, to Panel, as one whose browser has not connected yet, and the changes made
+    while Panel holds it (a layout's new children) are dropped, to be sent in full on connection.
+    The export records every change, so the document is marked as on this thread and connected
+    (panel.io.state's `_thread_id_` and `_connected`: no public way; tests/test_internals.py)."""
+    pn.state._thread_id_[doc] = threading.get_ident()
+    pn.state._connected[doc] = True
 
 
 LIVE_INPUTS = (pn.widgets.TextInput, pn.widgets.TextAreaInput, pn.widgets.IntInput, pn.widgets.FloatInput)
@@ -94,10 +120,14 @@ SLIDERS = (pn.widgets.FloatSlider, pn.widgets.IntSlider, pn.widgets.DiscreteSlid
 def without_live_inputs(built: Built) -> int:
     """Disable what only the models could answer (typed text and numbers, sliders whose moves go to
     Python); the sliders that redraw in the browser (uikit.browser: a JS callback on their value)
-    stay. Returns how many were disabled; the settings card's sentence says why."""
-    count = 0
+    and a predict card's number box (its answers are recorded, shell/export/answers.py) stay.
+    Returns how many were disabled; the settings card's sentence says why."""
+    from shell.export.answers import card_widgets, page_cards
+    count, answered = 0, card_widgets(page_cards(built))
     with set_curdoc(built.doc):
         for widget in built.page.content.select(pn.widgets.Widget):
+            if id(widget) in answered:
+                continue
             models = [m for m, _ in list(widget._models.values()) if m.document is built.doc]
             in_browser = any(m.js_property_callbacks for m in models)
             if isinstance(widget, LIVE_INPUTS) or (isinstance(widget, SLIDERS)

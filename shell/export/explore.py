@@ -5,9 +5,10 @@ would: a button's click (`clicks`), each other choice of a radio group (`value`)
 the chapter's own Python callback (model work through the page's ModelService: the served lab's
 outcomes) and its document changes become one patch (shell/export/record.py). A press that leads to
 a state seen before (same fingerprint: "Start again", a preset already shown) links to it; a new
-state is explored in turn, until the page's budget is spent. Controls outside the chapter's main
-line (the predict card, the preset bar) are recorded from the opening state only; the page's player
-(assets/export.js) reaches them from elsewhere by reopening the page there.
+state is explored in turn, until the page's budget is spent. The preset bar's controls are recorded
+from the opening state only; the page's player (assets/export.js) reaches them from elsewhere by
+reopening the page there. A predict card's answers are no state of their own: they are recorded in
+every state as a layer over it (shell/export/answers.py), so answering keeps the page as it is.
 
 Each branch is recorded on a build of its own (`build_page` again, then the presses that lead to the
 branch): builds of a page make the same models in the same order, so every patch names models by the
@@ -25,9 +26,9 @@ from dataclasses import dataclass, field
 import panel as pn
 from panel.io.state import set_curdoc
 
+from shell.export.answers import Layers, card_widgets, page_cards
 from shell.export.build import Built, build_page
 from shell.export.record import IdFrame, Tape, fingerprint
-from uikit.predict import PredictCard
 from uikit.presets import PresetBar
 
 MAX_NODES = 60          # states recorded per page
@@ -41,6 +42,7 @@ class Node:
     via: int | None = None                # the patch from the parent
     edges: dict[str, list[int]] = field(default_factory=dict)   # press key → [patch, node]
     context: str = ""                     # the side control pressed at the opening on the way here
+    answers: dict = field(default_factory=dict)   # card → answer → [patch in, patch out] (answers.py)
 
 
 @dataclass
@@ -49,11 +51,15 @@ class Graph:
     patches: list[dict] = field(default_factory=list)
 
     jumps: dict[str, dict[str, int]] = field(default_factory=dict)   # context ("*": any) → key → node
+    cards: list[dict] = field(default_factory=list)      # the page's predict cards (answers.card_spec)
+    scales: dict[str, list[int]] = field(default_factory=dict)   # a tour step's: scale % → [in, out]
+    fit: dict = field(default_factory=dict)              # a tour step's figures (answers.fit_plan)
 
     def to_json(self) -> dict:
-        return {"nodes": [{"parent": n.parent, "via": n.via, "edges": n.edges, "context": n.context}
-                          for n in self.nodes],
-                "patches": self.patches, "jumps": self.jumps}
+        return {"nodes": [{"parent": n.parent, "via": n.via, "edges": n.edges, "context": n.context,
+                           **({"answers": n.answers} if n.answers else {})} for n in self.nodes],
+                "patches": self.patches, "jumps": self.jumps, "cards": self.cards, "scales": self.scales,
+                **({"fit": self.fit} if self.fit else {})}
 
 
 def model_ids(widget, doc) -> list[str]:
@@ -62,21 +68,19 @@ def model_ids(widget, doc) -> list[str]:
 
 
 def side_controls(chapter) -> set[int]:
-    """The ids of the widgets of the chapter's predict card and preset bar."""
-    out = set()
-    for part in (getattr(chapter, "predict", None), getattr(chapter, "preset_bar", None)):
-        if isinstance(part, (PredictCard, PresetBar)):
-            out |= {id(w) for w in part.__panel__().select(pn.widgets.Widget)}
-    return out
+    """The ids of the widgets of the chapter's preset bar."""
+    bar = getattr(chapter, "preset_bar", None)
+    return {id(w) for w in bar.__panel__().select(pn.widgets.Widget)} if isinstance(bar, PresetBar) else set()
 
 
 def controls(built: Built, mapped, at_opening: bool) -> dict[str, tuple]:
     """Press key → (widget, how, side) for every control the page shows now: `how` is "click" or a
-    value; `side` for the predict card's and the preset bar's (offered at the opening state only)."""
+    value; `side` for the preset bar's (offered at the opening state only). A predict card's are
+    not among them (answers.py records them in every state)."""
     found = {}
     content = built.page.content
-    side = side_controls(built.chapter)
-    widgets = content.select(pn.widgets.Widget)
+    side, answered = side_controls(built.chapter), card_widgets(page_cards(built))
+    widgets = [w for w in content.select(pn.widgets.Widget) if id(w) not in answered]
     widgets.sort(key=lambda w: id(w) in side)        # the chapter's own controls first
     for widget in widgets:
         if not widget.visible or getattr(widget, "disabled", False) or (id(widget) in side and not at_opening):
@@ -140,6 +144,7 @@ class Explorer:
         self.builds = 0
         self.jumps: dict[str, dict[str, int]] = {}   # context → press key → the state it leads to from anywhere
         self.visited: set[int] = set()
+        self.layers = Layers(self.graph)
 
     async def _fresh(self) -> None:
         if self.tape is not None:
@@ -164,12 +169,18 @@ class Explorer:
         return len(self.graph.nodes) >= self.max_nodes or time.monotonic() - started > self.max_seconds
 
     async def run(self) -> Graph:
-        """Explore depth first from the opening state, then each side control pressed there (a
-        predict answer, a preset) and what follows it. A control that led to one state every time,
+        """Record the opening state's layers (answers.py), explore depth first from it, then each
+        side control pressed there (a preset, a draft) and what follows it. A control that led to one state every time,
         from two other states ("Start again"), is taken to lead there from every state (`jumps`)
         and not pressed again; a side control leads from every state to where it led from the opening."""
         await self._fresh()
-        self.seen[fingerprint(self.live.doc, self.mapped)] = 0
+        digest = fingerprint(self.live.doc, self.mapped)
+        self.seen[digest] = 0
+        self.layers.use_cards(self.live, self.mapped)
+        self._lay(0, digest)
+        if self.live_node == 0 and self.live.tour is not None and not self.layers.record_projector(
+                self.live, self.tape, self.mapped, digest):
+            self.live_node = None
         self.led: dict[tuple, list[int]] = {}    # (context, key) → the states it led to (from elsewhere)
         self.started = time.monotonic()
         await self._visit(0)
@@ -190,7 +201,7 @@ class Explorer:
 
     async def _press_in(self, n: int, key: str, always: bool = False) -> int | None:
         """Press `key` in state `n` (if it is there now) and record it; returns the state reached.
-        `always`: even when the budget is spent (a side control's first press: a predict answer)."""
+        `always`: even when the budget is spent (a side control's first press: a preset)."""
         if self._spent(self.started) and not always:
             return None
         await self._go_to(n)
@@ -229,11 +240,19 @@ class Explorer:
         patch = self.tape.take()
         digest = fingerprint(self.live.doc, self.mapped)
         target = self.seen.get(digest)
-        if target is None:
+        fresh = target is None
+        if fresh:
             target = len(self.graph.nodes)
             self.graph.nodes.append(Node(self.graph.nodes[n].path + [key], n, len(self.graph.patches)))
             self.seen[digest] = target
         self.graph.nodes[n].edges[key] = [len(self.graph.patches), target]
         self.graph.patches.append(patch)
         self.live_node = target
+        if fresh:
+            self._lay(target, digest)
         return target
+
+    def _lay(self, n: int, digest: str) -> None:
+        """Record the answers' layers of state `n`, where the live build is now."""
+        if not self.layers.record(self.live, self.tape, self.mapped, self.graph.nodes[n], digest):
+            self.live_node = None      # not back where it was: the next press builds the page again

@@ -103,13 +103,24 @@ def _canonical(obj):
     return obj
 
 
+def _default(model, name: str, value) -> bool:
+    """Whether `value` is the property's default (a value set back to its default looks the same)."""
+    try:
+        default = model.lookup(name).class_default(type(model))
+        return type(default) is type(value) and bool(default == value)
+    except Exception:     # a value that does not compare (arrays): counted as set
+        return False
+
+
 def fingerprint(doc: Document, mapped) -> str:
-    """A digest of everything the document shows (each model's type and values, ids mapped, names
-    left out): two states with the same digest look the same to the student."""
+    """A digest of everything the document shows (each model's type and values other than their
+    defaults, ids mapped, names left out): two states with the same digest look the same to the
+    student."""
     serializer = Serializer(references=set(doc.models), deferred=False)   # models as references only
     items = []
     for model in doc.models:
-        values = {k: v for k, v in model.properties_with_values(include_defaults=False).items() if k != "name"}
+        values = {k: v for k, v in model.properties_with_values(include_defaults=False).items()
+                  if k != "name" and not _default(model, k, v)}
         items.append([mapped(model.id), type(model).__name__, map_ids(serializer.encode(values), mapped)])
     items.sort(key=lambda item: item[0])
     return hashlib.sha1(json.dumps(_canonical(items), sort_keys=True, default=str).encode()).hexdigest()

@@ -15,7 +15,7 @@ import pytest
 from chapters.ch04_guess_check_keep import GuessCheckKeepChapter
 from chapters.ch11_timeline import MAX_NEW_TOKENS as CH11_TOKENS
 from shell.export.build import build_page
-from shell.export.explore import Explorer
+from shell.export.explore import Explorer, model_ids
 from shell.export.files import page_html
 from shell.export.record import fingerprint
 from uikit.state import LabState
@@ -57,6 +57,42 @@ def test_a_recorded_next_round_is_the_services_round(tiny_service, extension):
     for text in r.emitted_texts:
         assert html.escape(text).strip() in shown or text.strip() in shown
     assert graph.nodes[target].path == [next_key]
+
+
+def test_an_answer_is_a_layer_recorded_in_every_state(tiny_service, extension):
+    """Chapter 4's card: in the opening state an answer is only said; after a recorded round (its
+    result on screen) the same answer gets the card's verdict; taking it back restores the state."""
+    async def go():
+        built = await build_page("guess-check-keep", tiny_service)
+        graph = await Explorer("guess-check-keep", tiny_service, built.frame, max_nodes=3, max_seconds=60).run()
+        return built, graph
+    built, graph = asyncio.run(go())
+    wrong = "The draft’s: it wrote most of the tokens"
+    buttons = built.chapter.predict.buttons
+    assert graph.cards == [{"kind": "choice", "buttons": {model_ids(b, built.doc)[0]: b.label for b in buttons}}]
+    assert all(wrong not in key for key in graph.nodes[0].edges)          # answers are no press of the graph
+    next_key = next(k for k, (w, how, _) in _controls(built).items() if getattr(w, "label", "") == "▶ Next round")
+    after_round = graph.nodes[0].edges[next_key][1]
+    opening_in, opening_out = graph.nodes[0].answers["0"][wrong]
+    round_in, _ = graph.nodes[after_round].answers["0"][wrong]
+    assert f"You said <b>{wrong}</b>" in texts(graph.patches[opening_in])
+    assert "✗ Not quite: the answer is" in texts(graph.patches[round_in])
+    assert "Choose your answer before you look." in texts(graph.patches[opening_out])
+    assert all(set(node.answers["0"]) == {b.label for b in buttons} for node in graph.nodes)
+
+
+def test_a_number_card_has_a_layer_for_every_whole_number(tiny_service, extension):
+    async def go():
+        built = await build_page("easy-words", tiny_service)
+        graph = await Explorer("easy-words", tiny_service, built.frame, max_nodes=2, max_seconds=60).run()
+        return built, graph
+    built, graph = asyncio.run(go())
+    card = built.chapter.predict
+    assert graph.cards[0]["kind"] == "number" and graph.cards[0]["bounds"] == list(card.bounds)
+    assert graph.cards[0]["problem"].startswith("Type a whole number from")
+    layer = graph.nodes[0].answers["0"]
+    assert set(layer) == {str(v) for v in range(card.bounds[0], card.bounds[1] + 1)}
+    assert "You said <b>7</b>" in texts(graph.patches[layer["7"][0]])
 
 
 def _controls(built):

@@ -1,20 +1,25 @@
 """The exported lab (shell/export) opened from file:// in chromium with every other request blocked:
 every page renders with no console error and no request leaving the folder, chapter 4's Next round
 replays the recorded round, chapter 10's α slider redraws in the browser, chapter 6's Draw replays,
-chapter 12's table is there, a predict answer survives a reload, and the tour advances with →
-(the test exports the tour's first two steps)."""
+chapter 12's table is there, a predict answer survives a reload and keeps the page's progress
+(chapter 4's round), a number answer (chapter 2) is kept and revealed by the recorded run, the tour
+advances with →, and a tour step with a figure is drawn for a 1920×1080 projector (the test exports
+the tour's first three steps)."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
 import pytest
 
+from shell.export.build import build_page
 from shell.export.files import page_file
 from shell.export.site import site_pages
-from tests.helpers import wait_until
+from tests.helpers import run_apart, wait_until
 from tests.ui.helpers import ROOT, VIEWPORT, deep_text, has
+from tests.ui.test_tour_projector import SMALLEST, problems, settled
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +28,7 @@ def site(tmp_path_factory):
     out = tmp_path_factory.mktemp("export")
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     done = subprocess.run([sys.executable, "-m", "lab", "export", str(out), "--pair", "tiny", "--states", "5",
-                           "--seconds", "10", "--tour", "2"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+                           "--seconds", "10", "--tour", "3"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "about" in done.stderr and "left" in done.stderr       # progress with a time estimate
     return out
@@ -108,3 +113,94 @@ def test_the_tour_advances_with_the_arrow_key(site, offline):
     offline.wait_for_url("**/tour-2.html*")
     offline.wait_for_selector("html[data-export-ready='1']", timeout=60000)
     offline.wait_for_selector("html[data-tour-step='2']")
+
+
+def reopen(pg) -> None:
+    pg.reload()
+    pg.wait_for_selector("html[data-export-ready='1']", timeout=60000)
+
+
+def test_answering_keeps_the_rounds_stepped(site, offline):
+    """An answer pressed after a round keeps the round on the page, with the verdict for that state."""
+    open_file(offline, site, page_file("guess-check-keep"))
+    offline.get_by_role("button", name="▶ Next round").click()
+    wait_until(lambda: has(offline, "Round 1:"), message="the recorded round on the page")
+    offline.get_by_role("button", name="The draft’s: it wrote most of the tokens", exact=True).click()
+    # the round's result is on screen, so the served card says at once that the answer is wrong
+    wait_until(lambda: has(offline, "✗ Not quite: the answer is"), message="the verdict for the round shown")
+    assert has(offline, "Round 1:")
+    reopen(offline)
+    wait_until(lambda: has(offline, "Round 1:", "✗ Not quite: the answer is"), message="both after a reload")
+
+
+def test_a_number_answer_is_kept_and_revealed(site, offline):
+    """Chapter 2's number card: a typed answer survives a reload; the recorded run reveals the count."""
+    open_file(offline, site, page_file("easy-words"))
+    box = offline.get_by_label("Your answer")
+    box.fill("7")
+    box.press("Enter")
+    offline.get_by_role("button", name="Lock in my answer").click()
+    wait_until(lambda: has(offline, "You said 7."), message="the card to take the number")
+    reopen(offline)
+    wait_until(lambda: has(offline, "You said 7."), message="the number after a reload")
+    offline.get_by_role("button", name="Ask the small model").click()
+    wait_until(lambda: "positions (✓ easy)" in deep_text(offline), message="the recorded count")
+    wait_until(lambda: "✓ Right." in deep_text(offline) or "the answer here is" in deep_text(offline),
+               message="the verdict")
+    text = deep_text(offline)
+    easy = int(re.search(r"word at (\d+) of \d+ positions", text).group(1))
+    if abs(easy - 7) <= 2:
+        assert "✓ Right." in text
+    else:
+        assert f"the answer here is {easy} (you said 7)" in text
+
+
+def test_a_tour_step_fits_a_1920x1080_projector(site, offline):
+    """Step 3 (buttons, strips, a figure) at 1920×1080: the projector's type sizes, nothing scrolls,
+    clipped or overlapping, as the served tour draws it (tests/ui/test_tour_projector.py's rules)."""
+    offline.set_viewport_size({"width": 1920, "height": 1080})
+    open_file(offline, site, page_file("", 3))
+    found = problems(settled(offline, 3), 3, SMALLEST["code"], SMALLEST, cover=0.6)
+    assert not found, "\n".join(found)
+
+
+def test_the_browser_shares_the_room_as_the_sizer_does(site, offline, tiny_service):
+    """The export's fitSizes (assets/export.js) against shell/tour_fit.StageSizer.fit on step 3's
+    figures, at three scales and rooms (growing, shrinking, odd halves)."""
+    open_file(offline, site, page_file("", 3))
+    cases = [(1.0, {"height": 310, "width": 900}), (1.5, {"height": -121, "width": -37}),
+             (1.25, {"height": 45, "width": 7})]
+    for scale, room in cases:
+        built = run_apart(build_page("", tiny_service, 3))
+        sizer, figures = built.tour.sizer, built.tour.sizer.figures()
+        assert figures
+        built.run(sizer.rescale, scale, 3)
+        current = [{"height": f.height, "width": f.width} for f in figures]
+        built.run(sizer.fit, scale, 3, {**room, "step": 3})
+        python = [{"height": f.height, "width": f.width} for f in figures]
+        browser = offline.evaluate("([s, r, c]) => window.SPECLAB_EXPORT_FIT(s, r, c)", [scale, room, current])
+        assert [{**c, **b} for c, b in zip(current, browser)] == python, (scale, room)
+
+
+ALPHA = """() => { for (const m of Bokeh.documents[0].all_models)
+    if (m.title === "α acceptance rate") return m.value; return null; }"""
+
+
+def test_a_preset_keeps_the_sliders_moved(site, offline):
+    """Chapter 10: α moved in the browser, then a preset keeps α where the student left it, as the
+    served page does."""
+    open_file(offline, site, page_file("breakeven"))
+    start = offline.evaluate(ALPHA)
+    handle = offline.locator('.noUi-handle[aria-label="α acceptance rate"]').filter(visible=True).first
+    handle.scroll_into_view_if_needed()
+    handle.focus()
+    offline.keyboard.press("ArrowLeft")
+    offline.keyboard.press("ArrowLeft")
+    wait_until(lambda: offline.evaluate(ALPHA) not in (None, start), message="α to move")
+    moved = offline.evaluate(ALPHA)
+    offline.get_by_role("button", name="Story opening", exact=True).click()
+    # recorded from the opening state, the preset applies in place; from elsewhere the page reopens
+    wait_until(lambda: has(offline, "Story opening: the opening of a story")
+               and offline.evaluate("document.documentElement.dataset.exportReady") == "1", timeout=60,
+               message="the preset chosen")
+    assert offline.evaluate(ALPHA) == moved
