@@ -50,18 +50,18 @@ def test_the_browser_that_used_the_worker_least_recently_goes_first():
     gate.set()
     first.result(10), second.result(10)
     assert order == ["fresh", "busy"]
-    assert queue.used("busy") == pytest.approx(0.2) and queue.used("fresh") == 0.0
+    assert queue.use.used("busy") == pytest.approx(0.2) and queue.use.used("fresh") == 0.0
 
 
 def test_recent_use_halves_every_half_life():
     clock = FakeClock()
     queue = FairQueue(half_life=10.0, timer=clock)
     queue.submit(Owner("b", "t"), clock.advance, (0.1,), {}).result(10)
-    assert queue.used("b") == pytest.approx(0.1)
+    assert queue.use.used("b") == pytest.approx(0.1)
     clock.advance(10.0)
-    assert queue.used("b") == pytest.approx(0.05)
+    assert queue.use.used("b") == pytest.approx(0.05)
     clock.advance(20.0)
-    assert queue.used("b") == pytest.approx(0.1 / 8)
+    assert queue.use.used("b") == pytest.approx(0.1 / 8)
 
 
 def test_a_long_job_steps_aside_for_a_browser_that_waited_and_then_resumes():
@@ -349,4 +349,4 @@ def test_fresh_cookies_from_one_address_share_its_turn():
     for f in (*fresh, student):
         f.result(10)
     assert order[0] == "student"              # keyed on browser ids alone, a fresh id (0 s) went first
-    assert queue.used(("address", "10.0.0.66")) == pytest.approx(0.6, rel=0.02)   # charged to the address too
+    assert queue.use.used(("address", "10.0.0.66")) == pytest.approx(0.6, rel=0.02)   # charged to the address too
