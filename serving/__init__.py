@@ -6,6 +6,10 @@ bounded cache, and the process-wide pair in use. Imports lab, never the pages.
 import os
 import sys
 
+# The pair's problem as the launcher printed it before forking (serving.__main__.preload): its
+# processes inherit it and do not print the same sentence again (shell.loading).
+LAUNCHER_SAID = "SPECLAB_LAUNCHER_SAID"
+
 
 def serving_processes(argv: list[str] | None = None) -> int:
     """How many processes `panel serve --num-procs N` (or `python -m serving --num-procs N`) runs: 1

@@ -24,7 +24,7 @@ import os
 import sys
 from pathlib import Path
 
-from serving import serving_processes
+from serving import LAUNCHER_SAID, serving_processes
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -68,6 +68,7 @@ def preload(n: int, lab_args: list[str]) -> str:
     try:
         pair = load_before_fork(lab_args)
     except PairError as err:
+        os.environ[LAUNCHER_SAID] = str(err)       # its processes do not say it again
         return f"{err} Each of the {n} processes will load the pair itself."
     return (f"pair loaded before the fork, shared by {n} processes: {pair.target_label} (target) and "
             f"{pair.draft_label} (draft)")

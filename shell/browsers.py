@@ -29,10 +29,12 @@ TABS_PER_BROWSER = 10          # open pages of one browser (all its tabs) on thi
 READ_RATE, READ_BURST = 40.0, 120
 MESSAGE_RATE, MESSAGE_BURST = 20.0, 60
 # … and the event-loop time its pages took (uikit.inbox.on_cost: applying its changes and clicks, its
-# redraws, writing its updates), per client address: one machine's pages may take LOOP_SHARE of the
-# loop per browser it may have, with LOOP_SAVED seconds per browser saved for a burst; past that its
-# next change or click waits.
-LOOP_SHARE, LOOP_SAVED = 0.2, 5.0
+# redraws, building a tour's next step, writing its updates), per client address: one machine's pages
+# may take LOOP_SHARE of the loop per browser it may have, with LOOP_SAVED seconds per browser saved
+# for a burst (a chapter's page filled, a few tour steps); past that its next change or click waits.
+# Every page of a class waits behind what runs on the loop, so the saved burst is short: a machine
+# flooding the tour holds the others' clicks for about a burst at most, not for tens of seconds.
+LOOP_SHARE, LOOP_SAVED = 0.1, 1.0
 
 
 class Browsers:

@@ -52,7 +52,11 @@ def share_with_other_processes(the_class) -> None:
                  "thread" if threads == 1 else "threads",
                  ", sharing the pair loaded before the fork" if loaded() is not None else "")
     service.share(store)
-    store.every_tick(service.share_profiles)
+
+    def share_profiles() -> None:          # once the pair is loaded: the watch thread never loads it
+        if the_class.loader.ready:
+            service.share_profiles()
+    store.every_tick(share_profiles)
 
     def reset_here(data) -> None:
         service.clear(shared=False)        # the announcing process cleared the shared ones

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import html
 import logging
+import os
 import sys
 import threading
 import time
 
 import panel as pn
 
+from serving import LAUNCHER_SAID
 from serving.runtime import PairInUse
 from lab.errors import log_failure, public_message, scrub_paths
 from shell.heap import Heap
@@ -83,7 +85,10 @@ class PairLoader:
             with self._lock:
                 self.ready = True
         except Exception as err:   # shown on every page (without server paths); the server keeps running
-            log_failure(log, "loading the model pair failed", err)
+            if str(err) == os.environ.get(LAUNCHER_SAID):    # the launcher said it before the fork
+                log.info("loading the model pair failed, as the launcher said above")
+            else:
+                log_failure(log, "loading the model pair failed", err)
             with self._lock:
                 self.error = public_message(err)
         self._wake()

@@ -13,16 +13,21 @@ process's hooks (`every_tick`: snapshots to write, shared measurements) and its 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import threading
 import time
 from typing import Any, Callable
 
+from lab.errors import public_message
 from shell.listeners import Listeners
+
+log = logging.getLogger(__name__)
 
 INTERVAL = 0.5          # seconds between two looks at the events table
 HEARTBEAT = 5.0         # seconds between a process's "still here" writes
+HOOK_QUIET = 60.0       # seconds between two log lines of a hook's own problem
 
 
 class StoreFault(RuntimeError):
@@ -39,6 +44,7 @@ class StoreEvents:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._tick_hooks: list[Callable[[], None]] = []
+        self._hook_said = float("-inf")                        # when a hook's problem was last logged
 
     def emit(self, db: sqlite3.Connection, kind: str, data: Any) -> None:
         """Within a write transaction: tell every other process `kind` happened (with JSON `data`)."""
@@ -88,13 +94,26 @@ class StoreEvents:
     def stop(self) -> None:
         self._stop.set()
 
+    def _run_hook(self, hook: Callable[[], None]) -> None:
+        """One hook's turn; its own problem (say, a pair that cannot be loaded, which every page
+        already says) is one log line a minute, and the watch goes on."""
+        try:
+            hook()
+        except (StoreFault, sqlite3.Error):
+            raise
+        except Exception as err:
+            if time.monotonic() - self._hook_said > HOOK_QUIET:
+                self._hook_said = time.monotonic()
+                log.warning("the class store's %s skipped a turn: %s", getattr(hook, "__name__", "hook"),
+                            public_message(err))
+
     def _watch(self) -> None:
         beat = 0.0
         while not self._stop.wait(self.interval):
             try:
                 self.poll()
                 for hook in list(self._tick_hooks):
-                    hook()
+                    self._run_hook(hook)
                 if time.monotonic() - beat > HEARTBEAT:
                     beat = time.monotonic()
                     self.heartbeat()

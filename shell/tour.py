@@ -19,6 +19,7 @@ type follow the first, the step's figures grow into the second.
 from __future__ import annotations
 
 import asyncio
+import time
 
 import panel as pn
 import param
@@ -28,6 +29,7 @@ from chapters import registry
 from shell.tour_fit import StageSizer
 from shell.tour_items import TOUR_CSS, StepItems
 from shell.tour_steps import TOUR, clamp_step, first_step
+from uikit.inbox import charge_sender
 from uikit.state import LabState
 from uikit.styles import ASSETS
 
@@ -128,9 +130,11 @@ class Tour(pn.viewable.Viewer):
 
         def build():
             if self.deck.rendered == step - 1:     # still where we were: the lecturer is reading
+                started = time.perf_counter()
                 with set_curdoc(doc):
                     self.items.objects_for(step)
                 self._start_ahead(step - 1, doc)
+                charge_sender(doc, time.perf_counter() - started)    # the page's sender pays for it
         asyncio.get_running_loop().call_later(0.3, build)
 
     # --- projector scale and free room (shell/tour_fit.py) ---

@@ -88,6 +88,35 @@ def test_one_process_loads_the_pair_after_the_server_starts(tmp_path):
     assert "Traceback" not in text, text[-4000:]
 
 
+def test_a_cache_mistake_is_said_once_by_two_processes(tmp_path):
+    """The embedded pair with a file where its cache folder should be: the launcher says so once
+    before the fork; its two processes fail the same way (each page says it) and point to it."""
+    (tmp_path / "cache").write_text("not a folder")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "SPECLAB_CACHE": str(tmp_path / "cache"), "PYTHONUNBUFFERED": "1",
+           "SPECLAB_STORE": str(tmp_path / "store" / "class.sqlite")}
+    for name in ("SPECLAB_PAIR", "SPECLAB_TARGET", "SPECLAB_DRAFT"):
+        env.pop(name, None)                 # the embedded pair, which lives in the cache
+    (tmp_path / "store").mkdir(mode=0o700)
+    log = tmp_path / "server.log"
+    with open(log, "w") as out:
+        server = subprocess.Popen([sys.executable, "-m", "serving", "--num-procs", "2", "--port", str(port),
+                                   "--address", "127.0.0.1"], cwd=ROOT, env=env, stdout=out,
+                                  stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_until(lambda: "Each of the 2 processes will load the pair itself" in log.read_text(), timeout=120,
+                   message="the launcher's line")
+        wait_until(lambda: log.read_text().count("loading the model pair failed, as the launcher said above") == 2,
+                   timeout=120, message="both processes' load failed")
+    finally:
+        stop(server)
+    text = log.read_text()
+    assert len([line for line in text.splitlines() if "model cache" in line]) == 1, text[-3000:]
+    assert "Traceback" not in text
+
+
 # --- the launcher owns the processes it forks -------------------------------------------------------
 
 def launch_two(tmp_path: Path, *lab_args: str):
