@@ -1,4 +1,5 @@
-"""README's "How the code is laid out" names every module of the project, and only modules that exist.
+"""The map of the code (docs/ARCHITECTURE.md, "How the code is laid out") names every module of the
+project, and only modules that exist.
 
 The layout block is where a new contributor starts; a module added without a line there, or a line
 left behind by a rename, makes it lie. Each folder's part of the block starts at a line `name/` at
@@ -18,8 +19,8 @@ FOLDERS = ("shell", "chapters", "uikit", "serving", "lab", "bench")    # every m
 
 
 def layout_block() -> str:
-    text = (REPO / "README.md").read_text()
-    section = text.split("### How the code is laid out", 1)[1]
+    text = (REPO / "docs" / "ARCHITECTURE.md").read_text()
+    section = text.split("## How the code is laid out", 1)[1]
     return section.split("```", 2)[1]
 
 
@@ -81,11 +82,11 @@ def test_every_module_is_named_in_readmes_layout():
                               if not any(fnmatch.fnmatch(m, pattern.replace("NN", "[0-9][0-9]"))
                                          for pattern in named.get(folder, ())))
                for folder in FOLDERS}
-    assert not any(missing.values()), f"README's layout does not name: {missing}"
+    assert not any(missing.values()), f"docs/ARCHITECTURE.md's layout does not name: {missing}"
 
 
 def test_every_module_readmes_layout_names_exists():
     named = named_in_layout(layout_block())
     gone = {folder: sorted(n for n in names if "*" not in n and not (REPO / folder / n).exists())
             for folder, names in named.items() if folder in FOLDERS}
-    assert not any(gone.values()), f"README's layout names modules that do not exist: {gone}"
+    assert not any(gone.values()), f"docs/ARCHITECTURE.md's layout names modules that do not exist: {gone}"
