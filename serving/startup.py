@@ -1,7 +1,7 @@
 """How long the start-up warm-up (shell.warmup) will take on this machine as it is now, for the
 terminal's line before it starts:
 
-    warm-up: 16 default demos, about 95 s (this machine is busy: load 3.1 on 2 cores)
+    warm-up: 24 default demos, about 3 min (this machine is busy: load 3.1 on 2 cores)
 
 The warm-up's first job is the pair's cost profile, and its other jobs are generations on the same
 models, so the whole warm-up takes about the profile's time and PER_DEMO of it for each other demo.
@@ -19,9 +19,9 @@ import os
 from lab.speed.profile_eta import probe, profile_seconds
 
 # each demo after the cost profile, as a share of the profile's time as lab.speed.profile_eta
-# estimates it: measured with the embedded pair and 16 demos on the 2-core machine at load 11–14
-# (the whole warm-up 308 s, the profile estimated at 88 s: (308 ÷ 88 − 1) ÷ 15)
-PER_DEMO = 0.167
+# estimates it: measured with the embedded pair's 24 demos on an idle 2-core machine (the whole
+# warm-up 90 s, the profile estimated at 9.7 s: (90 ÷ 9.7 − 1) ÷ 23, bench/startup.py)
+PER_DEMO = 0.36
 BUSY_SHARE = 0.5       # a load over half the cores besides the server's own one: the machine is busy
 
 
