@@ -7,7 +7,8 @@ import pytest
 from lab.core import analytic
 from lab.core.engine import generate
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
-from lab.speed.request import PROJECTED_C, Request
+from lab.speed.request import Request
+from lab.speed.verdicts import PROJECTED_C
 from serving.service import ModelService
 from lab.pairs.tiny import tiny_pair
 from tests.helpers import scripted_outcome as _outcome, scripted_round as _round
