@@ -5,12 +5,12 @@ Every lab error is one sentence: what happened and what to do. It comes in two v
 - `str(err)` is for the log and the lecturer's terminal; it may name folders on the server
   ("The target folder /srv/models/x has no config.json; ...").
 - `err.public_message` is for pages, which students see: the same sentence without paths
-  ("The target folder 'x' has no config.json; ..."). A raise that embeds a path passes it:
+  ("The target folder 'x' has no config.json; ..."). A sentence that names a model or folder is
+  written once, as a function of the name, and `PairError.naming` fills in both:
 
-      raise PairError(f"The target folder {ref} has no config.json; ...",
-                      public=f"The target folder {public_ref(ref)} has no config.json; ...")
+      raise PairError.naming(ref, lambda name: f"The target folder {name} has no config.json; ...")
 
-  Without `public=`, the message itself is taken as public (absolute paths still scrubbed).
+  Without a public sentence, the message itself is taken as public (absolute paths still scrubbed).
 
 How the UI shows an error (the only call a page needs):
 
@@ -61,6 +61,12 @@ class PairError(Exception):
     def __init__(self, message: str, public: str | None = None):
         super().__init__(message)
         self._public = public
+
+    @classmethod
+    def naming(cls, ref, sentence) -> "PairError":
+        """The error whose one sentence names the model or folder `ref`, written once as
+        `sentence(name)`: for the terminal with `ref` as given, for pages as `public_ref` shows it."""
+        return cls(sentence(ref), public=sentence(public_ref(ref)))
 
     @property
     def public_message(self) -> str:

@@ -130,10 +130,6 @@ class GenerationTrace:
         return sum(r.seconds for r in self.rounds)
 
     @property
-    def total_seconds(self) -> float:
-        return self.prefill_seconds + self.decode_seconds
-
-    @property
     def mean_target_seconds(self) -> float:
         return sum(r.target_seconds for r in self.rounds) / max(1, len(self.rounds))
 

@@ -8,8 +8,14 @@ from pathlib import Path
 
 from lab import devices
 from lab.devices import Placement
-from lab.errors import PairError, public_ref
+from lab.errors import PairError
 from lab.pairs.registry import EMBEDDED, TINY, PairSpec
+
+
+def missing_folder(ref) -> PairError:
+    """The error for a local model folder `ref` that is not there (lab.pairs.load, lab.pairs.hub)."""
+    return PairError.naming(ref, lambda name: f"There is no model folder at {name}; check the path (it must "
+                                              f"hold config.json).")
 
 
 def weights_bytes(ref: Path | str) -> int:
@@ -42,7 +48,7 @@ def check_memory(ref: Path | str, role: str, config: dict, placement: Placement 
     def sentence(name) -> str:
         return (f"The {role} {name} needs about {devices.size_text(need)} in {placement.dtype}{where} but only "
                 f"{devices.size_text(free)} of {devices.memory_name(placement.device)} is free; choose {smaller}.")
-    raise PairError(sentence(ref), public=sentence(public_ref(ref)))
+    raise PairError.naming(ref, sentence)
 
 
 def check_same_vocabulary(target_tok, draft_tok, target_model=None, draft_model=None,

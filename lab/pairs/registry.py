@@ -13,7 +13,7 @@ import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from lab.errors import PairError, public_ref
+from lab.errors import PairError
 
 REGISTRY_PATH = Path(__file__).resolve().parents[2] / "models" / "pairs.toml"
 EMBEDDED = "embedded:"
@@ -107,11 +107,9 @@ def _pair_spec(args, environ) -> PairSpec:
         if not (target and draft):
             given, other = ("--target", "--draft") if target else ("--draft", "--target")
             ref = target or draft
-            raise PairError(f"A lecturer's pair needs both --target and --draft: {given} {ref} was given "
-                            f"without {other}; add {other} (a hub id or local folder).",
-                            public=f"A lecturer's pair needs both --target and --draft: {given} "
-                                   f"{public_ref(ref)} was given without {other}; add {other} "
-                                   f"(a hub id or local folder).")
+            raise PairError.naming(ref, lambda name: f"A lecturer's pair needs both --target and --draft: "
+                                                     f"{given} {name} was given without {other}; add {other} "
+                                                     f"(a hub id or local folder).")
         return PairSpec("custom", target, draft, label(target), label(draft))
     specs = registry()
     name = name or default_name()

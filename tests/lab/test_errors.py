@@ -26,13 +26,13 @@ def _fresh(code: str) -> subprocess.CompletedProcess:
 
 # --- messages for pages ---------------------------------------------------------------------------
 
-def test_public_message_drops_paths_but_str_keeps_them():
-    err = PairError("The target folder /srv/models/x has no config.json; point to a saved folder.",
-                    public=f"The target folder {public_ref(Path('/srv/models/x'))} has no config.json; "
-                           f"point to a saved folder.")
-    assert "/srv/models/x" in str(err)                       # the log / the lecturer's terminal
+def test_a_sentence_naming_a_model_is_written_once_and_pages_show_it_without_the_path():
+    err = PairError.naming(Path("/srv/models/x"),
+                           lambda name: f"The target folder {name} has no config.json; point to a saved folder.")
+    assert str(err) == "The target folder /srv/models/x has no config.json; point to a saved folder."   # the log
     assert public_message(err) == "The target folder 'x' has no config.json; point to a saved folder."
     assert err.public_message == public_message(err)
+    assert type(PrepareError.naming("gpt2", lambda name: f"{name} is missing.")) is PrepareError
 
 
 def test_message_without_public_variant_is_scrubbed():

@@ -62,10 +62,15 @@ def test_folder_without_config_is_refused(tmp_path, tiny):
         load_pair(str(tmp_path), str(tiny["draft"]))
 
 
-def test_remote_code_is_refused(tiny):
+def test_remote_code_is_refused_in_one_sentence_the_page_shows_without_its_path(tiny):
+    from lab.pairs.load import load_model
     with pytest.raises(PairError, match="needs remote code") as err:
         load_pair(str(tiny["target"]), str(tiny["remote"]))
-    assert "never runs" in str(err.value)
+    assert "never runs" in str(err.value) and str(tiny["remote"]) in str(err.value)
+    with pytest.raises(PairError) as alone:                       # the model alone: the same sentence
+        load_model(tiny["remote"], "draft")
+    assert str(alone.value) == str(err.value)
+    assert err.value.public_message == str(err.value).replace(str(tiny["remote"]), "'remote'")
 
 
 def test_unreachable_hub_id_is_refused(tiny):
@@ -115,9 +120,7 @@ def small_registry(tiny, tmp_path, monkeypatch):
     import lab.pairs.registry
     monkeypatch.setattr(lab.pairs.registry, "REGISTRY_PATH", toml)
     monkeypatch.delenv("SPECLAB_PAIR", raising=False)
-    load.forget_pair()
-    yield
-    load.forget_pair()
+    monkeypatch.setattr(load, "_PAIR", None)          # no pair loaded yet (the process's put back after)
 
 
 def test_get_pair_falls_back_to_default_with_warning(small_registry, caplog):
