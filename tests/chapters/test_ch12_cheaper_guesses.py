@@ -29,7 +29,7 @@ def test_each_row_is_a_real_run_of_its_drafting_and_writes_the_plain_text(chapte
     for row in rows:
         d = row.drafting
         spec = generate(pair, ids, settings=GREEDY, gamma=d.gamma or 4, max_new_tokens=N, drafter=d.drafter,
-                        policy=d.policy)
+                        policy=d.policy, profile=profile)
         # exact for model drafts; a copy's own microseconds differ from run to run
         exact = d.drafter == "model"
         assert row.outcome.speedup == pytest.approx(schedule(plain, spec, profile).decode_speedup, rel=1e-9 if exact else 0.01)
