@@ -81,6 +81,9 @@ async def build_page(slug: str, service, tour_step: int | None = None) -> Built:
     shown = built.chapter
     if built.tour is not None and TOUR[tour_step - 1]["chapter"]:     # the step's chapter, as its page loads it
         shown = built.tour_chapter = built.tour.chapter(TOUR[tour_step - 1]["chapter"])
+        if getattr(shown, "predict", None) is not None:   # no class poll offline: the student's own card
+            with set_curdoc(doc):
+                shown.predict.live = False
     if shown is not None and hasattr(shown, "load"):
         with set_curdoc(doc):
             await shown.load()

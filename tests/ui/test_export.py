@@ -113,6 +113,9 @@ def test_the_tour_advances_with_the_arrow_key(site, offline):
     offline.wait_for_url("**/tour-2.html*")
     offline.wait_for_selector("html[data-export-ready='1']", timeout=60000)
     offline.wait_for_selector("html[data-tour-step='2']")
+    # step 2's predict card is the student's own offline: no class poll to wait for
+    wait_until(lambda: has(offline, "Choose your answer before you look."), message="step 2's card")
+    assert not has(offline, "The class is answering")
 
 
 def reopen(pg) -> None:
