@@ -47,7 +47,7 @@ INTERNALS = [
     ("panel.io.state._state._thread_id_", "attribute", "shell/export/build.attend (a page's changes dispatched)"),
     ("panel.io.state._state._connected", "attribute", "shell/export/build.attend (a page's changes dispatched)"),
     ("panel.viewable.Renderable._models", "instance attribute",
-     "uikit/lazy.Lazy.show (the page's document), shell/export/explore.model_ids (a widget's Bokeh models)"),
+     "uikit/lazy.Lazy.show (the page's document), shell/export/answers.model_ids (a widget's Bokeh models)"),
     ("transformers.modeling_gguf_pytorch_utils.tqdm", "attribute", "lab/pairs/prepare.py (silences its bars)"),
     ("transformers.PreTrainedModel._init_weights", ["self", "module"], "lab/pairs/draftmodels.ShortlistLlamaForCausalLM"),
     ("transformers.PreTrainedModel._tied_weights_keys", "attribute", "lab/pairs/draftmodels.ShortlistLlamaForCausalLM"),

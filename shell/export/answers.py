@@ -46,8 +46,12 @@ def page_cards(built) -> list[PredictCard]:
     return [c for c in cards if isinstance(c, PredictCard) and _on_page(c, built)]
 
 
+def model_ids(widget, doc) -> list[str]:
+    """The ids of `widget`'s Bokeh models in `doc` (Panel's `_models`: no public map exists)."""
+    return [model.id for model, _ in list(widget._models.values()) if model.document is doc]
+
+
 def _on_page(card: PredictCard, built) -> bool:
-    from shell.export.explore import model_ids
     return bool(model_ids(card.buttons[0] if card.buttons else card.lock_button, built.doc))
 
 
@@ -66,7 +70,6 @@ def answers(card: PredictCard) -> list:
 
 def card_spec(card: PredictCard, doc, mapped) -> dict:
     """What the player needs to know of a card: which models answer it, and with what."""
-    from shell.export.explore import model_ids
     if card.kind == "choice":
         return {"kind": "choice", "buttons": {mapped(model_ids(b, doc)[0]): b.label for b in card.buttons}}
     lo, hi = card.bounds

@@ -21,6 +21,7 @@ from panel.io.state import set_curdoc
 
 from chapters import registry
 from shell.app import Request, SessionPage
+from shell.export.answers import card_widgets, page_cards
 from shell.export.record import IdFrame
 from shell.pages import html_pane, part_opening
 from shell.tour import build_tour
@@ -125,7 +126,6 @@ def without_live_inputs(built: Built) -> int:
     Python); the sliders that redraw in the browser (uikit.browser: a JS callback on their value)
     and a predict card's number box (its answers are recorded, shell/export/answers.py) stay.
     Returns how many were disabled; the settings card's sentence says why."""
-    from shell.export.answers import card_widgets, page_cards
     count, answered = 0, card_widgets(page_cards(built))
     with set_curdoc(built.doc):
         for widget in built.page.content.select(pn.widgets.Widget):

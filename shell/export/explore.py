@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import panel as pn
 from panel.io.state import set_curdoc
 
-from shell.export.answers import Layers, card_widgets, page_cards
+from shell.export.answers import Layers, card_widgets, model_ids, page_cards
 from shell.export.build import Built, build_page
 from shell.export.record import IdFrame, Tape, fingerprint
 from uikit.presets import PresetBar
@@ -60,11 +60,6 @@ class Graph:
                            **({"answers": n.answers} if n.answers else {})} for n in self.nodes],
                 "patches": self.patches, "jumps": self.jumps, "cards": self.cards, "scales": self.scales,
                 **({"fit": self.fit} if self.fit else {})}
-
-
-def model_ids(widget, doc) -> list[str]:
-    """The ids of `widget`'s Bokeh models in `doc` (Panel's `_models`: no public map exists)."""
-    return [model.id for model, _ in list(widget._models.values()) if model.document is doc]
 
 
 def side_controls(chapter) -> set[int]:

@@ -15,7 +15,8 @@ import pytest
 from chapters.ch04_guess_check_keep import GuessCheckKeepChapter
 from chapters.ch11_timeline import MAX_NEW_TOKENS as CH11_TOKENS
 from shell.export.build import build_page
-from shell.export.explore import Explorer, model_ids
+from shell.export.answers import model_ids
+from shell.export.explore import Explorer
 from shell.export.files import page_html
 from shell.export.record import fingerprint
 from uikit.state import LabState

@@ -19,7 +19,7 @@ from shell.export.files import page_file
 from shell.export.site import site_pages
 from tests.helpers import run_apart, wait_until
 from tests.ui.helpers import ROOT, VIEWPORT, deep_text, has
-from tests.ui.test_tour_projector import SMALLEST, problems, settled
+from tests.ui.tour_rules import SMALLEST, problems, settled
 
 
 @pytest.fixture(scope="module")
