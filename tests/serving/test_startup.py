@@ -23,6 +23,12 @@ def test_a_machine_three_times_slower_now_gets_an_estimate_three_times_longer(mo
     assert abs(startup.warmup_seconds(tiny_service, 16) - 3 * idle) < 1e-9
 
 
+def test_a_busy_machine_lengthens_the_estimate_by_the_threads_sharing_its_cores():
+    assert startup.sharing(0.7, 2) == 1.0                       # quiet: the timed calls say it all
+    assert startup.sharing(5.7, 2) == (5.7 + startup.SERVER_THREADS) / 2
+    assert startup.sharing(5.7, 8) == 1.0                       # eight cores: not busy
+
+
 def test_the_line_says_the_load_it_was_timed_under():
     assert startup.estimate_line(27.4, 16, 0.3, 2) == (
         "warm-up: 16 default demos, about 27 s (this machine is quiet: load 0.3 on 2 cores)")
