@@ -41,7 +41,9 @@ def deck_of(page: PageSession) -> dict | None:
                  and "steps" in m.get("attributes", {})), None)
 
 
-PROMPT = "In one sentence, what is special about the number {n}?"   # a new request per number
+# A new request per number, and a text the pair continues for every new token asked (a question can
+# end at once with the end-of-text token: a request of one token is no work).
+PROMPT = "Unit {n} was a small robot who lived in a quiet town. Every morning, Unit {n}"
 
 
 async def use_prompt(page: PageSession, text: str, timeout: float = 120) -> None:
