@@ -161,13 +161,10 @@ MODULE_STATE_ALLOWED = {
     "uikit.presets:SWITCH_LABELS": CONSTANT, "uikit.presets:DRAFT_NOTES": CONSTANT,
     "uikit.readouts:MEASURED_WORDS": CONSTANT,
     "chapters.registry:_PARTS": CONSTANT, "chapters.registry:PARTS": CONSTANT,
-    "chapters.bridge:QUESTIONS": CONSTANT,
-    "chapters.ch01_dilemma:LABEL_Y": CONSTANT, "chapters.ch01_race:LABEL_Y": CONSTANT,
+    "chapters.ch01_race:LABEL_Y": CONSTANT,
     "chapters.ch02_easy_words:SPACE_MARKS": CONSTANT,
     "chapters.ch07_correction:RUN_SIZES": CONSTANT,
-    "chapters.ch09_code:CODE": CONSTANT,
     "chapters.ch10_breakeven:GAMMAS": CONSTANT, "chapters.ch10_figures:GAMMAS": CONSTANT,
-    "chapters.ch10_breakeven:LAST_SECONDS": LEFT,
     "chapters.ch11_timeline:COLOURS": CONSTANT, "chapters.ch11_timeline:HATCH": CONSTANT,
     "chapters.ch11_timeline:LABELS": CONSTANT,
     "chapters.ch12_cheaper_guesses:GUESSERS": CONSTANT,
@@ -188,7 +185,6 @@ MODULE_STATE_ALLOWED = {
     "lab.pairs.load:_PAIR": LEFT + " (lab.pairs.load)",
     "lab.pairs.prepare:_announced": LEFT + " (lab.pairs.prepare)",
     "lab.speed.costs:SHARED": "process-wide by nature: the cost profiles every process of a class shares (issue 42 item 2)",
-    "lab.speed.costs:_lock": LEFT + " (lab.speed.costs)", "lab.speed.costs:_profiles": LEFT + " (lab.speed.costs)",
 }
 # Calls whose result never changes (a logger, a compiled pattern, a stylesheet's text …): always allowed.
 IMMUTABLE_MAKERS = {"logging.getLogger", "re.compile", "frozenset", "tuple", "Path", "object", "str", "int",
