@@ -37,16 +37,20 @@ def test_two_builds_of_a_page_are_the_same_models(tiny_service, extension):
     assert fingerprint(b.doc, lambda i: i) != fingerprint(a.doc, lambda i: i)     # the mapping matters
 
 
+def explored(slug: str, service, max_nodes: int):
+    """The page `slug` built as a session builds it, and the graph of states its controls reach."""
+    async def go():
+        built = await build_page(slug, service)
+        return built, await Explorer(slug, service, built.frame, max_nodes=max_nodes, max_seconds=60).run()
+    return asyncio.run(go())
+
+
 def texts(patch: dict) -> str:
     return html.unescape(html.unescape(" ".join(str(e.get("new")) for e in patch["events"] if e.get("attr") == "text")))
 
 
 def test_a_recorded_next_round_is_the_services_round(tiny_service, extension):
-    async def go():
-        built = await build_page("guess-check-keep", tiny_service)
-        graph = await Explorer("guess-check-keep", tiny_service, built.frame, max_nodes=3, max_seconds=60).run()
-        return built, graph
-    built, graph = asyncio.run(go())
+    built, graph = explored("guess-check-keep", tiny_service, max_nodes=3)
     next_key = next(k for k, (w, how, _) in _controls(built).items() if getattr(w, "label", "") == "▶ Next round")
     patch_index, target = graph.nodes[0].edges[next_key]
     shown = texts(graph.patches[patch_index])
@@ -63,11 +67,7 @@ def test_a_recorded_next_round_is_the_services_round(tiny_service, extension):
 def test_an_answer_is_a_layer_recorded_in_every_state(tiny_service, extension):
     """Chapter 4's card: in the opening state an answer is only said; after a recorded round (its
     result on screen) the same answer gets the card's verdict; taking it back restores the state."""
-    async def go():
-        built = await build_page("guess-check-keep", tiny_service)
-        graph = await Explorer("guess-check-keep", tiny_service, built.frame, max_nodes=3, max_seconds=60).run()
-        return built, graph
-    built, graph = asyncio.run(go())
+    built, graph = explored("guess-check-keep", tiny_service, max_nodes=3)
     wrong = "The draft’s: it wrote most of the tokens"
     buttons = built.chapter.predict.buttons
     assert graph.cards == [{"kind": "choice", "buttons": {model_ids(b, built.doc)[0]: b.label for b in buttons}}]
@@ -83,11 +83,7 @@ def test_an_answer_is_a_layer_recorded_in_every_state(tiny_service, extension):
 
 
 def test_a_number_card_has_a_layer_for_every_whole_number(tiny_service, extension):
-    async def go():
-        built = await build_page("easy-words", tiny_service)
-        graph = await Explorer("easy-words", tiny_service, built.frame, max_nodes=2, max_seconds=60).run()
-        return built, graph
-    built, graph = asyncio.run(go())
+    built, graph = explored("easy-words", tiny_service, max_nodes=2)
     card = built.chapter.predict
     assert graph.cards[0]["kind"] == "number" and graph.cards[0]["bounds"] == list(card.bounds)
     assert graph.cards[0]["problem"].startswith("Type a whole number from")
