@@ -53,7 +53,7 @@ from wsclient import (SERVER_LOG, PageSession, click, free_port, slide, start_se
                       wait_for_warm_up)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the lab's limits, printed beside the figures
-from shell.identity import browsers_per_address  # noqa: E402
+from shell.identity import votes_per_address  # noqa: E402
 from shell.lecturer import Attempts  # noqa: E402
 
 # The hog's 20 clients parse every patch of 20 pages: on a real network that is its own laptop's
@@ -265,7 +265,7 @@ async def run(args) -> None:
             n = await floods.votes_counted(base)
             print(f"\n[votes] {stats['sent']} votes from fresh cookies on {floods.ATTACKERS['votes']} "
                   f"({stats['capped']} pages refused by the tab cap, {stats['refused']} told their address is full): "
-                  f"{n} counted (goal ≤ 1 per address beyond the {browsers_per_address()} browsers it may have)")
+                  f"{n} counted (goal ≤ 1 per address; the server counts {votes_per_address()})")
         if args.crafted:
             said = await crafted(victim)
             print(f"crafted values for the γ slider {CRAFTED!r}: {len(said)} sentence(s) on the page:")

@@ -45,12 +45,14 @@ def start_server(port: int, tiny: bool, app_dir: Path | None = None, procs: int 
     pair loaded once before the fork; a checkout without the launcher: `panel serve --num-procs N
     --setup shell/start.py`, a copy of the pair each), sharing the class's store in the cache folder.
     Every simulated student comes from 127.0.0.1: `browsers_per_address` lets that address start that
-    many browsers (shell.identity; None: the server's own limit, as a script on one machine meets it)."""
+    many browsers, each with its vote (shell.identity; None: the server's own limits, as a script on
+    one machine meets them)."""
     env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", SPECLAB_LECTURER_TOKEN=LECTURER_TOKEN)
     env.pop("SPECLAB_STORE", None)
     env.pop("SPECLAB_BROWSERS_PER_ADDRESS", None)
+    env.pop("SPECLAB_VOTES_PER_ADDRESS", None)
     if browsers_per_address is not None:
-        env["SPECLAB_BROWSERS_PER_ADDRESS"] = str(browsers_per_address)
+        env["SPECLAB_BROWSERS_PER_ADDRESS"] = env["SPECLAB_VOTES_PER_ADDRESS"] = str(browsers_per_address)
     if tiny:
         env["SPECLAB_PAIR"] = "tiny"
     serve = [sys.executable, "-m", "panel", "serve", "app.py"]

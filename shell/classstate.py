@@ -20,7 +20,7 @@ import panel as pn
 from serving.runtime import PairInUse
 from shell.browsers import Browsers
 from shell.heap import Heap
-from shell.identity import Signer, browsers_per_address, new_id_limit, signing_key
+from shell.identity import Signer, browsers_per_address, new_id_limit, signing_key, votes_per_address
 from shell.lecturer import Attempts
 from shell.line import PageLine
 from shell.loading import PairLoader
@@ -55,7 +55,7 @@ class ClassState:
         self.snapshots = Snapshots(store=store)          # settings across page loads
         self.classroom = Classroom(store, self.heap, self.pair.service)    # the open sessions
         self.attempts = Attempts(store=store)            # wrong lecturer tokens
-        self.poll = class_poll(store, per_address)       # the class poll's votes
+        self.poll = class_poll(store, votes_per_address(environ))    # the class poll's votes
         self.ballots = Ballots(self.poll, lambda: browser_id(self))        # each page's way into it
         self.badges = Badges()                           # every open page's pair badge
         if store is not None:

@@ -33,6 +33,7 @@ from collections import OrderedDict
 from uikit.inbox import client_address as address_of  # noqa: F401  (a served page's client address)
 
 BROWSERS_PER_ADDRESS = 4     # browsers one client address may start at once (SPECLAB_BROWSERS_PER_ADDRESS)
+VOTES_PER_ADDRESS = 1        # poll answers counted per question from one client address (SPECLAB_VOTES_PER_ADDRESS)
 NEW_ID_EVERY = 60.0          # seconds: then one more new browser id per address this often
 SIGNED = re.compile(r"[0-9a-f]{32}\.[0-9a-f]{24}")
 
@@ -41,11 +42,22 @@ def browsers_per_address(environ=None) -> int:
     """How many browsers one client address stands for: `SPECLAB_BROWSERS_PER_ADDRESS` (a whole
     number ≥ 1; a class behind one proxy, or tests opening many browsers on 127.0.0.1, set it higher),
     else BROWSERS_PER_ADDRESS."""
+    return _whole_number(environ, "SPECLAB_BROWSERS_PER_ADDRESS", BROWSERS_PER_ADDRESS)
+
+
+def votes_per_address(environ=None) -> int:
+    """How many poll answers to one question count from one client address: `SPECLAB_VOTES_PER_ADDRESS`
+    (a whole number ≥ 1; students sharing a computer, or a class behind one proxy, set it higher), else
+    VOTES_PER_ADDRESS: one, so a script minting browser ids on one machine is one vote."""
+    return _whole_number(environ, "SPECLAB_VOTES_PER_ADDRESS", VOTES_PER_ADDRESS)
+
+
+def _whole_number(environ, name: str, default: int) -> int:
     env = os.environ if environ is None else environ
     try:
-        return max(1, int(env.get("SPECLAB_BROWSERS_PER_ADDRESS", BROWSERS_PER_ADDRESS)))
+        return max(1, int(env.get(name, default)))
     except ValueError:
-        return BROWSERS_PER_ADDRESS
+        return default
 
 
 def signing_key(store) -> bytes:

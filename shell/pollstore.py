@@ -199,8 +199,9 @@ class PollStore:
         return None
 
     def address_full(self, number: int) -> str:
-        return (f"Question {number} already counts {self.per_address} answers from this computer's network "
-                "address, so this one was not counted; if several of you share one computer, tell the lecturer.")
+        counted = "an answer" if self.per_address == 1 else f"{self.per_address} answers"
+        return (f"Question {number} already counts {counted} from this computer's network address, so this "
+                "one was not counted; if several of you share one computer, tell the lecturer.")
 
     def tally(self, number: int) -> Tally | None:
         with self._lock:

@@ -47,6 +47,22 @@ def test_browsers_per_address_is_set_by_the_environment():
     assert identity.browsers_per_address({"SPECLAB_BROWSERS_PER_ADDRESS": "lots"}) == identity.BROWSERS_PER_ADDRESS
 
 
+def test_a_class_counts_one_vote_per_address_unless_told_otherwise():
+    """Four browsers one address may have, but one vote per question from it by default; a lecturer
+    whose students share computers raises it with SPECLAB_VOTES_PER_ADDRESS."""
+    from shell.classstate import ClassState
+    from shell.pollstore import Question
+    assert identity.votes_per_address({}) == identity.VOTES_PER_ADDRESS == 1
+    assert identity.votes_per_address({"SPECLAB_VOTES_PER_ADDRESS": "0"}) == 1
+    for environ, counted in (({}, 1), ({"SPECLAB_VOTES_PER_ADDRESS": "3"}, 3)):
+        poll = ClassState(environ=environ).poll
+        poll.ask(Question(10, "choice", ("faster", "slower")))
+        said = [poll.vote(10, f"{i:032x}", "slower", "10.0.0.66") for i in range(identity.BROWSERS_PER_ADDRESS)]
+        assert sum(poll.tally(10).counts) == counted
+        assert all(s is None for s in said[:counted]) and all("an answer" in s or "answers" in s for s in said[counted:])
+        assert poll.vote(10, "f" * 32, "faster", "10.0.0.7") is None      # another address still counts
+
+
 class Page:
     """A served page's document as sessions sees it: a session, and its close."""
 

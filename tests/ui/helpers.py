@@ -45,7 +45,7 @@ def served(env: dict, log_path: Path, args: tuple[str, ...] = ()):
                f"--allow-websocket-origin=127.0.0.1:{port}", "--num-procs", "1"] + (["--args", *args] if args else [])
     with open(log_path, "w") as out:
         # every test's browser is a new one from 127.0.0.1: allow that address many (shell.identity)
-        proc = subprocess.Popen(command, cwd=ROOT, env={"SPECLAB_BROWSERS_PER_ADDRESS": "1000", **env,
+        proc = subprocess.Popen(command, cwd=ROOT, env={"SPECLAB_BROWSERS_PER_ADDRESS": "1000", "SPECLAB_VOTES_PER_ADDRESS": "1000", **env,
                                                         "PYTHONUNBUFFERED": "1"},
                                 stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/app"

@@ -62,7 +62,8 @@ def test_num_procs_forks_processes_that_share_the_class(tmp_path, browser):
     the other process than its HTML still takes everything from this server (offline)."""
     port = free_port()
     env = {**os.environ, "SPECLAB_PAIR": "tiny", "SPECLAB_LECTURER_TOKEN": LECTURER_TOKEN,
-           "SPECLAB_CACHE": str(tmp_path / "cache"), "PYTHONUNBUFFERED": "1", "SPECLAB_BROWSERS_PER_ADDRESS": "1000"}
+           "SPECLAB_CACHE": str(tmp_path / "cache"), "PYTHONUNBUFFERED": "1", "SPECLAB_BROWSERS_PER_ADDRESS": "1000",
+           "SPECLAB_VOTES_PER_ADDRESS": "1000"}
     env.pop("SPECLAB_STORE", None)
     log = tmp_path / "server.log"
     with open(log, "w") as out:
