@@ -13,10 +13,11 @@ tour shows the same components as the chapter page.
 
 `__panel__` lays out: header (number, kicker, title, intro) · predict card · body · takeaway; a
 chapter with `presets = True` shows the preset bar (uikit.presets: preset prompts and the aligned /
-weak / random draft switch; with `guessers = True` also who guesses) at the top of its body.
+weak / random draft variant switch; with `drafters = True` also the drafter switch, who guesses) at
+the top of its body.
 Model work goes through `await self.run_model(fn, *args)`: off the event loop, with the "working…"
 line shown, and a PromptError shown as one sentence instead of raised. A service request that takes
-a `draft` (serving.service) gets the student's (`self.draft`) unless the call names one.
+a `variant` (serving.service) gets the student's draft variant (`self.variant`) unless the call names one.
 """
 from __future__ import annotations
 
@@ -41,11 +42,12 @@ log = logging.getLogger(__name__)
 REFUSED_PAUSE = 2.0   # seconds a refused request keeps its button disabled, so a retry can succeed
 
 
-def _takes_draft(fn) -> bool:
-    """Whether a service request has a `draft` parameter (the student's draft, lab.pairs.variants). Not
-    cached: pages may pass a fresh closure each time, and a cache would keep them all alive."""
+def _takes_variant(fn) -> bool:
+    """Whether a service request has a `variant` parameter (the student's draft variant,
+    lab.pairs.variants). Not cached: pages may pass a fresh closure each time, and a cache would keep
+    them all alive."""
     try:
-        return "draft" in inspect.signature(fn).parameters
+        return "variant" in inspect.signature(fn).parameters
     except (TypeError, ValueError):
         return False
 
@@ -63,8 +65,8 @@ class Chapter(pn.viewable.Viewer):
     # attributes, so a rename is caught by tests/shell/test_tour_steps.py without a browser.
     tour_parts: tuple[str, ...] = ()
     question: str = ""      # its "Pause & predict" question ("" for none)
-    presets: bool = False   # show the preset bar (preset prompts, aligned / weak / random draft)
-    guessers: bool = False  # and on it the switch of who guesses (draft model, copy from the text, both)
+    presets: bool = False   # show the preset bar (preset prompts, the aligned / weak / random draft variant)
+    drafters: bool = False  # and on it the drafter switch, who guesses (draft model, copy from the text, both)
 
     state = param.ClassSelector(class_=LabState)
 
@@ -73,7 +75,7 @@ class Chapter(pn.viewable.Viewer):
         self.busy = Busy()
         self.problem = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width", margin=(4, 0))
         self.predict: PredictCard | None = self.make_predict()
-        self.preset_bar: PresetBar | None = PresetBar(state, self.guessers) if self.presets else None
+        self.preset_bar: PresetBar | None = PresetBar(state, self.drafters) if self.presets else None
         if self.preset_bar is not None and self.predict is not None:
             self.preset_bar.wait_for_answer(self.predict)
         self._view = None
@@ -113,16 +115,16 @@ class Chapter(pn.viewable.Viewer):
 
     def request(self, prompt_ids: list[int], **kwargs):
         """The student's request for this page (lab.speed.request.Request: uikit.state.LabState.request with
-        this page's draft); on a page without the switch of who guesses, the draft model guesses."""
-        if not self.guessers:
+        this page's draft variant); on a page without the drafter switch, the draft model guesses."""
+        if not self.drafters:
             kwargs.setdefault("drafter", "model")
-        return self.state.request(prompt_ids, draft=self.draft, **kwargs)
+        return self.state.request(prompt_ids, variant=self.variant, **kwargs)
 
     @property
-    def draft(self) -> str:
-        """Who drafts this page's rounds: the student's choice on a page with the preset bar, else
-        the pair's own draft ("aligned"), since the page shows no switch."""
-        return self.state.draft if self.presets else "aligned"
+    def variant(self) -> str:
+        """The draft variant of this page's rounds: the student's choice on a page with the preset
+        bar, else the pair's own draft model ("aligned"), since the page shows no switch."""
+        return self.state.variant if self.presets else "aligned"
 
     def header(self) -> pn.pane.HTML:
         num = f"{self.number:02d} · " if self.number else ""
@@ -148,8 +150,8 @@ class Chapter(pn.viewable.Viewer):
         REFUSED_PAUSE seconds later: the button that asked stays disabled meanwhile, so clicking on
         does not cost the event loop the class shares a turn per click.
         """
-        if "draft" not in kwargs and _takes_draft(fn):
-            kwargs["draft"] = self.draft
+        if "variant" not in kwargs and _takes_variant(fn):
+            kwargs["variant"] = self.variant
         refused = None
         with (busy or self.busy).working(message):
             try:

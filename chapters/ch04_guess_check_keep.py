@@ -118,7 +118,7 @@ class GuessCheckKeepChapter(Chapter):
                   "standard_count", "spec_strip", "spec_count")    # what shell/tour_steps.py shows
     question = "The draft model proposed most of the tokens. Whose writing is the final text?"
     presets = True
-    guessers = True      # who guesses: the draft model, a copy from the text, or both
+    drafters = True      # the drafter switch: the draft model, a copy from the text, or both
 
     @classmethod
     def warmup(cls, student):

@@ -83,7 +83,7 @@ class FullRoundChapter(RoundChapter):
         return super().warmup(student) + [
             ("chapter 8's round keeping every draft", all_kept_steps, (student.service, student.prompt_ids()),
              dict(settings=round_settings(student), gamma=student.gamma, max_new_tokens=MAX_NEW_TOKENS,
-                  first_seed=student.seed, draft="aligned"))]
+                  first_seed=student.seed, variant="aligned"))]
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
@@ -135,14 +135,14 @@ class FullRoundChapter(RoundChapter):
         ids = self.prompt_ids()
         if ids is None:
             return False
-        state, settings, draft = self.state, self.refresh_settings(), self.draft
+        state, settings, variant = self.state, self.refresh_settings(), self.variant
         request = dict(settings=settings, gamma=state.gamma, max_new_tokens=MAX_NEW_TOKENS, first_seed=state.seed,
-                       draft=draft)
+                       variant=variant)
         key, searches = all_kept_key(ids, **request), self._searches
 
         def search():          # on the model worker: the class's round found before, or search on
             if key not in searches:
-                searches[key] = SeedSearch(state.service.pair_for(draft), ids, settings=settings, gamma=state.gamma,
+                searches[key] = SeedSearch(state.service.pair_for(variant), ids, settings=settings, gamma=state.gamma,
                                            max_new_tokens=MAX_NEW_TOKENS, first_seed=state.seed)
             return cached_all_kept(state.service, ids, search=searches[key], **request)
         found = await self.run_model(search, message="Trying seeds until a round keeps every draft…")

@@ -58,8 +58,8 @@ class BreakEvenChapter(Chapter):
     takeaway = "Drafting pays off when α is high and c is small — and it can be slower."
     tour_parts = ("try_question", "alpha_slider", "gamma_slider", "c_slider", "readout", "speed_fig",
                   "use_models", "time_left", "live", "gamma_fig")    # what shell/tour_steps.py shows
-    presets = True       # the preset prompts and aligned / weak / random draft bar (chapters.base)
-    guessers = True      # and who guesses: the draft model, a copy from the text, or both
+    presets = True       # the preset prompts and the aligned / weak / random draft variant (chapters.base)
+    drafters = True      # and the drafter: the draft model, a copy from the text, or both
 
     question = ("The draft is accepted 60% of the time and each draft call costs 30% of a target "
                 "call. With γ = 5, is drafting faster?")
@@ -88,7 +88,7 @@ class BreakEvenChapter(Chapter):
                        dict(readout=self.readout, table=self.table, note=self.cost_note))
         self.kept = KeptWork(LIVE_FRESH_SECONDS)   # the live pair's measurement (measure_live)
         self.time_left = TimeLeft()                 # its progress bar and time left
-        self.profile = costs.already_measured(state.service, self.draft)   # drawn in the first draw
+        self.profile = costs.already_measured(state.service, self.variant)   # drawn in the first draw
         self._update()
         self.param.watch(Throttled(self._update), ["alpha", "gamma", "c", "profile"])
         if served():
@@ -97,14 +97,14 @@ class BreakEvenChapter(Chapter):
     async def load(self) -> None:
         """Fetch the pair's cost profile (measured once per server) and draw the measured curves; at
         once, without the model worker, when it is measured already."""
-        got = costs.already_measured(self.state.service, self.draft) or await self.run_model(
+        got = costs.already_measured(self.state.service, self.variant) or await self.run_model(
             costs.of_service, self.state.service, message="Timing this pair's calls (once per server)…")
         if got is not None and got is not self.profile:
             self.profile = got
 
     async def on_settings_changed(self, changed: set[str]) -> None:
-        """Another draft (the preset bar) costs its own c: fetch that pair's profile."""
-        if "draft" in changed and self.profile is not None:
+        """Another draft variant (the preset bar) costs its own c: fetch that pair's profile."""
+        if "variant" in changed and self.profile is not None:
             await self.load()
 
     # the figures (the tour shows them; each built when first asked for)
@@ -147,7 +147,7 @@ class BreakEvenChapter(Chapter):
             return None
         request = self.request(ids, max_new_tokens=MAX_NEW_TOKENS)
         got = await self.kept.get(request, lambda: self._measure(request))
-        now = costs.already_measured(self.state.service, request.draft)
+        now = costs.already_measured(self.state.service, request.variant)
         if got is not None and now is not None and got.profile is not now:    # re-timed since: price anew
             self.kept = KeptWork(LIVE_FRESH_SECONDS)
             got = await self.kept.get(request, lambda: self._measure(request))

@@ -81,8 +81,8 @@ class TimelineChapter(Chapter):
     takeaway = ("Drafting changes when the tokens arrive, never which tokens: it is faster only where the "
                 "guesses kept pay for the guessing and the checking.")
     tour_parts = ("draw_button", "warning", "lane_fig", "summary", "cards")    # what shell/tour_steps.py shows
-    presets = True       # the preset prompts and aligned / weak / random draft bar (chapters.base)
-    guessers = True      # and who guesses: the draft model, a copy from the text, or both
+    presets = True       # the preset prompts and the aligned / weak / random draft variant (chapters.base)
+    drafters = True      # and the drafter: the draft model, a copy from the text, or both
 
     @classmethod
     def warmup(cls, student):

@@ -29,8 +29,8 @@ from uikit.styles import TABLE_CSS
 
 MAX_NEW_TOKENS = REQUEST_TOKENS      # every live page's request length (lab.speed.request)
 # The predict question's choices: who guesses (the drafter), as lab.experiments.cheaper keys.
-GUESSERS = {"model": "The draft model", "lookup": "Prompt lookup (copy from the text)",
-            "hybrid": "Hybrid (lookup, else the draft model)"}
+DRAFTER_NAMES = {"model": "The draft model", "lookup": "Prompt lookup (copy from the text)",
+                 "hybrid": "Hybrid (lookup, else the draft model)"}
 
 
 def rows_html(rows: list[cheaper.Row], plain_calls: int | None, greedy: bool) -> str:
@@ -124,15 +124,15 @@ class CheaperGuessesChapter(Chapter):
 
     def make_predict(self):
         def explain(truth):
-            calls = [f"{GUESSERS[k].split(' (')[0]} {row.outcome.target_calls}" for k in GUESSERS
+            calls = [f"{DRAFTER_NAMES[k].split(' (')[0]} {row.outcome.target_calls}" for k in DRAFTER_NAMES
                      if (row := self._row(self.edit_rows, k)) is not None]
             why = ("Most of an edit is a copy of the text above it, so copying guesses long runs the target "
-                   "keeps, and a copy costs no model call at all." if truth != GUESSERS["model"] else
+                   "keeps, and a copy costs no model call at all." if truth != DRAFTER_NAMES["model"] else
                    "Here the draft model's guesses were kept more often than the copies: copying only helps "
                    "where the text repeats itself word for word.")
             return f"Target calls for the same {self.edit_rows[0].new_tokens} tokens: {', '.join(calls)}. {why}"
-        return PredictCard(self.state, 12, self.question, choices=list(GUESSERS.values()),
-                           answer=lambda: GUESSERS[cheaper.winner(self.edit_rows).drafting.key],
+        return PredictCard(self.state, 12, self.question, choices=list(DRAFTER_NAMES.values()),
+                           answer=lambda: DRAFTER_NAMES[cheaper.winner(self.edit_rows).drafting.key],
                            explanation=explain,
                            hint="Press “Edit a record” above, then Measure all six, to check.")
 
@@ -146,7 +146,7 @@ class CheaperGuessesChapter(Chapter):
 
     def _request(self):
         s = self.state
-        return (s.prompt, s.settings, s.gamma, s.seed, getattr(self, "draft", "aligned"))
+        return (s.prompt, s.settings, s.gamma, s.seed, getattr(self, "variant", "aligned"))
 
     async def measure(self) -> list[cheaper.Row] | None:
         """Plain decoding once, then each drafting (one worker job each); the table fills as they come.

@@ -18,7 +18,7 @@ from bokeh.models import ColumnDataSource, Label, LabelSet, Span
 from chapters.base import Chapter
 from lab.core import analytic
 from lab.experiments import textkinds
-from lab.experiments.presets import GUESSERS, NAMES, PRESETS
+from lab.experiments.presets import MEASURED_DRAFTERS, NAMES, PRESETS
 from lab.prompts import encode_prompt
 from lab.speed import costs
 from lab.speed.timeline import REQUEST_TOKENS
@@ -168,17 +168,17 @@ class PredictableChapter(Chapter):
     @classmethod
     def warmup(cls, student):
         """The six kinds at a new student's γ, so the page (and the tour's last steps) draw at once;
-        then each preset with each guesser, so the preset bar of chapters 4, 8 and 10–13 says who
+        then each preset with each drafter, so the preset bar of chapters 4, 8 and 10–13 says who
         wins on a preset's first press."""
         kinds = textkinds.kind_prompts(PER_KIND)
         jobs = [(f"chapter 13's {textkinds.LABELS[k].lower()}", textkinds.cached_kind,
-                 (student.service, k, kinds[k], student.gamma, MAX_NEW_TOKENS), dict(draft="aligned"))
+                 (student.service, k, kinds[k], student.gamma, MAX_NEW_TOKENS), dict(variant="aligned"))
                 for k in textkinds.KINDS]
         tokenizer = student.service.pair.tokenizer
         for preset in PRESETS:
             ids = encode_prompt(tokenizer, preset.prompt)
             jobs += [(f"the preset {preset.label!r} guessed by {NAMES[d]}", student.service.outcome,
-                      (student.request(ids, drafter=d),), {}) for d in GUESSERS]
+                      (student.request(ids, drafter=d),), {}) for d in MEASURED_DRAFTERS]
         return jobs
 
     @property
@@ -189,7 +189,7 @@ class PredictableChapter(Chapter):
     def break_even(self) -> float | None:
         """The break-even α of the draft model at the student's γ on this machine (None before a
         profile): the pair's profile as soon as it is measured, so the line is drawn with the kinds."""
-        self.profile = self.profile or costs.already_measured(self.state.service, self.draft)
+        self.profile = self.profile or costs.already_measured(self.state.service, self.variant)
         return None if self.profile is None else textkinds.break_even(self.profile, self.state.gamma)
 
     def make_predict(self):
@@ -210,7 +210,7 @@ class PredictableChapter(Chapter):
         await self.measure()
 
     def _request(self):
-        return self.state.prompt, getattr(self, "draft", "aligned"), self.state.gamma
+        return self.state.prompt, getattr(self, "variant", "aligned"), self.state.gamma
 
     async def measure(self) -> list[textkinds.KindResult] | None:
         """Each kind, then the student's prompt, one worker job each; the bars grow as they come."""
@@ -258,8 +258,9 @@ class PredictableChapter(Chapter):
         return self.results
 
     async def on_settings_changed(self, changed):
-        """A new prompt or draft: measure again if the bars were on screen (the kinds come from the cache)."""
-        if not changed & {"prompt", "draft", "gamma"}:
+        """A new prompt, draft variant or γ: measure again if the bars were on screen (the kinds come from
+        the cache)."""
+        if not changed & {"prompt", "variant", "gamma"}:
             return
         shown = bool(self.results)
         self.results = []

@@ -55,8 +55,8 @@ def settings_note(settings: SamplingSettings, state) -> str:
 async def generation_for(chapter: Chapter, settings: SamplingSettings) -> GenerationTrace | None:
     """The session's speculative generation (cached by the service), with p and q rows kept. These
     pages show the draft model's q beside the target's p, so the draft model drafts γ tokens every
-    round (the lecture's constant γ): the student's draft (aligned, weak or random) on a page with the
-    preset bar, else the pair's own."""
+    round (the lecture's constant γ): the student's draft variant (aligned, weak or random) on a page
+    with the preset bar, else the pair's own."""
     ids = chapter.prompt_ids()
     if ids is None:
         return None
@@ -64,7 +64,7 @@ async def generation_for(chapter: Chapter, settings: SamplingSettings) -> Genera
     return await chapter.run_model(
         state.service.generation_steps, ids, mode="speculative", settings=settings, gamma=state.gamma,
         seed=state.seed, max_new_tokens=MAX_NEW_TOKENS, keep_rows=True, drafter="model", policy=LECTURE_POLICY,
-        draft=chapter.draft,
+        variant=chapter.variant,
         message="Running the draft and the target…")
 
 
@@ -136,7 +136,7 @@ class RoundChapter(Chapter):
         await self.next_round()
 
     async def on_settings_changed(self, changed):
-        """The student changed their prompt, settings or draft: show the new rounds."""
+        """The student changed their prompt, settings or draft variant: show the new rounds."""
         if self.generation is not None:
             self.generation = None
             await self.load()

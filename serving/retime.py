@@ -3,14 +3,14 @@ trustworthy profile without anyone pressing "Measure".
 
 A profile timed while the machine was loaded is flagged busy (lab.speed.costs): its figures are not
 to be trusted, and every verdict on chapters 10–13 prices with it. The `Retimer` looks every few
-seconds; when a loaded draft's shared profile is busy and the server is quiet — nothing waiting for
+seconds; when a loaded draft variant's shared profile is busy and the server is quiet — nothing waiting for
 the model worker and a load average under the cores — it measures that profile again on the worker,
 a timed call at a time under the server's own owner (a student's click goes between two calls), and
 every later request is priced by the new one (ModelService.outcome names the figure it replaces).
 A profile flagged busy again is tried at the next quiet moment after lab.speed.costs.RETRY_AFTER.
 
     retimer = Retimer(service); retimer.start()     # shell.warmup, after the warm-up
-    retimer.check()                                  # one look now: the drafts re-timed (tests)
+    retimer.check()                                  # one look now: the variants re-timed (tests)
 """
 from __future__ import annotations
 
@@ -41,25 +41,25 @@ class Retimer:
         self.stopped = threading.Event()
         self.retimed = 0                       # profiles measured again so far
 
-    def busy_drafts(self) -> list[str]:
-        """The loaded drafts whose shared profile is flagged busy and old enough to time again."""
+    def busy_variants(self) -> list[str]:
+        """The loaded draft variants whose shared profile is flagged busy and old enough to time again."""
         from lab.pairs.variants import VARIANTS
         now = time.monotonic()
-        return [d for d in VARIANTS if (p := costs.already_measured(self.service, d)) is not None
+        return [v for v in VARIANTS if (p := costs.already_measured(self.service, v)) is not None
                 and p.busy and now - p.measured_at > costs.RETRY_AFTER]
 
     def check(self) -> list[str]:
-        """One look: re-time every busy profile while the server stays quiet; the drafts re-timed."""
+        """One look: re-time every busy profile while the server stays quiet; the variants re-timed."""
         done = []
-        for draft in self.busy_drafts():
+        for variant in self.busy_variants():
             if not self.is_quiet(self.service):
                 break
-            old = costs.already_measured(self.service, draft)
-            new = self.service.submit(costs.of_service_steps, self.service, draft, retry_busy=True).result()
+            old = costs.already_measured(self.service, variant)
+            new = self.service.submit(costs.of_service_steps, self.service, variant, retry_busy=True).result()
             if new is not old:
                 self.retimed += 1
-                done.append(draft)
-                log.info("re-timed the %s draft's cost profile at a quiet moment: %s", draft,
+                done.append(variant)
+                log.info("re-timed the %s draft's cost profile at a quiet moment: %s", variant,
                          "still busy" if new.busy else "reliable now")
         return done
 

@@ -8,20 +8,20 @@ Identical requests are computed once: one waiting in the queue is shared by ever
 meanwhile, and results are kept in a bounded cache (serving.results): a request's outcome
 (lab.speed.request: both generations priced by the pair's cost profile) is computed once for the
 class. Pages call every method below through `run_as`, so even a million Monte-Carlo draws never
-hold the event loop the class shares. Requests that involve the draft take the student's `draft`
-("aligned", "weak" or "random", lab.pairs.variants), and their cache keys hold it; every draft shares the
-one target.
+hold the event loop the class shares. Requests that involve the draft model take the student's draft
+`variant` ("aligned", "weak" or "random", lab.pairs.variants), and their cache keys hold it; every
+variant's draft model shares the one target.
 
     service = ModelService(get_pair)
     owner = Owner(browser_id, session_id)        # queued under the browser, dropped with the session
     trace = await service.run_as(owner, service.generation_steps, ids)   # from a Panel callback
-    trace = await service.run_as(owner, service.generation_steps, ids, draft="random")
+    trace = await service.run_as(owner, service.generation_steps, ids, variant="random")
     outcome = await service.run_as(owner, service.outcome, Request(tuple(ids), drafter="lookup"))
 
 Several server processes (shell.store): each holds its own copy of the pair and its own worker
 (about 1.3 GB a process with the embedded pair), and `share(values)` makes what every page must
 agree on one for the whole class: the cost profile (the first one measured is adopted by every
-process, and the auto draft-length policy prices with it) and each request's outcome (computed by
+process, and the auto draft length policy prices with it) and each request's outcome (computed by
 one process, read by the others). Everything else stays per process: it is the same in every one.
 """
 from __future__ import annotations
@@ -56,7 +56,7 @@ class ModelService:
         self._queue = FairQueue(max_pending, max_total, rate, burst, clock)
         self._results = ResultCache(cache_size)
         self._rounds = LiveRounds(live_rounds)
-        self.variants = DraftVariants()              # the student's draft: aligned, weak or random
+        self.variants = DraftVariants()              # the student's draft variants: aligned, weak or random
         self._profiles = ProfileExchange()          # the cost profiles shared with other processes
 
     def share(self, values) -> None:
@@ -74,10 +74,11 @@ class ModelService:
     def pair(self):
         return self._pair_provider()
 
-    def pair_for(self, draft: str = "aligned"):
-        """The pair drafting with `draft` (lab.pairs.variants), sharing its target; a teaching draft loads on
-        first use, so call from the worker. ValueError (one sentence) for a draft this pair lacks."""
-        return self.variants.pair(self.pair, draft)
+    def pair_for(self, variant: str = "aligned"):
+        """The pair drafting with the draft `variant` (lab.pairs.variants), sharing its target; a teaching
+        draft loads on first use, so call from the worker. ValueError (one sentence) for a variant this
+        pair lacks."""
+        return self.variants.pair(self.pair, variant)
 
     def submit(self, fn, *args, owner=None, **kwargs) -> Future:
         """Queue `fn(*args, **kwargs)` on the model worker for `owner` (an `Owner`, or None: the server)."""
@@ -112,29 +113,29 @@ class ModelService:
         self._rounds.clear()
         self.variants.clear()
 
-    def _decoder(self, draft: str, prompt_ids, **kwargs) -> engine.Decoder:
-        """A decoder of the pair drafting with `draft`; an auto draft-length policy prices its rounds
-        with that pair's shared cost profile once measured (lab.speed.costs)."""
-        pair = self.pair_for(draft)
+    def _decoder(self, variant: str, prompt_ids, **kwargs) -> engine.Decoder:
+        """A decoder of the pair drafting with the draft `variant`; an auto draft length policy prices
+        its rounds with that pair's shared cost profile once measured (lab.speed.costs)."""
+        pair = self.pair_for(variant)
         return engine.Decoder(pair, list(prompt_ids), profile=costs.measured(pair), **kwargs)
 
-    # The requests pages make, each cached by its full description; `draft` is the student's
-    # (lab.pairs.variants: "aligned", "weak" or "random").
+    # The requests pages make, each cached by its full description; `variant` is the student's
+    # draft variant (lab.pairs.variants: "aligned", "weak" or "random").
     def generation_steps(self, prompt_ids: list[int], *, mode="speculative", settings=SamplingSettings(), gamma=4,
                          seed=0, max_new_tokens=20, writer="target", keep_rows=False, drafter=None,
-                         draft="aligned", policy=None):
+                         variant="aligned", policy=None):
         """A whole generation, cached, as a long job: a generator the worker runs a round at a time,
         so a page (or the warm-up) asking for a long one lets a browser that has used the worker less
         recently go between rounds (serving.workqueue). `drafter` and `policy` None draft as the pair does
         (lab.pairs.load.ModelPair)."""
         if mode == "plain" and writer == "target":
-            draft = "aligned"               # the target writing alone: the same text whatever the draft
+            variant = "aligned"             # the target writing alone: the same text whatever the variant
         key = ("generation", tuple(prompt_ids), mode, settings, gamma, seed, max_new_tokens, writer, keep_rows,
-               drafter, policy, draft)
+               drafter, policy, variant)
         kept = self.peek(key, MISSING)
         if kept is not MISSING:
             return kept
-        decoder = self._decoder(draft, prompt_ids, mode=mode, settings=settings, gamma=gamma, seed=seed,
+        decoder = self._decoder(variant, prompt_ids, mode=mode, settings=settings, gamma=gamma, seed=seed,
                                 max_new_tokens=max_new_tokens, writer=writer, keep_rows=keep_rows,
                                 drafter=drafter, policy=policy)
         while not decoder.done:
@@ -145,50 +146,50 @@ class ModelService:
             decoder.step()
         return self.cached(key, decoder.trace)
 
-    def generation(self, prompt_ids: list[int], *, draft="aligned", **kwargs):
+    def generation(self, prompt_ids: list[int], *, variant="aligned", **kwargs):
         """A whole generation, at once (`generation_steps`' arguments); for code already on the worker."""
-        return measure.run_to_end(self.generation_steps(prompt_ids, draft=draft, **kwargs))
+        return measure.run_to_end(self.generation_steps(prompt_ids, variant=variant, **kwargs))
 
     def round(self, prompt_ids: list[int], index: int, *, settings=SamplingSettings(), gamma=4, seed=0,
-              max_new_tokens=48, draft="aligned", policy=None, drafter=None) -> tuple[RoundTrace, bool]:
+              max_new_tokens=48, variant="aligned", policy=None, drafter=None) -> tuple[RoundTrace, bool]:
         """Round `index` of a speculative generation, and whether it was the last one.
 
         Rounds are made one at a time, when a page first asks for them, by one `Decoder` per
-        (pair, draft, prompt, settings, γ, seed, drafting) shared by every page that asks: a class on the default
+        (pair, variant, prompt, settings, γ, seed, drafting) shared by every page that asks: a class on the default
         prompt computes each round once. Seeded, so the rounds are what a page's own decoder would
         make. Call from the worker (one thread steps a decoder at a time).
         """
-        key = (self.pair.name, draft, tuple(prompt_ids), settings, gamma, seed, max_new_tokens, policy, drafter)
+        key = (self.pair.name, variant, tuple(prompt_ids), settings, gamma, seed, max_new_tokens, policy, drafter)
         return self._rounds.round(key, index, lambda: self._decoder(
-            draft, prompt_ids, gamma=gamma, settings=settings, seed=seed, max_new_tokens=max_new_tokens,
+            variant, prompt_ids, gamma=gamma, settings=settings, seed=seed, max_new_tokens=max_new_tokens,
             keep_rows=False, policy=policy, drafter=drafter))
 
-    def first_guesses(self, prompt_ids: list[int], target_ids: list[int], draft="aligned"):
-        key = ("first_guesses", tuple(prompt_ids), tuple(target_ids), draft)
-        return self.cached(key, lambda: compare.first_guesses(self.pair_for(draft), list(prompt_ids), list(target_ids)))
+    def first_guesses(self, prompt_ids: list[int], target_ids: list[int], variant="aligned"):
+        key = ("first_guesses", tuple(prompt_ids), tuple(target_ids), variant)
+        return self.cached(key, lambda: compare.first_guesses(self.pair_for(variant), list(prompt_ids), list(target_ids)))
 
-    def next_token_distributions(self, prompt_ids: list[int], settings=compare.RAW, draft="aligned"):
-        key = ("next_token", tuple(prompt_ids), settings, draft)
-        return self.cached(key, lambda: compare.next_token_distributions(self.pair_for(draft), list(prompt_ids),
+    def next_token_distributions(self, prompt_ids: list[int], settings=compare.RAW, variant="aligned"):
+        key = ("next_token", tuple(prompt_ids), settings, variant)
+        return self.cached(key, lambda: compare.next_token_distributions(self.pair_for(variant), list(prompt_ids),
                                                                          settings))
 
-    def race(self, prompt_ids: list[int], settings=SamplingSettings(), n_tokens: int = 20, draft="aligned") -> Race:
+    def race(self, prompt_ids: list[int], settings=SamplingSettings(), n_tokens: int = 20, variant="aligned") -> Race:
         """Both models decode `n_tokens` alone (chapter 1), each call priced by the pair's cost profile;
         the draft's text scored by the target."""
         def lane(writer):
             return self.generation(prompt_ids, mode="plain", settings=settings, max_new_tokens=n_tokens,
-                                   writer=writer, draft=draft)
+                                   writer=writer, variant=variant)
         big, small = lane("target"), lane("draft")
         p = (compare.token_probability(self.pair, list(prompt_ids), small.new_ids, compare.RAW)
              if small.new_ids else [])
-        return Race.of(big, small, p, costs.of_service(self, draft))
+        return Race.of(big, small, p, costs.of_service(self, variant))
 
     def outcome(self, request: Request):
         """The request decoded plainly and with its drafting, priced by the pair's one cost profile
         (lab.speed.request.Outcome): every page showing this request shows these figures. Cached per request
         and profile; a long job (a generator the worker runs a round at a time) whose generations are
         `generation_steps`', shared with every page that asks for them."""
-        profile = costs.of_service(self, request.draft)
+        profile = costs.of_service(self, request.variant)
         key = ("outcome", request, profile)
         kept = self.peek(key, MISSING)
         if kept is not MISSING:

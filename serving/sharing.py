@@ -42,11 +42,11 @@ class ProfileExchange:
         """Adopt a profile another process published in `values` since the last look (lab.speed.costs
         .adopt); publish one measured here that nobody has (or measured again here)."""
         pair = service.pair
-        for draft in VARIANTS:
-            loaded = service.variants.loaded(pair, draft)
+        for variant in VARIANTS:
+            loaded = service.variants.loaded(pair, variant)
             if loaded is None:
                 continue
-            key = f"profile:{pair.name}:{draft}"
+            key = f"profile:{pair.name}:{variant}"
             seen_version, seen = self._seen.get(key, (0, None))
             row = values.get(key)
             if row is not None and row[0] != seen_version:
@@ -55,6 +55,6 @@ class ProfileExchange:
                     costs.adopt(loaded, theirs)
                 self._seen[key] = (row[0], seen if theirs is None else theirs)
                 continue
-            mine = costs.already_measured(service, draft)
+            mine = costs.already_measured(service, variant)
             if mine is not None and mine is not seen:
                 self._seen[key] = (values.put(key, records.dumps(mine).encode()), mine)

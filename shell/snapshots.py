@@ -22,6 +22,7 @@ from uikit.state import SETTINGS, LabState
 log = logging.getLogger(__name__)
 
 SNAPSHOT_FIELDS = (*SETTINGS, "answers")
+RENAMED = {"draft": "variant"}     # a field's older name in a stored snapshot → its name now
 
 
 class Snapshots:
@@ -48,13 +49,18 @@ class Snapshots:
 
     @staticmethod
     def _snapshot(blob: bytes) -> dict:
-        """A stored snapshot: plain data (lab.records) with only the snapshot's fields, else {}."""
+        """A stored snapshot: plain data (lab.records) with only the snapshot's fields, else {}. A field
+        stored under its older name (RENAMED: "draft" for the draft variant) is read under its name now,
+        so a snapshot stored by an earlier version of the lab still seeds a browser's page."""
         try:
             value = records.loads(blob)
         except ValueError as exc:
             log.warning("A settings snapshot in the class store was ignored (%s).", exc)
             return {}
-        return {k: v for k, v in value.items() if k in SNAPSHOT_FIELDS} if isinstance(value, dict) else {}
+        if not isinstance(value, dict):
+            return {}
+        value = {**{RENAMED[k]: v for k, v in value.items() if k in RENAMED}, **value}   # the new name wins
+        return {k: v for k, v in value.items() if k in SNAPSHOT_FIELDS}
 
     def save(self, bid: str, state: LabState) -> None:
         with self._lock:

@@ -153,15 +153,15 @@ def human_count(n: int) -> str:
     return str(n)
 
 
-def badge_html(pair, settings, draft: str = DEFAULT, drafter: str = "model") -> str:
-    """The badge's HTML: what the pages draft with. `draft` is the student's choice of draft model
-    (lab.pairs.variants), named when it is not the pair's own; `drafter` the student's choice of who
-    guesses (the preset bar's switch, on the pages that show it; the others use the draft model),
-    named when it is not the draft model. The pair's own drafting (`pair.drafter`) is used only by
-    `python -m lab measure`, which says it there."""
-    own = draft == DEFAULT
+def badge_html(pair, settings, variant: str = DEFAULT, drafter: str = "model") -> str:
+    """The badge's HTML: what the pages draft with. `variant` is the student's draft variant
+    (lab.pairs.variants), named when it is not the pair's own draft model; `drafter` the student's
+    choice of who guesses (the preset bar's switch, on the pages that show it; the others use the
+    draft model), named when it is not the draft model. The pair's own drafting (`pair.drafter`) is
+    used only by `python -m lab measure`, which says it there."""
+    own = variant == DEFAULT
     drafting = (f'{html.escape(pair.draft_label)} ({human_count(pair.draft_params)})'
-                if own else f'{html.escape(DraftVariants.label(pair, draft))} (your choice)')
+                if own else f'{html.escape(DraftVariants.label(pair, variant))} (your choice)')
     if drafter != "model":
         drafting += f' · <span class="dr">who guesses</span> {html.escape(WHO[drafter])} (your choice, where a page offers it)'
     return (f'<div class="badge" role="note" aria-label="model pair in use">'
@@ -180,7 +180,7 @@ def _pair_warning(pair) -> str:
 class PairBadge(pn.viewable.Viewer):
     """Which target and draft are loaded, their sizes, device, and the sampling settings in force.
 
-    It follows the student's settings and draft, and the pair itself when the lecturer switches it
+    It follows the student's settings, draft variant and drafter, and the pair itself when the lecturer switches it
     for everyone (`Badges.pair_switched`, for the badges the shell added): a page's results then
     come from the new pair at the next action, and the badge beside them must name it at once."""
 
@@ -190,10 +190,10 @@ class PairBadge(pn.viewable.Viewer):
         self.doc = pn.state.curdoc if served() else None
         self._pane = pn.pane.HTML(self._html(), stylesheets=[BOX_CSS], sizing_mode="stretch_width",
                                   css_classes=["pair-badge"], margin=(2, 8))
-        state.param.watch(lambda e: self.refresh(), [*SAMPLING, "draft", "drafter"])
+        state.param.watch(lambda e: self.refresh(), [*SAMPLING, "variant", "drafter"])
 
     def _html(self) -> str:
-        return badge_html(self.state.service.pair, self.state.settings, self.state.draft, self.state.drafter)
+        return badge_html(self.state.service.pair, self.state.settings, self.state.variant, self.state.drafter)
 
     def refresh(self) -> None:
         self._pane.object = self._html()

@@ -1,19 +1,20 @@
-"""The preset bar: preset prompts in one click, the switch between the aligned, a weak and a random
-draft (the lecture's switch), and on the pages that draft live the switch of who guesses (the draft model, copying
-from the text, or both), so a lecturer shows drafting win and lose live and names what won.
+"""The preset bar: preset prompts in one click, the switch of draft variant (the aligned, a weak or a
+random draft model: the lecture's switch), and on the pages that draft live the switch of drafter, who
+guesses (the draft model, copying from the text, or both), so a lecturer shows drafting win and lose
+live and names what won.
 
 A chapter whose class sets `presets = True` shows the bar at the top of its body (chapters.base).
-The controls only set the student's state (`prompt`, `draft`, `drafter`): the chapter redoes its results
-through its `on_settings_changed` hook, like any change in the settings panel. The switch offers the
-drafts the running pair can have (lab.pairs.variants) and says which one it cannot. On a preset the
-bar says who wins, measured: the student's request on it with each guesser (`measure()`, on the model
-worker; the server's warm-up has the defaults), never in fixed words.
+The controls only set the student's state (`prompt`, `variant`, `drafter`): the chapter redoes its
+results through its `on_settings_changed` hook, like any change in the settings panel. The variant
+switch offers the draft variants the running pair can have (lab.pairs.variants) and says which one it
+cannot. On a preset the bar says who wins, measured: the student's request on it with each drafter
+(`measure()`, on the model worker; the server's warm-up has the defaults), never in fixed words.
 
-    bar = PresetBar(state)
-    bar.choose("edit")            # what a click on "Edit a record" does
-    bar.switch.value = "random"   # the random draft drafts from now on
-    bar.guesser.value = "lookup"  # guesses are copied from the text from now on (PresetBar(state, guessers=True))
-    await bar.measure()           # "Measured here, copying from the text wins: α = 0.82, 2.93× …"
+    bar = PresetBar(state, drafters=True)
+    bar.choose("edit")                    # what a click on "Edit a record" does
+    bar.variant_switch.value = "random"   # the random draft model guesses from now on
+    bar.drafter_switch.value = "lookup"   # guesses are copied from the text from now on
+    await bar.measure()                   # "Measured here, copying from the text wins: α = 0.82, 2.93× …"
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ import logging
 import panel as pn
 import param
 
-from lab.experiments.presets import GUESSERS, PRESETS, preset_by_key, preset_for_prompt, reading
+from lab.experiments.presets import MEASURED_DRAFTERS, PRESETS, preset_by_key, preset_for_prompt, reading
 from lab.prompts import PromptError
 from lab.speed.request import CONTROL, WHO
 from lab.pairs.variants import DEFAULT, DraftVariants
@@ -32,8 +33,8 @@ from uikit.pacing import served
 from uikit.state import SETTINGS, LabState
 from uikit.styles import BOX_CSS, sheet
 
-SWITCH_LABELS = {"aligned": "aligned", "weak": "weak", "random": "random"}
-DRAFT_NOTES = {
+VARIANT_LABELS = {"aligned": "aligned", "weak": "weak", "random": "random"}
+VARIANT_NOTES = {
     "aligned": "the pair's own draft model ({label})",
     "weak": "the target's first two layers, never trained to draft",
     "random": "every token equally likely, so almost nothing is kept",
@@ -42,39 +43,39 @@ log = logging.getLogger(__name__)
 
 
 class PresetBar(pn.viewable.Viewer):
-    """Preset prompt buttons, the aligned / weak / random draft switch and (`guessers`) the switch of
-    who guesses, for one student."""
+    """Preset prompt buttons, the aligned / weak / random draft variant switch and (`drafters`) the
+    switch of drafter, who guesses, for one student."""
 
     state = param.ClassSelector(class_=LabState)
 
-    def __init__(self, state: LabState, guessers: bool = False, **params):
+    def __init__(self, state: LabState, drafters: bool = False, **params):
         super().__init__(state=state, **params)
         offered = DraftVariants.offered(state.service.pair)
         self.missing = " ".join(sorted({why for why in offered.values() if why}))
-        if offered.get(state.draft):                 # a draft kept from another pair's page
-            state.draft = DEFAULT
+        if offered.get(state.variant):               # a variant kept from another pair's page
+            state.variant = DEFAULT
         self.buttons = {}
         for preset in PRESETS:
             button = pn.widgets.Button(label=preset.label, color="light", margin=(2, 3),
                                        stylesheets=[sheet("presets")], css_classes=["preset"])
             on_click(button, lambda event, key=preset.key: self.choose(key))
             self.buttons[preset.key] = button
-        self.switch = pn.widgets.RadioButtonGroup(
-            options={SWITCH_LABELS[v]: v for v, why in offered.items() if not why}, value=state.draft,
+        self.variant_switch = pn.widgets.RadioButtonGroup(
+            options={VARIANT_LABELS[v]: v for v, why in offered.items() if not why}, value=state.variant,
             color="primary", variant="outline", margin=(2, 3), stylesheets=[sheet("presets")],
-            css_classes=["draft-switch"])
-        self.switch.param.watch(lambda e: setattr(self.state, "draft", e.new), "value")
-        self.guesser = pn.widgets.RadioButtonGroup(
+            css_classes=["variant-switch"])
+        self.variant_switch.param.watch(lambda e: setattr(self.state, "variant", e.new), "value")
+        self.drafter_switch = pn.widgets.RadioButtonGroup(
             options={CONTROL[k]: k for k in CONTROL}, value=state.drafter, color="primary", variant="outline",
-            margin=(2, 3), stylesheets=[sheet("presets")], css_classes=["drafter-switch"], visible=guessers)
-        self.guesser.param.watch(lambda e: setattr(self.state, "drafter", e.new), "value")
+            margin=(2, 3), stylesheets=[sheet("presets")], css_classes=["drafter-switch"], visible=drafters)
+        self.drafter_switch.param.watch(lambda e: setattr(self.state, "drafter", e.new), "value")
         self._view = None
         self.note = pn.pane.HTML("", stylesheets=[BOX_CSS, sheet("presets")], sizing_mode="stretch_width",
                                  margin=(0, 5))
         self._measured: tuple = ()       # the requests `reading` was measured for
         self._reading = ""
         self._asked: tuple = ()          # the requests a measurement is under way for
-        state.param.watch(self._sync, sorted({"prompt", "draft", "drafter", *SETTINGS}))
+        state.param.watch(self._sync, sorted({"prompt", "variant", "drafter", *SETTINGS}))
         self._sync()
 
     def wait_for_answer(self, card) -> None:
@@ -94,32 +95,32 @@ class PresetBar(pn.viewable.Viewer):
         self.state.param.update(prompt=preset_by_key(key).prompt, error="")
 
     def _sync(self, *events) -> None:
-        """Mark the chosen preset and draft, and say what to expect from them."""
+        """Mark the chosen preset, variant and drafter, and say what to expect from them."""
         chosen = preset_for_prompt(self.state.prompt)
         for key, button in self.buttons.items():
             button.color = "primary" if chosen and chosen.key == key else "light"
-        self.switch.value, self.guesser.value = self.state.draft, self.state.drafter
+        self.variant_switch.value, self.drafter_switch.value = self.state.variant, self.state.drafter
         wins = ("<i>Answer the question above first; then this bar says who wins here.</i>"
                 if self._winner_hidden() else self._who_wins())
         said = [f"<b>{html.escape(chosen.label)}</b>: {html.escape(chosen.what)}. {wins}"] if chosen else []
-        if self.guesser.visible:
+        if self.drafter_switch.visible:
             said.append(f"<b>Who guesses</b>: {html.escape(WHO[self.state.drafter])}.")
-        if self.state.drafter != "lookup" or not self.guesser.visible:
-            note = DRAFT_NOTES[self.state.draft].format(label=self.state.service.pair.draft_label)
-            said.append(f"<b>{html.escape(self.state.draft)} draft</b>: {html.escape(note)}.")
+        if self.state.drafter != "lookup" or not self.drafter_switch.visible:
+            note = VARIANT_NOTES[self.state.variant].format(label=self.state.service.pair.draft_label)
+            said.append(f"<b>{html.escape(self.state.variant)} draft</b>: {html.escape(note)}.")
         if self.missing:
             said.append(html.escape(self.missing))
         self.note.object = f'<div class="preset-note" aria-live="polite">{" ".join(said)}</div>'
 
     def requests(self) -> tuple:
-        """The student's request on the chosen preset with each guesser (empty off a preset)."""
+        """The student's request on the chosen preset with each drafter (empty off a preset)."""
         if preset_for_prompt(self.state.prompt) is None:
             return ()
         try:
             ids = self.state.prompt_ids()
         except PromptError:
             return ()
-        return tuple(self.state.request(ids, drafter=d, draft=self.state.draft) for d in GUESSERS)
+        return tuple(self.state.request(ids, drafter=d, variant=self.state.variant) for d in MEASURED_DRAFTERS)
 
     def _who_wins(self) -> str:
         """The measured reading of the chosen preset (HTML), or that it is being measured."""
@@ -132,7 +133,7 @@ class PresetBar(pn.viewable.Viewer):
         return "<i>Measuring who wins on it…</i>" if wanted else ""
 
     async def measure(self) -> str:
-        """Measure the chosen preset with each guesser on the model worker (cached per request: the
+        """Measure the chosen preset with each drafter on the model worker (cached per request: the
         warm-up has the defaults, a class shares the rest) and show who wins; returns the reading."""
         wanted = self.requests()
         if not wanted or wanted == self._measured:
@@ -155,12 +156,12 @@ class PresetBar(pn.viewable.Viewer):
         if self._view is not None:
             return self._view
         label = pn.pane.HTML('<span class="bar-label">Try</span>', stylesheets=[sheet("presets")], margin=(6, 2))
-        draft = pn.pane.HTML('<span class="bar-label">Draft</span>', stylesheets=[sheet("presets")],
-                             margin=(6, 2, 6, 14))
+        variant = pn.pane.HTML('<span class="bar-label">Draft</span>', stylesheets=[sheet("presets")],
+                               margin=(6, 2, 6, 14))
         who = pn.pane.HTML('<span class="bar-label">Who guesses</span>', stylesheets=[sheet("presets")],
-                           margin=(6, 2, 6, 14), visible=self.guesser.visible)
-        row = pn.FlexBox(label, *self.buttons.values(), who, self.guesser, draft, self.switch, flex_wrap="wrap",
-                         align_items="center", sizing_mode="stretch_width", margin=0)
+                           margin=(6, 2, 6, 14), visible=self.drafter_switch.visible)
+        row = pn.FlexBox(label, *self.buttons.values(), who, self.drafter_switch, variant, self.variant_switch,
+                         flex_wrap="wrap", align_items="center", sizing_mode="stretch_width", margin=0)
         self._view = pn.Column(row, self.note, sizing_mode="stretch_width", css_classes=["preset-bar"],
                                margin=(0, 0, 6, 0))
         return self._view

@@ -1,4 +1,5 @@
-"""One student's state: their prompt, sampling settings and answers. Never shared between sessions."""
+"""One student's state: their prompt, sampling settings, draft variant, drafter and answers. Never
+shared between sessions."""
 from __future__ import annotations
 
 import param
@@ -8,10 +9,10 @@ from lab.prompts import DEFAULT_PROMPT, PromptError, encode_prompt
 from lab.speed.request import Request
 from lab.core.sampling import SamplingSettings
 from lab.speed.timeline import REQUEST_TOKENS
-from lab.pairs.variants import DEFAULT as DEFAULT_DRAFT, VARIANTS
+from lab.pairs.variants import DEFAULT as DEFAULT_VARIANT, VARIANTS
 
 SAMPLING = ("temperature", "top_k", "top_p")          # what the sampling settings are made of
-SETTINGS = ("prompt", *SAMPLING, "gamma", "seed", "draft", "drafter")  # what a chapter's results depend on
+SETTINGS = ("prompt", *SAMPLING, "gamma", "seed", "variant", "drafter")  # what a chapter's results depend on
 GAMMA_MAX = 12                                          # the γ sliders' range is 1..GAMMA_MAX
 
 
@@ -24,9 +25,9 @@ class LabState(param.Parameterized):
     top_p = param.Number(default=1.0, bounds=(0.05, 1.0), step=0.05, doc="1 switches top-p off.")
     gamma = param.Integer(default=4, bounds=(1, GAMMA_MAX), doc="γ, the draft length.")
     seed = param.Integer(default=0, bounds=(0, 2**31 - 1), doc="Seed of the round's random draws.")
-    draft = param.Selector(default=DEFAULT_DRAFT, objects=list(VARIANTS),
-                           doc="Who drafts: the pair's own draft (aligned), or a teaching draft, weak or random "
-                               "(lab.pairs.variants); chapters with the preset bar use it.")
+    variant = param.Selector(default=DEFAULT_VARIANT, objects=list(VARIANTS),
+                             doc="The draft variant: the pair's own draft model (aligned), or a teaching draft, weak "
+                                 "or random (lab.pairs.variants); chapters with the preset bar use it.")
     drafter = param.Selector(default="model", objects=list(DRAFTERS),
                              doc="Who guesses on the live pages: the draft model (the lecture's method), prompt "
                                  "lookup (copy from the text) or both (lab.core.drafting); the preset bar switches it.")
@@ -53,12 +54,12 @@ class LabState(param.Parameterized):
     def settings(self) -> SamplingSettings:
         return SamplingSettings(self.temperature, self.top_k, self.top_p)
 
-    def request(self, prompt_ids: list[int], draft: str = "aligned", drafter: str | None = None,
+    def request(self, prompt_ids: list[int], variant: str = "aligned", drafter: str | None = None,
                 policy: str = "constant", max_new_tokens: int = REQUEST_TOKENS) -> Request:
         """The student's request (lab.speed.request): their prompt, settings, seed and γ, drafted by
-        `drafter` (default: the student's choice) with `policy`, the draft model `draft`."""
+        `drafter` (default: the student's choice) with the draft length `policy`, the draft `variant`."""
         return Request(tuple(prompt_ids), drafter=drafter or self.drafter, policy=policy, gamma=self.gamma,
-                       settings=self.settings, seed=self.seed, max_new_tokens=max_new_tokens, draft=draft)
+                       settings=self.settings, seed=self.seed, max_new_tokens=max_new_tokens, variant=variant)
 
     def prompt_ids(self) -> list[int]:
         """The prompt as token ids; raises PromptError with a sentence for the student."""

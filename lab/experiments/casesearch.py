@@ -146,25 +146,25 @@ WARM_SECONDS = 300.0  # the warm-up's search at the defaults: before the class a
 
 
 def all_kept_key(prompt_ids, *, settings: SamplingSettings, gamma: int, max_new_tokens: int,
-                 first_seed: int = 0, draft: str = "aligned") -> tuple:
+                 first_seed: int = 0, variant: str = "aligned") -> tuple:
     """The service cache's key of a round found keeping all γ drafts of this request."""
-    return ("all-kept", tuple(prompt_ids), settings, gamma, max_new_tokens, first_seed, draft)
+    return ("all-kept", tuple(prompt_ids), settings, gamma, max_new_tokens, first_seed, variant)
 
 
 def cached_all_kept(service, prompt_ids: list[int], *, settings: SamplingSettings, gamma: int, max_new_tokens: int,
-                    first_seed: int = 0, draft: str = "aligned", search: SeedSearch | None = None,
+                    first_seed: int = 0, variant: str = "aligned", search: SeedSearch | None = None,
                     max_seconds: float = MAX_SECONDS) -> Found:
-    """The round keeping all γ drafts of this request (model drafting on the service's pair with
-    `draft`): from the service's cache when one was found before, else `search` (a SeedSearch of
+    """The round keeping all γ drafts of this request (the draft model guessing on the service's pair
+    with draft `variant`): from the service's cache when one was found before, else `search` (a SeedSearch of
     this request, resumed where it stopped) or a new one run for `max_seconds`; a round found is
     kept in the cache. Call on the model worker."""
     key = all_kept_key(prompt_ids, settings=settings, gamma=gamma, max_new_tokens=max_new_tokens,
-                       first_seed=first_seed, draft=draft)
+                       first_seed=first_seed, variant=variant)
     found = service.peek(key)
     if found is not None:
         return found
     if search is None:
-        search = SeedSearch(service.pair_for(draft), prompt_ids, settings=settings, gamma=gamma,
+        search = SeedSearch(service.pair_for(variant), prompt_ids, settings=settings, gamma=gamma,
                             max_new_tokens=max_new_tokens, first_seed=first_seed)
     found = search.run(max_seconds)
     if found.seed is not None:
@@ -173,17 +173,17 @@ def cached_all_kept(service, prompt_ids: list[int], *, settings: SamplingSetting
 
 
 def all_kept_steps(service, prompt_ids: list[int], *, settings: SamplingSettings, gamma: int, max_new_tokens: int,
-                   first_seed: int = 0, draft: str = "aligned", max_seconds: float = WARM_SECONDS,
+                   first_seed: int = 0, variant: str = "aligned", max_seconds: float = WARM_SECONDS,
                    slice_seconds: float = 0.5):
     """`cached_all_kept` as a long job (a generator the model worker runs a slice at a time, so a
     student's request goes between two slices), searching up to `max_seconds`, then the found seed's
     generation as chapter 8 asks for it (rows kept), so the page's first press finds both cached.
     Returns the Found."""
     key = all_kept_key(prompt_ids, settings=settings, gamma=gamma, max_new_tokens=max_new_tokens,
-                       first_seed=first_seed, draft=draft)
+                       first_seed=first_seed, variant=variant)
     found = service.peek(key)
     if found is None:
-        search = SeedSearch(service.pair_for(draft), prompt_ids, settings=settings, gamma=gamma,
+        search = SeedSearch(service.pair_for(variant), prompt_ids, settings=settings, gamma=gamma,
                             max_new_tokens=max_new_tokens, first_seed=first_seed)
         deadline = time.monotonic() + max_seconds
         while True:
@@ -197,5 +197,5 @@ def all_kept_steps(service, prompt_ids: list[int], *, settings: SamplingSettings
     if found.seed is not None:
         yield from service.generation_steps(prompt_ids, mode="speculative", settings=settings, gamma=gamma,
                                             seed=found.seed, max_new_tokens=max_new_tokens, keep_rows=True,
-                                            drafter="model", policy=LECTURE_POLICY, draft=draft)
+                                            drafter="model", policy=LECTURE_POLICY, variant=variant)
     return found

@@ -1,10 +1,10 @@
 """Preset prompts a lecturer shows in one click, and who wins on each, measured.
 
 Four texts of different kinds: a record to copy with one change, a story's opening, a function's
-header and the start of a JSON object. Which guesser wins on one — the draft model, or copying from
+header and the start of a JSON object. Which drafter wins on one — the draft model, or copying from
 the text (prompt lookup) — and by how much depends on the pair, the machine and the settings, so the
 preset bar never says it in fixed words: it measures the student's request on the preset with each
-guesser (lab.speed.request.Outcome) and `reading` says who won, with the α and the speed-up measured.
+drafter (lab.speed.request.Outcome) and `reading` says who won, with the α and the speed-up measured.
 
     for preset in PRESETS:
         preset.key, preset.label, preset.prompt, preset.what
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-GUESSERS = ("model", "lookup")       # the two guessers a preset is measured with (lab.speed.request.WHO)
+MEASURED_DRAFTERS = ("model", "lookup")   # the two drafters a preset is measured with (lab.speed.request.WHO)
 NAMES = {"model": "the draft model", "lookup": "copying from the text"}
 
 
@@ -61,7 +61,7 @@ def _figures(drafter: str, outcome) -> str:
 
 
 def winner(outcomes: dict) -> str | None:
-    """The guesser (a key of `outcomes`, drafter → lab.speed.request.Outcome) that decodes fastest and
+    """The drafter (a key of `outcomes`, drafter → lab.speed.request.Outcome) that decodes fastest and
     beats plain decoding beyond the machine's noise (Outcome.verdict_word); None when none does."""
     faster = [d for d, o in outcomes.items() if o.verdict_word() == "faster"]
     return max(faster, key=lambda d: outcomes[d].speedup) if faster else None
@@ -69,7 +69,7 @@ def winner(outcomes: dict) -> str | None:
 
 def reading(outcomes: dict) -> str:
     """Who wins on this request, in one sentence computed from the measured outcomes (drafter →
-    Outcome): the winner with its α and speed-up, then the other guessers'."""
+    Outcome): the winner with its α and speed-up, then the other drafters'."""
     if not outcomes:
         return ""
     best = winner(outcomes)

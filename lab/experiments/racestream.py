@@ -59,21 +59,21 @@ def stream_race_steps(pair, prompt_ids: list[int], settings: SamplingSettings, n
 
 
 def race_key(prompt_ids: list[int], settings: SamplingSettings, n_tokens: int, profile: CostProfile,
-             draft: str = "aligned") -> tuple:
+             variant: str = "aligned") -> tuple:
     """The service-cache key of a streamed race (ModelService.cached adds the pair's name)."""
-    return ("streamed-race", tuple(prompt_ids), settings, n_tokens, profile, draft)
+    return ("streamed-race", tuple(prompt_ids), settings, n_tokens, profile, variant)
 
 
 def cached_race(service, prompt_ids: list[int], settings: SamplingSettings, n_tokens: int,
-                on_progress=None, draft: str = "aligned"):
-    """The race of the pair drafting with the student's `draft` (lab.pairs.variants) from the service's
+                on_progress=None, variant: str = "aligned"):
+    """The race of the pair drafting with the student's draft `variant` (lab.pairs.variants) from the service's
     cache (no progress: it is already whole), else streamed and kept; priced by that pair's shared
     cost profile (measured first, once per server). A long job for the model worker: a generator
     (`lab.speed.measure.run_to_end` runs it anywhere else) whose result is the race."""
-    profile = costs.of_service(service, draft)
-    key = race_key(prompt_ids, settings, n_tokens, profile, draft)
+    profile = costs.of_service(service, variant)
+    key = race_key(prompt_ids, settings, n_tokens, profile, variant)
     race = service.peek(key)
     if race is None:             # a call at a time: another student's click goes between two calls
-        race = yield from stream_race_steps(service.pair_for(draft), prompt_ids, settings, n_tokens, profile,
+        race = yield from stream_race_steps(service.pair_for(variant), prompt_ids, settings, n_tokens, profile,
                                             on_progress)
     return service.cached(key, lambda: race)

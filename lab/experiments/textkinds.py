@@ -84,11 +84,11 @@ def measure_kind(pair, kind: str, prompts: list[str], *, gamma: int = 4,
 
 
 def cached_kind(service, kind: str, prompts: list[str], gamma: int = 4, max_new_tokens: int = 32,
-                draft: str = "aligned") -> KindResult:
-    """`measure_kind` on the service's pair with the student's `draft` (lab.pairs.variants), once per
+                variant: str = "aligned") -> KindResult:
+    """`measure_kind` on the service's pair with the student's draft `variant` (lab.pairs.variants), once per
     server (call on the model worker)."""
-    key = ("textkinds", kind, tuple(prompts), gamma, max_new_tokens, draft)
-    return service.cached(key, lambda: measure_kind(service.pair_for(draft), kind, list(prompts), gamma=gamma,
+    key = ("textkinds", kind, tuple(prompts), gamma, max_new_tokens, variant)
+    return service.cached(key, lambda: measure_kind(service.pair_for(variant), kind, list(prompts), gamma=gamma,
                                                     max_new_tokens=max_new_tokens))
 
 

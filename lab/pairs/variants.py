@@ -1,4 +1,5 @@
-"""The drafts a student can switch between on the running pair (the lecture's aligned ⟷ weak switch).
+"""The draft variants a student can switch between on the running pair (the lecture's aligned ⟷ weak
+switch): which draft model guesses, on the one target.
 
 - "aligned": the pair as it was started: its own draft and its own drafting (the default).
 - "weak": the embedded target's first layers, never trained as a draft (`embedded:weak`, the
@@ -34,7 +35,7 @@ LABELS = {"weak": "weak draft (untrained)", "random": "random draft (uniform)"}
 
 def check_variant(variant: str) -> str:
     if variant not in VARIANTS:
-        raise ValueError(f"There is no draft {variant!r}; choose one of {', '.join(VARIANTS)}.")
+        raise ValueError(f"There is no draft variant {variant!r}; choose one of {', '.join(VARIANTS)}.")
     return variant
 
 

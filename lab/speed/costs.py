@@ -13,9 +13,9 @@ well above the fastest, or a load average above the core count): its figures are
 The process shares one profile per pair through `SHARED` (lab.speed.profiles.ProfileCache), whose
 methods are also this module's functions. Call `profile` on the model worker (chapters:
 `run_model(profile, pair)`, or `run_model(of_service, service)` for the pair drafting with the
-student's draft); `already_measured(service)` is the same profile, or None, without waiting, and
+student's draft variant); `already_measured(service)` is the same profile, or None, without waiting, and
 `measured(pair)` the profile of a pair's two models, or None: what a caller hands the decoder
-(lab.core.engine) for the auto draft-length policy to price with (lab.core.adaptive).
+(lab.core.engine) for the auto draft length policy to price with (lab.core.adaptive).
 """
 from __future__ import annotations
 

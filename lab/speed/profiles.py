@@ -100,14 +100,14 @@ class ProfileCache:
             yield
         return future.result()
 
-    def of_service(self, service, draft: str = "aligned", *, retry_busy: bool = False):
-        """The profile of the pair a student's draft makes (serving.service's pair_for: "aligned",
-        "weak" or "random" share the target, each its own draft and so its own c). On the model worker."""
-        return self.profile(service.pair_for(draft), retry_busy=retry_busy)
+    def of_service(self, service, variant: str = "aligned", *, retry_busy: bool = False):
+        """The profile of the pair a student's draft variant makes (serving.service's pair_for: "aligned",
+        "weak" or "random" share the target, each its own draft model and so its own c). On the model worker."""
+        return self.profile(service.pair_for(variant), retry_busy=retry_busy)
 
-    def of_service_steps(self, service, draft: str = "aligned", *, retry_busy: bool = False):
+    def of_service_steps(self, service, variant: str = "aligned", *, retry_busy: bool = False):
         """`of_service` a timed call at a time (`profile_steps`): the start-up warm-up's form."""
-        return (yield from self.profile_steps(service.pair_for(draft), retry_busy=retry_busy))
+        return (yield from self.profile_steps(service.pair_for(variant), retry_busy=retry_busy))
 
     def _finished(self, pair):
         """The shared profile of this very pair object if measured, else None."""
@@ -117,16 +117,16 @@ class ProfileCache:
             return None
         return future.result()
 
-    def already_measured(self, service, draft: str = "aligned"):
+    def already_measured(self, service, variant: str = "aligned"):
         """The shared profile `of_service` would return, if it is already measured; else None.
         Measures and loads nothing, so a page may call it on the event loop."""
-        pair = service.variants.loaded(service.pair, draft)
+        pair = service.variants.loaded(service.pair, variant)
         return None if pair is None else self._finished(pair)
 
     def measured(self, pair):
         """The shared profile of `pair`'s two models, if it is measured (for this pair object or
         another holding the same target and draft); else None. Measures nothing and never waits:
-        what a caller of lab.core.engine passes for the auto draft-length policy to price with."""
+        what a caller of lab.core.engine passes for the auto draft length policy to price with."""
         with self._lock:
             entries = [(ref, future) for ref, future, _ in self._entries.values()]
         found = [future.result() for ref, future in entries

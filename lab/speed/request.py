@@ -1,6 +1,6 @@
 """One request, one measurement: the numbers every live page shows for the same request.
 
-A request is (pair's draft, drafter, draft-length policy, γ, prompt, sampling settings, seed, new
+A request is (draft variant, drafter, draft length policy, γ, prompt, sampling settings, seed, new
 tokens). Its `Outcome` decodes it plainly and speculatively (ModelService's cached generations) and
 prices both with the pair's one cost profile (lab.speed.costs, lab.speed.timeline.schedule), so chapters
 4, 10, 11, 12 and 13 and the tour show the same α, target calls, tokens per call and speed-up for it:
@@ -46,12 +46,12 @@ class Request:
     settings: SamplingSettings = GREEDY
     seed: int = 0
     max_new_tokens: int = REQUEST_TOKENS
-    draft: str = "aligned"                # the student's draft model (lab.pairs.variants)
+    variant: str = "aligned"              # the student's draft variant: aligned, weak or random (lab.pairs.variants)
 
     def generation(self) -> dict:
         """The keyword arguments of ModelService.generation_steps for the speculative run."""
         return dict(mode="speculative", settings=self.settings, gamma=self.gamma, seed=self.seed,
-                    max_new_tokens=self.max_new_tokens, drafter=self.drafter, policy=self.policy, draft=self.draft)
+                    max_new_tokens=self.max_new_tokens, drafter=self.drafter, policy=self.policy, variant=self.variant)
 
     def plain(self) -> dict:
         """The same for the target decoding alone (one call per token)."""
@@ -71,7 +71,7 @@ def measured_break_even(profile: CostProfile, gamma: int, c: float) -> float:
 
 
 def policy_words(policy: str, gamma: int) -> str:
-    """A draft-length policy text ("constant", "heuristic+confidence:0.4", …) in words."""
+    """A draft length policy text ("constant", "heuristic+confidence:0.4", …) in words."""
     parts = policy.split("+")
     words = SCHEDULE_WORDS.get(parts[0].split(":")[0], parts[0]).format(g=gamma)
     for extra in parts[1:]:

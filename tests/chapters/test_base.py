@@ -52,7 +52,7 @@ def _bar_chapter(presets: bool):
 
         async def load(self):
             ids = self.prompt_ids()
-            # no draft named: run_model passes the student's
+            # no variant named: run_model passes the student's
             self.result = await self.run_model(self.state.service.generation, ids, max_new_tokens=8)
 
         async def on_settings_changed(self, changed):
@@ -83,8 +83,8 @@ def test_a_chapter_with_presets_shows_the_bar_and_a_click_redoes_its_result(make
     assert state.prompt == preset_by_key("json").prompt
     assert ch.result is not first and ch.result.prompt_ids == state.prompt_ids()
     aligned = ch.result
-    asyncio.run(click(lambda: setattr(ch.preset_bar.switch, "value", "random")))
-    assert state.draft == "random" and ch.result is not aligned
+    asyncio.run(click(lambda: setattr(ch.preset_bar.variant_switch, "value", "random")))
+    assert state.variant == "random" and ch.result is not aligned
     random = [d for r in ch.result.rounds for d in r.drafts]          # the uniform draft's guesses
     assert random and state.service.pair_for("random").draft_label == "random draft (uniform)"
     assert [d.token_id for d in random] != [d.token_id for r in aligned.rounds for d in r.drafts]
@@ -94,7 +94,7 @@ def test_a_chapter_without_presets_has_no_bar_and_keeps_the_pairs_own_draft(make
     import asyncio
 
     ch = make_chapter(_bar_chapter(False), state, load=True)
-    assert ch.preset_bar is None and ch.draft == "aligned"
-    state.draft = "random"                  # chosen on another page: this page shows no switch
+    assert ch.preset_bar is None and ch.variant == "aligned"
+    state.variant = "random"                  # chosen on another page: this page shows no switch
     asyncio.run(ch.load())
     assert {d.token_id for r in ch.result.rounds for d in r.drafts} != {0}

@@ -75,7 +75,7 @@ def test_the_switch_of_who_guesses_measures_that_drafting(chapter):
     asyncio.run(chapter.use_my_models())
     assert chapter.outcome.request.drafter == "lookup" and chapter.outcome.spec.drafter == "lookup"
     assert "copying from the text" in chapter.live.object
-    assert chapter.preset_bar.guesser.visible and chapter.preset_bar.guesser.value == "lookup"
+    assert chapter.preset_bar.drafter_switch.visible and chapter.preset_bar.drafter_switch.value == "lookup"
 
 
 def test_when_no_gamma_pays_it_says_dont_draft(chapter):

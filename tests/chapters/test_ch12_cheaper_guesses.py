@@ -3,7 +3,7 @@ import asyncio
 
 import pytest
 
-from chapters.ch12_cheaper_guesses import GUESSERS, CheaperGuessesChapter
+from chapters.ch12_cheaper_guesses import DRAFTER_NAMES, CheaperGuessesChapter
 from lab.experiments import cheaper
 from lab.speed import costs
 from lab.core.engine import generate
@@ -60,15 +60,15 @@ def test_the_policies_change_how_much_is_drafted_not_what_is_written(chapter):
 
 
 def test_the_verdict_waits_for_the_edit_prompt(chapter):
-    chapter.predict.commit(GUESSERS["hybrid"])
+    chapter.predict.commit(DRAFTER_NAMES["hybrid"])
     measured(chapter)                              # the default prompt is not the question's
     assert not chapter.predict.ready and "✓" not in chapter.predict.verdict_text
     chapter.state.prompt = preset_by_key("edit").prompt
     measured(chapter)
     assert chapter.predict.ready
-    truth = GUESSERS[cheaper.winner(chapter.edit_rows).drafting.key]
+    truth = DRAFTER_NAMES[cheaper.winner(chapter.edit_rows).drafting.key]
     assert chapter.predict.correct_answer() == truth
-    assert chapter.predict.correct is (truth == GUESSERS["hybrid"])
+    assert chapter.predict.correct is (truth == DRAFTER_NAMES["hybrid"])
     calls = {r.drafting.key: r.outcome.target_calls for r in chapter.edit_rows}
     assert f"Prompt lookup {calls['lookup']}" in chapter.predict.verdict_text
 

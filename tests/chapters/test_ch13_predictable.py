@@ -140,9 +140,9 @@ def test_the_reading_says_when_structure_did_not_decide_it():
 
 
 def test_the_warm_up_measures_the_six_kinds_and_the_presets(chapter):
-    from lab.experiments.presets import GUESSERS, PRESETS
+    from lab.experiments.presets import MEASURED_DRAFTERS, PRESETS
     jobs = PredictableChapter.warmup(chapter.state)
     kinds, presets = jobs[:len(textkinds.KINDS)], jobs[len(textkinds.KINDS):]
     assert [job[2][1] for job in kinds] == list(textkinds.KINDS)
     assert all(job[1] is textkinds.cached_kind for job in kinds)
-    assert [job[2][0].drafter for job in presets] == list(GUESSERS) * len(PRESETS)
+    assert [job[2][0].drafter for job in presets] == list(MEASURED_DRAFTERS) * len(PRESETS)

@@ -133,8 +133,8 @@ def test_each_draft_of_a_service_has_its_own_profile_and_already_measured_loads_
     class Service:        # serving.service.ModelService's pair, variants and pair_for
         pair, variants = tiny_pair(), DraftVariants()
 
-        def pair_for(self, draft="aligned"):
-            return self.variants.pair(self.pair, draft)
+        def pair_for(self, variant="aligned"):
+            return self.variants.pair(self.pair, variant)
     svc = Service()
     assert cache.already_measured(svc) is None and cache.already_measured(svc, "random") is None
     aligned = cache.of_service(svc)

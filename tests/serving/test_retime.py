@@ -43,7 +43,7 @@ def test_a_busy_profile_is_timed_again_only_at_a_quiet_moment(service, monkeypat
     calm = made_profile(measured_at=time.monotonic())
     timed_as(monkeypatch, calm)
     loud = retime.Retimer(service, is_quiet=lambda s: False)
-    assert loud.busy_drafts() == ["aligned"] and loud.check() == []
+    assert loud.busy_variants() == ["aligned"] and loud.check() == []
     assert costs.already_measured(service) is busy         # not while the machine is busy
     done = retime.Retimer(service, is_quiet=lambda s: True).check()
     assert done == ["aligned"] and costs.already_measured(service) is calm
@@ -52,7 +52,7 @@ def test_a_busy_profile_is_timed_again_only_at_a_quiet_moment(service, monkeypat
 
 def test_a_fresh_busy_profile_waits_before_it_is_timed_again(service, monkeypatch):
     costs.adopt(service.pair_for("aligned"), made_profile(busy=True, measured_at=time.monotonic()))
-    assert retime.Retimer(service, is_quiet=lambda s: True).busy_drafts() == []
+    assert retime.Retimer(service, is_quiet=lambda s: True).busy_variants() == []
 
 
 def test_quiet_means_no_waiting_job_and_a_load_under_the_cores(service):

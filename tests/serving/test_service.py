@@ -161,13 +161,13 @@ def test_many_tabs_asking_for_one_request_share_one_outcome(monkeypatch):
 PROMPTS = ("the cat sat on the", "a dog ran under the big", "the sun was red and the moon")
 
 
-def _alpha(service, draft, settings):
+def _alpha(service, variant, settings):
     """Accepted ÷ drafted over a few prompts and seeds (pooled)."""
     accepted = drafted = 0
     for text in PROMPTS:
         for seed in range(3):
             g = service.generation(service.pair.tokenizer.encode(text), settings=settings, seed=seed,
-                                   max_new_tokens=24, draft=draft)
+                                   max_new_tokens=24, variant=variant)
             accepted, drafted = accepted + g.accepted, drafted + g.drafted
     return accepted / drafted
 
@@ -183,7 +183,7 @@ def test_a_random_draft_accepts_far_less_than_the_aligned_one():
     guesses = set()
     for text in PROMPTS:
         ids = pair.tokenizer.encode(text)
-        g = service.generation(ids, max_new_tokens=24, draft="random")
+        g = service.generation(ids, max_new_tokens=24, variant="random")
         plain = service.generation(ids, mode="plain", max_new_tokens=24)
         assert g.new_ids == plain.new_ids                  # the text is still exactly the target's
         guesses |= {d.token_id for r in g.rounds for d in r.drafts}
@@ -207,40 +207,40 @@ def test_every_draft_shares_the_one_target_and_loads_once():
     assert service.pair_for("random") is not random and made == ["random", "random"]
 
 
-def test_a_draft_the_pair_cannot_have_is_one_sentence():
+def test_a_variant_the_pair_cannot_have_is_one_sentence():
     pair = tiny_pair()
     service = ModelService(lambda: pair)
     assert service.variants.offered(pair) == {"aligned": "", "random": "", "weak": (
         "This pair has no weak draft (only the embedded SmolLM2 target has one); "
         "the aligned and the random draft are offered.")}
     with pytest.raises(ValueError, match="^This pair has no weak draft"):
-        service.generation(pair.tokenizer.encode("the cat"), draft="weak")
-    with pytest.raises(ValueError, match="There is no draft 'best'"):
+        service.generation(pair.tokenizer.encode("the cat"), variant="weak")
+    with pytest.raises(ValueError, match="There is no draft variant 'best'"):
         service.pair_for("best")
 
 
-def test_cache_keys_hold_the_draft():
+def test_cache_keys_hold_the_draft_variant():
     from lab.core.sampling import SamplingSettings
     pair = tiny_pair()
     service = ModelService(lambda: pair)
     ids = pair.tokenizer.encode("the cat sat")
-    spec = {d: service.generation(ids, max_new_tokens=8, draft=d) for d in ("aligned", "random")}
+    spec = {d: service.generation(ids, max_new_tokens=8, variant=d) for d in ("aligned", "random")}
     drafted = {d: {x.token_id for r in g.rounds for x in r.drafts} for d, g in spec.items()}
     assert drafted["random"] != drafted["aligned"]       # each draft its own guesses, its own entry
-    assert all(service.generation(ids, max_new_tokens=8, draft=d) is spec[d] for d in spec)   # each kept
-    plain = [service.generation(ids, mode="plain", max_new_tokens=8, draft=d) for d in ("aligned", "random")]
+    assert all(service.generation(ids, max_new_tokens=8, variant=d) is spec[d] for d in spec)   # each kept
+    plain = [service.generation(ids, mode="plain", max_new_tokens=8, variant=d) for d in ("aligned", "random")]
     assert plain[0] is plain[1]                            # the target writing alone: one entry for all drafts
     settings = SamplingSettings(temperature=1.0)
-    rounds = {d: service.round(ids, 0, settings=settings, gamma=3, seed=2, max_new_tokens=8, draft=d)[0]
+    rounds = {d: service.round(ids, 0, settings=settings, gamma=3, seed=2, max_new_tokens=8, variant=d)[0]
               for d in ("aligned", "random")}
-    assert all(service.round(ids, 0, settings=settings, gamma=3, seed=2, max_new_tokens=8, draft=d)[0] is rounds[d]
+    assert all(service.round(ids, 0, settings=settings, gamma=3, seed=2, max_new_tokens=8, variant=d)[0] is rounds[d]
                for d in rounds)                                                        # each kept
     assert rounds["random"].drafts[0].q == pytest.approx(1 / len(pair.tokenizer), rel=0.01)   # q uniform
     assert rounds["aligned"].drafts[0].q != pytest.approx(rounds["random"].drafts[0].q)       # its own draft's
-    race = {d: service.race(ids, n_tokens=6, draft=d) for d in ("aligned", "random")}
+    race = {d: service.race(ids, n_tokens=6, variant=d) for d in ("aligned", "random")}
     assert race["aligned"].draft_texts != race["random"].draft_texts
     from lab.speed.request import Request
-    measured = {d: run_to_end(service.outcome(Request(tuple(ids), gamma=3, max_new_tokens=6, draft=d)))
+    measured = {d: run_to_end(service.outcome(Request(tuple(ids), gamma=3, max_new_tokens=6, variant=d)))
                 for d in ("aligned", "random")}
     assert measured["random"].spec.new_ids == measured["aligned"].spec.new_ids     # the target's text either way
     assert measured["random"].alpha < measured["aligned"].alpha

@@ -109,7 +109,7 @@ def test_the_exported_timeline_is_the_services_outcome(tiny_service, extension):
     async def go():
         built = await build_page("timeline", tiny_service)
         state = LabState(tiny_service)
-        request = state.request(state.prompt_ids(), draft="aligned", drafter="model", max_new_tokens=CH11_TOKENS)
+        request = state.request(state.prompt_ids(), variant="aligned", drafter="model", max_new_tokens=CH11_TOKENS)
         outcome = await tiny_service.run_as(None, tiny_service.outcome, request)
         return built, outcome
     built, outcome = asyncio.run(go())

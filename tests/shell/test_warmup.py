@@ -79,7 +79,7 @@ def test_first_clicks_after_the_warm_up_compute_nothing(warm, monkeypatch, make_
               first_click(BreakEvenChapter, lambda c: c.use_my_models()),
               first_click(PredictableChapter, lambda c: c.measure())]
     for preset in PRESETS:                      # the preset bar says who wins on a preset's first press
-        bar = PresetBar(LabState(service), guessers=True)
+        bar = PresetBar(LabState(service), drafters=True)
         bar.choose(preset.key)
         assert asyncio.run(bar.measure()).startswith("Measured here")
     assert clicks[0].race is not None and clicks[2].rounds and clicks[3].generation is not None

@@ -32,7 +32,7 @@ def test_part_four_is_in_the_navigation_and_the_pager(page, server, shot):
 
 def test_ch12_measures_every_drafting_on_the_edit_prompt(page, server, shot, pair):
     open_page(page, server + "?chapter=cheaper-guesses", "Cheaper guesses.")
-    page.get_by_role("button", name=ch12.GUESSERS["lookup"]).click()
+    page.get_by_role("button", name=ch12.DRAFTER_NAMES["lookup"]).click()
     page.get_by_text("You said", exact=False).first.wait_for()
     page.get_by_role("button", name="Edit a record").click()
     page.get_by_text("The same record with age 31", exact=False).first.wait_for()
@@ -51,9 +51,9 @@ def test_ch12_measures_every_drafting_on_the_edit_prompt(page, server, shot, pai
     verdict = page.locator(".verdict.right, .verdict.wrong").first
     verdict.wait_for()
     said = verdict.inner_text()
-    winners = [ch12.GUESSERS[k] for k, n in calls.items() if n == fewest]
+    winners = [ch12.DRAFTER_NAMES[k] for k, n in calls.items() if n == fewest]
     if len(winners) == 1:        # (a tie goes to the cheaper guesser, by measured c)
-        assert ("✓ Right." in said) == (winners[0] == ch12.GUESSERS["lookup"])
+        assert ("✓ Right." in said) == (winners[0] == ch12.DRAFTER_NAMES["lookup"])
         assert "✓ Right." in said or f"the answer is {winners[0]}" in said
     assert f"Prompt lookup {calls['lookup']}" in said
     shot(page, "ch12-measured", page.get_by_text("Every drafting wrote exactly", exact=False))

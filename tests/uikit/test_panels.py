@@ -79,7 +79,7 @@ def test_settings_panel_edits_the_prompt_and_sampling_fields_of_settings(state):
     assert PANEL_FIELDS == ("prompt", *SAMPLING) and set(PANEL_FIELDS) <= set(SETTINGS)
     panel = SettingsPanel(state)
     assert list(panel.fields) == list(PANEL_FIELDS)
-    assert not {"gamma", "seed", "draft"} & set(panel.fields)
+    assert not {"gamma", "seed", "variant"} & set(panel.fields)
     assert (panel.top_k.start, panel.top_k.end) == state.param.top_k.bounds == (0, 200)
     assert (panel.top_p.start, panel.top_p.end, panel.top_p.step) == (0.05, 1.0, 0.05)
     assert panel.temperature.step == 0.1 and panel.prompt.value == state.prompt
@@ -100,12 +100,12 @@ def test_a_prompt_set_elsewhere_shows_in_the_settings_panel_and_survives_use_the
     assert state.prompt == "a preset prompt" and state.temperature == 0.5
 
 
-def test_badge_names_the_students_own_choice_of_draft(state):
+def test_badge_names_the_students_own_choice_of_draft_variant(state):
     badge = PairBadge(state)
     own = badge.__panel__().object
-    state.draft = "random"
+    state.variant = "random"
     assert "random draft (uniform) (your choice)" in badge.__panel__().object and badge.__panel__().object != own
-    state.draft = "aligned"
+    state.variant = "aligned"
     assert badge.__panel__().object == own
 
 
@@ -149,7 +149,7 @@ def test_the_badge_and_who_guesses_agree(state):
     drafting (`--pair lookup` drafts by lookup only in `python -m lab measure`)."""
     from lab.speed.request import WHO
     from uikit.presets import PresetBar
-    badge, bar, own = PairBadge(state), PresetBar(state, guessers=True), state.service.pair.drafter
+    badge, bar, own = PairBadge(state), PresetBar(state, drafters=True), state.service.pair.drafter
     state.service.pair.drafter = "lookup"            # the pair's own drafting, as `--pair lookup` loads it
     try:
         badge.refresh()

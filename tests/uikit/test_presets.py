@@ -23,21 +23,21 @@ def test_a_preset_click_sets_the_prompt_and_marks_the_preset(state):
     assert all(b.color == "light" for b in bar.buttons.values())
 
 
-def test_the_switch_offers_what_the_pair_has_and_sets_the_draft(state):
+def test_the_variant_switch_offers_what_the_pair_has_and_sets_the_variant(state):
     bar = PresetBar(state)
-    assert list(bar.switch.options.values()) == ["aligned", "random"]        # no weak draft on this pair
+    assert list(bar.variant_switch.options.values()) == ["aligned", "random"]        # no weak draft on this pair
     assert "This pair has no weak draft" in bar.note.object
-    bar.switch.value = "random"
-    assert state.draft == "random" and "almost nothing is kept" in bar.note.object
-    state.draft = "aligned"                                                   # and the other way round
-    assert bar.switch.value == "aligned"
+    bar.variant_switch.value = "random"
+    assert state.variant == "random" and "almost nothing is kept" in bar.note.object
+    state.variant = "aligned"                                                   # and the other way round
+    assert bar.variant_switch.value == "aligned"
     assert f"own draft model ({state.service.pair.draft_label})" in bar.note.object
 
 
 def test_a_draft_this_pair_lacks_falls_back_to_aligned(state):
-    state.draft = "weak"                                                      # kept from another pair's page
+    state.variant = "weak"                                                      # kept from another pair's page
     bar = PresetBar(state)
-    assert state.draft == "aligned" and bar.switch.value == "aligned"
+    assert state.variant == "aligned" and bar.variant_switch.value == "aligned"
 
 
 def test_every_preset_prompt_is_usable(state):
@@ -49,15 +49,15 @@ def test_every_preset_prompt_is_usable(state):
 def test_the_switch_of_who_guesses_sets_the_drafter_and_says_who(state):
     from uikit.presets import PresetBar
     hidden = PresetBar(state)
-    assert not hidden.guesser.visible and "Who guesses" not in hidden.note.object
-    bar = PresetBar(state, guessers=True)
-    assert bar.guesser.visible and bar.guesser.value == "model" and state.drafter == "model"
+    assert not hidden.drafter_switch.visible and "Who guesses" not in hidden.note.object
+    bar = PresetBar(state, drafters=True)
+    assert bar.drafter_switch.visible and bar.drafter_switch.value == "model" and state.varianter == "model"
     assert "Who guesses</b>: the draft model" in bar.note.object
-    bar.guesser.value = "lookup"
-    assert state.drafter == "lookup" and "copying from the text (prompt lookup)" in bar.note.object
+    bar.drafter_switch.value = "lookup"
+    assert state.varianter == "lookup" and "copying from the text (prompt lookup)" in bar.note.object
     assert "aligned draft" not in bar.note.object           # copying uses no draft model
-    state.drafter = "hybrid"                                # set elsewhere (another page's bar): followed
-    assert bar.guesser.value == "hybrid" and "aligned draft" in bar.note.object
+    state.varianter = "hybrid"                                # set elsewhere (another page's bar): followed
+    assert bar.drafter_switch.value == "hybrid" and "aligned draft" in bar.note.object
 
 
 def test_no_preset_says_who_wins_in_fixed_words():
@@ -70,7 +70,7 @@ def test_no_preset_says_who_wins_in_fixed_words():
 def test_the_bar_credits_the_guesser_that_won_on_the_preset(state, key):
     """Measured per guesser, the bar names the one that won (the fastest beyond the machine's noise)
     with its α and speed-up, and the other's: the words are the outcomes'."""
-    bar = PresetBar(state, guessers=True)
+    bar = PresetBar(state, drafters=True)
     bar.choose(key)
     assert "Measuring who wins" in bar.note.object
     said = run_apart(bar.measure())
@@ -113,7 +113,7 @@ def test_who_wins_waits_for_the_chapters_question(state):
     guesser needs the fewest target calls): the bar names it only once the student has answered."""
     from uikit.predict import PredictCard
     card = PredictCard(state, 12, "Which guesser needs the fewest target calls?", choices=["A", "B"], answer="A")
-    bar = PresetBar(state, guessers=True)
+    bar = PresetBar(state, drafters=True)
     bar.wait_for_answer(card)
     bar.choose("edit")
     run_apart(bar.measure())
