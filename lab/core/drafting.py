@@ -1,4 +1,4 @@
-"""Drafters (who guesses the next tokens) and draft-length policies (how many to guess).
+"""Drafters (who guesses the next tokens) and draft length policies (how many to guess).
 
 The engine asks a drafter for up to γ tokens each round, each with the distribution q it was drawn
 from, verifies them in one target call, and tells the drafter what was committed. Whatever the
@@ -196,7 +196,7 @@ class DraftPolicy:
     def __post_init__(self):
         check_gamma(self.gamma)
         if self.schedule not in SCHEDULES:
-            raise ValueError(f"The draft-length schedule must be one of {', '.join(SCHEDULES)}; got {self.schedule!r}.")
+            raise ValueError(f"The draft length schedule must be one of {', '.join(SCHEDULES)}; got {self.schedule!r}.")
         if not isinstance(self.threshold, (int, float)) or not 0 <= self.threshold < 1:
             raise ValueError(f"The confidence threshold must be a number in [0, 1); got {self.threshold!r}.")
         if self.model_gamma is not None:
@@ -231,7 +231,7 @@ class DraftPolicy:
                 except ValueError:
                     raise ValueError(f"The confidence threshold must be a number; got {value!r}.") from None
             else:
-                raise ValueError(f"Unknown draft-length policy {part!r}; use constant[:γ], heuristic[:γ], "
+                raise ValueError(f"Unknown draft length policy {part!r}; use constant[:γ], heuristic[:γ], "
                                  "auto[:γ], confidence[:threshold], model:γ, or heuristic+confidence.")
         return cls(gamma, schedule, threshold, model_gamma, draft_cost)
 

@@ -94,7 +94,7 @@ class GenerationTrace:
     rounds: list[RoundTrace] = field(default_factory=list)
     text: str = ""                # decoded new tokens
     drafter: str = ""             # "model" | "lookup" | "hybrid" ("" for plain decoding)
-    policy: str = ""              # the draft-length policy, described
+    policy: str = ""              # the draft length policy, described
 
     @property
     def new_ids(self) -> list[int]:

@@ -18,7 +18,7 @@ class ModelPair:
     device: str = "cpu"
     dtype: str = "float32"
     drafter: str = "model"    # who drafts by default: "model", "lookup" or "hybrid" (lab.core.drafting)
-    policy: str = "constant"  # the default draft-length policy (lab.core.drafting.DraftPolicy.parse)
+    policy: str = "constant"  # the default draft length policy (lab.core.drafting.DraftPolicy.parse)
     notes: dict = field(default_factory=dict)
     # teaching drafts a student may switch to (lab.pairs.variants): name → (reference, label), the
     # reference None where it is this pair's own draft; "random" is made for any vocabulary anyway

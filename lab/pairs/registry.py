@@ -86,7 +86,7 @@ def resolve_pair(argv: list[str] | None = None, environ: dict | None = None) -> 
 
 
 def check_drafting(drafter: str, policy: str) -> tuple[str, str]:
-    """Refuse, in one sentence, a drafter or draft-length policy the engine does not know."""
+    """Refuse, in one sentence, a drafter or draft length policy the engine does not know."""
     from lab.core.drafting import DRAFTERS, DraftPolicy
     if drafter not in DRAFTERS:
         raise PairError(f"There is no drafter {drafter!r}; choose one of {', '.join(DRAFTERS)}.")

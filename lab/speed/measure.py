@@ -25,7 +25,7 @@ class Measurement:
     target: str
     draft: str
     drafter: str                  # "model" | "lookup" | "hybrid"
-    policy: str                   # the draft-length policy, described
+    policy: str                   # the draft length policy, described
     gamma: int
     new_tokens: int
     alpha: float                  # accepted drafts ÷ drafted tokens

@@ -1,4 +1,4 @@
-"""The auto draft-length policy prices a round with the pair's measured cost profile (lab.core.adaptive,
+"""The auto draft length policy prices a round with the pair's measured cost profile (lab.core.adaptive,
 lab.speed.costs): it drafts less, or nothing, where checking or drafting is expensive, drafts where both
 are cheap, keeps the constants only before a profile exists, and the output stays the target's."""
 from dataclasses import replace

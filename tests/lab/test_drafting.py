@@ -1,4 +1,4 @@
-"""Drafters and draft-length policies: exact against plain greedy decoding for every combination,
+"""Drafters and draft length policies: exact against plain greedy decoding for every combination,
 prompt lookup as transformers does it, the heuristic schedule's γ sequence, the confidence stop,
 and the drafter/policy flags of a pair."""
 import pytest
