@@ -39,11 +39,7 @@ MAX_NEW_TOKENS = REQUEST_TOKENS      # every live page's request length (lab.spe
 LIVE_FRESH_SECONDS = 600   # "Use my models" takes a kept measurement of the same request this young
 
 
-class LastMeasurement:
-    """How long this server's last live measurement took (None before the first): the time-left
-    estimate of the next one, on every student's page of chapter 10. A class attribute, so that
-    every page of the server process reads and writes the same one."""
-    seconds: float | None = None
+TOOK = "live measurement"  # the model service's record of how long the last one took (ModelService.took)
 
 
 class BreakEvenChapter(Chapter):
@@ -155,13 +151,14 @@ class BreakEvenChapter(Chapter):
 
     async def _measure(self, request):
         async with self.time_left.running() as left:
-            if LastMeasurement.seconds is not None:
-                left.set_estimate(LastMeasurement.seconds)
+            last = self.state.service.took.get(TOOK)    # the server's last one, on any student's page
+            if last is not None:
+                left.set_estimate(last)
             started = time.monotonic()
             outcome = await self.run_model(self.state.service.outcome, request,
                                            message="Decoding your request plainly and with drafting…")
         if outcome is not None:
-            LastMeasurement.seconds = time.monotonic() - started
+            self.state.service.took[TOOK] = time.monotonic() - started
         return outcome
 
     async def use_my_models(self, event=None):

@@ -58,6 +58,7 @@ class ModelService:
         self._rounds = LiveRounds(live_rounds)
         self.variants = DraftVariants()              # the student's draft variants: aligned, weak or random
         self._profiles = ProfileExchange()          # the cost profiles shared with other processes
+        self.took: dict[str, float] = {}             # seconds the last job of a kind took (time-left estimates)
 
     def share(self, values) -> None:
         """Share outcomes and the cost profile with the class's other serving processes through
