@@ -25,6 +25,7 @@ import panel as pn
 from lab.errors import public_message
 from shell.classwide import reset_class, switched_everywhere
 from shell.identity import Buckets, address_of, table
+from shell.lecturer_drafting import DraftingLine
 from shell.poll import DocumentWatch, PollView
 from uikit.clicks import on_click
 from uikit.pacing import served
@@ -164,6 +165,7 @@ class LecturerPanel(pn.viewable.Viewer):
         names = listed() + [name for name in asked if name not in listed()]
         # plain labels (the browser's value is checked against them, uikit.validate), mapped to names
         self.pair_names = pair_options(names)
+        self.drafting = DraftingLine(the_class)   # the default drafting on this pair, as chapter 12 words it
         self.pair_select = pn.widgets.Select(label="Pair for everyone", options=list(self.pair_names), width=260)
         self.switch_button = pn.widgets.Button(label="Switch pair for everyone", color="warning")
         self.status = pn.pane.HTML("", sizing_mode="stretch_width")
@@ -254,7 +256,7 @@ class LecturerPanel(pn.viewable.Viewer):
         # a plain <hr>: Panel's Divider built after the page was served (shell.app) names the CDN
         rule = pn.pane.HTML("<hr>", margin=(14, 10), sizing_mode="stretch_width")
         return pn.Column(pn.Card(
-            self.sessions, self.guessing, pair, rule, reset, self.status,
+            self.sessions, self.guessing, self.drafting, pair, rule, reset, self.status,
             title="Lecturer controls", collapsed=False, width=360),
             PollView(self.the_class.poll, current=self.chapter, ballot=self.the_class.ballots.page_ballot()),
             sizing_mode="stretch_width", margin=0)   # the class poll (shell/poll.py)

@@ -4,8 +4,9 @@ A new student starts from the default prompt and settings (uikit.state.LabState)
 loaded, the server measures the pair's cost profile that every page prices time with, then computes
 what each chapter declares its first click asks the model service for at those defaults
 (`Chapter.warmup`: chapter 1's race, 2's guesses, 4's first rounds, the rounds 5, 8 and 9 share, 7's
-p and q, and the default request's outcome that 10–13 show), so the chapter finds it in the
-service's cache. The jobs go one at a time through the model worker under the server's own owner, and a long generation goes a round at a time
+p and q, and the default request's outcome that 10–13 show), then the lab's default drafting of
+that request (chapter 12's default row, the lecturer's view: shell.lecturer_drafting), so the page
+finds it in the service's cache. The jobs go one at a time through the model worker under the server's own owner, and a long generation goes a round at a time
 (ModelService.generation_steps), so a student who clicks meanwhile is served between two rounds and
 never waits behind the whole warm-up.
 
@@ -23,6 +24,7 @@ import time
 
 from lab.speed import costs
 from serving import startup
+from shell import lecturer_drafting
 from uikit.state import LabState
 
 log = logging.getLogger(__name__)
@@ -39,7 +41,7 @@ def jobs(service) -> list[tuple[str, object, tuple, dict]]:
     out = [("the pair's cost profile", costs.of_service, (service,), {})]
     for page in registry.chapter_pages():
         out += [job for job in page.chapter_class.warmup(student) if job[0] not in {j[0] for j in out}]
-    return out
+    return out + [lecturer_drafting.warmup_job(service)]
 
 
 # Jobs that have a form going a piece at a time (a generator the model worker steps, serving a
@@ -71,6 +73,7 @@ class WarmUp:
         """`work`: what to run on the service (a test passes its own); None: `run`."""
         self.work = work or run
         self.started = False
+        self.done = False          # the work has run (the lecturer's view says what it is waiting for)
         self.retimer = None        # re-times a busy cost profile once the warm-up is done (serving.retime)
         self._lock = threading.Lock()
 
@@ -92,5 +95,6 @@ class WarmUp:
             from serving.retime import Retimer
             service = loader.pair_in_use.service()
             self.work(service)
+            self.done = True
             # from now on a cost profile timed under load is timed again at the next quiet moment
             self.retimer = Retimer(service).start()

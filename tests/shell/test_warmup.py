@@ -38,12 +38,13 @@ def no_model_work(monkeypatch, service):
 def test_every_default_demo_is_warmed(warm):
     service, done = warm
     assert done == [what for what, *_ in warmup.jobs(service)]
-    assert len(done) == 24 and done[0] == "the pair's cost profile"
-    assert done[-15] == "the default request (chapters 10, 11, 12 and 13)"
-    assert done[-14:-8] == [f"chapter 13's {k}" for k in ("stories", "facts", "instructions", "code", "json", "edits")]
-    assert done[-8:] == [f"the preset {label!r} guessed by {who}" for label in
-                         ("Edit a record", "Story opening", "Code", "JSON")
-                         for who in ("the draft model", "copying from the text")]
+    assert len(done) == 25 and done[0] == "the pair's cost profile"
+    assert done[-16] == "the default request (chapters 10, 11, 12 and 13)"
+    assert done[-15:-9] == [f"chapter 13's {k}" for k in ("stories", "facts", "instructions", "code", "json", "edits")]
+    assert done[-9:-1] == [f"the preset {label!r} guessed by {who}" for label in
+                           ("Edit a record", "Story opening", "Code", "JSON")
+                           for who in ("the draft model", "copying from the text")]
+    assert done[-1] == "the default drafting of the default request (chapter 12's default row, the lecturer's view)"
 
 
 def test_first_clicks_after_the_warm_up_compute_nothing(warm, monkeypatch, make_chapter):
