@@ -53,8 +53,7 @@ def load_before_fork(lab_args: list[str]):
     from serving import runtime
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")   # no tokenizer threads before a fork
     torch.set_num_threads(1)
-    runtime.use_args(lab_args)
-    pair = runtime.current_pair()
+    pair = runtime.load_before_fork(lab_args)
     gc.collect()
     gc.freeze()
     return pair

@@ -12,7 +12,7 @@ hold the event loop the class shares. Requests that involve the draft model take
 `variant` ("aligned", "weak" or "random", lab.pairs.variants), and their cache keys hold it; every
 variant's draft model shares the one target.
 
-    service = ModelService(get_pair)
+    service = ModelService(lambda: pair)         # the pair to serve, asked for on every request
     owner = Owner(browser_id, session_id)        # queued under the browser, dropped with the session
     trace = await service.run_as(owner, service.generation_steps, ids)   # from a Panel callback
     trace = await service.run_as(owner, service.generation_steps, ids, variant="random")

@@ -240,9 +240,12 @@ class SessionPage:
         loader.when_done(pn.state.curdoc, poll)
 
 
-def build_app():
-    """This session's page, in the server's class (shell.classstate)."""
+def build_app(args: list[str] | None = None):
+    """This session's page, in the server's class (shell.classstate); `args`: the server's own
+    arguments (`--pair NAME` …), which the class's pair loads by."""
     the_class = class_state()
+    if args is not None:
+        the_class.pair.use_args(args)
     request = Request.from_args(pn.state.session_args or {})
     session_id, doc = join_classroom(the_class)
     bid = browser_id(the_class)
@@ -281,9 +284,12 @@ def configure() -> None:
     start_models(the_class)
 
 
-def start_models(the_class: ClassState | None = None) -> None:
+def start_models(the_class: ClassState | None = None, args: list[str] | None = None) -> None:
     """Once per server: load the pair in the background (pages show its progress meanwhile), then
-    compute the default demos for first clicks. At server start with `--setup shell/start.py`,
-    else at the first page."""
+    compute the default demos for first clicks. At server start with `--setup shell/start.py`
+    (`args`: the server's own arguments, which the pair loads by), else at the first page."""
     configure_logging(verbose())
-    (the_class or class_state()).start_models()
+    the_class = the_class or class_state()
+    if args is not None:
+        the_class.pair.use_args(args)
+    the_class.start_models()

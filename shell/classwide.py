@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import os
 
-from lab.pairs.load import loaded
+from serving.runtime import loaded_before_fork
 from shell.store import share_cores
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ def share_with_other_processes(the_class) -> None:
         log.setLevel(logging.INFO)
         log.info("serving process %d: torch on %d %s%s", os.getpid(), threads,
                  "thread" if threads == 1 else "threads",
-                 ", sharing the pair loaded before the fork" if loaded() is not None else "")
+                 ", sharing the pair loaded before the fork" if loaded_before_fork() is not None else "")
     service.share(store)
 
     def share_profiles() -> None:          # once the pair is loaded: the watch thread never loads it

@@ -154,12 +154,12 @@ class LecturerPanel(pn.viewable.Viewer):
         """`the_class`: the server's class state (shell.classstate); `chapter`: the number of the
         chapter this page shows (its question leads the class poll)."""
         super().__init__(**params)
-        from lab.pairs.load import PairError, listed, requested
+        from lab.pairs.load import PairError, listed
         self.the_class = the_class
         self.session_id = session_id
         self.chapter = chapter
         try:                                      # the pair asked for is offered too (the tests serve tiny)
-            asked = [requested().name]
+            asked = [the_class.pair.requested().name]
         except PairError:
             asked = []
         names = listed() + [name for name in asked if name not in listed()]

@@ -73,8 +73,7 @@ class PairLoader:
         as one path-free sentence; then wake the pages waiting for it."""
         started = time.monotonic()
         try:
-            from lab.pairs.load import get_pair
-            get_pair(progress=self.progress)   # the server's --args, else the environment, else the default
+            self.pair_in_use.load(progress=self.progress)   # the server's --args, else the environment, else the default
             pair = self.pair_in_use.service().pair
             self.heap.settle()
             self.progress(1.0, f"Loaded {pair.target_label} and {pair.draft_label}.")

@@ -5,8 +5,8 @@ own; Panel's `--setup` runs this script once as the server starts:
 
     panel serve app.py --setup shell/start.py [--args --pair NAME ...]
 
-It hands the server's `--args` to the pair loader (as app.py does), makes the server's class state
-(shell.classstate: its store, poll, sessions…) and starts the background load (one progress line in
+It makes the server's class state (shell.classstate: its store, poll, sessions…), hands it the
+server's `--args` (as app.py does) and starts the background load (one progress line in
 the terminal) and then the start-up warm-up (shell.warmup). A page opened meanwhile shows the load's
 progress; without `--setup` the same starts at the first page.
 """
@@ -15,8 +15,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))   # the lab's packages, as for app.py
 
-from serving import runtime  # noqa: E402
 from shell.app import start_models  # noqa: E402
 
-runtime.use_args(sys.argv[sys.argv.index("--args") + 1:] if "--args" in sys.argv else [])
-start_models()
+start_models(args=sys.argv[sys.argv.index("--args") + 1:] if "--args" in sys.argv else [])

@@ -181,9 +181,7 @@ MODULE_STATE_ALLOWED = {
     "lab.pairs.tiny:WORDS": CONSTANT, "lab.pairs.variants:LABELS": CONSTANT, "lab.records:RECORDS": CONSTANT,
     "lab.speed.request:WHO": CONSTANT, "lab.speed.request:CONTROL": CONSTANT,
     "lab.speed.request:SCHEDULE_WORDS": CONSTANT,
-    "lab.pairs.load:_LOCK": LEFT + " (the pair loaded from the server's arguments, lab.pairs.load)",
-    "lab.pairs.load:_SERVER_ARGS": LEFT + " (lab.pairs.load)",
-    "lab.pairs.load:_PAIR": LEFT + " (lab.pairs.load)",
+    "serving.runtime:_BEFORE_FORK": "the launcher's own process (python -m serving): the pair it loads before forking",
     "lab.pairs.prepare:_announced": LEFT + " (lab.pairs.prepare)",
     "lab.speed.costs:SHARED": "process-wide by nature: the cost profiles every process of a class shares (issue 42 item 2)",
 }

@@ -1,14 +1,14 @@
-"""The model pair: a target and a draft sharing one tokenizer, loaded once per process.
+"""The model pair: a target and a draft model sharing one tokenizer, loaded for a server's class.
 
 The engine and the pages only ever see a `ModelPair`; how it was found (the embedded default, a
 registry name, a hub id, a local folder) is the loader's business.
 
-    pair = get_pair()                                   # shared, loaded once (thread-safe)
+    pair = load_requested(["--pair", "tiny"])          # what a server's arguments ask for
     pair = load_named("random")                         # a pair from models/pairs.toml
     pair = load_pair("gpt2", "distilgpt2")              # hub ids or local folders
     spec = resolve_pair(["--pair", "weak"])             # what the command line / env asked for
 
-A lecturer's pair that cannot be used never stops the lab: `get_pair` logs the one-sentence reason,
+A lecturer's pair that cannot be used never stops the lab: `load_requested` logs the one-sentence reason,
 falls back to the embedded default and keeps that sentence in `pair.notes["warning"]`.
 
 Where the models run (lab.devices): `--device auto|cpu|cuda|mps` and `--dtype` (or `SPECLAB_DEVICE`,
@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import threading
 from pathlib import Path
 from typing import Callable
 
@@ -178,11 +177,12 @@ def load_draft(ref: str, pair: ModelPair):
 
 
 def load_spec(spec: PairSpec, progress: Callable | None = None, device: str | None = None,
-              dtype: str | None = None) -> ModelPair:
-    """Load the pair `spec` names on the device and dtype asked for (None: the server's `--device` /
-    `--dtype`, else SPECLAB_DEVICE / SPECLAB_DTYPE, else "auto": `placement_for`). When the device or
-    dtype asked for cannot be used, its one sentence is logged and kept in `pair.notes["warning"]`."""
-    asked_device, asked_dtype = devices.requested(_SERVER_ARGS)
+              dtype: str | None = None, args: list[str] = ()) -> ModelPair:
+    """Load the pair `spec` names on the device and dtype asked for (None: the server's arguments'
+    `--device` / `--dtype` in `args`, else SPECLAB_DEVICE / SPECLAB_DTYPE, else "auto":
+    `placement_for`). When the device or dtype asked for cannot be used, its one sentence is logged
+    and kept in `pair.notes["warning"]`."""
+    asked_device, asked_dtype = devices.requested(list(args))
     placement = placement_for(spec, device or asked_device, dtype or asked_dtype)
     if placement.note:
         log.warning(placement.note)
@@ -222,42 +222,26 @@ def place(pair: ModelPair, placement: Placement) -> ModelPair:
     return pair
 
 
-def load_named(name: str, progress: Callable | None = None) -> ModelPair:
-    """A pair from models/pairs.toml by name; the default pair falls back to the weak draft until
-    a distilled draft is shipped (noted in `pair.notes["provisional"]`)."""
+def load_named(name: str, progress: Callable | None = None, args: list[str] = ()) -> ModelPair:
+    """A pair from models/pairs.toml by name (on the device the server's arguments `args` ask for:
+    `load_spec`); the default pair falls back to the weak draft until a distilled draft is shipped
+    (noted in `pair.notes["provisional"]`)."""
     specs = registry()
     if name not in specs:
         raise PairError(f"There is no pair named {name!r}; choose one of {', '.join(specs)}.")
     spec = specs[name]
     try:
-        return load_spec(spec, progress)
+        return load_spec(spec, progress, args=args)
     except PairError as err:
         if spec.draft != f"{EMBEDDED}distilled" or "distilled draft is not shipped" not in str(err):
             raise
-        pair = load_spec(specs["weak"], progress)
+        pair = load_spec(specs["weak"], progress, args=args)
         pair.name = name
         pair.notes["provisional"] = str(err)
         return pair
 
 
-# --- the process-wide pair ----------------------------------------------------------------------
-
-_LOCK = threading.Lock()
-_PAIR: ModelPair | None = None
-_SERVER_ARGS: list[str] = []
-
-
-def use_args(argv: list[str]) -> None:
-    """The server's own arguments (`panel serve app.py --args --pair NAME ...`), which Bokeh hands
-    the app script as sys.argv while it runs; `get_pair` reads them when it first loads."""
-    global _SERVER_ARGS
-    _SERVER_ARGS = list(argv)
-
-
-def requested() -> PairSpec:
-    """The pair the server was asked for (its arguments, else the environment, else the default)."""
-    return resolve_pair(_SERVER_ARGS)
-
+# --- the pair a server asks for -----------------------------------------------------------------
 
 def _fallback() -> PairSpec:
     """The pair to use when the one asked for on the command line cannot be: the environment's
@@ -268,39 +252,28 @@ def _fallback() -> PairSpec:
         return registry()[default_name()]
 
 
-def get_pair(progress: Callable | None = None, argv: list[str] | None = None) -> ModelPair:
-    """The pair shared by every session of this process, loaded on first call (thread-safe).
+def load_requested(argv: list[str], progress: Callable | None = None) -> ModelPair:
+    """The pair a server's arguments `argv` ask for (else the environment's, else the default), on
+    the device they ask for, loaded. The server's class state keeps it (serving.runtime.PairInUse).
 
-    `argv` defaults to the server's arguments (`use_args`). A lecturer's pair that fails is
-    reported in one sentence in the log and in `pair.notes["warning"]`, and the environment's pair
-    (else the embedded default) is used instead.
+    A lecturer's pair that fails is reported in one sentence in the log and in
+    `pair.notes["warning"]`, and the environment's pair (else the embedded default) is loaded instead.
     """
-    global _PAIR
-    with _LOCK:
-        if _PAIR is not None:
-            return _PAIR
-        argv = _SERVER_ARGS if argv is None else argv
-        try:
-            spec, warning = resolve_pair(argv), None
-        except PairError as err:
-            spec, warning = _fallback(), public_message(err)
-            log.warning("%s Using the pair %r.", err, spec.name)
-        try:
-            pair = load_named(spec.name, progress) if spec == registry().get(spec.name) else load_spec(spec, progress)
-        except PairError as err:
-            fallback = _fallback()
-            if spec == fallback:
-                raise
-            log.warning("%s Using the pair %r.", err, fallback.name)
-            pair, warning = load_named(fallback.name, progress), public_message(err)   # pages show no paths
-        warning = " ".join(filter(None, (warning, pair.notes.get("warning"))))   # and a device not here
-        if warning:
-            pair.notes["warning"] = warning
-        _PAIR = pair
-        return pair
-
-
-def loaded() -> ModelPair | None:
-    """The process-wide pair if it is loaded already, else None (without loading it). In a process
-    forked by `python -m serving` it is the one loaded before the fork, shared with the others."""
-    return _PAIR
+    try:
+        spec, warning = resolve_pair(argv), None
+    except PairError as err:
+        spec, warning = _fallback(), public_message(err)
+        log.warning("%s Using the pair %r.", err, spec.name)
+    try:
+        pair = (load_named(spec.name, progress, args=argv) if spec == registry().get(spec.name)
+                else load_spec(spec, progress, args=argv))
+    except PairError as err:
+        fallback = _fallback()
+        if spec == fallback:
+            raise
+        log.warning("%s Using the pair %r.", err, fallback.name)
+        pair, warning = load_named(fallback.name, progress, args=argv), public_message(err)   # pages show no paths
+    warning = " ".join(filter(None, (warning, pair.notes.get("warning"))))   # and a device not here
+    if warning:
+        pair.notes["warning"] = warning
+    return pair

@@ -31,11 +31,10 @@ def main(argv: list[str] | None = None) -> int:
     from shell.app import panel_settings
     from shell.export.site import export_site
 
-    runtime.use_args(["--pair", args.pair] if args.pair else [])
     panel_settings()
     started = time.monotonic()
     print("export: loading the models…", file=sys.stderr, flush=True)
-    service = runtime.PairInUse().service()
+    service = runtime.PairInUse(["--pair", args.pair] if args.pair else []).service()
     service.pair    # noqa: B018  (load now, so the pages' progress is the export's own)
     written = asyncio.run(export_site(Path(args.dir), service, args.page, args.tour, max_nodes=args.states,
                                       max_seconds=args.seconds))

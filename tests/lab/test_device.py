@@ -119,19 +119,10 @@ def test_asking_for_cuda_without_a_gpu_loads_on_the_cpu_and_says_so(no_gpu, capl
     assert caplog.text.count("torch finds no CUDA GPU") == 1
 
 
-@pytest.fixture
-def server_args(monkeypatch):
-    """`load.use_args`, the server's arguments put back as they were after the test."""
-    monkeypatch.setattr(load, "_SERVER_ARGS", load._SERVER_ARGS)      # restored after the test
-    return load.use_args
-
-
-def test_the_servers_device_argument_reaches_the_loader(no_gpu, server_args):
-    server_args(["--pair", "tiny", "--device", "mps"])
-    pair = load_spec(registry()["tiny"])
+def test_the_servers_device_argument_reaches_the_loader(no_gpu):
+    pair = load.load_requested(["--pair", "tiny", "--device", "mps"])      # what a server's --args ask
     assert pair.device == "cpu" and "no Apple-silicon GPU (MPS)" in pair.notes["warning"]
-    server_args(["--device", "cpu", "--dtype", "bfloat16"])
-    pair = load_spec(registry()["tiny"])
+    pair = load_spec(registry()["tiny"], args=["--device", "cpu", "--dtype", "bfloat16"])
     assert (pair.device, pair.dtype, pair.target.dtype) == ("cpu", "bfloat16", torch.bfloat16)
     assert "warning" not in pair.notes
 

@@ -120,27 +120,28 @@ def small_registry(tiny, tmp_path, monkeypatch):
     import lab.pairs.registry
     monkeypatch.setattr(lab.pairs.registry, "REGISTRY_PATH", toml)
     monkeypatch.delenv("SPECLAB_PAIR", raising=False)
-    monkeypatch.setattr(load, "_PAIR", None)          # no pair loaded yet (the process's put back after)
 
 
-def test_get_pair_falls_back_to_default_with_warning(small_registry, caplog):
-    pair = load.get_pair(argv=["--pair", "bad"])
+def test_a_pair_that_fails_falls_back_to_the_default_with_a_warning(small_registry, caplog):
+    pair = load.load_requested(["--pair", "bad"])
     assert pair.name == "tiny"
     assert "different vocabularies" in pair.notes["warning"]
     assert "different vocabularies" in caplog.text
 
 
-def test_get_pair_is_shared_and_loaded_once(small_registry, monkeypatch):
+def test_a_servers_pair_is_shared_and_loaded_once(small_registry, monkeypatch):
+    from serving.runtime import PairInUse
     calls = []
     real = load.load_spec
     monkeypatch.setattr(load, "load_spec", lambda *a, **k: calls.append(1) or real(*a, **k))
-    got = []
-    threads = [threading.Thread(target=lambda: got.append(load.get_pair(argv=[]))) for _ in range(4)]
+    server, got = PairInUse([]), []
+    threads = [threading.Thread(target=lambda: got.append(server.current())) for _ in range(4)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert len(calls) == 1 and all(p is got[0] for p in got)
+    assert len(calls) == 1 and len(got) == 4 and all(p is got[0] for p in got)
+    assert PairInUse([]).current() is not got[0] and len(calls) == 2     # another server: its own
 
 
 def test_teaching_drafts_come_from_the_registry_pairs_on_the_same_target():

@@ -13,12 +13,12 @@ SECRET = "/srv/secret/models/target"
 
 
 def test_a_failed_load_shows_no_server_path(monkeypatch, caplog):
-    import lab.pairs.load
+    import serving.runtime
 
-    def boom(progress=None):
+    def boom(argv, progress=None):
         progress(0.5, f"unpacking into {SECRET}/weights")
         raise OSError(2, "No such file or directory", f"{SECRET}/config.json")
-    monkeypatch.setattr(lab.pairs.load, "get_pair", boom)
+    monkeypatch.setattr(serving.runtime, "load_requested", boom)
     loader = PairLoader()
     with caplog.at_level(logging.ERROR):
         loader.load()
