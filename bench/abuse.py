@@ -25,7 +25,7 @@ idle), and what the attacker managed. Then, without a victim:
 - tokens: `?lecturer=GUESS` pages with no cookie for `--guess-seconds`: guesses the server checked
   (its log), and that as guesses an hour (goal ≤ 100);
 - votes: `--votes` answers to chapter 10's question, each from a fresh page with no cookie: how
-  many the lecturer's page counts (goal ≤ 1 per address beyond the browsers it may have).
+  many the lecturer's page counts (goal ≤ 1 per address).
 
 With --crafted the victim also sends crafted widget values (huge, negative, NaN, text) and the
 sentences the page answered with are printed. Last, the server log's tracebacks and line count.
@@ -62,7 +62,11 @@ from shell.lecturer import Attempts  # noqa: E402
 HOG_NICE = 10
 # A request's outcome is kept and shared (lab.speed.request), so each press of "Use my models" asks for
 # a prompt nobody asked for before (floods.PROMPT with these numbers; the attackers' are ≥ 10,000).
-WARM, IDLE, LOADED = (1,), (2, 3, 4), (5, 6, 7)
+WARM, IDLE, LOADED = (1,), (2, 3, 4, 5), (6, 7, 8, 9)
+# A student reads what Use my models showed before pressing again. The worker serves the browser that
+# used it least recently (serving.workqueue), so a victim pressing back to back would itself be the
+# heavier user and be given the smaller share by design; between presses the victim reads this long.
+READING = 15.0
 
 
 class BrowserTab(PageSession):
@@ -97,8 +101,8 @@ async def open_chapter10(base: str, cookie: str | None = None) -> BrowserTab:
 
 async def measure_victim(tab: BrowserTab, numbers: tuple[int, ...], moves: int, offset: int = 0) -> dict[str, list[float]]:
     """The victim's slider moves (until the figure's new data) and "Use my models" presses (until the
-    button is enabled again), each on a new prompt (floods.PROMPT with one of `numbers`: new work);
-    `offset` picks other α values."""
+    button is enabled again), each on a new prompt (floods.PROMPT with one of `numbers`: new work)
+    and READING seconds apart; `offset` picks other α values."""
     times: dict[str, list[float]] = {"slider": [], "use my models": []}
     figures = {m["id"] for m in tab.find("ColumnDataSource")}
     redrawn = lambda e: e.get("kind") == "ColumnDataChanged" and e.get("model", {}).get("id") in figures
@@ -118,7 +122,7 @@ async def measure_victim(tab: BrowserTab, numbers: tuple[int, ...], moves: int, 
         await tab.patch(click(button))
         await tab.wait_for(lambda: floods.worked(tab, button, mark), 300, "Use my models")
         times["use my models"].append(time.perf_counter() - start)
-        await asyncio.sleep(random.uniform(0.2, 0.5))
+        await asyncio.sleep(READING)
     return times
 
 

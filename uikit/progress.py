@@ -36,9 +36,10 @@ def time_left_text(elapsed: float, estimate: float | None) -> tuple[int, str]:
 
 
 class TimeLeft(pn.viewable.Viewer):
-    """A progress bar and "about N s left", shown while `running()`."""
+    """A progress bar and "about N s left", shown while `running()`, redrawn every `period` seconds
+    (the line counts whole seconds; every waiting page's redraw is work on the loop the class shares)."""
 
-    def __init__(self, *, width: int = 240, period: float = 0.5, clock=time.monotonic):
+    def __init__(self, *, width: int = 240, period: float = 1.0, clock=time.monotonic):
         super().__init__()
         self.period, self._clock = period, clock
         self.estimate: float | None = None
