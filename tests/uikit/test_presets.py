@@ -51,12 +51,12 @@ def test_the_switch_of_who_guesses_sets_the_drafter_and_says_who(state):
     hidden = PresetBar(state)
     assert not hidden.drafter_switch.visible and "Who guesses" not in hidden.note.object
     bar = PresetBar(state, drafters=True)
-    assert bar.drafter_switch.visible and bar.drafter_switch.value == "model" and state.varianter == "model"
+    assert bar.drafter_switch.visible and bar.drafter_switch.value == "model" and state.drafter == "model"
     assert "Who guesses</b>: the draft model" in bar.note.object
     bar.drafter_switch.value = "lookup"
-    assert state.varianter == "lookup" and "copying from the text (prompt lookup)" in bar.note.object
+    assert state.drafter == "lookup" and "copying from the text (prompt lookup)" in bar.note.object
     assert "aligned draft" not in bar.note.object           # copying uses no draft model
-    state.varianter = "hybrid"                                # set elsewhere (another page's bar): followed
+    state.drafter = "hybrid"                                # set elsewhere (another page's bar): followed
     assert bar.drafter_switch.value == "hybrid" and "aligned draft" in bar.note.object
 
 
