@@ -18,7 +18,7 @@ def test_the_line_waits_for_the_warm_up_then_says_what_chapter_12s_default_row_s
     monkeypatch.setenv("SPECLAB_PAIR", "tiny")
     panel = lecturer.LecturerPanel(the_class, "s1")
     card = panel.__panel__()[0]
-    assert panel.drafting in card.objects                  # in the lecturer's controls
+    assert panel.drafting.pane in card.objects             # in the lecturer's controls
     assert "measured once the pair has loaded and the warm-up has run" in panel.drafting.pane.object
 
     the_class.loader.load()
