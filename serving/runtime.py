@@ -73,6 +73,10 @@ class PairInUse:
     def current(self):
         return self.switched if self.switched is not None else self.load()
 
+    def loaded(self):
+        """The pair served now if it is loaded, else None (never loads it)."""
+        return self.switched if self.switched is not None else self.started
+
     def service(self) -> ModelService:
         """The one ModelService of this server (created on first use)."""
         with self._lock:

@@ -166,7 +166,9 @@ class LecturerPanel(pn.viewable.Viewer):
         # plain labels (the browser's value is checked against them, uikit.validate), mapped to names
         self.pair_names = pair_options(names)
         self.drafting = DraftingLine(the_class)   # the default drafting on this pair, as chapter 12 words it
-        self.pair_select = pn.widgets.Select(label="Pair for everyone", options=list(self.pair_names), width=260)
+        in_use = the_class.pair.loaded().name if the_class.pair.loaded() is not None else (asked or [None])[0]
+        self.pair_select = pn.widgets.Select(label="Pair for everyone", options=list(self.pair_names), width=260,
+                                             **{"value": k for k, v in self.pair_names.items() if v == in_use})
         self.switch_button = pn.widgets.Button(label="Switch pair for everyone", color="warning")
         self.status = pn.pane.HTML("", sizing_mode="stretch_width")
         on_click(self.switch_button, self.switch)

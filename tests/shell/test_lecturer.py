@@ -30,6 +30,15 @@ def test_token_from_args_wins(monkeypatch):
     assert not lecturer.token_ok(None, "arg") and not lecturer.token_ok("arg", None)
 
 
+def test_the_pair_menu_opens_at_the_pair_in_use(monkeypatch, the_class):
+    """The menu names the pair the class is on (the tests serve tiny), never just the first listed."""
+    monkeypatch.setenv("SPECLAB_PAIR", "tiny")
+    assert lecturer.LecturerPanel(the_class, "s1").pair_select.value == "tiny"   # asked for, not loaded yet
+    the_class.pair.current()
+    panel = lecturer.LecturerPanel(the_class, "s1")
+    assert the_class.pair.loaded().name == "tiny" and panel.pair_select.value == "tiny"
+
+
 def test_failed_switch_keeps_the_working_pair(monkeypatch, the_class):
     monkeypatch.setenv("SPECLAB_PAIR", "tiny")
     before = the_class.pair.current()
