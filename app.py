@@ -14,5 +14,5 @@ import sys
 # measure` does. SPECLAB_PACK=0 keeps them dense.
 from shell.app import build_app, configure
 
-configure()
-build_app(sys.argv[1:]).servable()   # `panel serve app.py --args --pair NAME ...`: Bokeh sets argv while app.py runs
+configure(sys.argv[1:])   # `panel serve app.py --args --pair NAME ...`: Bokeh sets argv while app.py runs
+build_app().servable()

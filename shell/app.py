@@ -240,12 +240,9 @@ class SessionPage:
         loader.when_done(pn.state.curdoc, poll)
 
 
-def build_app(args: list[str] | None = None):
-    """This session's page, in the server's class (shell.classstate); `args`: the server's own
-    arguments (`--pair NAME` …), which the class's pair loads by."""
+def build_app():
+    """This session's page, in the server's class (shell.classstate)."""
     the_class = class_state()
-    if args is not None:
-        the_class.pair.use_args(args)
     request = Request.from_args(pn.state.session_args or {})
     session_id, doc = join_classroom(the_class)
     bid = browser_id(the_class)
@@ -269,8 +266,9 @@ def panel_settings() -> None:
         widget.param.stylesheets.default = [sheet("buttons")]
 
 
-def configure() -> None:
-    """Panel settings for the whole app: everything served inline (offline), large type."""
+def configure(args: list[str] | None = None) -> None:
+    """Panel settings for the whole app: everything served inline (offline), large type; the class's
+    models started, by the server's own arguments `args` (`--pair NAME` …) when given."""
     configure_logging(verbose())
     panel_settings()
     before_browser_values(validate.screen)   # every widget value a browser sends is checked first
@@ -281,7 +279,7 @@ def configure() -> None:
     sys.setswitchinterval(SWITCH_INTERVAL)
     the_class = class_state()
     pn.state.schedule_task("speclab-heap", the_class.heap_tick, period="1s")   # once per server (shell.heap)
-    start_models(the_class)
+    start_models(the_class, args)
 
 
 def start_models(the_class: ClassState | None = None, args: list[str] | None = None) -> None:
