@@ -74,8 +74,11 @@ class PairInUse:
         return self.switched if self.switched is not None else self.load()
 
     def loaded(self):
-        """The pair served now if it is loaded, else None (never loads it)."""
-        return self.switched if self.switched is not None else self.started
+        """The pair served now if it is loaded (or the launcher loaded it before the fork), else None
+        (never loads it)."""
+        if self.switched is not None:
+            return self.switched
+        return self.started if self.started is not None else _BEFORE_FORK
 
     def service(self) -> ModelService:
         """The one ModelService of this server (created on first use)."""

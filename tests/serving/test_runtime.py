@@ -19,4 +19,6 @@ def test_a_forked_server_serves_the_pair_loaded_before_the_fork(monkeypatch):
     assert runtime.loaded_before_fork() is None
     before = runtime.load_before_fork(["--pair", "tiny"])
     assert asked == [["--pair", "tiny"]] and runtime.loaded_before_fork() is before
-    assert runtime.PairInUse(["--pair", "tiny"]).current() is before and len(asked) == 1   # not loaded again
+    server = runtime.PairInUse(["--pair", "tiny"])
+    assert server.loaded() is before                               # the lecturer's menu names it at once
+    assert server.current() is before and len(asked) == 1         # not loaded again
