@@ -10,6 +10,7 @@
 // A tour step's projector scale is a layer of its opening state the same way; the free room the
 // tour then reports is shared among the step's figures here, as shell/tour_fit.py does when served.
 // The state and the answers are kept in localStorage, so a reload (or a later visit) shows them.
+// A tour step's page opens where the presses made on its chapter's earlier steps lead (export-tour.js).
 (function () {
   "use strict";
   const data = window.SPECLAB_EXPORT;
@@ -17,6 +18,7 @@
   const KEY = "speclab-export:" + data.page;
   const cards = data.cards || [];
   const scales = data.scales || {};
+  const line = window.SpeclabTourLine ? window.SpeclabTourLine(data) : null;   // tour steps only
   const answerOf = {};      // model id → [card index, its answer, or null for a number card's lock]
   cards.forEach((card, i) => {
     if (card.kind === "choice") for (const [id, label] of Object.entries(card.buttons)) answerOf[id] = [i, label];
@@ -174,19 +176,21 @@
       else answer(String(i), value);
       return;
     }
-    const edge = data.nodes[node].edges[key];
+    const edge = line ? line.edge(node, key) : data.nodes[node].edges[key];
     if (edge) {
       lift();
       apply(edge[0]);
       node = edge[1];
       lay();
       remember();
+      if (line) line.pressed(key);
       return;
     }
     const here = data.jumps[data.nodes[node].context] || {};
     const anywhere = data.jumps["*"] || {};
     if (key in here || key in anywhere) {
       node = key in here ? here[key] : anywhere[key];
+      if (line) line.pressed(key);
       remember(movedSliders());
       location.reload();
       return;
@@ -261,7 +265,9 @@
         const deck = model.data;
         const shown = deck.step;
         deck.connect(deck.properties.step.change, () => {
-          if (deck.step !== shown) window.location.href = `tour-${deck.step}.html`;
+          if (deck.step === shown) return;
+          if (line) line.leaving(deck.step);
+          window.location.href = `tour-${deck.step}.html`;
         });
         if ("scale" in deck.properties) {
           deck.connect(deck.properties.scale.change, () => showScale(deck.scale));
@@ -286,10 +292,12 @@
     hook();
     noteSliders();
     const saved = recalled();
-    if (saved.node > 0 && saved.node < data.nodes.length) {
-      for (const index of pathTo(saved.node)) apply(index);
-      node = saved.node;
+    const opened = line ? line.open() : { node: saved.node };
+    if (opened.node > 0 && opened.node < data.nodes.length) {
+      for (const index of pathTo(opened.node)) apply(index);
+      node = opened.node;
     }
+    if (line && opened.missed) say(line.sentence(opened.missed, opened.made));
     answers = {};
     for (const [i, value] of Object.entries(saved.answers)) if (cards[i]) answers[i] = String(value);
     lay();

@@ -85,6 +85,8 @@ async def build_page(slug: str, service, tour_step: int | None = None) -> Built:
         if getattr(shown, "predict", None) is not None:   # no class poll offline: the student's own card
             with set_curdoc(doc):
                 shown.predict.live = False
+    if hasattr(shown, "animate"):     # a replay's frames are no recorded state: the race is shown finished
+        shown.animate = False
     if shown is not None and hasattr(shown, "load"):
         with set_curdoc(doc):
             await shown.load()

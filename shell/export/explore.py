@@ -9,6 +9,8 @@ state is explored in turn, until the page's budget is spent. The preset bar's co
 from the opening state only; the page's player (assets/export.js) reaches them from elsewhere by
 reopening the page there. A predict card's answers are no state of their own: they are recorded in
 every state as a layer over it (shell/export/answers.py), so answering keeps the page as it is.
+A tour step's page first presses the tour's own presses of its chapter's earlier steps (the lecture's
+line, shell/export/tourline.py), so the step follows the ones before it as the served tour does.
 
 Each branch is recorded on a build of its own (`build_page` again, then the presses that lead to the
 branch): builds of a page make the same models in the same order, so every patch names models by the
@@ -29,10 +31,12 @@ from panel.io.state import set_curdoc
 from shell.export.answers import Layers, card_widgets, model_ids, page_cards
 from shell.export.build import Built, build_page
 from shell.export.record import IdFrame, Tape, fingerprint
+from shell.export.tourline import find_button, lecture_line, note_names
+from shell.tour_steps import TOUR
 from uikit.presets import PresetBar
 
-MAX_NODES = 60          # states recorded per page
-MAX_SECONDS = 120.0   # time spent recording one page
+MAX_NODES = 30          # states recorded per page
+MAX_SECONDS = 40.0      # time spent recording one page (the embedded pair's whole lab: bench/export.py)
 
 
 @dataclass
@@ -54,12 +58,15 @@ class Graph:
     cards: list[dict] = field(default_factory=list)      # the page's predict cards (answers.card_spec)
     scales: dict[str, list[int]] = field(default_factory=dict)   # a tour step's: scale % → [in, out]
     fit: dict = field(default_factory=dict)              # a tour step's figures (answers.fit_plan)
+    names: dict[str, str] = field(default_factory=dict)  # a tour step's: press key → its name (tourline.py)
+    tour: dict = field(default_factory=dict)             # a tour step's: {"chapter": n, "step": s}
 
     def to_json(self) -> dict:
         return {"nodes": [{"parent": n.parent, "via": n.via, "edges": n.edges, "context": n.context,
                            **({"answers": n.answers} if n.answers else {})} for n in self.nodes],
                 "patches": self.patches, "jumps": self.jumps, "cards": self.cards, "scales": self.scales,
-                **({"fit": self.fit} if self.fit else {})}
+                **({"fit": self.fit} if self.fit else {}), **({"names": self.names} if self.tour else {}),
+                **({"tour": self.tour} if self.tour else {})}
 
 
 def side_controls(chapter) -> set[int]:
@@ -136,16 +143,15 @@ class Explorer:
         self.live: Built | None = None
         self.live_node: int | None = None
         self.tape: Tape | None = None
-        self.builds = 0
         self.jumps: dict[str, dict[str, int]] = {}   # context → press key → the state it leads to from anywhere
         self.visited: set[int] = set()
         self.layers = Layers(self.graph)
+        self.line_nodes = 0          # the states the lecture's line made (outside the budget)
 
     async def _fresh(self) -> None:
         if self.tape is not None:
             self.tape.close()
         self.live = await build_page(self.slug, self.service, self.tour_step)
-        self.builds += 1
         self.mapped = self.live.frame.to(self.export_frame)
         self.tape = Tape(self.live.doc, self.mapped)
         self.live_node = 0
@@ -155,32 +161,63 @@ class Explorer:
             return
         await self._fresh()
         for key in self.graph.nodes[n].path:
-            widget, how, _ = controls(self.live, self.mapped, True)[key]
+            widget, how = self._control(key)
             await press(self.live, widget, how)
         self.tape.take()
         self.live_node = n
 
+    def _controls(self, at_opening: bool) -> dict[str, tuple]:
+        """`controls` of the live build, each press's name noted on a tour step (tourline.py)."""
+        return note_names(controls(self.live, self.mapped, at_opening), self.live, self.graph.names)
+
+    def _control(self, key: str) -> tuple:
+        """The widget and press of `key` in the live build ("~label": a lecture's line press)."""
+        return (find_button(self.live, key[1:]), "click") if key.startswith("~") else self._controls(True)[key][:2]
+
     def _spent(self, started: float) -> bool:
-        return len(self.graph.nodes) >= self.max_nodes or time.monotonic() - started > self.max_seconds
+        return (len(self.graph.nodes) - self.line_nodes >= self.max_nodes
+                or time.monotonic() - started > self.max_seconds)
+
+    async def _line(self) -> int:
+        """Press a tour step's lecture's line (tourline.py) from the opening, each press a state of its
+        own (the chapter behind a look-alike state differs); returns the state where it ends."""
+        n = 0
+        for label in lecture_line(self.tour_step):
+            await self._go_to(n)
+            widget = find_button(self.live, label)
+            if widget is None or widget.disabled:
+                break
+            key = f"~{label}"
+            note_names({key: (widget, "click", False)}, self.live, self.graph.names)
+            await press(self.live, widget, "click")
+            n = self._arrive(n, key, apart=True)
+            self.line_nodes += 1
+        return n
 
     async def run(self) -> Graph:
-        """Record the opening state's layers (answers.py), explore depth first from it, then each
-        side control pressed there (a preset, a draft) and what follows it. A control that led to one state every time,
-        from two other states ("Start again"), is taken to lead there from every state (`jumps`)
-        and not pressed again; a side control leads from every state to where it led from the opening."""
+        """Record the opening's layers (answers.py); explore depth first from the end of a tour step's
+        line (tourline.py), from the opening, then from each side control pressed there (a preset, a
+        variant). A control that led to one state every time from two others ("Start again") leads
+        there from every state (`jumps`), not pressed again; so does a side control."""
         await self._fresh()
         digest = fingerprint(self.live.doc, self.mapped)
         self.seen[digest] = 0
         self.layers.use_cards(self.live, self.mapped)
         self._lay(0, digest)
-        if self.live_node == 0 and self.live.tour is not None and not self.layers.record_projector(
-                self.live, self.tape, self.mapped, digest):
-            self.live_node = None
+        if self.live_node == 0 and self.live.tour is not None:
+            self.layers.record_projector(self.live, self.tape, self.mapped, digest)
+            self.live_node = None    # presses on a build of their own: sizing made models, ids moved on
         self.led: dict[tuple, list[int]] = {}    # (context, key) → the states it led to (from elsewhere)
-        self.started = time.monotonic()
+        end = 0
+        if self.tour_step is not None:
+            self.graph.tour = {"chapter": TOUR[self.tour_step - 1]["chapter"], "step": self.tour_step}
+            end = await self._line()
+        self.started = time.monotonic()      # the line is outside the budget, as its states are
+        if end:
+            await self._visit(end)
         await self._visit(0)
         await self._go_to(0)
-        side = [k for k, (_, _, is_side) in controls(self.live, self.mapped, True).items() if is_side]
+        side = [k for k, (_, _, is_side) in self._controls(True).items() if is_side]
         for key in side:
             target = await self._press_in(0, key, always=True)
             if target is None:
@@ -200,7 +237,7 @@ class Explorer:
         if self._spent(self.started) and not always:
             return None
         await self._go_to(n)
-        found = controls(self.live, self.mapped, n == 0)
+        found = self._controls(n == 0)
         if key not in found:
             return None
         await press(self.live, found[key][0], found[key][1])
@@ -214,7 +251,7 @@ class Explorer:
         await self._go_to(n)
         context = self.graph.nodes[n].context
         learned = self.jumps.setdefault(context, {})
-        keys = [k for k, (_, _, is_side) in controls(self.live, self.mapped, n == 0).items()
+        keys = [k for k, (_, _, is_side) in self._controls(n == 0).items()
                 if not is_side and k not in learned]
         for key in keys:
             target = await self._press_in(n, key)
@@ -230,16 +267,17 @@ class Explorer:
             if target not in self.visited:
                 await self._visit(target)
 
-    def _arrive(self, n: int, key: str) -> int:
-        """Record the press `key` in state `n` that has just run; returns the state it led to."""
+    def _arrive(self, n: int, key: str, apart: bool = False) -> int:
+        """Record the press `key` in state `n` that has just run; returns the state it led to (a new
+        one when `apart`, even if it looks like one seen before)."""
         patch = self.tape.take()
         digest = fingerprint(self.live.doc, self.mapped)
-        target = self.seen.get(digest)
+        target = None if apart else self.seen.get(digest)
         fresh = target is None
         if fresh:
             target = len(self.graph.nodes)
             self.graph.nodes.append(Node(self.graph.nodes[n].path + [key], n, len(self.graph.patches)))
-            self.seen[digest] = target
+            self.seen.setdefault(digest, target)
         self.graph.nodes[n].edges[key] = [len(self.graph.patches), target]
         self.graph.patches.append(patch)
         self.live_node = target

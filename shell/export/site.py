@@ -3,8 +3,10 @@
 For each page (the landing page, the chapters and the bridge, in reading order): the page built as a
 served session builds it (shell/export/build.py) written as HTML, then its controls explored
 (shell/export/explore.py) and the recording written beside it (DIR/data/<page>.js) with the player
-(DIR/static/export.js). Bokeh's and Panel's scripts and stylesheets are copied once into
-DIR/static/ (shell/export/files.py). Progress, with a time estimate, goes to stderr.
+(DIR/static/export.js; a tour step's page also DIR/static/export-tour.js, which carries what was
+pressed on the steps before it: shell/export/tourline.py). Bokeh's and Panel's scripts and
+stylesheets are copied once into DIR/static/ (shell/export/files.py). Progress, with a time
+estimate, goes to stderr.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from uikit.styles import ASSETS
 
 TOUR_STATES = 8        # states recorded per tour step (its components are the chapters', recorded there too)
 TOUR_SECONDS = 20.0    # and the most seconds spent on it
+STEP_SHARE = 0.1       # a tour step's time as a share of a chapter page's (bench/export.py: 1.5 s vs 24 s)
 
 
 def site_pages() -> list[str]:
@@ -31,17 +34,43 @@ def site_pages() -> list[str]:
 
 
 class Progress:
-    """One line per page on stderr: how far, and the time left at the pace so far."""
+    """One line per page on stderr: how far, the page's time, and the time left. Pages and tour
+    steps are paced apart (a tour step records far less): each kind's remaining pages at its own
+    pace so far; tour steps not yet begun at the pages' pace times `step_share`."""
 
-    def __init__(self, total: int, stream=sys.stderr):
-        self.total, self.stream, self.started, self.done = total, stream, time.monotonic(), 0
+    def __init__(self, pages: int, steps: int, step_share: float = STEP_SHARE, stream=sys.stderr,
+                 clock=time.monotonic):
+        self.left = {"page": pages, "step": steps}
+        self.spent = {"page": 0.0, "step": 0.0}
+        self.done = {"page": 0, "step": 0}
+        self.step_share, self.stream, self.clock = step_share, stream, clock
+        self.started = self.last = clock()
 
-    def page(self, name: str, states: int) -> None:
-        self.done += 1
-        spent = time.monotonic() - self.started
-        left = spent / self.done * (self.total - self.done)
-        print(f"export: {self.done}/{self.total} {name or 'landing page'}: {states} recorded states; "
-              f"{spent:.0f} s so far, about {left:.0f} s left", file=self.stream, flush=True)
+    def pace(self, kind: str) -> float:
+        if self.done[kind]:
+            return self.spent[kind] / self.done[kind]
+        if kind == "step" and self.done["page"]:
+            return self.pace("page") * self.step_share
+        return 0.0
+
+    def estimate(self) -> float:
+        """Seconds left at the pace so far."""
+        return sum(self.pace(kind) * n for kind, n in self.left.items())
+
+    def page(self, name: str, states: int, kind: str = "page") -> None:
+        now = self.clock()
+        took, self.last = now - self.last, now
+        self.spent[kind] += took
+        self.done[kind] += 1
+        self.left[kind] -= 1
+        done, total = sum(self.done.values()), sum(self.done.values()) + sum(self.left.values())
+        print(f"export: {done}/{total} {name or 'landing page'}: {states} recorded states in {took:.0f} s; "
+              f"{now - self.started:.0f} s so far, about {minutes(self.estimate())} left",
+              file=self.stream, flush=True)
+
+
+def minutes(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
 def player_script(name: str, graph: dict) -> str:
@@ -59,7 +88,8 @@ async def export_page(out: Path, copier: Copier, slug: str, service, tour_step: 
     data = copier.localize(relink(player_script(name[:-5], graph)))
     (out / "data").mkdir(exist_ok=True)
     (out / "data" / f"{name[:-5]}.js").write_text(data)
-    tail = f'<script src="data/{name[:-5]}.js"></script>\n<script src="static/export.js"></script>\n</body>'
+    tour = '<script src="static/export-tour.js"></script>\n' if tour_step is not None else ""
+    tail = f'<script src="data/{name[:-5]}.js"></script>\n{tour}<script src="static/export.js"></script>\n</body>'
     text = text.replace("</body>", tail, 1)
     remote = remote_addresses(text)
     if remote:
@@ -76,19 +106,20 @@ async def export_site(out: Path, service, slugs: list[str] | None = None, tour_s
     out.mkdir(parents=True, exist_ok=True)
     copier = Copier(out)
     (out / "static").mkdir(exist_ok=True)
-    shutil.copyfile(ASSETS / "export.js", out / "static" / "export.js")
+    for script in ("export.js", "export-tour.js"):
+        shutil.copyfile(ASSETS / script, out / "static" / script)
     slugs = site_pages() if slugs is None else slugs
     steps = list(range(1, (len(TOUR) if tour_steps is None else min(tour_steps, len(TOUR))) + 1))
-    progress = Progress(len(slugs) + len(steps))
+    tour_budget = {"max_nodes": min(budget.get("max_nodes", TOUR_STATES), TOUR_STATES),
+                   "max_seconds": min(budget.get("max_seconds", TOUR_SECONDS), TOUR_SECONDS)}
+    progress = Progress(len(slugs), len(steps))
     states = {}
     for slug in slugs:
         states[page_file(slug)] = await export_page(out, copier, slug, service, **budget)
         progress.page(slug, states[page_file(slug)])
-    tour_budget = {"max_nodes": min(budget.get("max_nodes", TOUR_STATES), TOUR_STATES),
-                   "max_seconds": min(budget.get("max_seconds", TOUR_SECONDS), TOUR_SECONDS)}
     for step in steps:     # the tour: a page per step (its keys open the next step's page)
         name = page_file("", step)
         states[name] = await export_page(out, copier, "", service, step, **tour_budget)
-        progress.page(f"tour step {step}", states[name])
+        progress.page(f"tour step {step}", states[name], "step")
     size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     return {"pages": states, "bytes": size}

@@ -92,6 +92,45 @@ def test_a_number_card_has_a_layer_for_every_whole_number(tiny_service, extensio
     assert "You said <b>7</b>" in texts(graph.patches[layer["7"][0]])
 
 
+def test_a_tour_step_opens_after_the_tours_presses_on_the_steps_before(tiny_service, extension):
+    """Step 4 shows chapter 1's summary of the race the lecturer wrote on step 3 (the served tour
+    keeps the chapter across steps): its recording starts with step 3's Write pressed, named as step
+    3's own Write is, so the player follows the lecturer's press from one step's page to the next."""
+    async def go():
+        step3 = await build_page("", tiny_service, 3)
+        graph3 = await Explorer("", tiny_service, step3.frame, 3, max_nodes=2, max_seconds=60).run()
+        step4 = await build_page("", tiny_service, 4)
+        graph4 = await Explorer("", tiny_service, step4.frame, 4, max_nodes=2, max_seconds=60).run()
+        return step3, graph3, step4, graph4
+    step3, graph3, step4, graph4 = asyncio.run(go())
+    write = next(k for k, (w, how, _) in _controls(step3).items() if getattr(w, "label", "") == "✎ Write")
+    assert graph3.names[write] == graph4.names["~✎ Write"] == "write_button"
+    assert graph4.tour == {"chapter": 1, "step": 4} and graph4.to_json()["names"] == graph4.names
+    patch, after = graph4.nodes[0].edges["~✎ Write"]
+    assert "The small model finished in" in texts(graph4.patches[patch])
+    assert "The small model finished in" not in page_html(step4.doc, "step 4")    # the step opens fresh
+    assert graph4.nodes[after].parent == 0 and graph4.nodes[after].path == ["~✎ Write"]
+
+
+def test_progress_paces_pages_and_tour_steps_apart():
+    """The time left: the chapter pages' pace for the pages left, tour steps (a smaller budget) at
+    their share of it until one is done, then at their own pace."""
+    import io
+    from shell.export.site import Progress
+    now, out = [0.0], io.StringIO()
+    progress = Progress(3, 10, step_share=0.25, stream=out, clock=lambda: now[0])
+    now[0] = 100.0
+    progress.page("guess-check-keep", 12)
+    assert progress.estimate() == 2 * 100 + 10 * 25
+    assert out.getvalue().endswith("12 recorded states in 100 s; 100 s so far, about 8 min left\n")
+    now[0] = 160.0
+    progress.page("timeline", 5)
+    now[0] = 163.0
+    progress.page("tour step 1", 1, "step")
+    assert progress.estimate() == 80 + 9 * 3
+    assert out.getvalue().endswith("3/13 tour step 1: 1 recorded states in 3 s; 163 s so far, about 2 min left\n")
+
+
 def _controls(built):
     from shell.export.explore import controls
     return controls(built, lambda i: i, True)

@@ -3,8 +3,9 @@ every page renders with no console error and no request leaving the folder, chap
 replays the recorded round, chapter 10's α slider redraws in the browser, chapter 6's Draw replays,
 chapter 12's table is there, a predict answer survives a reload and keeps the page's progress
 (chapter 4's round), a number answer (chapter 2) is kept and revealed by the recorded run, the tour
-advances with →, and a tour step with a figure is drawn for a 1920×1080 projector (the test exports
-the tour's first three steps)."""
+advances with →, a step shows what the lecturer pressed on the step before (chapter 1's Write on step
+3, its summary on step 4), and a tour step with a figure is drawn for a 1920×1080 projector (the test
+exports the tour's first four steps)."""
 from __future__ import annotations
 
 import os
@@ -28,7 +29,7 @@ def site(tmp_path_factory):
     out = tmp_path_factory.mktemp("export")
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     done = subprocess.run([sys.executable, "-m", "lab", "export", str(out), "--pair", "tiny", "--states", "5",
-                           "--seconds", "10", "--tour", "3"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+                           "--seconds", "10", "--tour", "4"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "about" in done.stderr and "left" in done.stderr       # progress with a time estimate
     return out
@@ -116,6 +117,28 @@ def test_the_tour_advances_with_the_arrow_key(site, offline):
     # step 2's predict card is the student's own offline: no class poll to wait for
     wait_until(lambda: has(offline, "Choose your answer before you look."), message="step 2's card")
     assert not has(offline, "The class is answering")
+
+
+SUMMARY = "The small model finished in"     # chapter 1's summary of a race, shown on step 4
+
+
+def test_a_tour_step_keeps_what_was_pressed_on_the_step_before(site, offline):
+    """Write pressed on step 3, then →: step 4 shows that race's summary, as the served tour (one
+    session's chapter across steps) does; step 4 opened afresh shows none, as a new served tour."""
+    open_file(offline, site, page_file("", 4))
+    assert not has(offline, SUMMARY)
+    open_file(offline, site, page_file("", 3))
+    offline.get_by_role("button", name="✎ Write").click()
+    wait_until(lambda: not has(offline, "Press Write: the big model's words appear here."),
+               message="the recorded race on step 3")
+    offline.keyboard.press("ArrowRight")
+    offline.wait_for_url("**/tour-4.html*")
+    offline.wait_for_selector("html[data-export-ready='1']", timeout=60000)
+    wait_until(lambda: has(offline, SUMMARY), message="step 3's race summed up on step 4")
+    reopen(offline)
+    wait_until(lambda: has(offline, SUMMARY), message="the summary after a reload")
+    open_file(offline, site, page_file("", 4))
+    assert not has(offline, SUMMARY)
 
 
 def reopen(pg) -> None:

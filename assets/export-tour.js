@@ -1,0 +1,88 @@
+// A tour step's page of the exported lab follows the steps before it, as the served tour does
+// (shell/export/tourline.py). The served tour keeps one session's chapter objects across its steps;
+// here each step is a page of its own, so the names of the presses made on a chapter's steps are
+// kept for the browser tab's session (sessionStorage), and each step's page follows them through
+// its own recording from its opening (whose first states are the tour's own presses of the
+// chapter's earlier steps); a press the page's recording does not hold where it comes is passed
+// over, and the page says so. A tour opened afresh (not by its own keys, a reload or the browser's
+// Back) starts every chapter afresh, as a new served session does.
+window.SpeclabTourLine = function (data) {
+  "use strict";
+  const tour = data.tour;
+  if (!tour) return null;
+  const names = data.names || {};
+  const PREFIX = "speclab-export-tour:";
+  const LOG = PREFIX + tour.chapter;
+  const NEXT = "speclab-export-tour-next";     // the step the tour's keys are opening
+
+  function nameOf(key) {
+    return names[key] || (key.startsWith("~") ? key.slice(1) : undefined);
+  }
+
+  function read() {
+    try {
+      const log = JSON.parse(sessionStorage.getItem(LOG) || "[]");
+      return Array.isArray(log) ? log.filter((name) => typeof name === "string") : [];
+    } catch (e) { return []; }
+  }
+
+  function write(log) {
+    try { sessionStorage.setItem(LOG, JSON.stringify(log)); } catch (e) { /* storage off: each step opens afresh */ }
+  }
+
+  function begin() {
+    let arrived = null;
+    try {
+      arrived = sessionStorage.getItem(NEXT);
+      sessionStorage.removeItem(NEXT);
+    } catch (e) { return; }
+    const nav = performance.getEntriesByType ? performance.getEntriesByType("navigation")[0] : null;
+    const kind = nav ? nav.type : "navigate";
+    if (kind === "reload" || kind === "back_forward" || arrived === String(tour.step)) return;
+    for (const key of Object.keys(sessionStorage)) if (key.startsWith(PREFIX)) sessionStorage.removeItem(key);
+  }
+
+  // [patch, state] of the press `key` in state n, or of a recorded press with the same name there
+  function edge(n, key) {
+    const edges = data.nodes[n].edges;
+    if (edges[key]) return edges[key];
+    const name = nameOf(key);
+    for (const [k, e] of Object.entries(edges)) if (name !== undefined && nameOf(k) === name) return e;
+    return undefined;
+  }
+
+  // the state the press named `name` leads to from state n (a recorded press, or one that leads
+  // to one state from anywhere), or undefined
+  function follow(n, name) {
+    for (const [k, e] of Object.entries(data.nodes[n].edges)) if (nameOf(k) === name) return e[1];
+    for (const jumps of [data.jumps[data.nodes[n].context] || {}, data.jumps["*"] || {}])
+      for (const [k, target] of Object.entries(jumps)) if (nameOf(k) === name) return target;
+    return undefined;
+  }
+
+  // Where the chapter's presses so far lead on this page: {node, missed, made}; a press not
+  // recorded where it comes is passed over (the log keeps it: another step's page may hold it).
+  function open() {
+    begin();
+    const log = read();
+    let node = 0, missed = 0;
+    for (const name of log) {
+      const next = follow(node, name);
+      if (next === undefined) missed += 1;
+      else node = next;
+    }
+    return { node, missed, made: log.length };
+  }
+
+  function sentence(missed, made) {
+    return `The offline copy has no recording of ${missed} of the ${made} presses made on chapter ` +
+      `${tour.chapter}'s tour steps at this point, so step ${tour.step} shows the chapter as the other ` +
+      `${made - missed} leave it (the served tour keeps every press).`;
+  }
+
+  return {
+    open, edge, sentence,
+    pressed(key) { const name = nameOf(key); if (name !== undefined) write([...read(), name]); },
+    leaving(step) { try { sessionStorage.setItem(NEXT, String(step)); } catch (e) { /* storage off */ } },
+  };
+};
