@@ -283,12 +283,16 @@
     }
   }
 
+  // once: es-module-shims (Panel's ESM components) fires DOMContentLoaded a second time
+  let begun = false;
   function start() {
     const doc = bokehDoc();
+    if (begun) return;
     if (!doc || !doc.roots().length) {
       setTimeout(start, 50);
       return;
     }
+    begun = true;
     hook();
     noteSliders();
     const saved = recalled();
