@@ -4,8 +4,9 @@
 // kept for the browser tab's session (sessionStorage), and each step's page follows them through
 // its own recording from its opening (whose first states are the tour's own presses of the
 // chapter's earlier steps); a press the page's recording does not hold where it comes is passed
-// over, and the page says so. A tour opened afresh (not by its own keys, a reload or the browser's
-// Back) starts every chapter afresh, as a new served session does.
+// over, and the page says so. A tour opened afresh (not by its own keys, a reload, the browser's
+// Back or a reload of the tour's frame page: assets/export-wrapper.js) starts every chapter afresh, as a
+// new served session does.
 window.SpeclabTourLine = function (data) {
   "use strict";
   const tour = data.tour;
@@ -38,7 +39,8 @@ window.SpeclabTourLine = function (data) {
     } catch (e) { return; }
     const nav = performance.getEntriesByType ? performance.getEntriesByType("navigation")[0] : null;
     const kind = nav ? nav.type : "navigate";
-    if (kind === "reload" || kind === "back_forward" || arrived === String(tour.step)) return;
+    const resumed = new URLSearchParams(location.search).has("resume");   // the tour's frame page reloaded
+    if (kind === "reload" || kind === "back_forward" || resumed || arrived === String(tour.step)) return;
     for (const key of Object.keys(sessionStorage)) if (key.startsWith(PREFIX)) sessionStorage.removeItem(key);
   }
 

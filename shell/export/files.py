@@ -25,6 +25,7 @@ PANEL_DIST = Path(pn.__file__).parent / "dist"
 BOKEH_CDN = re.compile(r"https://cdn\.bokeh\.org/bokeh/release/(bokeh(?:-[a-z]+)?)-[0-9][^\"'\s]*?\.min\.js")
 PANEL_CDN = re.compile(r"https://cdn\.holoviz\.org/panel/[^/]+/dist/")
 PANEL_LOCAL = re.compile(r"(?<![\w/.])(?:\./)?static/extensions/panel/([^\"'\s)\\?&]+)(?:\?v=[\w.]+)?")
+TOUR_LINK = "tour.html"     # the guided tour's frame page (shell/export/deck.py)
 CSS_URL = re.compile(r"url\(\s*['\"]?(?!data:|https?:|#)([^'\")]+)['\"]?\s*\)")
 
 
@@ -45,10 +46,13 @@ def page_file(slug: str, tour_step: int | None = None) -> str:
     return f"{slug}.html" if slug else "index.html"
 
 
-def relink(text: str) -> str:
-    """The served lab's links (`?chapter=slug`, `?`, `?tour=N`) as the exported files'."""
+def relink(text: str, tour_step: bool = False) -> str:
+    """The served lab's links (`?chapter=slug`, `?`, `?tour=N`) as the exported files'. A link into
+    the tour opens the tour's frame page at that step (`tour.html#step=N`, which keeps fullscreen
+    across steps: shell/export/deck.py); on a step's own page (shown inside that frame) it opens
+    the step's page itself."""
     text = re.sub(r"\?chapter=([A-Za-z0-9_-]+)", r"\1.html", text)
-    text = re.sub(r"\?tour=(\d+)", r"tour-\1.html", text)
+    text = re.sub(r"\?tour=(\d+)", r"tour-\1.html" if tour_step else TOUR_LINK + r"#step=\1", text)
     text = re.sub(r"(\\?\"exit\\?\":\s*\\?\")\?(\\?\")", r"\1index.html\2", text)   # the tour's Esc
     return re.sub(r"href=(\\?\"|&quot;|\\&quot;)\?(\\?\"|&quot;|\\&quot;)", r"href=\1index.html\2", text)
 
@@ -85,13 +89,13 @@ class Copier:
         self._copy(PANEL_DIST / path, rel)
         return rel
 
-    def localize(self, text: str) -> str:
+    def localize(self, text: str, tour_step: bool = False) -> str:
         text = BOKEH_CDN.sub(self._bokeh, text)
         text = PANEL_CDN.sub("static/extensions/panel/", text)
         text = PANEL_LOCAL.sub(self._panel, text)
         text = text.replace('href="./favicon.ico"', 'href="static/extensions/panel/images/favicon.ico"')
         self._copy(PANEL_DIST / "images" / "favicon.ico", "static/extensions/panel/images/favicon.ico")
-        return relink(text)
+        return relink(text, tour_step)
 
 
 def remote_addresses(text: str) -> list[str]:

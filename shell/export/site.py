@@ -18,6 +18,7 @@ from pathlib import Path
 
 from chapters import registry
 from shell.export.build import build_page, page_title, without_live_inputs
+from shell.export.deck import write_deck
 from shell.export.explore import Explorer
 from shell.export.files import Copier, page_file, page_html, relink, remote_addresses
 from shell.tour_steps import TOUR
@@ -83,13 +84,15 @@ async def export_page(out: Path, copier: Copier, slug: str, service, tour_step: 
     name = page_file(slug, tour_step)
     built = await build_page(slug, service, tour_step)
     without_live_inputs(built)
-    text = copier.localize(page_html(built.doc, page_title(slug, tour_step)))
+    in_tour = tour_step is not None
+    text = copier.localize(page_html(built.doc, page_title(slug, tour_step)), in_tour)
     graph = (await Explorer(slug, service, built.frame, tour_step, **budget).run()).to_json()
-    data = copier.localize(relink(player_script(name[:-5], graph)))
+    data = copier.localize(relink(player_script(name[:-5], graph), in_tour), in_tour)
     (out / "data").mkdir(exist_ok=True)
     (out / "data" / f"{name[:-5]}.js").write_text(data)
     tour = '<script src="static/export-tour.js"></script>\n' if tour_step is not None else ""
-    tail = f'<script src="data/{name[:-5]}.js"></script>\n{tour}<script src="static/export.js"></script>\n</body>'
+    tail = (f'<script src="static/export-frame.js"></script>\n<script src="data/{name[:-5]}.js"></script>\n'
+            f'{tour}<script src="static/export.js"></script>\n</body>')
     text = text.replace("</body>", tail, 1)
     remote = remote_addresses(text)
     if remote:
@@ -106,7 +109,7 @@ async def export_site(out: Path, service, slugs: list[str] | None = None, tour_s
     out.mkdir(parents=True, exist_ok=True)
     copier = Copier(out)
     (out / "static").mkdir(exist_ok=True)
-    for script in ("export.js", "export-tour.js"):
+    for script in ("export.js", "export-tour.js", "export-frame.js", "export-wrapper.js"):
         shutil.copyfile(ASSETS / script, out / "static" / script)
     slugs = site_pages() if slugs is None else slugs
     steps = list(range(1, (len(TOUR) if tour_steps is None else min(tour_steps, len(TOUR))) + 1))
@@ -121,5 +124,6 @@ async def export_site(out: Path, service, slugs: list[str] | None = None, tour_s
         name = page_file("", step)
         states[name] = await export_page(out, copier, "", service, step, **tour_budget)
         progress.page(f"tour step {step}", states[name], "step")
+    write_deck(out, len(steps))
     size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     return {"pages": states, "bytes": size}

@@ -169,3 +169,16 @@ def _objects(obj):
     elif isinstance(obj, list):
         for v in obj:
             yield from _objects(v)
+
+
+def test_links_into_the_tour_open_its_frame_page(tmp_path):
+    """A chapter's or the landing page's link into the tour opens tour.html at the step (the frame
+    page that keeps fullscreen, shell/export/deck.py); a step's own links open the step pages in it."""
+    from shell.export.deck import write_deck
+    from shell.export.files import relink
+    assert relink('<a href="?tour=11">') == '<a href="tour.html#step=11">'
+    assert relink('<a href="?tour=11">', tour_step=True) == '<a href="tour-11.html">'
+    text = write_deck(tmp_path, 4).read_text()
+    assert 'data-tour-steps="4"' in text and 'id="speclab-tour-frame"' in text
+    assert 'src="static/export-wrapper.js"' in text and "http" not in text
+    assert write_deck(tmp_path, 0) is None

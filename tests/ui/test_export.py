@@ -146,6 +146,81 @@ def reopen(pg) -> None:
     pg.wait_for_selector("html[data-export-ready='1']", timeout=60000)
 
 
+# every requestFullscreen call of a page and its frames, recorded (then made: headless chromium goes fullscreen)
+RECORD_FULLSCREEN = """(() => { const ask = Element.prototype.requestFullscreen; window.__speclabFullscreen = [];
+  Element.prototype.requestFullscreen = function (...args) {
+    window.__speclabFullscreen.push(this.tagName); return ask.apply(this, args); }; })();"""
+FULLSCREEN = "document.fullscreenElement ? document.fullscreenElement.tagName : null"
+
+
+def open_deck(pg, site, step: int | None = None):
+    """The tour's frame page (tour.html) opened, its step's page ready in the frame; returns the frame."""
+    pg.goto(f"file://{site / 'tour.html'}" + (f"#step={step}" if step else ""))
+    return deck_step(pg, step or 1)
+
+
+def deck_step(pg, step: int):
+    frame = pg.wait_for_selector("#speclab-tour-frame").content_frame()
+    wait_until(lambda: frame.url.split("/")[-1].split("?")[0] == f"tour-{step}.html", timeout=60,
+               message=f"step {step} in the frame")
+    frame.wait_for_selector(f"html[data-tour-step='{step}'][data-export-ready='1']", timeout=60000)
+    return frame
+
+
+def test_fullscreen_lasts_from_step_to_step_in_the_tours_frame_page(site, offline):
+    """F on a step asks the frame page (tour.html), which goes fullscreen; → twice moves the frame to
+    step 3 while the frame page stays the same page (so fullscreen lasts), its address naming step 3;
+    F again leaves fullscreen, a reload reopens step 3, and Esc leaves the tour for a page of the
+    folder that takes the frame page's place."""
+    offline.add_init_script(RECORD_FULLSCREEN)
+    frame = open_deck(offline, site)
+    offline.evaluate("window.__speclabSamePage = true")
+    offline.keyboard.press("f")
+    wait_until(lambda: offline.evaluate(FULLSCREEN) == "HTML", message="the frame page fullscreen")
+    assert offline.evaluate("window.__speclabFullscreen") == ["HTML"]      # asked once, by the frame page
+    assert frame.evaluate("window.__speclabFullscreen") == []              # the step asked it by message
+    wait_until(lambda: frame.evaluate(FULLSCREEN) == "HTML", message="the step told it is fullscreen")
+    for step in (2, 3):
+        offline.keyboard.press("ArrowRight")
+        frame = deck_step(offline, step)
+    assert offline.url.endswith("/tour.html#step=3")
+    assert offline.evaluate("window.__speclabSamePage") is True             # never navigated away
+    assert offline.evaluate(FULLSCREEN) == "HTML"
+    wait_until(lambda: frame.evaluate(FULLSCREEN) == "HTML", message="step 3 told it is fullscreen")
+    offline.keyboard.press("f")
+    wait_until(lambda: offline.evaluate(FULLSCREEN) is None, message="F on step 3 to leave fullscreen")
+    assert offline.evaluate("window.__speclabFullscreen") == ["HTML"]
+    offline.reload()
+    frame = deck_step(offline, 3)
+    assert offline.url.endswith("/tour.html#step=3")
+    frame.locator("h1.tour-text").first.focus()
+    offline.keyboard.press("Escape")
+    offline.wait_for_url(re.compile(r".*/[a-z-]+\.html$"), timeout=60000)
+    assert "tour" not in offline.url.split("/")[-1]
+    offline.wait_for_selector("html[data-export-ready='1']", timeout=60000)
+
+
+def test_the_tours_frame_page_carries_presses_from_step_to_step(site, offline):
+    """Through tour.html: Write on step 3, then →: step 4 in the frame shows that race's summary (the
+    frame's session storage is the tab's); a reload of the frame page keeps it; the frame page
+    opened afresh at step 4 starts the chapter afresh, as a new served tour."""
+    frame = open_deck(offline, site, 3)
+    assert not has(frame, SUMMARY)
+    frame.get_by_role("button", name="✎ Write").click()
+    wait_until(lambda: not has(frame, "Press Write: the big model's words appear here."),
+               message="the recorded race on step 3")
+    offline.keyboard.press("ArrowRight")
+    frame = deck_step(offline, 4)
+    assert offline.url.endswith("/tour.html#step=4")
+    wait_until(lambda: has(frame, SUMMARY), message="step 3's race summed up on step 4")
+    offline.reload()
+    frame = deck_step(offline, 4)
+    wait_until(lambda: has(frame, SUMMARY), message="the summary after a reload of the frame page")
+    offline.goto("about:blank")
+    frame = open_deck(offline, site, 4)
+    assert not has(frame, SUMMARY)
+
+
 def test_answering_keeps_the_rounds_stepped(site, offline):
     """An answer pressed after a round keeps the round on the page, with the verdict for that state."""
     open_file(offline, site, page_file("guess-check-keep"))

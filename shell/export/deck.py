@@ -1,0 +1,47 @@
+"""The guided tour's frame page of the export, DIR/tour.html: fullscreen that lasts across steps.
+
+Each tour step is a page of its own in the export (tour-N.html), and a browser leaves fullscreen
+whenever the page changes. So the tour is opened through one page that never changes: tour.html
+holds the step pages in a full-window frame, and it is this page that goes fullscreen. A step's
+page inside it (assets/export-frame.js) asks for fullscreen through the frame page (F, the tour's
+Fullscreen button), its keys move the frame from step to step, and the frame page's address
+follows the step (`tour.html#step=N`), so a reload or a bookmark reopens that step
+(assets/export-wrapper.js). A page outside the tour opened from a step (Esc, a chapter link)
+takes the frame page's place. A step's page opened by itself works as before.
+
+    write_deck(out, steps=20)     # DIR/tour.html over tour-1.html … tour-20.html
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from shell.export.files import TOUR_LINK
+
+DECK = """<!DOCTYPE html>
+<html lang="en" data-tour-steps="{steps}">
+<head>
+<meta charset="utf-8">
+<title>Speculative Lab · guided tour</title>
+<link rel="icon" href="static/extensions/panel/images/favicon.ico">
+<style>
+html, body {{ margin: 0; height: 100%; overflow: hidden; background: #fff; }}
+#speclab-tour-frame {{ display: block; border: 0; width: 100%; height: 100%; }}
+</style>
+</head>
+<body>
+<iframe id="speclab-tour-frame" title="Speculative Lab · guided tour" allow="fullscreen"></iframe>
+<noscript><p>The guided tour needs JavaScript; its steps are the pages <a href="tour-1.html">tour-1.html</a>
+and on.</p></noscript>
+<script src="static/export-wrapper.js"></script>
+</body>
+</html>
+"""
+
+
+def write_deck(out: Path, steps: int) -> Path | None:
+    """Write DIR/tour.html over the first `steps` step pages (none when no step was exported)."""
+    if steps < 1:
+        return None
+    path = out / TOUR_LINK
+    path.write_text(DECK.format(steps=steps))
+    return path
