@@ -35,6 +35,9 @@
     return window.Bokeh && Bokeh.documents && Bokeh.documents.length ? Bokeh.documents[0] : null;
   }
 
+  // One sentence at the foot of the screen. The page keeps room for it under its content (the
+  // scrolling page a bottom margin; a tour step --speclab-notice-room, which assets/tour.js takes
+  // from the free room it fits the step into), so it covers nothing; × takes it and its room away.
   function say(sentence) {
     let box = document.getElementById("speclab-export-notice");
     if (!box) {
@@ -42,10 +45,31 @@
       box.id = "speclab-export-notice";
       box.setAttribute("role", "status");
       box.style.cssText = "position:fixed;bottom:12px;left:50%;transform:translateX(-50%);z-index:9999;" +
-        "background:#fff8f0;border:2px solid #b35900;border-radius:8px;padding:8px 14px;font-size:1rem;max-width:640px";
+        "display:flex;gap:10px;align-items:flex-start;background:#fff8f0;border:2px solid #b35900;" +
+        "border-radius:8px;padding:8px 8px 8px 14px;font-size:1rem;width:max-content;max-width:min(92vw,56rem);box-sizing:border-box";
+      const text = document.createElement("span");
+      const close = document.createElement("button");
+      close.type = "button";
+      close.textContent = "×";
+      close.setAttribute("aria-label", "Close this note");
+      close.style.cssText = "border:0;background:none;font-size:1.2rem;line-height:1;cursor:pointer;padding:0 4px";
+      close.addEventListener("click", () => { box.remove(); keepRoom(0); });
+      box.append(text, close);
       document.body.appendChild(box);
+      // its height changes with the tour's projector scale (the type grows): the room follows it
+      if (window.ResizeObserver) new ResizeObserver(() => { if (box.isConnected) keepRoom(box.offsetHeight + 24); }).observe(box);
     }
-    box.textContent = sentence;
+    box.firstChild.textContent = sentence;
+    keepRoom(box.offsetHeight + 24);
+  }
+
+  function keepRoom(px) {
+    if (String(px || "") === document.documentElement.style.getPropertyValue("--speclab-notice-room")) return;
+    const main = document.getElementById("main") || document.body;
+    main.style.paddingBottom = px ? `${px}px` : "";
+    if (px) document.documentElement.style.setProperty("--speclab-notice-room", `${px}`);
+    else document.documentElement.style.removeProperty("--speclab-notice-room");
+    window.dispatchEvent(new Event("resize"));     // a tour step fits itself again (assets/tour.js)
   }
 
   function apply(index) {

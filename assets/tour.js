@@ -224,6 +224,7 @@ export function render({ model }) {
     }
     if (!bottom) return;
     bottom = Math.max(bottom, stage.getBoundingClientRect().bottom);   // with the cards' padding and borders
+    bottom += Number(getComputedStyle(document.documentElement).getPropertyValue("--speclab-notice-room")) || 0;   // the export's note at the foot
     const room = { step: n, height: Math.floor(window.innerHeight - bottom - 14),
                    width: Math.floor(window.innerWidth - right - 26) };
     // a step without a figure: its chips grow first (or shrink back) with the free height, then the

@@ -265,6 +265,36 @@ def test_a_tour_step_fits_a_1920x1080_projector(site, offline):
     assert not found, "\n".join(found)
 
 
+# the page's text, buttons and figures the notice box overlaps (their rects inside shadow roots too)
+UNDER_NOTICE = """() => { const box = document.getElementById("speclab-export-notice");
+  if (!box) return null; const b = box.getBoundingClientRect(), out = [];
+  const walk = (n) => { for (const el of [...(n.shadowRoot ? n.shadowRoot.children : []), ...n.children]) {
+      if (el === box) continue; walk(el);
+      const tag = el.tagName.toLowerCase(), text = [...el.childNodes].some((c) => c.nodeType === 3 && c.textContent.trim());
+      if (!text && tag !== "canvas" && tag !== "button") continue;
+      const r = el.getBoundingClientRect();
+      if (r.width < 1 || r.height < 1) continue;
+      if (r.bottom > b.top && r.top < b.bottom && r.right > b.left && r.left < b.right) out.push(tag + ": " + el.textContent.slice(0, 40));
+  } };
+  walk(document.body); return out; }"""
+
+
+def test_the_notice_covers_nothing_on_a_tour_step(site, offline):
+    """A tour step whose carried presses were not all recorded says so at the foot of the screen; the
+    step fits itself into the room above the note (its figure shrinks), and × takes the note away."""
+    offline.set_viewport_size({"width": 1920, "height": 1080})
+    open_file(offline, site, page_file("", 3))
+    offline.evaluate("sessionStorage.setItem('speclab-export-tour:1', JSON.stringify(['no such press']))")
+    reopen(offline)
+    wait_until(lambda: has(offline, "The offline copy has no recording of 1 of the 1 presses"), message="the note")
+    found = problems(settled(offline, 3), 3, SMALLEST["code"], SMALLEST, cover=None)   # nothing scrolls or clips
+    assert not found, "\n".join(found)
+    assert offline.evaluate(UNDER_NOTICE) == []
+    offline.get_by_role("button", name="Close this note").click()
+    assert offline.evaluate(UNDER_NOTICE) is None
+    assert not has(offline, "The offline copy has no recording")
+
+
 def test_the_browser_shares_the_room_as_the_sizer_does(site, offline, tiny_service):
     """The export's fitSizes (assets/export.js) against shell/tour_fit.StageSizer.fit on step 3's
     figures, at three scales and rooms (growing, shrinking, odd halves)."""
