@@ -164,6 +164,7 @@ def deck_step(pg, step: int):
     wait_until(lambda: frame.url.split("/")[-1].split("?")[0] == f"tour-{step}.html", timeout=60,
                message=f"step {step} in the frame")
     frame.wait_for_selector(f"html[data-tour-step='{step}'][data-export-ready='1']", timeout=60000)
+    wait_until(lambda: frame.evaluate("document.hasFocus()"), message=f"step {step} to take the keys")
     return frame
 
 
