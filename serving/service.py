@@ -46,6 +46,18 @@ from serving.sharing import ProfileExchange
 from serving.workqueue import BURST, MAX_PENDING, MAX_TOTAL, RATE, FairQueue, Owner, QueueFull  # noqa: F401  Owner, QueueFull: for pages
 
 
+def outcome_key(request: Request, profile) -> tuple:
+    """Where ModelService keeps a request's outcome priced by `profile`."""
+    return ("outcome", request, profile)
+
+
+def kept_outcome(service: "ModelService", request: Request):
+    """The outcome `service.outcome(request)` keeps, priced by the current cost profile, or None:
+    reads the cache only (measures and loads nothing), so the event loop may call it."""
+    profile = costs.already_measured(service, request.variant)
+    return None if profile is None else service.peek(outcome_key(request, profile))
+
+
 class ModelService:
     """The server process's model work: its queue, its pair and teaching drafts, its results."""
 
@@ -191,7 +203,7 @@ class ModelService:
         and profile; a long job (a generator the worker runs a round at a time) whose generations are
         `generation_steps`', shared with every page that asks for them."""
         profile = costs.of_service(self, request.variant)
-        key = ("outcome", request, profile)
+        key = outcome_key(request, profile)
         kept = self.peek(key, MISSING)
         if kept is not MISSING:
             return kept

@@ -24,7 +24,7 @@ import weakref
 import panel as pn
 
 from lab.experiments.cheaper import BY_KEY, default_drafting_words
-from lab.speed import costs
+from serving.service import kept_outcome
 from uikit.pacing import served
 from uikit.readouts import VERDICT_CSS, busy_html
 from uikit.state import LabState
@@ -44,14 +44,6 @@ def default_request(service):
 def warmup_job(service) -> tuple:
     """The warm-up's job that computes it: (what, fn, args, kwargs), as shell.warmup.jobs lists them."""
     return (WHAT, service.outcome, (default_request(service),), {})
-
-
-def kept_outcome(service, request):
-    """The outcome ModelService.outcome keeps for the default `request` (priced by the pair's current
-    cost profile), or None. Reads its cache under its key; measures and loads nothing, so the event
-    loop may call it."""
-    profile = costs.already_measured(service)       # the default request drafts with the default variant
-    return None if profile is None else service.peek(("outcome", request, profile))
 
 
 def drafting_sentence(outcome) -> str:

@@ -5,6 +5,7 @@ import html
 
 from chapters.ch12_cheaper_guesses import CheaperGuessesChapter
 from lab.experiments.cheaper import default_drafting_words
+from serving.service import kept_outcome
 from shell import lecturer, lecturer_drafting, warmup
 from tests.helpers import wait_until
 from uikit.state import LabState
@@ -46,7 +47,7 @@ def test_the_line_waits_for_the_warm_up_then_says_what_chapter_12s_default_row_s
     chapter.__panel__()
     rows = {row.drafting.key: row for row in asyncio.run(chapter.measure())}
     auto = rows["auto"].outcome
-    assert auto is lecturer_drafting.kept_outcome(service, lecturer_drafting.default_request(service))
+    assert auto is kept_outcome(service, lecturer_drafting.default_request(service))
     words = default_drafting_words(auto)
     assert html.escape(words) in chapter.table.object and f"<b class='speedup'>{auto.speedup:.2f}×</b>" in chapter.table.object
     assert line.startswith(f'<p class="drafting" role="status">Default drafting of the default request on this '
