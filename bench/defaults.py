@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     from lab.prompts import heldout_prompts
     from lab.speed import costs
     pair = load_named(args.pair)
-    profile = costs.profile(pair)
+    profile = costs.measure_profile(pair)
     load_before = costs.load_average()
     print(f"pair {args.pair}: {pair.target_label} / {pair.draft_label}, drafting {pair.drafter} ({pair.policy}), "
           f"greedy, {args.tokens} new tokens, {args.repeats} repeats, {args.threads} threads; load {load_before:.1f} "

@@ -215,7 +215,7 @@ class CheckingChapter(Chapter):
         with button_disabled(self.measure_button):
             async with self.measure_progress.running() as left:
                 profile = await self.run_model(profile_with_eta, self.state.service.pair, left.set_estimate,
-                                               busy=self.measure_busy,
+                                               self.state.service.profiles.of, busy=self.measure_busy,
                                                message=f"Timing the big model over 1 to {POSITIONS} positions…")
         if profile is None:
             return None

@@ -20,7 +20,6 @@ import param
 from chapters.base import Chapter
 from chapters.ch10_figures import FIGURES_HEIGHT, BreakEvenFigures, browser_profile  # noqa: F401  browser_profile: tests/uikit
 from lab.experiments import breakeven
-from lab.speed import costs
 from lab.experiments.breakeven import QUESTION
 from lab.speed.timeline import REQUEST_TOKENS
 from uikit.clicks import on_click
@@ -84,7 +83,7 @@ class BreakEvenChapter(Chapter):
                        dict(readout=self.readout, table=self.table, note=self.cost_note))
         self.kept = KeptWork(LIVE_FRESH_SECONDS)   # the live pair's measurement (measure_live)
         self.time_left = TimeLeft()                 # its progress bar and time left
-        self.profile = costs.already_measured(state.service, self.variant)   # drawn in the first draw
+        self.profile = state.service.profiles.already_measured(self.variant)   # drawn in the first draw
         self._update()
         self.param.watch(Throttled(self._update), ["alpha", "gamma", "c", "profile"])
         if served():
@@ -93,8 +92,9 @@ class BreakEvenChapter(Chapter):
     async def load(self) -> None:
         """Fetch the pair's cost profile (measured once per server) and draw the measured curves; at
         once, without the model worker, when it is measured already."""
-        got = costs.already_measured(self.state.service, self.variant) or await self.run_model(
-            costs.of_service, self.state.service, message="Timing this pair's calls (once per server)…")
+        profiles = self.state.service.profiles
+        got = profiles.already_measured(self.variant) or await self.run_model(
+            profiles.of, message="Timing this pair's calls (once per server)…")
         if got is not None and got is not self.profile:
             self.profile = got
 
@@ -143,7 +143,7 @@ class BreakEvenChapter(Chapter):
             return None
         request = self.request(ids, max_new_tokens=MAX_NEW_TOKENS)
         got = await self.kept.get(request, lambda: self._measure(request))
-        now = costs.already_measured(self.state.service, request.variant)
+        now = self.state.service.profiles.already_measured(request.variant)
         if got is not None and now is not None and got.profile is not now:    # re-timed since: price anew
             self.kept = KeptWork(LIVE_FRESH_SECONDS)
             got = await self.kept.get(request, lambda: self._measure(request))

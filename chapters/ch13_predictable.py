@@ -20,7 +20,6 @@ from lab.core import analytic
 from lab.experiments import textkinds
 from lab.experiments.presets import MEASURED_DRAFTERS, NAMES, PRESETS
 from lab.prompts import encode_prompt
-from lab.speed import costs
 from lab.speed.timeline import REQUEST_TOKENS
 from uikit import palette
 from uikit.clicks import on_click
@@ -189,7 +188,7 @@ class PredictableChapter(Chapter):
     def break_even(self) -> float | None:
         """The break-even α of the draft model at the student's γ on this machine (None before a
         profile): the pair's profile as soon as it is measured, so the line is drawn with the kinds."""
-        self.profile = self.profile or costs.already_measured(self.state.service, self.variant)
+        self.profile = self.profile or self.state.service.profiles.already_measured(self.variant)
         return None if self.profile is None else textkinds.break_even(self.profile, self.state.gamma)
 
     def make_predict(self):
@@ -248,8 +247,8 @@ class PredictableChapter(Chapter):
                 self.results.append(textkinds.KindResult.of_trace(YOURS, request[0], outcome.spec))
                 self.yours = outcome
             self.profile = outcome.profile if outcome is not None else \
-                costs.already_measured(service, request[1]) or await self.run_model(
-                    costs.of_service, service, message="Timing this pair's calls (once per server)…")
+                service.profiles.already_measured(request[1]) or await self.run_model(
+                    service.profiles.of, message="Timing this pair's calls (once per server)…")
             self._draw()
         finally:
             self.progress.visible = False

@@ -45,7 +45,7 @@ class Retimer:
         """The loaded draft variants whose shared profile is flagged busy and old enough to time again."""
         from lab.pairs.variants import VARIANTS
         now = time.monotonic()
-        return [v for v in VARIANTS if (p := costs.already_measured(self.service, v)) is not None
+        return [v for v in VARIANTS if (p := self.service.profiles.already_measured(v)) is not None
                 and p.busy and now - p.measured_at > costs.RETRY_AFTER]
 
     def check(self) -> list[str]:
@@ -54,8 +54,9 @@ class Retimer:
         for variant in self.busy_variants():
             if not self.is_quiet(self.service):
                 break
-            old = costs.already_measured(self.service, variant)
-            new = self.service.submit(costs.of_service_steps, self.service, variant, retry_busy=True).result()
+            profiles = self.service.profiles
+            old = profiles.already_measured(variant)
+            new = self.service.submit(profiles.of_steps, variant, retry_busy=True).result()
             if new is not old:
                 self.retimed += 1
                 done.append(variant)

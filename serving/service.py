@@ -33,7 +33,7 @@ from concurrent.futures import Future
 import numpy as np
 
 from lab.experiments import compare
-from lab.speed import costs, measure
+from lab.speed import measure
 from lab.core import engine, montecarlo
 from lab.speed.request import Outcome, Request
 from lab.core.sampling import SamplingSettings
@@ -42,7 +42,7 @@ from lab.core.trace import RoundTrace
 from lab.pairs.variants import DraftVariants
 
 from serving.results import MISSING, LiveRounds, ResultCache
-from serving.sharing import ProfileExchange
+from serving.profiles import ServiceProfiles
 from serving.workqueue import BURST, MAX_PENDING, MAX_TOTAL, RATE, FairQueue, Owner, QueueFull  # noqa: F401  Owner, QueueFull: for pages
 
 
@@ -54,7 +54,7 @@ def outcome_key(request: Request, profile) -> tuple:
 def kept_outcome(service: "ModelService", request: Request):
     """The outcome `service.outcome(request)` keeps, priced by the current cost profile, or None:
     reads the cache only (measures and loads nothing), so the event loop may call it."""
-    profile = costs.already_measured(service, request.variant)
+    profile = service.profiles.already_measured(request.variant)
     return None if profile is None else service.peek(outcome_key(request, profile))
 
 
@@ -69,19 +69,14 @@ class ModelService:
         self._results = ResultCache(cache_size)
         self._rounds = LiveRounds(live_rounds)
         self.variants = DraftVariants()              # the student's draft variants: aligned, weak or random
-        self._profiles = ProfileExchange()          # the cost profiles shared with other processes
+        self.profiles = ServiceProfiles(self)        # each variant's cost profile, measured once (serving.profiles)
         self.took: dict[str, float] = {}             # seconds the last job of a kind took (time-left estimates)
 
     def share(self, values) -> None:
         """Share outcomes and the cost profile with the class's other serving processes through
         `values` (get(key) -> (version, bytes) | None, put(key, bytes) -> version, drop(prefix));
-        call `share_profiles()` now and then (shell.store's watch thread does)."""
+        call `profiles.sync(values)` now and then (shell.classwide's watch tick does)."""
         self._results.shared = values
-
-    def share_profiles(self) -> None:
-        """Adopt a cost profile another process published since the last look; publish one measured
-        here that nobody has (or measured again here). Every process then prices with one profile."""
-        self._profiles.sync(self, self._results.shared)
 
     @property
     def pair(self):
@@ -128,9 +123,9 @@ class ModelService:
 
     def _decoder(self, variant: str, prompt_ids, **kwargs) -> engine.Decoder:
         """A decoder of the pair drafting with the draft `variant`; an auto draft length policy prices
-        its rounds with that pair's shared cost profile once measured (lab.speed.costs)."""
+        its rounds with that pair's shared cost profile once measured (`profiles`)."""
         pair = self.pair_for(variant)
-        return engine.Decoder(pair, list(prompt_ids), profile=costs.measured(pair), **kwargs)
+        return engine.Decoder(pair, list(prompt_ids), profile=self.profiles.measured(pair), **kwargs)
 
     # The requests pages make, each cached by its full description; `variant` is the student's
     # draft variant (lab.pairs.variants: "aligned", "weak" or "random").
@@ -195,14 +190,14 @@ class ModelService:
         big, small = lane("target"), lane("draft")
         p = (compare.token_probability(self.pair, list(prompt_ids), small.new_ids, compare.RAW)
              if small.new_ids else [])
-        return Race.of(big, small, p, costs.of_service(self, variant))
+        return Race.of(big, small, p, self.profiles.of(variant))
 
     def outcome(self, request: Request):
         """The request decoded plainly and with its drafting, priced by the pair's one cost profile
         (lab.speed.request.Outcome): every page showing this request shows these figures. Cached per request
         and profile; a long job (a generator the worker runs a round at a time) whose generations are
         `generation_steps`', shared with every page that asks for them."""
-        profile = costs.of_service(self, request.variant)
+        profile = self.profiles.of(request.variant)
         key = outcome_key(request, profile)
         kept = self.peek(key, MISSING)
         if kept is not MISSING:

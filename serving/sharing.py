@@ -4,6 +4,8 @@ first that measured it so the whole class prices with one.
 
     exchange = ProfileExchange()
     exchange.sync(service, store)       # now and then: adopt a newer profile, publish our own
+
+A service's exchange is its profiles' (serving.profiles: `service.profiles.sync(store)`).
 """
 from __future__ import annotations
 
@@ -11,7 +13,6 @@ import logging
 
 from lab import records
 from lab.pairs.variants import VARIANTS
-from lab.speed import costs
 from lab.speed.costs import CostProfile
 
 log = logging.getLogger(__name__)
@@ -39,8 +40,8 @@ class ProfileExchange:
         self._seen: dict[str, tuple[int, object]] = {}   # store key -> (version seen, profile)
 
     def sync(self, service, values) -> None:
-        """Adopt a profile another process published in `values` since the last look (lab.speed.costs
-        .adopt); publish one measured here that nobody has (or measured again here)."""
+        """Adopt a profile another process published in `values` since the last look (into
+        `service.profiles`); publish one measured here that nobody has (or measured again here)."""
         pair = service.pair
         for variant in VARIANTS:
             loaded = service.variants.loaded(pair, variant)
@@ -52,9 +53,9 @@ class ProfileExchange:
             if row is not None and row[0] != seen_version:
                 theirs = shared_value(row, CostProfile)
                 if theirs is not None:
-                    costs.adopt(loaded, theirs)
+                    service.profiles.adopt(loaded, theirs)
                 self._seen[key] = (row[0], seen if theirs is None else theirs)
                 continue
-            mine = costs.already_measured(service, variant)
+            mine = service.profiles.already_measured(variant)
             if mine is not None and mine is not seen:
                 self._seen[key] = (values.put(key, records.dumps(mine).encode()), mine)

@@ -71,11 +71,6 @@ class FairQueue:
         if threading.current_thread() is not self._worker:
             self._worker.join(timeout)
 
-    @property
-    def working(self) -> bool:
-        """Whether the worker thread is still running (False once closed and its last step done)."""
-        return self._worker.is_alive()
-
     def submit(self, owner, fn, args, kwargs) -> Future:
         """Queue `fn(*args, **kwargs)` for `owner` (an Owner, or None: the server's own work); the
         future of its result. QueueFull, in one sentence, past a limit."""

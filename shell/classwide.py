@@ -55,7 +55,7 @@ def share_with_other_processes(the_class) -> None:
 
     def share_profiles() -> None:          # once the pair is loaded: the watch thread never loads it
         if the_class.loader.ready:
-            service.share_profiles()
+            service.profiles.sync(store)
     store.every_tick(share_profiles)
 
     def reset_here(data) -> None:

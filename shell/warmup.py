@@ -22,7 +22,6 @@ import logging
 import threading
 import time
 
-from lab.speed import costs
 from serving import startup
 from shell import lecturer_drafting
 from uikit.state import LabState
@@ -35,19 +34,15 @@ def jobs(service) -> list[tuple[str, object, tuple, dict]]:
     declares (Chapter.warmup), each once."""
     from chapters import registry
     student = LabState(service)                # what a new student starts from
-    # First the pair's cost profile (lab.speed.costs): chapter 1's race, chapter 3 and every request's
+    # First the pair's cost profile (serving.profiles): chapter 1's race, chapter 3 and every request's
     # outcome are priced with it. One job of some seconds, timed before the class arrives (a profile
-    # timed under a class's load is flagged busy).
-    out = [("the pair's cost profile", costs.of_service, (service,), {})]
+    # timed under a class's load is flagged busy); a timed call at a time, so a student's click goes
+    # between two calls rather than after them all.
+    out = [("the pair's cost profile", service.profiles.of_steps, (), {})]
     for page in registry.chapter_pages():
         out += [job for job in page.chapter_class.warmup(student) if job[0] not in {j[0] for j in out}]
     return out + [lecturer_drafting.warmup_job(service)]
 
-
-# Jobs that have a form going a piece at a time (a generator the model worker steps, serving a
-# student between two pieces): the warm-up submits that form. The cost profile is one job of many
-# timed calls; whole, it would hold the worker for all of them.
-STEPWISE = {costs.of_service: costs.of_service_steps}
 
 
 def run(service, owner=None) -> list[str]:
@@ -57,7 +52,7 @@ def run(service, owner=None) -> list[str]:
     startup.announce(service, len(todo), log)       # "about N s (this machine is busy: load …)"
     for what, fn, args, kwargs in todo:
         try:
-            service.submit(STEPWISE.get(fn, fn), *args, owner=owner, **kwargs).result()
+            service.submit(fn, *args, owner=owner, **kwargs).result()
             done.append(what)
         except Exception:
             log.warning("warm-up: %s could not be computed", what, exc_info=True)

@@ -148,7 +148,6 @@ MODULE_STATE_ALLOWED = {
     "shell.tour_steps:WORDS": CONSTANT, "shell.tour_steps:LINES": CONSTANT, "shell.tour_steps:WAYS": CONSTANT,
     "shell.tour_steps:TEXT_KINDS": CONSTANT, "shell.tour_steps:TOUR": CONSTANT + " (the tour's steps)",
     "shell.export.answers:SCALES": CONSTANT,
-    "shell.warmup:STEPWISE": CONSTANT,
     "shell.snapshots:RENAMED": CONSTANT,
     "uikit.clicks:_ALLOWED": PER_PAGE,
     "uikit.validate:_SAY": PER_PAGE, "uikit.validate:_PAGE_SAY": PER_PAGE,
@@ -181,7 +180,6 @@ MODULE_STATE_ALLOWED = {
     "lab.speed.request:WHO": CONSTANT, "lab.speed.request:CONTROL": CONSTANT,
     "lab.speed.request:SCHEDULE_WORDS": CONSTANT,
     "serving.runtime:_BEFORE_FORK": "the launcher's own process (python -m serving): the pair it loads before forking",
-    "lab.speed.costs:SHARED": "process-wide by nature: the cost profiles every process of a class shares (issue 42 item 2)",
 }
 # Calls whose result never changes (a logger, a compiled pattern, a stylesheet's text …): always allowed.
 IMMUTABLE_MAKERS = {"logging.getLogger", "re.compile", "frozenset", "tuple", "Path", "object", "str", "int",

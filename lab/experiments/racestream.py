@@ -9,14 +9,14 @@ machine was busy with other work. When both have finished, the draft's tokens ar
 target (teacher-forced) and the finished `Race` is returned; it is the race ModelService.race makes
 (the same seeded traces and prices).
 
-    race = stream_race(pair, ids, GREEDY, 20, costs.profile(pair), on_progress=lambda partial, t: show(partial, t))
+    race = stream_race(pair, ids, GREEDY, 20, profile, on_progress=lambda partial, t: show(partial, t))
+    race = run_to_end(cached_race(service, ids, GREEDY, 20))   # priced by the service's profile (service.profiles)
 """
 from __future__ import annotations
 
 import math
 
 from lab.experiments import compare
-from lab.speed import costs
 from lab.speed.costs import CostProfile
 from lab.core.engine import Decoder
 from lab.speed.measure import run_to_end
@@ -67,10 +67,11 @@ def race_key(prompt_ids: list[int], settings: SamplingSettings, n_tokens: int, p
 def cached_race(service, prompt_ids: list[int], settings: SamplingSettings, n_tokens: int,
                 on_progress=None, variant: str = "aligned"):
     """The race of the pair drafting with the student's draft `variant` (lab.pairs.variants) from the service's
-    cache (no progress: it is already whole), else streamed and kept; priced by that pair's shared
-    cost profile (measured first, once per server). A long job for the model worker: a generator
-    (`lab.speed.measure.run_to_end` runs it anywhere else) whose result is the race."""
-    profile = costs.of_service(service, variant)
+    cache (no progress: it is already whole), else streamed and kept; priced by that pair's cost
+    profile, the service's (`service.profiles`: measured first, once per server). A long job for the
+    model worker: a generator (`lab.speed.measure.run_to_end` runs it anywhere else) whose result is
+    the race."""
+    profile = service.profiles.of(variant)
     key = race_key(prompt_ids, settings, n_tokens, profile, variant)
     race = service.peek(key)
     if race is None:             # a call at a time: another student's click goes between two calls

@@ -1,7 +1,7 @@
 """One cost profile per model pair: what a draft call, a verify pass over k positions and a prefill
 take on this machine — the one story of time chapters 3, 10 and 11 tell.
 
-    p = profile(pair)                 # measured once per server and pair; every caller shares it
+    p = measure_profile(pair)         # timed now; a server measures each pair once (service.profiles)
     p.c                               # a draft call ÷ a one-position target call
     p.verify_units(5)                 # a verify pass over 5 positions, in one-position target calls
     p.speedup(0.8, 4)                 # E / (γc + v(γ + 1)): the analytic model with measured costs
@@ -10,12 +10,10 @@ Measured robustly (lab.speed.timing): a warm-up call, torch's threads fixed, eve
 interleaved runs and the fastest kept, on the pair's own device (a GPU synchronised around each call:
 lab.core.kv). `busy` flags a profile measured while the machine was visibly loaded (the median run
 well above the fastest, or a load average above the core count): its figures are not to be trusted.
-The process shares one profile per pair through `SHARED` (lab.speed.profiles.ProfileCache), whose
-methods are also this module's functions. Call `profile` on the model worker (chapters:
-`run_model(profile, pair)`, or `run_model(of_service, service)` for the pair drafting with the
-student's draft variant); `already_measured(service)` is the same profile, or None, without waiting, and
-`measured(pair)` the profile of a pair's two models, or None: what a caller hands the decoder
-(lab.core.engine) for the auto draft length policy to price with (lab.core.adaptive).
+This module keeps no profile: a server's model service measures each pair's once and shares it
+(serving.profiles: `service.profiles.of(variant)` on the model worker, `already_measured(variant)`
+without waiting), and a caller hands the decoder (lab.core.engine) the profile the auto draft length
+policy prices with (lab.core.adaptive).
 """
 from __future__ import annotations
 
@@ -29,7 +27,7 @@ import numpy as np
 from lab.core import analytic
 from lab.core.kv import CachedModel
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
-from lab.speed.profiles import RETRY_AFTER, ProfileCache  # noqa: F401  (RETRY_AFTER: importable here)
+from lab.speed.profiles import RETRY_AFTER  # noqa: F401  (importable here)
 from lab.speed.timing import VerifyCost, fixed_threads, interleaved, robust, verify_calls
 
 RUNS = 5                           # interleaved runs of every call; the fastest is kept
@@ -143,7 +141,7 @@ class CostProfile:
 
 
 def measure_profile(pair, *, runs: int = RUNS, positions: int = POSITIONS) -> CostProfile:
-    """Time the pair's calls now (several seconds on a large pair); `profile` shares the result."""
+    """Time the pair's calls now (several seconds on a large pair)."""
     calls, finish = _timed_calls(pair, positions)
     with fixed_threads(finish.threads):
         return finish(interleaved(calls, runs))
@@ -199,10 +197,3 @@ def _timed_calls(pair, positions: int):
     finish.threads = threads
     return {**calls, "draft": draft_call, "prefill": prefill}, finish
 
-
-# This process's profiles: every caller, page and server thread shares one per pair (lab.speed.profiles).
-# The measurers are looked up when called, so a test that replaces measure_profile here is obeyed.
-SHARED = ProfileCache(lambda pair: measure_profile(pair), lambda pair: measure_profile_steps(pair))
-profile, profile_steps, measured, adopt, forget = (SHARED.profile, SHARED.profile_steps, SHARED.measured,
-                                                  SHARED.adopt, SHARED.forget)
-of_service, of_service_steps, already_measured = SHARED.of_service, SHARED.of_service_steps, SHARED.already_measured

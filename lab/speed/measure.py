@@ -98,22 +98,24 @@ def predicted(alpha: float, mean_gamma: float, c: float) -> float:
 def measure(pair: ModelPair, prompt_ids: list[int], *, gamma: int | None = None,
             settings: SamplingSettings = GREEDY, max_new_tokens: int = 64, seed: int = 0,
             warmup: bool = True, drafter: str | None = None, policy: str | None = None,
-            plain: tuple[GenerationTrace, float] | None = None
+            plain: tuple[GenerationTrace, float] | None = None, profile=None
             ) -> tuple[Measurement, GenerationTrace, GenerationTrace]:
     """Plain target decoding and speculative decoding of the same prompt and length, wall-timed
     end to end (prefill included). `plain` reuses a (trace, seconds) already measured."""
     return run_to_end(measure_steps(pair, prompt_ids, gamma=gamma, settings=settings, max_new_tokens=max_new_tokens,
-                                seed=seed, warmup=warmup, drafter=drafter, policy=policy, plain=plain))
+                                seed=seed, warmup=warmup, drafter=drafter, policy=policy, plain=plain,
+                                profile=profile))
 
 
 def measure_steps(pair: ModelPair, prompt_ids: list[int], *, gamma: int | None = None,
                   settings: SamplingSettings = GREEDY, max_new_tokens: int = 64, seed: int = 0,
                   warmup: bool = True, drafter: str | None = None, policy: str | None = None,
-                  plain: tuple[GenerationTrace, float] | None = None):
+                  plain: tuple[GenerationTrace, float] | None = None, profile=None):
     """`measure` as a generator that yields after every decoding round and returns its result, so the
     model worker can let another student's work run between rounds; only the rounds are timed. An
-    auto policy prices its rounds with the pair's shared cost profile once measured (lab.speed.costs)."""
-    drafting = dict(drafter=drafter, policy=policy, profile=costs.measured(pair))
+    auto policy prices its rounds with `profile`, the pair's cost profile (lab.speed.costs; None:
+    fixed estimates, lab.core.adaptive)."""
+    drafting = dict(drafter=drafter, policy=policy, profile=profile)
     load = costs.load_average()
     if warmup:   # first calls pay one-off allocation costs; keep them out of both timings
         generate(pair, prompt_ids, gamma=gamma, settings=settings, max_new_tokens=min(4, max_new_tokens), **drafting)
@@ -147,7 +149,8 @@ def _all_exact(flags: list[bool | None]) -> bool | None:
 
 def measure_set(pair: ModelPair, prompts: dict[str, list[str]], *, gamma: int | None = None,
                 settings: SamplingSettings = GREEDY, max_new_tokens: int = 64, per_category: int | None = None,
-                repeats: int = 1, draftings: list[tuple[str, str]] | None = None, progress=None) -> dict:
+                repeats: int = 1, draftings: list[tuple[str, str]] | None = None, progress=None,
+                profile=None) -> dict:
     """Every prompt of a set (category → prompts) decoded plainly and with each drafting
     (drafter, policy) — default: the pair's own — back to back, so machine drift hits all alike.
     `gamma` replaces each policy's γ when given.
@@ -157,14 +160,15 @@ def measure_set(pair: ModelPair, prompts: dict[str, list[str]], *, gamma: int | 
         c                = mean draft call ÷ mean one-position target call
         speed-up         = plain decoding time ÷ speculative decoding time (same prompts, same lengths)
     "overall" is the mean of the categories (each counts once); each row and the overall say how
-    often the drafting guessed and whether it pays (lab.speed.payoff.verdict)."""
+    often the drafting guessed and whether it pays (lab.speed.payoff.verdict). An auto policy prices
+    with `profile`, the pair's cost profile, measured here first when not given."""
     from lab.prompts import encode_prompt
     draftings = draftings or [(pair.drafter, pair.policy)]
     load = costs.load_average()
-    if any(prices_with_profile(policy) for _, policy in draftings):   # "auto" prices with it (lab.core.adaptive)
+    if profile is None and any(prices_with_profile(policy) for _, policy in draftings):   # "auto" prices with it
         if progress:
             progress(0.0, "measuring the pair's cost profile")
-        costs.profile(pair)
+        profile = costs.measure_profile(pair)
     todo = [(cat, p) for cat, ps in prompts.items() for p in ps[:per_category]]
     pooled: dict[tuple[str, str], dict[str, dict]] = {d: {} for d in draftings}
     for i, (cat, text) in enumerate(todo):
@@ -175,7 +179,8 @@ def measure_set(pair: ModelPair, prompts: dict[str, list[str]], *, gamma: int | 
             plain = run_to_end(_timed_steps(pair, ids, mode="plain", settings=settings, max_new_tokens=max_new_tokens))
             for drafter, policy in draftings:
                 m, plain_trace, spec = measure(pair, ids, gamma=gamma, settings=settings, max_new_tokens=max_new_tokens,
-                                               warmup=i == 0 and r == 0, drafter=drafter, policy=policy, plain=plain)
+                                               warmup=i == 0 and r == 0, drafter=drafter, policy=policy, plain=plain,
+                                               profile=profile)
                 acc = pooled[(drafter, policy)].setdefault(cat, {
                     "prompts": set(), "accepted": 0, "drafted": 0, "tokens": 0, "calls": 0, "plain": 0.0,
                     "spec": 0.0, "target": [], "draft": [], "exact": [], "rounds": 0, "drafted_rounds": 0})

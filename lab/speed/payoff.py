@@ -88,11 +88,14 @@ class TimeLeft:
     of the pair's calls, lab.speed.profile_eta), then the time left as it goes, the estimate scaled by
     how the time spent so far compares with it."""
 
-    def __init__(self, pair, prompts: dict[str, list[str]], draftings: list[tuple[str, str]], new_tokens: int):
+    def __init__(self, pair, prompts: dict[str, list[str]], draftings: list[tuple[str, str]], new_tokens: int,
+                 profile=None):
+        """`profile`: the pair's cost profile if the caller has it; else an auto policy's drafting
+        counts the time to measure it first (lab.speed.measure.measure_set does)."""
         from lab.core.adaptive import prices_with_profile
-        from lab.speed import costs, profile_eta
+        from lab.speed import profile_eta
         one, longest, draft = profile_eta.probe(pair)
-        needs_profile = any(prices_with_profile(p) for _, p in draftings) and costs.measured(pair) is None
+        needs_profile = any(prices_with_profile(p) for _, p in draftings) and profile is None
         self.profile = profile_eta.profile_seconds(one, longest, draft) if needs_profile else 0.0
         self.count, self.new_tokens = sum(len(ps) for ps in prompts.values()), new_tokens
         self.estimate = estimate_seconds(one, prompts=self.count, new_tokens=new_tokens, draftings=len(draftings),

@@ -7,7 +7,8 @@ times a target call over 1 and over POSITIONS positions and a draft call; a call
 taken to lie on the line through the first two, the prefill on the same line at PREFILL_TOKENS.
 
     seconds = profile_seconds(*probe(pair))     # on the model worker
-    got = profile_with_eta(pair, on_estimate)   # on the model worker: on_estimate(seconds), then the profile
+    got = profile_with_eta(pair, on_estimate, service.profiles.of)   # on the model worker: on_estimate(seconds),
+                                                # then the service's shared profile (measured if need be)
 """
 from __future__ import annotations
 
@@ -39,8 +40,10 @@ def profile_seconds(one: float, longest: float, draft: float, *, runs: int = RUN
     return (runs + 1) * (verify + draft + prefill) + 2 * prefill      # the two prefills before the rounds
 
 
-def profile_with_eta(pair, on_estimate, *, retry_busy: bool = False) -> costs.CostProfile:
-    """lab.speed.costs.profile(pair), after calling on_estimate(seconds it may take) from the probe. On the
-    model worker; a profile already shared comes back at once (the estimate is then too long)."""
+def profile_with_eta(pair, on_estimate, profile_of=None) -> costs.CostProfile:
+    """`profile_of()`, the caller's profile of `pair` (a model service's `profiles.of`, measured once
+    per server), or else the pair measured now (lab.speed.costs.measure_profile), after calling
+    on_estimate(seconds it may take) from the probe. On the model worker; a profile already shared
+    comes back at once (the estimate is then too long)."""
     on_estimate(profile_seconds(*probe(pair)))
-    return costs.profile(pair, retry_busy=retry_busy)
+    return profile_of() if profile_of is not None else costs.measure_profile(pair)

@@ -1,16 +1,18 @@
-"""One cost profile per model pair in a process, measured once and shared by every caller; a profile
+"""One cost profile per model pair, measured once and shared by every caller of one cache; a profile
 another serving process measured can be adopted, so the whole class prices with one.
 
     cache = ProfileCache(measure, measure_steps)   # how to time a pair at once, or a call at a time
     cache.profile(pair)                # measured on the first call; later callers get the same object
     yield from cache.profile_steps(pair)    # the same, as a model-worker job that yields between calls
-    cache.measured(pair)               # the shared profile of these two models, or None: never waits
+    cache.finished(pair)               # that very pair's profile, or None: never waits
+    cache.measured(pair)               # the profile of these two models, or None: never waits
     cache.adopt(pair, theirs)          # another process's profile of this pair, as if measured here
 
-The process's cache is `lab.speed.costs.SHARED`, measuring with lab.speed.costs.measure_profile. The
-cache knows pairs by identity (a weak reference: a dropped pair's profile goes with it). A
-measurement that fails is not kept (the next caller measures again); one flagged busy is measured
-again when a caller asks `retry_busy` over RETRY_AFTER seconds after it was timed.
+No cache lives in a module: a server's is its model service's (serving.profiles.ServiceProfiles,
+measuring with lab.speed.costs.measure_profile), and the decoder is handed a profile, never reaches
+for one. The cache knows pairs by identity (a weak reference: a dropped pair's profile goes with
+it). A measurement that fails is not kept (the next caller measures again); one flagged busy is
+measured again when a caller asks `retry_busy` over RETRY_AFTER seconds after it was timed.
 """
 from __future__ import annotations
 
@@ -100,28 +102,13 @@ class ProfileCache:
             yield
         return future.result()
 
-    def of_service(self, service, variant: str = "aligned", *, retry_busy: bool = False):
-        """The profile of the pair a student's draft variant makes (serving.service's pair_for: "aligned",
-        "weak" or "random" share the target, each its own draft model and so its own c). On the model worker."""
-        return self.profile(service.pair_for(variant), retry_busy=retry_busy)
-
-    def of_service_steps(self, service, variant: str = "aligned", *, retry_busy: bool = False):
-        """`of_service` a timed call at a time (`profile_steps`): the start-up warm-up's form."""
-        return (yield from self.profile_steps(service.pair_for(variant), retry_busy=retry_busy))
-
-    def _finished(self, pair):
-        """The shared profile of this very pair object if measured, else None."""
+    def finished(self, pair):
+        """The shared profile of this very pair object if measured, else None (never waits)."""
         with self._lock:
             ref, future, _ = self._entries.get((id(pair), pair.name), (None, None, None))
         if future is None or ref() is not pair or not future.done() or future.exception() is not None:
             return None
         return future.result()
-
-    def already_measured(self, service, variant: str = "aligned"):
-        """The shared profile `of_service` would return, if it is already measured; else None.
-        Measures and loads nothing, so a page may call it on the event loop."""
-        pair = service.variants.loaded(service.pair, variant)
-        return None if pair is None else self._finished(pair)
 
     def measured(self, pair):
         """The shared profile of `pair`'s two models, if it is measured (for this pair object or
@@ -136,13 +123,8 @@ class ProfileCache:
 
     def adopt(self, pair, shared) -> None:
         """Make `shared` (this pair's profile as another serving process measured it,
-        serving.service) the profile every later caller gets for `pair`, as if measured here."""
+        serving.sharing) the profile every later caller gets for `pair`, as if measured here."""
         future = Future()
         future.set_result(shared)
         with self._lock:
             self._entries[(id(pair), pair.name)] = (weakref.ref(pair), future, None)
-
-    def forget(self) -> None:
-        """Drop every shared profile (the next call measures again)."""
-        with self._lock:
-            self._entries.clear()

@@ -2,7 +2,7 @@
 
     race = Race.of(big_trace, small_trace, draft_target_p, profile)   # seconds, priced by the profile
     calls_until(race.target_ends, t)                          # the call bars drawn at time t
-    s = schedule(plain_trace, spec_trace, costs.profile(pair))  # target-call units, measured costs
+    s = schedule(plain_trace, spec_trace, profile)            # target-call units, measured costs
     s.decode_speedup                                          # the request's decode speed-up
 """
 from __future__ import annotations

@@ -5,7 +5,6 @@ import panel as pn
 import pytest
 
 from chapters.ch03_checking import CheckingChapter, honest_reading
-from lab.speed import costs
 from lab.speed.costs import CostProfile
 from lab.speed.timing import VerifyCost
 
@@ -38,7 +37,7 @@ def test_predict_answer_one_call(chapter):
 
 def test_measurement_fills_the_chart_from_the_shared_profile(chapter):
     profile = asyncio.run(chapter.measure())
-    assert profile is costs.profile(chapter.state.service.pair)      # the one profile of chapters 3, 10, 11
+    assert profile is chapter.state.service.profiles.of()      # the one profile of chapters 3, 10, 11
     assert [c.positions for c in chapter.costs] == list(range(1, 9))
     assert chapter.cost_source.data["ratio"] == [profile.verify_units(n) for n in range(1, 9)]
     assert chapter.cost_source.data["ratio"][0] == pytest.approx(1.0)

@@ -6,17 +6,23 @@ import pytest
 
 from chapters.ch10_breakeven import BreakEvenChapter
 from lab.core import analytic
-from lab.speed import costs
 from lab.experiments.breakeven import question_verdict
 from lab.speed.costs import CostProfile
 from lab.speed.timeline import REQUEST_TOKENS, schedule
+from serving.service import ModelService
 from uikit import palette
+from uikit.state import LabState
+
+
+def fresh_server(tiny_service) -> ModelService:
+    """Another server's model service on the tiny pair: its cost profile not measured yet."""
+    return ModelService(lambda pair=tiny_service.pair: pair)
 
 
 @pytest.fixture
-def chapter(make_chapter):
-    costs.forget()       # a page opened before the pair's cost profile is measured
-    return make_chapter(BreakEvenChapter)
+def chapter(make_chapter, tiny_service):
+    """A page opened before the pair's cost profile is measured (on a server of its own)."""
+    return make_chapter(BreakEvenChapter, LabState(fresh_server(tiny_service)))
 
 
 def test_reproduces_the_seed_table(chapter):
@@ -108,7 +114,7 @@ def test_the_lecture_and_the_measured_cost_curves_side_by_side(chapter):
 def test_the_live_request_is_priced_with_the_shared_profile(chapter):
     asyncio.run(chapter.use_my_models())
     o, profile = chapter.outcome, chapter.profile
-    assert profile is costs.profile(chapter.state.service.pair) and o.profile is profile
+    assert profile is chapter.state.service.profiles.of() and o.profile is profile
     # chapter 11's request: the same prompt, γ, seed, settings and length, priced by the same profile
     svc, st = chapter.state.service, chapter.state
     ids = st.safe_prompt_ids()
@@ -140,7 +146,7 @@ def test_measure_live_keeps_the_result_and_leaves_the_sliders(chapter, monkeypat
     chapter.param.update(alpha=0.33, gamma=5, c=0.77)    # where the lecturer is dragging
     got = asyncio.run(chapter.measure_live())
     assert calls == [3] and got is not None and chapter.state.gamma == 3   # the slider's γ is the formula's
-    assert got.request.gamma == 3 and got.profile is costs.profile(chapter.state.service.pair)
+    assert got.request.gamma == 3 and got.profile is chapter.state.service.profiles.of()
     assert (chapter.alpha, chapter.gamma, chapter.c) == (0.33, 5, 0.77)
     assert chapter.outcome is None and chapter.live.object == ""
     # Use my models applies the kept outcome: no second model call, the sliders move to it
@@ -197,14 +203,14 @@ def test_a_measurement_shows_its_time_left_estimated_from_the_last_one(chapter, 
     assert not chapter.time_left.__panel__().visible
 
 
-def test_a_measured_profile_is_drawn_in_the_first_draw(make_chapter):
+def test_a_measured_profile_is_drawn_in_the_first_draw(make_chapter, tiny_service):
     """A page opened after the profile was measured draws the measured curves at once: no second
     redraw of every figure once the page is shown."""
-    costs.forget()
-    first = make_chapter(BreakEvenChapter)
+    service = fresh_server(tiny_service)
+    first = make_chapter(BreakEvenChapter, LabState(service))
     assert first.profile is None
-    profile = costs.profile(first.state.service.pair)
-    page = make_chapter(BreakEvenChapter)
+    profile = service.profiles.of()
+    page = make_chapter(BreakEvenChapter, LabState(service))
     assert page.profile is profile
     assert list(page.figs.measured.data["speedup"]) == pytest.approx(
         list(profile.speedup(page.figs.curve.data["alpha"], page.gamma, page.c)))

@@ -10,15 +10,16 @@ from dataclasses import replace
 import pytest
 
 from chapters.ch10_breakeven import BreakEvenChapter
-from lab.speed import costs
 from lab.speed.request import Outcome
+from serving.service import ModelService
 from tests.helpers import CHEAP, DEAR, made_profile, scripted_outcome, scripted_round
+from uikit.state import LabState
 
 
 @pytest.fixture
-def chapter(make_chapter):
-    costs.forget()
-    return make_chapter(BreakEvenChapter)
+def chapter(make_chapter, tiny_service):
+    """A page on a server of its own (the tiny pair), its cost profile not measured yet."""
+    return make_chapter(BreakEvenChapter, LabState(ModelService(lambda pair=tiny_service.pair: pair)))
 
 
 def applied(chapter, monkeypatch, outcome):
@@ -90,6 +91,6 @@ def test_a_kept_measurement_is_priced_anew_once_the_machine_is_re_timed(chapter)
     first = asyncio.run(chapter.measure_live())
     assert asyncio.run(chapter.measure_live()) is first                  # kept
     retimed = made_profile(verify=[0.001] * 17, draft=0.0001, measured_at=time.monotonic())
-    costs.adopt(chapter.state.service.pair_for("aligned"), retimed)
+    chapter.state.service.profiles.adopt(chapter.state.service.pair_for("aligned"), retimed)
     again = asyncio.run(chapter.measure_live())
     assert again is not first and again.profile is retimed and again.earlier_speedup == first.speedup

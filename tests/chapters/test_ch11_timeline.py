@@ -37,9 +37,8 @@ def test_bursts_and_cards(chapter):
 
 
 def test_the_speedup_is_priced_by_the_pairs_shared_cost_profile(chapter):
-    from lab.speed import costs
     s, spec = chapter.sched, chapter.spec
-    profile = costs.profile(chapter.state.service.pair)
+    profile = chapter.state.service.profiles.of()
     assert s.profile is profile                          # the one profile every chapter shares
     verifies = [e - b for lane, b, e, kind in s.blocks if lane == "draft + verify" and kind == "target"]
     assert verifies == pytest.approx([profile.verify_units(len(r.drafts) + 1) for r in spec.rounds])

@@ -5,7 +5,6 @@ import pytest
 
 from chapters.ch12_cheaper_guesses import DRAFTER_NAMES, CheaperGuessesChapter
 from lab.experiments import cheaper
-from lab.speed import costs
 from lab.core.engine import generate
 from lab.speed.timeline import schedule
 from lab.experiments.presets import preset_by_key
@@ -25,7 +24,7 @@ def test_each_row_is_a_real_run_of_its_drafting_and_writes_the_plain_text(chapte
     assert [r.drafting.key for r in rows] == ["model", "lookup", "hybrid", "adaptive", "confident", "auto"]
     pair, ids = chapter.state.service.pair, chapter.state.prompt_ids()
     plain = generate(pair, ids, mode="plain", settings=GREEDY, max_new_tokens=N)
-    profile = costs.profile(pair)                  # the pair's shared cost profile prices every call
+    profile = chapter.state.service.profiles.of()   # the pair's shared cost profile prices every call
     for row in rows:
         d = row.drafting
         spec = generate(pair, ids, settings=GREEDY, gamma=d.gamma or 4, max_new_tokens=N, drafter=d.drafter,

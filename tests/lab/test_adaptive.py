@@ -28,13 +28,6 @@ def pair(request):
     return tiny_pair(request.param)
 
 
-@pytest.fixture(autouse=True)
-def no_shared_profiles():
-    costs.forget()
-    yield
-    costs.forget()
-
-
 def drafted(pair, profile, prompt, drafter="model", gamma=8):
     trace = generate(pair, pair.tokenizer.encode(prompt), max_new_tokens=48, drafter=drafter,
                      policy=f"auto:{gamma}", profile=profile)
@@ -105,17 +98,14 @@ def test_the_decisions_repeat_exactly_given_the_profile(pair):
     assert [(r.gamma, r.draft_source) for r in first.rounds] == [(r.gamma, r.draft_source) for r in again.rounds]
 
 
-def test_a_decoder_prices_with_the_profile_its_caller_passes(pair, monkeypatch):
+def test_a_decoder_prices_with_the_profile_its_caller_passes(pair):
+    """The decoder reads no cache: a profile it is not handed does not price it (a server's model
+    service hands it its own: tests/serving/test_profiles.py)."""
     ids = pair.tokenizer.encode(PROMPTS[0])
     assert Decoder(pair, ids, policy="auto:8").schedule.prices.source == "constants"    # none passed
     assert Decoder(pair, ids, policy="auto:8", profile=CHEAP).schedule.prices == prices(CHEAP)
-    monkeypatch.setattr(costs, "measure_profile", lambda p: DEAR_VERIFY)
-    assert costs.profile(pair) is DEAR_VERIFY
-    assert Decoder(pair, ids, policy="auto:8").schedule.prices.source == "constants"    # the shared one unread
     copy = replace(pair, drafter="hybrid", policy="auto:12")                             # same two models
-    assert costs.measured(pair) is costs.measured(copy) is DEAR_VERIFY
-    assert Decoder(copy, ids, profile=costs.measured(copy)).schedule.prices == prices(DEAR_VERIFY)
-    assert costs.measured(tiny_pair("llama", seed=3)) is None
+    assert Decoder(copy, ids, profile=DEAR_VERIFY).schedule.prices == prices(DEAR_VERIFY)
 
 
 def test_measuring_a_prompt_set_measures_the_profile_first_and_auto_prices_with_it(monkeypatch):
@@ -124,17 +114,15 @@ def test_measuring_a_prompt_set_measures_the_profile_first_and_auto_prices_with_
     prompts = {"story": [PROMPTS[1]], "edit": [PROMPTS[0]]}
     calls = []
 
-    def tokens_per_call(profile):
-        costs.forget()
-        monkeypatch.setattr(costs, "measure_profile", lambda p: calls.append(p) or profile)
-        report = measure_set(pair, prompts, max_new_tokens=24, draftings=[("model", "auto:8")])
-        assert costs.measured(pair) is profile
+    def tokens_per_call(measured, given=None):
+        monkeypatch.setattr(costs, "measure_profile", lambda p: calls.append(p) or measured)
+        report = measure_set(pair, prompts, max_new_tokens=24, draftings=[("model", "auto:8")], profile=given)
         rows = report["draftings"]["model (auto:8)"]["categories"]
         assert all(row["exact"] for row in rows.values())
         return [row["tokens_per_call"] for row in rows.values()]
     assert all(t < 1.2 for t in tokens_per_call(DEAR_DRAFT))      # at most a probe now and then
     assert all(t > 1.2 for t in tokens_per_call(CHEAP))
-    assert calls == [pair, pair]
-    costs.forget()
+    assert calls == [pair, pair]                                  # each run measured it, once
+    assert all(t < 1.2 for t in tokens_per_call(CHEAP, given=DEAR_DRAFT))    # the caller's profile prices
     measure_set(pair, prompts, max_new_tokens=8, draftings=[("model", "constant:4")])
-    assert costs.measured(pair) is None and len(calls) == 2     # no auto policy: nothing to price
+    assert len(calls) == 2                                        # neither measured: nothing to price

@@ -1,5 +1,6 @@
-"""lab.speed.costs: one robust cost profile per pair, and the process's shared cache of them
-(lab.speed.profiles, tested in test_profiles.py); lab.speed.timing's pieces."""
+"""lab.speed.costs: one robust cost profile per pair (shared by a cache, lab.speed.profiles, tested in
+test_profiles.py; a server's is its model service's, tests/serving/test_profiles.py);
+lab.speed.timing's pieces."""
 
 import numpy as np
 import pytest
@@ -10,13 +11,6 @@ from lab.speed import costs
 from lab.speed.timing import fixed_threads, interleaved, robust
 from lab.pairs.tiny import tiny_pair
 from tests.helpers import made_profile
-
-
-@pytest.fixture(autouse=True)
-def fresh():
-    costs.forget()
-    yield
-    costs.forget()
 
 
 def test_robust_keeps_the_fastest_run_and_the_spread_of_the_median():
@@ -97,11 +91,3 @@ def test_prefill_is_read_from_the_measured_points():
     with pytest.raises(ValueError):
         p.verify_units(6)
 
-
-def test_the_process_shares_one_cache_that_times_with_measure_profile(monkeypatch):
-    calls = []
-    monkeypatch.setattr(costs, "measure_profile", lambda pair: calls.append(pair) or made_profile())
-    pair = tiny_pair()
-    assert costs.measured(pair) is None and calls == []
-    got = costs.profile(pair)
-    assert costs.SHARED.profile(pair) is got and costs.measured(pair) is got and calls == [pair]

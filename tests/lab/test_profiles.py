@@ -1,14 +1,14 @@
 """lab.speed.profiles: each pair's cost profile measured once and shared, by callers at once or a timed
 call at a time; a failed measurement not kept; a busy one measured again only when asked, and not
 too soon; another process's profile adopted. Each test builds its own cache with a scripted
-measurer, so none depends on what another test measured."""
+measurer, so none depends on what another test measured (a server's cache is its model service's:
+tests/serving/test_profiles.py)."""
 import threading
 from dataclasses import replace
 
 import pytest
 
 from lab.pairs.tiny import tiny_pair
-from lab.pairs.variants import DraftVariants
 from lab.speed.profiles import RETRY_AFTER, ProfileCache
 from tests.helpers import made_profile
 
@@ -126,30 +126,11 @@ def test_measured_finds_the_profile_of_the_same_two_models_and_never_measures():
     assert cache.measured(tiny_pair(seed=3)) is None and m.pairs == [pair]
 
 
-def test_each_draft_of_a_service_has_its_own_profile_and_already_measured_loads_nothing():
-    m = Measurer(made_profile(pair="aligned"), made_profile(pair="random"))
-    cache = m.cache()
-
-    class Service:        # serving.service.ModelService's pair, variants and pair_for
-        pair, variants = tiny_pair(), DraftVariants()
-
-        def pair_for(self, variant="aligned"):
-            return self.variants.pair(self.pair, variant)
-    svc = Service()
-    assert cache.already_measured(svc) is None and cache.already_measured(svc, "random") is None
-    aligned = cache.of_service(svc)
-    assert aligned is cache.profile(svc.pair) is cache.already_measured(svc)
-    assert cache.already_measured(svc, "random") is None               # random: not loaded yet
-    assert svc.variants.loaded(svc.pair, "random") is None and m.pairs == [svc.pair]
-    random = run(cache.of_service_steps(svc, "random"))[0]
-    assert random is not aligned and cache.already_measured(svc, "random") is random
-
-
 def test_an_adopted_profile_is_what_every_later_caller_gets_as_if_measured_here():
     m = Measurer(made_profile())
     cache, pair = m.cache(), tiny_pair()
     theirs = made_profile(draft=0.3)
     cache.adopt(pair, theirs)
     assert cache.profile(pair) is theirs and cache.measured(pair) is theirs and m.pairs == []
-    cache.forget()
-    assert cache.measured(pair) is None and cache.profile(pair) is not theirs
+    assert cache.finished(pair) is theirs and cache.finished(tiny_pair()) is None    # that pair object only
+    assert m.cache().measured(pair) is None                  # another cache (another server) has its own

@@ -2,8 +2,6 @@ import math
 
 import pytest
 
-from lab.speed import costs
-
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
 from lab.speed.measure import run_to_end
 from lab.experiments.racestream import cached_race, stream_race
@@ -18,7 +16,7 @@ def test_the_streamed_race_is_the_service_race_and_grows_in_time_order():
     settings = SamplingSettings(1.0)
     steps = []
     service = ModelService(lambda: pair)
-    profile = costs.of_service(service)
+    profile = service.profiles.of()
     race = stream_race(pair, ids, settings, 12, profile, on_progress=lambda r, t: steps.append((r, t)))
     reference = service.race(ids, settings, 12)
     assert race.target_texts == reference.target_texts and race.draft_texts == reference.draft_texts

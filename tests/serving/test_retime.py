@@ -16,13 +16,6 @@ from tests.helpers import made_profile
 OLD = time.monotonic() - costs.RETRY_AFTER - 1      # measured long enough ago to be timed again
 
 
-@pytest.fixture(autouse=True)
-def fresh():
-    costs.forget()
-    yield
-    costs.forget()
-
-
 @pytest.fixture
 def service():
     pair = tiny_pair()
@@ -39,19 +32,19 @@ def timed_as(monkeypatch, profile):
 
 def test_a_busy_profile_is_timed_again_only_at_a_quiet_moment(service, monkeypatch):
     busy = made_profile(busy=True, load=3.0, measured_at=OLD)
-    costs.adopt(service.pair_for("aligned"), busy)          # the start-up profile, timed under load
+    service.profiles.adopt(service.pair_for("aligned"), busy)    # the start-up profile, timed under load
     calm = made_profile(measured_at=time.monotonic())
     timed_as(monkeypatch, calm)
     loud = retime.Retimer(service, is_quiet=lambda s: False)
     assert loud.busy_variants() == ["aligned"] and loud.check() == []
-    assert costs.already_measured(service) is busy         # not while the machine is busy
+    assert service.profiles.already_measured() is busy     # not while the machine is busy
     done = retime.Retimer(service, is_quiet=lambda s: True).check()
-    assert done == ["aligned"] and costs.already_measured(service) is calm
+    assert done == ["aligned"] and service.profiles.already_measured() is calm
     assert retime.Retimer(service, is_quiet=lambda s: True).check() == []    # reliable now: left alone
 
 
 def test_a_fresh_busy_profile_waits_before_it_is_timed_again(service, monkeypatch):
-    costs.adopt(service.pair_for("aligned"), made_profile(busy=True, measured_at=time.monotonic()))
+    service.profiles.adopt(service.pair_for("aligned"), made_profile(busy=True, measured_at=time.monotonic()))
     assert retime.Retimer(service, is_quiet=lambda s: True).busy_variants() == []
 
 
@@ -69,24 +62,25 @@ def test_after_a_re_timing_the_request_is_priced_anew_and_names_its_old_figure(s
     pair = service.pair
     request = Request(tuple(encode_prompt(pair.tokenizer, DEFAULT_PROMPT)), gamma=3, max_new_tokens=12)
     # busy: a draft call as dear as a target call (slower); quiet: drafting nearly free (faster)
-    costs.adopt(service.pair_for("aligned"), made_profile(draft=1.0, busy=True, spread=0.0, measured_at=OLD))
+    service.profiles.adopt(service.pair_for("aligned"), made_profile(draft=1.0, busy=True, spread=0.0, measured_at=OLD))
     before = service.submit(service.outcome, request).result(60)
     assert before.verdict_word() == "slower" and before.retimed() == ""
     timed_as(monkeypatch, made_profile(draft=0.001, measured_at=time.monotonic()))
     assert retime.Retimer(service, is_quiet=lambda s: True).check() == ["aligned"]
     after = service.submit(service.outcome, request).result(60)
-    assert after is not before and after.profile is costs.already_measured(service)
+    assert after is not before and after.profile is service.profiles.already_measured()
     assert after.earlier_speedup == before.speedup and after.verdict_word() == "faster"
     assert after.retimed() == (f"This machine re-timed: now {after.speedup:.2f}× (faster), "
                                f"was {before.speedup:.2f}× (slower).")
 
 
-def test_a_students_press_on_measure_shares_the_profile_and_re_times_nothing(make_chapter, monkeypatch):
+def test_a_students_press_on_measure_shares_the_profile_and_re_times_nothing(service, make_chapter, monkeypatch):
     import asyncio
     from chapters.ch03_checking import CheckingChapter
-    ch = make_chapter(CheckingChapter)
+    from uikit.state import LabState
+    ch = make_chapter(CheckingChapter, LabState(service))
     busy = made_profile(verify=[0.01 * k for k in range(1, 18)], busy=True, load=3.0, measured_at=OLD)
-    costs.adopt(ch.state.service.pair, busy)
+    ch.state.service.profiles.adopt(ch.state.service.pair, busy)
 
     def refuse(*a, **k):
         raise AssertionError("a student's press timed the pair again")

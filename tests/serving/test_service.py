@@ -42,25 +42,22 @@ def test_a_generation_as_a_long_job_goes_a_round_at_a_time_into_the_same_cache(s
     assert service.submit(service.generation_steps, ids, max_new_tokens=12, gamma=2).result(10) is trace
 
 
-def test_an_auto_policy_on_the_worker_prices_with_the_pairs_shared_profile(service):
-    """The service hands its decoders the pair's shared cost profile (lab.speed.costs): with drafting
-    nearly free an auto policy guesses far more than with a draft call dearer than a target call."""
+def test_an_auto_policy_on_the_worker_prices_with_the_services_own_profile(service):
+    """The service hands its decoders the pair's cost profile it holds (serving.profiles: measured
+    here or adopted from another serving process): with drafting nearly free an auto policy guesses
+    far more than with a draft call dearer than a target call."""
     from lab.core.engine import generate
-    from lab.speed import costs
     from tests.lab.helpers import scripted
     ids = service.pair.tokenizer.encode("the cat sat on the mat and the cat sat on the")
     drafted = {}
     kwargs = dict(max_new_tokens=40, drafter="model", policy="auto:8")
-    try:
-        for name, profile in (("cheap", scripted(c=0.01, per_position=0.0)), ("dear", scripted(c=1.2, per_position=0.02))):
-            service.clear()                                   # the generation priced anew
-            costs.adopt(service.pair_for("aligned"), profile)
-            got = service.generation(ids, **kwargs)
-            alone = generate(service.pair, ids, profile=profile, **kwargs)
-            assert [r.gamma for r in got.rounds] == [r.gamma for r in alone.rounds]
-            drafted[name] = got.drafted
-    finally:
-        costs.forget()
+    for name, profile in (("cheap", scripted(c=0.01, per_position=0.0)), ("dear", scripted(c=1.2, per_position=0.02))):
+        service.clear()                                   # the generation priced anew
+        service.profiles.adopt(service.pair_for("aligned"), profile)
+        got = service.generation(ids, **kwargs)
+        alone = generate(service.pair, ids, profile=profile, **kwargs)
+        assert [r.gamma for r in got.rounds] == [r.gamma for r in alone.rounds]
+        drafted[name] = got.drafted
     assert drafted["cheap"] > 2 * max(1, drafted["dear"])
 
 

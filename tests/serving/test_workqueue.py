@@ -296,10 +296,11 @@ def test_a_browser_asking_for_what_the_server_waits_to_compute_gets_it_on_its_ow
 
 def test_closing_lets_the_running_step_finish_and_runs_nothing_more():
     """At exit the worker must not be left inside torch: close() waits for the step it is running."""
-    queue, log = FairQueue(), []
+    queue, log, worker = FairQueue(), [], []
     running, release = threading.Event(), threading.Event()
 
     def long_job():
+        worker.append(threading.current_thread())       # the model worker runs it
         for i in range(3):
             running.set()
             release.wait(10)
@@ -313,7 +314,7 @@ def test_closing_lets_the_running_step_finish_and_runs_nothing_more():
     assert closing.is_alive()                  # waiting for the step in progress
     release.set()
     closing.join(10)
-    assert not closing.is_alive() and not queue.working
+    assert not closing.is_alive() and not worker[0].is_alive()      # the worker thread has ended
     assert log == [0]                          # that step finished; no later one ran
 
 
