@@ -95,8 +95,8 @@ class ClassStore(StoreEvents):
                        (self.proc, os.getpid(), time.time(), self.server))
             self._seen = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
         if others:
-            log.warning("Another server (pid %s) uses the class store %s too: both classes share one poll and "
-                        "one set of settings; give each server its own SPECLAB_STORE.", others[0], self.path)
+            said_once(logging.WARNING, "Another server (pid %s) uses the class store %s too: both classes share "
+                      "one poll and one set of settings; give each server its own SPECLAB_STORE.", others[0], self.path)
         self.salt = bytes.fromhex(self.read("SELECT value FROM meta WHERE key = 'salt'")[0][0])
 
     # --- connections and transactions ---
@@ -208,9 +208,25 @@ class ClassStore(StoreEvents):
             db.execute("DELETE FROM shared WHERE substr(key, 1, ?) = ?", (len(prefix), prefix))
 
 
+def first_process() -> bool:
+    """Whether this process speaks for the whole server: it serves alone, or it is the first of the
+    processes `--num-procs` forked (tornado's task 0). The others find what it found."""
+    if not forked():
+        return True
+    import sys
+    return sys.modules["tornado.process"].task_id() == 0
+
+
+def said_once(level: int, message: str, *args) -> None:
+    """`message` in the terminal once for the whole server, not once per process: the first process
+    says it at `level`, the others at debug level, which the server's log leaves out."""
+    log.log(level if first_process() else logging.DEBUG, message, *args)
+
+
 def open_class_store(environ=None) -> tuple[ClassStore | None, str | None]:
     """The class's shared store, or None when this process serves the class alone, or when the store
-    cannot be used (said once in the terminal), with the sentence every page then shows (else None)."""
+    cannot be used (said once in the terminal for the whole server: every process finds the same
+    problem), with the sentence every page then shows (else None)."""
     env = os.environ if environ is None else environ
     try:
         if env.get("SPECLAB_STORE"):
@@ -227,11 +243,11 @@ def open_class_store(environ=None) -> tuple[ClassStore | None, str | None]:
                     old.unlink()
         return ClassStore(path, run=f"{parent}:{started(parent)}"), None
     except StoreRefused as exc:
-        log.error("%s Each server process now keeps its own poll and settings.", exc)
+        said_once(logging.ERROR, "%s Each server process now keeps its own poll and settings.", exc)
         return None, f"{exc.public} Each server process keeps its own poll and settings until then."
     except (OSError, sqlite3.Error) as exc:
-        log.error("The class store cannot be opened (%s); each server process now keeps its own poll and "
-                  "settings: check SPECLAB_STORE or the cache folder (free space, write access).", exc)
+        said_once(logging.ERROR, "The class store cannot be opened (%s); each server process now keeps its own "
+                  "poll and settings: check SPECLAB_STORE or the cache folder (free space, write access).", exc)
         return None, ("The class's shared store cannot be opened on the server, so each server process keeps "
                       "its own poll and settings; the lecturer can check the cache folder.")
 

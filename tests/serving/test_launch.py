@@ -88,9 +88,10 @@ def test_one_process_loads_the_pair_after_the_server_starts(tmp_path):
     assert "Traceback" not in text, text[-4000:]
 
 
-def test_a_cache_mistake_is_said_once_by_two_processes(tmp_path):
+def test_a_cache_mistake_and_a_store_mistake_are_each_said_once_by_two_processes(tmp_path):
     """The embedded pair with a file where its cache folder should be: the launcher says so once
-    before the fork; its two processes fail the same way (each page says it) and point to it."""
+    before the fork; its two processes fail the same way (each page says it) and point to it. The
+    class store in a folder others can write: refused by both processes, said by the first alone."""
     (tmp_path / "cache").write_text("not a folder")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -99,7 +100,8 @@ def test_a_cache_mistake_is_said_once_by_two_processes(tmp_path):
            "SPECLAB_STORE": str(tmp_path / "store" / "class.sqlite")}
     for name in ("SPECLAB_PAIR", "SPECLAB_TARGET", "SPECLAB_DRAFT"):
         env.pop(name, None)                 # the embedded pair, which lives in the cache
-    (tmp_path / "store").mkdir(mode=0o700)
+    (tmp_path / "store").mkdir()
+    (tmp_path / "store").chmod(0o777)
     log = tmp_path / "server.log"
     with open(log, "w") as out:
         server = subprocess.Popen([sys.executable, "-m", "serving", "--num-procs", "2", "--port", str(port),
@@ -114,6 +116,7 @@ def test_a_cache_mistake_is_said_once_by_two_processes(tmp_path):
         stop(server)
     text = log.read_text()
     assert len([line for line in text.splitlines() if "model cache" in line]) == 1, text[-3000:]
+    assert len([line for line in text.splitlines() if "can be written by other users" in line]) == 1, text[-3000:]
     assert "Traceback" not in text
 
 

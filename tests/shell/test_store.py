@@ -135,7 +135,7 @@ def test_the_lecturer_counts_the_sessions_of_every_process(stores):
 
 
 class Pair:
-    """A pair as far as sharing sees it: a name (lab.speed.costs keeps a weak reference to it)."""
+    """A pair as far as sharing sees it: a name (a service's profiles keep a weak reference to it)."""
     name = "fake"
 
 
@@ -150,18 +150,38 @@ def test_outcomes_and_the_cost_profile_are_computed_once_for_the_class(stores):
     assert b.peek(("generation", 1)) is None                 # only what pages must agree on is shared
     measured = costs.CostProfile(pair="fake", draft_seconds=0.01, verify_seconds=(0.02, 0.03), prefill_seconds=0.1,
                                  prefill_tokens=64, spread=0.1, load=0.5, cores=2, threads=1, busy=False)
-    costs.adopt(pairs[0], measured)                          # process a measured it
-    try:
-        a.share_profiles()
-        assert costs.already_measured(b, "aligned") is None
-        b.share_profiles()
-        assert costs.already_measured(b, "aligned") == measured         # process b prices with the same profile
-        a.clear()                                            # the lecturer's reset: shared outcomes go
-        assert b.peek(("outcome", 1)) == "computed"          # b's own copy until b clears
-        b.clear(shared=False)
-        assert b.peek(("outcome", 1)) is None
-    finally:
-        costs.forget()
+    a.profiles.adopt(pairs[0], measured)                     # process a measured it
+    a.profiles.sync(store)
+    assert b.profiles.already_measured("aligned") is None
+    b.profiles.sync(store)
+    assert b.profiles.already_measured("aligned") == measured     # process b prices with the same profile
+    a.clear()                                                # the lecturer's reset: shared outcomes go
+    assert b.peek(("outcome", 1)) == "computed"              # b's own copy until b clears
+    b.clear(shared=False)
+    assert b.peek(("outcome", 1)) is None
+
+
+def test_a_store_folder_that_cannot_be_used_is_said_once_for_the_whole_server(tmp_path, monkeypatch, caplog):
+    """With --num-procs 2 every process finds the same problem with the class store's folder: the
+    first process says it in the terminal, the other only on its pages."""
+    import logging
+
+    import tornado.process
+    folder = tmp_path / "cache" / "classroom"
+    folder.mkdir(parents=True)
+    folder.chmod(0o777)                                      # others could write the class's data
+    monkeypatch.setenv("SPECLAB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("SPECLAB_STORE", raising=False)
+    problems = []
+    with caplog.at_level(logging.DEBUG, logger="shell.store"):
+        for task in (0, 1):                                  # the two processes tornado forked
+            monkeypatch.setattr(tornado.process, "task_id", lambda task=task: task)
+            store, problem = open_class_store()
+            assert store is None and problem
+            problems.append(problem)
+    said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(said) == 1 and "can be written by other users" in said[0], said
+    assert problems[0] == problems[1] and str(folder) not in problems[0]    # every page says it, path-free
 
 
 def test_where_the_store_is(tmp_path, monkeypatch):
