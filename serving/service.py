@@ -17,12 +17,14 @@ variant's draft model shares the one target.
     trace = await service.run_as(owner, service.generation_steps, ids)   # from a Panel callback
     trace = await service.run_as(owner, service.generation_steps, ids, variant="random")
     outcome = await service.run_as(owner, service.outcome, Request(tuple(ids), drafter="lookup"))
+    profile = service.profiles.already_measured("weak")   # its cost profiles: serving.profiles
 
 Several server processes (shell.store): each holds its own copy of the pair and its own worker
 (about 1.3 GB a process with the embedded pair), and `share(values)` makes what every page must
-agree on one for the whole class: the cost profile (the first one measured is adopted by every
-process, and the auto draft length policy prices with it) and each request's outcome (computed by
-one process, read by the others). Everything else stays per process: it is the same in every one.
+agree on one for the whole class: the cost profile (`profiles.sync`: the first one measured is
+adopted by every process, and the auto draft length policy prices with it) and each request's
+outcome (computed by one process, read by the others). Everything else stays per process: it is the
+same in every one.
 """
 from __future__ import annotations
 
