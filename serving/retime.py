@@ -3,8 +3,9 @@ trustworthy profile without anyone pressing "Measure".
 
 A profile timed while the machine was loaded is flagged busy (lab.speed.costs): its figures are not
 to be trusted, and every verdict on chapters 10–13 prices with it. The `Retimer` looks every few
-seconds; when a loaded draft variant's shared profile is busy and the server is quiet — nothing waiting for
-the model worker and a load average under the cores — it measures that profile again on the worker,
+seconds; when a loaded draft variant's shared profile is busy and the server is quiet — no student's
+model work for QUIET_FOR seconds (a class between activities, or gone) and a load average under the
+cores — it measures that profile again on the worker,
 a timed call at a time under the server's own owner (a student's click goes between two calls), and
 every later request is priced by the new one (ModelService.outcome names the figure it replaces).
 A profile flagged busy again is tried at the next quiet moment after lab.speed.costs.RETRY_AFTER.
@@ -23,14 +24,17 @@ from lab.speed import costs
 log = logging.getLogger(__name__)
 
 CHECK_EVERY = 5.0     # seconds between two looks
+QUIET_FOR = 30.0      # seconds without a student's model work before a quiet moment
 
 
-def quiet(service, load: float | None = None, n_cores: int | None = None) -> bool:
-    """A quiet moment: no job waits for the model worker and the one-minute load average is under the
-    cores (what lab.speed.costs.is_busy would flag a profile for)."""
+def quiet(service, load: float | None = None, n_cores: int | None = None, quiet_for: float = QUIET_FOR) -> bool:
+    """A quiet moment: no job waits for the model worker, no student's model work ran for `quiet_for`
+    seconds (a class clicking keeps the worker for itself: a timing amid its clicks would both delay
+    them and be flagged busy again), and the one-minute load average is under the cores (what
+    lab.speed.costs.is_busy would flag a profile for)."""
     load = costs.load_average() if load is None else load
     n_cores = costs.cores() if n_cores is None else n_cores
-    return service.pending() == 0 and load < n_cores
+    return service.pending() == 0 and service.idle_for() >= quiet_for and load < n_cores
 
 
 class Retimer:

@@ -109,6 +109,10 @@ class ModelService:
     def pending(self, owner=None) -> int:
         return self._queue.pending(owner)
 
+    def idle_for(self) -> float:
+        """Seconds since a student's model work last ran on the worker."""
+        return self._queue.idle_for()
+
     def peek(self, key: tuple, default=None):
         """The cached value of `key` (marked recently used), or `default`."""
         return self._results.peek((self.pair.name,) + key, default)

@@ -108,6 +108,11 @@ class FairQueue:
                 return len(self._room.queues.get(browser_and_session(owner)[0], ()))
             return self._room.total()
 
+    def idle_for(self) -> float:
+        """Seconds since a browser's model work last ran (inf when none has yet)."""
+        with self._ready:
+            return self._timer() - self._browser_seen
+
     def forget(self, session) -> int:
         """A session (tab) closed: cancel what it was waiting for; returns how many were cancelled.
 

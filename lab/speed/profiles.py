@@ -54,11 +54,22 @@ class ProfileCache:
         self._measure, self._measure_steps, self._clock = measure, measure_steps, clock
         self._lock = threading.Lock()
         self._entries: dict[tuple[int, str], tuple[weakref.ref, Future, _Steps | None]] = {}
+        self._kept: dict[tuple[int, str], object] = {}   # a busy profile, priced with while timed again
 
     def _drop(self, key, future: Future) -> None:
+        """A measurement failed: the next caller measures again, or prices with the busy profile it was
+        to replace."""
         with self._lock:
-            if self._entries.get(key, (None, None, None))[1] is future:
+            ref, mine, _ = self._entries.get(key, (None, None, None))
+            if mine is future:
                 del self._entries[key]
+                if (kept := self._kept.pop(key, None)) is not None:
+                    self._entries[key] = (ref, _done(kept), None)
+
+    def _still_kept(self, key, future: Future):
+        """The busy profile the unfinished `future` is timing again, or None."""
+        with self._lock:
+            return None if future.done() else self._kept.get(key)
 
     def _claim(self, pair, retry_busy: bool, stepwise: bool):
         """(future, steps, mine): the shared measurement of `pair`, a new one (mine) when there is
@@ -70,6 +81,10 @@ class ProfileCache:
                 retry_busy and future.done() and future.exception() is None and future.result().busy
                 and self._clock() - future.result().measured_at > RETRY_AFTER)
             if stale:
+                if future is not None and ref() is pair:       # timed again: kept for the others meanwhile
+                    self._kept[key] = future.result()
+                else:
+                    self._kept.pop(key, None)
                 future = Future()
                 steps = (_Steps(self._measure_steps(pair), future, lambda f=future: self._drop(key, f))
                          if stepwise else None)
@@ -81,8 +96,12 @@ class ProfileCache:
         arriving while it is measured waits for the same result, or finishes it when it goes a call
         at a time). `retry_busy` measures again when the shared profile was flagged busy over
         RETRY_AFTER seconds ago, and shares the new one (a class pressing "Measure" together on a
-        busy machine still shares one measurement)."""
+        busy machine still shares one measurement). While a busy profile is timed again, a caller not
+        asking `retry_busy` gets the busy one at once (were it to finish the timing on the one model
+        worker, a class would wait behind that caller)."""
         future, steps, mine = self._claim(pair, retry_busy, stepwise=False)
+        if not (mine or retry_busy) and (kept := self._still_kept((id(pair), pair.name), future)) is not None:
+            return kept
         if mine:
             try:
                 future.set_result(self._measure(pair))
@@ -96,35 +115,50 @@ class ProfileCache:
     def profile_steps(self, pair, *, retry_busy: bool = False):
         """`profile` as a job for the model worker that yields between timed calls and returns the
         shared profile: a student's click waits for one call, not the whole measurement."""
-        future, steps, _ = self._claim(pair, retry_busy, stepwise=True)
+        future, steps, mine = self._claim(pair, retry_busy, stepwise=True)
+        if not (mine or retry_busy) and (kept := self._still_kept((id(pair), pair.name), future)) is not None:
+            return kept
         while steps is not None and not future.done():
             steps.advance()
             yield
         return future.result()
 
     def finished(self, pair):
-        """The shared profile of this very pair object if measured, else None (never waits)."""
+        """The shared profile of this very pair object if measured (the busy one while it is timed
+        again), else None (never waits)."""
+        key = (id(pair), pair.name)
         with self._lock:
-            ref, future, _ = self._entries.get((id(pair), pair.name), (None, None, None))
-        if future is None or ref() is not pair or not future.done() or future.exception() is not None:
+            ref, future, _ = self._entries.get(key, (None, None, None))
+        if future is None or ref() is not pair:
             return None
-        return future.result()
+        return _usable(future, self._still_kept(key, future))
 
     def measured(self, pair):
         """The shared profile of `pair`'s two models, if it is measured (for this pair object or
         another holding the same target and draft); else None. Measures nothing and never waits:
         what a caller of lab.core.engine passes for the auto draft length policy to price with."""
         with self._lock:
-            entries = [(ref, future) for ref, future, _ in self._entries.values()]
-        found = [future.result() for ref, future in entries
-                 if (other := ref()) is not None and other.target is pair.target and other.draft is pair.draft
-                 and future.done() and future.exception() is None]
-        return max(found, key=lambda p: p.measured_at, default=None)
+            entries = [(ref, future, self._kept.get(key)) for key, (ref, future, _) in self._entries.items()]
+        found = [_usable(future, kept) for ref, future, kept in entries
+                 if (other := ref()) is not None and other.target is pair.target and other.draft is pair.draft]
+        return max((p for p in found if p is not None), key=lambda p: p.measured_at, default=None)
 
     def adopt(self, pair, shared) -> None:
         """Make `shared` (this pair's profile as another serving process measured it,
         serving.sharing) the profile every later caller gets for `pair`, as if measured here."""
-        future = Future()
-        future.set_result(shared)
         with self._lock:
-            self._entries[(id(pair), pair.name)] = (weakref.ref(pair), future, None)
+            self._entries[(id(pair), pair.name)] = (weakref.ref(pair), _done(shared), None)
+            self._kept.pop((id(pair), pair.name), None)
+
+
+def _done(profile) -> Future:
+    future = Future()
+    future.set_result(profile)
+    return future
+
+
+def _usable(future: Future, kept):
+    """The profile to price with now: the finished measurement's, `kept` while it runs, else None."""
+    if not future.done():
+        return kept
+    return None if future.exception() is not None else future.result()

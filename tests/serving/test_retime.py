@@ -11,6 +11,7 @@ from lab.speed import costs
 from lab.speed.request import Request
 from serving import retime
 from serving.service import ModelService
+from serving.workqueue import Owner
 from tests.helpers import made_profile
 
 OLD = time.monotonic() - costs.RETRY_AFTER - 1      # measured long enough ago to be timed again
@@ -55,7 +56,17 @@ def test_quiet_means_no_waiting_job_and_a_load_under_the_cores(service):
     waiting = service.submit(lambda: None)
     assert not retime.quiet(service, load=0.5, n_cores=2)     # a job waits for the worker
     started.result(5), waiting.result(5)
-    assert retime.quiet(service, load=0.5, n_cores=2)
+    assert retime.quiet(service, load=0.5, n_cores=2)         # the server's own work: still quiet
+
+
+def test_a_class_clicking_is_no_quiet_moment_until_it_stops_for_a_while(service):
+    student = Owner("b" * 16, "s1")
+    service.submit(lambda: time.sleep(0.05), owner=student).result(5)
+    assert service.pending() == 0
+    assert not retime.quiet(service, load=0.5, n_cores=2)     # a student's click just ran
+    assert not retime.quiet(service, load=0.5, n_cores=2, quiet_for=0.5)
+    time.sleep(0.6)
+    assert retime.quiet(service, load=0.5, n_cores=2, quiet_for=0.5)
 
 
 def test_after_a_re_timing_the_request_is_priced_anew_and_names_its_old_figure(service, monkeypatch):
