@@ -9,6 +9,7 @@
   "use strict";
   const frame = document.getElementById("speclab-tour-frame");
   const steps = Math.max(1, Number(document.documentElement.dataset.tourSteps) || 1);
+  const home = document.documentElement.dataset.home || "index.html";   // absent.html when not exported
   const clamp = (n) => Math.min(Math.max(n, 1), steps);
   const stepIn = (text) => { const m = /step=(\d+)/.exec(text || ""); return m ? clamp(Number(m[1])) : 1; };
   const nav = performance.getEntriesByType ? performance.getEntriesByType("navigation")[0] : null;
@@ -60,7 +61,7 @@
     if (key === "f" || key === "F") fullscreen(!document.fullscreenElement);
     else if (key === "ArrowRight" || key === " " || key === "PageDown") tell({ go: 1 });
     else if (key === "ArrowLeft" || key === "PageUp") tell({ go: -1 });
-    else if (key === "Escape" && !document.fullscreenElement) location.href = "index.html";
+    else if (key === "Escape" && !document.fullscreenElement) location.href = home;
     else return;
     e.preventDefault();
   });

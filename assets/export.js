@@ -307,6 +307,26 @@
     }
   }
 
+  // The last step of a tour exported in part (`--tour N`): its Next is off (the deck ends here,
+  // shell/export/build.py end_tour), and a forward key says in one sentence where the rest is.
+  function tourEnd() {
+    const tour = data.tour;
+    if (!tour || !tour.steps || tour.step !== tour.steps) return;
+    const said = () => say(`This copy of the tour ends at step ${tour.steps}; its other ${tour.of - tour.steps} ` +
+                           "steps are in the served lab and in a full export.");
+    document.addEventListener("keydown", (e) => {
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      const tag = (e.target && e.target.tagName || "").toLowerCase();
+      const typing = tag === "input" || tag === "textarea" || tag === "select";
+      if (!typing && (e.key === "ArrowRight" || e.key === "PageDown" || (e.key === " " && tag !== "button" && tag !== "a")))
+        said();
+    });
+    // the tour's frame page passes on the keys it takes itself (assets/export-wrapper.js)
+    window.addEventListener("message", (e) => {
+      if (e.source === window.parent && e.data && e.data.speclab === "tour-wrapper" && e.data.go > 0) said();
+    });
+  }
+
   // once: es-module-shims (Panel's ESM components) fires DOMContentLoaded a second time
   let begun = false;
   function start() {
@@ -318,6 +338,7 @@
     }
     begun = true;
     hook();
+    tourEnd();
     noteSliders();
     const saved = recalled();
     const opened = line ? line.open() : { node: saved.node };

@@ -57,8 +57,9 @@ def page_request(slug: str, tour_step: int | None) -> Request:
     return Request(slug, tour=tour_step is not None)
 
 
-async def build_page(slug: str, service, tour_step: int | None = None) -> Built:
-    """Page `slug` ("" the landing page), or the tour at `tour_step`, over `service`'s pair."""
+async def build_page(slug: str, service, tour_step: int | None = None, tour_steps: int | None = None) -> Built:
+    """Page `slug` ("" the landing page), or the tour at `tour_step`, over `service`'s pair; a tour
+    of `tour_steps` steps (an export of the tour's first steps; default all: `end_tour`)."""
     frame = IdFrame.starting_now()
     doc = Document()
     attend(doc)
@@ -72,6 +73,7 @@ async def build_page(slug: str, service, tour_step: int | None = None) -> Built:
         built = Built(doc, frame, page, state)
         if request.tour:
             built.tour = build_tour(state, tour_step)
+            end_tour(built.tour.deck, tour_steps)
             page.content.objects = [built.tour]
         elif slug:
             entry = registry.page_by_slug(slug)
@@ -95,6 +97,15 @@ async def build_page(slug: str, service, tour_step: int | None = None) -> Built:
         page.template.server_doc(doc, title=request.title)
         settle_styles(built)
     return built
+
+
+def end_tour(deck, steps: int | None) -> None:
+    """A tour exported up to step `steps` ends there: its counter says so, its Next and → stop at
+    the last exported step, and its chapter menu offers the chapters it reaches (the player says in
+    one sentence where the rest is: assets/export.js)."""
+    if steps is None or steps >= len(deck.steps):
+        return
+    deck.param.update(steps=deck.steps[:steps], chapters=[c for c in deck.chapters if c["first"] <= steps])
 
 
 def settle_styles(built: Built) -> None:

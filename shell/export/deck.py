@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from shell.export.files import TOUR_LINK
+from shell.export.files import ABSENT, TOUR_LINK
 
 DECK = """<!DOCTYPE html>
-<html lang="en" data-tour-steps="{steps}">
+<html lang="en" data-tour-steps="{steps}" data-home="{home}">
 <head>
 <meta charset="utf-8">
 <title>Speculative Lab · guided tour</title>
@@ -38,10 +38,11 @@ and on.</p></noscript>
 """
 
 
-def write_deck(out: Path, steps: int) -> Path | None:
-    """Write DIR/tour.html over the first `steps` step pages (none when no step was exported)."""
+def write_deck(out: Path, steps: int, home: bool = True) -> Path | None:
+    """Write DIR/tour.html over the first `steps` step pages (none when no step was exported); its
+    Esc opens the landing page (`home`: it was exported) or the page saying it was left out."""
     if steps < 1:
         return None
     path = out / TOUR_LINK
-    path.write_text(DECK.format(steps=steps))
+    path.write_text(DECK.format(steps=steps, home="index.html" if home else ABSENT))
     return path

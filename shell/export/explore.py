@@ -135,8 +135,9 @@ class Explorer:
     """One page's exploration (see the module's docstring)."""
 
     def __init__(self, slug: str, service, export_frame: IdFrame, tour_step: int | None = None,
-                 max_nodes: int = MAX_NODES, max_seconds: float = MAX_SECONDS):
+                 max_nodes: int = MAX_NODES, max_seconds: float = MAX_SECONDS, tour_steps: int | None = None):
         self.slug, self.service, self.export_frame, self.tour_step = slug, service, export_frame, tour_step
+        self.tour_steps = tour_steps     # the steps of the exported tour (build_page's)
         self.max_nodes, self.max_seconds = max_nodes, max_seconds
         self.graph = Graph([Node([])])
         self.seen: dict[str, int] = {}
@@ -151,7 +152,7 @@ class Explorer:
     async def _fresh(self) -> None:
         if self.tape is not None:
             self.tape.close()
-        self.live = await build_page(self.slug, self.service, self.tour_step)
+        self.live = await build_page(self.slug, self.service, self.tour_step, self.tour_steps)
         self.mapped = self.live.frame.to(self.export_frame)
         self.tape = Tape(self.live.doc, self.mapped)
         self.live_node = 0
@@ -211,6 +212,8 @@ class Explorer:
         end = 0
         if self.tour_step is not None:
             self.graph.tour = {"chapter": TOUR[self.tour_step - 1]["chapter"], "step": self.tour_step}
+            if self.tour_steps is not None and self.tour_steps < len(TOUR):   # a tour exported in part
+                self.graph.tour.update(steps=self.tour_steps, of=len(TOUR))
             end = await self._line()
         self.started = time.monotonic()      # the line is outside the budget, as its states are
         if end:

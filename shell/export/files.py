@@ -3,16 +3,20 @@
 Panel writes a page with its resources on the CDN (Bokeh's and Panel's JS, Panel's stylesheets),
 and its links as the served lab's (`?chapter=slug`). Here every CDN or server address becomes a
 path under the folder's `static/` (the file copied there once, shared by every page) and every
-link the page's file, so the folder opens from `file://` and from any static web server.
+link the page's file, so the folder opens from `file://` and from any static web server. A link to
+a page this export left out (`--page`, `--tour N`) opens DIR/absent.html, which says so in one
+sentence, never a missing file.
 
     text = page_html(built.doc, title)
-    text = localize(text, copier)      # copier.copy(...) fills DIR/static/
+    text = Copier(out, Contents.of(["", "guess-check-keep"], steps=4)).localize(text)   # fills DIR/static/
 """
 from __future__ import annotations
 
+import html
 import io
 import re
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import bokeh
@@ -26,6 +30,7 @@ BOKEH_CDN = re.compile(r"https://cdn\.bokeh\.org/bokeh/release/(bokeh(?:-[a-z]+)
 PANEL_CDN = re.compile(r"https://cdn\.holoviz\.org/panel/[^/]+/dist/")
 PANEL_LOCAL = re.compile(r"(?<![\w/.])(?:\./)?static/extensions/panel/([^\"'\s)\\?&]+)(?:\?v=[\w.]+)?")
 TOUR_LINK = "tour.html"     # the guided tour's frame page (shell/export/deck.py)
+ABSENT = "absent.html"      # where a link to a page left out of a partial export leads
 CSS_URL = re.compile(r"url\(\s*['\"]?(?!data:|https?:|#)([^'\")]+)['\"]?\s*\)")
 
 
@@ -46,22 +51,99 @@ def page_file(slug: str, tour_step: int | None = None) -> str:
     return f"{slug}.html" if slug else "index.html"
 
 
-def relink(text: str, tour_step: bool = False) -> str:
+@dataclass(frozen=True)
+class Contents:
+    """What an export holds: its pages' files and how many of the tour's steps (None: all of
+    them; the served lab's every page and step otherwise)."""
+    files: frozenset[str] | None = None
+    steps: int | None = None
+
+    @classmethod
+    def of(cls, slugs: list[str] | None, steps: int | None) -> Contents:
+        return cls(None if slugs is None else frozenset(page_file(s) for s in slugs), steps)
+
+    def has(self, slug: str) -> bool:
+        return self.files is None or page_file(slug) in self.files
+
+    def has_step(self, step: int) -> bool:
+        return self.steps is None or 1 <= step <= self.steps
+
+    @property
+    def partial(self) -> bool:
+        return self.files is not None or self.steps is not None
+
+
+def relink(text: str, tour_step: bool = False, contents: Contents = Contents()) -> str:
     """The served lab's links (`?chapter=slug`, `?`, `?tour=N`) as the exported files'. A link into
     the tour opens the tour's frame page at that step (`tour.html#step=N`, which keeps fullscreen
     across steps: shell/export/deck.py); on a step's own page (shown inside that frame) it opens
-    the step's page itself."""
-    text = re.sub(r"\?chapter=([A-Za-z0-9_-]+)", r"\1.html", text)
-    text = re.sub(r"\?tour=(\d+)", r"tour-\1.html" if tour_step else TOUR_LINK + r"#step=\1", text)
-    text = re.sub(r"(\\?\"exit\\?\":\s*\\?\")\?(\\?\")", r"\1index.html\2", text)   # the tour's Esc
-    return re.sub(r"href=(\\?\"|&quot;|\\&quot;)\?(\\?\"|&quot;|\\&quot;)", r"href=\1index.html\2", text)
+    the step's page itself. A link to a page or step `contents` lacks opens ABSENT."""
+    def chapter(m: re.Match) -> str:
+        return page_file(m.group(1)) if contents.has(m.group(1)) else ABSENT
+
+    def tour(m: re.Match) -> str:
+        step = int(m.group(1))
+        if not contents.has_step(step):
+            return ABSENT
+        return f"tour-{step}.html" if tour_step else f"{TOUR_LINK}#step={step}"
+
+    home = page_file("") if contents.has("") else ABSENT
+    text = re.sub(r"\?chapter=([A-Za-z0-9_-]+)", chapter, text)
+    text = re.sub(r"\?tour=(\d+)", tour, text)
+    text = re.sub(r"(\\?\"exit\\?\":\s*\\?\")\?(\\?\")", rf"\g<1>{home}\g<2>", text)   # the tour's Esc
+    quote = r"(\\?\"|&quot;|\\&quot;|&amp;quot;)"
+    return re.sub(rf"href={quote}\?{quote}", rf"href=\g<1>{home}\g<2>", text)
+
+
+ABSENT_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Not in this copy · Speculative Lab</title>
+<link rel="icon" href="static/extensions/panel/images/favicon.ico">
+<style>
+body {{ font: 1.15rem/1.5 system-ui, sans-serif; color: #1b1b1f;
+        max-width: 40rem; margin: 4rem auto; padding: 0 1.5rem; }}
+a {{ color: #1f4e9e; }}
+</style>
+</head>
+<body>
+<main>
+<h1>Not in this copy of the lab</h1>
+<p id="speclab-absent">This copy of Speculative Lab holds {held}, and the page this link leads to is
+not among them: the served lab (<code>panel serve app.py</code>) and a full export
+(<code>python -m lab export DIR</code>) have every page and every step of the tour.</p>
+<p>{back}</p>
+</main>
+<script src="static/export-frame.js"></script>
+</body>
+</html>
+"""
+
+
+def write_absent(out: Path, contents: Contents) -> Path | None:
+    """Write DIR/absent.html (for a partial export; None and no file for a whole one)."""
+    if not contents.partial:
+        return None
+    held = []
+    if contents.files is not None:
+        held.append("only some of its pages")
+    if contents.steps is not None:
+        held.append("none of the guided tour" if contents.steps == 0
+                    else f"only the guided tour's first {contents.steps} steps")
+    files = sorted(contents.files) if contents.files is not None else [page_file("")]
+    start = page_file("") if contents.has("") else (files[0] if files else None)
+    back = f'<a href="{html.escape(start)}">Back to the lab</a>' if start else ""
+    path = out / ABSENT
+    path.write_text(ABSENT_PAGE.format(held=" and ".join(held), back=back))
+    return path
 
 
 class Copier:
     """Copies what pages name into DIR/static once; `localize(text)` rewrites the names."""
 
-    def __init__(self, root: Path):
-        self.root = root
+    def __init__(self, root: Path, contents: Contents = Contents()):
+        self.root, self.contents = root, contents
         self.done: set[str] = set()
 
     def _copy(self, source: Path, rel: str) -> None:
@@ -95,7 +177,7 @@ class Copier:
         text = PANEL_LOCAL.sub(self._panel, text)
         text = text.replace('href="./favicon.ico"', 'href="static/extensions/panel/images/favicon.ico"')
         self._copy(PANEL_DIST / "images" / "favicon.ico", "static/extensions/panel/images/favicon.ico")
-        return relink(text, tour_step)
+        return relink(text, tour_step, self.contents)
 
 
 def remote_addresses(text: str) -> list[str]:

@@ -5,8 +5,8 @@ served session builds it (shell/export/build.py) written as HTML, then its contr
 (shell/export/explore.py) and the recording written beside it (DIR/data/<page>.js) with the player
 (DIR/static/export.js; a tour step's page also DIR/static/export-tour.js, which carries what was
 pressed on the steps before it: shell/export/tourline.py). Bokeh's and Panel's scripts and
-stylesheets are copied once into DIR/static/ (shell/export/files.py). Progress, with a time
-estimate, goes to stderr.
+stylesheets are copied once into DIR/static/ (shell/export/files.py); a link to a page the export
+left out opens DIR/absent.html, which says so. Progress, with a time estimate, goes to stderr.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from chapters import registry
 from shell.export.build import build_page, page_title, without_live_inputs
 from shell.export.deck import write_deck
 from shell.export.explore import Explorer
-from shell.export.files import Copier, page_file, page_html, relink, remote_addresses
+from shell.export.files import Contents, Copier, page_file, page_html, remote_addresses, write_absent
 from shell.tour_steps import TOUR
 from uikit.styles import ASSETS
 
@@ -82,12 +82,13 @@ async def export_page(out: Path, copier: Copier, slug: str, service, tour_step: 
                       **budget) -> int:
     """Write one page and its recording; returns the number of recorded states."""
     name = page_file(slug, tour_step)
-    built = await build_page(slug, service, tour_step)
+    steps = copier.contents.steps
+    built = await build_page(slug, service, tour_step, steps)
     without_live_inputs(built)
     in_tour = tour_step is not None
     text = copier.localize(page_html(built.doc, page_title(slug, tour_step)), in_tour)
-    graph = (await Explorer(slug, service, built.frame, tour_step, **budget).run()).to_json()
-    data = copier.localize(relink(player_script(name[:-5], graph), in_tour), in_tour)
+    graph = (await Explorer(slug, service, built.frame, tour_step, tour_steps=steps, **budget).run()).to_json()
+    data = copier.localize(player_script(name[:-5], graph), in_tour)
     (out / "data").mkdir(exist_ok=True)
     (out / "data" / f"{name[:-5]}.js").write_text(data)
     tour = '<script src="static/export-tour.js"></script>\n' if tour_step is not None else ""
@@ -107,12 +108,13 @@ async def export_site(out: Path, service, slugs: list[str] | None = None, tour_s
     `tour_steps`: the guided tour's first N steps (default: all; 0 none), a page each.
     `budget`: the most states (max_nodes) and seconds (max_seconds) one page's recording takes."""
     out.mkdir(parents=True, exist_ok=True)
-    copier = Copier(out)
     (out / "static").mkdir(exist_ok=True)
     for script in ("export.js", "export-tour.js", "export-frame.js", "export-wrapper.js"):
         shutil.copyfile(ASSETS / script, out / "static" / script)
+    steps = list(range(1, (len(TOUR) if tour_steps is None else max(0, min(tour_steps, len(TOUR)))) + 1))
+    whole = slugs is None or set(site_pages()) <= set(slugs)
+    copier = Copier(out, Contents.of(None if whole else slugs, None if len(steps) == len(TOUR) else len(steps)))
     slugs = site_pages() if slugs is None else slugs
-    steps = list(range(1, (len(TOUR) if tour_steps is None else min(tour_steps, len(TOUR))) + 1))
     tour_budget = {"max_nodes": min(budget.get("max_nodes", TOUR_STATES), TOUR_STATES),
                    "max_seconds": min(budget.get("max_seconds", TOUR_SECONDS), TOUR_SECONDS)}
     progress = Progress(len(slugs), len(steps))
@@ -124,6 +126,7 @@ async def export_site(out: Path, service, slugs: list[str] | None = None, tour_s
         name = page_file("", step)
         states[name] = await export_page(out, copier, "", service, step, **tour_budget)
         progress.page(f"tour step {step}", states[name], "step")
-    write_deck(out, len(steps))
+    write_deck(out, len(steps), copier.contents.has(""))
+    write_absent(out, copier.contents)
     size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     return {"pages": states, "bytes": size}

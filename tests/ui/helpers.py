@@ -126,11 +126,12 @@ def answer(pg, choice: str) -> None:
     wait_until(lambda: has(pg, f"You said {choice}."), message=f"the card to take {choice}")
 
 
-def rendered(page, n: int, timeout: float = 90):
-    """Wait until step n's live components are on the page (and its counter reads n / N)."""
+def rendered(page, n: int, timeout: float = 90, steps: int = len(TOUR)):
+    """Wait until step n's live components are on the page (and its counter reads n / N: N the tour's
+    `steps`, fewer in an export of the tour's first steps)."""
     page.wait_for_function(f"document.documentElement.dataset.tourRendered === '{n}'", timeout=timeout * 1000)
-    wait_until(lambda: page.locator(".tour-counter").inner_text().strip() == f"{n} / {len(TOUR)}", 30,
-               message=f"the counter to read {n} / {len(TOUR)}")
+    wait_until(lambda: page.locator(".tour-counter").inner_text().strip() == f"{n} / {steps}", 30,
+               message=f"the counter to read {n} / {steps}")
 
 
 def no_scroll(page) -> tuple[int, int]:

@@ -4,8 +4,9 @@ replays the recorded round, chapter 10's α slider redraws in the browser, chapt
 chapter 12's table is there, a predict answer survives a reload and keeps the page's progress
 (chapter 4's round), a number answer (chapter 2) is kept and revealed by the recorded run, the tour
 advances with →, a step shows what the lecturer pressed on the step before (chapter 1's Write on step
-3, its summary on step 4), and a tour step with a figure is drawn for a 1920×1080 projector (the test
-exports the tour's first four steps)."""
+3, its summary on step 4), a tour step with a figure is drawn for a 1920×1080 projector, the last
+exported step ends the tour and a link to a step left out opens the page saying so (the test exports
+the tour's first four steps)."""
 from __future__ import annotations
 
 import os
@@ -23,13 +24,16 @@ from tests.ui.helpers import ROOT, VIEWPORT, deep_text, has
 from tests.ui.tour_rules import SMALLEST, problems, settled
 
 
+TOUR_STEPS = 4       # the tour steps the test exports (the last one ends its tour: "4 / 4")
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """The tiny pair's lab exported with a small recording budget (a few states per page)."""
     out = tmp_path_factory.mktemp("export")
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     done = subprocess.run([sys.executable, "-m", "lab", "export", str(out), "--pair", "tiny", "--states", "5",
-                           "--seconds", "10", "--tour", "4"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+                           "--seconds", "10", "--tour", str(TOUR_STEPS)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "about" in done.stderr and "left" in done.stderr       # progress with a time estimate
     return out
@@ -262,7 +266,7 @@ def test_a_tour_step_fits_a_1920x1080_projector(site, offline):
     clipped or overlapping, as the served tour draws it (tests/ui/test_tour_projector.py's rules)."""
     offline.set_viewport_size({"width": 1920, "height": 1080})
     open_file(offline, site, page_file("", 3))
-    found = problems(settled(offline, 3), 3, SMALLEST["code"], SMALLEST, cover=0.6)
+    found = problems(settled(offline, 3, steps=TOUR_STEPS), 3, SMALLEST["code"], SMALLEST, cover=0.6)
     assert not found, "\n".join(found)
 
 
@@ -288,7 +292,7 @@ def test_the_notice_covers_nothing_on_a_tour_step(site, offline):
     offline.evaluate("sessionStorage.setItem('speclab-export-tour:1', JSON.stringify(['no such press']))")
     reopen(offline)
     wait_until(lambda: has(offline, "The offline copy has no recording of 1 of the 1 presses"), message="the note")
-    found = problems(settled(offline, 3), 3, SMALLEST["code"], SMALLEST, cover=None)   # nothing scrolls or clips
+    found = problems(settled(offline, 3, steps=TOUR_STEPS), 3, SMALLEST["code"], SMALLEST, cover=None)   # nothing scrolls or clips
     assert not found, "\n".join(found)
     assert offline.evaluate(UNDER_NOTICE) == []
     offline.get_by_role("button", name="Close this note").click()
@@ -336,3 +340,26 @@ def test_a_preset_keeps_the_sliders_moved(site, offline):
                and offline.evaluate("document.documentElement.dataset.exportReady") == "1", timeout=60,
                message="the preset chosen")
     assert offline.evaluate(ALPHA) == moved
+
+
+def test_the_last_exported_step_says_where_the_rest_is(site, offline):
+    """The fixture exports the tour's first 4 steps: step 4 is its last (4 / 4, Next off), → stays
+    there and says in one sentence where the other steps are; a chapter's "Tour from here" into a
+    step not exported opens the page saying the copy lacks it, never a missing file."""
+    open_file(offline, site, page_file("", 4))
+    offline.wait_for_selector("html[data-tour-step='4']")
+    assert "4 / 4" in deep_text(offline)
+    assert offline.locator("button.tour-next").is_disabled()
+    offline.locator("h1.tour-text").first.focus()
+    offline.keyboard.press("ArrowRight")
+    wait_until(lambda: has(offline, "This copy of the tour ends at step 4; its other 37 steps are in the served lab "
+                                    "and in a full export."), message="the sentence at the tour's end")
+    assert offline.url.endswith("/tour-4.html")
+    open_file(offline, site, page_file("timeline"))
+    offline.get_by_role("link", name="▶ Tour from here").first.click()
+    offline.wait_for_url("**/absent.html")
+    wait_until(lambda: has(offline, "only the guided tour's first 4 steps, and the page this link leads to is not"),
+               message="the page saying the copy lacks the step")
+    offline.get_by_role("link", name="Back to the lab").click()
+    offline.wait_for_url("**/index.html")
+

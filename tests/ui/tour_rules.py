@@ -11,10 +11,10 @@ MEASURE = (Path(__file__).resolve().parent / "tour_layout.js").read_text()
 SMALLEST = {"body": 24, "code": 20, "figure": 18, "index": 16}
 
 
-def settled(page, n: int) -> dict:
+def settled(page, n: int, **steps) -> dict:
     """Step n's measurements once its layout has stopped changing (figures grow into the free room
-    in a round or two after the step is drawn)."""
-    rendered(page, n)
+    in a round or two after the step is drawn); `steps`: the tour's (helpers.rendered)."""
+    rendered(page, n, **steps)
     last = {}
 
     def still():
