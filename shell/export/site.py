@@ -6,7 +6,8 @@ served session builds it (shell/export/build.py) written as HTML, then its contr
 (DIR/static/export.js; a tour step's page also DIR/static/export-tour.js, which carries what was
 pressed on the steps before it: shell/export/tourline.py). Bokeh's and Panel's scripts and
 stylesheets are copied once into DIR/static/ (shell/export/files.py); a link to a page the export
-left out opens DIR/absent.html, which says so. Progress, with a time estimate, goes to stderr.
+left out opens DIR/absent.html, which says so. What a page says of the machine that timed it is said
+of the recording (shell/export/wording.py). Progress, with a time estimate, goes to stderr.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from shell.export.build import build_page, page_title, without_live_inputs
 from shell.export.deck import write_deck
 from shell.export.explore import Explorer
 from shell.export.files import Contents, Copier, page_file, page_html, remote_addresses, write_absent
+from shell.export.wording import as_recorded
 from shell.tour_steps import TOUR
 from uikit.styles import ASSETS
 
@@ -86,9 +88,9 @@ async def export_page(out: Path, copier: Copier, slug: str, service, tour_step: 
     built = await build_page(slug, service, tour_step, steps)
     without_live_inputs(built)
     in_tour = tour_step is not None
-    text = copier.localize(page_html(built.doc, page_title(slug, tour_step)), in_tour)
+    text = as_recorded(copier.localize(page_html(built.doc, page_title(slug, tour_step)), in_tour))
     graph = (await Explorer(slug, service, built.frame, tour_step, tour_steps=steps, **budget).run()).to_json()
-    data = copier.localize(player_script(name[:-5], graph), in_tour)
+    data = as_recorded(copier.localize(player_script(name[:-5], graph), in_tour))
     (out / "data").mkdir(exist_ok=True)
     (out / "data" / f"{name[:-5]}.js").write_text(data)
     tour = '<script src="static/export-tour.js"></script>\n' if tour_step is not None else ""
