@@ -58,7 +58,7 @@ window.SpeclabTourLine = function (data) {
   function follow(n, name) {
     for (const [k, e] of Object.entries(data.nodes[n].edges)) if (nameOf(k) === name) return e[1];
     for (const jumps of [data.jumps[data.nodes[n].context] || {}, data.jumps["*"] || {}])
-      for (const [k, target] of Object.entries(jumps)) if (nameOf(k) === name) return target;
+      for (const [k, target] of Object.entries(jumps)) if (nameOf(k) === name) return target === null ? n : target;
     return undefined;
   }
 

@@ -1,8 +1,9 @@
 // The exported lab's player (shell/export): a press on a page's control applies the patch the
 // served page's own callback made for it when the page was exported (window.SPECLAB_EXPORT:
 // states, each with the presses recorded from it, and Bokeh PATCH-DOC patches).
-// A press not recorded from the current state but leading to one state from anywhere ("Start
-// again", a preset) reopens the page in that state, with the sliders the student moved where they were.
+// A press not recorded from the current state but leading to one state from anywhere in its context
+// ("Start again"; a preset, a draft variant or a drafter: each choice of the preset bar is a context,
+// shell/export/combos.py) reopens the page in that state, with the sliders the student moved where they were.
 // Predict answers are layers over the state (shell/export/answers.py): each state has, per card and
 // answer, the patch that answering makes there and the one that takes it back. A move between
 // states lifts the answers, applies the press, and lays them again, so answering keeps the page as
@@ -213,7 +214,9 @@
     const here = data.jumps[data.nodes[node].context] || {};
     const anywhere = data.jumps["*"] || {};
     if (key in here || key in anywhere) {
-      node = key in here ? here[key] : anywhere[key];
+      const target = key in here ? here[key] : anywhere[key];
+      if (target === null) return;          // the chosen preset's own button: the served page does nothing
+      node = target;
       if (line) line.pressed(key);
       remember(movedSliders());
       location.reload();

@@ -6,12 +6,15 @@ Runs the export (the embedded pair by default) into DIR (default: a temporary fo
 afterwards), then prints the wall time, the machine's load before and after (`os.getloadavg`), the
 folder's size in total and by part (pages, recordings in data/, Bokeh's and Panel's files in
 static/), and the recorded states and seconds of each page from the export's own progress lines
-(chapter pages and tour steps apart, the slowest pages first), and how the progress line's time
-estimate after the 2nd, 5th and 16th page compared with the time the export then took.
+(chapter pages and tour steps apart, the slowest pages first), how many choices of the preset bar
+(prompt × draft variant × drafter, each with its first result: shell/export/combos.py) each page's
+recording holds, and how the progress line's time estimate after the 2nd, 5th and 16th page compared
+with the time the export then took.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -25,6 +28,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def size(folder: Path) -> int:
     return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) if folder.exists() else 0
+
+
+def choices(folder: Path) -> dict[str, int]:
+    """Page → the choices of its preset bar its recording holds (its states' contexts: combos.py)."""
+    found = {}
+    for path in sorted((folder / "data").glob("*.js")):
+        text = path.read_text()
+        graph = json.loads(text[text.index("=") + 1:].strip().rstrip(";"))
+        contexts = {node["context"] for node in graph["nodes"]}
+        if len(contexts) > 1:
+            found[path.stem] = len(contexts)
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,6 +83,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{len(group)} {kind}, {sum(int(n) for _, n, _ in group)} recorded states, "
                       f"{sum(int(s) for _, _, s in group)} s: "
                       + ", ".join(f"{name} {n} in {s} s" for name, n, s in sorted(group, key=lambda p: -int(p[2]))))
+        held = choices(out)
+        if held:
+            print(f"choices of the preset bar recorded: {sum(held.values())} (" +
+                  ", ".join(f"{page} {n}" for page, n in held.items()) + ")")
         estimates = [(int(so_far), int(left) * (60 if unit == "min" else 1)) for so_far, left, unit in
                      re.findall(r"(\d+) s so far, about (\d+) (s|min) left", stderr)]
         if estimates:

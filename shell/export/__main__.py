@@ -20,9 +20,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--page", action="append", help="export only this page's slug ('' the landing page); "
                                                     "repeat for several")
     ap.add_argument("--states", type=int, default=MAX_NODES,
-                    help=f"the most states recorded per page (default {MAX_NODES})")
+                    help="the most states recorded per page beyond every preset, draft variant and drafter "
+                         f"choice's first result, which are always recorded (default {MAX_NODES})")
     ap.add_argument("--seconds", type=float, default=MAX_SECONDS,
-                    help=f"the most seconds spent recording one page (default {MAX_SECONDS:.0f})")
+                    help=f"the most seconds spent on those states of one page (default {MAX_SECONDS:.0f})")
     ap.add_argument("--tour", type=int, help="export only the guided tour's first N steps (default: all)")
     args = ap.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -5,9 +5,10 @@ would: a button's click (`clicks`), each other choice of a radio group (`value`)
 the chapter's own Python callback (model work through the page's ModelService: the served lab's
 outcomes) and its document changes become one patch (shell/export/record.py). A press that leads to
 a state seen before (same fingerprint: "Start again", a preset already shown) links to it; a new
-state is explored in turn, until the page's budget is spent. The preset bar's controls are recorded
-from the opening state only; the page's player (assets/export.js) reaches them from elsewhere by
-reopening the page there. A predict card's answers are no state of their own: they are recorded in
+state is explored in turn, until the page's budget is spent. First, outside the budget, every choice
+the preset bar offers (preset × draft variant × drafter) is recorded with its first result
+(shell/export/combos.py); the page's player (assets/export.js) reaches a choice from any state of
+another by reopening the page there. A predict card's answers are no state of their own: they are recorded in
 every state as a layer over it (shell/export/answers.py), so answering keeps the page as it is.
 A tour step's page first presses the tour's own presses of its chapter's earlier steps (the lecture's
 line, shell/export/tourline.py), so the step follows the ones before it as the served tour does.
@@ -30,13 +31,14 @@ from panel.io.state import set_curdoc
 
 from shell.export.answers import Layers, card_widgets, model_ids, page_cards
 from shell.export.build import Built, build_page
+from shell.export.combos import Choices
 from shell.export.record import IdFrame, Tape, fingerprint
 from shell.export.tourline import find_button, lecture_line, note_names
 from shell.tour_steps import TOUR
 from uikit.presets import PresetBar
 
-MAX_NODES = 30          # states recorded per page
-MAX_SECONDS = 40.0      # time spent recording one page (the embedded pair's whole lab: bench/export.py)
+MAX_NODES = 30          # states recorded per page beyond the preset bar's choices' first results
+MAX_SECONDS = 40.0      # time spent on them (the embedded pair's whole lab: bench/export.py)
 
 
 @dataclass
@@ -122,6 +124,9 @@ async def settle(before: set) -> None:
 
 
 async def press(built: Built, widget, how) -> None:
+    """Press `widget` as a browser would and wait for what it started. On a preset the bar then
+    measures who wins (uikit.presets; a served page measures it once the student may see it), so
+    the recorded state and its answers' layers say it, never "Measuring who wins on it…"."""
     before = set(asyncio.all_tasks())
     with set_curdoc(built.doc):
         if how == "click":
@@ -129,6 +134,9 @@ async def press(built: Built, widget, how) -> None:
         else:
             widget.value = how
         await settle(before)
+        bar = getattr(built.chapter, "preset_bar", None)
+        if isinstance(bar, PresetBar):
+            await bar.measure()
 
 
 class Explorer:
@@ -137,17 +145,14 @@ class Explorer:
     def __init__(self, slug: str, service, export_frame: IdFrame, tour_step: int | None = None,
                  max_nodes: int = MAX_NODES, max_seconds: float = MAX_SECONDS, tour_steps: int | None = None):
         self.slug, self.service, self.export_frame, self.tour_step = slug, service, export_frame, tour_step
-        self.tour_steps = tour_steps     # the steps of the exported tour (build_page's)
-        self.max_nodes, self.max_seconds = max_nodes, max_seconds
+        self.max_nodes, self.max_seconds, self.tour_steps = max_nodes, max_seconds, tour_steps   # tour: build_page's
         self.graph = Graph([Node([])])
-        self.seen: dict[str, int] = {}
-        self.live: Built | None = None
-        self.live_node: int | None = None
-        self.tape: Tape | None = None
+        self.live, self.live_node, self.tape = None, None, None    # the build pressed now, its state, its Tape
         self.jumps: dict[str, dict[str, int]] = {}   # context → press key → the state it leads to from anywhere
-        self.visited: set[int] = set()
+        self.seen, self.visited = {}, set()     # fingerprint → state; the states explored
         self.layers = Layers(self.graph)
-        self.line_nodes = 0          # the states the lecture's line made (outside the budget)
+        self.free, self.choice_nodes, self.idle = 0, set(), set()    # (combos.py) the states outside the
+        # budget; the preset bar's choices' states; the presses that left a choice's state as it was
 
     async def _fresh(self) -> None:
         if self.tape is not None:
@@ -157,13 +162,12 @@ class Explorer:
         self.tape = Tape(self.live.doc, self.mapped)
         self.live_node = 0
 
-    async def _go_to(self, n: int) -> None:
+    async def go_to(self, n: int) -> None:
         if self.live_node == n:
             return
         await self._fresh()
         for key in self.graph.nodes[n].path:
-            widget, how = self._control(key)
-            await press(self.live, widget, how)
+            await press(self.live, *self._control(key))
         self.tape.take()
         self.live_node = n
 
@@ -176,15 +180,17 @@ class Explorer:
         return (find_button(self.live, key[1:]), "click") if key.startswith("~") else self._controls(True)[key][:2]
 
     def _spent(self, started: float) -> bool:
-        return (len(self.graph.nodes) - self.line_nodes >= self.max_nodes
-                or time.monotonic() - started > self.max_seconds)
+        return len(self.graph.nodes) - self.free >= self.max_nodes or time.monotonic() - started > self.max_seconds
 
     async def _line(self) -> int:
         """Press a tour step's lecture's line (tourline.py) from the opening, each press a state of its
         own (the chapter behind a look-alike state differs); returns the state where it ends."""
+        self.graph.tour = {"chapter": TOUR[self.tour_step - 1]["chapter"], "step": self.tour_step}
+        if self.tour_steps is not None and self.tour_steps < len(TOUR):   # a tour exported in part
+            self.graph.tour.update(steps=self.tour_steps, of=len(TOUR))
         n = 0
         for label in lecture_line(self.tour_step):
-            await self._go_to(n)
+            await self.go_to(n)
             widget = find_button(self.live, label)
             if widget is None or widget.disabled:
                 break
@@ -192,14 +198,12 @@ class Explorer:
             note_names({key: (widget, "click", False)}, self.live, self.graph.names)
             await press(self.live, widget, "click")
             n = self._arrive(n, key, apart=True)
-            self.line_nodes += 1
         return n
 
     async def run(self) -> Graph:
-        """Record the opening's layers (answers.py); explore depth first from the end of a tour step's
-        line (tourline.py), from the opening, then from each side control pressed there (a preset, a
-        variant). A control that led to one state every time from two others ("Start again") leads
-        there from every state (`jumps`), not pressed again; so does a side control."""
+        """Record the opening's layers (answers.py), a tour step's lecture's line (tourline.py) and
+        every choice of the preset bar with its first result (combos.py); then, within the budget,
+        explore depth first from the end of the line, from the opening and from each choice."""
         await self._fresh()
         digest = fingerprint(self.live.doc, self.mapped)
         self.seen[digest] = 0
@@ -209,65 +213,68 @@ class Explorer:
             self.layers.record_projector(self.live, self.tape, self.mapped, digest)
             self.live_node = None    # presses on a build of their own: sizing made models, ids moved on
         self.led: dict[tuple, list[int]] = {}    # (context, key) → the states it led to (from elsewhere)
-        end = 0
-        if self.tour_step is not None:
-            self.graph.tour = {"chapter": TOUR[self.tour_step - 1]["chapter"], "step": self.tour_step}
-            if self.tour_steps is not None and self.tour_steps < len(TOUR):   # a tour exported in part
-                self.graph.tour.update(steps=self.tour_steps, of=len(TOUR))
-            end = await self._line()
-        self.started = time.monotonic()      # the line is outside the budget, as its states are
-        if end:
-            await self._visit(end)
-        await self._visit(0)
-        await self._go_to(0)
-        side = [k for k, (_, _, is_side) in self._controls(True).items() if is_side]
-        for key in side:
-            target = await self._press_in(0, key, always=True)
-            if target is None:
-                continue
-            self.jumps.setdefault("*", {})[key] = target
-            if target not in self.visited:
-                self.graph.nodes[target].context = key
-                await self._visit(target)
+        end = await self._line() if self.tour_step is not None else 0
+        self.choices = await Choices(self).run()     # choice → its state (combos.py)
+        self.free = len(self.graph.nodes) - 1    # the line's and the choices' states: outside the budget
+        self.started = time.monotonic()
+        for n in [end] * bool(end) + [0] + [n for n in self.choices.values() if n]:
+            await self._visit(n)
         if self.tape is not None:
             self.tape.close()
         self.graph.jumps = self.jumps
         return self.graph
 
-    async def _press_in(self, n: int, key: str, always: bool = False) -> int | None:
+    async def press_in(self, n: int, key: str, always: bool = False) -> int | None:
         """Press `key` in state `n` (if it is there now) and record it; returns the state reached.
-        `always`: even when the budget is spent (a side control's first press: a preset)."""
-        if self._spent(self.started) and not always:
+        `always`: even when the budget is spent (a choice of the preset bar and its first result)."""
+        if not always and self._spent(self.started):
             return None
-        await self._go_to(n)
-        found = self._controls(n == 0)
+        await self.go_to(n)
+        found = self._controls(n in self.choice_nodes)
         if key not in found:
             return None
         await press(self.live, found[key][0], found[key][1])
         return self._arrive(n, key)
 
+    async def _own_keys(self, n: int) -> list[str]:
+        """The chapter's own controls shown in state `n` (the bar's and learned ones left out)."""
+        await self.go_to(n)
+        learned = self.jumps.setdefault(self.graph.nodes[n].context, {})
+        return [k for k, (_, _, is_side) in self._controls(False).items() if not is_side and k not in learned]
+
+    async def _step(self, n: int, key: str, always: bool = False) -> int | None:
+        """The state the chapter's control `key` leads to from state `n` (recorded, or pressed now); one
+        that led to one state from two others ("Start again") leads there from the context's every state."""
+        if key in self.graph.nodes[n].edges:
+            return self.graph.nodes[n].edges[key][1]
+        target = await self.press_in(n, key, always)
+        if target is None:
+            return None
+        context = self.graph.nodes[n].context
+        if self.graph.nodes[target].parent == n and target != n:
+            self.graph.nodes[target].context = context
+        if target != n:
+            led = self.led.setdefault((context, key), [])
+            led.append(target)
+            if len(led) >= 2 and len(set(led)) == 1:
+                self.jumps.setdefault(context, {})[key] = target
+        return target
+
+    async def first_results(self, n: int) -> None:
+        """Press each of the chapter's own controls in state `n` once, whatever the budget: first those
+        that left another choice's state as it was ("Start again"), which keep the build there."""
+        for key in sorted(await self._own_keys(n), key=lambda k: k not in self.idle):
+            if await self._step(n, key, always=True) == n:
+                self.idle.add(key)
+
     async def _visit(self, n: int) -> None:
         """Press each of the chapter's own controls in state `n`, visiting each new state at once."""
-        if self._spent(self.started):
+        if self._spent(self.started) or n in self.visited:
             return
         self.visited.add(n)
-        await self._go_to(n)
-        context = self.graph.nodes[n].context
-        learned = self.jumps.setdefault(context, {})
-        keys = [k for k, (_, _, is_side) in self._controls(n == 0).items()
-                if not is_side and k not in learned]
-        for key in keys:
-            target = await self._press_in(n, key)
-            if target is None:
-                continue
-            if self.graph.nodes[target].parent == n and target != n:
-                self.graph.nodes[target].context = context
-            if target != n:
-                led = self.led.setdefault((context, key), [])
-                led.append(target)
-                if len(led) >= 2 and len(set(led)) == 1:
-                    learned[key] = target
-            if target not in self.visited:
+        for key in await self._own_keys(n):
+            target = await self._step(n, key)
+            if target is not None and target not in self.visited:
                 await self._visit(target)
 
     def _arrive(self, n: int, key: str, apart: bool = False) -> int:

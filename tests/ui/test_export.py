@@ -6,7 +6,8 @@ chapter 12's table is there, a predict answer survives a reload and keeps the pa
 advances with →, a step shows what the lecturer pressed on the step before (chapter 1's Write on step
 3, its summary on step 4), a tour step with a figure is drawn for a 1920×1080 projector, the last
 exported step ends the tour and a link to a step left out opens the page saying so (the test exports
-the tour's first four steps)."""
+the tour's first four steps), and a choice of chapter 4's preset bar made in three presses replays
+its recorded first round."""
 from __future__ import annotations
 
 import os
@@ -363,3 +364,23 @@ def test_the_last_exported_step_says_where_the_rest_is(site, offline):
     offline.get_by_role("link", name="Back to the lab").click()
     offline.wait_for_url("**/index.html")
 
+
+def test_every_choice_of_the_bar_is_recorded(site, offline):
+    """Chapter 4: a preset, another draft variant and another drafter chosen one after the other (each
+    the recorded choice, the page reopened there when it is not one press from the one before), then
+    Next round replays that choice's recorded first round."""
+    open_file(offline, site, page_file("guess-check-keep"))
+    offline.get_by_role("button", name="Story opening", exact=True).click()
+    wait_until(lambda: has(offline, "Story opening: the opening of a story"), message="the preset chosen")
+    offline.get_by_role("button", name="random", exact=True).click()
+    wait_until(lambda: has(offline, "random draft: every token equally likely")
+               and offline.evaluate("document.documentElement.dataset.exportReady") == "1", timeout=60,
+               message="the random draft chosen")
+    offline.get_by_role("button", name="copy from the text", exact=True).click()
+    wait_until(lambda: has(offline, "Who guesses: copying from the text (prompt lookup).")
+               and offline.evaluate("document.documentElement.dataset.exportReady") == "1", timeout=60,
+               message="copying from the text chosen")
+    assert has(offline, "Story opening: the opening of a story")
+    offline.get_by_role("button", name="▶ Next round").click()
+    wait_until(lambda: has(offline, "Round 1:"), message="the choice's recorded round")
+    assert not has(offline, "not recorded")
