@@ -5,8 +5,10 @@ and each preset, × each draft variant (aligned, weak, random: those the pair ha
 A choice's state is reached a press at a time on one build: from the opening, each prompt's state
 (the opening itself, or the preset pressed there), and from it every variant × drafter in an order
 where each choice differs from the one before in one switch (`walk`), so each is one press from the
-one before. Then, in every choice's state, each of the chapter's own controls is pressed once: its
-first result (chapter 4's first round, chapter 12's table, chapter 10's "Use my models"). All of it
+one before. Then, in every choice's state, the chapter's own action the guided tour presses (its
+lecture's press: chapter 1's Write, chapter 4's Next round, chapter 10's "Use my models"; every one of
+its controls where the tour presses none, as chapter 12's "Measure all six") is pressed once: the
+choice's first result. All of it
 lies outside the page's budget (shell/export/explore.py spends MAX_NODES and MAX_SECONDS on deeper
 states afterwards), so every choice's first result is in every export.
 
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 
 from lab.experiments.presets import preset_for_prompt
 from shell.export.answers import model_ids
+from shell.export.tourline import chapter_actions
 from uikit.presets import PresetBar
 
 
@@ -146,8 +149,9 @@ class Choices:
             x.choice_nodes.add(target)
             if target >= made:
                 x.graph.nodes[target].context = context(choice, start)
+        actions = chapter_actions(x.slug)     # its first result: the press the tour makes, where it makes one
         for node in nodes.values():
-            await x.first_results(node)
+            await x.first_results(node, lambda widget: getattr(widget, "label", None) in actions)
         for name, keys in jumps(found, nodes).items():
             x.jumps.setdefault(name, {}).update(keys)
         return nodes

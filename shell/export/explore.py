@@ -148,8 +148,7 @@ class Explorer:
         self.max_nodes, self.max_seconds, self.tour_steps = max_nodes, max_seconds, tour_steps   # tour: build_page's
         self.graph = Graph([Node([])])
         self.live, self.live_node, self.tape = None, None, None    # the build pressed now, its state, its Tape
-        self.jumps: dict[str, dict[str, int]] = {}   # context → press key → the state it leads to from anywhere
-        self.seen, self.visited = {}, set()     # fingerprint → state; the states explored
+        self.seen, self.visited, self.jumps = {}, set(), {}   # fingerprint → state; explored; context → key → state
         self.layers = Layers(self.graph)
         self.free, self.choice_nodes, self.idle = 0, set(), set()    # (combos.py) the states outside the
         # budget; the preset bar's choices' states; the presses that left a choice's state as it was
@@ -219,8 +218,7 @@ class Explorer:
         self.started = time.monotonic()
         for n in [end] * bool(end) + [0] + [n for n in self.choices.values() if n]:
             await self._visit(n)
-        if self.tape is not None:
-            self.tape.close()
+        self.tape.close()
         self.graph.jumps = self.jumps
         return self.graph
 
@@ -260,10 +258,12 @@ class Explorer:
                 self.jumps.setdefault(context, {})[key] = target
         return target
 
-    async def first_results(self, n: int) -> None:
-        """Press each of the chapter's own controls in state `n` once, whatever the budget: first those
-        that left another choice's state as it was ("Start again"), which keep the build there."""
-        for key in sorted(await self._own_keys(n), key=lambda k: k not in self.idle):
+    async def first_results(self, n: int, wanted=lambda widget: True) -> None:
+        """Press the chapter's own controls `wanted` in state `n` (all if none is) once, whatever the budget:
+        first those that left another choice's state as it was ("Start again"), which keep the build there."""
+        shown = await self._own_keys(n)
+        keys = [k for k in shown if wanted(self._controls(False)[k][0])] or shown
+        for key in sorted(keys, key=lambda k: k not in self.idle):
             if await self._step(n, key, always=True) == n:
                 self.idle.add(key)
 

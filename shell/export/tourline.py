@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import panel as pn
 
+from chapters import registry
 from shell.tour_steps import TOUR, first_step
 
 
@@ -59,6 +60,14 @@ def lecture_line(step: int) -> list[str]:
         if spec.get("action"):
             line += [spec["action"]] * spec.get("presses", 1)
     return line
+
+
+def chapter_actions(slug: str) -> set[str]:
+    """The labels of the buttons the tour presses on page `slug`'s chapter (its lecture's own presses:
+    "✎ Write", "▶ Next round", "Use my models"; none for a chapter the tour presses nothing on)."""
+    page = registry.page_by_slug(slug)
+    number = page.number if page is not None else None
+    return {s["action"] for s in TOUR if number and s["chapter"] == number and s.get("action")}
 
 
 def find_button(built, label: str):
