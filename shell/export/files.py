@@ -125,17 +125,16 @@ def write_absent(out: Path, contents: Contents) -> Path | None:
     """Write DIR/absent.html (for a partial export; None and no file for a whole one)."""
     if not contents.partial:
         return None
-    held = []
-    if contents.files is not None:
-        held.append("only some of its pages")
+    held = ["only some of its pages" if contents.files is not None else "every page"]
     if contents.steps is not None:
         held.append("none of the guided tour" if contents.steps == 0
                     else f"only the guided tour's first {contents.steps} steps")
+    held[1:] = [f"{'and' if contents.files is not None else 'but'} {held[1]}"] if len(held) > 1 else []
     files = sorted(contents.files) if contents.files is not None else [page_file("")]
     start = page_file("") if contents.has("") else (files[0] if files else None)
     back = f'<a href="{html.escape(start)}">Back to the lab</a>' if start else ""
     path = out / ABSENT
-    path.write_text(ABSENT_PAGE.format(held=" and ".join(held), back=back))
+    path.write_text(ABSENT_PAGE.format(held=" ".join(held), back=back))
     return path
 
 
