@@ -32,7 +32,7 @@ from uikit.state import LabState
 
 EXPORT_BID = "offline-copy"     # the one "browser" of every exported page
 OFFLINE_NOTE = ("This is the offline copy of the lab: it replays what the models did for the preset prompts, "
-                "timed on the machine that made the copy. "
+                "timed on the machine that made the copy (the recording machine). "
                 "Your own prompt and sampling settings need the served lab (ask your lecturer, or run "
                 "<code>panel serve app.py</code>).")
 

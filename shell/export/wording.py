@@ -5,7 +5,9 @@ A served page flags figures timed while its machine was busy (lab.speed.costs.Co
 In the export that sentence is about the lecturer's machine on the day it was exported, not the
 student's who opens the copy at home, so every exported page and recording says it as a fact of the
 recording: "Recorded on a machine that was busy (load 4.5 on 2 cores while timing), so these
-recorded figures are unreliable." The served pages keep their own words.
+recorded figures are unreliable." Every other "this machine" (chapter 10's "Measured on this
+machine: 0.52×", "this machine's verify cost") is "the recording machine", which each exported
+page's offline note names. The served pages keep their own words.
 
 The sentences are found by their own wording: `why_busy` is asked for each of its sentences with
 probe numbers, and the numbers' places become the pattern's, so a changed wording is followed.
@@ -49,8 +51,12 @@ def busy_sentences() -> tuple[tuple[re.Pattern, str], ...]:
     )
 
 
+_THIS_MACHINE = re.compile(r"\b([Tt])his machine\b")
+
+
 def as_recorded(text: str) -> str:
-    """`text` (a page, a recording) with every busy-machine sentence said of the recording."""
+    """`text` (a page, a recording) with every busy-machine sentence said of the recording, and
+    "this machine" said as the recording machine."""
     for pattern, words in busy_sentences():
         text = pattern.sub(lambda m, words=words: words.format(**m.groupdict()), text)
-    return text
+    return _THIS_MACHINE.sub(lambda m: ("T" if m.group(1) == "T" else "t") + "he recording machine", text)

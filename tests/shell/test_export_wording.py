@@ -52,6 +52,7 @@ def test_chapter_1_exported_on_a_busy_machine_says_it_of_the_recording(busy_serv
     page = html.unescape(html.unescape((tmp_path / "dilemma.html").read_text()))
     assert "The machine was busy" not in text and "The machine was busy" not in page
     assert "timed on the machine that made the copy" in page
+    assert "this machine" not in text.lower() and "this machine" not in page.lower()
 
 
 def test_every_busy_sentence_is_said_of_the_recording():
@@ -63,3 +64,9 @@ def test_every_busy_sentence_is_said_of_the_recording():
         assert recorded.endswith("while timing), so these recorded figures are unreliable.</b>")
     assert "(load 5.2 on 2 cores while timing)" in as_recorded(made_profile(busy=True, load=5.25, cores=2).why_busy())
     assert "differed by 73% while timing" in as_recorded(made_profile(busy=True, spread=0.734).why_busy())
+
+
+def test_this_machine_is_said_as_the_recording_machine():
+    assert as_recorded("Measured on this machine: <b>0.52×</b>; with this machine's verify cost. This machine "
+                       "times.") == ("Measured on the recording machine: <b>0.52×</b>; with the recording "
+                                     "machine's verify cost. The recording machine times.")
