@@ -58,8 +58,9 @@ class ClassState:
         self.poll = class_poll(store, votes_per_address(environ))    # the class poll's votes
         self.ballots = Ballots(self.poll, lambda: browser_id(self))        # each page's way into it
         self.badges = Badges()                           # every open page's pair badge
+        from shell.classwide import share_with_other_processes, take_share_of_cores
+        take_share_of_cores()
         if store is not None:
-            from shell.classwide import share_with_other_processes
             share_with_other_processes(self)
 
     @classmethod

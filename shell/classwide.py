@@ -11,6 +11,7 @@ Every function is given the server's class state (shell.classstate).
 
     n = reset_class(the_class, except_id)     # pages sent back to the landing page, in every process
     switched_everywhere(the_class, name)      # after this process switched the pair
+    take_share_of_cores()                     # once per forked process, at start
     share_with_other_processes(the_class)     # once, when the class has a shared store
 """
 from __future__ import annotations
@@ -41,16 +42,21 @@ def switched_everywhere(the_class, name: str) -> None:
         the_class.store.announce("pair", name)
 
 
-def share_with_other_processes(the_class) -> None:
-    """The class's shared store carries the lecturer's actions, the cost profile and the request
-    outcomes between the serving processes; torch takes this process's share of the cores."""
-    store, service = the_class.store, the_class.pair.service()
+def take_share_of_cores() -> None:
+    """In a process `--num-procs` forked, torch takes this process's share of the cores, said in one
+    line per process at start (before shell.app sets the levels), whether or not the store opened."""
     threads = share_cores()
-    if threads is not None:          # one line per process at start (before shell.app sets the levels)
+    if threads is not None:
         log.setLevel(logging.INFO)
         log.info("serving process %d: torch on %d %s%s", os.getpid(), threads,
                  "thread" if threads == 1 else "threads",
                  ", sharing the pair loaded before the fork" if loaded_before_fork() is not None else "")
+
+
+def share_with_other_processes(the_class) -> None:
+    """The class's shared store carries the lecturer's actions, the cost profile and the request
+    outcomes between the serving processes."""
+    store, service = the_class.store, the_class.pair.service()
     service.share(store)
 
     def share_profiles() -> None:          # once the pair is loaded: the watch thread never loads it

@@ -104,7 +104,7 @@ class ClassStore(StoreEvents):
         db = getattr(self._local, "db", None)
         if db is None or self._local.pid != os.getpid():       # a forked child opens its own
             db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
-            db.execute("PRAGMA journal_mode=WAL")
+            wal(db)
             db.execute("PRAGMA synchronous=NORMAL")             # WAL: durable enough for a lesson, fast
             self._local.db, self._local.pid = db, os.getpid()
         return db
@@ -206,6 +206,21 @@ class ClassStore(StoreEvents):
         """Forget every shared value whose key starts with `prefix`."""
         with self.write() as db:
             db.execute("DELETE FROM shared WHERE substr(key, 1, ?) = ?", (len(prefix), prefix))
+
+
+def wal(db: sqlite3.Connection, wait: float = 10.0) -> None:
+    """Put the file in WAL mode. SQLite answers "database is locked" at once, without waiting, while
+    another process is creating the same file (the processes `--num-procs` forks open it together),
+    so this waits for it the way every other statement waits (the connection's timeout)."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 def first_process() -> bool:

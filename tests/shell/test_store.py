@@ -34,6 +34,17 @@ VOTER = textwrap.dedent("""
     print("done")
 """)
 
+OPENER = textwrap.dedent("""
+    import sys, time
+    from shell.store import ClassStore
+    folder, start, n = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+    for i in range(n):                      # at the same instants as the other process
+        while time.time() < start + 0.15 * i:
+            pass
+        ClassStore(f"{folder}/class-{i}.sqlite", run="one run", interval=3600).stop()
+    print("done")
+""")
+
 
 @pytest.fixture
 def stores(tmp_path):
@@ -59,6 +70,17 @@ def test_two_processes_voting_at_once_count_every_vote(tmp_path):
     tally = SharedPollStore(ClassStore(path, interval=3600)).tally(10)
     changed = len(range(0, n, 3))
     assert tally.counts == (2 * (n - changed), 2 * changed) and tally.answered == 2 * n
+
+
+def test_two_processes_creating_the_store_at_once_both_open_it(tmp_path):
+    """`--num-procs 2` forks processes that open the class's new store file together: switching a
+    new file to WAL answers "database is locked" at once to the second; each must still open it."""
+    tmp_path.chmod(0o700)
+    start, n = time.time() + 3, 25
+    procs = [subprocess.Popen([sys.executable, "-c", OPENER, str(tmp_path), str(start), str(n)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [err[-2000:] for _, err in outs]
 
 
 def test_a_vote_in_one_process_is_heard_in_another(stores):

@@ -74,8 +74,11 @@ def test_num_procs_forks_processes_that_share_the_class(tmp_path, browser):
     url = f"http://127.0.0.1:{port}/app"
     contexts = []
     try:
-        wait_until(lambda: log.read_text().count("torch on 1 thread") == 2, timeout=120,
-                   message="two serving processes, one torch thread each")
+        try:
+            wait_until(lambda: log.read_text().count("torch on 1 thread") == 2, timeout=120,
+                       message="two serving processes, one torch thread each")
+        except AssertionError as exc:       # say what the server said instead
+            raise AssertionError(f"{exc}\n{log.read_text()[-3000:]}") from None
         stores = list((tmp_path / "cache" / "classroom").glob("serve-*.sqlite"))
         assert [s.name for s in stores] == [f"serve-{server.pid}.sqlite"]
         with sqlite3.connect(stores[0]) as db:
