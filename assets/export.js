@@ -3,7 +3,8 @@
 // states, each with the presses recorded from it, and Bokeh PATCH-DOC patches).
 // A press not recorded from the current state but leading to one state from anywhere in its context
 // ("Start again"; a preset, a draft variant or a drafter: each choice of the preset bar is a context,
-// shell/export/combos.py) reopens the page in that state, with the sliders the student moved where they were.
+// shell/export/combos.py) reopens the page in that state, with the sliders the student moved where they were;
+// from a measured state of a page that measures a newly chosen choice itself, in the choice's first result.
 // Predict answers are layers over the state (shell/export/answers.py): each state has, per card and
 // answer, the patch that answering makes there and the one that takes it back. A move between
 // states lifts the answers, applies the press, and lays them again, so answering keeps the page as
@@ -213,8 +214,10 @@
     }
     const here = data.jumps[data.nodes[node].context] || {};
     const anywhere = data.jumps["*"] || {};
+    // once measured, a page that measures a newly chosen choice itself opens it measured (combos.py)
+    const measured = data.nodes[node].measured ? (data.remeasured || {})[data.nodes[node].context] || {} : {};
     if (key in here || key in anywhere) {
-      const target = key in here ? here[key] : anywhere[key];
+      const target = key in measured ? measured[key] : key in here ? here[key] : anywhere[key];
       if (target === null) return;          // the chosen preset's own button: the served page does nothing
       node = target;
       if (line) line.pressed(key);

@@ -16,6 +16,12 @@ Each choice's states share a context (`context`): the player (assets/export.js) 
 choice from any of them through `jumps[context][key]`, the choice's state (the page reopened there),
 and the chosen preset's own button leads nowhere (null: the served page does nothing).
 
+A page that measures a newly chosen choice itself once the student has measured (chapters 12 and 13:
+their `on_settings_changed` measures again when results are on screen) is recognised by pressing
+it: one press of the bar in a choice's first result, recorded (`remeasures`). Where it leads to the
+chosen choice's first result, every state from a first result on is `measured` and the player takes
+`remeasured[context][key]`, the chosen choice's first result, instead of its unmeasured state.
+
     walk([Axis([None, "p1", "p2"], 0, True), Axis(["p9:0", "p9:1"], 0)])
     # [((0, 1), (0, 0), "p9:1"), ((1, 0), (0, 0), "p1"), ((1, 1), (1, 0), "p9:1"),
     #  ((2, 0), (0, 0), "p2"), ((2, 1), (2, 0), "p9:1")]
@@ -150,8 +156,41 @@ class Choices:
             if target >= made:
                 x.graph.nodes[target].context = context(choice, start)
         actions = chapter_actions(x.slug)     # its first result: the press the tour makes, where it makes one
-        for node in nodes.values():
-            await x.first_results(node, lambda widget: getattr(widget, "label", None) in actions)
-        for name, keys in jumps(found, nodes).items():
+        results = {}                          # choice → the state its first result leads to
+        for choice, node in nodes.items():
+            keys = await x.first_results(node, lambda widget: getattr(widget, "label", None) in actions)
+            reached = {x.graph.nodes[node].edges[k][1] for k in keys if k in x.graph.nodes[node].edges} - {node}
+            if len(reached) == 1:
+                results[choice] = reached.pop()
+        made = jumps(found, nodes)
+        for name, keys in made.items():
             x.jumps.setdefault(name, {}).update(keys)
+        if await self.remeasures(found, nodes, results):
+            for result in results.values():
+                x.graph.nodes[result].measured = True
+            x.graph.remeasured = after_measuring(made, nodes, results)
         return nodes
+
+    async def remeasures(self, found: list[Axis], nodes: dict[tuple, int], results: dict[tuple, int]) -> bool:
+        """Whether the page measures a newly chosen choice itself once the student has measured: the
+        bar's press from one choice's first result to another choice, pressed and recorded, leads to
+        that choice's first result."""
+        x, start = self.x, tuple(a.start for a in found)
+        for choice, previous, key in walk(found):
+            if choice in results and previous in results:
+                made = len(x.graph.nodes)
+                target = await x.press_in(results[previous], key, always=True, side=True)
+                if target is not None and target >= made:
+                    x.graph.nodes[target].context = context(choice, start)
+                return target == results[choice]
+        return False
+
+
+def after_measuring(made: dict[str, dict[str, int | None]], nodes: dict[tuple, int],
+                    results: dict[tuple, int]) -> dict[str, dict[str, int | None]]:
+    """context → press key of the bar → the first result of the choice it makes (None: it changes
+    nothing), for a page that measures a newly chosen choice once the student has measured."""
+    chosen = {n: choice for choice, n in nodes.items()}
+    return {name: {key: None if target is None else results[chosen[target]]
+                   for key, target in keys.items() if target is None or chosen.get(target) in results}
+            for name, keys in made.items()}

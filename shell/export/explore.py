@@ -49,6 +49,7 @@ class Node:
     edges: dict[str, list[int]] = field(default_factory=dict)   # press key → [patch, node]
     context: str = ""                     # the side control pressed at the opening on the way here
     answers: dict = field(default_factory=dict)   # card → answer → [patch in, patch out] (answers.py)
+    measured: bool = False                # a choice's first result or a state after it (combos.py)
 
 
 @dataclass
@@ -62,13 +63,16 @@ class Graph:
     fit: dict = field(default_factory=dict)              # a tour step's figures (answers.fit_plan)
     names: dict[str, str] = field(default_factory=dict)  # a tour step's: press key → its name (tourline.py)
     tour: dict = field(default_factory=dict)             # a tour step's: {"chapter": n, "step": s}
+    remeasured: dict = field(default_factory=dict)       # context → bar key → a first result (combos.py)
 
     def to_json(self) -> dict:
         return {"nodes": [{"parent": n.parent, "via": n.via, "edges": n.edges, "context": n.context,
-                           **({"answers": n.answers} if n.answers else {})} for n in self.nodes],
+                           **({"answers": n.answers} if n.answers else {}),
+                           **({"measured": True} if n.measured else {})} for n in self.nodes],
                 "patches": self.patches, "jumps": self.jumps, "cards": self.cards, "scales": self.scales,
                 **({"fit": self.fit} if self.fit else {}), **({"names": self.names} if self.tour else {}),
-                **({"tour": self.tour} if self.tour else {})}
+                **({"tour": self.tour} if self.tour else {}),
+                **({"remeasured": self.remeasured} if self.remeasured else {})}
 
 
 def side_controls(chapter) -> set[int]:
@@ -222,13 +226,14 @@ class Explorer:
         self.graph.jumps = self.jumps
         return self.graph
 
-    async def press_in(self, n: int, key: str, always: bool = False) -> int | None:
+    async def press_in(self, n: int, key: str, always: bool = False, side: bool = False) -> int | None:
         """Press `key` in state `n` (if it is there now) and record it; returns the state reached.
-        `always`: even when the budget is spent (a choice of the preset bar and its first result)."""
+        `always`: even when the budget is spent (a choice of the preset bar and its first result);
+        `side`: the preset bar's controls too, whatever the state (combos.py's one press from a result)."""
         if not always and self._spent(self.started):
             return None
         await self.go_to(n)
-        found = self._controls(n in self.choice_nodes)
+        found = self._controls(side or n in self.choice_nodes)
         if key not in found:
             return None
         await press(self.live, found[key][0], found[key][1])
@@ -251,6 +256,7 @@ class Explorer:
         context = self.graph.nodes[n].context
         if self.graph.nodes[target].parent == n and target != n:
             self.graph.nodes[target].context = context
+            self.graph.nodes[target].measured |= self.graph.nodes[n].measured
         if target != n:
             led = self.led.setdefault((context, key), [])
             led.append(target)
@@ -258,14 +264,16 @@ class Explorer:
                 self.jumps.setdefault(context, {})[key] = target
         return target
 
-    async def first_results(self, n: int, wanted=lambda widget: True) -> None:
+    async def first_results(self, n: int, wanted=lambda widget: True) -> list[str]:
         """Press the chapter's own controls `wanted` in state `n` (all if none is) once, whatever the budget:
-        first those that left another choice's state as it was ("Start again"), which keep the build there."""
+        first those that left another choice's state as it was ("Start again"), which keep the build there.
+        Returns the keys pressed."""
         shown = await self._own_keys(n)
         keys = [k for k in shown if wanted(self._controls(False)[k][0])] or shown
         for key in sorted(keys, key=lambda k: k not in self.idle):
             if await self._step(n, key, always=True) == n:
                 self.idle.add(key)
+        return keys
 
     async def _visit(self, n: int) -> None:
         """Press each of the chapter's own controls in state `n`, visiting each new state at once."""
