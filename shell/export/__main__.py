@@ -1,14 +1,31 @@
-"""`python -m shell.export DIR [--pair NAME] [--page SLUG ...]`: the lab as a static folder (site.py).
+"""`python -m shell.export DIR [--pair NAME] [--page SLUG ...] [--verbose]`: the lab as a static folder
+(site.py).
 
-`python -m lab export` hands over to this (the lab layer may not import the shell)."""
+`python -m lab export` hands over to this (the lab layer may not import the shell). The terminal shows
+the export's own progress lines and real errors, as the served lab's log does (shell.quietlog):
+transformers' loading bars and notices and Bokeh's validation warnings (W-1002: a layout with no
+children yet) only with --verbose or SPECLAB_VERBOSE=1."""
 from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import sys
 import time
 from pathlib import Path
+
+
+def quiet(detail: bool) -> None:
+    """The served lab's quiet log (shell.quietlog), and Bokeh's validation warnings out of it; errors
+    still show. `detail`: everything, as the libraries print it."""
+    if detail:
+        return
+    from shell.quietlog import configure_logging
+    configure_logging(False)
+    from transformers.utils import logging as hf_logging
+    hf_logging.set_verbosity_error()
+    logging.getLogger("bokeh.core.validation.check").setLevel(logging.ERROR)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,9 +42,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=MAX_SECONDS,
                     help=f"the most seconds spent on those states of one page (default {MAX_SECONDS:.0f})")
     ap.add_argument("--tour", type=int, help="export only the guided tour's first N steps (default: all)")
+    ap.add_argument("--verbose", action="store_true",
+                    help="also print the libraries' own progress bars and warnings (also SPECLAB_VERBOSE=1)")
     args = ap.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from shell.quietlog import verbose
+    quiet(args.verbose or verbose([]))
     from serving import runtime
     from shell.app import panel_settings
     from shell.export.site import export_site
