@@ -143,6 +143,18 @@ async def press(built: Built, widget, how) -> None:
             await bar.measure()
 
 
+def spent(explorer) -> bool:
+    """Whether `explorer` has spent its budget of states or seconds."""
+    return (len(explorer.graph.nodes) - explorer.free >= explorer.max_nodes
+            or time.monotonic() - explorer.started > explorer.max_seconds)
+
+
+def lay(explorer, n: int, digest: str) -> None:
+    """Record the answers' layers of state `n`, where `explorer`'s live build is now."""
+    if not explorer.layers.record(explorer.live, explorer.tape, explorer.mapped, explorer.graph.nodes[n], digest):
+        explorer.live_node = None      # not back where it was: the next press builds the page again
+
+
 class Explorer:
     """One page's exploration (see the module's docstring)."""
 
@@ -182,9 +194,6 @@ class Explorer:
         """The widget and press of `key` in the live build ("~label": a lecture's line press)."""
         return (find_button(self.live, key[1:]), "click") if key.startswith("~") else self._controls(True)[key][:2]
 
-    def _spent(self, started: float) -> bool:
-        return len(self.graph.nodes) - self.free >= self.max_nodes or time.monotonic() - started > self.max_seconds
-
     async def _line(self) -> int:
         """Press a tour step's lecture's line (tourline.py) from the opening, each press a state of its
         own (the chapter behind a look-alike state differs); returns the state where it ends."""
@@ -211,7 +220,7 @@ class Explorer:
         digest = fingerprint(self.live.doc, self.mapped)
         self.seen[digest] = 0
         self.layers.use_cards(self.live, self.mapped)
-        self._lay(0, digest)
+        lay(self, 0, digest)
         if self.live_node == 0 and self.live.tour is not None:
             self.layers.record_projector(self.live, self.tape, self.mapped, digest)
             self.live_node = None    # presses on a build of their own: sizing made models, ids moved on
@@ -230,7 +239,7 @@ class Explorer:
         """Press `key` in state `n` (if it is there now) and record it; returns the state reached.
         `always`: even when the budget is spent (a choice of the preset bar and its first result);
         `side`: the preset bar's controls too, whatever the state (combos.py's one press from a result)."""
-        if not always and self._spent(self.started):
+        if not always and spent(self):
             return None
         await self.go_to(n)
         found = self._controls(side or n in self.choice_nodes)
@@ -277,7 +286,7 @@ class Explorer:
 
     async def _visit(self, n: int) -> None:
         """Press each of the chapter's own controls in state `n`, visiting each new state at once."""
-        if self._spent(self.started) or n in self.visited:
+        if spent(self) or n in self.visited:
             return
         self.visited.add(n)
         for key in await self._own_keys(n):
@@ -300,10 +309,5 @@ class Explorer:
         self.graph.patches.append(patch)
         self.live_node = target
         if fresh:
-            self._lay(target, digest)
+            lay(self, target, digest)
         return target
-
-    def _lay(self, n: int, digest: str) -> None:
-        """Record the answers' layers of state `n`, where the live build is now."""
-        if not self.layers.record(self.live, self.tape, self.mapped, self.graph.nodes[n], digest):
-            self.live_node = None      # not back where it was: the next press builds the page again
