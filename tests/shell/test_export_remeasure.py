@@ -15,7 +15,8 @@ import pytest
 from shell.export.answers import model_ids
 from shell.export.build import build_page
 from shell.export.combos import axes, context
-from shell.export.explore import Explorer, press
+from shell.export.explore import press
+from tests.shell.test_export_choices import explored, extension  # noqa: F401  (a fixture)
 from uikit.styles import ASSETS
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
@@ -59,22 +60,6 @@ const out = input.cases.map(([state, key]) => {
 })
 process.stdout.write(JSON.stringify(out))
 """
-
-
-@pytest.fixture(scope="module")
-def extension():
-    import panel as pn
-    pn.extension(inline=True)
-
-
-def explored(slug: str, service):
-    """The page as exported and its explorer, with a budget of one state beyond the choices."""
-    async def go():
-        built = await build_page(slug, service)
-        explorer = Explorer(slug, service, built.frame, max_nodes=1, max_seconds=1)
-        await explorer.run()
-        return built, explorer
-    return asyncio.run(go())
 
 
 def player(graph: dict, keys: list[str], cases: list[tuple[int, str]]) -> list[dict]:
