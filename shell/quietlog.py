@@ -21,6 +21,7 @@ QUIET_LOGGERS = {
     "bokeh.server.views.ws": logging.ERROR,   # a line per websocket open and close, and closed-tab sends
     "tornado.access": logging.WARNING,
     "transformers": logging.ERROR,
+    "bokeh.core.validation.check": logging.ERROR,   # W-1002 and the like: a layout with no children yet
 }
 LAB_LOGGERS = ("lab", "serving", "shell", "chapters", "uikit")   # ours: INFO (a few lines a class)
 _logging_done = []
@@ -106,3 +107,4 @@ def configure_logging(detail: bool, again: bool = False) -> None:
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")   # tqdm bars: the loader has one line
     from transformers.utils import logging as hf_logging
     hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()          # transformers' notices go to its own handler

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import os
 import sys
 import time
@@ -17,15 +16,10 @@ from pathlib import Path
 
 
 def quiet(detail: bool) -> None:
-    """The served lab's quiet log (shell.quietlog), and Bokeh's validation warnings out of it; errors
-    still show. `detail`: everything, as the libraries print it."""
-    if detail:
-        return
-    from shell.quietlog import configure_logging
-    configure_logging(False)
-    from transformers.utils import logging as hf_logging
-    hf_logging.set_verbosity_error()
-    logging.getLogger("bokeh.core.validation.check").setLevel(logging.ERROR)
+    """The served lab's quiet log (shell.quietlog); `detail`: everything, as the libraries print it."""
+    if not detail:
+        from shell.quietlog import configure_logging
+        configure_logging(False)
 
 
 def main(argv: list[str] | None = None) -> int:
