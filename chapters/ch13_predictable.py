@@ -95,13 +95,13 @@ class KindBars:
                     text=[f"{r.alpha:.2f}" for r in results])
 
     def draw(self, results, be: float | None = None) -> None:
-        """The bars, and the break-even α `be` as a dashed line (hidden while None or nan)."""
+        """The bars, and the break-even α `be` as a dashed line (hidden while None or nan: then as
+        built, so the figure is the same whatever line it showed before)."""
         self.source.data = self._data(results)
         shown = be is not None and not math.isnan(be)
         self.line.visible = self.line_label.visible = shown
-        if shown:
-            self.line.location, self.line_label.y = be, be
-            self.line_label.text = f"break-even α = {be:.2f}: above it drafting pays here"
+        self.line.location = self.line_label.y = be if shown else 0
+        self.line_label.text = f"break-even α = {be:.2f}: above it drafting pays here" if shown else ""
 
 
 def verdict_html(kinds: list[textkinds.KindResult], be: float | None, yours=None, profile=None) -> str:
@@ -225,6 +225,7 @@ class PredictableChapter(Chapter):
     async def _measure(self, request):
         service, kinds, gamma = self.state.service, textkinds.kind_prompts(PER_KIND), request[2]
         self.results, self.yours = [], None
+        self.profile = service.profiles.already_measured(request[1])   # this draft variant's, never the last one's
         self._draw()
         self.progress.param.update(value=0, visible=True)
         total = len(textkinds.KINDS) + 1

@@ -160,14 +160,6 @@ class ProgressLines:
         return progress
 
 
-def _quiet_transformers() -> None:
-    """The command prints its own progress: transformers' bars and warnings (a config-class notice
-    for our own draft type) are noise here."""
-    from transformers.utils import logging as hf_logging
-    hf_logging.set_verbosity_error()
-    hf_logging.disable_progress_bar()
-
-
 def busy_words(load: float, cores: int) -> str:
     return (f"The machine was busy while measuring (load {load:.1f} on {cores} cores): these times are "
             f"unreliable; measure again when it is idle.")
@@ -211,7 +203,8 @@ def main(argv: list[str] | None = None) -> int:
         from lab.pairs.prepare import main as prepare_main
         return prepare_main(argv[1:])
     if argv[:1] == ["measure"]:
-        _quiet_transformers()
+        from lab.pairs.load import quiet_loading
+        quiet_loading()                  # the command prints its own progress
         return measure_main(argv[1:])
     if argv[:1] == ["export"]:
         return export_main(argv[1:])

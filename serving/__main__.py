@@ -35,15 +35,6 @@ def verbose(lab_args: list[str], environ=None) -> bool:
     return "--verbose" in lab_args or env.get("SPECLAB_VERBOSE", "") not in ("", "0")
 
 
-def quiet_libraries() -> None:
-    """No transformers warnings (a config-class notice for our own draft type) or progress bars
-    ("Loading weights") while the pair loads here: the launcher says one line about it."""
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    from transformers.utils import logging as hf_logging
-    hf_logging.set_verbosity_error()
-    hf_logging.disable_progress_bar()
-
-
 def load_before_fork(lab_args: list[str]):
     """Load the pair the server's processes will serve, in this process, on one torch thread, and
     put everything alive out of the garbage collector's reach (shell.heap does the same in each
@@ -81,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
         from serving.supervise import own_children
         own_children(n)
         if not verbose(argv[cut + 1:]):
-            quiet_libraries()
+            from lab.pairs.load import quiet_loading
+            quiet_loading()              # the launcher says one line about loading the pair
         print(preload(n, argv[cut + 1:]), file=sys.stderr, flush=True)
     from panel.command import main as panel_main
     sys.argv = ["panel", "serve", str(ROOT / "app.py"), "--setup", str(ROOT / "shell" / "start.py"), *argv]

@@ -104,7 +104,5 @@ def configure_logging(detail: bool, again: bool = False) -> None:
         asyncio.get_event_loop().set_exception_handler(closed_tabs_handled)
     except RuntimeError:
         pass
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")   # tqdm bars: the loader has one line
-    from transformers.utils import logging as hf_logging
-    hf_logging.disable_progress_bar()
-    hf_logging.set_verbosity_error()          # transformers' notices go to its own handler
+    from lab.pairs.load import quiet_loading
+    quiet_loading()          # transformers' notices go to its own handler; tqdm bars: the loader has one line

@@ -138,3 +138,17 @@ def run_apart(coro):
     import concurrent.futures
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, coro).result()
+
+
+def explored(slug: str, service):
+    """A chapter's page as exported and its explorer, run with a budget of one state beyond the
+    choices (shell/export)."""
+    from shell.export.build import build_page
+    from shell.export.explore import Explorer
+
+    async def go():
+        built = await build_page(slug, service)
+        explorer = Explorer(slug, service, built.frame, max_nodes=1, max_seconds=1)
+        await explorer.run()
+        return built, explorer
+    return asyncio.run(go())

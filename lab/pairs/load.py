@@ -36,6 +36,15 @@ from lab.pairs.registry import (EMBEDDED, TINY, PairSpec, _short, check_drafting
 
 log = logging.getLogger(__name__)
 
+
+def quiet_loading() -> None:
+    """transformers' notices (a config-class notice for our own draft type) and progress bars
+    ("Loading weights") off in this process: whoever loads a pair says one line about it."""
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    from transformers.utils import logging as hf_logging
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+
 def _resolve_ref(ref: str, progress) -> Path | str:
     """A local folder or hub id; `embedded:NAME` is prepared on first use (see lab.pairs.prepare)."""
     if ref.startswith(EMBEDDED):

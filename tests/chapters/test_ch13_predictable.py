@@ -1,7 +1,7 @@
 """Chapter 13: α per kind of text, measured on the pair, shared by a class, the student's prompt among them."""
 import pytest
 
-from chapters.ch13_predictable import PredictableChapter, argument_html
+from chapters.ch13_predictable import KindBars, PredictableChapter, argument_html
 from lab.core import analytic
 from lab.experiments import textkinds
 from lab.core.engine import generate
@@ -146,3 +146,14 @@ def test_the_warm_up_measures_the_six_kinds_and_the_presets(chapter):
     assert [job[2][1] for job in kinds] == list(textkinds.KINDS)
     assert all(job[1] is textkinds.cached_kind for job in kinds)
     assert [job[2][0].drafter for job in presets] == list(MEASURED_DRAFTERS) * len(PRESETS)
+
+
+def test_a_hidden_break_even_line_is_the_line_as_built():
+    """No α breaks even (nan) after a measurement that drew the line: the figure is the one a fresh
+    page shows, so the export records one state for what looks the same (shell/export)."""
+    fresh, used = KindBars(), KindBars()
+    used.draw([], 0.9)
+    assert used.line.visible and used.line.location == 0.9
+    used.draw([], float("nan"))
+    for built, hidden in ((fresh.line, used.line), (fresh.line_label, used.line_label)):
+        assert hidden.properties_with_values() == built.properties_with_values()

@@ -204,10 +204,10 @@ def test_a_killed_process_is_one_line_and_the_other_keeps_serving(tmp_path):
 
 def test_loading_a_folder_shows_library_noise_unless_quieted(tmp_path):
     """The quiet check above can fail: loading a saved model prints transformers' progress bars,
-    and `quiet_libraries()` is what removes them."""
+    and `quiet_loading()` (the launcher's, the server's and `lab measure`'s) is what removes them."""
     folder = save_tiny(tmp_path / "m")
-    code = ("import sys; from serving.__main__ import quiet_libraries\n"
-            "if sys.argv[1] == 'quiet': quiet_libraries()\n"
+    code = ("import sys; from lab.pairs.load import quiet_loading\n"
+            "if sys.argv[1] == 'quiet': quiet_loading()\n"
             "from pathlib import Path; from lab.pairs.load import load_model; load_model(Path(sys.argv[2]), 'target')")
     env = {k: v for k, v in os.environ.items() if k != "HF_HUB_DISABLE_PROGRESS_BARS"}
     out = {mode: subprocess.run([sys.executable, "-c", code, mode, str(folder)], cwd=ROOT, env=env,

@@ -7,3 +7,10 @@ def the_class():
     """A class alone in memory (no shared store), as a server's first page would find it."""
     from shell.classstate import ClassState
     return ClassState()
+
+
+@pytest.fixture(scope="module")
+def extension():
+    """Panel's extension loaded inline, as an exported page carries it (shell/export)."""
+    import panel as pn
+    pn.extension(inline=True)

@@ -14,23 +14,8 @@ from lab.experiments.presets import PRESETS
 from shell.export.answers import model_ids
 from shell.export.build import build_page
 from shell.export.combos import Axis, axes, context, count, walk
-from shell.export.explore import Explorer, press
-
-
-@pytest.fixture(scope="module")
-def extension():
-    import panel as pn
-    pn.extension(inline=True)
-
-
-def explored(slug: str, service):
-    """The page as exported and its explorer, run with a budget of one state beyond the choices."""
-    async def go():
-        built = await build_page(slug, service)
-        explorer = Explorer(slug, service, built.frame, max_nodes=1, max_seconds=1)
-        await explorer.run()
-        return built, explorer
-    return asyncio.run(go())
+from shell.export.explore import press
+from tests.helpers import explored
 
 
 def offered(bar) -> int:

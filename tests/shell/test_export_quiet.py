@@ -36,7 +36,8 @@ doc.validate()
 
 def run(args: list[str], env: dict | None = None) -> str:
     done = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})})
+                          env={**{k: v for k, v in os.environ.items() if k != "HF_HUB_DISABLE_PROGRESS_BARS"},
+                               "HF_HUB_OFFLINE": "1", **(env or {})})
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout + done.stderr
 

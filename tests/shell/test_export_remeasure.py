@@ -16,7 +16,7 @@ from shell.export.answers import model_ids
 from shell.export.build import build_page
 from shell.export.combos import axes, context
 from shell.export.explore import press
-from tests.shell.test_export_choices import explored, extension  # noqa: F401  (a fixture)
+from tests.helpers import explored
 from uikit.styles import ASSETS
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
