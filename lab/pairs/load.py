@@ -45,6 +45,7 @@ def quiet_loading() -> None:
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()
 
+
 def _resolve_ref(ref: str, progress) -> Path | str:
     """A local folder or hub id; `embedded:NAME` is prepared on first use (see lab.pairs.prepare)."""
     if ref.startswith(EMBEDDED):
