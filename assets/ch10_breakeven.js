@@ -1,11 +1,12 @@
 // Chapter 10 redrawn in the browser while α, γ or c moves: BreakEvenFigures.draw
-// (chapters/ch10_breakeven.py) and readout_html, table_html, cost_note_html (uikit/readouts.py),
+// (chapters/ch10_figures.py) and readout_html, table_html, cost_note_html (uikit/readouts.py),
 // over analytic.js's numbers. The same HTML and data as Python's, so the server's redraw after a
 // slider is released changes nothing on the page. Nothing here is sent to the server ({sync: false}).
 //
 // args: curve, point, measured, bars, lecture_cost, measured_cost (sources), speed_range,
-// gamma_range, cost_range, break_span, break_label, profile ({verify, busy} or null), gamma_max,
-// colours; cb_data: alpha, gamma, c and the readout, table and note panes' models.
+// gamma_range, cost_range, break_span, break_label, span_as_built (the hidden line's α), profile
+// ({verify, busy} or null), gamma_max, colours; cb_data: alpha, gamma, c and the readout, table and
+// note panes' models.
 const {alpha: a, gamma: g, c, readout, table, note} = cb_data
 const quiet = {sync: false}
 const f2 = (x) => x.toFixed(2)
@@ -23,7 +24,7 @@ curve.setv({data: {...curve.data, speedup: n.curve}}, quiet)
 point.setv({data: {alpha: [a], speedup: [n.speedup]}}, quiet)
 speed_range.setv({end: top}, quiet)
 if (Number.isNaN(be)) {
-  break_span.setv({visible: false}, quiet)
+  break_span.setv({visible: false, location: span_as_built}, quiet)   // hidden: as the page built it
   break_label.setv({text: "no α breaks even (c too large)", x: 0.98, y: top * 0.6, text_align: "right",
                     x_offset: 0}, quiet)
 } else {

@@ -22,6 +22,7 @@ from uikit.readouts import TABLE_ROWS
 from uikit.state import GAMMA_MAX
 
 GAMMAS = np.arange(1, GAMMA_MAX + 1)   # the γ bars
+SPAN_AS_BUILT = 0.5         # α where the break-even line sits while hidden (as a fresh page builds it)
 FIGURES_HEIGHT = 855        # px: the figures, the table and the caption, as laid out at 1280 px wide
 CAPTION = ("Analytic model of Leviathan, Kalman & Matias (2023): acceptances are treated as independent with "
            "rate α; one verification pass over γ + 1 positions takes about as long as one target call; c is "
@@ -46,7 +47,7 @@ class BreakEvenFigures:
         self.curve = source(alpha=ALPHAS, speedup=ALPHAS * 0)
         self.point = source(alpha=[0.0], speedup=[0.0])
         self.measured = source(alpha=[], speedup=[])   # filled once the profile is in
-        self.break_span = Span(location=0.5, dimension="height", line_dash="dotted",
+        self.break_span = Span(location=SPAN_AS_BUILT, dimension="height", line_dash="dotted",
                                line_color=palette.EAGER, line_width=2)
         self.break_label = Label(x=0.5, y=3.5, text="", text_color=palette.EAGER, text_font_size="14px", x_offset=4)
         self.bars = source(gamma=[str(g) for g in GAMMAS], speedup=GAMMAS * 0.0,
@@ -61,7 +62,7 @@ class BreakEvenFigures:
             "ch10_breakeven", curve=self.curve, point=self.point, measured=self.measured, bars=self.bars,
             lecture_cost=self.lecture_cost, measured_cost=self.measured_cost, speed_range=self.speed_range,
             gamma_range=self.gamma_range, cost_range=self.cost_range, break_span=self.break_span,
-            break_label=self.break_label, profile=None, gamma_max=GAMMA_MAX,
+            break_label=self.break_label, span_as_built=SPAN_AS_BUILT, profile=None, gamma_max=GAMMA_MAX,
             colours=dict(target=palette.TARGET, muted=palette.MUTED), table_rows=[list(r) for r in TABLE_ROWS])
 
     @cached_property
@@ -116,8 +117,9 @@ class BreakEvenFigures:
         self.point.data = dict(alpha=[a], speedup=[n["speedup"]])
         self.speed_range.end = top
         # The legend holds the top left; the label goes where the curve is not.
-        if np.isnan(be):   # the whole curve is below 1: write above it, on the right
-            self.break_span.visible = False
+        if np.isnan(be):   # the whole curve is below 1: write above it, on the right; the hidden line
+            # goes back as built, so what looks the same is the same figure (the export records it once)
+            self.break_span.update(visible=False, location=SPAN_AS_BUILT)
             self.break_label.update(text="no α breaks even (c too large)", x=0.98, y=top * 0.6,
                                     text_align="right", x_offset=0)
         else:              # the curve is above 1 right of the line: write at its foot

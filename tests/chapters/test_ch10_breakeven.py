@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from chapters.ch10_breakeven import BreakEvenChapter
+from chapters.ch10_figures import SPAN_AS_BUILT, BreakEvenFigures
 from lab.core import analytic
 from lab.experiments.breakeven import question_verdict
 from lab.speed.costs import CostProfile
@@ -59,6 +60,18 @@ def test_a_draft_as_dear_as_the_target_breaks_even_only_at_alpha_one(chapter):
     assert "α = 1.00" in chapter.readout.object
     chapter.param.update(c=1.5)
     assert not chapter.figs.break_span.visible and "never" in chapter.readout.object
+
+
+def test_a_hidden_break_even_line_is_the_line_as_built(chapter):
+    """No α breaks even after a c that drew the line: the hidden line is the one a page that never
+    drew it shows, so the export records one state for what looks the same (shell/export)."""
+    chapter.param.update(c=0.3)
+    assert chapter.figs.break_span.visible and chapter.figs.break_span.location != SPAN_AS_BUILT
+    chapter.param.update(c=1.5)
+    fresh = BreakEvenFigures()
+    fresh.draw(chapter.alpha, chapter.gamma, chapter.c, chapter.numbers())
+    assert not fresh.break_span.visible
+    assert chapter.figs.break_span.properties_with_values() == fresh.break_span.properties_with_values()
 
 
 def test_use_my_models_fills_alpha_gamma_and_c_from_the_request(chapter):
