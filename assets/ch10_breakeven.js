@@ -25,7 +25,7 @@ point.setv({data: {alpha: [a], speedup: [n.speedup]}}, quiet)
 speed_range.setv({end: top}, quiet)
 if (Number.isNaN(be)) {
   break_span.setv({visible: false, location: span_as_built}, quiet)   // hidden: as the page built it
-  break_label.setv({text: "no α breaks even (c too large)", x: 0.98, y: top * 0.6, text_align: "right",
+  break_label.setv({text: "no α breaks even\n(c too large)", x: 0.98, y: top * 0.6, text_align: "right",
                     x_offset: 0}, quiet)
 } else {
   const left = be > 0.6

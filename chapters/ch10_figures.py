@@ -120,7 +120,7 @@ class BreakEvenFigures:
         if np.isnan(be):   # the whole curve is below 1: write above it, on the right; the hidden line
             # goes back as built, so what looks the same is the same figure (the export records it once)
             self.break_span.update(visible=False, location=SPAN_AS_BUILT)
-            self.break_label.update(text="no α breaks even (c too large)", x=0.98, y=top * 0.6,
+            self.break_label.update(text="no α breaks even\n(c too large)", x=0.98, y=top * 0.6,
                                     text_align="right", x_offset=0)
         else:              # the curve is above 1 right of the line: write at its foot
             self.break_span.update(visible=True, location=be)
