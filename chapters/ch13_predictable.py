@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import math
+import time
 
 import panel as pn
 from bokeh.models import ColumnDataSource, Label, LabelSet, Span
@@ -27,6 +28,7 @@ from uikit.figures import projector_type, static_figure
 from uikit.pacing import in_document
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
+from uikit.progress import TimeLeft
 from uikit.styles import TABLE_CSS
 
 PER_KIND = 2            # held-out prompts per kind
@@ -156,8 +158,7 @@ class PredictableChapter(Chapter):
         self.results: list[textkinds.KindResult] = []
         self.run_button = pn.widgets.Button(label="▶ Measure the six kinds", color="primary", width=240)
         on_click(self.run_button, self._on_run)
-        self.progress = pn.indicators.Progress(value=0, max=len(textkinds.KINDS) + 1, width=240, visible=False,
-                                               margin=(12, 10))
+        self.progress = TimeLeft()     # its bar and time left, estimated from the kinds measured so far
         self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.verdict = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.bars = KindBars()
@@ -227,9 +228,8 @@ class PredictableChapter(Chapter):
         self.results, self.yours = [], None
         self.profile = service.profiles.already_measured(request[1])   # this draft variant's, never the last one's
         self._draw()
-        self.progress.param.update(value=0, visible=True)
-        total = len(textkinds.KINDS) + 1
-        try:
+        total, started = len(textkinds.KINDS) + 1, time.monotonic()
+        async with self.progress.running() as left:
             for i, kind in enumerate(textkinds.KINDS):
                 what = f"{textkinds.LABELS[kind].lower()} ({len(kinds[kind])} prompts)"
                 got = await self.run_model(textkinds.cached_kind, service, kind, kinds[kind], gamma, MAX_NEW_TOKENS,
@@ -237,7 +237,7 @@ class PredictableChapter(Chapter):
                 if request != self._request() or got is None:
                     return None
                 self.results.append(got)
-                self.progress.value = i + 1
+                left.set_estimate((time.monotonic() - started) * total / (i + 1))
                 self._draw()
             ids = self.prompt_ids()     # the student's prompt: one sentence when it cannot be used
             outcome = None if ids is None else await self.run_model(
@@ -251,8 +251,6 @@ class PredictableChapter(Chapter):
                 service.profiles.already_measured(request[1]) or await self.run_model(
                     service.profiles.of, message="Timing this pair's calls (once per server)…")
             self._draw()
-        finally:
-            self.progress.visible = False
         if self.predict is not None:
             self.predict.reveal()
         return self.results
@@ -285,7 +283,8 @@ class PredictableChapter(Chapter):
             sizing_mode="stretch_width", styles={"font-size": "1rem", "color": palette.MUTED})
         return pn.Column(
             pn.pane.HTML(argument_html(), sizing_mode="stretch_width", stylesheets=[TABLE_CSS]),
-            pn.Row(self.run_button, self.progress, self.busy, sizing_mode="stretch_width"),
+            pn.Row(self.run_button, pn.Column(self.busy, self.progress, sizing_mode="stretch_width"),
+                   sizing_mode="stretch_width"),
             pn.pane.Bokeh(self.bars.figure, sizing_mode="stretch_width"),
             self.verdict, self.table, caption,
             pn.pane.HTML(REFLECTION, sizing_mode="stretch_width", stylesheets=[TABLE_CSS], margin=(12, 5, 0, 5)),

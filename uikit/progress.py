@@ -3,7 +3,8 @@
 The work reports how long it may take (`estimate`, in seconds, settable from the model worker's
 thread); until then the bar runs without a value and says it is estimating. While it runs the bar
 fills with the time elapsed against the estimate and the line reads "about N s left"; past the
-estimate it reads "almost done", and well past it that the machine is busy. Hidden when nothing runs.
+estimate it reads "almost done", and well past it that the machine is busy. Hidden when nothing runs,
+and then as built.
 
     async with self.time_left.running() as left:
         result = await self.run_model(work, ..., on_estimate=left.set_estimate)
@@ -72,7 +73,13 @@ class TimeLeft(pn.viewable.Viewer):
         finally:
             ticker.cancel()
             self._row.visible = False
-            self.bar.active = False
+            self._as_built()
+
+    def _as_built(self) -> None:
+        """The hidden bar and line as a fresh page builds them, so what looks the same after any
+        measurement is the same page (the export records it once)."""
+        self.bar.param.update(value=-1, active=False)
+        self.text.object = ""
 
     async def _tick(self):
         while True:

@@ -30,3 +30,17 @@ def test_shown_only_while_running_and_refreshed_from_the_clock():
     with concurrent.futures.ThreadPoolExecutor(1) as pool:   # a loop of its own (a browser test's may be running here)
         pool.submit(asyncio.run, work()).result()
     assert not left.__panel__().visible
+
+
+def test_hidden_again_as_built():
+    """After a run the bar and its line are a fresh one's, whatever the run showed."""
+    fresh, used = TimeLeft(), TimeLeft(period=0.01)
+
+    async def work():
+        async with used.running():
+            used.set_estimate(0.001)
+            await until(lambda: used.bar.value == 99, message="the bar to fill")
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, work()).result()
+    for built, after in ((fresh.bar, used.bar), (fresh.text, used.text)):
+        assert after.param.values() | {"name": ""} == built.param.values() | {"name": ""}
