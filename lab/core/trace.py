@@ -12,6 +12,21 @@ import numpy as np
 from lab.core.sampling import SamplingSettings
 
 
+def acceptance_rate(kept: int, rejected: int) -> float | None:
+    """α, the per-guess acceptance rate, as the lecture's formula E = (1 − α^(γ+1)) / (1 − α) assumes it:
+    the chance the target keeps a guess given that it kept the ones before it. Each guess the target
+    judged was either kept or rejected, so α = kept ÷ (kept + rejected), where `rejected` counts the
+    one rejected guess of each round that had a rejection. The guesses dropped after a rejection were
+    never judged and count for nothing, and neither do rounds without guesses (plain steps). None when
+    no guess was judged. (Kept ÷ all drafted guesses is lower: it counts the dropped ones as misses.)
+
+    >>> acceptance_rate(15, 8)       # 15 kept in 17 rounds, 8 of which ended on a rejection
+    0.6521739130434783
+    """
+    judged = kept + rejected
+    return kept / judged if judged else None
+
+
 @dataclass
 class Candidate:
     """One entry of a model's top candidates at a position, for display."""
@@ -77,6 +92,17 @@ class RoundTrace:
         return self.n_accepted if self.n_accepted < self.gamma else None
 
     @property
+    def rejected(self) -> int:
+        """1 when the target rejected one of this round's guesses, else 0 (only the first rejection
+        counts: the guesses after it are dropped unchecked)."""
+        return int(self.rejected_index is not None)
+
+    @property
+    def checked(self) -> int:
+        """Guesses the target judged this round: the kept ones and the one it rejected, if any."""
+        return self.n_accepted + self.rejected
+
+    @property
     def seconds(self) -> float:
         return self.draft_seconds + self.target_seconds
 
@@ -117,8 +143,19 @@ class GenerationTrace:
         return sum(r.n_accepted for r in self.rounds)
 
     @property
+    def rejected(self) -> int:
+        """Rounds whose guesses met a rejection (one rejected guess each; those after it dropped)."""
+        return sum(r.rejected for r in self.rounds)
+
+    @property
     def alpha(self) -> float | None:
-        """Accepted drafts ÷ drafted (None for plain decoding)."""
+        """α, the per-guess acceptance rate: kept ÷ (kept + rejected) — see `acceptance_rate`."""
+        return acceptance_rate(self.accepted, self.rejected)
+
+    @property
+    def kept_share(self) -> float | None:
+        """Kept ÷ all drafted guesses, the dropped ones included ("share of guesses kept"): not α,
+        which leaves out the guesses never checked (None when nothing was drafted)."""
         return self.accepted / self.drafted if self.drafted else None
 
     @property

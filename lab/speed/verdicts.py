@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from lab.core import analytic
+from lab.speed import gap as gap_terms
 
 LEVEL = 0.01                 # speed-ups within 1% of 1× (or the profile's noise, if more) are "level"
 # The lecture-scale pair of the projection: a draft call 5% of a target call and a verify pass that
@@ -82,8 +83,8 @@ class OutcomeWords:
                 why = f"{self.sources['lookup']} of {self.target_calls} rounds copied their guesses from the text, " \
                       "which costs no model call"
             elif np.isnan(be) or a < be:
-                why = (f"guesses were kept in runs (whole rounds kept, or none), so a round gave more than "
-                       f"α = {a:.2f} alone predicts")
+                why = (f"though α = {a:.2f} is below the break-even α = {be:.2f}" if not np.isnan(be) else
+                       "though by the formula no α breaks even at this cost") + ": " + self._against_break_even()
             else:
                 why = f"α = {a:.2f} is above the break-even α = {be:.2f} for c = {self.c:.2f} at γ = {self.mean_gamma}"
                 why += " (with this machine's verify cost)"
@@ -92,8 +93,8 @@ class OutcomeWords:
         v = self.profile.verify_units(k)
         why = ("no α breaks even at this cost" if np.isnan(be) else
                f"α = {a:.2f} is below the break-even α = {be:.2f} for c = {self.c:.2f} at γ = {self.mean_gamma} "
-               "(with this machine's verify cost)" if a < be else f"the guesses kept came too unevenly to pay, though α = {a:.2f} is above the "
-               f"break-even α = {be:.2f}")
+               "(with this machine's verify cost)" if a < be else f"though α = {a:.2f} is above the break-even "
+               f"α = {be:.2f}: " + self._against_break_even())
         verify = f", and a verify pass over {k} positions costs {v:.2f} target calls on this machine, not 1" \
             if v > 1.05 else ""
         return f"Slower here ({s:.2f}×): {head}; {why}{verify}."
@@ -104,18 +105,15 @@ class OutcomeWords:
         return float(analytic.expected_tokens(a, g)), float(analytic.round_cost(g, round(self.c, 2)))
 
     def gap_reasons(self) -> list[str]:
-        """Why the measured rounds differ from the formula's: their tokens, their cost (none: they agree)."""
-        e, cost = self._formula_round()
-        reasons = []
-        if self.tokens_per_call > e * 1.05:
-            reasons.append("guesses are kept in runs, not independently with one α as the formula assumes")
-        elif self.tokens_per_call < e * 0.95:
-            reasons.append("the rounds kept fewer tokens than independent guesses with this α would")
-        if self.round_cost > cost * 1.05:
-            reasons.append(f"a verify pass costs {self.verify_cost:.2f} target calls here, where the formula counts 1")
-        elif self.round_cost < cost * 0.95:
-            reasons.append("rounds guessed fewer than γ (the text's end, or a source with nothing to copy)")
-        return reasons
+        """Why the measured rounds differ from the formula's 1 + γc rounds, derived from the terms
+        that account for it (lab.speed.gap), each with its numbers, largest first."""
+        return gap_terms.reasons(self)
+
+    def _against_break_even(self) -> str:
+        """Why the measured rounds beat (or miss) the break-even α, which already counts this
+        machine's verify pass over γ + 1 positions: the terms beyond it (lab.speed.gap)."""
+        k = min(self.mean_gamma + 1, self.profile.max_positions)
+        return "; ".join(gap_terms.reasons(self, verify_ref=self.profile.verify_units(k)))
 
     def gap(self) -> str:
         """Why the lecture's formula predicts another speed-up than the one measured ("" when they agree)."""
@@ -125,7 +123,7 @@ class OutcomeWords:
         (e, cost), reasons = self._formula_round(), self.gap_reasons()
         return (f"The formula predicts {predicted:.2f}× from E = {e:.2f} tokens for a round of 1 + γc = {cost:.2f}; "
                 f"measured, a round gave {self.tokens_per_call:.2f} tokens for {self.round_cost:.2f}"
-                + (": " + " and ".join(reasons) if reasons else "") + ".")
+                + (": " + "; ".join(reasons) if reasons else "") + ".")
 
     def projection_sentence(self) -> str:
         """The projection, labelled with its assumptions."""

@@ -18,10 +18,11 @@ from tests.helpers import CHEAP, DEAR
 
 
 def test_a_slower_run_says_slower_and_why():
-    # 8 rounds of 4 guesses, 1 kept each: α = 0.25, 16 tokens for 8 target calls
+    # 8 rounds of 4 guesses, 1 kept and 1 rejected each (2 dropped): α = 1 ÷ (1 + 1) = 0.5, 16 tokens
+    # for 8 target calls
     o = _outcome([_round(i, 4, 1) for i in range(8)], DEAR, draft=0.018)
     assert o.speedup < 1
-    assert o.alpha == pytest.approx(0.25) and (o.target_calls, o.plain_calls) == (8, 16)
+    assert o.alpha == pytest.approx(0.5) and o.spec.kept_share == pytest.approx(0.25) and (o.target_calls, o.plain_calls) == (8, 16)
     assert o.c == pytest.approx(0.18) and o.mean_gamma == 4
     text = o.verdict()
     assert text.startswith(f"Slower here ({o.speedup:.2f}×)") and "faster" not in text.lower()
@@ -53,11 +54,17 @@ def test_mixed_rounds_are_counted_by_source():
 
 def test_prediction_gap_and_projection_follow_the_formula():
     o = _outcome([_round(i, 4, 1) for i in range(8)], DEAR, draft=0.018)
-    assert o.predicted() == pytest.approx(float(analytic.speedup(0.25, 4, 0.18)))
-    # every round kept exactly one guess: 2 tokens a round where independent guesses at α = 0.25 give 1.33
-    assert o.gap().startswith(f"The formula predicts {o.predicted():.2f}× from E = 1.33 tokens for a round of "
-                              "1 + γc = 1.72; measured, a round gave 2.00 tokens for 2.22")
-    assert "kept in runs" in o.gap() and "a verify pass costs 1.50 target calls here" in o.gap()
+    assert o.predicted() == pytest.approx(float(analytic.speedup(0.5, 4, 0.18)))
+    # every round kept exactly one guess: 2 tokens a round where independent guesses at α = 0.5 give
+    # 1.94, and a verify pass over 5 positions costs 1.5 calls where the formula counts 1
+    assert o.gap().startswith(f"The formula predicts {o.predicted():.2f}× from E = 1.94 tokens for a round of "
+                              "1 + γc = 1.72; measured, a round gave 2.00 tokens for 2.22: ")
+    assert "a verify pass cost 1.50 target calls on average here, where the formula counts 1" in o.gap()
+    # the tokens' term, with its numbers: no round kept all 4 or none, where independence gives 0.5 and 4
+    assert ("0 of 8 rounds kept every guess and 0 kept none, where independent guesses at α = 0.50 would give "
+            "0.5 and 4.0, so a round gave 2.00 tokens, more than the 1.94 of independent guesses") in o.gap()
+    assert "kept in runs" not in o.gap() and "guesses cost" not in o.gap()   # the guesses cost what γc counts
+    assert o.gap().index("verify pass") < o.gap().index("unevenly")         # the larger term first
     assert o.projection() == pytest.approx(2.0 / (1 + 4 * PROJECTED_C))   # 2 tokens a round, 4 guesses at 0.05
     assert "Projection, not a measurement" in o.projection_sentence()
     copied = _outcome([_round(i, 4, 4, "lookup") for i in range(8)], CHEAP, draft=0.02, drafter="lookup")
