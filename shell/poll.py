@@ -1,4 +1,4 @@
-"""The class poll: every locked "Pause & predict" answer is an anonymous vote; the lecturer sees each
+"""The class poll: every locked "Pause & predict" answer is an anonymous answer; the lecturer sees each
 question's histogram live, and can reveal it to every student's card and the tour, or reset it.
 
 The votes live in the class's poll store (the class state's `poll`, shell.pollshared.class_poll:
@@ -98,6 +98,11 @@ class Ballot:
     def mine(self, number: int) -> int | None:
         return self.store.answer_of(number, self._browser)
 
+    def left_out(self, number: int) -> bool:
+        """Whether this browser's answer is kept but left out of the histogram (its address's share
+        of the histogram is full)."""
+        return self.votes and self.store.left_out(number, self._browser)
+
     def watch(self, number: int, fn: Callable[[], None], live: Callable[[], bool],
               answer: Callable[[], object] | None = None) -> None:
         """`fn()` in this page when question `number` is revealed or reset, and on every vote while
@@ -180,7 +185,9 @@ def status_html(number: int, tally: Tally | None) -> str:
     if tally is None:
         text = "No one has opened this question yet."
     else:
-        text = tally.summary() + (" · revealed to the class." if tally.revealed else ".")
+        text = tally.summary(left_out=False) + (" · revealed to the class." if tally.revealed else ".")
+        if tally.left_out:
+            text += " " + tally.left_out_text()
     return f'<div class="poll-status" data-q="{number}" role="status">{html.escape(text)}</div>'
 
 
@@ -270,13 +277,24 @@ class PollView(pn.viewable.Viewer):
                 view.refresh()
 
     def __panel__(self):
-        intro = pn.pane.HTML("<p>Each locked answer is one anonymous vote per browser (its latest answer "
-                             "until you reveal the question).</p>", stylesheets=[POLL_CSS],
+        intro = pn.pane.HTML(f"<p>{html.escape(intro_text(self.store.per_address))}</p>", stylesheets=[POLL_CSS],
                              sizing_mode="stretch_width", margin=0)
         mine = [pn.Column(self.questions[self.current], max_width=640, sizing_mode="stretch_width")] \
             if self.current is not None else []
         return pn.Card(intro, *mine, self.others, self.reset_all_button, title="Class poll",
                        collapsed=False, sizing_mode="stretch_width", css_classes=["class-poll"])
+
+
+def intro_text(per_address: int | None) -> str:
+    """What the lecturer's poll counts, in words, with the setting that changes it."""
+    text = ("Each student's locked answer is theirs: kept in their browser, with their verdict after you "
+            "reveal the question (their latest answer until then). The histogram counts one anonymous bar "
+            "per browser")
+    if per_address is None:
+        return text + "."
+    share = "1 browser" if per_address == 1 else f"{per_address} browsers"
+    return (text + f", at most {share} per question from one network address; answers beyond that are "
+            "kept for their students and left out of the histogram (SPECLAB_VOTES_PER_ADDRESS raises it).")
 
 
 POLL_CSS = """

@@ -1,7 +1,7 @@
 """The class poll in the class's shared store (shell.store), for a class served by several processes.
 
-`SharedPollStore` keeps `PollStore`'s rules and answers (one vote per browser, its latest until the
-question is revealed; counts only; the browsers here) but holds the votes in the SQLite file every
+`SharedPollStore` keeps `PollStore`'s rules and answers (one answer per browser, its latest until the
+question is revealed; counts only, and how many were left out of them; the browsers here) but holds the votes in the SQLite file every
 serving process opens, so a vote taken by one process counts on a lecturer's page held by another.
 Each change is one short write transaction that also records an event; this process's listeners
 hear it at once, the other processes' at their next look at the file (shell.store.INTERVAL), with
@@ -17,6 +17,9 @@ from typing import Any
 
 from shell.pollstore import PollStore, Question, Tally, refusal
 from shell.store import GONE_AFTER, ClassStore
+
+LEFT = "left:"          # a voter's key prefix in the votes table: kept for the student, not in the histogram
+OWN = "CASE WHEN substr(voter, 1, 5) = 'left:' THEN substr(voter, 6) ELSE voter END"    # the voter either way
 
 
 class SharedPollStore(PollStore):
@@ -72,20 +75,26 @@ class SharedPollStore(PollStore):
         if index is None:
             return why
         voter = self.voter(browser)
+        key = voter
         if address and self.per_address is not None and self.answer_of(number, browser) is None \
                 and not self._counts_for(number, voter, address):
-            return self.address_full(number)
+            key = LEFT + voter          # kept as the student's answer, left out of the histogram
         with self.store.write() as db:
-            had = db.execute("SELECT answer FROM votes WHERE number = ? AND voter = ?", (number, voter)).fetchone()
-            if had is not None and had[0] == index:
-                return None              # the same answer again (a page reload): already counted
+            had = db.execute("SELECT voter, answer FROM votes WHERE number = ? AND voter IN (?, ?)",
+                             (number, voter, LEFT + voter)).fetchone()
+            if had is not None and had[1] == index:
+                return None              # the same answer again (a page reload): already kept
             if db.execute("SELECT 1 FROM revealed WHERE number = ?", (number,)).fetchone():
                 return (f"The class's answers to question {number} are already revealed, so a new answer "
                         "is not counted; yours stays in your card.")
-            db.execute("INSERT OR REPLACE INTO votes VALUES (?, ?, ?)", (number, voter, index))
+            db.execute("INSERT OR REPLACE INTO votes VALUES (?, ?, ?)", (number, had[0] if had else key, index))
             self._changed(db, number, "vote")
         self._notify(number, "vote")
         return None
+
+    def left_out(self, number: int, browser: str) -> bool:
+        return bool(self.store.read("SELECT 1 FROM votes WHERE number = ? AND voter = ?",
+                                    (number, LEFT + self.voter(browser))))
 
     def _counts_for(self, number: int, voter: str, address: str) -> bool:
         """Whether `address` may have one more browser's vote counted on question `number` (every
@@ -107,21 +116,25 @@ class SharedPollStore(PollStore):
         alive = time.time() - GONE_AFTER
         here = "FROM presence p JOIN procs r ON r.proc = p.proc WHERE r.seen >= ?"
         with self.store.snapshot() as db:
-            rows = db.execute("SELECT answer, COUNT(*) FROM votes WHERE number = ? GROUP BY answer",
-                              (number,)).fetchall()
+            rows = db.execute("SELECT answer, COUNT(*) FROM votes WHERE number = ? AND substr(voter, 1, 5) != ? "
+                              "GROUP BY answer", (number, LEFT)).fetchall()
+            left = db.execute("SELECT COUNT(*) FROM votes WHERE number = ? AND substr(voter, 1, 5) = ?",
+                              (number, LEFT)).fetchone()[0]
             connected = db.execute(f"SELECT COUNT(DISTINCT p.voter) {here}", (alive,)).fetchone()[0]
             answered_here = db.execute(
-                f"SELECT COUNT(DISTINCT p.voter) {here} AND p.voter IN (SELECT voter FROM votes WHERE number = ?)",
+                f"SELECT COUNT(DISTINCT p.voter) {here} AND p.voter IN (SELECT {OWN} FROM votes WHERE number = ?)",
                 (alive, number)).fetchone()[0]
             revealed = db.execute("SELECT 1 FROM revealed WHERE number = ?", (number,)).fetchone() is not None
         counts = [0] * len(question.categories)
         for index, n in rows:
             counts[index] = n
-        return Tally(question, tuple(counts), connected, revealed, here=answered_here)
+        return Tally(question, tuple(counts), connected, revealed, here=answered_here, left_out=left,
+                     per_address=self.per_address)
 
     def answer_of(self, number: int, browser: str) -> int | None:
-        rows = self.store.read("SELECT answer FROM votes WHERE number = ? AND voter = ?",
-                               (number, self.voter(browser)))
+        voter = self.voter(browser)
+        rows = self.store.read("SELECT answer FROM votes WHERE number = ? AND voter IN (?, ?)",
+                               (number, voter, LEFT + voter))
         return rows[0][0] if rows else None
 
     # --- the lecturer's controls ---

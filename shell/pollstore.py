@@ -1,9 +1,9 @@
-"""The class poll's store: the questions, one anonymous vote per browser, which are revealed.
+"""The class poll's store: the questions, each browser's anonymous answer, which are revealed.
 
     poll = PollStore()
     poll.ask(Question(10, "choice", ("faster", "slower")))   # a card defines its question (once)
-    poll.vote(10, browser_id, "slower")      # None, or one sentence when the vote cannot count
-    poll.tally(10).counts                    # [0, 1]: one vote per browser, its latest answer
+    poll.vote(10, browser_id, "slower")      # None (kept), or one sentence when the answer is refused
+    poll.tally(10).counts                    # [0, 1]: one bar per counted browser, its latest answer
     poll.reveal(10); poll.reset(10); poll.reset_all()
     unsubscribe = poll.subscribe(lambda number, what: ...)   # what: "ask" | "vote" | "reveal" | "reset"
 
@@ -11,7 +11,10 @@
 are keyed by a salted hash of the browser's identity (shell.sessions.browser_id: an id this server
 signed, limited per client address), which nothing reads back: a tally holds counts only. Per
 question, the votes of at most `per_address` browsers count from one client address, so a script
-minting browser ids on one machine is that many votes, however long it runs. Pages reach it through
+minting browser ids on one machine is that many votes, however long it runs. An answer beyond that
+limit (students sharing one computer, or a class behind one NAT address) is still the student's:
+kept under their browser (`answer_of`, their card's verdict after the reveal) but left out of the
+histogram, and the tally says how many were left out (`Tally.left_out`). Pages reach it through
 shell.poll (their ballots and the lecturer's view).
 
 The class's poll (its class state's `poll`, shell.pollshared.class_poll) is a `PollStore` when one
@@ -102,21 +105,25 @@ class Tally:
     connected: int          # browsers with a question page open now
     revealed: bool
     here: int = 0           # of the `connected` browsers, those that have answered (never more)
+    left_out: int = 0       # answers kept for their students but not in the histogram (per-address limit)
+    per_address: int | None = None   # the limit: answers counted per question from one network address
 
     @property
     def answered(self) -> int:
-        """Every answer counted in the histogram, from browsers here or gone since they answered."""
-        return sum(self.counts)
+        """Every answer, from browsers here or gone since they answered: those in the histogram and
+        those left out of it."""
+        return sum(self.counts) + self.left_out
 
     @property
     def gone(self) -> int:
         """Answers from browsers that have since closed every question page."""
         return self.answered - self.here
 
-    def summary(self) -> str:
+    def summary(self, left_out: bool = True) -> str:
         """Who has answered, in words, the same on students' cards and the lecturer's page: the
         browsers here that answered, out of the browsers here (so never more than all of them), then
-        the answers of browsers that have left, which the histogram still counts."""
+        the answers of browsers that have left, which the histogram still counts, and (`left_out`)
+        how many answers the histogram leaves out."""
         if self.connected == 0:
             text = "No browser has a question page open now"
         else:
@@ -125,11 +132,25 @@ class Tally:
         if self.gone:
             text += (f" · {'1 answer' if self.gone == 1 else f'{self.gone} answers'} from "
                      f"{'a browser that has' if self.gone == 1 else 'browsers that have'} left")
+        if self.left_out and left_out:
+            text += (f" · {self.left_out} not in the histogram (it counts {self.per_address} per network "
+                     "address)")
         return text
+
+    def left_out_text(self) -> str:
+        """The lecturer's sentence on the answers left out of the histogram ("" when none), naming the
+        setting that raises the limit."""
+        if not self.left_out:
+            return ""
+        answers = "1 answer" if self.left_out == 1 else f"{self.left_out} answers"
+        return (f"{answers} left out of the histogram: it counts {self.per_address} per question from one "
+                "network address (students sharing a computer or a network); set SPECLAB_VOTES_PER_ADDRESS "
+                "when you start the server to count more.")
 
 
 class PollStore:
-    """Votes per question, one per browser (keyed by a salted hash), and which questions are revealed.
+    """Answers per question, one per browser (keyed by a salted hash): those counted in the histogram
+    (`per_address` browsers per network address) and those kept but left out; which are revealed.
 
     Thread-safe: every method takes one lock; listeners are called after it is released, on the
     caller's thread, with (question number or None for all, what happened).
@@ -143,7 +164,8 @@ class PollStore:
         self._by_address: dict[tuple[int, str], set[str]] = {}   # (question, address hash) → its voters
         self._lock = threading.Lock()
         self._questions: dict[int, Question] = {}
-        self._votes: dict[int, dict[str, int]] = {}
+        self._votes: dict[int, dict[str, int]] = {}     # question → voter → answer, in the histogram
+        self._left: dict[int, dict[str, int]] = {}      # question → voter → answer, kept, not counted
         self._revealed: set[int] = set()
         self._present: dict[str, str] = {}       # open session id -> voter hash
         self._listeners = Listeners("poll")
@@ -168,9 +190,10 @@ class PollStore:
             return self._questions.get(number)
 
     def vote(self, number: Any, browser: str, value: Any, address: str = "") -> str | None:
-        """Count `browser`'s answer to question `number` (replacing its earlier one); None when it
-        counts, else one sentence saying why nothing changed. `address`: the client address it
-        came from ('' unknown), of which `per_address` browsers count per question."""
+        """Keep `browser`'s answer to question `number` (replacing its earlier one); None when it is
+        kept, else one sentence saying why nothing changed. `address`: the client address it came
+        from ('' unknown), of which `per_address` browsers count in the histogram per question; a
+        browser beyond them keeps its answer, left out of the histogram (`left_out`)."""
         if isinstance(number, bool) or not isinstance(number, int):
             return f"There is no question {refusal(number)} in this lab; nothing was counted."
         with self._lock:
@@ -181,27 +204,38 @@ class PollStore:
             if index is None:
                 return why
             votes = self._votes.setdefault(number, {})
+            left = self._left.setdefault(number, {})
             voter = self.voter(browser)
+            had = votes.get(voter, left.get(voter))
             if number in self._revealed:
-                if votes.get(voter) == index:
-                    return None             # the same answer again (a page reload): already counted
+                if had == index:
+                    return None             # the same answer again (a page reload): already kept
                 return (f"The class's answers to question {number} are already revealed, so a new answer "
                         "is not counted; yours stays in your card.")
-            if votes.get(voter) == index:
+            if had == index:
                 return None
-            if address and self.per_address is not None:
-                mine = self._by_address.setdefault((number, self.voter("address " + address)), set())
-                if voter not in mine and len(mine) >= self.per_address:
-                    return self.address_full(number)
-                mine.add(voter)
-            votes[voter] = index
+            if voter in left or (voter not in votes and not self._room(number, voter, address)):
+                left[voter] = index         # the student's answer, not in the histogram
+            else:
+                votes[voter] = index
         self._notify(number, "vote")
         return None
 
-    def address_full(self, number: int) -> str:
-        counted = "an answer" if self.per_address == 1 else f"{self.per_address} answers"
-        return (f"Question {number} already counts {counted} from this computer's network address, so this "
-                "one was not counted; if several of you share one computer, tell the lecturer.")
+    def _room(self, number: int, voter: str, address: str) -> bool:
+        """Whether `address` may have `voter`'s answer counted in question `number`'s histogram (noted
+        if so); called under the lock."""
+        if not address or self.per_address is None:
+            return True
+        mine = self._by_address.setdefault((number, self.voter("address " + address)), set())
+        if voter not in mine and len(mine) >= self.per_address:
+            return False
+        mine.add(voter)
+        return True
+
+    def left_out(self, number: int, browser: str) -> bool:
+        """Whether `browser`'s answer to `number` is kept but not in the histogram."""
+        with self._lock:
+            return self.voter(browser) in self._left.get(number, {})
 
     def tally(self, number: int) -> Tally | None:
         with self._lock:
@@ -212,14 +246,17 @@ class PollStore:
             votes = self._votes.get(number, {})
             for index in votes.values():
                 counts[index] += 1
+            left = self._left.get(number, {})
             present = set(self._present.values())
             return Tally(question, tuple(counts), len(present), number in self._revealed,
-                         here=len(present.intersection(votes)))
+                         here=len(present.intersection(votes)) + len(present.intersection(left)),
+                         left_out=len(left), per_address=self.per_address)
 
     def answer_of(self, number: int, browser: str) -> int | None:
-        """The bar `browser`'s vote counts in (for its own card only)."""
+        """The bar of `browser`'s answer, counted or left out (for its own card only)."""
+        voter = self.voter(browser)
         with self._lock:
-            return self._votes.get(number, {}).get(self.voter(browser))
+            return self._votes.get(number, {}).get(voter, self._left.get(number, {}).get(voter))
 
     # --- the lecturer's controls ---
     def reveal(self, number: int) -> None:
@@ -233,6 +270,7 @@ class PollStore:
         """Forget question `number`'s votes and hide it again."""
         with self._lock:
             self._votes.pop(number, None)
+            self._left.pop(number, None)
             self._revealed.discard(number)
             self._by_address = {k: v for k, v in self._by_address.items() if k[0] != number}
         self._notify(number, "reset")
@@ -240,6 +278,7 @@ class PollStore:
     def reset_all(self) -> None:
         with self._lock:
             self._votes.clear()
+            self._left.clear()
             self._revealed.clear()
             self._by_address.clear()
         self._notify(None, "reset")

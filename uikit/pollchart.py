@@ -80,8 +80,10 @@ class PollChart(pn.viewable.Viewer):
             hatches.append("/" if i == mine else " ")
         return {"bar": self.bars, "n": list(counts), "label": labels, "colour": colours, "hatch": hatches}
 
-    def show(self, counts, mine: int | None = None, truth: int | None = None, caption: str = "") -> None:
-        """Draw these counts (one per category); `mine`/`truth` are bar indices or None."""
+    def show(self, counts, mine: int | None = None, truth: int | None = None, caption: str = "",
+             mine_left_out: bool = False) -> None:
+        """Draw these counts (one per category); `mine`/`truth` are bar indices or None;
+        `mine_left_out`: the student's answer is kept but not counted in these bars."""
         counts = tuple(counts)
         key = (counts, mine, truth)
         if key != self.counts:
@@ -92,7 +94,8 @@ class PollChart(pn.viewable.Viewer):
         for i, (short, long, n) in enumerate(zip(self.short, self.categories, counts)):
             if self.numeric and not n and i not in (mine, truth):
                 continue
-            tags = (" · <b>your answer</b>" if i == mine else "") + (" · <b>✓ the answer</b>" if i == truth else "")
+            yours = " · <b>your answer</b>" + (" (not in these bars)" if mine_left_out else "")
+            tags = (yours if i == mine else "") + (" · <b>✓ the answer</b>" if i == truth else "")
             name = html.escape(long) if self.numeric else f"<b>{short}</b> {html.escape(long)}"
             pct = f" ({round(100 * n / total)}%)" if total else ""
             items.append(f"<li>{name}: {n}{pct}{tags}</li>")

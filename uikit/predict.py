@@ -23,6 +23,8 @@ from uikit.pollchart import PollChart
 from uikit.state import LabState
 from uikit.styles import BOX_CSS, CHOICE_CSS
 
+LEFT_OUT = ("Your answer is kept and you will see your verdict; the class's histogram already counts an "
+            "answer from this computer's network address, so it leaves yours out.")
 CARD_STYLES = {"border": "2px solid #b35900", "background": "#fff8f0", "border-radius": "8px", "padding": "8px 14px"}
 
 
@@ -148,6 +150,8 @@ class PredictCard(CardFace):
             self._notice.object = f'<div class="error" role="alert">{html.escape(problem)}</div>'
             return
         self._notice.object = ""
+        if self.ballot is not None and self.ballot.left_out(self.number):
+            self._notice.object = f'<div class="verdict waiting" role="status">{html.escape(LEFT_OUT)}</div>'
         if self.kind == "number":
             value = int(value)
         self.committed = value
@@ -215,7 +219,8 @@ class PredictCard(CardFace):
         tally = self.ballot.tally(self.number) if show else None
         if tally is not None:
             truth = self._truth() if self._answer_shown() else None
-            self._answers.show(tally, self.ballot.mine(self.number), truth, live=self.live)
+            self._answers.show(tally, self.ballot.mine(self.number), truth, live=self.live,
+                               left_out=self.ballot.left_out(self.number))
 
     def _update(self):
         self._show_class()
@@ -311,8 +316,9 @@ class ClassAnswers:
         self.view = pn.Column(width=420, margin=(6, 0, 0, 12), visible=False, css_classes=["class-answers"])
         self.chart: PollChart | None = None
 
-    def show(self, tally, mine: int | None, truth, live: bool) -> None:
-        """Draw `tally` with the student's bar `mine` and, when known, the correct answer `truth`."""
+    def show(self, tally, mine: int | None, truth, live: bool, left_out: bool = False) -> None:
+        """Draw `tally` with the student's bar `mine` (`left_out`: kept, not counted in the bars) and,
+        when known, the correct answer `truth`."""
         categories = tally.question.categories
         if self.chart is None:
             self.chart = PollChart(categories, numeric=self.numeric, height=120 if live else 170, compact=live)
@@ -320,4 +326,4 @@ class ClassAnswers:
         truth_index = categories.index(str(truth)) if truth is not None and str(truth) in categories else None
         where = "revealed" if tally.revealed else "so far"
         self.chart.show(tally.counts, mine=mine, truth=truth_index,
-                        caption=f"The class's answers ({where}): {tally.summary()}.")
+                        caption=f"The class's answers ({where}): {tally.summary()}.", mine_left_out=left_out)
