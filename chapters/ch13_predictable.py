@@ -49,8 +49,9 @@ def argument_html(gamma: int = GAMMA) -> str:
         "<li>So the target fixing mistakes was never the win: fixing only gets you back to one token per "
         "call. <b>The win is the draft being right</b>: every kept guess is a token the target skips writing.</li>"
         f"<li>Language is often predictable: a closing bracket, “the”, “of”, the rest of a half-typed word, "
-        f"the same variable name three lines down. Keep 70% of γ = {gamma} guesses and a target call gives "
-        f"<b>{e70:.2f}</b> tokens instead of 1.</li>"
+        f"the same variable name three lines down. If the target keeps each of γ = {gamma} guesses with "
+        f"chance α = 0.7 (given it kept the ones before), a target call gives <b>{e70:.2f}</b> tokens "
+        "instead of 1.</li>"
         f"<li>When guessing goes badly, α collapses and the draft is a tax: with γ = {gamma}, drafting breaks "
         f"even at α = {be[0.1]:.2f} when a draft call costs 10% of a target call, and at α = {be[0.3]:.2f} "
         "when it costs 30%. Below that it is slower than doing nothing.</li></ul>"
@@ -73,7 +74,8 @@ class KindBars:
         self.labels = [textkinds.LABELS[k] for k in (*textkinds.KINDS, YOURS)]
         self.source = ColumnDataSource(self._data([]))
         f = static_figure(height=290, sizing_mode="stretch_width", x_range=self.labels, y_range=(0, 1.15),
-                          title="α: share of the draft model's guesses the target keeps (temperature 0)",
+                          title="α: the chance the target keeps a draft model's guess, given it kept the ones "
+                                "before (temperature 0)",
                           y_axis_label="α")
         f.vbar(x="label", top="alpha", source=self.source, width=0.7, fill_color="color", line_color=palette.INK,
                hatch_pattern="hatch", hatch_color="white", hatch_alpha=0.6)
@@ -114,8 +116,8 @@ def verdict_html(kinds: list[textkinds.KindResult], be: float | None, yours=None
         a, word = yours.alpha or 0.0, yours.verdict_word()
         text += f" Your prompt, measured: α = {a:.2f}, {yours.speedup:.2f}× plain decoding's speed on this machine"
         if be is not None and not math.isnan(be) and word != "level" and (a >= be) != (word == "faster"):
-            text += (", more than its α predicts: its guesses were kept in runs (whole rounds, or none)"
-                     if word == "faster" else ", less than its α predicts: its kept guesses came too unevenly")
+            side = "below" if word == "faster" else "above"     # the line says the other word: say why
+            text += f", {word} though its α is {side} the line: " + yours.against_break_even()
         text += "."
     if profile is not None and profile.busy:
         text += " " + profile.why_busy()
@@ -123,14 +125,15 @@ def verdict_html(kinds: list[textkinds.KindResult], be: float | None, yours=None
 
 
 def table_html(results: list[textkinds.KindResult]) -> str:
-    """A row per kind (and the student's prompt, marked): α, tokens per call, guesses kept, prompts."""
+    """A row per kind (and the student's prompt, marked): α, tokens per call, guesses kept of those
+    judged (α's count) and of all drafted, prompts."""
     rows = []
     for r in results:
         first = r.prompts[0].replace("\n", " ")
         example = first if len(first) <= 60 else first[:57] + "…"
         mark = " class='current'" if r.kind == YOURS else ""
         rows.append(f"<tr{mark}><td><b>{html.escape(r.label)}</b></td><td>{r.alpha:.2f}</td>"
-                    f"<td>{r.tokens_per_call:.2f}</td><td>{r.accepted} of {r.drafted}</td>"
+                    f"<td>{r.tokens_per_call:.2f}</td><td>{r.accepted} of {r.judged} judged · {r.drafted} drafted</td>"
                     f"<td><code>{html.escape(example)}</code>"
                     f"{f' and {len(r.prompts) - 1} more' if len(r.prompts) > 1 else ''}</td></tr>")
     return ("<table class='speclab-table'><thead><tr><th>kind of text</th><th>α</th>"
@@ -278,7 +281,9 @@ class PredictableChapter(Chapter):
         caption = pn.pane.Markdown(
             f"Each kind: its first {PER_KIND} held-out prompts (prompts kept apart from the ones the draft was "
             f"trained and tuned on), {MAX_NEW_TOKENS} new tokens each, the draft model guessing your γ "
-            f"({self.state.gamma}) a round at temperature 0; α pools the kind's guesses. Your prompt is your "
+            f"({self.state.gamma}) a round at temperature 0. α pools the kind's guesses: kept ÷ judged, where a "
+            "guess is judged when the target keeps or rejects it (the guesses after a rejection are dropped "
+            "unjudged), as chapter 4 defines it. Your prompt is your "
             "request with the draft model guessing, as chapters 10, 11 and 12 measure it.",
             sizing_mode="stretch_width", styles={"font-size": "1rem", "color": palette.MUTED})
         return pn.Column(

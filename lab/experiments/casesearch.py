@@ -60,7 +60,8 @@ NEVER = 0.005         # a guess the target gives p below this was as good as sur
 
 @dataclass(frozen=True)
 class Luck:
-    """How one round compares with the generation it belongs to (α: its accepted ÷ drafted).
+    """How one round compares with the generation it belongs to (α: its per-guess acceptance rate,
+    kept ÷ (kept + rejected), lab.core.trace.acceptance_rate — the rate these sums assume).
 
     `expected_kept` = α + α² + … + α^γ, the drafts a round keeps on average when each is kept with
     probability α given the ones before (the analytic model's independence assumption);

@@ -7,7 +7,7 @@ the student's prompt, settings, seed and γ, drafted this way), so the draft mod
 request chapters 4, 10 and 11 show with the draft model guessing, with the same α, target calls and
 speed-up:
 
-    α                 accepted drafts ÷ drafted tokens
+    α                 the per-guess acceptance rate, kept ÷ (kept + rejected) (lab.core.trace)
     tokens per call   new tokens ÷ target calls (plain decoding: 1)
     c                 a guess's mean cost in one-position target calls (prompt lookup: about 0)
     speed-up          plain decoding's decode time ÷ this drafting's, every call priced by the profile

@@ -4,7 +4,8 @@ For each kind (stories, facts, instructions, code, JSON, edits) a few held-out p
 (models/heldout_prompts.json) are decoded speculatively by the lecture's drafting — the draft
 model guessing a constant γ — at temperature 0, and pooled:
 
-    α                 accepted drafts ÷ drafted tokens, over all the kind's prompts
+    α                 the per-guess acceptance rate, kept ÷ (kept + rejected) guesses over all the
+                      kind's prompts (lab.core.trace.acceptance_rate; dropped guesses not counted)
     tokens per call   new tokens ÷ target calls (the analytic model's E, measured)
 
 Greedy and seeded, so the figures depend on the pair and the prompts only: pages go through
@@ -24,6 +25,7 @@ import numpy as np
 from lab.core.engine import generate
 from lab.prompts import encode_prompt, heldout_prompts
 from lab.core.sampling import GREEDY
+from lab.core.trace import acceptance_rate
 from lab.speed.request import measured_break_even
 
 KINDS = ("stories", "facts", "instructions", "code", "json", "edit")
@@ -41,11 +43,13 @@ class KindResult:
     accepted: int
     new_tokens: int
     target_calls: int
+    rejected: int                 # rounds that ended on a rejected guess (one rejected guess each)
 
     @classmethod
     def of_trace(cls, kind: str, prompt: str, trace) -> "KindResult":
         """One prompt's generation (lab.core.trace.GenerationTrace) as a result of its own."""
-        return cls(kind, (prompt,), trace.drafted, trace.accepted, len(trace.new_ids), trace.target_calls)
+        return cls(kind, (prompt,), trace.drafted, trace.accepted, len(trace.new_ids), trace.target_calls,
+                   trace.rejected)
 
     @property
     def label(self) -> str:
@@ -53,7 +57,13 @@ class KindResult:
 
     @property
     def alpha(self) -> float:
-        return self.accepted / self.drafted if self.drafted else 0.0
+        """α, kept ÷ (kept + rejected) (0 when no guess was judged)."""
+        return acceptance_rate(self.accepted, self.rejected) or 0.0
+
+    @property
+    def judged(self) -> int:
+        """Guesses the target judged: kept or rejected (the dropped ones after a rejection not)."""
+        return self.accepted + self.rejected
 
     @property
     def tokens_per_call(self) -> float:
@@ -72,15 +82,16 @@ def kind_prompts(per_kind: int = 2) -> dict[str, list[str]]:
 def measure_kind(pair, kind: str, prompts: list[str], *, gamma: int = 4,
                  max_new_tokens: int = 32) -> KindResult:
     """Decode each prompt with the draft model guessing γ a round (greedy) and pool the counts."""
-    drafted = accepted = tokens = calls = 0
+    drafted = accepted = rejected = tokens = calls = 0
     for text in prompts:
         trace = generate(pair, encode_prompt(pair.tokenizer, text), settings=GREEDY, gamma=gamma,
                          max_new_tokens=max_new_tokens, display_top=0, drafter=DRAFTER, policy=POLICY)
         drafted += trace.drafted
         accepted += trace.accepted
+        rejected += trace.rejected
         tokens += len(trace.new_ids)
         calls += trace.target_calls
-    return KindResult(kind, tuple(prompts), drafted, accepted, tokens, calls)
+    return KindResult(kind, tuple(prompts), drafted, accepted, tokens, calls, rejected)
 
 
 def cached_kind(service, kind: str, prompts: list[str], gamma: int = 4, max_new_tokens: int = 32,
@@ -123,10 +134,10 @@ def reading(results: list[KindResult], be: float | None = None) -> str:
     if low_structured and high_free:
         worst, best = min(low_structured, key=lambda r: r.alpha), max(high_free, key=lambda r: r.alpha)
         if worst.alpha >= best.alpha:
-            out.append("The kinds with a fixed structure (code, JSON, edits) kept more guesses than the free ones, "
+            out.append("The kinds with a fixed structure (code, JSON, edits) had a higher α than the free ones, "
                        "as the argument above expects.")
         else:
-            out.append(f"Structure alone did not decide it: {worst.label} ({worst.alpha:.2f}) kept fewer guesses "
+            out.append(f"Structure alone did not decide it: {worst.label} ({worst.alpha:.2f}) had a lower α "
                        f"than {best.label} ({best.alpha:.2f}). What counts is what this draft model learned to "
                        "guess, not how predictable the text looks to us.")
     if be is not None:

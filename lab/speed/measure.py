@@ -17,7 +17,7 @@ from lab.devices import sync
 from lab.core.engine import Decoder, generate
 from lab.pairs.modelpair import ModelPair
 from lab.core.sampling import GREEDY, SamplingSettings
-from lab.core.trace import GenerationTrace
+from lab.core.trace import GenerationTrace, acceptance_rate
 
 
 @dataclass
@@ -28,7 +28,7 @@ class Measurement:
     policy: str                   # the draft length policy, described
     gamma: int
     new_tokens: int
-    alpha: float                  # accepted drafts ÷ drafted tokens
+    alpha: float                  # α, per guess: kept ÷ (kept + rejected) (lab.core.trace.acceptance_rate)
     tokens_per_round: float       # new tokens ÷ target calls (tokens per target call)
     c: float                      # mean draft call ÷ mean one-position target call
     predicted_speedup: float      # analytic model from the measured α, mean draft length and c
@@ -155,7 +155,7 @@ def measure_set(pair: ModelPair, prompts: dict[str, list[str]], *, gamma: int | 
     (drafter, policy) — default: the pair's own — back to back, so machine drift hits all alike.
     `gamma` replaces each policy's γ when given.
     Pooled per category and drafting:
-        α                = accepted draft tokens ÷ drafted tokens
+        α                = kept ÷ (kept + rejected) guesses (lab.core.trace.acceptance_rate)
         tokens per call  = new tokens ÷ target calls
         c                = mean draft call ÷ mean one-position target call
         speed-up         = plain decoding time ÷ speculative decoding time (same prompts, same lengths)
@@ -182,10 +182,11 @@ def measure_set(pair: ModelPair, prompts: dict[str, list[str]], *, gamma: int | 
                                                warmup=i == 0 and r == 0, drafter=drafter, policy=policy, plain=plain,
                                                profile=profile)
                 acc = pooled[(drafter, policy)].setdefault(cat, {
-                    "prompts": set(), "accepted": 0, "drafted": 0, "tokens": 0, "calls": 0, "plain": 0.0,
-                    "spec": 0.0, "target": [], "draft": [], "exact": [], "rounds": 0, "drafted_rounds": 0})
+                    "prompts": set(), "accepted": 0, "rejected": 0, "drafted": 0, "tokens": 0, "calls": 0,
+                    "plain": 0.0, "spec": 0.0, "target": [], "draft": [], "exact": [], "rounds": 0, "drafted_rounds": 0})
                 acc["prompts"].add(text)
                 acc["accepted"] += spec.accepted
+                acc["rejected"] += spec.rejected
                 acc["drafted"] += spec.drafted
                 acc["tokens"] += len(spec.new_ids)
                 acc["calls"] += spec.target_calls
@@ -207,7 +208,7 @@ def _report(drafter: str, policy: str, pooled: dict[str, dict]) -> dict:
     rows = {}
     for cat, a in pooled.items():
         target_s, draft_s = sum(a["target"]) / len(a["target"]), sum(a["draft"]) / max(1, len(a["draft"]))
-        alpha, c = a["accepted"] / max(1, a["drafted"]), draft_s / target_s
+        alpha, c = acceptance_rate(a["accepted"], a["rejected"]) or 0.0, draft_s / target_s
         rows[cat] = {"prompts": len(a["prompts"]), "alpha": alpha, "tokens_per_call": a["tokens"] / a["calls"],
                      "c": c, "speedup": a["plain"] / a["spec"],
                      "predicted_speedup": predicted(alpha, a["drafted"] / a["calls"], c),

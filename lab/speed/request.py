@@ -5,7 +5,9 @@ tokens). Its `Outcome` decodes it plainly and speculatively (ModelService's cach
 prices both with the pair's one cost profile (lab.speed.costs, lab.speed.timeline.schedule), so chapters
 4, 10, 11, 12 and 13 and the tour show the same α, target calls, tokens per call and speed-up for it:
 
-    α                 kept guesses ÷ guesses
+    α                 the per-guess acceptance rate: kept ÷ (kept + rejected) guesses, the dropped
+                      ones not counted (lab.core.trace.acceptance_rate), as the lecture's E assumes
+    share kept        kept ÷ all drafted guesses, dropped ones included (`kept_share`; not α)
     tokens per call   new tokens ÷ target calls
     c                 a guess's mean cost in one-position target calls (a copied guess: about 0)
     speed-up          plain decoding's decode time ÷ drafting's, every call priced by the profile
@@ -104,6 +106,11 @@ class Outcome(OutcomeWords):
     @property
     def alpha(self) -> float | None:
         return self.spec.alpha
+
+    @property
+    def kept_share(self) -> float | None:
+        """Kept ÷ all drafted guesses ("share of guesses kept"), the dropped ones counted: not α."""
+        return self.spec.kept_share
 
     @property
     def target_calls(self) -> int:

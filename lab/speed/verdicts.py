@@ -84,7 +84,7 @@ class OutcomeWords:
                       "which costs no model call"
             elif np.isnan(be) or a < be:
                 why = (f"though α = {a:.2f} is below the break-even α = {be:.2f}" if not np.isnan(be) else
-                       "though by the formula no α breaks even at this cost") + ": " + self._against_break_even()
+                       "though by the formula no α breaks even at this cost") + ": " + self.against_break_even()
             else:
                 why = f"α = {a:.2f} is above the break-even α = {be:.2f} for c = {self.c:.2f} at γ = {self.mean_gamma}"
                 why += " (with this machine's verify cost)"
@@ -94,7 +94,7 @@ class OutcomeWords:
         why = ("no α breaks even at this cost" if np.isnan(be) else
                f"α = {a:.2f} is below the break-even α = {be:.2f} for c = {self.c:.2f} at γ = {self.mean_gamma} "
                "(with this machine's verify cost)" if a < be else f"though α = {a:.2f} is above the break-even "
-               f"α = {be:.2f}: " + self._against_break_even())
+               f"α = {be:.2f}: " + self.against_break_even())
         verify = f", and a verify pass over {k} positions costs {v:.2f} target calls on this machine, not 1" \
             if v > 1.05 else ""
         return f"Slower here ({s:.2f}×): {head}; {why}{verify}."
@@ -109,7 +109,7 @@ class OutcomeWords:
         that account for it (lab.speed.gap), each with its numbers, largest first."""
         return gap_terms.reasons(self)
 
-    def _against_break_even(self) -> str:
+    def against_break_even(self) -> str:
         """Why the measured rounds beat (or miss) the break-even α, which already counts this
         machine's verify pass over γ + 1 positions: the terms beyond it (lab.speed.gap)."""
         k = min(self.mean_gamma + 1, self.profile.max_positions)

@@ -1,3 +1,5 @@
+import pytest
+
 from lab.core import engine
 from lab.experiments.casesearch import SeedSearch, find_all_kept, keeps_all
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
@@ -79,3 +81,21 @@ def test_a_round_cut_by_the_end_of_text_is_not_an_every_draft_kept_round():
     assert keeps_all(full, 4)
     cut = replace(full, emitted_ids=full.emitted_ids[:4], emitted_texts=full.emitted_texts[:4], stop_reason="eos")
     assert not keeps_all(cut, 4) and not keeps_all(scripted_round(0, drafted=4, kept=3), 4)
+
+
+def test_all_kept_happens_about_alpha_to_the_gamma_with_the_generations_alpha():
+    """luck's α^γ is the share of rounds keeping all γ when α is the generation's per-guess rate
+    (kept ÷ (kept + rejected)); kept ÷ drafted would make it far too small."""
+    import numpy as np
+    from lab.experiments.casesearch import luck
+    from tests.helpers import scripted_round, scripted_trace
+    rng, rounds = np.random.default_rng(11), []
+    for i in range(3000):
+        kept = 0
+        while kept < 4 and rng.random() < 0.7:
+            kept += 1
+        rounds.append(scripted_round(i, 4, kept))
+    t = scripted_trace(rounds)
+    share = sum(r.n_accepted == 4 for r in rounds) / len(rounds)
+    assert luck(rounds[0], t.alpha).all_kept == pytest.approx(share, abs=0.03)
+    assert luck(rounds[0], t.kept_share).all_kept < share - 0.1

@@ -39,7 +39,8 @@ def test_a_prompt_set_is_measured_per_category_and_drafting(pair, report, drafte
         traces = [generate(pair, pair.tokenizer.encode(p, add_special_tokens=False), gamma=3, max_new_tokens=8,
                            drafter=drafter, policy=policy) for p in prompts]
         drafted = sum(t.drafted for t in traces)
-        assert rows[cat]["alpha"] == pytest.approx(sum(t.accepted for t in traces) / max(1, drafted))
+        kept, rejected = sum(t.accepted for t in traces), sum(t.rejected for t in traces)   # α per guess judged
+        assert rows[cat]["alpha"] == pytest.approx(kept / (kept + rejected) if kept + rejected else 0.0)
         assert rows[cat]["tokens_per_call"] == pytest.approx(
             sum(len(t.new_ids) for t in traces) / sum(t.target_calls for t in traces))
         assert rows[cat]["exact"] is True and rows[cat]["speedup"] > 0
