@@ -119,7 +119,9 @@ class EasyWordsChapter(Chapter):
         n = len(self.positions)
         self.count.object = (f'<div class="verdict waiting">The small model’s first guess is the big model’s '
                              f'word at <b>{self.n_easy} of {n}</b> positions (✓ easy); at <b>{n - self.n_easy}'
-                             f'</b> it would have said something else (✗ hard). Click a word to see why.</div>')
+                             f'</b> it would have said something else (✗ hard). Click a word to see why.'
+                             + (f' That hit rate, {self.n_easy / n:.2f}, is the kind of rate chapter 4 measures in real '
+                                'rounds as α, the acceptance rate.' if n else '') + '</div>')
         self.detail.object = ""
         if self.predict is not None:
             self.predict.reveal()

@@ -17,6 +17,7 @@ import panel as pn
 import param
 
 from chapters.base import Chapter
+from lab.core.trace import acceptance_rate
 from lab.speed.timeline import REQUEST_TOKENS
 from uikit.clicks import on_click
 from uikit.panels import button_disabled
@@ -31,6 +32,7 @@ ROUND_CSS = """
          border-left: 3px solid #1f4e9e; border-radius: 4px; background: #f3f5f9; }
 .round .no { font-size: .85rem; font-weight: 700; color: #1f4e9e; white-space: nowrap; }
 """
+ALPHA_CSS = ".alpha-line { font-size: 1.05rem; line-height: 1.45; padding: 6px 10px; border-left: 4px solid #2b7a4b; }"
 
 
 def round_chips(r) -> list[Chip]:
@@ -58,6 +60,28 @@ def lane_chips(r) -> list[Chip]:
     return chips
 
 
+def plural(n: int, word: str) -> str:
+    """"1 token", "2 tokens"; "1 time", "3 times"."""
+    return f"<b>{n}</b> {word}{'s' * (n != 1)}"
+
+
+def alpha_html(rounds) -> str:
+    """α, named and explained where the lab first measures it: the rounds so far, counted as
+    lab.core.trace.acceptance_rate counts them ("" before any guess was judged)."""
+    kept, rejected = sum(r.n_accepted for r in rounds), sum(r.rejected for r in rounds)
+    drafted = sum(len(r.drafts) for r in rounds)
+    alpha = acceptance_rate(kept, rejected)
+    if alpha is None:
+        return ""
+    dropped = drafted - kept - rejected
+    return (f'<div class="alpha-line"><b>α, the acceptance rate</b> = kept ÷ (kept + rejected) = {kept} ÷ '
+            f'({kept} + {rejected}) = <b>{alpha:.2f}</b> so far: the chance the target keeps a guess, given '
+            f'that it kept the ones before it. The {dropped} guess{"es" * (dropped != 1)} dropped after a '
+            f'rejection {"were" if dropped != 1 else "was"} never checked, so {"they do" if dropped != 1 else "it does"} '
+            f'not count. This is the α of chapter 10’s formula; of all {drafted} guesses drafted, '
+            f'{kept} were kept (a share of {kept / drafted:.2f}).</div>')
+
+
 def last_round_html(r, tokens: int, standard: int, spec: int, finished: bool) -> str:
     """What the latest round did, and the running counts of both lanes."""
     g = len(r.drafts)
@@ -71,9 +95,9 @@ def last_round_html(r, tokens: int, standard: int, spec: int, finished: bool) ->
     who = {"lookup": "guesses copied from the text; ", "model": "guesses by the draft model; "}.get(
         r.draft_source if r.drafts else "", "")
     return (f'<div class="verdict waiting">Round {r.index + 1}: {who}{html.escape(what)} — '
-            f'<b>{len(r.emitted_ids)}</b> token{"s" if len(r.emitted_ids) != 1 else ""} for one target call. '
-            f'So far: <b>{tokens}</b> tokens, standard decoding would have called the target '
-            f'<b>{standard}</b> times, draft + verify <b>{spec}</b>.'
+            f'{plural(len(r.emitted_ids), "token")} for one target call. '
+            f'So far: {plural(tokens, "token")}; standard decoding would have called the target '
+            f'{plural(standard, "time")}, draft + verify {plural(spec, "time")}.'
             + (" The text is finished." if finished else "") + '</div>')
 
 
@@ -115,7 +139,7 @@ class GuessCheckKeepChapter(Chapter):
              "word piece. Press **Next round** and count how often each lane calls the target.")
     takeaway = "The target is called once per round, not once per token."
     tour_parts = ("next_button", "reset_button", "text_strip", "last_round", "standard_strip",
-                  "standard_count", "spec_strip", "spec_count")    # what shell/tour_steps.py shows
+                  "standard_count", "spec_strip", "spec_count", "alpha_line")    # what shell/tour_steps.py shows
     question = "The draft model proposed most of the tokens. Whose writing is the final text?"
     presets = True
     drafters = True      # the drafter switch: the draft model, a copy from the text, or both
@@ -144,6 +168,7 @@ class GuessCheckKeepChapter(Chapter):
         self.standard_count = pn.pane.HTML(self._calls_html(0), stylesheets=[BOX_CSS], width=170)
         self.spec_count = pn.pane.HTML(self._calls_html(0), stylesheets=[BOX_CSS], width=170)
         self.last_round = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")
+        self.alpha_line = pn.pane.HTML("", stylesheets=[BOX_CSS, ALPHA_CSS], sizing_mode="stretch_width")
 
     def make_predict(self):
         right = "The target’s: every token is one the target’s check lets through"
@@ -226,6 +251,7 @@ class GuessCheckKeepChapter(Chapter):
         self.spec_count.object = self._calls_html(self.spec_calls)
         self.last_round.object = (last_round_html(self.rounds[-1], self.tokens, self.standard_calls,
                                                   self.spec_calls, self.finished) if self.rounds else "")
+        self.alpha_line.object = alpha_html(self.rounds)
 
     def body(self):
         steps = pn.pane.HTML(
@@ -251,6 +277,7 @@ class GuessCheckKeepChapter(Chapter):
                     "rejected": "draft call: guess rejected", "dropped": "draft call: dropped after a rejection",
                     "fixed": "the target's fix", "bonus": "the target's bonus token"}),
             self.last_round,
+            self.alpha_line,
             pn.pane.HTML('<p style="font-size:1.1rem">Next: <a href="?chapter=questions">the five questions '
                          'this picture raises →</a></p>', sizing_mode="stretch_width"),
             sizing_mode="stretch_width")

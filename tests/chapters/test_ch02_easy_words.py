@@ -17,6 +17,7 @@ def test_ask_marks_every_token_easy_or_hard(chapter):
     for chip, p in zip(chapter.strip.chips, positions):
         assert chip.state == ("easy" if p.draft_guess_id == p.token_id else "hard")
     assert f"<b>{chapter.n_easy} of {len(positions)}</b>" in chapter.count.object
+    assert f"That hit rate, {chapter.n_easy / len(positions):.2f}, is the kind of rate chapter 4 measures" in chapter.count.object
 
 
 def test_the_count_answer_is_computed_from_the_live_models(chapter):

@@ -86,3 +86,38 @@ def test_a_round_without_guesses_shows_the_target_writing_alone():
     assert [c.state for c in round_chips(first)] == ["target_call"]
     assert [c.state for c in lane_chips(first)] == ["target_call", "target_call"]
     assert "no guess this round, so the target wrote one token" in last_round_html(first, 1, 1, 1, False)
+
+
+def test_one_token_and_one_call_are_singular():
+    from chapters.ch04_guess_check_keep import last_round_html
+    from tests.helpers import scripted_round
+    text = last_round_html(scripted_round(0, 0, 0), 1, 1, 1, False)
+    assert "So far: <b>1</b> token; standard decoding would have called the target <b>1</b> time, " \
+           "draft + verify <b>1</b> time." in text
+    assert "1 tokens" not in text.replace("<b>", "").replace("</b>", "") and "1 times" not in text
+    many = last_round_html(scripted_round(1, 4, 2), 4, 4, 2, False)
+    assert "<b>3</b> tokens for one target call" in many and "<b>4</b> tokens;" in many and "<b>2</b> times" in many
+
+
+def test_alpha_is_named_and_counted_as_kept_over_kept_and_rejected():
+    """Chapter 4 first measures α: kept ÷ (kept + rejected), the dropped guesses not counted, and the
+    share of all drafted guesses kept named apart."""
+    from chapters.ch04_guess_check_keep import alpha_html
+    from tests.helpers import scripted_round
+    rounds = [scripted_round(0, 4, 4), scripted_round(1, 4, 1), scripted_round(2, 4, 0), scripted_round(3, 0, 0)]
+    text = alpha_html(rounds)                     # 5 kept, 2 rejected, 5 dropped, a plain step
+    assert "α, the acceptance rate</b> = kept ÷ (kept + rejected) = 5 ÷ (5 + 2) = <b>0.71</b>" in text
+    assert "The 5 guesses dropped after a rejection were never checked" in text
+    assert "of all 12 guesses drafted, 5 were kept (a share of 0.42)" in text
+    assert alpha_html([scripted_round(0, 0, 0)]) == "" and alpha_html([]) == ""
+
+
+def test_the_page_shows_the_rounds_alpha(chapter):
+    asyncio.run(chapter.next_round())
+    asyncio.run(chapter.next_round())
+    r = chapter.rounds
+    kept, judged = sum(x.n_accepted for x in r), sum(x.checked for x in r)
+    if judged:
+        assert f"= <b>{kept / judged:.2f}</b> so far" in chapter.alpha_line.object
+    else:
+        assert chapter.alpha_line.object == ""
