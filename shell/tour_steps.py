@@ -40,13 +40,14 @@ table, the lines of chapter 9's code), so the words never disagree with the figu
 """
 from __future__ import annotations
 
-from chapters.ch03_checking import N_WORDS
+from chapters.ch03_checking import MAX_POSITIONS, N_WORDS
 from chapters.ch09_code import CODE
 from lab.experiments.cheaper import DRAFTINGS
 from lab.experiments.textkinds import KINDS
 from uikit.tokens import in_words
 
 WORDS = in_words(N_WORDS)            # chapter 3: the guessed words on the page
+SPAN = f"1, 2, … {MAX_POSITIONS}"     # chapter 3: the positions its chart shows
 LINES = in_words(len(CODE))          # chapter 9: the lines of the round's pseudocode
 WAYS = in_words(len(DRAFTINGS))      # chapter 12: one table row per way to guess
 TEXT_KINDS = in_words(len(KINDS))    # chapter 13: one row per kind of text (and one for your prompt)
@@ -81,10 +82,11 @@ TOUR = [
                             {"lane": "Writing", "strip": "write_strip", "count": "write_calls"},
                             {"lane": "Checking", "strip": "check_strip", "count": "check_calls"}],
      "action": "Tick the clock", "presses": 3,
-     "text": f"Tick the clock: writing waits word by word; checking reads all {WORDS} words in one call."},
+     "text": f"Tick the clock: writing waits word by word; the {WORDS} guessed words are already there. "
+             "Count each lane's calls."},
     {"chapter": 3, "show": [["measure_button", "measure_busy", "measure_progress"], "figure", "reading"],
      "prefetch": "measure",
-     "text": "Is that true on this machine? Time one target call over 1, 2, … 8 positions."},
+     "text": f"Is that true on this machine? Time the target reading {SPAN} positions at once."},
     # --- Part II · 4 guess, check, keep ---
     {"chapter": 4, "show": ["predict"],
      "text": "Two names: the target is the big model whose text we want; the draft is the small one."},
@@ -100,14 +102,14 @@ TOUR = [
                                         "fixed": "the target's fix", "bonus": "the target's bonus token"}}],
      "text": "Count target calls: standard decoding calls it once per token, draft + verify once per round."},
     {"chapter": 4, "show": ["next_button", "text_strip", "takeaway"],
-     "text": "Every token in the text is one the target approved or wrote itself: the writing is the target's."},
+     "text": "Look at each token of the text: who proposed it, and who let it in?"},
     # --- Part III · 5 one pass ---
     {"chapter": 5, "show": ["predict"],
      "text": "Five questions follow. First: what exactly does one target pass give us?"},
     {"chapter": 5, "show": [["next_button", "busy"], "round_note", "strip"], "action": "Next round",
      "text": "γ cheap draft calls, each token sampled from q; then one target pass returns p at every position, plus one more."},
     {"chapter": 5, "show": ["strip", ["bar_fig", "assumed"]],
-     "text": "Click a position: q and p side by side. The check at position i assumed guesses 1 … i − 1 were right."},
+     "text": "Click a position: q and p side by side, and the guesses the check there took as given."},
     # --- 6 the accept rule ---
     {"chapter": 6, "show": ["predict"],
      "text": "One position, two tokens A and B: the draft proposes with q, the target would pick with p."},
@@ -115,10 +117,10 @@ TOUR = [
      "text": "Drag p(A) and q(A): where both agree, where the draft is too eager, where it is too shy."},
     {"chapter": 6, "show": [["draw_button", "draw_many_button", "reset_button"], ["u_fig", "last_draw"]],
      "action": "Draw",
-     "text": "Draw: sample a token from q, draw u uniformly, keep the token if u < min(1, p / q)."},
+     "text": "Draw: sample a token from q, draw u uniformly, and see which draws the rule keeps."},
     {"chapter": 6, "show": [["draw_many_button", "reset_button"], ["freq_fig", "freq_table"]],
      "action": "Draw 1000",
-     "text": "Draw 1000 and watch the kept frequencies settle on min(1, p / q)."},
+     "text": "Draw 1000: where do the kept frequencies settle, against p and q?"},
     # --- 7 the correction ---
     {"chapter": 7, "show": ["predict"],
      "text": "After a rejection we still owe a token. Which distribution should it come from?"},
@@ -128,7 +130,7 @@ TOUR = [
      "action": "Run accept + correct",
      "text": "Switch the correction rule, run accept + correct many times, and compare what comes out with p."},
     {"chapter": 7, "show": ["distance", "rule_table"],
-     "text": "Only the residual (p − q)+, normalised, reproduces the target p exactly."},
+     "text": "Which correction rule's output matches the target p? Read each rule's distance from p."},
     # --- 8 a full round ---
     {"chapter": 8, "show": ["predict"],
      "text": "A full round with real numbers: p, q, p / q and the uniform draw for each draft token."},
@@ -137,8 +139,8 @@ TOUR = [
      "text": "Step through it: each draft token is kept or rejected, left to right."},
     {"chapter": 8, "show": [[{"button": "Show a round where every draft is kept"}, "step_button", "busy"],
                             "explain", "table", "text_strip"], "action": "Show a round where every draft is kept",
-     "text": "Keep the prefix, correct once, drop the rest. Press “Show a round where every draft is kept”: "
-             "all kept, the target's extra row gives a bonus token."},
+     "text": "Keep the prefix, correct once, drop the rest. Press “Show a round where every draft is kept” "
+             "and count the tokens that round adds."},
     # --- 9 the round in code ---
     {"chapter": 9, "show": [["step_button", "run_button", "next_button", "busy"],
                             [{"item": "code", "width": 740}, "variables"]],
@@ -148,7 +150,7 @@ TOUR = [
      "text": "Set the temperature to 0. What does the accept test turn into?"},
     {"chapter": 9, "show": [["temperature_slider", "step_button", "busy"],
                             [{"item": "code", "width": 740}, "variables"]],
-     "text": "At temperature 0 the accept test reads: draft token == the target's argmax."},
+     "text": "Slide the temperature to 0 and step: what does the accept test compare now?"},
     # --- 10 when does drafting save time? ---
     {"chapter": 10, "show": ["predict", "try_question"],
      "text": "Tokens per round, divided by cost per round. Is drafting always faster?"},

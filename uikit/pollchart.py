@@ -81,9 +81,14 @@ class PollChart(pn.viewable.Viewer):
         return {"bar": self.bars, "n": list(counts), "label": labels, "colour": colours, "hatch": hatches}
 
     def show(self, counts, mine: int | None = None, truth: int | None = None, caption: str = "",
-             mine_left_out: bool = False) -> None:
+             mine_left_out: bool = False, bars: bool = True) -> None:
         """Draw these counts (one per category); `mine`/`truth` are bar indices or None;
-        `mine_left_out`: the student's answer is kept but not counted in these bars."""
+        `mine_left_out`: the student's answer is kept but not counted in these bars; `bars=False`:
+        the caption alone (the projector before the reveal: how many answered, not what)."""
+        self.pane.visible = bars
+        if not bars:
+            self.words.object = f'<p class="caption">{html.escape(caption)}</p>' if caption else ""
+            return
         counts = tuple(counts)
         key = (counts, mine, truth)
         if key != self.counts:

@@ -281,7 +281,7 @@ def verdict_html(card: PredictCard, truth) -> str:
     if card.committed is None:
         msg = ("The class's answers are revealed." if card.class_revealed and card.live
                else "The class's answers are revealed; you did not answer this one." if card.class_revealed
-               else "The class is answering: the bars grow as the votes arrive." if card.live
+               else "The class is answering; their answers show once the lecturer reveals them." if card.live
                else "Commit an answer above to see whether you were right." if card.ready
                else "Choose your answer before you look.")
         return f'<div class="verdict waiting">{html.escape(msg)}</div>'
@@ -324,6 +324,10 @@ class ClassAnswers:
             self.chart = PollChart(categories, numeric=self.numeric, height=120 if live else 170, compact=live)
             self.view.objects = [self.chart]
         truth_index = categories.index(str(truth)) if truth is not None and str(truth) in categories else None
+        if live and not tally.revealed:     # the projector before the reveal: how many, never what
+            self.chart.show(tally.counts, caption=f"The class is answering: {tally.summary()}. The bars show "
+                            "once the lecturer reveals the class's answers.", bars=False)
+            return
         where = "revealed" if tally.revealed else "so far"
         self.chart.show(tally.counts, mine=mine, truth=truth_index,
                         caption=f"The class's answers ({where}): {tally.summary()}.", mine_left_out=left_out)

@@ -234,14 +234,23 @@ def test_live_answer_waits_for_the_run_on_reveal(make_store, state):
     assert "Not quite" in card.verdict_text
 
 
-def test_projected_card_shows_votes_as_they_arrive(make_store, state):
+def test_projected_card_counts_votes_as_they_arrive_and_shows_the_bars_after_the_reveal(make_store, state):
+    """The projector says how many answered while the class answers, never what: the bars, their
+    counts and the answer's mark show after the lecturer's reveal."""
     store = make_store()
     card = PredictCard(state, 4, "Whose?", choices=["x", "y"], answer="x", ballot=Ballot(store, "projector"))
     card.projected()
     assert card.class_answers.view.visible
+    store.join("s1 page", "s1")
+    store.join("s2 page", "s2")
     store.vote(4, "s1", "y")
     store.vote(4, "s2", "y")
-    assert card.class_answers.chart.source.data["n"] == [0, 2] and "so far" in card.class_answers.chart.words.object
+    chart = card.class_answers.chart
+    assert not chart.pane.visible and "2 of 2 browsers here have answered" in chart.words.object
+    assert "y" not in chart.words.object.replace("your", "") and "✓" not in chart.words.object
+    store.reveal(4)
+    assert chart.pane.visible and chart.source.data["n"] == [0, 2] and "revealed" in chart.words.object
+    assert "✓ the answer" in chart.words.object
 
 
 def test_lecturer_view_follows_the_store(make_store):

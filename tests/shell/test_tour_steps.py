@@ -89,3 +89,39 @@ def test_figures_grow_into_the_room_the_browser_reports():
     assert (fig.width, fig.height) == (round(w0 * 1.5) + 300, round(h0 * 1.5) + 200)
     tour.deck.room = {"step": 19, "height": -10_000, "width": 0}       # would scroll: shrinks, to a floor
     assert fig.height == round(h0 * 1.5 * 0.6)
+
+
+# What would give each question's answer away (the lecture's words for it), chapter by chapter:
+# the headings of a chapter's steps after its question must say none of it before the reveal.
+GIVEAWAYS = {
+    3: ("in one call", "one call", "takes one"),                      # how many calls to check five words
+    4: ("the writing is the target", "target's writing", "is the target's"),   # whose writing is the text
+    5: ("were right", "cannot use", "can't use", "discard"),         # can the check at position 3 be used
+    6: ("min(1, p / q)", "p / q", "0.75", "p/q"),                    # how often to keep the eager guess
+    7: ("only the residual", "reproduces the target", "counts that overlap twice", "(p − q)+, normalised"),
+    8: ("bonus", "γ + 1", "five tokens", "5 tokens", "extra row"),    # tokens a fully accepted round adds
+    9: ("argmax", "==", "top token"),                                  # the accept test at temperature 0
+    10: ("always faster", "never faster", "slower"),
+}
+
+
+def test_no_heading_after_a_question_states_its_answer():
+    """A step heading after its chapter's Pause & predict step shows on the projector before the
+    lecturer's reveal: it poses the experiment, it never says the answer (issue 49, item 5)."""
+    from chapters.registry import page_by_number
+    told = []
+    for n, step in enumerate(TOUR, start=1):
+        chapter = step["chapter"]
+        asked = [i for i, s in enumerate(TOUR, start=1) if s["chapter"] == chapter and "predict" in str(s["show"])]
+        if not asked or n <= asked[0]:
+            continue
+        assert page_by_number(chapter).chapter_class.question       # a chapter that asks
+        text = step["text"].lower()
+        told += [(n, phrase) for phrase in GIVEAWAYS.get(chapter, ()) if phrase.lower() in text]
+    assert not told, f"tour headings that state the answer before the reveal (step, phrase): {told}"
+
+
+def test_chapter_3_steps_name_the_positions_its_chart_shows():
+    from chapters.ch03_checking import MAX_POSITIONS
+    measure = next(s for s in TOUR if s.get("prefetch") == "measure" and s["chapter"] == 3)
+    assert f"… {MAX_POSITIONS} positions" in measure["text"]

@@ -79,12 +79,14 @@ def test_votes_reach_the_lecturer_the_reveal_reaches_students_and_the_tour(class
     tour = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
     try:
         open_page(tour, server + f"?tour={TOUR_STEP}", QUESTION)
-        wait_until(lambda: has(tour, "The class's answers (so far): 3 of", "A 1: 2 (67%)"),
-                   message="the tour's live histogram")
-        answer(c, "1")                                            # live on the projector as votes arrive
-        wait_until(lambda: has(tour, "A 1: 3 (100%)"), message="the tour to follow a vote")
+        # the projector counts who answered while the class answers, never what: no bars before the reveal
+        wait_until(lambda: has(tour, "The class is answering: 3 of 3"), message="the tour's live count")
+        assert not has(tour, "A 1:") and not has(tour, "(67%)")
+        answer(c, "1")                                            # the count stays, the bars stay hidden
+        wait_until(lambda: has(lecturer, "A 1: 3 (100%)"), message="the lecturer to follow a vote")
         answer(c, "5")
-        wait_until(lambda: has(tour, "A 1: 2 (67%)"), message="the tour to follow a changed vote")
+        wait_until(lambda: has(lecturer, "A 1: 2 (67%)"), message="the lecturer to follow a changed vote")
+        assert has(tour, "The class is answering: 3 of 3") and not has(tour, "A 1:") and not has(tour, "B 5:")
         shot(tour, "poll-tour-live")
         scroll, height = no_scroll(tour)
         assert scroll <= height + 2, f"the tour's predict step with the class's answers scrolls by {scroll - height} px"
@@ -95,7 +97,8 @@ def test_votes_reach_the_lecturer_the_reveal_reaches_students_and_the_tour(class
                        message="the reveal to reach a student")
         assert has(a, "✓ Right.") and has(b, "✓ Right.") and has(c, "Not quite")
         assert a.get_by_role("button", name="5", exact=True).first.is_disabled()   # answers are final now
-        wait_until(lambda: has(tour, "The class's answers (revealed)", "✓ the answer"), message="the tour's reveal")
+        wait_until(lambda: has(tour, "The class's answers (revealed)", "✓ the answer", "A 1: 2 (67%)"),
+                   message="the tour's reveal")
         wait_until(lambda: "revealed to the class" in lecturer_status(lecturer), message="the lecturer's status")
 
         card = a.locator(".predict-card").first

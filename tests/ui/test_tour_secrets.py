@@ -38,7 +38,7 @@ def test_chapter_7_step_shows_no_answer_after_the_student_answered(page, server)
     for _ in range(table - predict):
         page.keyboard.press("PageUp")
     rendered(page, predict)
-    wait_until(lambda: has(page, "The class's answers (so far)"), message="the tour's live histogram")
+    wait_until(lambda: has(page, "The class is answering"), message="the tour's live count")
     assert no_mark(page), "the tour's step 22 gives the answer away before the lecturer reveals it"
     assert has(page, "lecturer reveals")
 
@@ -56,5 +56,5 @@ def test_chapter_13_steps_show_the_result_after_the_question_and_no_answer_befor
                message="the last step's result")
     page.keyboard.press("PageUp")
     rendered(page, question)
-    wait_until(lambda: has(page, "The class's answers (so far)"), message="the tour's live histogram")
+    wait_until(lambda: has(page, "The class is answering"), message="the tour's live count")
     assert no_mark(page), "the tour's chapter 13 question gives the answer away before the lecturer reveals it"
