@@ -2,7 +2,8 @@
 
 Expect the random draft's α near 0 (a uniform guess over 49k tokens is almost never the target's
 token), the weak draft well above it, and the distilled draft highest. Greedy, γ = 4, one prompt per
-category (all with --all), timed by the lab's own engine (`lab.speed.measure`).
+category (all with --all), timed by the lab's own engine (`lab.speed.measure`). α is per guess:
+kept ÷ (kept + rejected) (lab.core.trace.acceptance_rate), the rate the lecture's formula takes.
 
     python bench/pairs.py [--pairs random weak smollm2-distilled] [--all] [--threads 1]
 """

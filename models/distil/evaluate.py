@@ -2,7 +2,7 @@
 
 Greedy, γ = 4, 64 new tokens, fp32, through the lab's own engine (lab.speed.measure: plain and speculative
 decoding of the same prompt, KV caches rolled back after each round).
-    α        = accepted draft tokens ÷ drafted tokens
+    α        = kept ÷ (kept + rejected) guesses, per guess (lab.core.trace.acceptance_rate)
     c        = mean draft forward (one token, cached) ÷ mean target forward (one token, cached)
     speed-up = plain target decoding time ÷ speculative decoding time (same tokens: greedy is exact)
 
@@ -19,7 +19,7 @@ import torch
 from lab.speed.measure import measure_set
 from lab.pairs.load import ModelPair, load_named
 from lab.prompts import heldout_prompts
-from models.distil.train import GAMMA, NEW_TOKENS
+from models.distil.train import ALPHA_IS, GAMMA, NEW_TOKENS
 
 
 def evaluate(pair: ModelPair, n: int = NEW_TOKENS, gamma: int = GAMMA, repeats: int = 1, limit: int = 0) -> dict:
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps({"overall": rows["overall"]}), flush=True)
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"pair": args.pair, "threads": args.threads, "rows": rows}, fh, indent=1)
+            json.dump({"pair": args.pair, "threads": args.threads, "alpha_is": ALPHA_IS, "rows": rows}, fh, indent=1)
     return 0
 
 

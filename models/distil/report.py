@@ -11,20 +11,28 @@ import sys
 from lab.core import analytic
 
 
+OLD_ALPHA = "share kept (kept ÷ drafted)"   # what a record without "alpha_is" holds: not the formula's α
+
+
 def eval_table(path: str, gamma: int = 4) -> str:
+    """A row per category; the analytic speed-up only where the record's α is the per-guess α the
+    formula takes (kept ÷ (kept + rejected)), not a share of all drafted guesses kept."""
     data = json.load(open(path))
-    lines = ["| category | α | c | speed-up (measured) | speed-up (analytic, from α and c) | output = target's greedy |",
+    per_guess = "alpha_is" in data
+    name = "α" if per_guess else OLD_ALPHA
+    lines = [f"| category | {name} | c | speed-up (measured) | speed-up (analytic, from α and c) | output = target's greedy |",
              "|---|---|---|---|---|---|"]
     for cat, r in data["rows"].items():
-        pred = float(analytic.speedup(r["alpha"], gamma, r["c"]))
-        lines.append(f"| {cat} | {r['alpha']:.2f} | {r['c']:.3f} | {r['speedup']:.2f}× | {pred:.2f}× | "
+        pred = f"{float(analytic.speedup(r['alpha'], gamma, r['c'])):.2f}×" if per_guess else "– (needs α)"
+        lines.append(f"| {cat} | {r['alpha']:.2f} | {r['c']:.3f} | {r['speedup']:.2f}× | {pred} | "
                      f"{'yes' if r['exact'] else 'no'} |")
     return "\n".join(lines)
 
 
 def history_table(path: str) -> str:
     rows = list({r["step"]: r for r in map(json.loads, open(path))}.values())  # a resumed run repeats its last eval
-    lines = ["| step | training time (min, one thread) | label tokens seen | α overall | stories | facts | instructions | code | JSON |",
+    name = "α" if rows and all("alpha_is" in r for r in rows) else OLD_ALPHA
+    lines = [f"| step | training time (min, one thread) | label tokens seen | {name} overall | stories | facts | instructions | code | JSON |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         a = r["alpha"]

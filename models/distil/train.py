@@ -52,19 +52,24 @@ def target_continuations(target, tokenizer) -> dict[str, list[tuple[list[int], l
     return out
 
 
+ALPHA_IS = "kept ÷ (kept + rejected)"   # α as recorded; records without it hold kept ÷ drafted
+
+
 def rounds_alpha(match: list[bool], gamma: int = GAMMA) -> tuple[int, int]:
-    """(accepted, drafted) for greedy speculative decoding, given where the draft's greedy token
-    equals the target's along the target's own sequence: a round accepts the leading matches and the
-    target adds one token, so the next round starts after them."""
-    i = accepted = drafted = 0
+    """(kept, judged) for greedy speculative decoding, given where the draft's greedy token equals the
+    target's along the target's own sequence: a round keeps the leading matches, the first mismatch is
+    rejected and the target adds one token, so the next round starts after them. α = kept ÷ judged,
+    judged = kept + rejected (lab.core.trace.acceptance_rate: the guesses after a rejection, and those
+    past the sequence's end, are never judged)."""
+    i = accepted = judged = 0
     while i < len(match):
         n = 0
         while n < gamma and i + n < len(match) and match[i + n]:
             n += 1
         accepted += n
-        drafted += gamma
+        judged += n + (n < gamma and i + n < len(match))      # the rejected guess, if the round had one
         i += n + 1
-    return accepted, drafted
+    return accepted, judged
 
 
 @torch.no_grad()
@@ -246,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
                                                             "heldout_alpha": alpha})
             record = {"step": state["step"], "train_min": round(state["train_s"] / 60, 2), "tokens": state["tokens"],
                       "labelled": labels.tokens, "alpha": {k: round(v, 3) for k, v in alpha.items()},
+                      "alpha_is": ALPHA_IS,
                       "time": time.strftime("%H:%M:%S"), "best": improved}
             with open(run / "history.jsonl", "a") as fh:
                 fh.write(json.dumps(record) + "\n")
