@@ -70,7 +70,8 @@ def honest_reading(costs, busy: str = "") -> str:
             head += " Single calls vary: " + ", ".join(f"{c.positions} positions measured {c.ratio:.2f}×"
                                                        for c in dips) + "."
         if last.ratio < last.positions:
-            head += (f" Still cheaper than {last.positions} separate calls, but not “about one call”: this model "
+            head += (f" Still cheaper than {last.positions} separate calls, but not “about the time of one "
+                     f"call”: this model "
                      f"is small enough that the arithmetic, not moving its weights, takes part of the time.")
         else:
             head += (f" That is no cheaper than {last.positions} separate calls: on this machine checking does "
@@ -123,7 +124,8 @@ class CheckingChapter(Chapter):
     intro = ("To write word 4, the big model must wait for word 3. But if the words are already on the "
              "page — guessed by someone else — nothing has to wait: the model can read them all in one "
              "call and say, for every position, what it would have written there.")
-    takeaway = "Writing n words takes n calls. Checking n words takes one."
+    takeaway = ("Writing n words takes n calls, one after another; checking n words already on the page takes "
+                "one call, and the chart shows what that one call costs on this machine.")
     tour_parts = ("tick_button", "reset_button", "write_strip", "write_calls", "check_strip", "check_calls",
                   "measure_button", "measure_busy", "measure_progress", "figure", "reading")    # what shell/tour_steps.py shows
     question = "Five guessed words are already on the page. How many big-model calls does it take to check all five?"
@@ -216,7 +218,8 @@ class CheckingChapter(Chapter):
             async with self.measure_progress.running() as left:
                 profile = await self.run_model(profile_with_eta, self.state.service.pair, left.set_estimate,
                                                self.state.service.profiles.of, busy=self.measure_busy,
-                                               message=f"Timing the big model over 1 to {POSITIONS} positions…")
+                                               message=f"Timing the big model over 1 to {MAX_POSITIONS} positions "
+                                                       f"(the chart's; the profile goes on to {POSITIONS})…")
         if profile is None:
             return None
         self.profile = profile
@@ -244,8 +247,9 @@ class CheckingChapter(Chapter):
             legend(["target", "draft", "kept"], {"target": "written by the big model, one call each",
                                                  "draft": "a guessed word on the page",
                                                  "kept": "checked — all five in one call"}),
-            pn.pane.HTML('<p style="font-size:1.1rem">One tick is one call of the big model. A call that looks '
-                         'at a handful of positions takes about as long as a call that looks at one. '
+            pn.pane.HTML('<p style="font-size:1.1rem">One tick is one call of the big model. The lecture\'s '
+                         'claim: a call that looks at a handful of positions takes about as long as a call that '
+                         'looks at one. '
                          f'{html.escape(BANDWIDTH, quote=False)} Is that true on this machine? Measure it:</p>',
                          sizing_mode="stretch_width"),
             pn.Row(self.measure_button, self.measure_busy, self.measure_progress, sizing_mode="stretch_width"),

@@ -130,3 +130,22 @@ def test_bar_times_stay_readable_where_the_writing_line_crosses_them():
     label = fig.renderers[kinds.index("Text")].glyph
     assert kinds.index("Text") > kinds.index("Line")
     assert label.background_fill_color == "#ffffff" and label.background_fill_alpha >= 0.85
+
+
+def test_the_takeaway_holds_whatever_the_chart_measures():
+    """Issue 49.2: the chart may show a check of five positions at 1.1× or at 3× one call; the
+    takeaway counts calls (n against one) and leaves their cost to the chart, the page calls "about
+    as long" the lecture's claim, and a costly reading never says checking is not one call."""
+    takeaway = CheckingChapter.takeaway
+    assert "takes one." not in takeaway and "as long" not in takeaway and "the chart" in takeaway
+    cheap = [VerifyCost(n, 0.01, 1.0 + 0.02 * n) for n in range(1, 9)]
+    costly = [VerifyCost(n, 0.01, 1.0 + 0.5 * (n - 1)) for n in range(1, 9)]      # five positions: 3×
+    assert "about one call" in honest_reading(cheap)
+    reading = honest_reading(costly)
+    assert "3.00× one call" in reading and "not “about one call”" not in reading
+    assert "about the time of one call" in reading
+
+
+def test_the_page_calls_about_as_long_the_lectures_claim(chapter):
+    texts = [p.object for p in chapter.body().select(pn.pane.HTML)]
+    assert any("The lecture's claim: a call that looks at a handful" in t for t in texts)
