@@ -5,9 +5,10 @@
 //
 // args: curve, point, measured, bars, lecture_cost, measured_cost (sources), speed_range,
 // gamma_range, cost_range, break_span, break_label, span_as_built (the hidden line's α), profile
-// ({verify, busy} or null), gamma_max, colours; cb_data: alpha, gamma, c and the readout, table and
-// note panes' models.
-const {alpha: a, gamma: g, c, readout, table, note} = cb_data
+// ({verify, busy} or null), gamma_max, colours, request (the measured request's α, γ, c and speed-up:
+// readouts.measured_point; empty before Use my models); cb_data: alpha, gamma, c and the readout,
+// table, note and versus panes' models.
+const {alpha: a, gamma: g, c, readout, table, note, versus} = cb_data
 const quiet = {sync: false}
 const f2 = (x) => x.toFixed(2)
 const escape = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
@@ -93,7 +94,20 @@ if (profile != null) {
     `a round costs ${f2(Math.abs(v - 1))} ${v >= 1 ? "more" : "less"} than 1 + γc and the measured ` +
     `speed-up curve lies ${v > 1 ? "below" : "above"} the lecture's.` + profile.busy
 }
-const html = {formula, table: lecture_table, note: `<p class='cost-note'>${cost_note}</p>`}
-for (const [pane, text] of [[readout, html.formula], [table, html.table], [note, html.note]])
+// the sliders against the measured request (uikit/readouts.py versus_html)
+let against = ""
+if (request.data.alpha.length) {
+  const [ra, rg, rc, rs] = ["alpha", "gamma", "c", "speedup"].map((k) => request.data[k][0])
+  const there = analytic.speedup(ra, rg, rc), here = analytic.speedup(a, g, c)
+  const where = `α = ${f2(ra)}, γ = ${rg}, c = ${f2(rc)}`
+  const same = Math.round(a * 100) === Math.round(ra * 100) && g === rg && Math.round(c * 100) === Math.round(rc * 100)
+  against = same
+    ? `<p class='versus'>The sliders are at your request's ${where}: the formula predicts ${f2(there)}× there; ` +
+      `your request measured ${f2(rs)}×.</p>`
+    : `<p class='versus'>The sliders have moved from your request's ${where}: the formula predicts ${f2(here)}× ` +
+      `at the sliders and ${f2(there)}× there; your request measured ${f2(rs)}× there.</p>`
+}
+const html = {formula, table: lecture_table, note: `<p class='cost-note'>${cost_note}</p>`, versus: against}
+for (const [pane, text] of [[readout, html.formula], [table, html.table], [note, html.note], [versus, html.versus]])
   if (pane != null) pane.setv({text: escape(text)}, quiet)
 return html

@@ -30,7 +30,8 @@ from uikit.pacing import Throttled, in_document, served
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.progress import TimeLeft
-from uikit.readouts import VERDICT_CSS, cost_note_html, live_html, question_explanation, readout_html, table_html
+from uikit.readouts import (VERDICT_CSS, cost_note_html, live_html, measured_point, question_explanation,
+                            readout_html, table_html, versus_html)
 from uikit.state import GAMMA_MAX
 from uikit.styles import TABLE_CSS
 
@@ -75,12 +76,14 @@ class BreakEvenChapter(Chapter):
         a, g, c = QUESTION
         self.try_question = pn.widgets.Button(label=f"Try α = {a}, γ = {g}, c = {c}", width=200)
         on_click(self.try_question, lambda e: self.param.update(alpha=a, gamma=g, c=c))
-        # the formula, the live pair's measurement, the lecture's table, the note on the measured cost
-        self.readout, self.live, self.table, self.cost_note = (
-            pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, VERDICT_CSS]) for _ in range(4))
+        # the formula, the live pair's measurement, the lecture's table, the note on the measured cost,
+        # and the sliders against the measured request (redrawn in the browser with the formula)
+        self.readout, self.live, self.table, self.cost_note, self.versus = (
+            pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, VERDICT_CSS]) for _ in range(5))
         self.figs = BreakEvenFigures()
+        self.point = None          # the measured request where Use my models put the sliders (measured_point)
         redraw_on_move(self.figs.redraw, dict(alpha=self.alpha_slider, gamma=self.gamma_slider, c=self.c_slider),
-                       dict(readout=self.readout, table=self.table, note=self.cost_note))
+                       dict(readout=self.readout, table=self.table, note=self.cost_note, versus=self.versus))
         self.kept = KeptWork(LIVE_FRESH_SECONDS)   # the live pair's measurement (measure_live)
         self.time_left = TimeLeft()                 # its progress bar and time left
         self.profile = state.service.profiles.already_measured(self.variant)   # drawn in the first draw
@@ -125,6 +128,7 @@ class BreakEvenChapter(Chapter):
         self.readout.object = readout_html(a, g, c, n, self.profile)
         self.table.object = table_html(c, (round(a, 2), g))
         self.cost_note.object = cost_note_html(self.profile, g)
+        self.versus.object = versus_html(a, g, c, self.point)
         self._maybe_reveal()
 
     # ---- the live pair ---------------------------------------------------------------------------
@@ -170,9 +174,11 @@ class BreakEvenChapter(Chapter):
         if got is None:
             return
         self.outcome, self.profile = got, got.profile
+        self.point = point = measured_point(got)
+        in_document(setattr, self.figs.request, "data", point)    # what the browser compares the sliders with
         # the α/γ/c watchers redraw the figure through in_document; the formula then reads the request's
-        self.param.update(alpha=round(min(1.0, max(0.0, got.alpha or 0.0)), 2), gamma=got.mean_gamma,
-                          c=round(min(2.0, max(0.0, got.c)), 2))
+        self.param.update(alpha=point["alpha"][0], gamma=point["gamma"][0], c=point["c"][0])
+        self.versus.object = versus_html(self.alpha, self.gamma, self.c, point)
         self.live.object = live_html(got)
 
     # ---- predict ------------------------------------------------------------------------------------
@@ -190,7 +196,7 @@ class BreakEvenChapter(Chapter):
         controls = pn.Column("#### Find the break-even", self.alpha_slider, self.gamma_slider,
                              self.c_slider, self.try_question, self.use_models, self.busy, self.time_left, width=300)
         return pn.Column(
-            pn.Row(controls, pn.Column(self.readout, self.live, sizing_mode="stretch_width"),
+            pn.Row(controls, pn.Column(self.readout, self.live, self.versus, sizing_mode="stretch_width"),
                    sizing_mode="stretch_width"),
             # below the fold: the figures, the measured cost's note, the lecture's table
             Lazy(lambda: self.figs.section(self.cost_note, self.table), height=FIGURES_HEIGHT),

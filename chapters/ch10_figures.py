@@ -54,6 +54,8 @@ class BreakEvenFigures:
                            color=[palette.MUTED] * len(GAMMAS), hatch=[" "] * len(GAMMAS))
         self.lecture_cost = source(gamma=GAMMAS, cost=GAMMAS * 0.0)
         self.measured_cost = source(gamma=[], cost=[])
+        # the student's request where Use my models put the sliders, and its speed-up (readouts.measured_point)
+        self.request = source(alpha=[], gamma=[], c=[], speedup=[])
         # the y ranges the redraws move (each figure's y_range)
         self.speed_range, self.gamma_range, self.cost_range = (Range1d(0, 4) for _ in range(3))
 
@@ -63,6 +65,7 @@ class BreakEvenFigures:
             lecture_cost=self.lecture_cost, measured_cost=self.measured_cost, speed_range=self.speed_range,
             gamma_range=self.gamma_range, cost_range=self.cost_range, break_span=self.break_span,
             break_label=self.break_label, span_as_built=SPAN_AS_BUILT, profile=None, gamma_max=GAMMA_MAX,
+            request=self.request,
             colours=dict(target=palette.TARGET, muted=palette.MUTED), table_rows=[list(r) for r in TABLE_ROWS])
 
     @cached_property

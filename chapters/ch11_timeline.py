@@ -53,7 +53,9 @@ def summary_html(o: Outcome) -> str:
             ("prefill", f"{s.prefill:.1f}", f"{s.prefill:.1f}"),
             ("first token at", f"{s.first_token('standard'):.1f}", f"{s.first_token('draft + verify'):.1f}"),
             ("decode time", f"{s.decode_time('standard'):.1f}", f"{s.decode_time('draft + verify'):.1f}"),
-            ("tokens per target call", f"{plain.tokens_per_round:.2f}", f"{spec.tokens_per_round:.2f}")]
+            ("tokens per target call", f"{plain.tokens_per_round:.2f}", f"{spec.tokens_per_round:.2f}"),
+            ("α, the acceptance rate: kept ÷ (kept + rejected)", "–",
+             "–" if spec.alpha is None else f"{spec.alpha:.2f} ({spec.accepted} of {spec.accepted + spec.rejected})")]
     passes = f"{lo:.2f}" if hi - lo < 0.005 else f"{lo:.2f} to {hi:.2f}"
     return (f"<p class='speclab-formula'>Guesses by <b class='drafter'>{html.escape(o.request.describe())}</b> "
             f"({html.escape(o.who())}).</p>{busy_html(p)}<table class='speclab-table'><thead><tr><th></th><th>standard</th><th>draft + verify</th></tr>"
@@ -66,7 +68,8 @@ def summary_html(o: Outcome) -> str:
             f"call c = {s.c:.2f}; prefill {s.prefill:.1f}. Decode speed-up on this request: "
             f"<b class='decode-speedup'>{s.decode_speedup:.2f}×</b>. Prefill is the same in both lanes, so "
             f"the first token is not faster.</p><div class='speclab-live verdict'>{retimed_html(o)}{busy_html(p)}"
-            f"<b>{html.escape(o.verdict())}</b><br><i>{html.escape(o.projection_sentence())}</i></div>")
+            f"<b>{html.escape(o.verdict())}</b><br>{html.escape(o.formula_sentence())}"
+            f"<br><i>{html.escape(o.projection_sentence())}</i></div>")
 
 
 class TimelineChapter(Chapter):

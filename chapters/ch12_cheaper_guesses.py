@@ -228,7 +228,8 @@ class CheaperGuessesChapter(Chapter):
             pn.pane.Bokeh(self.bars.figure, sizing_mode="stretch_width"),
             self.summary,
             pn.pane.Markdown(
-                "α counts kept guesses ÷ guesses; c is a guess's cost in one-position target calls (a copy's is "
+                "α is chapter 4's acceptance rate, kept ÷ (kept + rejected) guesses (those dropped after a "
+                "rejection are never checked and do not count); c is a guess's cost in one-position target calls (a copy's is "
                 "about 0); the speed-up is plain decoding's decode time ÷ this drafting's, every call priced "
                 "by this pair's measured cost profile — a verify pass over k positions as timed on this "
                 "machine — as chapter 11 draws one request. Prompt lookup's guesses are one-hot (q = 1 on the "

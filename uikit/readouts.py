@@ -100,33 +100,64 @@ MEASURED_WORDS = {"faster": "faster than plain decoding", "slower": "slower than
                   "level": "level with plain decoding, within this machine's timing noise"}
 
 
+def at_request(o) -> str:
+    """The request's α, γ and c as the formula takes them (and as Use my models sets the sliders)."""
+    return f"α = {round(o.alpha or 0.0, 2):.2f}, γ = {o.mean_gamma}, c = {round(o.c, 2):.2f}"
+
+
 def headline(o) -> str:
     """The live box's one verdict line: the measured speed-up and its word and, where the formula at
-    the request's α, γ, c (the sliders after Use my models) gives another word, that figure and why, so
+    the request's α, γ, c (named: the sliders may move on) gives another word, that figure and why, so
     the line never says faster beside a formula saying slower without the reason."""
     word, predicted = o.verdict_word(), o.predicted()
     formula = "faster" if predicted > 1 else "slower"
     line = f"Measured on this machine: <b class='priced-speedup'>{o.speedup:.2f}×</b> — {MEASURED_WORDS[word]}"
     if word != formula:
         reasons = o.gap_reasons()
-        line += (f", though the formula at these sliders predicts {predicted:.2f}× ({formula})"
-                 + (": " + html.escape(" and ".join(reasons)) if reasons else ""))
+        line += (f", though the formula at this request's {at_request(o)} predicts {predicted:.2f}× ({formula})"
+                 + (": " + html.escape("; ".join(reasons)) if reasons else ""))
     return line + "."
+
+
+def measured_point(o) -> dict:
+    """The request where Use my models puts the sliders, and its measured speed-up: the data the
+    browser's redraw compares the sliders with (versus_html, assets/ch10_breakeven.js)."""
+    return dict(alpha=[round(min(1.0, max(0.0, o.alpha or 0.0)), 2)], gamma=[o.mean_gamma],
+                c=[round(min(2.0, max(0.0, o.c)), 2)], speedup=[o.speedup])
+
+
+def versus_html(a: float, g: int, c: float, point: dict | None) -> str:
+    """The sliders against the measured request (`point`: measured_point's columns; "" before one):
+    the formula at the sliders and at the request, and what the request measured — recomputed in the
+    browser as the sliders move (assets/ch10_breakeven.js), so it never names a figure the sliders left."""
+    if not point or not point["alpha"]:
+        return ""
+    ra, rg, rc, rs = point["alpha"][0], point["gamma"][0], point["c"][0], point["speedup"][0]
+    there, here = float(analytic.speedup(ra, rg, rc)), float(analytic.speedup(a, g, c))
+    where = f"α = {ra:.2f}, γ = {rg}, c = {rc:.2f}"
+    if round(a * 100) == round(ra * 100) and g == rg and round(c * 100) == round(rc * 100):
+        return (f"<p class='versus'>The sliders are at your request's {where}: the formula predicts "
+                f"{there:.2f}× there; your request measured {rs:.2f}×.</p>")
+    return (f"<p class='versus'>The sliders have moved from your request's {where}: the formula predicts "
+            f"{here:.2f}× at the sliders and {there:.2f}× there; your request measured {rs:.2f}× there.</p>")
 
 
 def live_html(o) -> str:
     """The student's request measured (lab.speed.request.Outcome): one verdict line with the request's
     figures, the re-timed line and busy warning when they apply, and folded beneath them who guessed,
-    why it came out so, the formula's prediction beside it and the projection to a lecture-scale pair."""
-    r, gap = o.request, o.gap()
+    why it came out so, the formula's prediction at the request's α, γ, c beside it and the
+    projection to a lecture-scale pair."""
+    r = o.request
+    kept = o.spec.accepted
+    judged = kept + o.spec.rejected
     return (f"<div class='speclab-live'><p class='verdict-line'>{headline(o)}</p>"
-            f"<p class='figures'>α = {o.alpha or 0:.2f} · <b class='target-calls'>{o.target_calls}</b> target "
-            f"calls instead of {o.plain_calls} · {o.tokens_per_call:.2f} tokens per call · c = {o.c:.2f} a guess</p>"
+            f"<p class='figures'>α = {o.alpha or 0:.2f} ({kept} of {judged} guesses judged were kept) · "
+            f"<b class='target-calls'>{o.target_calls}</b> target calls instead of {o.plain_calls} · "
+            f"{o.tokens_per_call:.2f} tokens per call · c = {o.c:.2f} a guess</p>"
             + retimed_html(o) + busy_html(o.profile)
             + f"<details><summary>Why — your request, its verdict and the formula</summary>"
             f"<p>Your request: {r.max_new_tokens} tokens, {html.escape(r.settings.describe())}; guesses by "
             f"<b class='drafter'>{html.escape(r.describe())}</b> ({html.escape(o.who())}). Every call is priced "
             f"by this pair's cost profile, as chapters 11 and 12 show this request.</p>"
-            f"<p>{html.escape(o.verdict())}</p><p>At the sliders (now this request's α, γ, c): "
-            + (html.escape(gap) if gap else f"the formula predicts {o.predicted():.2f}×, as measured.")
-            + f"</p><p><i>{html.escape(o.projection_sentence())}</i></p></details></div>")
+            f"<p>{html.escape(o.verdict())}</p><p>At this request's {at_request(o)}: "
+            f"{html.escape(o.formula_sentence())}</p><p><i>{html.escape(o.projection_sentence())}</i></p></details></div>")

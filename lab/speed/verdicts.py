@@ -125,6 +125,14 @@ class OutcomeWords:
                 f"measured, a round gave {self.tokens_per_call:.2f} tokens for {self.round_cost:.2f}"
                 + (": " + "; ".join(reasons) if reasons else "") + ".")
 
+    def formula_sentence(self) -> str:
+        """The formula at the request's α, γ, c against the measured rounds: why they differ (`gap`),
+        or that they agree, with the numbers either way."""
+        e, cost = self._formula_round()
+        return self.gap() or (f"The formula predicts {self.predicted():.2f}× from E = {e:.2f} tokens for a round "
+                              f"of 1 + γc = {cost:.2f}; measured, a round gave {self.tokens_per_call:.2f} tokens "
+                              f"for {self.round_cost:.2f}: {self.speedup:.2f}×, as predicted.")
+
     def projection_sentence(self) -> str:
         """The projection, labelled with its assumptions."""
         return (f"Projection, not a measurement: the same rounds ({self.tokens_per_call:.2f} tokens per target "

@@ -32,8 +32,9 @@ def applied(chapter, monkeypatch, outcome):
 
 
 def in_runs():
-    """Half the rounds keep all 4 guesses, half none: α = 0.5, yet 3 tokens a round (c = 0.4)."""
-    return scripted_outcome([scripted_round(i, 4, 4 if i % 2 else 0) for i in range(8)], CHEAP, 0.04)
+    """Every round keeps 3 of 4 guesses, then misses: α = 0.75 and E = 3.05, yet 4 tokens a round (c = 0.6):
+    the formula says slower, the measurement faster, and the rounds' evenness is why."""
+    return scripted_outcome([scripted_round(i, 4, 3) for i in range(8)], CHEAP, 0.06)
 
 
 def shown(text: str) -> str:
@@ -45,15 +46,37 @@ def test_a_measured_faster_beside_a_formula_saying_slower_names_both_and_why(cha
     o = in_runs()
     assert o.speedup > 1 > o.predicted() and o.verdict_word() == "faster"
     live = applied(chapter, monkeypatch, o)
-    assert (chapter.alpha, chapter.gamma, chapter.c) == (0.5, 4, 0.4)
+    assert (chapter.alpha, chapter.gamma, chapter.c) == (0.75, 4, 0.6)
     assert f"<b>{o.predicted():.2f}×</b> — slower than standard decoding" in chapter.readout.object
     line = shown(live)
     assert line.startswith(f"Measured on this machine: {o.speedup:.2f}× — faster than plain decoding, though the "
-                           f"formula at these sliders predicts {o.predicted():.2f}× (slower): guesses are kept in runs")
+                           f"formula at this request's α = 0.75, γ = 4, c = 0.60 predicts {o.predicted():.2f}× "
+                           "(slower): the guesses were kept unevenly across rounds: 0 of 8 rounds kept every guess "
+                           "and 0 kept none, where independent guesses at α = 0.75 would give 2.5 and 2.0, so a round "
+                           "gave 4.00 tokens, more than the 3.05 of independent guesses.")
+    assert "kept in runs" not in live and "these sliders" not in live
+
+
+def test_the_sentence_on_the_sliders_follows_them(chapter, monkeypatch):
+    """After Use my models the sliders sit at the request; moved, the line says the formula there and
+    here and never names the request's figure as the sliders' (the browser redraws the same line:
+    tests/uikit/test_js_analytic.py)."""
+    o = in_runs()
+    applied(chapter, monkeypatch, o)
+    assert chapter.versus.object == (f"<p class='versus'>The sliders are at your request's α = 0.75, γ = 4, c = 0.60: "
+                                     f"the formula predicts {o.predicted():.2f}× there; your request measured "
+                                     f"{o.speedup:.2f}×.</p>")
+    assert chapter.figs.request.data["speedup"] == [o.speedup]      # what the browser compares the sliders with
+    chapter.param.update(alpha=0.9, gamma=4, c=0.1)
+    here = (1 - 0.9 ** 5) / (1 - 0.9) / 1.4
+    assert chapter.versus.object.startswith("<p class='versus'>The sliders have moved from your request's α = 0.75, "
+                                            f"γ = 4, c = 0.60: the formula predicts {here:.2f}× at the sliders and "
+                                            f"{o.predicted():.2f}× there")
 
 
 def test_the_live_box_is_one_verdict_line_and_its_figures_with_the_details_folded(chapter, monkeypatch):
-    o = scripted_outcome([scripted_round(i, 4, 1) for i in range(8)], DEAR, 0.018)
+    # every first guess rejected: α = 0, slower by the formula and measured alike (no gap to explain up front)
+    o = scripted_outcome([scripted_round(i, 4, 0) for i in range(8)], DEAR, 0.018)
     live = applied(chapter, monkeypatch, o)
     assert "<details><summary>" in live and html.escape(o.verdict()) in live and "Projection, not a measurement" in live
     line = shown(live)

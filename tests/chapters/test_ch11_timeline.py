@@ -1,3 +1,5 @@
+import html
+
 import pytest
 
 from chapters.ch11_timeline import TimelineChapter
@@ -68,7 +70,7 @@ def test_the_lane_legend_waits_for_its_blocks(make_chapter, chapter):
 
 @pytest.mark.parametrize("faster", [False, True])
 def test_the_captions_say_slower_or_faster_as_the_figure_does(make_chapter, faster):
-    """A scripted slower run (α 0.25, dear verify passes) and a faster one (every copied guess kept):
+    """A scripted slower run (α 0.5, dear verify passes) and a faster one (every copied guess kept):
     the verdict under the figure, the card and the takeaway never contradict the measured speed-up."""
     from tests.helpers import CHEAP, DEAR, scripted_outcome, scripted_round
     o = (scripted_outcome([scripted_round(i, 4, 4, "lookup") for i in range(8)], CHEAP, 0.02, "lookup") if faster
@@ -85,6 +87,14 @@ def test_the_captions_say_slower_or_faster_as_the_figure_does(make_chapter, fast
     copied = "guesses copied from the text (about 0 each)</td><td>0</td><td>{}</td>".format(32 if faster else 0)
     assert copied in summary
     assert "Speed comes from a second model" not in TimelineChapter.takeaway
+    # α as the formula takes it, its counts, and the formula against the measured rounds, derived
+    alpha = "1.00 (32 of 32)" if faster else "0.50 (8 of 16)"
+    assert f"α, the acceptance rate: kept ÷ (kept + rejected)</td><td>–</td><td>{alpha}</td>" in summary
+    assert html.escape(o.formula_sentence()) in summary and "kept in runs" not in summary
+    if faster:
+        assert o.formula_sentence().endswith(f"{o.speedup:.2f}×, as predicted.")
+    else:
+        assert "a verify pass cost 1.50 target calls on average here, where the formula counts 1" in summary
 
 
 def test_the_busy_warning_the_re_timed_line_and_a_level_verdict_stand_beside_the_figures(make_chapter):

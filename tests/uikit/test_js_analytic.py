@@ -161,15 +161,18 @@ def _ch10_args(figs) -> dict:
     return args
 
 
-@pytest.mark.parametrize("with_profile", [False, True])
-def test_chapter_10_browser_redraw_draws_what_python_draws(make_chapter, with_profile):
+@pytest.mark.parametrize("with_profile, with_request", [(False, False), (True, False), (False, True)])
+def test_chapter_10_browser_redraw_draws_what_python_draws(make_chapter, with_profile, with_request):
     ch = make_chapter(BreakEvenChapter)
+    if with_request:     # a measured request at α 0.6, γ 4, c 0.1 (Use my models): the sliders meet it and leave it
+        ch.point = dict(alpha=[0.6], gamma=[4], c=[0.1], speedup=[1.2345])
+        ch.figs.request.data = ch.point
     if with_profile:
         ch.profile = made_profile(verify=(0.01, 0.0105, 0.011, 0.012, 0.0125, 0.013, 0.014, 0.015, 0.016, 0.017,
                                           0.018, 0.019, 0.02, 0.021), draft=0.002, busy=True, load=5.0, cores=2)
     points = [(a, g, c) for a in (0.0, 0.37, 0.6, 0.8, 0.95, 1.0) for g in (1, 4, 5, 12) for c in (0.0, 0.1, 0.3, 1.2)]
     out = node(RUN_REDRAW, {"code": ch.figs.redraw.code, "args": _ch10_args(ch.figs),
-                            "panes": ["readout", "table", "note"],
+                            "panes": ["readout", "table", "note", "versus"],
                             "calls": [dict(alpha=a, gamma=g, c=c) for a, g, c in points]})
     figs = ch.figs
     for (a, g, c), got in zip(points, out):
@@ -178,6 +181,9 @@ def test_chapter_10_browser_redraw_draws_what_python_draws(make_chapter, with_pr
         assert got["html"]["formula"] == ch.readout.object, (a, g, c)
         assert got["html"]["table"] == ch.table.object
         assert got["html"]["note"] == ch.cost_note.object
+        assert got["html"]["versus"] == ch.versus.object and bool(ch.versus.object) is with_request
+        if with_request:
+            assert ("The sliders are at your request's" in ch.versus.object) is ((a, g, c) == (0.6, 4, 0.1))
         assert html.unescape(st["readout"]["text"]) == ch.readout.object
         assert close(st["curve"]["data"]["speedup"], figs.curve.data["speedup"])
         assert close(st["point"]["data"]["speedup"], figs.point.data["speedup"])
