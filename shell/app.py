@@ -27,9 +27,11 @@ from shell.line import LeftTheLine, PageLine
 from shell.loading import loading_view
 from shell.pages import html_pane, landing_html, nav_html, page_view, pager_html
 from shell.quietlog import configure_logging, verbose
+from shell.identity import address_of
 from shell.sessions import browser_id, join_classroom, session_state
 from shell.tour import build_tour
 from uikit import validate
+from uikit.doors import before_page_builds, guard_messages
 from uikit.pacing import before_browser_values, keep_deferred_writes, on_refused_patches, page_turn, served, show_in_pieces
 from uikit.panels import PairBadge, SettingsPanel
 from uikit.state import LabState
@@ -73,10 +75,12 @@ def place_html(said: str) -> str:
 LOAD_REFRESH_MS = 3000   # the lecturer's load line is refreshed this often
 
 
-def load_html(line: PageLine) -> str:
-    """The server's load in one line (shell.line), above the lecturer's controls."""
-    return (f'<p class="server-load" role="status" style="font-size: 1.1rem; margin: 2px 0">'
+def load_html(line: PageLine, problem: str | None = None) -> str:
+    """The server's load in one line (shell.line), above the lecturer's controls; and the class
+    store's problem, when it has one (shell.store: a full disk, say), in one more."""
+    said = (f'<p class="server-load" role="status" style="font-size: 1.1rem; margin: 2px 0">'
             f'{html.escape(line.load_line())}</p>')
+    return said + (f'<p class="notice store-problem" role="alert">{html.escape(problem)}</p>' if problem else "")
 
 
 @dataclass
@@ -133,7 +137,8 @@ class SessionPage:
                                        sizing_mode="stretch_width", margin=0)
         self.keys = ShellKeys(browser_id=bid, width=0, height=0, margin=0)
         notice = [html_pane(f'<p class="notice" role="alert">{html.escape(said)}</p>')
-                  for said in (request.notice, the_class.store_problem()) if said]
+                  for said in (request.notice, None if isinstance(lecturer, LecturerPanel) else   # its own line
+                               the_class.store_problem()) if said]
         # a value this page's browser sent that was clamped or refused (uikit.validate), said here
         self.problems = html_pane("", margin=0)
         validate.on_problems(self.say_problem)
@@ -192,12 +197,17 @@ class SessionPage:
 
     async def show_lecturer(self) -> None:
         """The lecturer's controls, under one line on the server's load (refreshed every few seconds)."""
-        line = self.the_class.line
-        load = html_pane(load_html(line), margin=(0, 10))
+        line, the_class = self.the_class.line, self.the_class
+        load = html_pane(load_html(line, the_class.store_problem()), margin=(0, 10))
         async with page_turn():
             self.lecturer_slot.objects = [load, self.lecturer]
+
+        def refresh():
+            said = load_html(line, the_class.store_problem())
+            if said != load.object:
+                load.object = said
         if served():
-            pn.state.add_periodic_callback(lambda: setattr(load, "object", load_html(line)), period=LOAD_REFRESH_MS)
+            pn.state.add_periodic_callback(refresh, period=LOAD_REFRESH_MS)
 
     def fill_tour(self) -> None:
         """The projector's one page, built at once (it lays out its own steps)."""
@@ -245,6 +255,9 @@ def build_app():
     the_class = class_state()
     request = Request.from_args(pn.state.session_args or {})
     session_id, doc = join_classroom(the_class)
+    if served():       # the page gate (shell.gate) counts this page as built once its browser connects
+        address, cookie = address_of(doc), (pn.state.cookies or {}).get("speclab_id", "")
+        pn.state.onload(lambda: the_class.gate.arrived(address, cookie))
     bid = browser_id(the_class)
     if (full := the_class.browsers.too_many_tabs(doc)) is not None:   # tabs per browser capped: one sentence
         return full
@@ -288,6 +301,8 @@ def start_models(the_class: ClassState | None = None, args: list[str] | None = N
     (`args`: the server's own arguments, which the pair loads by), else at the first page."""
     configure_logging(verbose())
     the_class = the_class or class_state()
+    before_page_builds(the_class.gate)      # a page request counted against its sender first (shell.gate)
+    guard_messages()                        # websocket messages capped, unreadable ones closed quietly
     if args is not None:
         the_class.pair.use_args(args)
     the_class.start_models()

@@ -3,7 +3,7 @@
 A server (one process, or each of the `--num-procs` processes) holds a class: the pair it serves and
 its model service, the students' browsers (their tabs and allowances, their settings across page
 loads), the open sessions, the class poll and each page's ballot, the line of pages waiting for
-their build, the garbage collector's policy, the lecturer's token attempts, the start-up load and
+their build, the garbage collector's policy, the lecturer's token attempts, the gate every page request passes (shell.gate), the start-up load and
 warm-up, and the class's shared store when several processes serve it. All of it lives in one
 `ClassState`, made when the server starts (shell/start.py, else the first page) and kept in Panel's
 process-wide cache (`pn.state.as_cached`); a page reaches it with `class_state()` and hands a chapter
@@ -21,7 +21,8 @@ from serving.runtime import PairInUse
 from shell.browsers import Browsers
 from shell.heap import Heap
 from shell.identity import Signer, browsers_per_address, new_id_limit, signing_key, votes_per_address
-from shell.lecturer import Attempts
+from shell.attempts import Attempts
+from shell.gate import PageGate
 from shell.line import PageLine
 from shell.loading import PairLoader
 from shell.poll import Ballots
@@ -55,6 +56,8 @@ class ClassState:
         self.snapshots = Snapshots(store=store)          # settings across page loads
         self.classroom = Classroom(store, self.heap, self.pair.service)    # the open sessions
         self.attempts = Attempts(store=store)            # wrong lecturer tokens
+        from shell.lecturer import configured_token
+        self.gate = PageGate(per_address, self.signer, self.attempts, configured_token)   # page requests
         self.poll = class_poll(store, votes_per_address(environ))    # the class poll's votes
         self.ballots = Ballots(self.poll, lambda: browser_id(self))        # each page's way into it
         self.badges = Badges()                           # every open page's pair badge

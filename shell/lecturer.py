@@ -4,27 +4,27 @@ They exist only when the lecturer set a token at start-up and the page was opene
 `?lecturer=TOKEN`. The token comes from a file or the environment, which `ps` does not show:
 `SPECLAB_LECTURER_TOKEN_FILE=PATH` or `--args --lecturer-token-file PATH`, or
 `SPECLAB_LECTURER_TOKEN=...` (`--args --lecturer-token ...` works too, but every user of the machine
-sees it in `ps`). Students never see the controls; a wrong token is refused in one sentence, and
-each wrong try makes that browser and its client address wait longer before the next one is checked,
-while the whole server checks at most GUESSES_PER_HOUR wrong tokens an hour (the class state's
-`attempts`); the lecturer's view says in one line when someone is guessing.
+sees it in `ps`). Students never see the controls; a wrong token is refused in one sentence (shell.attempts:
+the token is compared first, so the right one always works whatever others guessed; each wrong try
+makes that browser and its client address wait longer before its next one is checked, and the whole
+server counts at most GUESSES_PER_HOUR wrong tokens an hour); the lecturer's view says in one line
+when someone is guessing.
 """
 from __future__ import annotations
 
 import argparse
-import hmac
 import html
 import logging
 import os
 import sys
-import time
 from pathlib import Path
 
 import panel as pn
 
 from lab.errors import public_message
 from shell.classwide import reset_class, switched_everywhere
-from shell.identity import Buckets, address_of, table
+from shell.attempts import GUESS_BURST, GUESSES_PER_HOUR, Attempts, guessing_line, judge, token_ok  # noqa: F401
+from shell.identity import address_of
 from shell.lecturer_drafting import DraftingLine
 from shell.poll import DocumentWatch, PollView
 from uikit.clicks import on_click
@@ -66,85 +66,6 @@ def _token_from_file(path: str) -> str | None:
     if not token:
         log.error("The lecturer token file %s is empty; lecturer controls are off.", path)
     return token or None
-
-
-def token_ok(given, expected: str | None) -> bool:
-    return bool(expected) and isinstance(given, str) and hmac.compare_digest(given.encode(), expected.encode())
-
-
-GUESSES_PER_HOUR = 60      # wrong lecturer tokens the whole server checks an hour, after …
-GUESS_BURST = 20           # … this many at once
-RECENT_KEPT = 500          # wrong tries remembered for the lecturer's line
-
-
-class Attempts:
-    """Wrong lecturer tokens per browser and per client address, and on the whole server.
-
-    Per browser and per address, the first `free` wrong tries cost nothing (a typo); after the n-th,
-    the next try from that browser or address is not checked for `base · 2^(n-free-1)` seconds (at
-    most `cap`). The server as a whole (every process of the class: the records are in the class
-    store when there is one) checks at most `server_burst` wrong tokens at once and then `per_hour`
-    an hour, so guesses from many addresses stay hopeless too. A right token clears its browser's
-    and address's counts. `guessing()` is what the lecturer's view says about it.
-
-        attempts = Attempts(store=class_store)      # one per server (shell.classstate)
-        wait = attempts.wait(bid, "address …")     # seconds before this page may try (0: now)
-        attempts.failed(bid, "address …")          # after a wrong token
-    """
-
-    def __init__(self, base: float = 1.0, cap: float = 300.0, free: int = 2, clock=time.time,
-                 per_hour: float = GUESSES_PER_HOUR, server_burst: int = GUESS_BURST, store=None):
-        """`store`: the class store (shell.store.ClassStore) where the records are kept, None: in
-        this process."""
-        self.base, self.cap, self.free, self.clock = base, cap, free, clock
-        self._rows = table("guesses", store)
-        self.server = Buckets(per_hour / 3600, server_burst, table("guess-server", store), clock=clock)
-
-    def _wait_of(self, key: str, now: float) -> float:
-        row = self._rows.get(key) or {}
-        return max(0.0, float(row.get("until", 0.0)) - now)
-
-    def wait(self, *keys: str) -> float:
-        """Seconds before a page of these keys (browser, address) may try a token (0: now)."""
-        now = self.clock()
-        return max([self._wait_of(k, now) for k in keys if k] + [self.server.wait("server")])
-
-    def server_wait(self) -> float:
-        return self.server.wait("server")
-
-    def failed(self, *keys: str) -> None:
-        now = self.clock()
-        for key in filter(None, keys):
-            n = int((self._rows.get(key) or {}).get("n", 0)) + 1
-            wait = 0.0 if n <= self.free else min(self.cap, self.base * 2 ** (n - self.free - 1))
-            self._rows.put(key, {"n": n, "until": now + wait})
-        self.server.take("server")
-        recent = self._recent(now)
-        recent.append([now, keys[-1] if len(keys) > 1 else ""])
-        self._rows.put("recent", {"tries": recent[-RECENT_KEPT:]})
-
-    def succeeded(self, *keys: str) -> None:
-        for key in filter(None, keys):
-            self._rows.put(key, {"n": 0, "until": 0.0})
-
-    def _recent(self, now: float) -> list:
-        tries = (self._rows.get("recent") or {}).get("tries", [])
-        return [t for t in tries if isinstance(t, list) and len(t) == 2 and now - float(t[0]) < 3600]
-
-    def guessing(self) -> tuple[int, int]:
-        """(wrong tokens tried on this server in the last hour, from how many client addresses)."""
-        recent = self._recent(self.clock())
-        return len(recent), len({where for _, where in recent})
-
-
-def guessing_line(attempts: Attempts) -> str:
-    """The lecturer's one line when someone is guessing the token ('' when nobody is)."""
-    tries, addresses = attempts.guessing()
-    if not tries:
-        return ""
-    return (f'<p class="guessing" role="status">Someone is guessing the lecturer token: {tries} wrong '
-            f"{'try' if tries == 1 else 'tries'} in the last hour from {addresses} "
-            f"{'address' if addresses == 1 else 'addresses'}; each one waits longer before the next.</p>")
 
 
 class LecturerPanel(pn.viewable.Viewer):
@@ -297,21 +218,10 @@ def lecturer_view(the_class, query_token, session_id: str, browser: str | None =
     browser = browser or session_id
     if address is None:
         address = address_of(pn.state.curdoc) if served() else ""
-    attempts = the_class.attempts
     keys = (browser, f"address {the_class.signer.hashed(address)}" if address else "")
-    wait = attempts.wait(*keys)
-    if wait > 0:               # not even checked: guessing is slowed down per browser, address and server
-        where = "on this server" if attempts.server_wait() >= wait else "from this browser"
-        return _refusal(f"Too many wrong lecturer tokens {where}; wait {int(wait) + 1} seconds, "
-                        "then reload the page with the right link.")
-    if not token_ok(query_token, expected):
-        attempts.failed(*keys)
-        tries, addresses = attempts.guessing()
-        log.warning("a wrong lecturer token was tried from %s (%d wrong in the last hour, from %d %s)",
-                    address or "an unknown address", tries, addresses, "address" if addresses == 1 else "addresses")
-        return _refusal("That lecturer token is not right; ask the lecturer for the link they started "
-                        "the server with.")
-    attempts.succeeded(*keys)
+    refused = judge(the_class.attempts, query_token, expected, keys, address)
+    if refused is not None:
+        return _refusal(refused)
     log.info("lecturer controls opened (browser %s…)", browser[:8])
     return LecturerPanel(the_class, session_id, chapter=_page_chapter())
 

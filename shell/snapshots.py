@@ -7,16 +7,19 @@ fresh LabState, seeded from the snapshot of its browser's last settings.
 
 Kept in memory, bounded; when several processes serve the class (shell.store), a snapshot is also
 written to the class's shared store (within half a second, off the event loop), so that a browser's
-next page finds its settings whichever process serves it.
+next page finds its settings whichever process serves it. While the store cannot be written (a full
+disk), snapshots stay in this process's memory and are written once it can.
 """
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 import time
 from collections import OrderedDict
 
 from lab import records
+from shell.storeevents import StoreFault
 from uikit.state import SETTINGS, LabState
 
 log = logging.getLogger(__name__)
@@ -44,7 +47,10 @@ class Snapshots:
         with self._lock:
             if self.store is None or bid in self._dirty:
                 return self._saved.get(bid, {})
-        rows = self.store.read("SELECT value FROM snapshots WHERE browser = ?", (bid,))
+        try:
+            rows = self.store.read("SELECT value FROM snapshots WHERE browser = ?", (bid,))
+        except sqlite3.Error:          # the file cannot be read now: this process's own copy
+            rows = []
         return self._snapshot(rows[0][0]) if rows else self._saved.get(bid, {})
 
     @staticmethod
@@ -79,8 +85,12 @@ class Snapshots:
             self._dirty.clear()
         if not rows:
             return
-        with self.store.write() as db:
-            db.executemany("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)",
-                           [(bid, blob, time.time()) for bid, blob in rows])
-            db.execute("DELETE FROM snapshots WHERE browser NOT IN "
-                       "(SELECT browser FROM snapshots ORDER BY stamp DESC LIMIT ?)", (self.size,))
+        try:
+            with self.store.write() as db:
+                db.executemany("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)",
+                               [(bid, blob, time.time()) for bid, blob in rows])
+                db.execute("DELETE FROM snapshots WHERE browser NOT IN "
+                           "(SELECT browser FROM snapshots ORDER BY stamp DESC LIMIT ?)", (self.size,))
+        except StoreFault:             # said by the store; kept here, and written at a later flush
+            with self._lock:
+                self._dirty.update(bid for bid, _ in rows)

@@ -32,6 +32,7 @@ import secrets
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 
 from serving import serving_processes
@@ -44,7 +45,7 @@ GONE_AFTER = 30.0       # a process silent this long is gone: its pages no longe
 KEEP_EVENTS = 5000      # events kept for a process that looks late (older ones are trimmed)
 KEEP_SHARED = 400       # shared request outcomes kept (the newest; each process also caches its own)
 KEEP_SHARED_BYTES = 64 << 20    # and at most this many bytes of them
-FAULT_EVERY = 60.0      # seconds between two log lines about the same store fault
+KEPT = 4096             # shared values kept in this process's memory while the store cannot be written
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -62,7 +63,62 @@ CREATE TABLE IF NOT EXISTS shared (key TEXT PRIMARY KEY, value BLOB, version INT
 CLASS_TABLES = ("questions", "votes", "revealed", "presence", "snapshots", "shared", "events", "procs")
 
 
-class ClassStore(StoreEvents):
+class SharedValues:
+    """The class store's shared values (its `shared` table): small records any process may put and
+    read, kept in this process's memory while the file cannot be written."""
+
+    def put(self, key: str, value: bytes) -> int:
+        """Store `value` under `key`; returns its new version (one more than the last). While the file
+        cannot be written, the value is kept in this process's memory instead (`get` reads it)."""
+        try:
+            return self._put(key, value)
+        except StoreFault:
+            with self._lock:
+                version = (self._kept[key][0] if key in self._kept else 0) + 1
+                self._kept[key] = (version, value)
+                self._kept.move_to_end(key)
+                while len(self._kept) > KEPT:
+                    self._kept.popitem(last=False)
+            return version
+
+    def _put(self, key: str, value: bytes) -> int:
+        with self.write() as db:
+            row = db.execute("SELECT version FROM shared WHERE key = ?", (key,)).fetchone()
+            version = (row[0] if row else 0) + 1
+            db.execute("INSERT OR REPLACE INTO shared VALUES (?, ?, ?)", (key, value, version))
+            if key.startswith("outcome:"):           # the newest outcomes, by count and by size
+                db.execute("DELETE FROM shared WHERE key LIKE 'outcome:%' AND rowid NOT IN (SELECT rowid FROM "
+                           "shared WHERE key LIKE 'outcome:%' ORDER BY rowid DESC LIMIT ?)", (KEEP_SHARED,))
+                db.execute("DELETE FROM shared WHERE key LIKE 'outcome:%' AND rowid < (SELECT COALESCE(MIN(rowid), 0) "
+                           "FROM (SELECT rowid, SUM(LENGTH(value)) OVER (ORDER BY rowid DESC) AS total FROM shared "
+                           "WHERE key LIKE 'outcome:%') WHERE total <= ?)", (KEEP_SHARED_BYTES,))
+        with self._lock:
+            self._kept.pop(key, None)
+        return version
+
+    def get(self, key: str) -> tuple[int, bytes] | None:
+        """(version, value) under `key` (this process's own when the file refused it), or None."""
+        with self._lock:
+            if key in self._kept:
+                return self._kept[key]
+        try:
+            rows = self.read("SELECT version, value FROM shared WHERE key = ?", (key,))
+        except sqlite3.Error as exc:
+            self.fault(exc)
+            return None
+        return (rows[0][0], rows[0][1]) if rows else None
+
+    def drop(self, prefix: str) -> None:
+        """Forget every shared value whose key starts with `prefix` (in this process's memory too)."""
+        with self._lock:
+            for key in [k for k in self._kept if k.startswith(prefix)]:
+                del self._kept[key]
+        with contextlib.suppress(StoreFault):      # said by `fault`; the next write tries again
+            with self.write() as db:
+                db.execute("DELETE FROM shared WHERE substr(key, 1, ?) = ?", (len(prefix), prefix))
+
+
+class ClassStore(StoreEvents, SharedValues):
     """One SQLite file shared by the class's server processes: events between them (shell.storeevents),
     who is here, and shared values. Thread-safe: one connection per thread, every write one
     transaction."""
@@ -74,9 +130,10 @@ class ClassStore(StoreEvents):
         self.path = claim(Path(path))                          # StoreRefused unless only this user can write it
         self.server = server_pid()                             # the server this process belongs to
         self.problem: str | None = None                        # the last fault, one page sentence
-        self._faulted = 0.0
+        self._kept: OrderedDict[str, tuple[int, bytes]] = OrderedDict()   # values the file refused, in memory
         self.proc = f"{os.getpid()}-{secrets.token_hex(4)}"    # this process, in this file
         self._local = threading.local()
+        self._lock = threading.Lock()
         self._db().executescript(SCHEMA)
         if "server" not in {row[1] for row in self.read("PRAGMA table_info(procs)")}:    # an older file
             self._db().execute("ALTER TABLE procs ADD COLUMN server INTEGER DEFAULT 0")
@@ -134,15 +191,18 @@ class ClassStore(StoreEvents):
             with contextlib.suppress(sqlite3.Error):
                 db.execute("ROLLBACK")
             raise self.fault(exc) from None
+        if self.problem is not None:
+            self.problem = None
+            log.warning("The class store %s can be written again.", self.path)
 
     def fault(self, exc: Exception) -> "StoreFault":
-        """The store failed (`exc`): noted for the pages, logged once a minute, returned to raise."""
+        """The store failed (`exc`): noted for the pages (and the lecturer's view), said once in the
+        terminal until a write works again, returned to raise."""
+        if self.problem is None:
+            log.error("The class store %s cannot be written (%s); votes and settings stay in each process "
+                      "until it can: free disk space or check the folder.", self.path, " ".join(str(exc).split()))
         self.problem = ("The class's shared store cannot be written right now (the disk may be full or "
                         "read-only): new votes and settings stay on this server process until it can.")
-        if time.monotonic() - self._faulted > FAULT_EVERY:
-            self._faulted = time.monotonic()
-            log.error("The class store %s cannot be written (%s); votes and settings stay in each process "
-                      "until it can: free disk space or check the folder.", self.path, exc)
         return StoreFault(self.problem)
 
     @contextlib.contextmanager
@@ -181,31 +241,6 @@ class ClassStore(StoreEvents):
         """Open pages of the other live processes."""
         return self.read("SELECT COALESCE(SUM(sessions), 0) FROM procs WHERE proc != ? AND seen >= ?",
                          (self.proc, time.time() - GONE_AFTER))[0][0]
-
-    # --- shared values ---
-    def put(self, key: str, value: bytes) -> int:
-        """Store `value` under `key`; returns its new version (one more than the last)."""
-        with self.write() as db:
-            row = db.execute("SELECT version FROM shared WHERE key = ?", (key,)).fetchone()
-            version = (row[0] if row else 0) + 1
-            db.execute("INSERT OR REPLACE INTO shared VALUES (?, ?, ?)", (key, value, version))
-            if key.startswith("outcome:"):           # the newest outcomes, by count and by size
-                db.execute("DELETE FROM shared WHERE key LIKE 'outcome:%' AND rowid NOT IN (SELECT rowid FROM "
-                           "shared WHERE key LIKE 'outcome:%' ORDER BY rowid DESC LIMIT ?)", (KEEP_SHARED,))
-                db.execute("DELETE FROM shared WHERE key LIKE 'outcome:%' AND rowid < (SELECT COALESCE(MIN(rowid), 0) "
-                           "FROM (SELECT rowid, SUM(LENGTH(value)) OVER (ORDER BY rowid DESC) AS total FROM shared "
-                           "WHERE key LIKE 'outcome:%') WHERE total <= ?)", (KEEP_SHARED_BYTES,))
-        return version
-
-    def get(self, key: str) -> tuple[int, bytes] | None:
-        """(version, value) under `key`, or None."""
-        rows = self.read("SELECT version, value FROM shared WHERE key = ?", (key,))
-        return (rows[0][0], rows[0][1]) if rows else None
-
-    def drop(self, prefix: str) -> None:
-        """Forget every shared value whose key starts with `prefix`."""
-        with self.write() as db:
-            db.execute("DELETE FROM shared WHERE substr(key, 1, ?) = ?", (len(prefix), prefix))
 
 
 def wal(db: sqlite3.Connection, wait: float = 10.0) -> None:

@@ -2,7 +2,7 @@
 
 The store (shell.store) holds the class's poll, the students' settings and the shared measurements.
 Another user of the machine who could write it could change what every page shows, so the server
-only uses a store whose folder nobody else can write and whose files (the database and SQLite's
+only uses a store whose folder is its own, reached through no link, nobody else can write, and whose files (the database and SQLite's
 `-wal`, `-shm` and `-journal` beside it) are the server's own, regular and writable by it alone. A
 new folder is made 0700 and a new file 0600 (SQLite gives its `-wal` and `-shm` the database's mode).
 Anything else is refused with one sentence (`StoreRefused`) naming what is wrong and what to do.
@@ -30,18 +30,26 @@ class StoreRefused(RuntimeError):
 
 
 def claim(path: Path) -> Path:
-    """Make `path`'s folder (0700) and file (0600) if new; check both are the server user's alone.
-    Returns `path`; raises StoreRefused with one sentence otherwise."""
+    """Make `path`'s folder (0700) and file (0600) if new; check both are the server user's alone,
+    reached through no link. Returns `path`; raises StoreRefused with one sentence otherwise."""
+    path = Path(os.path.abspath(path))
     folder = path.parent
+    _no_links(folder)
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = folder.stat()
+        info = os.lstat(folder)
     except OSError as exc:
         raise StoreRefused("The class store's folder {path} cannot be made or read (" + _why(exc) + "); "
                            "set SPECLAB_STORE to a file in a folder you can write.", folder) from None
+    if stat.S_ISLNK(info.st_mode):
+        raise StoreRefused(LINK.format(what="The class store's folder", path="{path}"), folder)
     if not stat.S_ISDIR(info.st_mode):
         raise StoreRefused("The class store's folder {path} is not a folder; remove it or set "
                            "SPECLAB_STORE to another place.", folder)
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        raise StoreRefused("The class store's folder {path} belongs to another user, who could rename or "
+                           "replace the class's files; use a folder of your own "
+                           "(SPECLAB_STORE=~/speclab/class.sqlite).", folder)
     if info.st_mode & OTHERS_WRITE:
         raise StoreRefused("The class store's folder {path} can be written by other users, who could "
                            "then change the class's data; use a folder only you can write "
@@ -54,6 +62,22 @@ def claim(path: Path) -> Path:
         raise StoreRefused("The class store {path} cannot be written (" + _why(exc) + "); set SPECLAB_STORE "
                            "to a file in a folder you can write.", path) from None
     return path
+
+
+LINK = ("{what} {path} is a link (or is reached through one); name the real place in SPECLAB_STORE, "
+        "a folder of your own.")
+
+
+def _no_links(folder: Path) -> None:
+    """No part of the way to the store's folder is a symbolic link (one another user could repoint)."""
+    for place in (folder, *folder.parents):
+        try:
+            if stat.S_ISLNK(os.lstat(place).st_mode):
+                raise StoreRefused(LINK.format(what="The class store's folder", path="{path}"), place)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return          # said below, when the folder is made or read
 
 
 def _why(exc: OSError) -> str:
@@ -70,8 +94,13 @@ def _check_file(path: Path) -> None:
     except OSError as exc:
         raise StoreRefused("The class store file {path} cannot be read (" + _why(exc) + "); remove it or set "
                            "SPECLAB_STORE to another place.", path) from None
+    if stat.S_ISLNK(info.st_mode):
+        raise StoreRefused(LINK.format(what="The class store file", path="{path}"), path)
+    if stat.S_ISDIR(info.st_mode):
+        raise StoreRefused("The class store file {path} is a folder, not a file; name a file in "
+                           "SPECLAB_STORE (such as ~/speclab/class.sqlite) or remove that folder.", path)
     if not stat.S_ISREG(info.st_mode):
-        raise StoreRefused("The class store file {path} is a link or not a regular file; remove it or set "
+        raise StoreRefused("The class store file {path} is not a regular file; remove it or set "
                            "SPECLAB_STORE to another place.", path)
     if hasattr(os, "getuid") and info.st_uid != os.getuid():
         raise StoreRefused("The class store file {path} belongs to another user, who could change the "

@@ -53,6 +53,17 @@ INTERNALS = [
     ("transformers.PreTrainedModel._tied_weights_keys", "attribute", "lab/pairs/draftmodels.ShortlistLlamaForCausalLM"),
     ("torch.nn.Module._parameters", "instance attribute", "lab/pairs/packing.py"),
     ("torch.nn.Module._buffers", "instance attribute", "lab/pairs/packing.py"),
+    ("panel.io.server.DocHandler.get", ["self", "args", "kwargs"],
+     "uikit/doors.before_page_builds (a page request gated before its session is built, shell/gate)"),
+    ("bokeh.server.views.ws.WSHandler._async_open", ["self", "token"],
+     "uikit/doors.before_page_builds (a websocket naming no session gated too)"),
+    ("bokeh.server.contexts.ApplicationContext.get_session", ["self", "session_id"],
+     "uikit/doors.before_page_builds (does the websocket's session exist?)"),
+    ("bokeh.server.views.ws.WSHandler._receive", ["self", "fragment"],
+     "uikit/doors.guard_messages (an unreadable message: one log line, the connection closed)"),
+    ("bokeh.server.views.ws.WSHandler._handle", ["self", "message"], "uikit/doors.guard_messages"),
+    ("tornado.websocket.WebSocketHandler.max_message_size", "property",
+     "uikit/doors.guard_messages (Bokeh's WSHandler given a smaller cap)"),
     ("bokeh.server.contexts.ApplicationContext._cleanup_sessions", ["self", "unused_session_linger_milliseconds"],
      "tests/shell/test_pages.py (Bokeh's periodic session check, run at once: no public way)"),
 ]
@@ -113,7 +124,7 @@ def test_the_internal_is_there_as_the_lab_uses_it(dotted, assumed, used_by, inst
         assert fn is not None, f"{where} is gone"
         fn = getattr(fn, "__func__", fn)
         fn = getattr(fn, "__wrapped__", fn)
-        for kept in ("unscreened", "untold", "original"):    # the lab's own wrappers keep it
+        for kept in ("unscreened", "untold", "original", "ungated"):    # the lab's own wrappers keep it
             fn = getattr(fn, kept, fn)
         assert list(inspect.signature(fn).parameters) == assumed, f"{where} changed its parameters"
 
@@ -139,6 +150,16 @@ def test_what_the_lab_assumes_of_them(instances):
     column, doc = pn.Column("x"), Document()
     doc.add_root(column.get_root(doc))
     assert [model.document for model, _parent in column._models.values()] == [doc]
+    # uikit/doors.guard_messages does what Bokeh's _receive and _handle do, minus their log lines
+    from bokeh.server.views.ws import WSHandler
+    receive = getattr(WSHandler._receive, "original", WSHandler._receive)
+    handle = getattr(WSHandler._handle, "original", WSHandler._handle)
+    assert "await self.receiver.consume(fragment)" in inspect.getsource(receive)
+    assert "await self.handler.handle(message, self.connection)" in inspect.getsource(handle)
+    # … and before_page_builds answers a refused page on Panel's handler, which serves every app route
+    from bokeh.server.urls import per_app_patterns
+    from panel.io.server import DocHandler
+    assert any(handler is DocHandler for _pattern, handler, *_ in per_app_patterns)
     # lab/pairs/prepare.py replaces the gguf module's tqdm with a silenced one: it must be tqdm's callable
     import transformers.modeling_gguf_pytorch_utils as gguf_utils
     assert callable(gguf_utils.tqdm)

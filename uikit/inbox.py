@@ -18,8 +18,8 @@ there, so that method is wrapped once per process (tests/test_internals.py lists
   never a traceback;
 - every callback of a page's session (`ServerSession.with_document_locked`, wrapped too) is timed
   and charged to that page's sender (`on_cost`);
-- a value Bokeh's own types refuse (text for a number) is said on the page (`on_refused_patches`)
-  and goes on to Bokeh's reply and log line, as before.
+- a value Bokeh's own types refuse (text for a number) is said on the page (`on_refused_patches`),
+  with the same ERROR reply (one sentence: no traceback, no file path) and log line.
 
 And every page's writes are bounded (`bound_unread_writes`): a client that does not read its
 websocket has its connection closed once UNREAD_BYTES wait unsent for it, instead of the server
@@ -41,6 +41,7 @@ HELD_EVENTS = 16               # clicks and component messages that may wait pas
 RETRY = 0.05                   # seconds between two looks at a waiting sender's allowance
 QUIET_FOR = 60.0               # seconds: one log line per client this often for its unusable messages
 UNREAD_BYTES = 8 * 2 ** 20     # bytes waiting unsent for one page before its connection is closed
+REFUSED = "This value is not one this page accepts; it was ignored."
 
 
 def client_address(doc) -> str:
@@ -171,18 +172,16 @@ async def applied(original, session, message, connection):
     """Bokeh's own handling of one message, its failures answered without a traceback."""
     try:
         return await original(session, message, connection)
-    except ValueError as err:
-        if str(err).startswith("failed to validate"):     # Bokeh's types refused a value: as before
-            if GUARD.tell is not None:
-                GUARD.tell(session.document, err)
-            raise
-        problem: BaseException = err
     except Exception as err:
-        problem = err
+        problem: BaseException = err
+    refused = isinstance(problem, ValueError) and str(problem).startswith("failed to validate")
+    if refused and GUARD.tell is not None:     # Bokeh's types refused a value: said on the page
+        GUARD.tell(session.document, problem)
     client = client_address(session.document) or session.id
     GUARD.unusable.say(client, f"a browser ({client}) sent a change this server cannot apply; it was "
                                f"ignored: {_describe(problem)}")
-    return connection.error(message, "This change could not be applied; it was ignored.")
+    # made outside the except block: Bokeh's ERROR reply then carries no traceback, only this sentence
+    return connection.error(message, REFUSED if refused else "This change could not be applied; it was ignored.")
 
 
 def signature(message) -> tuple | None:

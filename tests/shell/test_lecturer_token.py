@@ -92,3 +92,31 @@ def test_the_lecturer_is_told_in_one_line_when_someone_is_guessing(attempts, the
     assert "Someone is guessing the lecturer token" in line and "3 wrong tries" in line and "2 addresses" in line
     panel = lecturer.LecturerPanel(the_class, "s-lecturer")
     assert panel.guessing.object == line
+
+
+def test_the_right_token_works_right_after_a_guessing_burst_from_other_addresses(attempts, the_class):
+    """The server-wide limit slows wrong guesses only: the token is compared first."""
+    replies = [lecturer.lecturer_view(the_class, f"guess{i}", f"s{i}", f"fresh{i}", address=f"10.2.0.{i}")
+               for i in range(lecturer.GUESS_BURST + 5)]
+    assert the_class.attempts.server_wait() > 0                         # the server's share is spent …
+    late = replies[-1].object
+    assert "on this server" in late and "this browser" not in late and "own link still works" in late
+    panel = lecturer.lecturer_view(the_class, "s3cret", "t", "lecturer", address="10.9.9.9")
+    assert isinstance(panel, lecturer.LecturerPanel)                    # … and the lecturer is let in at once
+    refused = lecturer.lecturer_view(the_class, "guess-again", "u", "fresh-u", address="10.9.9.8")
+    assert "on this server" in refused.object
+
+
+def test_a_page_with_a_wrong_token_is_refused_before_any_session(attempts, the_class):
+    """The page gate (shell.gate) answers a wrong token with a small page, no session built; the
+    right one passes, whatever was guessed before."""
+    from types import SimpleNamespace
+    from shell.gate import PageGate
+
+    def request(token, address):
+        return SimpleNamespace(remote_ip=address, cookies={}, arguments={"lecturer": [token.encode()]})
+    gate = PageGate(4, the_class.signer, the_class.attempts, token=lambda: "s3cret")
+    refusals = [gate(request(f"guess{i}", f"10.3.0.{i}")) for i in range(lecturer.GUESS_BURST + 3)]
+    assert all(r is not None and r.status == 403 for r in refusals) and gate.built == 0
+    assert "not right" in refusals[0].page and "on this server" in refusals[-1].page
+    assert gate(request("s3cret", "10.3.1.1")) is None and gate.built == 1

@@ -83,21 +83,56 @@ def test_a_dangling_link_in_place_of_the_folder_is_one_sentence(tmp_path, caplog
     (tmp_path / "classroom").symlink_to(tmp_path / "nowhere")
     with caplog.at_level(logging.ERROR, logger="shell.store"):
         assert open_class_store({"SPECLAB_STORE": str(tmp_path / "classroom" / "c.sqlite")})[0] is None
-    assert len(caplog.records) == 1 and "cannot be made or read" in caplog.text
+    assert len(caplog.records) == 1 and "is a link" in caplog.text
 
 
-def test_a_store_that_cannot_be_written_is_said_once_a_minute(tmp_path, caplog, monkeypatch):
+def test_a_store_that_cannot_be_written_is_said_once_and_kept_in_memory(tmp_path, caplog, monkeypatch):
     store = ClassStore(tmp_path / "c.sqlite")
+    store.put("k", b"before")
 
     def full():
         raise sqlite3.OperationalError("database or disk is full")
     monkeypatch.setattr(store, "_db", full)
     with caplog.at_level(logging.ERROR, logger="shell.store"):
-        for _ in range(3):
-            with pytest.raises(StoreFault):
-                store.put("k", b"v")
+        for i in range(3):
+            store.put("k", f"v{i}".encode())                   # no StoreFault: kept in this process
+        with pytest.raises(StoreFault):
+            with store.write():
+                pass
+    assert store.get("k") == (3, b"v2")
     assert len(caplog.records) == 1 and caplog.records[0].exc_info is None
     assert "disk" in store.problem and str(tmp_path) not in store.problem
+
+
+def test_a_folder_of_another_user_is_refused_even_when_only_they_can_write_it(tmp_path):
+    if os.getuid() != 0:
+        pytest.skip("only root can give a folder to another user")
+    folder = tmp_path / "theirs"
+    folder.mkdir(mode=0o755)
+    os.chown(folder, NOBODY, NOBODY)
+    with pytest.raises(StoreRefused, match="belongs to another user") as refused:
+        claim(folder / "class.sqlite")
+    assert str(folder) not in refused.value.public
+    assert not (folder / "class.sqlite").exists()
+
+
+def test_a_folder_reached_through_a_link_is_refused(tmp_path):
+    real = tmp_path / "real"
+    real.mkdir(mode=0o700)
+    (tmp_path / "via").symlink_to(real)
+    with pytest.raises(StoreRefused, match="is a link"):
+        claim(tmp_path / "via" / "class.sqlite")
+    (tmp_path / "up").symlink_to(tmp_path)                               # a link further up the way
+    with pytest.raises(StoreRefused, match="is a link"):
+        claim(tmp_path / "up" / "real" / "class.sqlite")
+    assert not (real / "class.sqlite").exists()
+    assert claim(real / "class.sqlite") == real / "class.sqlite"        # the real place is fine
+
+
+def test_a_folder_in_place_of_the_store_file_is_called_a_folder(tmp_path):
+    (tmp_path / "class.sqlite").mkdir()
+    with pytest.raises(StoreRefused, match="is a folder, not a file"):
+        claim(tmp_path / "class.sqlite")
 
 
 def test_outcomes_in_the_store_are_bounded(tmp_path, monkeypatch):

@@ -1,0 +1,125 @@
+"""The server's two doors, watched before any work is done behind them: page requests and websocket
+messages.
+
+A `GET /app` makes a whole Panel session (the app script, the page's frame) before the page is
+sent, and Bokeh has no public hook before that work: Panel's `DocHandler.get` is wrapped once per
+process (`before_page_builds(gate)`), and a request the gate refuses is answered at once with its
+small page (a status such as 429, a `Retry-After`) and no session at all; a websocket naming no
+session (which would make one) asks the same gate. The client address is
+tornado's `request.remote_ip`, which reads X-Forwarded-For / X-Real-IP only when the server runs
+with `--use-xheaders`.
+
+A websocket message is capped in size (MAX_MESSAGE bytes: tornado closes the connection on a
+larger one before it is read, `WebSocketHandler.max_message_size`), and one that Bokeh's receiver
+or handler cannot use (not JSON, a wrong header, an unknown kind) closes its connection with one
+log line per client a minute (uikit.inbox's `OncePerMinute`), never a traceback: Bokeh's
+`WSHandler._receive` and `_handle` are wrapped. Every internal is listed in tests/test_internals.py.
+
+    before_page_builds(gate)     # gate(request) -> None (build the page) or Refusal(status, html, retry)
+    guard_messages()             # size cap and unreadable messages, once per process
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from uikit.inbox import GUARD, _describe
+
+MAX_MESSAGE = 256 * 2 ** 10     # bytes: the largest websocket message a browser may send (a page sends < 10 KB)
+CLOSE_UNREADABLE = 1007         # the websocket's code for "a message this endpoint cannot use"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A page request answered without a session: its HTTP status, a small HTML page, and the
+    seconds after which the client may try again (0: no Retry-After)."""
+    status: int
+    page: str
+    retry: int = 0
+
+
+def before_page_builds(gate: Callable[[object], Refusal | None]) -> None:
+    """Call `gate(request)` (tornado's HTTPServerRequest) on every page request before Panel builds
+    its session; a Refusal is sent instead of the page. Once per process (a later call changes the
+    gate)."""
+    from panel.io.server import DocHandler
+    original = DocHandler.get
+    original = getattr(original, "ungated", original)
+
+    async def get(self, *args, **kwargs):
+        refusal = get.gate(self.request)
+        if refusal is None:
+            return await original(self, *args, **kwargs)
+        self.set_status(refusal.status)
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.set_header("Cache-Control", "no-store")
+        if refusal.retry:
+            self.set_header("Retry-After", str(refusal.retry))
+        self.finish(refusal.page)
+    get.gate, get.ungated = gate, original
+    DocHandler.get = get
+    _gate_new_sessions_by_websocket(gate)
+
+
+def _gate_new_sessions_by_websocket(gate) -> None:
+    """A websocket whose token names no session makes one (Bokeh's session ids are not signed): the
+    same gate decides, and a refused one is closed at once (code 1013: try again later)."""
+    from bokeh.protocol.exceptions import ProtocolError
+    from bokeh.server.views.ws import WSHandler
+    from bokeh.util.token import get_session_id
+    original = WSHandler._async_open
+    original = getattr(original, "ungated", original)
+
+    async def _async_open(self, token):
+        try:
+            self.application_context.get_session(get_session_id(token))
+        except ProtocolError:        # no such session: this connection would build a page
+            refusal = _async_open.gate(self.request)
+            if refusal is not None:
+                client = _client(self)
+                GUARD.unusable.say(f"page {client}", f"a browser ({client}) opened too many pages at once; "
+                                                     "a connection was closed")
+                self.close(1013, "Too many pages from this address; try again in a moment.")
+                return None
+        return await original(self, token)
+    _async_open.gate, _async_open.ungated = gate, original
+    WSHandler._async_open = _async_open
+
+
+def _client(handler) -> str:
+    return str(getattr(getattr(handler, "request", None), "remote_ip", "") or "a client")
+
+
+def _unusable(handler, err: BaseException) -> None:
+    """One log line per client a minute, and the connection closed."""
+    client = _client(handler)
+    GUARD.unusable.say(f"frame {client}", f"a browser ({client}) sent a websocket message this server "
+                                          f"cannot read; its connection was closed: {_describe(err)}")
+    handler.close(CLOSE_UNREADABLE, "This message could not be read; the connection was closed.")
+
+
+def guard_messages(limit: int = MAX_MESSAGE) -> None:
+    """Cap every websocket message at `limit` bytes, and close a connection whose message cannot be
+    read or handled with one log line per client a minute (no traceback). Once per process."""
+    from bokeh.server.views.ws import WSHandler
+    WSHandler.max_message_size = property(lambda self: limit)   # tornado's own check, before reading
+    if getattr(WSHandler._receive, "speclab", False):
+        return
+    receive, handle = WSHandler._receive, WSHandler._handle
+
+    async def _receive(self, fragment):
+        try:
+            return await self.receiver.consume(fragment)
+        except Exception as err:     # Bokeh's own errors, and a fragment that is not JSON at all
+            _unusable(self, err)
+            return None
+
+    async def _handle(self, message):
+        try:
+            return await self.handler.handle(message, self.connection)
+        except Exception as err:
+            _unusable(self, err)
+            return None
+    _receive.speclab, _receive.original = True, receive
+    _handle.speclab, _handle.original = True, handle
+    WSHandler._receive, WSHandler._handle = _receive, _handle
