@@ -22,7 +22,8 @@ lines_src.setv({data: {p: [p_a], q: [q_a]}}, quiet)
 p_item.setv({label: {value: `p(A) = ${p_a.toFixed(2)}: the target`}}, quiet)
 q_item.setv({label: {value: `q(A) = ${q_a.toFixed(2)}: the draft alone`}}, quiet)
 
-// ---- the counts cleared: clear_share, draw_draws with no draw ----
+// ---- the counts cleared: clear_share, draw_draws with no draw; the browser's draws start again ----
+delete share_src._speclab_draws        // assets/ch06_draws.js (the offline copy)
 share_src.setv({data: {n: [], share: []}}, quiet)
 share_range.setv({end: share_axis}, quiet)
 share_item.setv({visible: false}, quiet)

@@ -225,7 +225,16 @@
       location.reload();
       return;
     }
-    say("This step was not recorded in the offline copy; the served lab computes it live.");
+    if (!computed(key)) say("This step was not recorded in the offline copy; the served lab computes it live.");
+  }
+
+  // A button whose press the page computes in the browser (its own click code: chapter 6's draws,
+  // shell/export/build.py computed_in_browser) needs no recording to work.
+  function computed(key) {
+    const model = bokehDoc().get_model_by_id(key);
+    const callbacks = model && model.js_event_callbacks;
+    const list = callbacks instanceof Map ? callbacks.get("button_click") : callbacks && callbacks.button_click;
+    return Boolean(list && list.length);
   }
 
   // the projector's scale (assets/tour.js reports it on the tour's deck): its recorded layer

@@ -8,7 +8,9 @@ are chapters/ch06_figures.py; this module holds the page's behaviour and its sen
 
 The sliders redraw in the browser (uikit.browser: assets/analytic.js and assets/ch06_accept_rule.js,
 lab.experiments.display.regions and the accept rule, the counts cleared); Python's p(A) and q(A) follow
-when the student lets go, and Python then resets the counts and draws the same.
+when the student lets go, and Python then resets the counts and draws the same. The offline copy
+(shell/export) draws in the browser too (`browser_presses`: assets/ch06_draws.js, the same draws from
+the same seed, at the sliders' current values).
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from chapters.base import Chapter
 from chapters.ch06_figures import FIG_HEIGHT, FIG_WIDTH, SHARE_HEIGHT, SHARE_WIDTH, U_HEIGHT, U_WIDTH, AcceptRuleFigures
 from lab.experiments.twotokens import (SETTLED, TOKENS, rounds, running_share, share_settled, share_spread,
                                        student_rng, student_seed, thresholds)
-from uikit.browser import browser_slider, redraw_on_move
+from uikit.browser import PANE_CLASS, browser_slider, redraw_on_move
 from uikit.clicks import on_click
 from uikit.lazy import Lazy, lazy_figure
 from uikit.pacing import in_document
@@ -73,6 +75,24 @@ def share_note_html(share: float | None, total: int, p_a: float, q_a: float) -> 
     return (f"<p class='speclab-formula'>After <b>{total}</b> rounds, <b>{share:.3f}</b> of the outputs are A — "
             f"the target's p(A) = {p_a:.2f} (give or take {share_spread(p_a, total):.3f}, sampling noise), not "
             f"the draft's q(A) = {q_a:.2f}: kept drafts plus corrections write exactly what the target would.</p>")
+
+
+def browser_draws(chapter) -> list[tuple]:
+    """Draw, Draw 1000 and Reset counts as the offline copy computes them in the browser, each as
+    (button, its browser code, what the served press does beyond it: a draw reveals the predict
+    card's verdict). The code draws what `draw` draws, from the student's seeded generator, at the
+    values the sliders show (assets/ch06_draws.js)."""
+    state = student_rng(chapter.state.seed, chapter.state.owner).bit_generator.state["state"]
+    prefix = PANE_CLASS.format(redraw=chapter.figs.redraw.id, name="")
+    code = dict(seed_state=str(state["state"]), seed_inc=str(state["inc"]), share_points=SHARE_POINTS,
+                settled=SETTLED, no_draw=NO_DRAW, seed_note=chapter.seed_note(), prefix=prefix)
+
+    def reveal():
+        if chapter.predict is not None:
+            chapter.predict.reveal()
+    return [(chapter.draw_button, chapter.figs.draws(n=1, **code), reveal),
+            (chapter.draw_many_button, chapter.figs.draws(n=1000, **code), reveal),
+            (chapter.reset_button, chapter.figs.draws(n=0, **code), lambda: None)]
 
 
 class AcceptRuleChapter(Chapter):
@@ -162,6 +182,10 @@ class AcceptRuleChapter(Chapter):
         self._refresh_draws()
         if self.predict is not None:
             self.predict.reveal()
+
+    def browser_presses(self) -> list[tuple]:
+        """What the offline copy (shell/export) computes in the browser: `browser_draws`."""
+        return browser_draws(self)
 
     def reset(self) -> None:
         """Clear the counts and start the student's draws again from their seed."""

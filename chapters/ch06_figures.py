@@ -12,7 +12,7 @@ from functools import cached_property
 
 import numpy as np
 from bokeh.core.properties import value
-from bokeh.models import Label, Legend, LegendItem, Range1d
+from bokeh.models import CustomJS, Label, Legend, LegendItem, Range1d
 from bokeh.transform import dodge
 
 from lab.experiments.display import regions
@@ -55,6 +55,15 @@ class AcceptRuleFigures:
             u_label=self.u_label, share_range=self.share_range, p_item=self.p_item, q_item=self.q_item,
             share_item=self.share_item, tokens=list(TOKENS), share_axis=SHARE_AXIS, last_draw_text="",
             share_note_text="")
+
+    def draws(self, **args) -> CustomJS:
+        """Draw, Draw 1000 or Reset counts in the browser (`n` rounds, 0 resets: assets/ch06_draws.js),
+        into the same sources and models as Python's draws; `args`: the seed's state, the texts."""
+        return browser_redraw(
+            "ch06_draws", lines_src=self.lines_src, share_src=self.share_src, share_range=self.share_range,
+            share_item=self.share_item, freq_src=self.freq_src, thr_src=self.thr_src, u_src=self.u_src,
+            u_label=self.u_label, tokens=list(TOKENS), kept_colour=palette.OVERLAP, rejected_colour=palette.EAGER,
+            share_axis=SHARE_AXIS, **args)
 
     @cached_property
     def region_fig(self):

@@ -2,12 +2,15 @@
 
     python -m lab prepare                      # unpack and convert the embedded pair ahead of class
     python -m lab prepare --pair NAME          # or a hub pair (--target ID --draft ID): download it once
-    python -m lab measure [--pair NAME | --target ID --draft ID]   # will my pair pay off? (≤ 2 min)
+    python -m lab measure [--pair NAME | --target ID --draft ID]   # will my pair pay off? (says how long first)
     python -m lab measure --prompt "def f(x):" [...] [--json]   # on the lecturer's own prompt
     python -m lab measure --all [...]                          # every prompt of the held-out set
         [--prompts FILE] [--per-category N] [--drafter model|lookup|hybrid[@POLICY] ...]
         [--policy constant[:γ]|heuristic[:γ]|auto[:γ][+confidence:T]]
         [--device auto|cpu|cuda|mps] [--dtype float32|bfloat16|float16]
+    python -m lab export DIR [--pair NAME]     # the whole lab as a static folder that opens offline
+    python -m lab export DIR --page SLUG [--tour N] [--course TEXT]   # a page (and the index linking it)
+    python -m lab COMMAND --help               # each command's options
 
 The embedded pair drafts with `hybrid` and `auto:12` (as many tokens, up to 12, as each source's
 recent hit rate pays for; a plain step where guessing does not pay).
@@ -16,7 +19,11 @@ recent hit rate pays for; a plain step where guessing does not pay).
 same prompt and length, per category of the prompt set (default: models/heldout_prompts.json's
 stories, facts, instructions, code, JSON and edits, one prompt each; every prompt with --all) and
 overall: the measured speed-up, α, c, how often it guessed, and a one-line verdict. It prints how
-long it will take before it starts and the time left as it goes (on stderr).
+long it will take before it starts (an estimate from this machine's speed: a busy machine takes
+longer) and the time left as it goes (on stderr).
+
+`export` writes the lab as a folder of pages that open without Python or a network (shell/export);
+DIR must be new, empty or an earlier export, which it replaces.
 """
 from __future__ import annotations
 

@@ -4,12 +4,15 @@ Every list of pages, count and label comes from `chapters.registry`, so a new ch
 here by itself.
 
     nav_html("dilemma"); pager_html("dilemma"); landing_html(answers)
+    course_line()     # the lecturer's course line over the landing page's title: --args --course TEXT
     view = page_view("dilemma", state)     # the chapter, under its part's opening when it is the first
 """
 from __future__ import annotations
 
+import argparse
 import html
 import logging
+import sys
 
 import panel as pn
 
@@ -24,6 +27,16 @@ log = logging.getLogger(__name__)
 
 
 NUMBER_WORDS = {3: "three", 4: "four", 5: "five", 6: "six"}
+
+
+def course_line(argv: list[str] | None = None) -> str | None:
+    """The lecturer's course line over the landing page's title ("CS 101 · Week 6"), or None: the
+    server's `--args --course TEXT` (parsed from its arguments as shell.lecturer parses
+    --lecturer-token-file), or the export's `--course TEXT` (the export's own arguments). Blank is none."""
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    parser.add_argument("--course")
+    text = parser.parse_known_args(sys.argv[1:] if argv is None else argv)[0].course
+    return text.strip() if text and text.strip() else None
 
 
 def href(slug: str) -> str:
@@ -73,8 +86,9 @@ def landing_item(page: registry.Page) -> str:
     return f'<li style="list-style: none">{link}</li>'
 
 
-def landing_html(answers: dict | None = None) -> str:
-    """The landing page; `answers` (this browser's predict & check answers) adds a progress line."""
+def landing_html(answers: dict | None = None, argv: list[str] | None = None) -> str:
+    """The landing page; `answers` (this browser's predict & check answers) adds a progress line; the
+    course line is the lecturer's (course_line: from `argv`, default the process's arguments)."""
     chapters = registry.chapter_pages()
     questions = registry.question_count()
     cards = []
@@ -90,9 +104,10 @@ def landing_html(answers: dict | None = None) -> str:
     if answers:
         right = sum(1 for a in answers.values() if a.get("correct"))
         counts.append(f"you have answered <b>{len(answers)}</b> of {questions} ({right} right)")
+    course = course_line(argv)
+    eyebrow = f'<div class="eyebrow">{html.escape(course)}</div>' if course else ""
     return (
-        '<div class="landing"><div class="eyebrow">DSAI4207 · Lecture 6 · Generation, Decoding &amp; Inference'
-        '</div><h1>Can a small model make a big one faster — same output?</h1>'
+        f'<div class="landing">{eyebrow}<h1>Can a small model make a big one faster — same output?</h1>'
         f'<p>An interactive companion for first-time learners, in {NUMBER_WORDS.get(len(PARTS), len(PARTS))} parts. {summary} '
         'Explore by scrolling, or start the Guided tour for a full-screen, one-step-per-page class '
         'presentation.</p>'

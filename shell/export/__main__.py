@@ -1,5 +1,5 @@
-"""`python -m shell.export DIR [--pair NAME] [--page SLUG ...] [--verbose]`: the lab as a static folder
-(site.py).
+"""`python -m shell.export DIR [--pair NAME] [--page SLUG ...] [--tour N] [--course TEXT] [--verbose]`:
+the lab as a static folder (site.py). DIR must be new, empty or an earlier export (which is replaced).
 
 `python -m lab export` hands over to this (the lab layer may not import the shell). The terminal shows
 the export's own progress lines and real errors, as the served lab's log does (shell.quietlog):
@@ -28,17 +28,26 @@ def main(argv: list[str] | None = None) -> int:
                                  description="Write the whole lab as a static site that opens offline.")
     ap.add_argument("dir", help="the folder to write (index.html and the pages' files)")
     ap.add_argument("--pair", help="a named pair from models/pairs.toml (default: the embedded pair)")
-    ap.add_argument("--page", action="append", help="export only this page's slug ('' the landing page); "
-                                                    "repeat for several")
+    ap.add_argument("--page", action="append", help="export only this page (its slug, e.g. accept-rule) and "
+                                                    "the landing page that links it; repeat for several")
     ap.add_argument("--states", type=int, default=MAX_NODES,
                     help="the most states recorded per page beyond every preset, draft variant and drafter "
                          f"choice's first result, which are always recorded (default {MAX_NODES})")
     ap.add_argument("--seconds", type=float, default=MAX_SECONDS,
                     help=f"the most seconds spent on those states of one page (default {MAX_SECONDS:.0f})")
-    ap.add_argument("--tour", type=int, help="export only the guided tour's first N steps (default: all)")
+    ap.add_argument("--tour", type=int, help="export the guided tour's first N steps (default: all of them, "
+                                             "none with --page)")
     ap.add_argument("--verbose", action="store_true",
                     help="also print the libraries' own progress bars and warnings (also SPECLAB_VERBOSE=1)")
+    ap.add_argument("--course", help="the course line over the landing page's title (default: none; "
+                                     "shell.pages.course_line reads it from these arguments)")
     args = ap.parse_args(argv)
+    from shell.export.site import FolderTaken, make_room
+    try:
+        make_room(Path(args.dir))       # before the models load: a folder it may not write says so at once
+    except FolderTaken as err:
+        print(f"export: {err}", file=sys.stderr)
+        return 2
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     from shell.quietlog import verbose

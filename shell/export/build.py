@@ -4,7 +4,9 @@ The frame is the served page's (shell.app.SessionPage: template, navigation, bad
 content is the chapter's own object (chapters.registry.build) under its part's opening, as
 shell.pages.page_view lays it out, with its first model work done (`load()`) and every lazily built
 section built (uikit.lazy.show_all): the page as a student sees it once it has settled. What needs
-the server (the student's own prompt and settings) is replaced by one sentence.
+the server (the student's own prompt and settings) is replaced by one sentence. A press the chapter
+computes in the browser (its `browser_presses`: chapter 6's draws) gets its code on the button; the
+recording then holds only what the served press does beyond it (the predict card's reveal).
 
     built = await build_page("guess-check-keep", service)
     built.doc, built.chapter, built.frame
@@ -21,7 +23,7 @@ from panel.io.state import set_curdoc
 
 from chapters import registry
 from shell.app import Request, SessionPage
-from shell.export.answers import card_widgets, page_cards
+from shell.export.answers import card_widgets, model_ids, page_cards
 from shell.export.record import IdFrame
 from shell.pages import html_pane, part_opening
 from shell.tour import build_tour
@@ -47,6 +49,7 @@ class Built:
     chapter: object = None
     tour: object = None
     tour_chapter: object = None     # the tour step's chapter (None on chapter pages and step 1)
+    in_browser: dict = None         # id(button) → what its served press does beyond its browser code
 
     def run(self, fn, *args):
         """`fn(*args)` with this page's document current (what a served callback sees)."""
@@ -97,7 +100,20 @@ async def build_page(slug: str, service, tour_step: int | None = None, tour_step
         show_all(page.content)
         page.template.server_doc(doc, title=request.title)
         settle_styles(built)
+        built.in_browser = computed_in_browser(shown, doc)
     return built
+
+
+def computed_in_browser(chapter, doc: Document) -> dict:
+    """Give each press the chapter computes in the browser (`browser_presses`) its code on the page's
+    button; returns id(button) → what the served press does beyond it (run when the export records it)."""
+    presses = chapter.browser_presses() if hasattr(chapter, "browser_presses") else []
+    beyond = {}
+    for button, code, after in presses:
+        for model_id in model_ids(button, doc):
+            doc.get_model_by_id(model_id).js_on_event("button_click", code)
+            beyond[id(button)] = after
+    return beyond
 
 
 def end_tour(deck, steps: int | None) -> None:

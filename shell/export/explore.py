@@ -3,9 +3,10 @@
 From the page as it opens (node 0), each control the page shows is pressed in turn, as a browser
 would: a button's click (`clicks`), each other choice of a radio group (`value`). Each press runs
 the chapter's own Python callback (model work through the page's ModelService: the served lab's
-outcomes) and its document changes become one patch (shell/export/record.py). A press that leads to
-a state seen before (same fingerprint: "Start again", a preset already shown) links to it; a new
-state is explored in turn, until the page's budget is spent. First, outside the budget, every choice
+outcomes) and its document changes become one patch (shell/export/record.py); a press the page
+computes in the browser records only what its served press does beyond that (build.py). A press
+that leads to a state seen before (same fingerprint: "Start again", a preset already shown) links
+to it; a new state is explored in turn, until the page's budget is spent. First, outside the budget, every choice
 the preset bar offers (preset × draft variant × drafter) is recorded with its first result
 (shell/export/combos.py); the page's player (assets/export.js) reaches a choice from any state of
 another by reopening the page there. A predict card's answers are no state of their own: they are recorded in
@@ -133,7 +134,9 @@ async def press(built: Built, widget, how) -> None:
     the recorded state and its answers' layers say it, never "Measuring who wins on it…"."""
     before = set(asyncio.all_tasks())
     with set_curdoc(built.doc):
-        if how == "click":
+        if how == "click" and id(widget) in (built.in_browser or {}):
+            built.in_browser[id(widget)]()      # the browser computes the rest (build.computed_in_browser)
+        elif how == "click":
             widget.clicks += 1
         else:
             widget.value = how

@@ -21,11 +21,13 @@ import re
 
 from bokeh.core.serialization import Serializer
 from bokeh.document import Document
+from bokeh.models import CustomJS
 from bokeh.document.events import DocumentPatchedEvent
 from bokeh.util.serialization import make_id
 
 _ID = re.compile(r"^p(\d+)$")
 _TAG = re.compile(r"^__ref:(p\d+)$")      # Panel tags a model with its root's id
+_MARK = re.compile(r"^speclab-(p\d+)-")    # a pane a browser redraw writes into (uikit.browser.PANE_CLASS)
 
 
 class IdFrame:
@@ -51,14 +53,17 @@ class IdFrame:
 
 
 def map_ids(obj, mapped):
-    """`obj` (serialized Bokeh JSON) with every model id mapped: `{"id": ...}` references and the
-    full definitions of models a patch creates."""
+    """`obj` (serialized Bokeh JSON) with every model id mapped: `{"id": ...}` references, the
+    full definitions of models a patch creates, and the redraw's id in the class that marks a pane
+    (and the prefix a browser press finds the panes by)."""
     if isinstance(obj, dict):
         return {k: (mapped(v) if k == "id" and isinstance(v, str) else map_ids(v, mapped)) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return [map_ids(v, mapped) for v in obj]
     if isinstance(obj, str) and (m := _TAG.match(obj)):
         return f"__ref:{mapped(m.group(1))}"
+    if isinstance(obj, str) and (m := _MARK.match(obj)):
+        return f"speclab-{mapped(m.group(1))}-{obj[m.end():]}"
     return obj
 
 
@@ -114,13 +119,14 @@ def _default(model, name: str, value) -> bool:
 
 def fingerprint(doc: Document, mapped) -> str:
     """A digest of everything the document shows (each model's type and values other than their
-    defaults, ids mapped, names left out): two states with the same digest look the same to the
+    defaults, ids mapped, names and a JS callback's tags left out: Panel tags a link with Python's
+    id() of its objects, another in each build): two states with the same digest look the same to the
     student."""
     serializer = Serializer(references=set(doc.models), deferred=False)   # models as references only
     items = []
     for model in doc.models:
         values = {k: v for k, v in model.properties_with_values(include_defaults=False).items()
-                  if k != "name" and not _default(model, k, v)}
+                  if k != "name" and not _default(model, k, v) and not (k == "tags" and isinstance(model, CustomJS))}
         items.append([mapped(model.id), type(model).__name__, map_ids(serializer.encode(values), mapped)])
     items.sort(key=lambda item: item[0])
     return hashlib.sha1(json.dumps(_canonical(items), sort_keys=True, default=str).encode()).hexdigest()

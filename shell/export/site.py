@@ -31,6 +31,30 @@ TOUR_SECONDS = 20.0    # and the most seconds spent on it
 STEP_SHARE = 0.1       # a tour step's time as a share of a chapter page's (bench/export.py: 1.5 s vs 24 s)
 
 
+class FolderTaken(ValueError):
+    """The folder holds files that are no earlier export: nothing is written there."""
+
+
+EXPORT_MARK = Path("static") / "export.js"     # every export writes its player there
+
+
+def make_room(out: Path) -> None:
+    """Make `out` ready for an export: created if new; an earlier export's own files (its pages, data/
+    and static/) removed, so the new export replaces it; a folder holding anything else refused."""
+    if out.exists() and not out.is_dir():
+        raise FolderTaken(f"{out} is a file, not a folder: choose a new or empty folder for the export.")
+    if out.is_dir() and any(out.iterdir()):
+        if not (out / EXPORT_MARK).is_file():
+            raise FolderTaken(f"{out} already holds files that are not an export of the lab: choose a new "
+                              "or empty folder (an earlier export there is replaced).")
+        for entry in out.iterdir():
+            if entry.is_dir() and entry.name in ("data", "static"):
+                shutil.rmtree(entry)
+            elif entry.is_file() and entry.suffix == ".html":
+                entry.unlink()
+    out.mkdir(parents=True, exist_ok=True)
+
+
 def site_pages() -> list[str]:
     """The slugs of the exported pages, in reading order ("" the landing page)."""
     return [""] + [p.slug for p in registry.pages()]
@@ -107,13 +131,19 @@ async def export_page(out: Path, copier: Copier, slug: str, service, tour_step: 
 async def export_site(out: Path, service, slugs: list[str] | None = None, tour_steps: int | None = None,
                       **budget) -> dict:
     """Write the static lab into `out`; returns what was written (pages, recorded states, bytes).
-    `tour_steps`: the guided tour's first N steps (default: all; 0 none), a page each.
+    `slugs`: these pages and the landing page that links them (default: every page); `tour_steps`:
+    the guided tour's first N steps, a page each (default: all of them with every page, none with
+    `slugs`; 0 none). `out` must be new, empty or an earlier export (make_room).
     `budget`: the most states (max_nodes) and seconds (max_seconds) one page's recording takes."""
-    out.mkdir(parents=True, exist_ok=True)
+    make_room(out)
     (out / "static").mkdir(exist_ok=True)
     for script in ("export.js", "export-tour.js", "export-frame.js", "export-wrapper.js"):
         shutil.copyfile(ASSETS / script, out / "static" / script)
-    steps = list(range(1, (len(TOUR) if tour_steps is None else max(0, min(tour_steps, len(TOUR)))) + 1))
+    if tour_steps is None:
+        tour_steps = len(TOUR) if slugs is None else 0
+    steps = list(range(1, max(0, min(tour_steps, len(TOUR))) + 1))
+    if slugs is not None and "" not in slugs:
+        slugs = ["", *slugs]       # the landing page (index.html), which links the pages exported
     whole = slugs is None or set(site_pages()) <= set(slugs)
     copier = Copier(out, Contents.of(None if whole else slugs, None if len(steps) == len(TOUR) else len(steps)))
     slugs = site_pages() if slugs is None else slugs

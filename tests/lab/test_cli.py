@@ -54,3 +54,15 @@ def test_a_cache_folder_that_cannot_be_created_is_one_sentence(capsys, monkeypat
     assert capsys.readouterr().err == (
         "error: The lab cannot write its model cache at /proc/speclab-cache (the folder cannot be created "
         "there); set SPECLAB_CACHE to a writable folder with about 1 GB free and start again.\n")
+
+
+def test_usage_lists_every_command_and_promises_no_time(capsys):
+    """`python -m lab` alone lists prepare, measure and export; measure's line says it tells how long
+    first (an estimate), never a fixed time it may not keep on a busy machine."""
+    assert main([]) == 0
+    usage = capsys.readouterr().out
+    for command in ("python -m lab prepare", "python -m lab measure", "python -m lab export DIR"):
+        assert command in usage, command
+    assert "≤ 2 min" not in usage and "says how long first" in usage
+    assert main(["nonsense"]) == 2
+    assert "python -m lab export" in capsys.readouterr().out

@@ -167,3 +167,16 @@ def test_a_closed_page_leaves_nothing_behind(the_class):
     doc = asyncio.run(open_and_close())
     gc.collect()
     assert doc() is None
+
+
+def test_the_landing_course_line_is_the_lecturers_or_none():
+    """`--args --course TEXT` (or the export's --course) is the kicker over the title, escaped; without
+    it there is no course line at all (never a course code that is not the lecturer's)."""
+    from shell.pages import course_line, landing_html
+    assert course_line([]) is None and course_line(["--course", "  "]) is None
+    assert course_line(["--lecturer-token", "x", "--course", "CS 101 · Week 6"]) == "CS 101 · Week 6"
+    plain = landing_html(argv=[])
+    assert '<div class="eyebrow">' not in plain and "DSAI" not in plain
+    landing = landing_html(argv=["--course", '<script>x</script> & "Week 6"'])
+    assert '<div class="eyebrow">&lt;script&gt;x&lt;/script&gt; &amp; &quot;Week 6&quot;</div>' in landing
+    assert "<script>" not in landing

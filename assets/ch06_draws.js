@@ -1,0 +1,137 @@
+// Chapter 6's Draw, Draw 1000 and Reset counts computed in the browser (the offline copy: shell/export
+// attaches this to the buttons; the served page draws in Python). The same draws as Python's, number for
+// number: numpy's PCG64 generator from the student's seeded state (lab.experiments.twotokens.student_rng),
+// its random() doubles, then AcceptRuleChapter.draw and reset (chapters/ch06_accept_rule.py): n values for
+// x ~ q, then n for u, kept when u < min(1, p(x)/q(x)), the counts, the share of A's line and the panes'
+// sentences. p(A) and q(A) are the page's current values (lines_src, which the sliders' redraw sets),
+// so a draw after a slider moved uses the moved values; a move clears the counts and restarts the
+// generator (assets/ch06_accept_rule.js), as Python's reset does when the slider is let go.
+//
+// args: n (rounds; 0 resets), seed_state, seed_inc (the generator's state, decimal strings), the sources
+// and models of chapters/ch06_figures.py, tokens, kept_colour, rejected_colour, share_axis,
+// share_points, settled, no_draw, seed_note (texts), prefix (the panes' class prefix, uikit.browser).
+// cb_data may name the panes (last_draw, freq_table, share_note); else they are found on the page.
+const quiet = {sync: false}
+const escape = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+  .replace(/"/g, "&quot;").replace(/'/g, "&#x27;")          // Python's html.escape, as Panel sends text
+
+// Python's f"{x:.{d}f}": toFixed, but an exact tie (an odd multiple of 1 / 2^(d+1)) goes to the even digit
+function fixed(x, d) {
+  const twice = x * 2 ** (d + 1)
+  if (Number.isInteger(twice) && Math.abs(twice) % 2 === 1) {
+    const k = Math.floor(x * 10 ** d)
+    return ((k % 2 === 0 ? k : k + 1) / 10 ** d).toFixed(d)
+  }
+  return x.toFixed(d)
+}
+
+// numpy's PCG64 (XSL-RR 128/64): step, then output; random() = (next64 >> 11) · 2^-53
+const MASK128 = (1n << 128n) - 1n, MASK64 = (1n << 64n) - 1n
+const MULT = (2549297995355413924n << 64n) + 4865540595714422341n
+function next64(g) {
+  g.state = (g.state * MULT + g.inc) & MASK128
+  const x = ((g.state >> 64n) ^ g.state) & MASK64
+  const rot = g.state >> 122n
+  return ((x >> rot) | (x << ((64n - rot) & 63n))) & MASK64
+}
+const random = (g) => Number(next64(g) >> 11n) / 9007199254740992
+
+const panes = {}
+for (const name of ["last_draw", "freq_table", "share_note"])
+  if (cb_data && cb_data[name] !== undefined) panes[name] = cb_data[name]
+if (!Object.keys(panes).length && cb_obj && cb_obj.document)
+  for (const m of cb_obj.document.all_models)
+    for (const c of m.css_classes ?? [])
+      if (c.startsWith(prefix)) panes[c.slice(prefix.length)] = m
+
+const p_a = lines_src.data.p[0], q_a = lines_src.data.q[0]
+const p = [p_a, 1 - p_a], q = [q_a, 1 - q_a]
+const thr = analytic.thresholds(p_a, q_a)
+const fresh = () => ({gen: {state: BigInt(seed_state), inc: BigInt(seed_inc)}, proposed: [0, 0], kept: [0, 0],
+                      outputs: [0, 0], last: null})
+let s = share_src._speclab_draws
+if (n === 0 || !s) s = share_src._speclab_draws = fresh()
+
+// ---- draw(n): x ~ q, u ~ U[0, 1); kept when u < min(1, p(x)/q(x)), else the other token ----
+let points = {n: [], share: []}
+if (n > 0) {
+  const xs = Array.from({length: n}, () => (random(s.gen) >= q_a ? 1 : 0))
+  const us = Array.from({length: n}, () => random(s.gen))
+  const before = s.outputs[0] + s.outputs[1]
+  let a = s.outputs[0]
+  const share = []
+  xs.forEach((x, i) => {
+    const kept = us[i] < thr[x]
+    const out = kept ? x : 1 - x
+    s.proposed[x] += 1
+    if (kept) s.kept[x] += 1
+    s.outputs[out] += 1
+    if (out === 0) a += 1
+    share.push(a / (before + i + 1))
+  })
+  const x = xs[n - 1], kept = us[n - 1] < thr[x]
+  s.last = {token: tokens[x], u: us[n - 1], threshold: thr[x], kept, n}
+  // the share line's points: np.unique(np.linspace(0, n − 1, min(n, share_points)).astype(int))
+  const m = Math.min(n, share_points), step = (n - 1) / Math.max(m - 1, 1)
+  const at = [...new Set(Array.from({length: m}, (_, i) => Math.trunc(i === m - 1 ? n - 1 : i * step)))]
+  points = {n: at.map((i) => before + i + 1), share: at.map((i) => share[i])}
+}
+
+// ---- the figures: clear_share / add_share, draw_draws ----
+if (n > 0) {
+  share_src.setv({data: {n: [...share_src.data.n, ...points.n], share: [...share_src.data.share, ...points.share]}}, quiet)
+  share_range.setv({end: Math.max(share_axis, points.n[points.n.length - 1])}, quiet)
+  share_item.setv({visible: true}, quiet)
+} else {
+  share_src.setv({data: {n: [], share: []}}, quiet)
+  share_range.setv({end: share_axis}, quiet)
+  share_item.setv({visible: false}, quiet)
+}
+const freq = [0, 1].map((i) => (s.proposed[i] > 0 ? s.kept[i] / s.proposed[i] : NaN))
+freq_src.setv({data: {token: tokens, freq: freq.map((f) => (isNaN(f) ? 0 : f)), rule: thr}}, quiet)
+const last = s.last
+if (last) {
+  thr_src.setv({data: {left: [0], right: [last.threshold]}}, quiet)
+  u_src.setv({data: {u: [last.u], y: [0.5], color: [last.kept ? kept_colour : rejected_colour]}}, quiet)
+  u_label.setv({text: `u = ${fixed(last.u, 3)}`}, quiet)
+} else {
+  thr_src.setv({data: {left: [0], right: [0]}}, quiet)
+  u_src.setv({data: {u: [], y: [], color: []}}, quiet)
+  u_label.setv({text: ""}, quiet)
+}
+
+// ---- the panes: last_draw_html, frequency_table_html, share_note_html + seed_note ----
+let last_draw = no_draw
+if (last) {
+  const [verdict, rel] = last.kept ? ["✓ kept", "<"] : ["✗ rejected", "≥"]
+  const which = last.n > 1 ? `Last of ${last.n} draws` : "Draw"
+  last_draw = `<p class='speclab-formula'>${which}: the draft proposed <b>${last.token}</b>; u = ${fixed(last.u, 3)} ` +
+    `${rel} min(1, p/q) = ${fixed(last.threshold, 3)} → <b>${verdict}</b></p>`
+}
+const rows = tokens.map((t, i) => {
+  const kind = q[i] > p[i] ? "draft too eager" : (q[i] < p[i] ? "draft too shy" : "both agree")
+  const f = isNaN(freq[i]) ? "—" : fixed(freq[i], 3)
+  return `<tr><td><b>${t}</b></td><td>${fixed(p[i], 2)}</td><td>${fixed(q[i], 2)}</td><td>${kind}</td>` +
+    `<td>${s.proposed[i]}</td><td>${s.kept[i]}</td><td>${f}</td><td>${fixed(thr[i], 3)}</td></tr>`
+}).join("")
+const table = "<table class='speclab-table'><thead><tr><th>token</th><th>p</th><th>q</th><th>region</th>" +
+  "<th>proposed</th><th>kept</th><th>kept ÷ proposed</th><th>min(1, p/q)</th></tr></thead>" +
+  `<tbody>${rows}</tbody></table>`
+const total = s.outputs[0] + s.outputs[1], a = s.outputs[0]
+let note
+if (!total)
+  note = "<p>Each draw is a whole round: the kept draft, or the correction from the residual. " +
+    "Draw 1000 and watch the share of A.</p>"
+else if (total < settled)
+  note = `<p class='speclab-formula'>After <b>${total}</b> round${total !== 1 ? "s" : ""}, ` +
+    `${a} ${a === 1 ? "output is" : "outputs are"} A. Each round writes A or B, so a few rounds ` +
+    `say little about p(A): draw more to see the share settle (it is read from ${settled} rounds ` +
+    "on; press Draw 1000).</p>"
+else
+  note = `<p class='speclab-formula'>After <b>${total}</b> rounds, <b>${fixed(a / total, 3)}</b> of the outputs are A — ` +
+    `the target's p(A) = ${fixed(p_a, 2)} (give or take ${fixed(2 * (p_a * (1 - p_a) / total) ** 0.5, 3)}, sampling noise), not ` +
+    `the draft's q(A) = ${fixed(q_a, 2)}: kept drafts plus corrections write exactly what the target would.</p>`
+const html = {last_draw, freq_table: table, share_note: note + seed_note}
+for (const [name, text] of Object.entries(html))
+  if (panes[name] != null) panes[name].setv({text: escape(text)}, quiet)
+return html
