@@ -79,7 +79,7 @@ def alpha_html(rounds) -> str:
             f'that it kept the ones before it. The {dropped} guess{"es" * (dropped != 1)} dropped after a '
             f'rejection {"were" if dropped != 1 else "was"} never checked, so {"they do" if dropped != 1 else "it does"} '
             f'not count. This is the α of chapter 10’s formula; of all {drafted} guesses drafted, '
-            f'{kept} were kept (a share of {kept / drafted:.2f}).</div>')
+            f'{kept} {"was" if kept == 1 else "were"} kept (a share of {kept / drafted:.2f}).</div>')
 
 
 def last_round_html(r, tokens: int, standard: int, spec: int, finished: bool) -> str:

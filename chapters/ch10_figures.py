@@ -23,7 +23,8 @@ from uikit.state import GAMMA_MAX
 
 GAMMAS = np.arange(1, GAMMA_MAX + 1)   # the γ bars
 SPAN_AS_BUILT = 0.5         # α where the break-even line sits while hidden (as a fresh page builds it)
-FIGURES_HEIGHT = 855        # px: the figures, the table and the caption, as laid out at 1280 px wide
+COST_HEIGHT = 290           # px: the cost figure, its legend's row above the plot included
+FIGURES_HEIGHT = 885        # px: the figures, the table and the caption, as laid out at 1280 px wide
 CAPTION = ("Analytic model of Leviathan, Kalman & Matias (2023): acceptances are treated as independent with "
            "rate α; one verification pass over γ + 1 positions takes about as long as one target call; c is "
            "the time of a draft call divided by a target call. It predicts shapes, not benchmarks.")
@@ -99,7 +100,7 @@ class BreakEvenFigures:
 
     @cached_property
     def cost_fig(self):
-        h = static_figure(syncable=False, height=260, sizing_mode="stretch_width", x_range=(0.5, GAMMA_MAX + 0.5),
+        h = static_figure(syncable=False, height=COST_HEIGHT, sizing_mode="stretch_width", x_range=(0.5, GAMMA_MAX + 0.5),
                           y_range=self.cost_range, title="Cost of one round (target calls) vs γ, chosen c",
                           x_axis_label="γ (draft length)", y_axis_label="target calls")
         h.line("gamma", "cost", source=self.lecture_cost, line_width=3, color=palette.TARGET,
@@ -107,7 +108,12 @@ class BreakEvenFigures:
         h.line("gamma", "cost", source=self.measured_cost, line_width=3, color=palette.OVERLAP,
                line_dash="dashdot", legend_label="measured: v(γ + 1) + γc")
         h.scatter("gamma", "cost", source=self.measured_cost, size=7, color=palette.OVERLAP)
-        h.legend.location = "top_left"
+        # The legend sits above the plot, in a row of its own: inside it, some corner always holds
+        # points or a line for some c and verify costs (γ 4–6's measured points were hidden so).
+        legend = h.legend[0]
+        h.center.remove(legend)
+        legend.update(orientation="horizontal", location="top_left", margin=0, padding=4)
+        h.add_layout(legend, "above")
         h.xaxis.ticker = list(GAMMAS)
         return h
 

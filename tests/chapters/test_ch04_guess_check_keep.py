@@ -110,6 +110,10 @@ def test_alpha_is_named_and_counted_as_kept_over_kept_and_rejected():
     assert "The 5 guesses dropped after a rejection were never checked" in text
     assert "of all 12 guesses drafted, 5 were kept (a share of 0.42)" in text
     assert alpha_html([scripted_round(0, 0, 0)]) == "" and alpha_html([]) == ""
+    one = alpha_html([scripted_round(0, 4, 1)])          # 1 kept, 1 rejected, 2 dropped
+    assert "The 2 guesses dropped after a rejection were never checked" in one and "1 was kept" in one
+    assert "The 1 guess dropped after a rejection was never checked, so it does not" in alpha_html(
+        [scripted_round(0, 2, 0)])
 
 
 def test_the_page_shows_the_rounds_alpha(chapter):

@@ -252,3 +252,13 @@ def test_the_page_sends_at_most_90_models_and_its_figures_when_scrolled_to(chapt
     assert {chapter.speed_fig, chapter.gamma_fig, chapter.figs.cost_fig} <= set(shown)
     assert chapter.figs.curve in {r.data_source for r in chapter.speed_fig.renderers}
     assert chapter.speed_fig.y_range is chapter.figs.speed_range
+
+
+def test_the_cost_figures_legend_is_outside_its_plot():
+    """The measured points of the cost figure (γ 4–6 were hidden under a top-left legend): whatever c
+    and the verify costs, no corner inside the plot is free of points, so the legend has a row of its
+    own above the plot."""
+    figs = BreakEvenFigures()
+    (legend,) = figs.cost_fig.legend
+    assert legend in figs.cost_fig.above and legend not in figs.cost_fig.center
+    assert legend.orientation == "horizontal" and len(legend.items) == 2
