@@ -40,6 +40,9 @@ from uikit.styles import BOX_CSS, HEADER_CSS, sheet
 
 log = logging.getLogger(__name__)
 REFUSED_PAUSE = 2.0   # seconds a refused request keeps its button disabled, so a retry can succeed
+WAITING = 1.5         # seconds before a press still waiting for the models says why
+STILL_WAITING = ("waiting for the models (they may still be warming up, or busy with the class); your press "
+                 "runs as soon as they are free, no need to press again…")
 
 
 def _takes_variant(fn) -> bool:
@@ -152,26 +155,42 @@ class Chapter(pn.viewable.Viewer):
         """
         if "variant" not in kwargs and _takes_variant(fn):
             kwargs["variant"] = self.variant
-        refused = None
-        with (busy or self.busy).working(message):
+        refused, sentence = None, ""
+        line = busy or self.busy
+        with line.working(message):
             try:
-                result = await self.state.service.run_as(self.state.owner, fn, *args, **kwargs)
+                result = await self._awaited(self.state.service.run_as(self.state.owner, fn, *args, **kwargs),
+                                             line, message)
             except QueueFull as err:                    # clicking faster than the models run
                 refused = err
             except (PromptError, ValueError) as err:   # the student's input: say what to change
-                self.show_problem(str(err))
-                return None
+                sentence = str(err)
             except Exception as err:                    # a model failure must not freeze the page
                 log.exception("model work failed in chapter %s", self.number)
-                self.show_problem(f"The models could not finish this ({type(err).__name__}); "
-                                  f"press the button again, or reload the page if it keeps happening.")
-                return None
+                sentence = (f"The models could not finish this ({type(err).__name__}); "
+                            f"press the button again, or reload the page if it keeps happening.")
+        if sentence:
+            self.show_problem(sentence)
+            line.say(sentence)
+            return None
         if refused is not None:
             self.show_problem(str(refused))
+            line.say(str(refused))                      # beside the button pressed (the tour shows no other)
             await asyncio.sleep(REFUSED_PAUSE)
             return None
         self.show_problem("")
         return result
+
+    @staticmethod
+    async def _awaited(work, line: Busy, message: str):
+        """Await `work`; when it has not answered within WAITING seconds (the models are loading,
+        warming up for the class or serving other students), the working line says so: the press
+        was heard and runs in turn."""
+        task = asyncio.ensure_future(work)
+        done, _ = await asyncio.wait({task}, timeout=WAITING)
+        if not done:
+            line.message = f"{message.rstrip('…. ')} — {STILL_WAITING}"
+        return await task
 
     def prompt_ids(self) -> list[int] | None:
         """The student's prompt ids, or None with the problem shown."""

@@ -31,20 +31,29 @@ def takeaway_box(text: str) -> pn.pane.HTML:
 
 
 class Busy(pn.viewable.Viewer):
-    """A visible "working…" line (spinner + text, announced to screen readers)."""
+    """A visible "working…" line (spinner + text, announced to screen readers) beside the button
+    that asked; after the work, `said` keeps one sentence there (a press the models refused), so
+    the student reads why where they pressed, on the chapter page and on the tour alike."""
     message = param.String(default="")
+    said = param.String(default="", doc="One sentence about the last press, shown while not working.")
 
     def __init__(self, **params):
         super().__init__(**params)
         self._pane = pn.pane.HTML(self._html(), stylesheets=[BOX_CSS], margin=(2, 0), min_height=28,
                                   sizing_mode="stretch_width")
-        self.param.watch(lambda e: setattr(self._pane, "object", self._html()), "message")
+        self.param.watch(lambda e: setattr(self._pane, "object", self._html()), ["message", "said"])
 
     def _html(self) -> str:
         if not self.message:
+            if self.said:
+                return f'<div class="busy" role="alert">{html.escape(self.said)}</div>'
             return '<div class="busy" aria-live="polite"></div>'
         return (f'<div class="busy" aria-live="polite"><span class="spin" aria-hidden="true"></span>'
                 f'{html.escape(self.message)}</div>')
+
+    def say(self, sentence: str) -> None:
+        """Keep `sentence` on the line until the next work starts ("" clears it)."""
+        self.said = sentence
 
     @property
     def active(self) -> bool:
@@ -52,6 +61,7 @@ class Busy(pn.viewable.Viewer):
 
     @contextlib.contextmanager
     def working(self, message: str = "working…"):
+        self.said = ""
         self.message = message
         try:
             yield

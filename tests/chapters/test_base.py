@@ -98,3 +98,53 @@ def test_a_chapter_without_presets_has_no_bar_and_keeps_the_pairs_own_draft(make
     state.variant = "random"                  # chosen on another page: this page shows no switch
     asyncio.run(ch.load())
     assert {d.token_id for r in ch.result.rounds for d in r.drafts} != {0}
+
+
+def test_a_press_waiting_for_busy_models_says_so_beside_its_button_and_then_runs(state, monkeypatch):
+    """Issue 49.7: a press while the models warm up (or serve the class) is heard: after WAITING
+    seconds the working line beside the button says it runs when they are free, and it does."""
+    import asyncio
+    import threading
+
+    from chapters import base
+    monkeypatch.setattr(base, "WAITING", 0.05)
+    free = threading.Event()
+
+    def slow():
+        free.wait(30)
+        return "done"
+    ch = base.Chapter(state)
+
+    async def press():
+        task = asyncio.ensure_future(ch.run_model(slow, message="The big model writes the words…"))
+        await until(lambda: "no need to press again" in ch.busy.message, message="the waiting line")
+        said = ch.busy.message
+        free.set()
+        return said, await task
+    said, result = asyncio.run(press())
+    assert said.startswith("The big model writes the words — waiting for the models") and result == "done"
+    assert not ch.busy.active and ch.busy.said == ""
+
+
+def test_a_refused_or_failed_press_is_said_beside_its_button(state, monkeypatch):
+    """The tour shows a chapter's buttons and working line, not its problem line: a press the models
+    refuse or fail is said on the working line too, until the next press."""
+    import asyncio
+
+    from chapters import base
+    from serving.service import QueueFull
+
+    async def refuse(*args, **kwargs):
+        raise QueueFull("You are asking faster than the models can answer; wait a moment, then try again.")
+    monkeypatch.setattr(base, "REFUSED_PAUSE", 0.01)
+    ch = base.Chapter(state)
+    real = state.service.run_as
+    monkeypatch.setattr(state.service, "run_as", refuse)
+    assert asyncio.run(ch.run_model(abs, -1)) is None
+    assert "asking faster" in ch.busy.said and "asking faster" in ch.busy._pane.object
+    monkeypatch.setattr(state.service, "run_as", real)
+    assert asyncio.run(ch.run_model(abs, -1)) == 1 and ch.busy.said == ""      # the next press clears it
+
+    def boom():
+        raise RuntimeError("out of memory")
+    assert asyncio.run(ch.run_model(boom)) is None and "could not finish" in ch.busy.said
