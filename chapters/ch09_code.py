@@ -156,6 +156,7 @@ class CodeChapter(RoundChapter):
         self.variables = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, BOX_CSS])
         self.text_strip = TokenStrip(empty="")
         self.round_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self.param.watch(lambda e: self.say_sampling(), "temperature")     # the badge follows the slider at once
         self.param.watch(self._on_temperature, "temperature")
         self._draw_code(None)
 
@@ -176,6 +177,7 @@ class CodeChapter(RoundChapter):
         return page_settings(self.state.settings, self.temperature)
 
     def refresh_settings(self) -> SamplingSettings:
+        self.say_sampling()
         return self.settings        # this page's own temperature, read live
 
     @property

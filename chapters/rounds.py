@@ -52,6 +52,21 @@ def settings_note(settings: SamplingSettings, state) -> str:
     return f"Sampling: {settings.describe()}."
 
 
+def teaching_round(generation: GenerationTrace) -> int:
+    """The index of the round to show first: the first that keeps some guesses and then rejects one
+    (kept prefix, one correction, the rest dropped: every move of a round), else the first with a
+    rejection, else the first.
+
+    >>> from types import SimpleNamespace as R
+    >>> teaching_round(R(rounds=[R(index=0, drafts=[1, 2], n_accepted=0), R(index=1, drafts=[1, 2], n_accepted=1)]))
+    1
+    """
+    rounds = generation.rounds
+    both = [r.index for r in rounds if r.drafts and 0 < r.n_accepted < len(r.drafts)]
+    rejected = [r.index for r in rounds if r.drafts and r.n_accepted < len(r.drafts)]
+    return next(iter(both + rejected), 0)
+
+
 async def generation_for(chapter: Chapter, settings: SamplingSettings) -> GenerationTrace | None:
     """The session's speculative generation (cached by the service), with p and q rows kept. These
     pages show the draft model's q beside the target's p, so the draft model drafts γ tokens every
@@ -96,11 +111,20 @@ class RoundChapter(Chapter):
     def refresh_settings(self) -> SamplingSettings:
         """The sampling settings of the next generation, kept in `settings` so notes describe the rounds shown."""
         self.settings = round_settings(self.state)
+        self.say_sampling()
         return self.settings
 
+    def say_sampling(self) -> None:
+        """The badge says what this page samples with (one temperature per page, the one it uses)."""
+        self.state.page_sampling = self.settings.describe()
+
+    def first_round(self, generation: GenerationTrace) -> int:
+        """The round a class sees first (`teaching_round`)."""
+        return teaching_round(generation)
+
     def _show_loaded(self, generation: GenerationTrace) -> None:
-        """Show a generation that has just arrived (after an await)."""
-        self.show_generation(generation)
+        """Show a generation that has just arrived (after an await), at the round that teaches."""
+        self.show_generation(generation, self.first_round(generation))
 
     # ---- shared behaviour ----------------------------------------------------------------------------
     @property

@@ -163,12 +163,14 @@ def human_count(n: int) -> str:
     return str(n)
 
 
-def badge_html(pair, settings, variant: str = DEFAULT, drafter: str = "model") -> str:
+def badge_html(pair, settings, variant: str = DEFAULT, drafter: str = "model", page_sampling: str = "") -> str:
     """The badge's HTML: what the pages draft with. `variant` is the student's draft variant
     (lab.pairs.variants), named when it is not the pair's own draft model; `drafter` the student's
     choice of who guesses (the preset bar's switch, on the pages that show it; the others use the
     draft model), named when it is not the draft model. The pair's own drafting (`pair.drafter`) is
-    used only by `python -m lab measure`, which says it there."""
+    used only by `python -m lab measure`, which says it there. `page_sampling`: what the page on
+    screen samples with when it is not `settings` (LabState.page_sampling), said first: one
+    temperature per page, the one it uses."""
     own = variant == DEFAULT
     drafting = (f'{html.escape(pair.draft_label)} ({human_count(pair.draft_params)})'
                 if own else f'{html.escape(DraftVariants.label(pair, variant))} (your choice)')
@@ -178,7 +180,16 @@ def badge_html(pair, settings, variant: str = DEFAULT, drafter: str = "model") -
             f'<b>target</b> {html.escape(pair.target_label)} ({human_count(pair.target_params)} parameters) · '
             f'<span class="dr">draft</span> {drafting} · '
             f'{html.escape(pair.device)} {html.escape(pair.dtype)} · '
-            f'sampling: {html.escape(settings.describe())}{_pair_warning(pair)}</div>')
+            f'{sampling_html(settings, page_sampling)}{_pair_warning(pair)}</div>')
+
+
+def sampling_html(settings, page_sampling: str = "") -> str:
+    """The badge's sampling: the session's settings, or what this page uses instead and why."""
+    if page_sampling and page_sampling != settings.describe():
+        return (f'sampling on this page: <b>{html.escape(page_sampling)}</b> (your settings: '
+                f'{html.escape(settings.describe())})')
+    return f'sampling: {html.escape(settings.describe())}'
+
 
 
 def _pair_warning(pair) -> str:
@@ -200,10 +211,11 @@ class PairBadge(pn.viewable.Viewer):
         self.doc = pn.state.curdoc if served() else None
         self._pane = pn.pane.HTML(self._html(), stylesheets=[BOX_CSS], sizing_mode="stretch_width",
                                   css_classes=["pair-badge"], margin=(2, 8))
-        state.param.watch(lambda e: self.refresh(), [*SAMPLING, "variant", "drafter"])
+        state.param.watch(lambda e: self.refresh(), [*SAMPLING, "variant", "drafter", "page_sampling"])
 
     def _html(self) -> str:
-        return badge_html(self.state.service.pair, self.state.settings, self.state.variant, self.state.drafter)
+        return badge_html(self.state.service.pair, self.state.settings, self.state.variant, self.state.drafter,
+                          self.state.page_sampling)
 
     def refresh(self) -> None:
         self._pane.object = self._html()

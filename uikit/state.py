@@ -33,6 +33,9 @@ class LabState(param.Parameterized):
                                  "lookup (copy from the text) or both (lab.core.drafting); the preset bar switches it.")
     answers = param.Dict(default={}, doc="Predict-and-check answers, by chapter number.")
     error = param.String(default="", doc="The last one-sentence problem with the student's input.")
+    page_sampling = param.String(default="", doc="What the page on screen samples with when it is not the "
+                                 "session's settings (chapters 5, 8 and 9 sample a greedy session's rounds), as "
+                                 "SamplingSettings.describe() says it; the badge shows it. Not a setting.")
     reduced_motion = param.Boolean(default=False, doc="The browser asks for reduced motion: replays "
                                    "show their last frame at once.")
 

@@ -3,6 +3,7 @@ import asyncio
 import pytest
 
 from chapters.ch08_full_round import FullRoundChapter, round_steps
+from chapters.rounds import teaching_round
 from tests.helpers import step_to_end, until
 
 
@@ -14,15 +15,17 @@ def chapter(make_chapter):
 
 def test_stepping_every_round_shows_the_trace_kept_tokens(chapter):
     generation = chapter.generation
-    assert len(generation.rounds) > 1
-    for r in generation.rounds:
+    n, start = len(generation.rounds), chapter.round_index
+    assert n > 1 and start == teaching_round(generation)        # shown first: the round that teaches
+    for k in range(n):
+        r = generation.rounds[(start + k) % n]
         assert chapter.round is r
         step_to_end(chapter)
         shown = [c.text for c in chapter.text_strip.chips[1:]]
         assert shown == r.emitted_texts
         assert chapter.step == round_steps(r) and chapter.step_button.disabled
         asyncio.run(chapter.next_round())
-    assert chapter.round_index == 0
+    assert chapter.round_index == start
     joined = "".join(chapter.state.service.pair.tokenizer.decode([t]) for t in generation.new_ids)
     assert joined == "".join(t for r in generation.rounds for t in r.emitted_texts)
 
@@ -86,7 +89,9 @@ def test_new_session_settings_bring_new_rounds(make_chapter, state):
         return first
     first = asyncio.run(go())
     assert ch.generation is not first
-    assert state.service.pair.tokenizer.decode(ch.round.prefix_ids) == "the dog ran in the park"
+    start = ch.generation.rounds[0]                     # the new prompt's rounds (shown from the one that teaches)
+    assert state.service.pair.tokenizer.decode(start.prefix_ids) == "the dog ran in the park"
+    assert ch.round_index == ch.first_round(ch.generation)
 
 
 def test_find_shows_a_round_keeping_every_draft_and_then_the_verdict(make_chapter, state):
@@ -205,3 +210,24 @@ def test_the_warm_up_finds_the_default_round_so_the_first_press_shows_it(make_ch
     assert asyncio.run(ch.show_all_kept()) is True and not searched
     r = ch.round
     assert r.n_accepted == r.gamma == ch.state.gamma and ch.case_seen
+
+
+def test_the_page_says_the_temperature_its_rounds_use(chapter):
+    """Issue 49.4: a greedy session's rounds here are sampled (p and q must not be one-hot): the
+    badge says this page's sampling, not the session's 'greedy (temperature 0)'."""
+    from uikit.panels import PairBadge
+    state = chapter.state
+    assert state.settings.greedy and not chapter.settings.greedy
+    assert state.page_sampling == chapter.settings.describe()
+    badge = PairBadge(state)._pane.object
+    assert f"sampling on this page: <b>{chapter.settings.describe()}</b>" in badge
+    assert chapter.settings.describe() in chapter.round_note.object
+
+
+def test_the_first_round_shown_keeps_some_guesses_and_corrects_one_when_the_generation_has_one(chapter):
+    generation, r = chapter.generation, chapter.round
+    teaching = [x.index for x in generation.rounds if 0 < x.n_accepted < len(x.drafts)]
+    if teaching:
+        assert r.index == teaching[0] and 0 < r.n_accepted < len(r.drafts)
+    else:
+        assert r.index == teaching_round(generation)

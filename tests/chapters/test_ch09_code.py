@@ -19,7 +19,9 @@ def test_about_seventeen_lines_and_line_ten_is_the_test():
 
 
 def test_stepping_shows_the_trace_kept_tokens(chapter):
-    for r in chapter.generation.rounds:
+    rounds, start = chapter.generation.rounds, chapter.round_index
+    for k in range(len(rounds)):
+        r = rounds[(start + k) % len(rounds)]
         step_to_end(chapter)
         assert [c.text for c in chapter.text_strip.chips[1:]] == r.emitted_texts
         asyncio.run(chapter.next_round())
@@ -43,8 +45,12 @@ def test_temperature_zero_reads_as_argmax(chapter):
     chapter.predict.commit(chapter.predict.choices[0])
     first = chapter.generation
 
+    state = chapter.state
+    assert state.page_sampling == chapter.settings.describe() != "greedy (temperature 0)"   # the slider's 0.7
+
     async def drag_to_zero():                  # what the slider's release sets; the page reloads on the loop
         chapter.temperature = 0.0
+        assert state.page_sampling == "greedy (temperature 0)"           # the badge follows at once
         await until(lambda: chapter.generation is not None and chapter.generation is not first
                     and chapter.predict.ready,
                     message="a new generation at temperature 0")

@@ -2,7 +2,7 @@
 import pytest
 
 from chapters.ch05_one_pass import MAX_NEW_TOKENS
-from chapters.rounds import SHOWN_TEMPERATURE, SHOWN_TOP_P
+from chapters.rounds import SHOWN_TEMPERATURE, SHOWN_TOP_P, teaching_round
 from lab.core.engine import generate
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
 from lab.core.sampling import SamplingSettings
@@ -18,17 +18,17 @@ def first_round():
     ids = encode_prompt(pair.tokenizer, DEFAULT_PROMPT)
     trace = generate(pair, ids, settings=SamplingSettings(SHOWN_TEMPERATURE, 0, SHOWN_TOP_P), gamma=4, seed=0,
                      max_new_tokens=MAX_NEW_TOKENS, keep_rows=True)
-    return trace.rounds[0]
+    return trace.rounds[teaching_round(trace)]
 
 
 def text_so_far(page) -> list[str]:
     return page.locator(".text-so-far").locator(".chip .tx").all_inner_texts()
 
 
-def test_ch05_click_a_position(page, server, shot):
+def test_ch05_click_a_position(page, server, shot, first_round):
     open_page(page, server + "?chapter=one-pass", "One pass gives the target’s view")
     page.get_by_role("button", name="No — it was computed for a context", exact=False).click()
-    page.get_by_text("Round 1 of", exact=False).first.wait_for(timeout=60000)
+    page.get_by_text(f"Round {first_round.index + 1} of", exact=False).first.wait_for(timeout=60000)
     page.locator("button.bk-btn", has_text="◆").nth(2).click()    # the third guess
     page.get_by_text("Position 3:", exact=False).first.wait_for()
     page.get_by_text("assuming guesses 1…2 are right", exact=False).first.wait_for()
@@ -61,7 +61,7 @@ def test_ch08_step_to_the_end(page, server, shot, first_round):
     open_page(page, server + "?chapter=full-round", "Keep the prefix, correct once, drop the rest.")
     page.get_by_label("Your answer").fill("5")
     page.get_by_role("button", name="Lock in my answer").click()
-    page.get_by_text("Round 1 of", exact=False).first.wait_for(timeout=60000)
+    page.get_by_text(f"Round {first_round.index + 1} of", exact=False).first.wait_for(timeout=60000)
     step_to_the_end(page, "step {n} of", first_round)
     assert first_round.n_accepted < first_round.gamma       # a rejection: not the case asked about
     assert page.get_by_text("✓ Right.", exact=False).count() == 0
