@@ -10,6 +10,21 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
+def pytest_configure(config):
+    from tests.tiers import MARKERS
+    for name, meaning in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {meaning}")
+
+
+def pytest_collection_modifyitems(items):
+    """Every test carries its tier (tests/tiers.py): `-m "not browser and not subprocess"` is the fast tier."""
+    from tests.tiers import tier_markers
+    for item in items:
+        name = item.originalname if item.cls is None else f"{item.cls.__name__}.{item.originalname}"
+        for marker in tier_markers(item.path, name, list(getattr(item, "fixturenames", ()))):
+            item.add_marker(marker)
+
+
 @pytest.fixture(scope="session")
 def tiny_service():
     """One ModelService over the tiny pair for the whole test session (its cache is shared)."""

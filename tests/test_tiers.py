@@ -1,0 +1,27 @@
+"""The suite's tiers (tests/tiers.py) follow what a test does: a browser test, a test that starts
+another process itself or through a helper it calls, and the fast rest."""
+from pathlib import Path
+
+from tests.tiers import tier_markers
+
+TESTS = Path(__file__).resolve().parent
+
+
+def test_a_test_in_tests_ui_is_a_browser_test():
+    assert tier_markers(TESTS / "ui" / "test_poll.py", "test_anything", ["page"]) == {"browser"}
+
+
+def test_a_test_that_starts_a_process_itself_is_in_the_subprocess_tier():
+    launch = TESTS / "serving" / "test_launch.py"
+    assert tier_markers(launch, "test_two_processes_share_the_pair_loaded_before_the_fork", []) == {"subprocess"}
+    assert tier_markers(launch, "test_serving_processes_reads_num_procs", []) == set()
+
+
+def test_a_helper_that_starts_a_process_puts_its_callers_in_the_subprocess_tier():
+    errors = TESTS / "lab" / "test_errors.py"     # calls its module's _fresh(), which runs an interpreter
+    assert tier_markers(errors, "test_each_module_imports_alone_in_a_fresh_interpreter", []) == {"subprocess"}
+    assert tier_markers(errors, "test_message_without_public_variant_is_scrubbed", []) == set()
+
+
+def test_pure_computations_are_in_the_fast_tier():
+    assert tier_markers(TESTS / "lab" / "test_analytic.py", "test_seed_table", []) == set()

@@ -1,0 +1,71 @@
+"""The suite's tiers, read from what each test does, so no marker has to be remembered by hand.
+
+    browser      a test in tests/ui: a served app driven by Debian's chromium
+    subprocess   a test that starts another interpreter or program: its own body, a function of the
+                 tests it calls (followed through tests/ modules), or a fixture of its module does
+
+The fast tier is the rest: `python3 -m pytest -q -m "not browser and not subprocess"` (no browser,
+no extra interpreter). tests/conftest.py marks every collected test with `tier_markers`.
+"""
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+# What starting another process looks like in a test's code.
+SPAWNS = ("subprocess", "Popen", "sys.executable", "os.fork", "multiprocessing")
+MARKERS = {"browser": "drives Debian's chromium against a served app (tests/ui)",
+           "subprocess": "starts another interpreter or program"}
+
+
+@lru_cache(maxsize=None)
+def _module(path: Path) -> tuple[str, dict[str, ast.AST], dict[str, Path]]:
+    """A test module's text, its top-level functions and classes by name, and the names it imports
+    from other modules under tests/ (name → that module's path)."""
+    text = path.read_text()
+    tree = ast.parse(text)
+    defs: dict[str, ast.AST] = {}
+    imported: dict[str, Path] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defs[node.name] = node
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tests"):
+            where = REPO.joinpath(*node.module.split(".")).with_suffix(".py")
+            if where.exists():
+                imported.update({a.asname or a.name: where for a in node.names})
+    return text, defs, imported
+
+
+def _spawns(path: Path, node: ast.AST, seen: set) -> bool:
+    """Whether `node` (a function or class of `path`) starts a process, itself or through the
+    functions of tests/ modules it names."""
+    text, defs, imported = _module(path)
+    if any(mark in (ast.get_source_segment(text, node) or "") for mark in SPAWNS):
+        return True
+    for name in {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - {getattr(node, "name", "")}:
+        target = (path, name) if name in defs else (imported[name], name) if name in imported else None
+        if target is None or target in seen:
+            continue
+        seen.add(target)
+        where, called = target
+        found = _module(where)[1].get(called)
+        if found is not None and _spawns(where, found, seen):
+            return True
+    return False
+
+
+def tier_markers(path: Path, test_name: str, fixtures: list[str]) -> set[str]:
+    """The tier markers of test `test_name` (a function, or `Class.method`) of the module at `path`."""
+    path = Path(path).resolve()
+    if "ui" in path.relative_to(REPO).parts[:2]:
+        return {"browser"}
+    _, defs, _ = _module(path)
+    top, _, method = test_name.partition(".")
+    node = defs.get(top)
+    if node is not None and method:
+        node = next((n for n in ast.walk(node) if getattr(n, "name", None) == method), node)
+    seen: set = set()
+    nodes = ([node] if node is not None else []) + [defs[f] for f in fixtures if f in defs]
+    return {"subprocess"} if any(_spawns(path, n, seen) for n in nodes) else set()
