@@ -1,6 +1,6 @@
 """Scripts that try to take over a class, against another student: is the class still fair?
 
-    python bench/abuse.py [--scenarios clicks,work,tour,tokens,votes] [--tabs 20] [--head-start 20]
+    python bench/abuse.py [--scenarios clicks,work,tour,tokens,votes,pages,lockout,disk] [--tabs 20] [--head-start 20]
                           [--seconds 600] [--guess-seconds 60] [--votes 40] [--tiny] [--crafted]
 
 Starts `panel serve app.py` on loopback (the embedded pair, or the tiny pair with --tiny) with the
@@ -27,6 +27,10 @@ idle), and what the attacker managed. Then, without a victim:
 - votes: `--votes` answers to chapter 10's question, each from a fresh page with no cookie: how
   many the lecturer's page counts (goal ≤ 1 per address).
 
+And the server's doors (bench/siege.py): pages (page loads from one address, then 200, during the
+victim's slider moves), lockout (wrong tokens from many addresses, then the lecturer's link), disk
+(a second server whose class store is on a full tmpfs: do pages open; root only).
+
 With --crafted the victim also sends crafted widget values (huge, negative, NaN, text) and the
 sentences the page answered with are printed. Last, the server log's tracebacks and line count.
 
@@ -49,6 +53,7 @@ import time
 from pathlib import Path
 
 import floods
+import siege
 from wsclient import (SERVER_LOG, PageSession, click, free_port, slide, start_server, stop_server,
                       wait_for_warm_up)
 
@@ -254,6 +259,10 @@ async def run(args) -> None:
         idle = await measure_victim(victim, IDLE, args.moves)
         for i, kind in enumerate(k for k in args.scenarios if k in ("clicks", "work", "tour")):
             await under_attack(kind, base, victim, idle, args, offset=7 * (i + 1))
+        if "pages" in args.scenarios:
+            await siege.pages(base, victim, idle, args, measure_victim, summary)
+        if "lockout" in args.scenarios:
+            await asyncio.get_running_loop().run_in_executor(None, siege.lockout, base)
         if "tokens" in args.scenarios:
             before, stats, start = checks_logged(), {}, time.perf_counter()
             await floods.guess_tokens(base, args.guess_seconds, stats)
@@ -282,7 +291,7 @@ async def run(args) -> None:
         print(f"server log: {len(log.splitlines())} lines, {log.count('Traceback')} tracebacks ({SERVER_LOG})")
 
 
-SCENARIOS = ("clicks", "work", "tour", "tokens", "votes")
+SCENARIOS = ("clicks", "work", "tour", "tokens", "votes", "pages", "lockout", "disk")   # the last three: bench/siege.py
 
 
 def main():
@@ -310,7 +319,10 @@ def main():
                          "--guess-seconds 1–600")
     if args.attack and not (args.url or "").startswith("http://127.0.0.1:"):
         raise SystemExit("--attack only on loopback")
-    asyncio.run(attacker(args) if args.attack else run(args))
+    if args.attack or set(args.scenarios) - {"disk"}:
+        asyncio.run(attacker(args) if args.attack else run(args))
+    if "disk" in args.scenarios and not args.attack:
+        siege.full_disk(args.tiny)
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ def free_port() -> int:
 
 
 def start_server(port: int, tiny: bool, app_dir: Path | None = None, procs: int = 1,
-                 browsers_per_address: int | None = 1000) -> subprocess.Popen:
+                 browsers_per_address: int | None = 1000, store: Path | None = None) -> subprocess.Popen:
     """Serve app.py (this project's, or the one in `app_dir`: another checkout, to compare) on
     127.0.0.1:`port` (the tiny pair if `tiny`) with the lecturer token, its log in SERVER_LOG;
     return once it answers. `procs` > 1: that many processes (`python -m serving --num-procs N`: the
@@ -46,9 +46,11 @@ def start_server(port: int, tiny: bool, app_dir: Path | None = None, procs: int 
     --setup shell/start.py`, a copy of the pair each), sharing the class's store in the cache folder.
     Every simulated student comes from 127.0.0.1: `browsers_per_address` lets that address start that
     many browsers, each with its vote (shell.identity; None: the server's own limits, as a script on
-    one machine meets them)."""
+    one machine meets them). `store`: the class store's file (SPECLAB_STORE), else none (one process)."""
     env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", SPECLAB_LECTURER_TOKEN=LECTURER_TOKEN)
     env.pop("SPECLAB_STORE", None)
+    if store is not None:
+        env["SPECLAB_STORE"] = str(store)
     env.pop("SPECLAB_BROWSERS_PER_ADDRESS", None)
     env.pop("SPECLAB_VOTES_PER_ADDRESS", None)
     if browsers_per_address is not None:

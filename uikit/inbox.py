@@ -178,8 +178,9 @@ async def applied(original, session, message, connection):
     if refused and GUARD.tell is not None:     # Bokeh's types refused a value: said on the page
         GUARD.tell(session.document, problem)
     client = client_address(session.document) or session.id
-    GUARD.unusable.say(client, f"a browser ({client}) sent a change this server cannot apply; it was "
-                               f"ignored: {_describe(problem)}")
+    GUARD.unusable.say(client, f"a browser sent a value a widget cannot take ({client}); refused: {problem}"[:300]
+                       if refused else f"a browser ({client}) sent a change this server cannot apply; it was "
+                                       f"ignored: {_describe(problem)}")
     # made outside the except block: Bokeh's ERROR reply then carries no traceback, only this sentence
     return connection.error(message, REFUSED if refused else "This change could not be applied; it was ignored.")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
 import sys
 import uuid
 
@@ -14,6 +15,7 @@ from tests.ui.helpers import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
 from abuse import open_chapter10  # noqa: E402
+from wsclient import PageSession  # noqa: E402
 
 STILL_WORKING = "Still working on your earlier requests"
 TOO_FAST = "faster than the models can answer"
@@ -61,6 +63,8 @@ def test_text_for_a_number_is_refused_without_a_traceback(server, tmp_path_facto
         try:
             await tab.set_value(tab.slider("γ"), "seven")
             await tab.wait_for(lambda: tab.errors, 60, "Bokeh's refusal")      # an ERROR reply, not applied
+            said = " ".join(tab.errors)
+            assert "'traceback': None" in said and ".py" not in said and "/" not in said   # no server internals
             await tab.wait_for(lambda: any("cannot take, so it was ignored" in t for t in tab.text_of_alerts()),
                                60, "the page's sentence")
             alpha = tab.slider("α")                                             # the page still answers
@@ -156,3 +160,41 @@ def test_a_tab_closed_during_chapter_1s_write_leaves_no_traceback(browser, serve
     after = [block for block in log.read_text().split("Traceback (most recent call last):")[before + 1:]
              if not any(benign in block for benign in BENIGN)]
     assert not after, f"the server logged a traceback:\n{after[0][-3000:]}"
+
+
+async def _closed_after(send) -> int:
+    """A landing page's websocket, `send(ws)` on it: the code the server closed it with."""
+    page = PageSession(SERVER_URL[0], "")
+    await page.open()
+    await send(page.ws)
+    await asyncio.wait_for(page.ws.wait_closed(), 60)
+    page.reader.cancel()
+    return page.ws.close_code
+
+
+async def _frames(ws, header, content: str) -> None:
+    await ws.send(header if isinstance(header, str) else json.dumps(header))
+    await ws.send("{}")
+    await ws.send(content)
+
+
+SERVER_URL: list[str] = []
+
+
+def test_unreadable_frames_and_a_2mb_patch_close_the_connection_without_a_traceback(server, tmp_path_factory):
+    """Not JSON, a binary frame, a kind of message the server does not take, and a 2 MB patch: each connection is
+    closed, the log has one line for the client (a minute) and no traceback."""
+    SERVER_URL[:] = [server]
+    big = json.dumps({"events": [{"kind": "ModelChanged", "model": {"id": "p1"}, "attr": "value", "new": "x" * 2 ** 21}]})
+    async def go():
+        return await asyncio.gather(
+            _closed_after(lambda ws: _frames(ws, "this is not a message {", "nor this")),
+            _closed_after(lambda ws: ws.send(b"a binary frame where a header goes")),
+            _closed_after(lambda ws: _frames(ws, {"msgid": "m1", "msgtype": "NO-SUCH-KIND"}, "{}")),
+            _closed_after(lambda ws: _frames(ws, {"msgid": "m2", "msgtype": "PATCH-DOC"}, big)))
+    codes = run(go())
+    # 1009: too big, refused unread (1006 when the client was still sending as the server closed it)
+    assert codes[:3] == [1007] * 3 and codes[3] in (1009, 1006), codes
+    log = (tmp_path_factory.getbasetemp() / "server0" / "server.log").read_text()
+    assert "Traceback" not in log and "Unhandled exception receiving" not in log
+    assert log.count("sent a websocket message this server cannot read") == 1    # one client: one line a minute
