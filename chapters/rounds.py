@@ -116,7 +116,7 @@ class RoundChapter(Chapter):
 
     def say_sampling(self) -> None:
         """The badge says what this page samples with (one temperature per page, the one it uses)."""
-        self.state.page_sampling = self.settings.describe()
+        self.state.page_sampling = {**self.state.page_sampling, self.number: self.settings.describe()}
 
     def first_round(self, generation: GenerationTrace) -> int:
         """The round a class sees first (`teaching_round`)."""

@@ -102,6 +102,7 @@ class Tour(pn.viewable.Viewer):
     def show(self, step: int) -> None:
         """Put step `step`'s components on the stage, at the screen's scale, and build the next's."""
         step = clamp_step(step)
+        self.state.on_screen = TOUR[step - 1]["chapter"]     # the badge says this chapter's sampling
         self.stage.objects = self.items.objects_for(step)
         self.sizer.rescale(self.deck.scale, step)
         self.items.select_first(step)   # a step that shows a chip's detail selects one

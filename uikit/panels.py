@@ -211,11 +211,11 @@ class PairBadge(pn.viewable.Viewer):
         self.doc = pn.state.curdoc if served() else None
         self._pane = pn.pane.HTML(self._html(), stylesheets=[BOX_CSS], sizing_mode="stretch_width",
                                   css_classes=["pair-badge"], margin=(2, 8))
-        state.param.watch(lambda e: self.refresh(), [*SAMPLING, "variant", "drafter", "page_sampling"])
+        state.param.watch(lambda e: self.refresh(), [*SAMPLING, "variant", "drafter", "page_sampling", "on_screen"])
 
     def _html(self) -> str:
         return badge_html(self.state.service.pair, self.state.settings, self.state.variant, self.state.drafter,
-                          self.state.page_sampling)
+                          self.state.shown_sampling())
 
     def refresh(self) -> None:
         self._pane.object = self._html()

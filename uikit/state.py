@@ -33,9 +33,11 @@ class LabState(param.Parameterized):
                                  "lookup (copy from the text) or both (lab.core.drafting); the preset bar switches it.")
     answers = param.Dict(default={}, doc="Predict-and-check answers, by chapter number.")
     error = param.String(default="", doc="The last one-sentence problem with the student's input.")
-    page_sampling = param.String(default="", doc="What the page on screen samples with when it is not the "
-                                 "session's settings (chapters 5, 8 and 9 sample a greedy session's rounds), as "
-                                 "SamplingSettings.describe() says it; the badge shows it. Not a setting.")
+    page_sampling = param.Dict(default={}, doc="What a page samples with when it is not the session's settings "
+                               "(chapters 5, 8 and 9 sample a greedy session's rounds), by chapter number, as "
+                               "SamplingSettings.describe() says it; the badge shows the one on screen. Not a setting.")
+    on_screen = param.Integer(default=None, allow_None=True, doc="The chapter on screen when one page shows "
+                              "several (the tour's step); None on a chapter's own page.")
     reduced_motion = param.Boolean(default=False, doc="The browser asks for reduced motion: replays "
                                    "show their last frame at once.")
 
@@ -56,6 +58,12 @@ class LabState(param.Parameterized):
     @property
     def settings(self) -> SamplingSettings:
         return SamplingSettings(self.temperature, self.top_k, self.top_p)
+
+    def shown_sampling(self) -> str:
+        """What the chapter on screen samples with, when not the session's settings ("" otherwise)."""
+        if self.on_screen is not None:
+            return self.page_sampling.get(self.on_screen, "")
+        return next(iter(self.page_sampling.values())) if len(self.page_sampling) == 1 else ""
 
     def request(self, prompt_ids: list[int], variant: str = "aligned", drafter: str | None = None,
                 policy: str = "constant", max_new_tokens: int = REQUEST_TOKENS) -> Request:

@@ -218,7 +218,7 @@ def test_the_page_says_the_temperature_its_rounds_use(chapter):
     from uikit.panels import PairBadge
     state = chapter.state
     assert state.settings.greedy and not chapter.settings.greedy
-    assert state.page_sampling == chapter.settings.describe()
+    assert state.shown_sampling() == chapter.settings.describe()
     badge = PairBadge(state)._pane.object
     assert f"sampling on this page: <b>{chapter.settings.describe()}</b>" in badge
     assert chapter.settings.describe() in chapter.round_note.object

@@ -46,11 +46,11 @@ def test_temperature_zero_reads_as_argmax(chapter):
     first = chapter.generation
 
     state = chapter.state
-    assert state.page_sampling == chapter.settings.describe() != "greedy (temperature 0)"   # the slider's 0.7
+    assert state.shown_sampling() == chapter.settings.describe() != "greedy (temperature 0)"   # the slider's 0.7
 
     async def drag_to_zero():                  # what the slider's release sets; the page reloads on the loop
         chapter.temperature = 0.0
-        assert state.page_sampling == "greedy (temperature 0)"           # the badge follows at once
+        assert state.shown_sampling() == "greedy (temperature 0)"           # the badge follows at once
         await until(lambda: chapter.generation is not None and chapter.generation is not first
                     and chapter.predict.ready,
                     message="a new generation at temperature 0")

@@ -125,3 +125,26 @@ def test_chapter_3_steps_name_the_positions_its_chart_shows():
     from chapters.ch03_checking import MAX_POSITIONS
     measure = next(s for s in TOUR if s.get("prefetch") == "measure" and s["chapter"] == 3)
     assert f"… {MAX_POSITIONS} positions" in measure["text"]
+
+
+def test_the_badge_on_each_step_says_the_sampling_of_its_chapter():
+    """Issue 49.4: the tour's one session shows many chapters; its badge says what the chapter on
+    screen samples with: chapter 9's slider temperature on its steps, the session's greedy on
+    chapter 10's, whatever was built before."""
+    from lab.pairs.tiny import tiny_pair
+    from serving.service import ModelService
+    from shell.tour import Tour
+    from uikit.panels import PairBadge
+    from uikit.state import LabState
+
+    pair = tiny_pair()
+    state = LabState(ModelService(lambda: pair))
+    tour, badge = Tour(state, step=1), PairBadge(state)
+    ch9 = next(n for n, s in enumerate(TOUR, start=1) if s["chapter"] == 9 and "temperature_slider" in str(s["show"]))
+    tour.show(ch9)
+    said = tour.chapter(9).settings.describe()
+    assert "temperature 0" != said and f"sampling on this page: <b>{said}</b>" in badge._pane.object
+    tour.show(ch9 + 1)                                    # chapter 10: the session's own settings
+    assert TOUR[ch9]["chapter"] == 10 and "sampling: greedy (temperature 0)" in badge._pane.object
+    tour.show(ch9)
+    assert f"sampling on this page: <b>{said}</b>" in badge._pane.object
