@@ -39,8 +39,8 @@ const random = (g) => Number(next64(g) >> 11n) / 9007199254740992
 const panes = {}
 for (const name of ["last_draw", "freq_table", "share_note"])
   if (cb_data && cb_data[name] !== undefined) panes[name] = cb_data[name]
-if (!Object.keys(panes).length && cb_obj && cb_obj.document)
-  for (const m of cb_obj.document.all_models)
+if (!Object.keys(panes).length && share_src.document)      // the page's models (cb_obj is the click event)
+  for (const m of share_src.document.all_models)
     for (const c of m.css_classes ?? [])
       if (c.startsWith(prefix)) panes[c.slice(prefix.length)] = m
 

@@ -234,7 +234,7 @@
     const model = bokehDoc().get_model_by_id(key);
     const callbacks = model && model.js_event_callbacks;
     const list = callbacks instanceof Map ? callbacks.get("button_click") : callbacks && callbacks.button_click;
-    return Boolean(list && list.length);
+    return Boolean(list && list.some((callback) => callback.code));     // Panel's own has no code
   }
 
   // the projector's scale (assets/tour.js reports it on the tour's deck): its recorded layer
