@@ -34,7 +34,7 @@ def applied(chapter, monkeypatch, outcome):
 def in_runs():
     """Every round keeps 3 of 4 guesses, then misses: α = 0.75 and E = 3.05, yet 4 tokens a round (c = 0.6):
     the formula says slower, the measurement faster, and the rounds' evenness is why."""
-    return scripted_outcome([scripted_round(i, 4, 3) for i in range(8)], CHEAP, 0.06)
+    return scripted_outcome([scripted_round(i, 4, 3) for i in range(16)], CHEAP, 0.06)
 
 
 def shown(text: str) -> str:
@@ -51,9 +51,9 @@ def test_a_measured_faster_beside_a_formula_saying_slower_names_both_and_why(cha
     line = shown(live)
     assert line.startswith(f"Measured on this machine: {o.speedup:.2f}× — faster than plain decoding, though the "
                            f"formula at this request's α = 0.75, γ = 4, c = 0.60 predicts {o.predicted():.2f}× "
-                           "(slower): the guesses were kept unevenly across rounds: 0 of 8 rounds kept every guess "
-                           "and 0 kept none, where independent guesses at α = 0.75 would give 2.5 and 2.0, so a round "
-                           "gave 4.00 tokens, more than the 3.05 of independent guesses.")
+                           "(slower): the guesses were kept unevenly across rounds: 0 of 16 rounds kept every guess "
+                           "and 0 kept none, where independent guesses at α = 0.75 would give 5.1 and 4.0, so a round "
+                           "gave 4.00 tokens, more than the 3.05 ± 0.80 of independent guesses.")
     assert "kept in runs" not in live and "these sliders" not in live
 
 
