@@ -46,6 +46,7 @@ KEEP_EVENTS = 5000      # events kept for a process that looks late (older ones 
 KEEP_SHARED = 400       # shared request outcomes kept (the newest; each process also caches its own)
 KEEP_SHARED_BYTES = 64 << 20    # and at most this many bytes of them
 KEPT = 4096             # shared values kept in this process's memory while the store cannot be written
+RECOVERED_AFTER = 60.0  # seconds of writes without a fault before the store is said to work again
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -131,6 +132,7 @@ class ClassStore(StoreEvents, SharedValues):
         self.server = server_pid()                             # the server this process belongs to
         self.problem: str | None = None                        # the last fault, one page sentence
         self._kept: OrderedDict[str, tuple[int, bytes]] = OrderedDict()   # values the file refused, in memory
+        self._faulted = float("-inf")                          # when a write last failed
         self.proc = f"{os.getpid()}-{secrets.token_hex(4)}"    # this process, in this file
         self._local = threading.local()
         self._lock = threading.Lock()
@@ -191,13 +193,14 @@ class ClassStore(StoreEvents, SharedValues):
             with contextlib.suppress(sqlite3.Error):
                 db.execute("ROLLBACK")
             raise self.fault(exc) from None
-        if self.problem is not None:
+        if self.problem is not None and time.monotonic() - self._faulted > RECOVERED_AFTER:
             self.problem = None
             log.warning("The class store %s can be written again.", self.path)
 
     def fault(self, exc: Exception) -> "StoreFault":
         """The store failed (`exc`): noted for the pages (and the lecturer's view), said once in the
-        terminal until a write works again, returned to raise."""
+        terminal until writes work again for RECOVERED_AFTER seconds, returned to raise."""
+        self._faulted = time.monotonic()
         if self.problem is None:
             log.error("The class store %s cannot be written (%s); votes and settings stay in each process "
                       "until it can: free disk space or check the folder.", self.path, " ".join(str(exc).split()))

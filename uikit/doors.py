@@ -20,6 +20,7 @@ log line per client a minute (uikit.inbox's `OncePerMinute`), never a traceback:
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Callable
 
@@ -50,6 +51,10 @@ def before_page_builds(gate: Callable[[object], Refusal | None]) -> None:
         refusal = get.gate(self.request)
         if refusal is None:
             return await original(self, *args, **kwargs)
+        client = _client(self)
+        GUARD.unusable.say(f"page {client}", f"a client ({client}) asked for pages faster than the server "
+                                             f"builds them, or with a wrong lecturer token: answered without a "
+                                             f"page (HTTP {refusal.status})")
         self.set_status(refusal.status)
         self.set_header("Content-Type", "text/html; charset=utf-8")
         self.set_header("Cache-Control", "no-store")
@@ -58,6 +63,9 @@ def before_page_builds(gate: Callable[[object], Refusal | None]) -> None:
         self.finish(refusal.page)
     get.gate, get.ungated = gate, original
     DocHandler.get = get
+    access = logging.getLogger("tornado.access")
+    if not any(isinstance(f, _Refused) for f in access.filters):
+        access.addFilter(_Refused())
     _gate_new_sessions_by_websocket(gate)
 
 
@@ -84,6 +92,15 @@ def _gate_new_sessions_by_websocket(gate) -> None:
         return await original(self, token)
     _async_open.gate, _async_open.ungated = gate, original
     WSHandler._async_open = _async_open
+
+
+class _Refused(logging.Filter):
+    """Tornado's access line for each refused page request (HTTP 429, and 403 for a wrong lecturer
+    token) is left out: the gate says it once per client a minute instead."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args if isinstance(record.args, tuple) else ()
+        return not (args and (args[0] == 429 or args[0] == 403 and "lecturer=" in str(args[1:2])))
 
 
 def _client(handler) -> str:
