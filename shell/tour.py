@@ -110,8 +110,9 @@ class Tour(pn.viewable.Viewer):
         self.prefetch(step + 1)
 
     def _start_ahead(self, step: int, doc) -> None:
-        """Start the long work (a measurement) of the steps up to two ahead of `step`, once each."""
-        for ahead in (step + 1, step + 2):
+        """Start the long work (a measurement) of `step` itself (a step opened directly, ?tour=41,
+        fills its own figure) and of the steps up to two ahead of it, once each."""
+        for ahead in (step, step + 1, step + 2):
             name = TOUR[ahead - 1].get("prefetch") if ahead <= len(TOUR) else None
             key = (ahead, name)
             if name and key not in self._started:
@@ -126,14 +127,15 @@ class Tour(pn.viewable.Viewer):
         the browser, so pressing → swaps in objects that are already there. Off the document lock:
         building touches no model the page shows."""
         doc = pn.state.curdoc
-        if step > len(TOUR) or doc is None or doc.session_context is None:
+        if step > len(TOUR) + 1 or doc is None or doc.session_context is None:
             return
 
         def build():
             if self.deck.rendered == step - 1:     # still where we were: the lecturer is reading
                 started = time.perf_counter()
-                with set_curdoc(doc):
-                    self.items.objects_for(step)
+                if step <= len(TOUR):              # after the last step: its own work alone
+                    with set_curdoc(doc):
+                        self.items.objects_for(step)
                 self._start_ahead(step - 1, doc)
                 charge_sender(doc, time.perf_counter() - started)    # the page's sender pays for it
         asyncio.get_running_loop().call_later(0.3, build)

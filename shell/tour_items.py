@@ -137,6 +137,8 @@ class StepItems:
             return ch.predict.projected() if ch.predict is not None else self._missing(number, spec)
         if spec == "takeaway":
             return takeaway_box(ch.takeaway)
+        if spec == "closing":
+            return pn.pane.HTML(closing_html(), stylesheets=[TOUR_CSS], sizing_mode="stretch_width", margin=(4, 0))
         if spec == "body":
             return self.body(number)
         return self.attribute(number, spec)
@@ -184,6 +186,15 @@ def overview_html() -> str:
     return (f'<div class="tour-overview" style="grid-template-columns: {columns}">{"".join(cards)}</div>'
             '<p class="tour-keys"><kbd>→</kbd>, <kbd>Space</kbd> or a clicker next · <kbd>←</kbd> back · '
             '<kbd>F</kbd> fullscreen · <kbd>Esc</kbd> leave the tour</p>')
+
+
+def closing_html() -> str:
+    """The tour's last words: what the lecture showed, in one breath, and where to go from here."""
+    return ('<div class="tour-closing" role="note"><b>End of the tour.</b> The draft model guesses, the target '
+            'checks every guess in one call, and the text is exactly the target\'s; whether that is faster '
+            'depends on how often the guesses are kept, how many are drafted and what a guess costs, on your '
+            'text and your machine. <a href="?">Open the chapters</a> to try your own prompt · '
+            '<kbd>←</kbd> back · <kbd>Esc</kbd> leave the tour</div>')
 
 
 def note(text: str, cls: str = "tour-note") -> pn.pane.HTML:

@@ -159,7 +159,8 @@ TOUR = [
      "text": "Drag α, γ and c: where is the break-even?"},
     {"chapter": 10, "show": [["use_models", "busy", "time_left"], "live", "gamma_fig"], "prefetch": "measure_live",
      "action": "Use my models",
-     "text": "Use my models: α and c measured on the live pair, the measured speed-up beside the predicted one."},
+     "text": "The bars: the formula at the sliders' α and c. Use my models moves them to the live pair's "
+             "measured α and c, its measured speed-up beside."},
     # --- 11 putting it together ---
     {"chapter": 11, "show": [["draw_button", "busy"], "warning", "lane_fig"], "action": "Read the timeline",
      "text": "Same distribution, a different schedule: standard decoding ticks evenly, drafting delivers bursts."},
@@ -176,7 +177,7 @@ TOUR = [
     {"chapter": 13, "show": [["run_button", "progress", "busy"], "predict"], "prefetch": "measure",
      "text": f"α is not the draft's alone: it depends on what is written. {TEXT_KINDS.capitalize()} kinds of text, "
              "measured live."},
-    {"chapter": 13, "show": [["run_button", "busy"], "kinds_fig", "verdict"], "prefetch": "measure",
+    {"chapter": 13, "show": [["run_button", "busy"], "kinds_fig", "verdict", "closing"], "prefetch": "measure",
      "text": "The bars against this machine's break-even: where the draft model's guesses pay, and where they cost."},
 ]
 

@@ -4,7 +4,7 @@ an attribute fails here, not only in the browser tests)."""
 from shell.tour_steps import TOUR
 
 N = len(TOUR)
-EVERY_CHAPTERS = {"predict", "takeaway", "body", "busy", "overview"}
+EVERY_CHAPTERS = {"predict", "takeaway", "body", "busy", "overview", "closing"}
 
 
 def names_shown(spec) -> list[str]:

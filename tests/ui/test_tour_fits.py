@@ -161,3 +161,26 @@ def test_every_step_fits_1920x1080_after_its_action(page, server, shot):
         if n < N:
             page.keyboard.press("PageDown")
     assert not found, "\n".join(found)
+
+
+def test_steps_34_35_and_41_fit_1920x1080_after_their_action(page, server, shot):
+    """Issue 49.5: step 34 (chapter 10's live measurement) ran off the bottom of a 1920×1080 screen,
+    step 35's figure type was ~12 px, step 41 ended on an empty chart with no closing: each opened
+    directly, its action pressed, fits with figure type ≥ FIGURE_TYPE px, and the last one closes."""
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    found = []
+    for n in (34, 35, 41):
+        open_page(page, f"{server}?tour={n}")
+        rendered(page, n)
+        if "action" in TOUR[n - 1]:              # its result may already be on the stage (kept work)
+            button = page.get_by_role("button", name=TOUR[n - 1]["action"], exact=True).first
+            wait_until(lambda: button.is_enabled(), timeout=240, message=f"step {n}'s action to be free")
+            button.click()
+            quiet(page, n, button)
+        m = settled(page, n)
+        found += overflow(m, n)
+        shot(page, f"tour-fits-1920-step{n:02d}-direct")
+    assert not found, "\n".join(found)
+    assert "End of the tour" in page.evaluate(STAGE)["text"]
+    # opened directly, the last step measures its own bars (no empty chart under its sentence)
+    wait_until(lambda: "What the bars say" in page.evaluate(STAGE)["text"], timeout=240, message="step 41's bars")
