@@ -25,7 +25,7 @@ from uikit.figures import paired_bars, static_figure
 from uikit.pacing import in_document
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, CHIP_CSS, TABLE_CSS
-from uikit.tokens import Chip, TokenStrip, legend, show_text, unique_labels
+from uikit.tokens import Chip, TokenStrip, legend, pieces_note, show_text, unique_labels
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +152,8 @@ class OnePassChapter(RoundChapter):
         self.round_note.object = (
             f"<p class='speclab-formula'>Round {r.index + 1} of {n}: γ = {r.gamma} draft calls "
             f"(each x ~ q), then <b>one</b> target call over {r.gamma + 1} positions → "
-            f"{pass_size_words(*r.p_rows.shape)}. {html.escape(settings_note(self.settings, self.state))}</p>")
+            f"{pass_size_words(*r.p_rows.shape)}. {html.escape(settings_note(self.settings, self.state))} "
+            f"{html.escape(pieces_note([d.text for d in r.drafts], prefix_text(tok, r)))}</p>")
         self.pass_table.object = pass_table_html(r)
         self.select(0 if r.gamma else r.gamma)
 

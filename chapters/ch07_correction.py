@@ -30,7 +30,7 @@ from uikit.pacing import in_document, served
 from uikit.predict import PredictCard
 from uikit.state import SAMPLING
 from uikit.styles import TABLE_CSS
-from uikit.tokens import unique_labels
+from uikit.tokens import pieces_note, unique_labels
 
 DEFAULT_CONTEXT = "the cat sat on the"
 SHOW = 8                     # top candidates of each model on the chart
@@ -47,14 +47,16 @@ def rule_table_html(p: np.ndarray, q: np.ndarray, shown_ids: list[int]) -> str:
             f"<tbody>{''.join(rows)}</tbody></table>")
 
 
-def settings_note_html(settings: SamplingSettings, greedy: bool, shown: int, rejection: float) -> str:
+def settings_note_html(settings: SamplingSettings, greedy: bool, shown: int, rejection: float,
+                       tokens: list[str] = (), context: str = "") -> str:
     """How p and q were taken (greedy decoding shows the models' own distributions, since its p and
-    q are one-hot), how many tokens the chart shows, and how often a draft token is rejected."""
+    q are one-hot), how many tokens the chart shows, how often a draft token is rejected, and what
+    a token is (`tokens`, the chart's, after `context`: a piece of a word as the example)."""
     how = ("the models' own distributions (temperature 1), because greedy decoding would make p and q "
            "one-hot" if greedy else settings.describe())
     return (f"<p>p and q after the sampling settings: {html.escape(how)}. Showing the {shown} most likely "
             f"tokens of either model. A draft token is rejected {rejection:.1%} of the time here "
-            "(r = 1 − Σ min(p, q)).</p>")
+            f"(r = 1 − Σ min(p, q)). {html.escape(pieces_note(list(tokens), context, sequence=False))}</p>")
 
 
 def distance_html(rule: str, d: dict, vocabulary: int) -> str:
@@ -223,7 +225,9 @@ class CorrectionChapter(Chapter):
         self.ids = top_k_union(self.p, self.q, SHOW)
         self.labels = unique_labels([tok.decode([i]) for i in self.ids])
         self.settings_note.object = settings_note_html(settings, self.state.settings.greedy, len(self.ids),
-                                                       mc.rejection_mass(self.p, self.q))
+                                                       mc.rejection_mass(self.p, self.q),
+                                                       [tok.decode([i]) for i in self.ids], self.context.value)
+        self.state.page_sampling = {**self.state.page_sampling, self.number: settings.describe()}   # the badge
         in_document(self.figs.draw_regions, self.labels, self.p[self.ids], self.q[self.ids])   # raw Bokeh models
         self.rule_table.object = rule_table_html(self.p, self.q, self.ids)
 

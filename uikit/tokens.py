@@ -130,6 +130,36 @@ NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "
                 "nineteen", "twenty")
 
 
+def word_piece(texts: list[str], before: str = "", sequence: bool = True) -> str | None:
+    """The first of `texts` (tokens' texts) that is a piece of a word: letters glued to a letter
+    before it (the text `before` it, or in a `sequence` the token before), or in a sequence followed
+    by a token that glues letters to it; None when there is none.
+
+    >>> word_piece([" cou", "ch", " and"], "on the")
+    ' cou'
+    >>> word_piece([" the", " mat"], "on"), word_piece(["ttoman", " sofa"], "the o", sequence=False)
+    (None, 'ttoman')
+    """
+    prev = before
+    for i, text in enumerate(texts):
+        following = texts[i + 1] if sequence and i + 1 < len(texts) else ""
+        if text.strip().isalpha() and ((text[:1].isalpha() and prev[-1:].isalpha()) or following[:1].isalpha()):
+            return text
+        if sequence:
+            prev = text
+    return None
+
+
+def pieces_note(texts: list[str], before: str = "", sequence: bool = True) -> str:
+    """One sentence on what a chip is, with a piece of a word from `texts` as the example when there
+    is one (word_piece): the models write tokens, not words."""
+    piece = word_piece(texts, before, sequence)
+    if piece is None:
+        return "Each token is a word or a piece of one (a leading space belongs to the token)."
+    return (f"Each token is a word or a piece of one: “{show_text(piece)}” here is part of a word, and a "
+            "leading space belongs to the token.")
+
+
 def in_words(n: int) -> str:
     """A count as a sentence says it: "six" (twenty and below), "21" above."""
     return NUMBER_WORDS[n] if 0 <= n < len(NUMBER_WORDS) else str(n)

@@ -99,3 +99,14 @@ def test_a_greedy_session_is_sampled_from_a_cooled_nucleus_on_5_8_and_9(make_cha
     assert pages[0].generation.settings == wanted
     state.temperature = 1.2                         # a sampling session keeps its own settings
     assert pages[0].refresh_settings() == SamplingSettings(1.2, 0, 1.0)
+
+
+def test_the_round_note_says_what_a_token_is(chapter):
+    """Issue 49.7: the round's chips may be pieces of words (" o" of "on"): its note says a token is
+    a word or a piece of one, naming a piece of this round's when it has one."""
+    from uikit.tokens import word_piece
+    r = chapter.round
+    note = chapter.round_note.object
+    assert "Each token is a word or a piece of one" in note
+    piece = word_piece([d.text for d in r.drafts], chapter.state.service.pair.tokenizer.decode(r.prefix_ids))
+    assert (piece is None) == ("here is part of a word" not in note)

@@ -86,3 +86,17 @@ def test_the_legends_sit_outside_the_bars():
     assert figs.regions_fig.legend[0] in figs.regions_fig.right
     assert figs.out_fig.legend[0] in figs.out_fig.below
     assert not figs.regions_fig.center.count(figs.regions_fig.legend[0])
+
+
+def test_the_page_says_what_a_token_is_and_the_sampling_it_uses(chapter):
+    """Issue 49.7 and 49.4: the chart's candidates may be pieces of words ("cou"): the note under the
+    context says a token is a word or a piece of one; the badge says the page's sampling."""
+    assert "Each token is a word or a piece of one" in chapter.settings_note.object
+    assert chapter.state.shown_sampling() == chapter.sampling_settings().describe()
+
+
+def test_a_piece_of_a_word_among_the_candidates_is_named():
+    from chapters.ch07_correction import settings_note_html
+    from lab.core.sampling import SamplingSettings
+    note = settings_note_html(SamplingSettings(1.0, 0, 1.0), False, 3, 0.2, [" on", "cou", " the"], "The cat sat on the")
+    assert "“cou” here is part of a word" in note
