@@ -82,6 +82,7 @@ class BreakEvenChapter(Chapter):
             pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, VERDICT_CSS]) for _ in range(5))
         self.figs = BreakEvenFigures()
         self.point = None          # the measured request where Use my models put the sliders (measured_point)
+        self.versus.stylesheets = [*self.versus.stylesheets, ".versus { font-size: 1.1rem; margin: 4px 0; }"]
         redraw_on_move(self.figs.redraw, dict(alpha=self.alpha_slider, gamma=self.gamma_slider, c=self.c_slider),
                        dict(readout=self.readout, table=self.table, note=self.cost_note, versus=self.versus))
         self.kept = KeptWork(LIVE_FRESH_SECONDS)   # the live pair's measurement (measure_live)
