@@ -132,18 +132,27 @@ def server_pss(proc: subprocess.Popen) -> int:
 
 def fetch(url: str, source: str | None = None, cookie: str | None = None, timeout: float = 120) -> str:
     """GET `url` (on loopback) from the local address `source` (another 127.x address stands for
-    another student's machine), with the `speclab_id` cookie if given; the page's HTML."""
+    another student's machine), with the `speclab_id` cookie if given; the page's HTML. A page the
+    server's gate refuses (HTTP 429, shell.gate) is asked for again after its Retry-After, as the
+    refused page reloads itself in a browser."""
     import http.client
     import urllib.parse
     parts = urllib.parse.urlsplit(url)
-    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout,
-                                      source_address=(source, 0) if source else None)
-    try:
-        conn.request("GET", parts.path + (f"?{parts.query}" if parts.query else ""),
-                     headers={"Cookie": f"speclab_id={cookie}"} if cookie else {})
-        return conn.getresponse().read().decode()
-    finally:
-        conn.close()
+    deadline = time.monotonic() + timeout
+    while True:
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout,
+                                          source_address=(source, 0) if source else None)
+        try:
+            conn.request("GET", parts.path + (f"?{parts.query}" if parts.query else ""),
+                         headers={"Cookie": f"speclab_id={cookie}"} if cookie else {})
+            reply = conn.getresponse()
+            body = reply.read().decode()
+        finally:
+            conn.close()
+        retry = int(reply.headers.get("Retry-After") or 0)
+        if reply.status != 429 or time.monotonic() + retry > deadline:
+            return body
+        time.sleep(retry)            # as the refused page reloads itself (shell.gate)
 
 
 class PageSession:
