@@ -64,6 +64,8 @@ class PollChart(pn.viewable.Viewer):
         self.figure = fig
         self.counts: tuple | None = None
         self.pane = pn.pane.Bokeh(fig, sizing_mode=fig.sizing_mode, margin=0)
+        # shown or hidden as a whole (a Bokeh pane's own `visible` re-syncs its stylesheets and fails)
+        self.bar_view = pn.Column(self.pane, sizing_mode="stretch_width", margin=0)
         self.words = pn.pane.HTML("", stylesheets=[BOX_CSS, CHART_CSS], sizing_mode="stretch_width", margin=0)
 
     def _data(self, counts, mine, truth) -> dict:
@@ -85,7 +87,7 @@ class PollChart(pn.viewable.Viewer):
         """Draw these counts (one per category); `mine`/`truth` are bar indices or None;
         `mine_left_out`: the student's answer is kept but not counted in these bars; `bars=False`:
         the caption alone (the projector before the reveal: how many answered, not what)."""
-        self.pane.visible = bars
+        self.bar_view.visible = bars
         if not bars:
             self.words.object = f'<p class="caption">{html.escape(caption)}</p>' if caption else ""
             return
@@ -112,4 +114,4 @@ class PollChart(pn.viewable.Viewer):
         self.words.object = cap + legend
 
     def __panel__(self):
-        return pn.Column(self.pane, self.words, sizing_mode="stretch_width", margin=0, css_classes=["poll-chart"])
+        return pn.Column(self.bar_view, self.words, sizing_mode="stretch_width", margin=0, css_classes=["poll-chart"])

@@ -246,10 +246,10 @@ def test_projected_card_counts_votes_as_they_arrive_and_shows_the_bars_after_the
     store.vote(4, "s1", "y")
     store.vote(4, "s2", "y")
     chart = card.class_answers.chart
-    assert not chart.pane.visible and "2 of 2 browsers here have answered" in chart.words.object
+    assert not chart.bar_view.visible and "2 of 2 browsers here have answered" in chart.words.object
     assert "y" not in chart.words.object.replace("your", "") and "✓" not in chart.words.object
     store.reveal(4)
-    assert chart.pane.visible and chart.source.data["n"] == [0, 2] and "revealed" in chart.words.object
+    assert chart.bar_view.visible and chart.source.data["n"] == [0, 2] and "revealed" in chart.words.object
     assert "✓ the answer" in chart.words.object
 
 
