@@ -88,3 +88,24 @@ def test_a_page_load_flood_is_refused_cheaply_and_the_victim_is_served(guarded):
     assert "Traceback" not in text
     assert "429 GET" not in text                                     # not a line per refused page …
     assert text.count("asked for pages faster than the server builds them") <= 1 + len(set(sources))   # … one a client
+
+
+def test_a_websocket_naming_no_session_passes_the_same_gate(guarded):
+    """Bokeh makes a session for a websocket whose (unsigned) token names none: from an address
+    already past its pages, that connection is closed at once (1013) and builds nothing."""
+    import websockets
+    from bokeh.util.token import generate_jwt_token, generate_session_id
+    url, _log = guarded
+    flooder = "127.0.0.30"
+    flood(url, [flooder] * 20)                                    # its pages: all being built, none connected
+
+    async def forged():
+        origin = url.split("/app")[0]
+        token = generate_jwt_token(generate_session_id(), extra_payload={"headers": {}, "cookies": {}})
+        ws = await websockets.connect(origin.replace("http", "ws", 1) + "/app/ws", subprotocols=["bokeh", token],
+                                      origin=origin, local_addr=(flooder, 0), open_timeout=60)
+        with __import__("contextlib").suppress(websockets.ConnectionClosed):
+            await asyncio.wait_for(ws.recv(), 60)
+        await asyncio.wait_for(ws.wait_closed(), 60)
+        return ws.close_code
+    assert run(forged()) == 1013
