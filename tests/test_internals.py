@@ -55,6 +55,8 @@ INTERNALS = [
     ("torch.nn.Module._buffers", "instance attribute", "lab/pairs/packing.py"),
     ("panel.io.server.DocHandler.get", ["self", "args", "kwargs"],
      "uikit/doors.before_page_builds (a page request gated before its session is built, shell/gate)"),
+    ("panel.io.server.AutoloadJsHandler.get", ["self", "args", "kwargs"],
+     "uikit/doors.before_page_builds (the page's autoload.js form builds a session too)"),
     ("bokeh.server.views.ws.WSHandler._async_open", ["self", "token"],
      "uikit/doors.before_page_builds (a websocket naming no session gated too)"),
     ("bokeh.server.contexts.ApplicationContext.get_session", ["self", "session_id"],
@@ -158,8 +160,12 @@ def test_what_the_lab_assumes_of_them(instances):
     assert "await self.handler.handle(message, self.connection)" in inspect.getsource(handle)
     # … and before_page_builds answers a refused page on Panel's handler, which serves every app route
     from bokeh.server.urls import per_app_patterns
-    from panel.io.server import DocHandler
-    assert any(handler is DocHandler for _pattern, handler, *_ in per_app_patterns)
+    from panel.io.server import AutoloadJsHandler, DocHandler
+    served = {handler for _pattern, handler, *_ in per_app_patterns}
+    assert DocHandler in served and AutoloadJsHandler in served
+    # … and a websocket's session is made by Bokeh's WSHandler._async_open (Panel's calls it last)
+    ws = next(handler for handler in served if issubclass(handler, WSHandler))
+    assert ws is WSHandler or "_async_open" not in vars(ws) or "super()._async_open(token)" in inspect.getsource(ws._async_open)
     # lab/pairs/prepare.py replaces the gguf module's tqdm with a silenced one: it must be tqdm's callable
     import transformers.modeling_gguf_pytorch_utils as gguf_utils
     assert callable(gguf_utils.tqdm)

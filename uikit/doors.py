@@ -41,10 +41,19 @@ class Refusal:
 
 def before_page_builds(gate: Callable[[object], Refusal | None]) -> None:
     """Call `gate(request)` (tornado's HTTPServerRequest) on every page request before Panel builds
-    its session; a Refusal is sent instead of the page. Once per process (a later call changes the
-    gate)."""
-    from panel.io.server import DocHandler
-    original = DocHandler.get
+    its session (the page, and its `autoload.js` form); a Refusal is sent instead. Once per process
+    (a later call changes the gate)."""
+    from panel.io.server import AutoloadJsHandler, DocHandler
+    for handler in (DocHandler, AutoloadJsHandler):
+        _gate_get(handler, gate)
+    _gate_new_sessions_by_websocket(gate)
+    access = logging.getLogger("tornado.access")
+    if not any(isinstance(f, _Refused) for f in access.filters):
+        access.addFilter(_Refused())
+
+
+def _gate_get(handler, gate) -> None:
+    original = handler.get
     original = getattr(original, "ungated", original)
 
     async def get(self, *args, **kwargs):
@@ -62,11 +71,7 @@ def before_page_builds(gate: Callable[[object], Refusal | None]) -> None:
             self.set_header("Retry-After", str(refusal.retry))
         self.finish(refusal.page)
     get.gate, get.ungated = gate, original
-    DocHandler.get = get
-    access = logging.getLogger("tornado.access")
-    if not any(isinstance(f, _Refused) for f in access.filters):
-        access.addFilter(_Refused())
-    _gate_new_sessions_by_websocket(gate)
+    handler.get = get
 
 
 def _gate_new_sessions_by_websocket(gate) -> None:

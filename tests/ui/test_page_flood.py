@@ -91,8 +91,9 @@ def test_a_page_load_flood_is_refused_cheaply_and_the_victim_is_served(guarded):
 
 
 def test_a_websocket_naming_no_session_passes_the_same_gate(guarded):
-    """Bokeh makes a session for a websocket whose (unsigned) token names none: from an address
-    already past its pages, that connection is closed at once (1013) and builds nothing."""
+    """Bokeh makes a session for a websocket whose (unsigned) token names none, and for the page's
+    autoload.js: from an address already past its pages, the connection is closed at once (1013)
+    and the script refused (429); nothing is built."""
     import websockets
     from bokeh.util.token import generate_jwt_token, generate_session_id
     url, _log = guarded
@@ -109,3 +110,5 @@ def test_a_websocket_naming_no_session_passes_the_same_gate(guarded):
         await asyncio.wait_for(ws.wait_closed(), 60)
         return ws.close_code
     assert run(forged()) == 1013
+    code, _ = status(url + "/autoload.js?bokeh-autoload-element=x&bokeh-absolute-url=" + url, flooder)
+    assert code == 429                                            # the page's autoload.js form: the same gate
