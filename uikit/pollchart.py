@@ -6,7 +6,8 @@
 
 Bars of a choice question are lettered A, B, … with the choices spelled out beneath; every bar
 carries its count, the student's own bar is hatched and labelled "you", the correct one marked ✓
-(so colour is never the only cue).
+(so colour is never the only cue). `ClassAnswers` is a predict card's place for them: the histogram
+beside the verdict once revealed; on the projector before the reveal only how many have answered.
 """
 from __future__ import annotations
 
@@ -64,8 +65,6 @@ class PollChart(pn.viewable.Viewer):
         self.figure = fig
         self.counts: tuple | None = None
         self.pane = pn.pane.Bokeh(fig, sizing_mode=fig.sizing_mode, margin=0)
-        # shown or hidden as a whole (a Bokeh pane's own `visible` re-syncs its stylesheets and fails)
-        self.bar_view = pn.Column(self.pane, sizing_mode="stretch_width", margin=0)
         self.words = pn.pane.HTML("", stylesheets=[BOX_CSS, CHART_CSS], sizing_mode="stretch_width", margin=0)
 
     def _data(self, counts, mine, truth) -> dict:
@@ -83,14 +82,9 @@ class PollChart(pn.viewable.Viewer):
         return {"bar": self.bars, "n": list(counts), "label": labels, "colour": colours, "hatch": hatches}
 
     def show(self, counts, mine: int | None = None, truth: int | None = None, caption: str = "",
-             mine_left_out: bool = False, bars: bool = True) -> None:
+             mine_left_out: bool = False) -> None:
         """Draw these counts (one per category); `mine`/`truth` are bar indices or None;
-        `mine_left_out`: the student's answer is kept but not counted in these bars; `bars=False`:
-        the caption alone (the projector before the reveal: how many answered, not what)."""
-        self.bar_view.visible = bars
-        if not bars:
-            self.words.object = f'<p class="caption">{html.escape(caption)}</p>' if caption else ""
-            return
+        `mine_left_out`: the student's answer is kept but not counted in these bars."""
         counts = tuple(counts)
         key = (counts, mine, truth)
         if key != self.counts:
@@ -114,4 +108,35 @@ class PollChart(pn.viewable.Viewer):
         self.words.object = cap + legend
 
     def __panel__(self):
-        return pn.Column(self.bar_view, self.words, sizing_mode="stretch_width", margin=0, css_classes=["poll-chart"])
+        return pn.Column(self.pane, self.words, sizing_mode="stretch_width", margin=0, css_classes=["poll-chart"])
+
+
+class ClassAnswers:
+    """The class's histogram beside a card's verdict: `view` (hidden until shown), its chart built on
+    first show (compact on the projector)."""
+
+    def __init__(self, numeric: bool):
+        self.numeric = numeric
+        self.view = pn.Column(width=420, margin=(6, 0, 0, 12), visible=False, css_classes=["class-answers"])
+        self.chart: PollChart | None = None
+        self.count = pn.pane.HTML("", stylesheets=[BOX_CSS, CHART_CSS], sizing_mode="stretch_width", margin=0)
+        self._showing = ""      # "count" (the projector before the reveal) or "chart"
+
+    def show(self, tally, mine: int | None, truth, live: bool, left_out: bool = False) -> None:
+        """Draw `tally` with the student's bar `mine` (`left_out`: kept, not counted in the bars) and,
+        when known, the correct answer `truth`."""
+        categories = tally.question.categories
+        if live and not tally.revealed:     # the projector before the reveal: how many, never what
+            self.count.object = (f'<p class="caption">The class is answering: {html.escape(tally.summary())}. '
+                                 "The bars show once the lecturer reveals the class's answers.</p>")
+            if self._showing != "count":
+                self._showing, self.view.objects = "count", [self.count]
+            return
+        if self.chart is None:              # built when first shown (never hidden, so it lays out whole)
+            self.chart = PollChart(categories, numeric=self.numeric, height=120 if live else 170, compact=live)
+        if self._showing != "chart":
+            self._showing, self.view.objects = "chart", [self.chart]
+        truth_index = categories.index(str(truth)) if truth is not None and str(truth) in categories else None
+        where = "revealed" if tally.revealed else "so far"
+        self.chart.show(tally.counts, mine=mine, truth=truth_index,
+                        caption=f"The class's answers ({where}): {tally.summary()}.", mine_left_out=left_out)

@@ -6,8 +6,8 @@
 In a served lab each locked answer is also a vote in the class poll (the page's ballot, which the
 shell hands down with the student's LabState: `state.ballot()`, shell.poll.Ballot): the student
 may change it until the result is shown, and once the lecturer reveals the question the card shows
-the class's histogram beside the student's answer. `card.projected()` shows the histogram live as
-votes arrive (the tour on the projector).
+the class's histogram beside the student's answer. `card.projected()` is the card on the projector
+(the tour): how many have answered as votes arrive, the histogram once the lecturer reveals it.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import panel as pn
 import param
 
 from uikit.clicks import on_click
-from uikit.pollchart import PollChart
+from uikit.pollchart import ClassAnswers
 from uikit.state import LabState
 from uikit.styles import BOX_CSS, CHOICE_CSS
 
@@ -305,29 +305,3 @@ def verdict_html(card: PredictCard, truth) -> str:
         head = f"✗ Not quite: the answer is <b>{html.escape(str(truth))}</b>."
     cls = "right" if card.correct else "wrong"
     return f'<div class="verdict {cls}" role="status">{head} {html.escape(expl)}</div>'
-
-
-class ClassAnswers:
-    """The class's histogram beside a card's verdict: `view` (hidden until shown), its chart built on
-    first show (compact on the projector)."""
-
-    def __init__(self, numeric: bool):
-        self.numeric = numeric
-        self.view = pn.Column(width=420, margin=(6, 0, 0, 12), visible=False, css_classes=["class-answers"])
-        self.chart: PollChart | None = None
-
-    def show(self, tally, mine: int | None, truth, live: bool, left_out: bool = False) -> None:
-        """Draw `tally` with the student's bar `mine` (`left_out`: kept, not counted in the bars) and,
-        when known, the correct answer `truth`."""
-        categories = tally.question.categories
-        if self.chart is None:
-            self.chart = PollChart(categories, numeric=self.numeric, height=120 if live else 170, compact=live)
-            self.view.objects = [self.chart]
-        truth_index = categories.index(str(truth)) if truth is not None and str(truth) in categories else None
-        if live and not tally.revealed:     # the projector before the reveal: how many, never what
-            self.chart.show(tally.counts, caption=f"The class is answering: {tally.summary()}. The bars show "
-                            "once the lecturer reveals the class's answers.", bars=False)
-            return
-        where = "revealed" if tally.revealed else "so far"
-        self.chart.show(tally.counts, mine=mine, truth=truth_index,
-                        caption=f"The class's answers ({where}): {tally.summary()}.", mine_left_out=left_out)
