@@ -82,9 +82,10 @@ class PollChart(pn.viewable.Viewer):
         return {"bar": self.bars, "n": list(counts), "label": labels, "colour": colours, "hatch": hatches}
 
     def show(self, counts, mine: int | None = None, truth: int | None = None, caption: str = "",
-             mine_left_out: bool = False) -> None:
+             mine_left_out: bool = False, with_legend: bool = True) -> None:
         """Draw these counts (one per category); `mine`/`truth` are bar indices or None;
-        `mine_left_out`: the student's answer is kept but not counted in these bars."""
+        `mine_left_out`: the student's answer is kept but not counted in these bars; `with_legend=False`:
+        the caption alone under the bars."""
         counts = tuple(counts)
         key = (counts, mine, truth)
         if key != self.counts:
@@ -105,7 +106,7 @@ class PollChart(pn.viewable.Viewer):
         else:
             legend = f'<ul class="legend">{"".join(items)}</ul>' if items else ""
         cap = f'<p class="caption">{html.escape(caption)}</p>' if caption else ""
-        self.words.object = cap + legend
+        self.words.object = cap + (legend if with_legend else "")
 
     def __panel__(self):
         return pn.Column(self.pane, self.words, sizing_mode="stretch_width", margin=0, css_classes=["poll-chart"])
@@ -119,23 +120,20 @@ class ClassAnswers:
         self.numeric = numeric
         self.view = pn.Column(width=420, margin=(6, 0, 0, 12), visible=False, css_classes=["class-answers"])
         self.chart: PollChart | None = None
-        self.count = pn.pane.HTML("", stylesheets=[BOX_CSS, CHART_CSS], sizing_mode="stretch_width", margin=0)
-        self._showing = ""      # "count" (the projector before the reveal) or "chart"
 
     def show(self, tally, mine: int | None, truth, live: bool, left_out: bool = False) -> None:
         """Draw `tally` with the student's bar `mine` (`left_out`: kept, not counted in the bars) and,
-        when known, the correct answer `truth`."""
+        when known, the correct answer `truth`. On the projector before the reveal the bars stay
+        empty and the caption says how many have answered, never what."""
         categories = tally.question.categories
-        if live and not tally.revealed:     # the projector before the reveal: how many, never what
-            self.count.object = (f'<p class="caption">The class is answering: {html.escape(tally.summary())}. '
-                                 "The bars show once the lecturer reveals the class's answers.</p>")
-            if self._showing != "count":
-                self._showing, self.view.objects = "count", [self.count]
-            return
-        if self.chart is None:              # built when first shown (never hidden, so it lays out whole)
+        if self.chart is None:      # built on first show, in place from then on (the tour sizes it once)
             self.chart = PollChart(categories, numeric=self.numeric, height=120 if live else 170, compact=live)
-        if self._showing != "chart":
-            self._showing, self.view.objects = "chart", [self.chart]
+            self.view.objects = [self.chart]
+        if live and not tally.revealed:
+            self.chart.show((0,) * len(categories), with_legend=False,
+                            caption=f"The class is answering: {tally.summary()}. The bars show once the "
+                                    "lecturer reveals the class's answers.")
+            return
         truth_index = categories.index(str(truth)) if truth is not None and str(truth) in categories else None
         where = "revealed" if tally.revealed else "so far"
         self.chart.show(tally.counts, mine=mine, truth=truth_index,

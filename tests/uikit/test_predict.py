@@ -56,12 +56,11 @@ def test_projected_card_keeps_the_answer_hidden_until_the_lecturer_reveals(state
     card.__panel__()
     store.vote(4, "s1", "y")
     card.reveal()                                                 # the chapter's result came in ahead
-    answers = card.class_answers
-    assert answers.chart is None and "✓" not in answers.count.object      # no bars before the reveal
-    assert "the answer" not in answers.count.object and "Right" not in card.verdict_text
+    chart = card.class_answers.chart
+    assert chart.source.data["n"] == [0, 0] and not any("✓" in label for label in chart.source.data["label"])
+    assert "the answer" not in chart.words.object and "Right" not in card.verdict_text
     assert "lecturer reveals" in card.verdict_text
     store.reveal(4)
-    chart = answers.chart
     assert "✓" in chart.source.data["label"][0] and "✓ the answer" in chart.words.object
     assert "✓ Right." in card.verdict_text
 
