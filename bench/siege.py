@@ -28,14 +28,17 @@ FLOOD_ONE = "127.0.0.7"                 # the page-load flood from one machine
 MANY = [f"127.0.{8 + i // 250}.{i % 250 + 1}" for i in range(200)]    # … and from 200
 
 
-def get(url: str, source: str) -> int:
-    """GET `url` from the local address `source`: the HTTP status (0: no answer)."""
+def get(url: str, source: str, body: list | None = None) -> int:
+    """GET `url` from the local address `source`: the HTTP status (0: no answer); its page appended
+    to `body` if given."""
     parts = urllib.parse.urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60, source_address=(source, 0))
     try:
         conn.request("GET", f"{parts.path}?{parts.query}")
         reply = conn.getresponse()
-        reply.read()
+        page = reply.read()
+        if body is not None:
+            body.append(page.decode(errors="replace"))
         return reply.status
     except OSError:
         return 0
@@ -79,15 +82,17 @@ async def pages(base: str, victim, idle: dict, args, measure, summary) -> None:
 
 def lockout(base: str, guesses: int = 60) -> None:
     """Wrong lecturer tokens from many addresses, then the lecturer's own link from a new one."""
+    pages: list[str] = []
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
-        codes = collections.Counter(pool.map(lambda i: get(f"{base}?lecturer=guess{i}", MANY[i % len(MANY)]),
-                                             range(guesses)))
+        list(pool.map(lambda i: get(f"{base}?lecturer=guess{i}", MANY[i % len(MANY)], pages), range(guesses)))
+    small = sum(len(p) < 2000 and "lecturer token" in p for p in pages)
     start = time.perf_counter()
-    lecturer = get(f"{base}?lecturer={LECTURER_TOKEN}", "127.0.99.1")
-    print(f"\n[lockout] {guesses} wrong tokens from {min(guesses, len(MANY))} addresses: {codes[403]} refused "
-          f"with a small page (403), {guesses - codes[403]} otherwise; then the lecturer's link from a new "
-          f"address: HTTP {lecturer} in {time.perf_counter() - start:.2f} s "
-          f"({'let in' if lecturer == 200 else 'LOCKED OUT'})")
+    lecturer: list[str] = []
+    code = get(f"{base}?lecturer={LECTURER_TOKEN}", "127.0.99.1", lecturer)
+    let_in = code == 200 and len(lecturer[0]) > 2000                 # the lab's page, not a refusal
+    print(f"\n[lockout] {guesses} wrong tokens from {min(guesses, len(MANY))} addresses: {small} answered with a "
+          f"small refusal page (no session), {guesses - small} otherwise; then the lecturer's link from a new "
+          f"address: HTTP {code} in {time.perf_counter() - start:.2f} s ({'let in' if let_in else 'LOCKED OUT'})")
 
 
 async def _open(base: str, source: str) -> bool:

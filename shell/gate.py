@@ -13,7 +13,7 @@ uikit.doors.before_page_builds, once per server) answers a request at once, with
 
 with a small "Too many pages from this address" page (HTTP 429, Retry-After, and a reload after
 that many seconds, so a student's browser comes back by itself). A page with `?lecturer=` and a
-wrong token is answered the same cheap way (HTTP 403, shell.attempts.judge's sentence); the right
+wrong token is answered the same cheap way (a small page with shell.attempts.judge's sentence); the right
 token is always let through. Addresses are tornado's (`--use-xheaders`: the proxy's X-Forwarded-For
 / X-Real-IP, else the connection's).
 
@@ -95,7 +95,7 @@ class PageGate:
             if refused is None:
                 return self._let_in(address, cookie)          # the lecturer: never held by page limits
             self.refused += 1
-            return Refusal(403, refused_token_page(refused))
+            return Refusal(200, refused_token_page(refused))   # a page that says it (a 4xx is a console error)
         now = self.clock()
         keys = self.keys(address, cookie)
         busy = [max(1.0, self.pending[key][0] - now) for kind, key in keys

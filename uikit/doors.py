@@ -100,12 +100,12 @@ def _gate_new_sessions_by_websocket(gate) -> None:
 
 
 class _Refused(logging.Filter):
-    """Tornado's access line for each refused page request (HTTP 429, and 403 for a wrong lecturer
-    token) is left out: the gate says it once per client a minute instead."""
+    """Tornado's access line for each refused page request (HTTP 429) is left out: the gate says it
+    once per client a minute instead."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         args = record.args if isinstance(record.args, tuple) else ()
-        return not (args and (args[0] == 429 or args[0] == 403 and "lecturer=" in str(args[1:2])))
+        return not (args and args[0] == 429)
 
 
 def _client(handler) -> str:
