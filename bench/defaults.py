@@ -2,8 +2,11 @@
 
 The embedded pair's own drafting (hybrid, auto:12: lab.core.adaptive) against plain decoding, greedy,
 on the held-out prompts (models/heldout_prompts.json) and on prompts written for this benchmark and
-never tuned on (bench/fresh_prompts.json). Runs are interleaved — for each prompt and repeat, plain
-then default, the order alternating — so drift on the machine hits both alike. Per category:
+never tuned on (bench/fresh_prompts.json; models/fresh2_prompts.json, written after the back-off
+of issue 51 was frozen: `--sets fresh2`); `--drafter`/`--policy` race another drafting (the bound of
+issue 51: `--pair random --drafter model --policy auto:12`). Runs are interleaved — for each prompt
+and repeat, plain then default, the order alternating — so drift on the machine hits both alike.
+Per category:
 
     wall     plain decoding's wall time ÷ the default's (what a lecturer waits)
     cpu      the same in this process's CPU time (less moved by other programs on a shared machine)
@@ -12,7 +15,8 @@ then default, the order alternating — so drift on the machine hits both alike.
 
 and GOALS judged on the wall speed-up (the cpu one too on a machine with load above its cores).
 
-    python bench/defaults.py [--pair smollm2-distilled] [--tokens 48] [--repeats 2] [--sets heldout fresh]
+    python bench/defaults.py [--pair smollm2-distilled] [--tokens 48] [--repeats 2] [--sets heldout fresh fresh2]
+        [--drafter model] [--policy auto:12]
         [--per-category N] [--threads 2] [--json out.json]
 
 The full run (both sets, 56 prompts, 2 repeats, 48 tokens) takes about 10 minutes on an idle 2-core
@@ -31,7 +35,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-SETS = {"heldout": ROOT / "models" / "heldout_prompts.json", "fresh": ROOT / "bench" / "fresh_prompts.json"}
+SETS = {"heldout": ROOT / "models" / "heldout_prompts.json", "fresh": ROOT / "bench" / "fresh_prompts.json",
+        "fresh2": ROOT / "models" / "fresh2_prompts.json",     # written after issue 51's back-off was frozen
+        "dev": ROOT / "models" / "dev_prompts.json"}           # the prompts tuning may look at
 # The embedded pair's goals for its default drafting, greedy (each category's pooled speed-up).
 GOALS = {"every category": 1.0, "code": 1.3, "json": 1.3, "stories": 1.3, "edit": 2.5}
 NOISE = 0.03         # a category within 3% under 1× is level, not slower (lab.speed.payoff.NOISE)
@@ -49,7 +55,8 @@ def judge(rows: dict[str, dict], key: str = "wall") -> list[tuple[str, float | N
     return out
 
 
-def run_pair(pair, prompts: dict[str, list[str]], tokens: int, repeats: int, profile) -> dict[str, dict]:
+def run_pair(pair, prompts: dict[str, list[str]], tokens: int, repeats: int, profile,
+             drafter: str | None = None, policy: str | None = None) -> dict[str, dict]:
     """Per category: pooled wall, CPU and priced times of plain and default decoding, and the rounds."""
     from lab.core.engine import generate
     from lab.prompts import encode_prompt
@@ -67,7 +74,8 @@ def run_pair(pair, prompts: dict[str, list[str]], tokens: int, repeats: int, pro
                 for mode in (("plain", "spec") if r % 2 == 0 else ("spec", "plain")):
                     wall, cpu = time.perf_counter(), time.process_time()
                     trace = generate(pair, ids, mode="plain" if mode == "plain" else "speculative",
-                                     max_new_tokens=tokens, display_top=0, profile=profile)
+                                     max_new_tokens=tokens, display_top=0, profile=profile,
+                                     drafter=drafter, policy=policy)
                     acc[f"wall_{mode}"] += time.perf_counter() - wall
                     acc[f"cpu_{mode}"] += time.process_time() - cpu
                     runs[mode] = trace
@@ -89,9 +97,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pair", default="smollm2-distilled")
     ap.add_argument("--tokens", type=int, default=48)
     ap.add_argument("--repeats", type=int, default=2)
-    ap.add_argument("--sets", nargs="+", choices=list(SETS), default=list(SETS))
+    ap.add_argument("--sets", nargs="+", choices=list(SETS), default=["heldout", "fresh", "fresh2"])
     ap.add_argument("--per-category", type=int, help="the first N prompts of each category (default: all)")
     ap.add_argument("--threads", type=int, default=2, help="torch threads (the machine's 2 cores)")
+    ap.add_argument("--drafter", help="who drafts (model, lookup, hybrid; default: the pair's own)")
+    ap.add_argument("--policy", help="the draft length policy (default: the pair's own)")
     ap.add_argument("--json", help="write the figures to this file")
     args = ap.parse_args(argv)
     import torch
@@ -102,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     pair = load_named(args.pair)
     profile = costs.measure_profile(pair)
     load_before = costs.load_average()
-    print(f"pair {args.pair}: {pair.target_label} / {pair.draft_label}, drafting {pair.drafter} ({pair.policy}), "
+    print(f"pair {args.pair}: {pair.target_label} / {pair.draft_label}, drafting {args.drafter or pair.drafter} "
+          f"({args.policy or pair.policy}), "
           f"greedy, {args.tokens} new tokens, {args.repeats} repeats, {args.threads} threads; load {load_before:.1f} "
           f"on {costs.cores()} cores; profile c = {profile.c:.3f}, v(5) = {profile.verify_units(5):.2f}"
           f"{' (busy)' if profile.busy else ''}", flush=True)
@@ -110,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
               "load_before": load_before, "cores": costs.cores(), "sets": {}}
     for name in args.sets:
         prompts = {cat: ps[:args.per_category] for cat, ps in heldout_prompts(SETS[name]).items()}
-        rows = run_pair(pair, prompts, args.tokens, args.repeats, profile)
+        rows = run_pair(pair, prompts, args.tokens, args.repeats, profile, args.drafter, args.policy)
         busy = costs.load_average() > costs.cores()
         print(f"\n{name} prompts (load now {costs.load_average():.1f})\n"
               f"{'category':<14}{'prompts':>8}{'wall':>8}{'cpu':>8}{'priced':>8}  drafted      exact")

@@ -1,35 +1,50 @@
-"""The "auto" draft length: guess only where guessing is expected to beat a plain step.
+"""The "auto" draft length: guess only where guessing is expected to beat a plain step, with a bound.
 
 Speculative decoding is slower than plain decoding when the guesses are mostly wrong: every round
 pays for its draft calls and for checking the extra positions, and gets back little. `AutoSchedule`
-keeps, for each way of guessing (prompt lookup, the draft model), an estimate of α from the
-request's recent rounds, and before each round prices every length k (0…γ) a source could guess:
+keeps, for each way of guessing (prompt lookup, the draft model), the recent per-guess acceptance
+α = kept ÷ (kept + rejected) of the request's rounds, and before each round prices every length k
+(0…γ) a source could guess:
 
-    rate(k) = E[tokens] / cost = (1 − α^(k+1)) / (1 − α)  ÷  (v(k + 1) + (c + o)·k)
+    rate(k) = E[tokens] / cost = (1 − α^(k+1)) / (1 − α)  ÷  (v(k + 1) + (c + o)·k + catch-up)
 
 in one-position target calls: v(n) a verify pass over n positions, c a draft-model call (0 for
-lookup) and o the engine's own work per guess (its q row and accept test: OVERHEAD). A plain step
-(k = 0) gives one token for one call: rate 1. The round goes to the source with the best rate, and
-only when that rate beats a plain step by MARGIN; otherwise the round is a plain step, no guess at
-all, so a request whose guesses do not pay runs at plain decoding's speed. The prices are the
-pair's measured cost profile (a lab.speed.costs.CostProfile), which the decoder's caller passes once
-it is measured, its verify passes read as one robust line (`verify_line`: a single noisy timing does
-not set a length); without one, the constants below. A policy may price the draft call itself ("auto:12+cost:0.3").
+lookup), o the engine's own work per guess (its q row and accept test: OVERHEAD), and catch-up what
+the draft model's first call of the round costs beyond c to read the tokens committed while it was
+silent (c·(v(m) − 1) for m tokens). A plain step (k = 0) gives one token for one call: rate 1.
 
-Prompt lookup costs nothing to ask, so its α is learned every round from what it would have
-proposed; the draft model's α only from rounds it drafts, so a silenced draft model is probed with
-one guess after PROBE_EVERY plain steps, to notice when the text turns predictable: a probe that
-fails doubles the wait (up to PROBE_MAX), one that is kept resets it.
+The worst case is bounded by construction, not by tuning:
+
+- **A silent round is a plain step.** When no source pays, the round checks one position and calls
+  no draft model: the draft model's cache is not caught up then, only in the round that next uses
+  it, and that round is priced with it.
+- **Pessimistic α.** A source drafts only when its rate at the *lower* confidence bound of α (Wilson,
+  Z standard errors, on the decayed counts) beats a plain step by MARGIN: a few lucky guesses do not
+  start drafting, and a source with little evidence is not trusted.
+- **A budget for losses.** `loss` is what the rounds that guessed cost beyond the tokens they
+  brought (a plain step's worth each); guessing goes on only while it is within BUDGET of the priced
+  time of the decoding so far (`spent`), so on a text where nothing pays the guesses lose at most
+  that and one round. Rounds that pay make it negative, and nothing is held back.
+- **Probes from the budget.** Prompt lookup costs nothing to ask, so its α is learned every round
+  from what it would have proposed; the draft model's only from rounds it drafts. A silenced draft
+  model is probed with one guess only when even a rejected probe keeps the loss within the budget;
+  one opening probe tries a draft model not yet tried on the text. A probe kept whole is followed by
+  one twice as long, a rejected one by one guess again, so once guesses match again the probes pay
+  for the next ones and α climbs until the model drafts on its own.
 
 Every decision depends on the prices and the committed text alone (never on this run's timings or
 on this round's draws), so the output stays exactly the target's and a seeded run repeats exactly.
+The prices are the pair's measured cost profile (a lab.speed.costs.CostProfile), which the decoder's
+caller passes once it is measured, its verify passes read as one robust line (`verify_line`: a
+single noisy timing does not set a length); without one, the constants below. A policy may price
+the draft call itself ("auto:12+cost:0.3").
 
 >>> s, text = AutoSchedule(gamma=8), [1, 2, 3, 4] * 10     # a text that repeats itself
->>> s.caps(text[:6])                 # α = 0.5 to start with: lookup's guess is free, so it goes first
-{'lookup': 3, 'model': 0}
+>>> s.caps(text[:6])                 # nothing known: α's lower bound 0.21, one free copied guess still pays
+{'lookup': 1, 'model': 0}
 >>> for n in range(6, 30, 4):        # rounds that commit 4 tokens each, lookup's guess right
 ...     _ = s.caps(text[:n]); s.update(0, 0, "none", text[:n + 4])
->>> s.caps(text[:30])                # α near 1 now: every token the copy has (4 before the text's end)
+>>> s.caps(text[:30])                # α's lower bound near 1 now: every token the copy has (4 before the end)
 {'lookup': 4, 'model': 0}
 >>> AutoSchedule(gamma=8, sources=("model",), draft_cost=1.5).caps(text[:6])    # a draft call dearer than a step
 {'lookup': 0, 'model': 0}
@@ -52,24 +67,37 @@ DRAFT_COST = 0.16
 OVERHEAD = 0.02        # the engine's work per guess beyond the model calls (a q row over the vocabulary, the accept test)
 MARGIN = 0.03          # a round must promise 3% more tokens per unit of cost than a plain step
 DECAY = 0.8            # the weight an older round keeps each round (about the last 5 rounds count)
-PRIOR = (1.0, 1.0)     # (kept, rejected) pseudo-counts: α starts at 0.5
-PROBE_EVERY = 8        # plain steps before a one-token probe of a silenced draft model
-PROBE_MAX = 32         # the longest wait between probes, after probes that failed
+PRIOR = (1.0, 1.0)     # (kept, rejected) pseudo-counts: α's mean starts at 0.5, its lower bound at 0.21
+Z = 1.0                # α's lower bound: Z standard errors below the mean (Wilson)
+BUDGET = 0.02          # probes of a silenced draft model lose at most 2% of the decoding's priced time
 SOURCES = {"model": ("model",), "lookup": ("lookup",), "hybrid": ("lookup", "model")}   # who a drafter asks
 
 
-def expected_rate(alpha: float, k: int, draft_cost: float, verify: Callable[[int], float]) -> float:
-    """Expected tokens per unit of cost of a round of k guesses (k = 0: a plain step, 1.0)."""
+def expected_rate(alpha: float, k: int, draft_cost: float, verify: Callable[[int], float],
+                  start: float = 0.0) -> float:
+    """Expected tokens per unit of cost of a round of k guesses (k = 0: a plain step, 1.0); `start`
+    is paid once by a round that guesses at all (the draft model's catch-up)."""
     tokens = k + 1 if alpha >= 1 else (1 - alpha ** (k + 1)) / (1 - alpha)
-    return tokens / (verify(k + 1) + draft_cost * k)
+    return tokens / (verify(k + 1) + draft_cost * k + (start if k else 0.0))
 
 
 def best_length(alpha: float, cap: int, draft_cost: float, position_cost: float = POSITION_COST,
-                verify: Callable[[int], float] | None = None) -> int:
+                verify: Callable[[int], float] | None = None, start: float = 0.0) -> int:
     """The k in 0..cap with the most expected tokens per unit of cost (ties: the shorter); a verify
     pass over n positions costs verify(n) (default 1 + position_cost·(n − 1))."""
     verify = verify or (lambda n: 1 + position_cost * (n - 1))
-    return max(range(cap + 1), key=lambda k: (expected_rate(alpha, k, draft_cost, verify) - 1e-12 * k))
+    return max(range(cap + 1), key=lambda k: (expected_rate(alpha, k, draft_cost, verify, start) - 1e-12 * k))
+
+
+def lower_bound(kept: float, rejected: float, z: float = Z) -> float:
+    """Wilson's lower confidence bound on kept ÷ (kept + rejected), z standard errors down."""
+    n = kept + rejected
+    if n <= 0:
+        return 0.0
+    p, zz = kept / n, z * z
+    centre = p + zz / (2 * n)
+    spread = z * (p * (1 - p) / n + zz / (4 * n * n)) ** 0.5
+    return max(0.0, (centre - spread) / (1 + zz / n))
 
 
 @dataclass(frozen=True)
@@ -132,7 +160,13 @@ class _Estimate:
 
     @property
     def alpha(self) -> float:
+        """The mean: kept ÷ (kept + rejected)."""
         return self.kept / (self.kept + self.rejected)
+
+    @property
+    def lower(self) -> float:
+        """What a round is priced with: the lower confidence bound (Z) of α."""
+        return lower_bound(self.kept, self.rejected)
 
     def add(self, kept: int, rejected: int) -> None:
         self.kept = DECAY * self.kept + kept
@@ -156,7 +190,8 @@ def schedule_for(policy: DraftPolicy, profile=None, drafter: str = "hybrid") -> 
 
 
 class AutoSchedule:
-    """Per-round draft lengths for each source, from its recent α (see the module's text)."""
+    """Per-round draft lengths for each source, from the lower bound of its recent α, and probes of
+    a silenced draft model paid from a budget (see the module's text)."""
 
     def __init__(self, gamma: int, draft_cost: float | None = None, max_ngram: int = MAX_NGRAM,
                  min_ngram: int = MIN_NGRAM, pricing: Prices | None = None,
@@ -165,48 +200,90 @@ class AutoSchedule:
         self.gamma, self.draft_cost, self.sources = gamma, self.prices.draft_call, tuple(sources)
         self.max_ngram, self.min_ngram = max_ngram, min_ngram
         self.alpha = {"lookup": _Estimate(), "model": _Estimate()}
-        self.since_model = 0           # rounds since the draft model last drafted
-        self.probe_wait = PROBE_EVERY  # plain steps before the next probe of a silenced draft model
+        self.spent = 0.0               # the priced time of the rounds so far (target-call units)
+        self.loss = 0.0                # what the rounds that guessed cost beyond the tokens they brought
+        self.tried = False             # whether the draft model has guessed on this text yet
+        self.probe_length = 1          # guesses of the next probe: doubled after a probe kept whole
         self.choice = "plain"          # this round: "lookup", "model", "probe" or "plain"
         self._guess: list[int] = []    # what lookup would propose this round
         self._at = 0                   # where that guess starts in the text
+        self._model_at: int | None = None   # the text's length when the draft model last caught up
+
+    def catch_up(self, ids: list[int]) -> float:
+        """What the draft model's first call this round costs beyond c: it reads every token
+        committed since it last drafted (m of them: c·(v(m) − 1), nothing for one)."""
+        m = len(ids) - (len(ids) if self._model_at is None else self._model_at) + 1
+        return self.draft_cost * (self.prices.verify_units(m) - 1) if m > 1 else 0.0
+
+    def round_cost(self, source: str, k: int, ids: list[int]) -> float:
+        """The priced time of a round in which `source` guesses k tokens (k = 0: a plain step, 1)."""
+        if k == 0:
+            return 1.0
+        per_guess = OVERHEAD + (self.draft_cost if source == "model" else 0.0)
+        return self.prices.verify_units(k + 1) + per_guess * k + (self.catch_up(ids) if source == "model" else 0.0)
 
     def options(self, ids: list[int]) -> dict[str, tuple[int, float]]:
-        """Each source's best length this round and its expected rate (a plain step: 1.0)."""
+        """Each source's best length this round and its rate at α's lower bound (a plain step: 1.0)."""
+        if self._model_at is None:
+            self._model_at = len(ids)          # the draft model was prefilled with the prompt
         self._guess, self._at = LookupDrafter.find(ids, self.gamma, self.max_ngram, self.min_ngram), len(ids)
         verify, found = self.prices.verify_units, {}
-        for source, cap, cost in (("lookup", len(self._guess), OVERHEAD),
-                                  ("model", self.gamma, self.draft_cost + OVERHEAD)):
+        for source, cap, cost, start in (("lookup", len(self._guess), OVERHEAD, 0.0),
+                                         ("model", self.gamma, self.draft_cost + OVERHEAD, self.catch_up(ids))):
             if source in self.sources and cap:
-                alpha = self.alpha[source].alpha
-                k = best_length(alpha, cap, cost, verify=verify)
-                found[source] = (k, expected_rate(alpha, k, cost, verify))
+                alpha = self.alpha[source].lower
+                k = best_length(alpha, cap, cost, verify=verify, start=start)
+                found[source] = (k, expected_rate(alpha, k, cost, verify, start))
         return found
+
+    def may_probe(self, ids: list[int]) -> bool:
+        """Whether a probe of the draft model fits the budget even if it is rejected (the
+        first, of a draft model never tried on this text, is the opening one: always), and only
+        where the draft model's guesses could pay at all."""
+        if "model" not in self.sources or not self.could_pay(ids):
+            return False
+        worst = self.round_cost("model", self.probe_length, ids) - 1
+        return not self.tried or self.loss + worst <= BUDGET * (self.spent + worst + 1)
+
+    def could_pay(self, ids: list[int]) -> bool:
+        """Whether the draft model's guesses could beat a plain step at all, were every one kept."""
+        verify, cost = self.prices.verify_units, self.draft_cost + OVERHEAD
+        k = best_length(1.0, self.gamma, cost, verify=verify, start=self.catch_up(ids))
+        return expected_rate(1.0, k, cost, verify, self.catch_up(ids)) >= 1 + MARGIN
 
     def caps(self, ids: list[int]) -> dict[str, int]:
         """How many tokens each source may propose this round, given the committed text: the best
-        source its best length when that beats a plain step by MARGIN, else none (a plain step), or
-        one guess when a silenced draft model is due a probe."""
+        source its best length when that beats a plain step by MARGIN at α's lower bound, else none
+        (a plain step), or a probe of the draft model (one guess, more after kept ones) when the probe
+        budget allows it."""
         found = self.options(ids)
         caps = {"lookup": 0, "model": 0}
         best = max(found, key=lambda source: found[source][1], default=None)
-        if best is not None and found[best][0] > 0 and found[best][1] >= 1 + MARGIN:
+        if (best is not None and found[best][0] > 0 and found[best][1] >= 1 + MARGIN
+                and self.loss <= BUDGET * self.spent):
             caps[best], self.choice = found[best][0], best
-        elif "model" in self.sources and self.since_model >= self.probe_wait:
-            caps["model"], self.choice = 1, "probe"
+            if best == "model" and self.probe_length > caps["model"] and self.may_probe(ids):
+                caps["model"], self.choice = self.probe_length, "probe"     # the longer probe, paid for
+        elif self.may_probe(ids):
+            caps["model"], self.choice = self.probe_length, "probe"
         else:
             self.choice = "plain"
         return caps
 
     def update(self, drafted: int, accepted: int, source: str = "model", ids: list[int] | None = None) -> None:
         """Learn from the round just committed (`ids`: the text after it)."""
+        before = ids[:self._at] if ids is not None and drafted else []     # the text the round started from
+        cost = self.round_cost(source, drafted, before)
+        self.spent += cost
+        if drafted:
+            self.loss += cost - (accepted + 1)
         if source == "model" and drafted:
             self.alpha["model"].add(accepted, int(accepted < drafted))
-            self.since_model = 0
             if self.choice == "probe":
-                self.probe_wait = PROBE_EVERY if accepted == drafted else min(PROBE_MAX, 2 * self.probe_wait)
-        else:
-            self.since_model += 1
+                self.probe_length = min(self.gamma, 2 * drafted) if accepted == drafted else 1
+            if ids is not None:     # its cache: the text but the last token (and the last guess, all kept)
+                self._model_at = len(ids) - (accepted == drafted)
+            self.tried = True
         if self._guess and ids is not None:
             # Lookup's guess, proposed or not, against the text the round committed.
             known = ids[self._at:self._at + len(self._guess)]

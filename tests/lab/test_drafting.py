@@ -1,14 +1,17 @@
 """Drafters and draft length policies: exact against plain greedy decoding for every combination,
 prompt lookup as transformers does it, the heuristic schedule's γ sequence, the confidence stop,
 and the drafter/policy flags of a pair."""
+from dataclasses import replace
+
 import pytest
 import torch
 
-from lab.core.adaptive import PROBE_EVERY, AutoSchedule, best_length, schedule_for
+from lab.core.adaptive import BUDGET, AutoSchedule, best_length, lower_bound, schedule_for
 from lab.core.drafting import DraftPolicy, GammaSchedule, HybridDrafter, LookupDrafter, ModelDrafter
 from lab.core.engine import Decoder, generate
 from lab.pairs.load import PairError, resolve_pair
 from lab.pairs.tiny import tiny_pair
+from tests.lab.helpers import without_eos
 
 REPEATING = "the cat sat on the mat and the cat sat on the"
 POLICIES = ["constant", "heuristic", "confidence:0.5", "heuristic+confidence:0.3+model:2", "auto", "auto+model:2"]
@@ -82,23 +85,34 @@ def test_heuristic_schedule_follows_the_acceptance_pattern():
     assert constant.gamma == 3
 
 
-def test_auto_schedule_silences_a_failing_draft_model_and_probes_it():
+def test_auto_schedule_silences_a_failing_draft_model_and_probes_it_from_a_budget():
     schedule = AutoSchedule(gamma=6)
     seen = []
-    for _ in range(20):                      # every model draft rejected at once
+    for _ in range(120):                     # every model draft rejected at once
         cap = schedule.caps([1, 2, 3])["model"]
         seen.append(cap)
         schedule.update(cap, 0, "model" if cap else "none", [1, 2, 3, 4])
-    assert seen[0] == 1                      # α starts at 0.5: one draft call pays
-    silent = [i for i, cap in enumerate(seen) if cap == 0]
-    assert silent[0] <= 6 and seen[:silent[0]] == sorted(seen[:silent[0]], reverse=True)
-    probes = [i for i, cap in enumerate(seen) if cap and i > silent[0]]
-    assert probes and all(b - a == PROBE_EVERY + 1 for a, b in zip(probes, probes[1:]))
-    assert all(seen[i] == 1 for i in probes)
-    for _ in range(10):                      # the text got easy: every draft kept
-        cap = schedule.caps([1, 2, 3])["model"] or 1
-        schedule.update(cap, cap, "model", [1, 2, 3, 4])
+        assert schedule.loss <= max(BUDGET * schedule.spent, 0.25) + 1e-9   # the budget, or one guess (0.24)
+    # α's lower bound starts at 0.21: with the fixed prices one guess pays, and no more once rejected
+    assert seen[0] == 1 and seen[1] == 0
+    probes = [i for i, cap in enumerate(seen) if cap and i > 0]
+    assert probes and all(seen[i] == 1 for i in probes)
+    assert len(probes) <= 1 + BUDGET * schedule.spent / (schedule.round_cost("model", 1, [1, 2, 3]) - 1)
+    for _ in range(12):                      # the text got easy: every draft kept
+        cap = schedule.caps([1, 2, 3])["model"]
+        schedule.update(cap, cap, "model" if cap else "none", [1, 2, 3, 4])
     assert schedule.caps([1, 2, 3])["model"] == 6
+
+
+def test_the_decision_to_draft_uses_the_lower_bound_of_alpha_not_its_mean():
+    assert lower_bound(1, 1) < lower_bound(10, 10) < lower_bound(100, 100) < 0.5
+    assert lower_bound(5, 0) < 1 and lower_bound(0, 5) == 0
+    few, many = AutoSchedule(gamma=6, sources=("model",)), AutoSchedule(gamma=6, sources=("model",))
+    few.alpha["model"].kept, few.alpha["model"].rejected = 0.6, 0.4           # α 0.6 from one guess
+    many.alpha["model"].kept, many.alpha["model"].rejected = 30.0, 20.0       # α 0.6 from fifty
+    few.tried = many.tried = True                                             # no opening probe
+    assert few.alpha["model"].alpha == pytest.approx(many.alpha["model"].alpha)
+    assert few.caps([1, 2, 3])["model"] == 0 < many.caps([1, 2, 3])["model"]
 
 
 def test_auto_schedule_learns_lookup_from_guesses_it_did_not_make():
@@ -121,7 +135,7 @@ def test_auto_draft_lengths_are_the_best_expected_tokens_per_cost():
 
 
 def test_auto_policy_in_a_real_generation_drafts_little_where_little_is_kept(pair):
-    same = type(pair)(target=pair.target, draft=pair.target, tokenizer=pair.tokenizer)   # every draft kept
+    same = replace(without_eos(pair), draft=pair.target)        # every draft kept, the text runs on
     easy = generate(same, pair.tokenizer.encode("the"), gamma=8, max_new_tokens=60, policy="auto")
     assert max(r.gamma for r in easy.rounds) == 8
     random_draft = generate(pair, pair.tokenizer.encode("red blue green"), gamma=8, max_new_tokens=60,
