@@ -190,11 +190,9 @@ def overview_html() -> str:
 
 def closing_html() -> str:
     """The tour's last words: what the lecture showed, in one breath, and where to go from here."""
-    return ('<div class="tour-closing" role="note"><b>End of the tour.</b> The draft model guesses, the target '
-            'checks every guess in one call, and the text is exactly the target\'s; whether that is faster '
-            'depends on how often the guesses are kept, how many are drafted and what a guess costs, on your '
-            'text and your machine. <a href="?">Open the chapters</a> to try your own prompt · '
-            '<kbd>←</kbd> back · <kbd>Esc</kbd> leave the tour</div>')
+    return ('<div class="tour-closing" role="note"><b>End of the tour.</b> The target checks every guess in '
+            'one call and the text stays its own; how much faster depends on your text and machine. '
+            '<a href="?">The chapters</a> · <kbd>Esc</kbd> leave</div>')
 
 
 def note(text: str, cls: str = "tour-note") -> pn.pane.HTML:
