@@ -288,12 +288,16 @@ class Explorer:
         return keys
 
     async def _visit(self, n: int) -> None:
-        """Press each of the chapter's own controls in state `n`, visiting each new state at once."""
+        """Press each of the chapter's own controls in state `n`, then visit the states they led to:
+        every control of a state is recorded before one press is followed further (a long line of
+        ▶ Next round never leaves a page's other experiment unrecorded, as it left chapter 6's Draw 1000)."""
         if spent(self) or n in self.visited:
             return
         self.visited.add(n)
+        targets = []
         for key in await self._own_keys(n):
-            target = await self._step(n, key)
+            targets.append(await self._step(n, key))
+        for target in targets:
             if target is not None and target not in self.visited:
                 await self._visit(target)
 
