@@ -1,4 +1,4 @@
-"""Chapter 3: writing n words takes n calls, checking takes one; the live verify-cost measurement."""
+"""Chapter 3: writing n words takes n calls, checking them one call, whose cost the live measurement shows."""
 import asyncio
 
 import panel as pn
