@@ -21,7 +21,8 @@ from shell.export.build import build_page
 from shell.export.files import page_file
 from shell.export.site import site_pages
 from tests.helpers import run_apart, wait_until
-from tests.ui.helpers import ROOT, VIEWPORT, deep_text, has
+from tests.ui.export_helpers import offline, open_file   # noqa: F401  (the offline page fixture)
+from tests.ui.helpers import ROOT, deep_text, has
 from tests.ui.tour_rules import SMALLEST, problems, settled
 
 
@@ -38,34 +39,6 @@ def site(tmp_path_factory):
     assert done.returncode == 0, done.stderr[-3000:]
     assert "about" in done.stderr and "left" in done.stderr       # progress with a time estimate
     return out
-
-
-@pytest.fixture
-def offline(browser):
-    """A page whose non-file requests are aborted and counted; asserts none and no console error."""
-    context = browser.new_context(viewport=VIEWPORT)
-    pg = context.new_page()
-    errors, blocked = [], []
-    pg.on("console", lambda m: m.type == "error" and errors.append(m.text[:300]))
-    pg.on("pageerror", lambda e: errors.append(str(e)[:300]))
-
-    def route(r):
-        if r.request.url.startswith("file:"):
-            r.continue_()
-        else:
-            blocked.append(r.request.url)
-            r.abort()
-    context.route("**/*", route)
-    pg.set_default_timeout(30000)
-    yield pg
-    context.close()
-    assert not blocked, f"requests left the folder: {blocked[:5]}"
-    assert not errors, f"console errors: {errors[:5]}"
-
-
-def open_file(pg, site, name: str) -> None:
-    pg.goto(f"file://{site / name}")
-    pg.wait_for_selector("html[data-export-ready='1']", timeout=60000)
 
 
 def test_every_page_opens_offline(site, offline):

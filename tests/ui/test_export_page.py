@@ -17,7 +17,7 @@ import pytest
 from lab.experiments.twotokens import rounds, student_rng, thresholds
 from tests.helpers import wait_until
 from tests.ui.helpers import ROOT, deep_text, has
-from tests.ui.test_export import offline, open_file   # noqa: F401  (the offline page fixture)
+from tests.ui.export_helpers import offline, open_file   # noqa: F401  (the offline page fixture)
 
 COURSE = '<i>CS 101</i> · Week 6 & "decoding"'
 
