@@ -133,7 +133,7 @@ def measure_main(argv: list[str]) -> int:
         return 0
     rows = [("target", m.target), ("draft", m.draft), ("device", f"{m.device} {m.dtype}"),
             ("drafter", f"{m.drafter} ({m.policy})"),
-            ("settings", m.settings), ("new tokens", m.new_tokens), ("α (accepted ÷ drafted)", f"{m.alpha:.3f}"),
+            ("settings", m.settings), ("new tokens", m.new_tokens), ("α (kept ÷ kept+rejected)", f"{m.alpha:.3f}"),
             ("tokens per target call", f"{m.tokens_per_round:.2f}"),
             ("c (draft call ÷ target call)", f"{m.c:.3f}  ({m.mean_draft_seconds * 1e3:.1f} ms ÷ "
                                              f"{m.mean_target_seconds * 1e3:.1f} ms)"),
