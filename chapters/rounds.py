@@ -48,7 +48,7 @@ def page_settings(settings: SamplingSettings, temperature: float) -> SamplingSet
 def settings_note(settings: SamplingSettings, state) -> str:
     if state.settings.greedy and not settings.greedy:
         return (f"Sampling: {settings.describe()} on this page — your session is greedy, which would make "
-                "every p and q one-hot (chapter 9 shows greedy rounds).")
+                "every p and q one-hot (chapter 9's temperature slider goes down to greedy).")
     return f"Sampling: {settings.describe()}."
 
 
