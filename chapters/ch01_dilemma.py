@@ -64,8 +64,8 @@ class DilemmaChapter(Chapter):
     kicker = "The dilemma"
     title = "Good is slow. Fast is sloppy."
     intro = ("A large model is a careful writer, but it writes one word per call and every call is "
-             "expensive. A much smaller model answers quicker (the race below times how much) — yet it is not the writer we asked "
-             "for. Press **Write** and watch both.")
+             "expensive. A much smaller model answers quicker (the race below times how much) — yet it is "
+             "not the writer we asked for. Press **Write** and watch both.")
     takeaway = "We want the big model’s words at something like the small model’s speed."
     tour_parts = ("write_button", "speed", "big_strip", "small_strip", "figure", "summary")    # what shell/tour_steps.py shows
     question = ("A GPU does thousands of things at once. Why can’t the big model produce all 20 words "
