@@ -67,7 +67,7 @@ def summary_html(o: Outcome) -> str:
             f"1); one draft "
             f"call c = {s.c:.2f}; prefill {s.prefill:.1f}. Decode speed-up on this request: "
             f"<b class='decode-speedup'>{s.decode_speedup:.2f}×</b>. Prefill is the same in both lanes, so "
-            f"the first token is not faster.</p><div class='speclab-live verdict'>{retimed_html(o)}{busy_html(p)}"
+            f"the first token is not faster.</p><div class='speclab-live verdict'>{retimed_html(o)}"
             f"<b>{html.escape(o.verdict())}</b><br>{html.escape(o.formula_sentence())}"
             f"<br><i>{html.escape(o.projection_sentence())}</i></div>")
 
