@@ -152,3 +152,15 @@ def explored(slug: str, service):
         await explorer.run()
         return built, explorer
     return asyncio.run(go())
+
+
+# A Bokeh model as browser-side code sees it, for node: it keeps what is set on it, and a redraw
+# that would send its change back to the server (setv without {sync: false}) fails.
+JS_MODEL = """class Model {
+  constructor(state) { Object.assign(this, state) }
+  setv(attrs, options) {
+    if (!options || options.sync !== false) throw new Error("a browser redraw must not sync")
+    Object.assign(this, attrs)
+  }
+}
+"""

@@ -13,6 +13,7 @@ from bokeh.models import Label, LegendItem
 
 from chapters.ch06_accept_rule import AcceptRuleChapter
 from lab.experiments.twotokens import student_rng
+from tests.helpers import JS_MODEL
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
 
@@ -20,14 +21,7 @@ pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs node
 #  "calls": [[code name, cb_data]]} → per call: the returned texts and every model's state afterwards.
 RUN = """
 const input = JSON.parse(require("fs").readFileSync(0, "utf8"))
-class Model {
-  constructor(state) { Object.assign(this, state) }
-  setv(attrs, options) {
-    if (!options || options.sync !== false) throw new Error("a browser redraw must not sync")
-    Object.assign(this, attrs)
-  }
-}
-const models = {}
+""" + JS_MODEL + """const models = {}
 for (const [name, state] of Object.entries(input.models)) models[name] = new Model(state)
 const panes = {last_draw: new Model({text: ""}), freq_table: new Model({text: ""}), share_note: new Model({text: ""})}
 const funcs = {}

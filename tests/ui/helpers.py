@@ -76,6 +76,19 @@ def served(env: dict, log_path: Path, args: tuple[str, ...] = ()):
     assert not swapped, f"the server wrote a page's changes out of order:\n{swapped[0][:4000]}"
 
 
+def separate_browsers(browser, n: int, errors: list) -> tuple[list, list]:
+    """`n` browsers of their own (Playwright contexts, no shared cookie) with a page each at 1280×720;
+    their console errors, page errors and failed requests are collected in `errors`."""
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 720}) for _ in range(n)]
+    pages = [c.new_page() for c in contexts]
+    for pg in pages:
+        pg.set_default_timeout(60000)
+        pg.on("console", lambda m: m.type == "error" and errors.append(m.text[:300]))
+        pg.on("pageerror", lambda e: errors.append(str(e)[:300]))
+        pg.on("requestfailed", lambda r: errors.append(f"request failed: {r.url[:200]}"))
+    return contexts, pages
+
+
 def open_page(pg, url: str, ready_text: str | None = None, timeout: float = 60):
     """Go to `url`; wait until the app has rendered (and `ready_text` is visible, if given)."""
     pg.goto(url, wait_until="domcontentloaded")

@@ -5,7 +5,7 @@ the lecturer's own histogram marks the correct answer."""
 import time
 
 from tests.helpers import wait_until
-from tests.ui.helpers import LECTURER_TOKEN, QUESTION, answer, lecturer_status, open_page
+from tests.ui.helpers import LECTURER_TOKEN, QUESTION, answer, lecturer_status, open_page, separate_browsers
 
 PROMPT_LEAVE = 4.0        # seconds within which a closed tab leaves the lecturer's count
 POLL_TEXT = """(el) => { const out = []; const walk = (n) => { if (n.shadowRoot) walk(n.shadowRoot);
@@ -19,14 +19,8 @@ def poll_text(lecturer) -> str:
 
 
 def test_closed_tabs_leave_the_count_at_once_and_the_revealed_histogram_marks_the_answer(browser, server, shot):
-    contexts = [browser.new_context(viewport={"width": 1280, "height": 720}) for _ in range(4)]
-    pages = [c.new_page() for c in contexts]
     errors = []
-    for pg in pages:
-        pg.set_default_timeout(60000)
-        pg.on("console", lambda m: m.type == "error" and errors.append(m.text[:300]))
-        pg.on("pageerror", lambda e: errors.append(str(e)[:300]))
-        pg.on("requestfailed", lambda r: errors.append(f"request failed: {r.url[:200]}"))
+    contexts, pages = separate_browsers(browser, 4, errors)
     lecturer, students = pages[0], pages[1:]
     try:
         open_page(lecturer, server + f"?chapter=checking&lecturer={LECTURER_TOKEN}", "Class poll")

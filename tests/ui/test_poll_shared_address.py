@@ -8,7 +8,8 @@ import os
 import pytest
 
 from tests.helpers import wait_until
-from tests.ui.helpers import LECTURER_TOKEN, QUESTION, answer, deep_text, has, lecturer_status, open_page, served
+from tests.ui.helpers import LECTURER_TOKEN, QUESTION, answer, deep_text, has, lecturer_status, open_page, \
+    separate_browsers, served
 
 
 @pytest.fixture(scope="module")
@@ -21,13 +22,8 @@ def one_per_address(tmp_path_factory):
 
 def test_students_behind_one_address_each_keep_their_answer_and_verdict(browser, one_per_address, shot):
     server = one_per_address
-    contexts = [browser.new_context(viewport={"width": 1280, "height": 720}) for _ in range(4)]
-    pages = [c.new_page() for c in contexts]
     errors = []
-    for pg in pages:
-        pg.set_default_timeout(60000)
-        pg.on("console", lambda m: m.type == "error" and errors.append(m.text[:300]))
-        pg.on("pageerror", lambda e: errors.append(str(e)[:300]))
+    contexts, pages = separate_browsers(browser, 4, errors)
     lecturer, students = pages[0], pages[1:]
     try:
         open_page(lecturer, server + f"?chapter=checking&lecturer={LECTURER_TOKEN}", "Class poll")

@@ -15,7 +15,7 @@ from lab.core import analytic
 from lab.experiments import breakeven
 from lab.experiments.display import regions
 from lab.experiments.twotokens import thresholds
-from tests.helpers import made_profile
+from tests.helpers import JS_MODEL, made_profile
 from uikit.browser import js_code
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
@@ -39,14 +39,7 @@ process.stdout.write(JSON.stringify(out, (k, v) => (typeof v === "number" && !is
 # stand-in models that keep what is set on them; prints, per call, every model's state afterwards.
 RUN_REDRAW = """
 const input = JSON.parse(require("fs").readFileSync(0, "utf8"))
-class Model {
-  constructor(state) { Object.assign(this, state) }
-  setv(attrs, options) {
-    if (!options || options.sync !== false) throw new Error("a browser redraw must not sync")
-    Object.assign(this, attrs)
-  }
-}
-const models = {}, values = {}
+""" + JS_MODEL + """const models = {}, values = {}
 for (const [name, value] of Object.entries(input.args))
   (value && value.__model__ ? models : values)[name] = value && value.__model__ ? new Model(value.state) : value
 const args = {...values, ...models}
