@@ -85,7 +85,9 @@ def run_pair(pair, prompts: dict[str, list[str]], tokens: int, repeats: int, pro
                 acc["rounds"] += len(runs["spec"].rounds)
                 acc["drafted"] += sum(1 for rd in runs["spec"].rounds if rd.drafts)
                 acc["exact"] &= runs["spec"].new_ids == runs["plain"].new_ids
-            print(f"  {cat:<13} {text[:50]!r}", file=sys.stderr, flush=True)
+            print(f"  {cat:<13} {text[:50]!r}  so far: wall {acc['wall_plain'] / acc['wall_spec']:.2f}×, cpu "
+                  f"{acc['cpu_plain'] / acc['cpu_spec']:.2f}×, priced {acc['priced_plain'] / acc['priced_spec']:.2f}×, "
+                  f"drafted {acc['drafted']} of {acc['rounds']}", file=sys.stderr, flush=True)
     for acc in rows.values():
         for k in ("wall", "cpu", "priced"):
             acc[k] = acc[f"{k}_plain"] / acc[f"{k}_spec"]
