@@ -8,6 +8,9 @@ hear it at once, the other processes' at their next look at the file (shell.stor
 a burst of votes on one question heard as one change.
 
     poll = class_poll(store, per_address)    # a PollStore in memory, or a SharedPollStore over `store`
+
+Votes this process kept in memory while the store refused them (shell.classwide) count in its tallies,
+merged with the store's: one answer per voter, and a vote the store takes again drops the copy in memory.
 """
 from __future__ import annotations
 
@@ -83,16 +86,22 @@ class SharedPollStore(PollStore):
             had = db.execute("SELECT voter, answer FROM votes WHERE number = ? AND voter IN (?, ?)",
                              (number, voter, LEFT + voter)).fetchone()
             if had is not None and had[1] == index:
+                self._forget_kept(number, voter)
                 return None              # the same answer again (a page reload): already kept
             if db.execute("SELECT 1 FROM revealed WHERE number = ?", (number,)).fetchone():
                 return (f"The class's answers to question {number} are already revealed, so a new answer "
                         "is not counted; yours stays in your card.")
             db.execute("INSERT OR REPLACE INTO votes VALUES (?, ?, ?)", (number, had[0] if had else key, index))
             self._changed(db, number, "vote")
+        self._forget_kept(number, voter)        # the store holds the newer answer
         self._notify(number, "vote")
         return None
 
     def left_out(self, number: int, browser: str) -> bool:
+        voter = self.voter(browser)
+        with self._lock:
+            if voter in self._votes.get(number, {}) or voter in self._left.get(number, {}):
+                return voter in self._left.get(number, {})
         return bool(self.store.read("SELECT 1 FROM votes WHERE number = ? AND voter = ?",
                                     (number, LEFT + self.voter(browser))))
 
@@ -110,32 +119,59 @@ class SharedPollStore(PollStore):
         return True
 
     def tally(self, number: int) -> Tally | None:
+        """The store's answers merged with those this process kept in memory while the store could
+        not be written (kept_in_memory_on_fault): one answer per voter, the one in memory being the
+        later; a vote the store takes again drops its copy in memory, so none counts twice."""
         question = self.question(number)
         if question is None:
             return None
         alive = time.time() - GONE_AFTER
         here = "FROM presence p JOIN procs r ON r.proc = p.proc WHERE r.seen >= ?"
         with self.store.snapshot() as db:
-            rows = db.execute("SELECT answer, COUNT(*) FROM votes WHERE number = ? AND substr(voter, 1, 5) != ? "
-                              "GROUP BY answer", (number, LEFT)).fetchall()
-            left = db.execute("SELECT COUNT(*) FROM votes WHERE number = ? AND substr(voter, 1, 5) = ?",
-                              (number, LEFT)).fetchone()[0]
-            connected = db.execute(f"SELECT COUNT(DISTINCT p.voter) {here}", (alive,)).fetchone()[0]
-            answered_here = db.execute(
-                f"SELECT COUNT(DISTINCT p.voter) {here} AND p.voter IN (SELECT {OWN} FROM votes WHERE number = ?)",
-                (alive, number)).fetchone()[0]
+            rows = db.execute("SELECT voter, answer FROM votes WHERE number = ?", (number,)).fetchall()
+            present = {v for (v,) in db.execute(f"SELECT DISTINCT p.voter {here}", (alive,))}
             revealed = db.execute("SELECT 1 FROM revealed WHERE number = ?", (number,)).fetchone() is not None
+        counted = {v: a for v, a in rows if not v.startswith(LEFT)}
+        left = {v[len(LEFT):]: a for v, a in rows if v.startswith(LEFT)}
+        with self._lock:                    # the answers kept in memory while the store refused them
+            for voter, answer in self._votes.get(number, {}).items():
+                left.pop(voter, None)
+                counted[voter] = answer
+            for voter, answer in self._left.get(number, {}).items():
+                (counted if voter in counted else left)[voter] = answer
+            present |= set(self._present.values())
+            revealed = revealed or number in self._revealed
         counts = [0] * len(question.categories)
-        for index, n in rows:
-            counts[index] = n
-        return Tally(question, tuple(counts), connected, revealed, here=answered_here, left_out=left,
+        for index in counted.values():
+            counts[index] += 1
+        return Tally(question, tuple(counts), len(present), revealed,
+                     here=len(present & (counted.keys() | left.keys())), left_out=len(left),
                      per_address=self.per_address)
 
     def answer_of(self, number: int, browser: str) -> int | None:
         voter = self.voter(browser)
+        with self._lock:
+            kept = self._votes.get(number, {}).get(voter, self._left.get(number, {}).get(voter))
+        if kept is not None:
+            return kept
         rows = self.store.read("SELECT answer FROM votes WHERE number = ? AND voter IN (?, ?)",
                                (number, voter, LEFT + voter))
         return rows[0][0] if rows else None
+
+    def _forget_kept(self, number: int | None, voter: str | None = None) -> None:
+        """Drop what this process kept in memory (a voter's answer, a question's, or all) once the
+        store holds the newer state."""
+        with self._lock:
+            for kept in (self._votes, self._left):
+                for n in ([number] if number is not None else list(kept)):
+                    if voter is None:
+                        kept.pop(n, None)
+                    else:
+                        kept.get(n, {}).pop(voter, None)
+            if voter is None and number is None:
+                self._revealed.clear()
+            elif voter is None:
+                self._revealed.discard(number)
 
     # --- the lecturer's controls ---
     def reveal(self, number: int) -> None:
@@ -154,6 +190,7 @@ class SharedPollStore(PollStore):
             db.execute("DELETE FROM votes WHERE number = ?", (number,))
             db.execute("DELETE FROM revealed WHERE number = ?", (number,))
             self._changed(db, number, "reset")
+        self._forget_kept(number)
         self._notify(number, "reset")
 
     def reset_all(self) -> None:
@@ -162,6 +199,7 @@ class SharedPollStore(PollStore):
             db.execute("DELETE FROM votes")
             db.execute("DELETE FROM revealed")
             self._changed(db, None, "reset")
+        self._forget_kept(None)
         self._notify(None, "reset")
 
     # --- who is here ---

@@ -96,3 +96,27 @@ def test_a_page_opens_on_a_full_disk_and_says_so(full_store):
         assert the_class.snapshots.get(bid)["gamma"] == 5
         said = [o.object for o in page.template.main[0].objects if "notice" in str(getattr(o, "object", ""))]
         assert any("cannot be written" in s for s in said)     # the page says it in one sentence
+
+
+def test_votes_cast_on_a_full_store_show_in_the_tallies_once(full_store, tmp_path):
+    """Votes kept in this process's memory while the store refuses them count in the histogram,
+    merged with the store's; when the disk has room again, a vote the store takes replaces its copy
+    in memory, so no vote counts twice."""
+    from shell.pollstore import Question
+    the_class = ClassState(full_store)
+    poll = the_class.poll
+    poll.ask(Question(11, "choice", ("faster", "slower")))
+    poll.join("s1", "browser-a")
+    assert poll.vote(11, "browser-a", "slower") is None
+    assert poll.vote(11, "browser-b", "faster") is None
+    tally = poll.tally(11)
+    assert tally.counts == (1, 1) and tally.connected == 1 and tally.here == 1
+    assert poll.answer_of(11, "browser-a") == 1
+    filler = tmp_path / "disk" / "filler"
+    if filler.exists():                          # room again on the real tmpfs: the store takes votes
+        filler.unlink()
+        assert poll.vote(11, "browser-a", "faster") is None     # changed: now in the store only
+        assert poll.vote(11, "browser-b", "faster") is None     # the same again: in the store once
+        assert poll.vote(11, "browser-c", "slower") is None
+        assert poll.tally(11).counts == (2, 1)
+        assert full_store.read("SELECT COUNT(*) FROM votes WHERE number = 11")[0][0] == 3
