@@ -16,7 +16,7 @@ import panel as pn
 import param
 from bokeh.models import ColumnDataSource
 
-from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, settings_note  # noqa: F401  MAX_NEW_TOKENS: tests/ui
+from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, seed_note, settings_note  # noqa: F401  MAX_NEW_TOKENS: tests/ui
 from lab.experiments.display import top_k_union
 from lab.core.trace import RoundTrace
 from uikit import palette
@@ -152,7 +152,8 @@ class OnePassChapter(RoundChapter):
         self.round_note.object = (
             f"<p class='speclab-formula'>Round {r.index + 1} of {n}: γ = {r.gamma} draft calls "
             f"(each x ~ q), then <b>one</b> target call over {r.gamma + 1} positions → "
-            f"{pass_size_words(*r.p_rows.shape)}. {html.escape(settings_note(self.settings, self.state))} "
+            f"{pass_size_words(*r.p_rows.shape)}. {html.escape(settings_note(self.settings, self.state))}"
+            f"{html.escape(seed_note(self.generation, self.state))} "
             f"{html.escape(pieces_note([d.text for d in r.drafts], prefix_text(tok, r)))}</p>")
         self.pass_table.object = pass_table_html(r)
         self.select(0 if r.gamma else r.gamma)

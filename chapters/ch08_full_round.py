@@ -16,7 +16,7 @@ import html
 import panel as pn
 import param
 
-from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, round_settings, settings_note
+from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, round_settings, seed_note, settings_note
 from lab.experiments.casesearch import (Found, Luck, SeedSearch, all_kept_key, all_kept_steps, cached_all_kept,
                                        luck)
 from lab.core.drafting import LECTURE_POLICY
@@ -180,7 +180,8 @@ class FullRoundChapter(RoundChapter):
         self.round_note.object = (
             f"<p class='speclab-formula'>Round {r.index + 1} of {n} (seed {self.generation.seed}) · "
             f"{guesser(r)} · step "
-            f"{self.step} of {round_steps(r)}. {html.escape(settings_note(self.settings, self.state))}</p>")
+            f"{self.step} of {round_steps(r)}. {html.escape(settings_note(self.settings, self.state))}"
+            f"{html.escape(seed_note(self.generation, self.state))}</p>")
         self.step_button.disabled = self.done
         checked = checked_after(r, self.step)
         chips = []

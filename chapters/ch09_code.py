@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import panel as pn
 import param
 
-from chapters.rounds import SHOWN_TEMPERATURE, RoundChapter, page_settings
+from chapters.rounds import SHOWN_TEMPERATURE, RoundChapter, page_settings, seed_note
 from lab.core.sampling import SamplingSettings
 from lab.core.trace import RoundTrace
 from uikit.clicks import on_click
@@ -234,7 +234,8 @@ class CodeChapter(RoundChapter):
         n = len(self.generation.rounds)
         self.round_note.object = (
             f"<p class='speclab-formula'>Round {r.index + 1} of {n} · γ = {r.gamma} · "
-            f"{html.escape(self.settings.describe())} · line event {self.position} of {len(self.events)}</p>")
+            f"{html.escape(self.settings.describe())} · line event {self.position} of {len(self.events)}."
+            f"{html.escape(seed_note(self.generation, self.state))}</p>")
         self.step_button.disabled = self.done
 
     # ---- page ----------------------------------------------------------------------------------------

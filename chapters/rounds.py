@@ -17,6 +17,7 @@ import param
 
 from chapters.base import Chapter
 from lab.core.drafting import LECTURE_POLICY
+from lab.experiments.casesearch import teaching_seed_steps
 from lab.core.sampling import SamplingSettings
 from lab.core.trace import GenerationTrace, RoundTrace
 from uikit.pacing import served
@@ -67,8 +68,28 @@ def teaching_round(generation: GenerationTrace) -> int:
     return next(iter(both + rejected), 0)
 
 
+def teaching_generation_steps(service, prompt_ids: list[int], *, settings: SamplingSettings, gamma: int,
+                              first_seed: int, variant: str = "aligned"):
+    """The generation these pages show, as a long job: at the first seed from the student's whose
+    first teaching round reads as the models write (lab.experiments.casesearch.teaching_seed_steps)."""
+    seed = yield from teaching_seed_steps(service, prompt_ids, settings=settings, gamma=gamma,
+                                          max_new_tokens=MAX_NEW_TOKENS, first_seed=first_seed, variant=variant)
+    return (yield from service.generation_steps(
+        prompt_ids, mode="speculative", settings=settings, gamma=gamma, seed=seed, max_new_tokens=MAX_NEW_TOKENS,
+        keep_rows=True, drafter="model", policy=LECTURE_POLICY, variant=variant))
+
+
+def seed_note(generation: GenerationTrace, state) -> str:
+    """Says so when the rounds shown are not at the student's own seed, and why."""
+    if generation.seed == state.seed:
+        return ""
+    return (f" Seed {generation.seed}: the first from your seed {state.seed} whose text reaches a round that keeps "
+            "some guesses and corrects one without a rare draw on the way.")
+
+
 async def generation_for(chapter: Chapter, settings: SamplingSettings) -> GenerationTrace | None:
-    """The session's speculative generation (cached by the service), with p and q rows kept. These
+    """The session's speculative generation (cached by the service), with p and q rows kept, at the
+    seed `teaching_generation_steps` chooses from the student's. These
     pages show the draft model's q beside the target's p, so the draft model drafts γ tokens every
     round (the lecture's constant γ): the student's draft variant (aligned, weak or random) on a page
     with the preset bar, else the pair's own."""
@@ -77,10 +98,8 @@ async def generation_for(chapter: Chapter, settings: SamplingSettings) -> Genera
         return None
     state = chapter.state
     return await chapter.run_model(
-        state.service.generation_steps, ids, mode="speculative", settings=settings, gamma=state.gamma,
-        seed=state.seed, max_new_tokens=MAX_NEW_TOKENS, keep_rows=True, drafter="model", policy=LECTURE_POLICY,
-        variant=chapter.variant,
-        message="Running the draft and the target…")
+        teaching_generation_steps, state.service, ids, settings=settings, gamma=state.gamma, first_seed=state.seed,
+        variant=chapter.variant, message="Running the draft and the target…")
 
 
 class RoundChapter(Chapter):
@@ -91,10 +110,8 @@ class RoundChapter(Chapter):
     @classmethod
     def warmup(cls, student):
         """The one generation chapters 5, 8 and 9 share, at a new student's defaults."""
-        return [("chapters 5, 8 and 9's rounds", student.service.generation_steps, (student.prompt_ids(),),
-                 dict(mode="speculative", settings=round_settings(student), gamma=student.gamma,
-                      seed=student.seed, max_new_tokens=MAX_NEW_TOKENS, keep_rows=True, drafter="model",
-                      policy=LECTURE_POLICY))]
+        return [("chapters 5, 8 and 9's rounds", teaching_generation_steps, (student.service, student.prompt_ids()),
+                 dict(settings=round_settings(student), gamma=student.gamma, first_seed=student.seed))]
 
     def __init__(self, state, **params):
         super().__init__(state, **params)

@@ -22,6 +22,14 @@ compares with what the generation's α predicts, so a page can say when the show
 (or an unlucky) one:
 
     luck(r, generation.alpha).lucky      # all γ kept, which happens about α^γ of the time
+
+Chapters 5, 8 and 9 open on a round that keeps some guesses and then rejects one. A seed can reach
+such a round only after a rare correction (a token none of the residual's five likeliest, which
+turns the text odd: "The cat sat on the ostrich's corpse"); `teaching_seed_steps` tries seeds from
+the student's for one whose text up to that round has no rare correction and whose rejected guess
+was not hopeless, so the first round a class sees teaches and reads as the models write:
+
+    seed = yield from teaching_seed_steps(service, ids, settings=s, gamma=4, max_new_tokens=16)
 """
 from __future__ import annotations
 
@@ -200,3 +208,43 @@ def all_kept_steps(service, prompt_ids: list[int], *, settings: SamplingSettings
                                             seed=found.seed, max_new_tokens=max_new_tokens, keep_rows=True,
                                             drafter="model", policy=LECTURE_POLICY, variant=variant)
     return found
+
+
+TEACH_ROUNDS = 40     # rounds tried (over all seeds) for a round that teaches, before keeping the student's seed
+
+
+def teaches(r: RoundTrace) -> bool:
+    """Round r keeps some guesses and then rejects one: every move of a round."""
+    return bool(r.drafts) and 0 < r.n_accepted < len(r.drafts)
+
+
+def reads_oddly(r: RoundTrace) -> bool:
+    """Round r's correction is a rare draw, or its rejected guess was hopeless (`luck`)."""
+    lk = luck(r, 0.5)
+    return lk is not None and (lk.rare_correction is not None or lk.hopeless is not None)
+
+
+def teaching_seed_steps(service, prompt_ids: list[int], *, settings: SamplingSettings, gamma: int,
+                        max_new_tokens: int, first_seed: int = 0, variant: str = "aligned",
+                        max_rounds: int = TEACH_ROUNDS):
+    """The first seed from `first_seed` on whose generation reaches a round that `teaches` with no
+    round up to it `reads_oddly` (cached by the service); `first_seed` when none does within
+    `max_rounds` rounds. A generator the model worker runs a round at a time; returns the seed."""
+    key = ("teaching-seed", tuple(prompt_ids), settings, gamma, max_new_tokens, first_seed, variant)
+    kept = service.peek(key)
+    if kept is not None:
+        return kept
+    seed, rounds, found = first_seed, 0, first_seed
+    while rounds < max_rounds:
+        decoder = Decoder(service.pair_for(variant), list(prompt_ids), settings=settings, gamma=gamma, seed=seed,
+                          max_new_tokens=max_new_tokens, keep_rows=False, drafter="model", policy=LECTURE_POLICY)
+        while not decoder.done and rounds < max_rounds:
+            yield
+            r = decoder.step()
+            rounds += 1
+            if reads_oddly(r):
+                break
+            if teaches(r):
+                return service.cached(key, lambda: seed)
+        seed += 1
+    return service.cached(key, lambda: found)

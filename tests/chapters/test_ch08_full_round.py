@@ -3,7 +3,9 @@ import asyncio
 import pytest
 
 from chapters.ch08_full_round import FullRoundChapter, round_steps
-from chapters.rounds import teaching_round
+from chapters.rounds import MAX_NEW_TOKENS, teaching_round
+from lab.core.drafting import LECTURE_POLICY
+from lab.experiments.casesearch import find_all_kept, reads_oddly, teaches
 from tests.helpers import step_to_end, until
 
 
@@ -65,15 +67,20 @@ def test_rejection_drops_later_drafts_and_corrects(chapter):
 
 
 def test_the_verdict_waits_for_a_round_keeping_every_draft(chapter):
+    state = chapter.state
+    found = find_all_kept(state.service.pair, state.prompt_ids(), settings=chapter.settings, gamma=state.gamma,
+                          max_new_tokens=MAX_NEW_TOKENS)
+    assert found.seed is not None, "no seed of the tiny pair keeps every draft in a round"
+    generation = state.service.generation(state.prompt_ids(), mode="speculative", settings=chapter.settings,
+                                          gamma=state.gamma, seed=found.seed, max_new_tokens=MAX_NEW_TOKENS,
+                                          keep_rows=True, drafter="model", policy=LECTURE_POLICY)
     chapter.predict.commit(5)
-    for r in chapter.generation.rounds:
+    for r in generation.rounds[:found.index]:
+        chapter.show_generation(generation, r.index)
         step_to_end(chapter)
-        if r.gamma and r.n_accepted == r.gamma:
-            break
         assert chapter.predict.correct is None          # not judged on a round that rejected a draft
-        asyncio.run(chapter.next_round())
-    else:
-        pytest.fail("no round of the default generation keeps every draft")
+    chapter.show_generation(generation, found.index)
+    step_to_end(chapter)
     assert chapter.predict.correct is True
 
 
@@ -225,9 +232,11 @@ def test_the_page_says_the_temperature_its_rounds_use(chapter):
 
 
 def test_the_first_round_shown_keeps_some_guesses_and_corrects_one_when_the_generation_has_one(chapter):
+    """Issue 49.4: the default example opens on a round that keeps at least one guess, rejects one and
+    corrects it, reached without a rare draw (the seed chosen from the student's when theirs has none)."""
     generation, r = chapter.generation, chapter.round
-    teaching = [x.index for x in generation.rounds if 0 < x.n_accepted < len(x.drafts)]
-    if teaching:
-        assert r.index == teaching[0] and 0 < r.n_accepted < len(r.drafts)
-    else:
-        assert r.index == teaching_round(generation)
+    assert r.index == teaching_round(generation)
+    assert r.n_accepted >= 1 and r.rejected_index == r.n_accepted and r.extra_kind == "correction"
+    assert teaches(r) and not any(reads_oddly(x) for x in generation.rounds[:r.index + 1])
+    if generation.seed != chapter.state.seed:
+        assert f"Seed {generation.seed}: the first from your seed {chapter.state.seed}" in chapter.round_note.object

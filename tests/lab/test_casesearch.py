@@ -99,3 +99,42 @@ def test_all_kept_happens_about_alpha_to_the_gamma_with_the_generations_alpha():
     share = sum(r.n_accepted == 4 for r in rounds) / len(rounds)
     assert luck(rounds[0], t.alpha).all_kept == pytest.approx(share, abs=0.03)
     assert luck(rounds[0], t.kept_share).all_kept < share - 0.1
+
+
+def _run(gen):
+    try:
+        while True:
+            next(gen)
+    except StopIteration as stop:
+        return stop.value
+
+
+def test_the_teaching_seed_is_the_first_whose_text_reaches_a_teaching_round_without_an_odd_draw():
+    """Issue 49.4: chapters 5, 8, 9 open at the first seed (from the student's) whose generation reaches
+    a round keeping some guesses and correcting one, with no rare correction or hopeless guess up to it."""
+    from lab.core.drafting import LECTURE_POLICY
+    from lab.experiments.casesearch import reads_oddly, teaches, teaching_seed_steps
+    from serving.service import ModelService
+    pair = tiny_pair()
+    service = ModelService(lambda: pair)
+    ids = encode_prompt(pair.tokenizer, DEFAULT_PROMPT)
+    s = SamplingSettings(0.7, 0, 0.9)
+
+    def good(seed):
+        rounds = engine.generate(pair, ids, settings=s, gamma=4, seed=seed, max_new_tokens=16, keep_rows=False,
+                                 drafter="model", policy=LECTURE_POLICY).rounds
+        for r in rounds:
+            if reads_oddly(r):
+                return False
+            if teaches(r):
+                return True
+        return False
+    for first in (0, 5):
+        seed = _run(teaching_seed_steps(service, ids, settings=s, gamma=4, max_new_tokens=16, first_seed=first,
+                                        max_rounds=10_000))
+        assert seed >= first and good(seed) and not any(good(k) for k in range(first, seed))
+        assert _run(teaching_seed_steps(service, ids, settings=s, gamma=4, max_new_tokens=16,
+                                        first_seed=first, max_rounds=0)) == seed     # kept by the service
+    nothing = _run(teaching_seed_steps(service, ids, settings=s, gamma=4, max_new_tokens=16, first_seed=50,
+                                       max_rounds=0))
+    assert nothing == 50                       # no round tried: the student's own seed
