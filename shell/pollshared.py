@@ -86,22 +86,20 @@ class SharedPollStore(PollStore):
             had = db.execute("SELECT voter, answer FROM votes WHERE number = ? AND voter IN (?, ?)",
                              (number, voter, LEFT + voter)).fetchone()
             if had is not None and had[1] == index:
-                self._forget_kept(number, voter)
+                forget_kept(self, number, voter)
                 return None              # the same answer again (a page reload): already kept
             if db.execute("SELECT 1 FROM revealed WHERE number = ?", (number,)).fetchone():
                 return (f"The class's answers to question {number} are already revealed, so a new answer "
                         "is not counted; yours stays in your card.")
             db.execute("INSERT OR REPLACE INTO votes VALUES (?, ?, ?)", (number, had[0] if had else key, index))
             self._changed(db, number, "vote")
-        self._forget_kept(number, voter)        # the store holds the newer answer
+        forget_kept(self, number, voter)        # the store holds the newer answer
         self._notify(number, "vote")
         return None
 
     def left_out(self, number: int, browser: str) -> bool:
-        voter = self.voter(browser)
-        with self._lock:
-            if voter in self._votes.get(number, {}) or voter in self._left.get(number, {}):
-                return voter in self._left.get(number, {})
+        if PollStore.answer_of(self, number, browser) is not None:
+            return PollStore.left_out(self, number, browser)     # kept in memory on a full store
         return bool(self.store.read("SELECT 1 FROM votes WHERE number = ? AND voter = ?",
                                     (number, LEFT + self.voter(browser))))
 
@@ -119,11 +117,8 @@ class SharedPollStore(PollStore):
         return True
 
     def tally(self, number: int) -> Tally | None:
-        """The store's answers merged with those this process kept in memory while the store could
-        not be written (kept_in_memory_on_fault): one answer per voter, the one in memory being the
-        later; a vote the store takes again drops its copy in memory, so none counts twice."""
-        question = self.question(number)
-        if question is None:
+        """The store's answers and those kept in memory while it refused them (`merged`), once each."""
+        if (question := self.question(number)) is None:
             return None
         alive = time.time() - GONE_AFTER
         here = "FROM presence p JOIN procs r ON r.proc = p.proc WHERE r.seen >= ?"
@@ -131,47 +126,18 @@ class SharedPollStore(PollStore):
             rows = db.execute("SELECT voter, answer FROM votes WHERE number = ?", (number,)).fetchall()
             present = {v for (v,) in db.execute(f"SELECT DISTINCT p.voter {here}", (alive,))}
             revealed = db.execute("SELECT 1 FROM revealed WHERE number = ?", (number,)).fetchone() is not None
-        counted = {v: a for v, a in rows if not v.startswith(LEFT)}
-        left = {v[len(LEFT):]: a for v, a in rows if v.startswith(LEFT)}
-        with self._lock:                    # the answers kept in memory while the store refused them
-            for voter, answer in self._votes.get(number, {}).items():
-                left.pop(voter, None)
-                counted[voter] = answer
-            for voter, answer in self._left.get(number, {}).items():
-                (counted if voter in counted else left)[voter] = answer
-            present |= set(self._present.values())
-            revealed = revealed or number in self._revealed
-        counts = [0] * len(question.categories)
-        for index in counted.values():
-            counts[index] += 1
-        return Tally(question, tuple(counts), len(present), revealed,
-                     here=len(present & (counted.keys() | left.keys())), left_out=len(left),
-                     per_address=self.per_address)
+        counted, left, present, revealed = merged(self, number, rows, present, revealed)
+        counts = tuple(list(counted.values()).count(i) for i in range(len(question.categories)))
+        return Tally(question, counts, len(present), revealed, here=len(present & (counted.keys() | left.keys())),
+                     left_out=len(left), per_address=self.per_address)
 
     def answer_of(self, number: int, browser: str) -> int | None:
         voter = self.voter(browser)
-        with self._lock:
-            kept = self._votes.get(number, {}).get(voter, self._left.get(number, {}).get(voter))
-        if kept is not None:
-            return kept
+        if (kept := PollStore.answer_of(self, number, browser)) is not None:
+            return kept                  # kept in this process's memory while the store refused it
         rows = self.store.read("SELECT answer FROM votes WHERE number = ? AND voter IN (?, ?)",
                                (number, voter, LEFT + voter))
         return rows[0][0] if rows else None
-
-    def _forget_kept(self, number: int | None, voter: str | None = None) -> None:
-        """Drop what this process kept in memory (a voter's answer, a question's, or all) once the
-        store holds the newer state."""
-        with self._lock:
-            for kept in (self._votes, self._left):
-                for n in ([number] if number is not None else list(kept)):
-                    if voter is None:
-                        kept.pop(n, None)
-                    else:
-                        kept.get(n, {}).pop(voter, None)
-            if voter is None and number is None:
-                self._revealed.clear()
-            elif voter is None:
-                self._revealed.discard(number)
 
     # --- the lecturer's controls ---
     def reveal(self, number: int) -> None:
@@ -190,7 +156,7 @@ class SharedPollStore(PollStore):
             db.execute("DELETE FROM votes WHERE number = ?", (number,))
             db.execute("DELETE FROM revealed WHERE number = ?", (number,))
             self._changed(db, number, "reset")
-        self._forget_kept(number)
+        forget_kept(self, number)
         self._notify(number, "reset")
 
     def reset_all(self) -> None:
@@ -199,7 +165,7 @@ class SharedPollStore(PollStore):
             db.execute("DELETE FROM votes")
             db.execute("DELETE FROM revealed")
             self._changed(db, None, "reset")
-        self._forget_kept(None)
+        forget_kept(self, None)
         self._notify(None, "reset")
 
     # --- who is here ---
@@ -218,6 +184,36 @@ class SharedPollStore(PollStore):
                 self._changed(db, None, "presence")
         if gone:
             self._notify(None, "presence")
+
+
+def merged(poll: SharedPollStore, number: int, rows, present: set, revealed: bool):
+    """The store's votes (`rows`: voter, answer) merged with those `poll` kept in memory while the
+    store refused them: (counted, left out, present, revealed), one answer per voter, memory's later."""
+    counted = {v: a for v, a in rows if not v.startswith(LEFT)}
+    left = {v[len(LEFT):]: a for v, a in rows if v.startswith(LEFT)}
+    with poll._lock:
+        for voter, answer in poll._votes.get(number, {}).items():
+            left.pop(voter, None)
+            counted[voter] = answer
+        for voter, answer in poll._left.get(number, {}).items():
+            (counted if voter in counted else left)[voter] = answer
+        return counted, left, present | set(poll._present.values()), revealed or number in poll._revealed
+
+
+def forget_kept(poll: SharedPollStore, number: int | None, voter: str | None = None) -> None:
+    """Drop what `poll` kept in memory (a voter's answer, a question's, or all) once the store holds
+    the newer state."""
+    with poll._lock:
+        for kept in (poll._votes, poll._left):
+            for n in ([number] if number is not None else list(kept)):
+                if voter is None:
+                    kept.pop(n, None)
+                else:
+                    kept.get(n, {}).pop(voter, None)
+        if voter is None and number is None:
+            poll._revealed.clear()
+        elif voter is None:
+            poll._revealed.discard(number)
 
 
 def class_poll(store: ClassStore | None, per_address: int | None = None) -> PollStore:
