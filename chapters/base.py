@@ -15,6 +15,7 @@ tour shows the same components as the chapter page.
 chapter with `presets = True` shows the preset bar (uikit.presets: preset prompts and the aligned /
 weak / random draft variant switch; with `drafters = True` also the drafter switch, who guesses) at
 the top of its body.
+A press the page drops (uikit.clicks: its button off, or too fast) is said (`say_dropped`).
 Model work goes through `await self.run_model(fn, *args)`: off the event loop, with the "working…"
 line shown, and a PromptError shown as one sentence instead of raised. A service request that takes
 a `variant` (serving.service) gets the student's draft variant (`self.variant`) unless the call names one.
@@ -31,7 +32,9 @@ import param
 
 from lab.prompts import PromptError
 from serving.service import QueueFull
+from uikit.clicks import say_dropped_on
 from uikit.figures import finish_figures
+from uikit.pacing import served
 from uikit.panels import Busy, takeaway_box
 from uikit.predict import PredictCard
 from uikit.presets import PresetBar
@@ -43,6 +46,13 @@ REFUSED_PAUSE = 2.0   # seconds a refused request keeps its button disabled, so 
 WAITING = 1.5         # seconds before a press still waiting for the models says why
 STILL_WAITING = ("waiting for the models (they may still be warming up, or busy with the class); your press "
                  "runs as soon as they are free, no need to press again…")
+
+
+def say_dropped(chapter, sentence: str) -> None:
+    """A press `chapter`'s page dropped (uikit.clicks: its button off, or too fast), never silent: said
+    beside its buttons on the working line (the tour shows it) and on its problem line."""
+    chapter.busy.say(sentence)
+    chapter.show_problem(sentence)
 
 
 def _takes_variant(fn) -> bool:
@@ -82,6 +92,7 @@ class Chapter(pn.viewable.Viewer):
         if self.preset_bar is not None and self.predict is not None:
             self.preset_bar.wait_for_answer(self.predict)
         self._view = None
+        say_dropped_on(pn.state.curdoc if served() else None, lambda s: say_dropped(self, s))
         hook = self.on_settings_changed
         if inspect.iscoroutinefunction(hook):    # a chapter that asks the models again
             async def changed(*events):

@@ -211,13 +211,18 @@ class QuestionPoll(pn.viewable.Viewer):
         self.reveal_button = pn.widgets.Button(label=f"Reveal question {position}", color="primary",
                                                description="Show the class's answers on every student's card")
         self.reset_button = pn.widgets.Button(label=f"Reset question {position}", color="warning")
-        on_click(self.reveal_button, lambda e: self.store.reveal(self.number))
-        on_click(self.reset_button, lambda e: self.store.reset(self.number))
+        on_click(self.reveal_button, lambda e: self.store.reveal(self.number), say=self.say)
+        on_click(self.reset_button, lambda e: self.store.reset(self.number), say=self.say)
         self.chart_slot = pn.Column(sizing_mode="stretch_width", margin=0)
         self.buttons = pn.Row(self.reveal_button, self.reset_button, margin=0, visible=False)
         self.view = pn.Column(self.head, self.chart_slot, self.status, self.buttons,
                               sizing_mode="stretch_width", margin=(0, 0, 10, 0), css_classes=["poll-question"])
         self.refresh()
+
+    def say(self, sentence: str) -> None:
+        """A press of this question's buttons was dropped (uikit.clicks): said under its status line."""
+        self.status.object = (status_html(self.number, self.store.tally(self.number))
+                              + f'<div class="poll-status" role="alert">{html.escape(sentence)}</div>')
 
     def refresh(self) -> None:
         tally = self.store.tally(self.number)
@@ -259,7 +264,9 @@ class PollView(pn.viewable.Viewer):
             self.ballot.on_answer(lambda number: self.refresh({number}))
         self.current = current if current in self.questions else None
         self.reset_all_button = pn.widgets.Button(label="Reset all questions", color="danger")
-        on_click(self.reset_all_button, lambda e: self.store.reset_all())
+        self.said = pn.pane.HTML("", stylesheets=[POLL_CSS], sizing_mode="stretch_width", margin=0)
+        on_click(self.reset_all_button, lambda e: self.store.reset_all(), say=lambda sentence: setattr(
+            self.said, "object", f'<div class="poll-status" role="alert">{html.escape(sentence)}</div>'))
         others = [q for n, q in self.questions.items() if n != self.current]
         title = (f"Other questions ({len(others)})" if self.current is not None
                  else f"All {len(others)} questions")
@@ -281,7 +288,7 @@ class PollView(pn.viewable.Viewer):
                              sizing_mode="stretch_width", margin=0)
         mine = [pn.Column(self.questions[self.current], max_width=640, sizing_mode="stretch_width")] \
             if self.current is not None else []
-        return pn.Card(intro, *mine, self.others, self.reset_all_button, title="Class poll",
+        return pn.Card(intro, *mine, self.others, self.reset_all_button, self.said, title="Class poll",
                        collapsed=False, sizing_mode="stretch_width", css_classes=["class-poll"])
 
 

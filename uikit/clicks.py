@@ -5,14 +5,20 @@ same. Twenty tabs of one browser can click as fast as they like, and every callb
 redraw, a model request) takes turns of the event loop the class shares. So the callback returns at
 once when its button is disabled or when the browser of its page clicks too fast (the shell gives
 each served page that check with `allow_clicks_when`; a page without one may always click).
+A dropped click is never silent: it says one sentence to the student who pressed (DISABLED or
+TOO_FAST), through the `say` given with the button, else the one its page registered with
+`say_dropped_on` (a chapter: its working line, chapters.base), else the terminal's debug log.
 tests/uikit/test_clicks.py checks that no module of the lab registers a click any other way.
 
     on_click(self.run_button, self._on_run)                 # an async method works too
+    on_click(button, fn, say=lambda sentence: ...)          # where this button's dropped click is said
     allow_clicks_when(doc, browsers.click_allowed)          # per served page, by the shell
+    say_dropped_on(doc, chapter.say_dropped)                # per page: where its dropped clicks are said
 """
 from __future__ import annotations
 
 import inspect
+import logging
 import weakref
 from typing import Callable
 
@@ -20,8 +26,16 @@ import panel as pn
 
 from uikit.pacing import served
 
+log = logging.getLogger(__name__)
+
 # served document → may its browser click now (per page, gone with it)
 _ALLOWED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+SAY = "speclab_say_dropped"     # a page's attribute: where its dropped clicks are said (gone with it)
+
+DISABLED = ("That press came while its button was off (its last press still running, or the page not "
+            "ready yet), so it did nothing; press again once the button is on.")
+TOO_FAST = ("That press came faster than this browser's share of the class allows, so it did nothing; "
+            "wait a second and press again.")
 
 
 def allow_clicks_when(doc, allowed: Callable[[object], bool] | None) -> None:
@@ -32,25 +46,53 @@ def allow_clicks_when(doc, allowed: Callable[[object], bool] | None) -> None:
         _ALLOWED[doc] = allowed
 
 
-def dropped(button: pn.widgets.Button) -> bool:
-    """Whether a click of `button` now should not run: the button is disabled, or its page's browser
-    clicks too fast."""
+def say_dropped_on(doc, say: Callable[[str], None] | None) -> None:
+    """Say the dropped clicks of page `doc` with `say(sentence)` (None: no longer); the latest wins."""
+    if doc is not None:
+        setattr(doc, SAY, say)
+
+
+def dropped_why(button: pn.widgets.Button) -> str:
+    """Why a click of `button` now should not run ("" when it should): the button is disabled, or its
+    page's browser clicks too fast."""
     if button.disabled:
-        return True
+        return DISABLED
     if not served():
-        return False
+        return ""
     allowed = _ALLOWED.get(pn.state.curdoc)
-    return allowed is not None and not allowed(pn.state.curdoc)
+    return TOO_FAST if allowed is not None and not allowed(pn.state.curdoc) else ""
 
 
-def on_click(button: pn.widgets.Button, fn: Callable) -> None:
-    """`button.on_click(fn)`, skipping the clicks that `dropped` says should not run; `fn` may be async."""
+def dropped(button: pn.widgets.Button) -> bool:
+    """Whether a click of `button` now should not run."""
+    return bool(dropped_why(button))
+
+
+def tell_dropped(sentence: str, say: Callable[[str], None] | None = None) -> None:
+    """Say `sentence` about a dropped click: with `say`, else where the current page said."""
+    doc = pn.state.curdoc
+    say = say or getattr(doc, SAY, None)
+    if say is not None:
+        say(sentence)
+    else:
+        log.debug("a click dropped on a page that names no place to say so: %s", sentence)
+
+
+def on_click(button: pn.widgets.Button, fn: Callable, say: Callable[[str], None] | None = None) -> None:
+    """`button.on_click(fn)`, skipping the clicks that `dropped_why` says should not run, each said in
+    one sentence (`tell_dropped`, with `say` when given); `fn` may be async."""
+    def runs() -> bool:
+        why = dropped_why(button)
+        if why:
+            tell_dropped(why, say)
+        return not why
+
     if inspect.iscoroutinefunction(fn):
         async def guarded(event):
-            if not dropped(button):
+            if runs():
                 await fn(event)
     else:
         def guarded(event):
-            if not dropped(button):
+            if runs():
                 fn(event)
     button.on_click(guarded)

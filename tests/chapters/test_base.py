@@ -148,3 +148,24 @@ def test_a_refused_or_failed_press_is_said_beside_its_button(state, monkeypatch)
     def boom():
         raise RuntimeError("out of memory")
     assert asyncio.run(ch.run_model(boom)) is None and "could not finish" in ch.busy.said
+
+
+def test_a_press_the_page_drops_is_said_on_its_working_line(state, monkeypatch):
+    """A chapter on a served page says a dropped press (its button off: a press during warm-up) beside
+    its buttons and on its problem line, never silently (issue 49.7)."""
+    import panel as pn
+    from bokeh.document import Document
+    from panel.io.state import set_curdoc
+
+    from chapters import base
+    from uikit.clicks import DISABLED, on_click, say_dropped_on
+
+    monkeypatch.setattr(base, "served", lambda: True)    # the page as served (its panes built in a plain document)
+    page, ran = Document(), []
+    with set_curdoc(page):
+        ch = base.Chapter(state)
+        button = pn.widgets.Button(label="Next round", disabled=True)
+        on_click(button, ran.append)
+        button.clicks += 1
+    assert ran == [] and ch.busy.said == DISABLED and "did nothing" in ch.problem.object
+    say_dropped_on(page, None)

@@ -370,3 +370,17 @@ def test_students_sharing_an_address_keep_their_answers_left_out_of_the_histogra
     store.reset(3)
     assert store.tally(3).left_out == 0 and store.answer_of(3, "b") is None
     assert store.vote(3, "b", "5", "10.0.0.9") is None and store.tally(3).counts == (0, 1, 0, 0)
+
+
+def test_a_dropped_press_of_the_lecturers_poll_buttons_is_said_under_the_question():
+    """Reveal pressed again after the reveal (its button off): one sentence under its status line."""
+    from shell.poll import QuestionPoll
+    from uikit.clicks import DISABLED
+    store = PollStore()
+    store.ask(Question(3, "choice", ("yes", "no")))
+    view = QuestionPoll(store, 3, "Is it?")
+    store.reveal(3)
+    view.refresh()
+    assert view.reveal_button.disabled and DISABLED not in view.status.object
+    view.reveal_button.clicks += 1
+    assert "did nothing" in view.status.object and "revealed to the class" in view.status.object

@@ -101,3 +101,28 @@ def test_no_module_registers_a_click_but_through_the_guard():
     assert guarded == {"shell", "chapters", "uikit"}          # the scan reads the modules that have buttons
     assert clicks_registered(guard)[0]                        # the guard itself registers through Button.on_click
 
+
+
+def test_a_dropped_click_says_one_sentence_to_its_student():
+    """Never silent: a disabled button's click and a too-fast one each say their sentence, through
+    the button's own `say`, else through the one its page registered."""
+    from uikit.clicks import DISABLED, TOO_FAST, say_dropped_on
+    said, ran = [], []
+    button = pn.widgets.Button(label="Tick the clock", disabled=True)
+    on_click(button, ran.append, say=said.append)
+    crafted_click(button)
+    assert ran == [] and said == [DISABLED]
+
+    page, heard = ServedPage(), []
+    say_dropped_on(page, heard.append)
+    allow_clicks_when(page, lambda doc: False)          # this browser has clicked too fast
+    other = pn.widgets.Button(label="Next round")
+    on_click(other, ran.append)
+    with set_curdoc(page):
+        other.clicks += 1
+    assert ran == [] and heard == [TOO_FAST]
+    allow_clicks_when(page, None)
+    with set_curdoc(page):
+        other.clicks += 1
+    assert len(ran) == 1 and heard == [TOO_FAST]        # a click that runs says nothing
+    say_dropped_on(page, None)
