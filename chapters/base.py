@@ -32,7 +32,7 @@ import param
 
 from lab.prompts import PromptError
 from serving.service import QueueFull
-from uikit.clicks import say_dropped_on
+from uikit.clicks import DISABLED, TOO_FAST, say_dropped_on
 from uikit.figures import finish_figures
 from uikit.pacing import served
 from uikit.panels import Busy, takeaway_box
@@ -51,8 +51,9 @@ STILL_WAITING = ("waiting for the models (they may still be warming up, or busy 
 def say_dropped(chapter, sentence: str) -> None:
     """A press `chapter`'s page dropped (uikit.clicks: its button off, or too fast), never silent: said
     beside its buttons on the working line (the tour shows it) and on its problem line."""
-    chapter.busy.say(sentence)
-    chapter.show_problem(sentence)
+    if sentence or chapter.busy.said in (DISABLED, TOO_FAST):      # "": a later press ran, clear it
+        chapter.busy.say(sentence)
+        chapter.show_problem(sentence)
 
 
 def _takes_variant(fn) -> bool:

@@ -221,8 +221,8 @@ class QuestionPoll(pn.viewable.Viewer):
 
     def say(self, sentence: str) -> None:
         """A press of this question's buttons was dropped (uikit.clicks): said under its status line."""
-        self.status.object = (status_html(self.number, self.store.tally(self.number))
-                              + f'<div class="poll-status" role="alert">{html.escape(sentence)}</div>')
+        self.status.object = status_html(self.number, self.store.tally(self.number)) + (
+            f'<div class="poll-status" role="alert">{html.escape(sentence)}</div>' if sentence else "")
 
     def refresh(self) -> None:
         tally = self.store.tally(self.number)
@@ -266,7 +266,7 @@ class PollView(pn.viewable.Viewer):
         self.reset_all_button = pn.widgets.Button(label="Reset all questions", color="danger")
         self.said = pn.pane.HTML("", stylesheets=[POLL_CSS], sizing_mode="stretch_width", margin=0)
         on_click(self.reset_all_button, lambda e: self.store.reset_all(), say=lambda sentence: setattr(
-            self.said, "object", f'<div class="poll-status" role="alert">{html.escape(sentence)}</div>'))
+            self.said, "object", sentence and f'<div class="poll-status" role="alert">{html.escape(sentence)}</div>'))
         others = [q for n, q in self.questions.items() if n != self.current]
         title = (f"Other questions ({len(others)})" if self.current is not None
                  else f"All {len(others)} questions")

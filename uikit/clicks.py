@@ -69,12 +69,13 @@ def dropped(button: pn.widgets.Button) -> bool:
 
 
 def tell_dropped(sentence: str, say: Callable[[str], None] | None = None) -> None:
-    """Say `sentence` about a dropped click: with `say`, else where the current page said."""
+    """Say `sentence` about a dropped click ("": the next press ran, clear it): with `say`, else where
+    the current page said."""
     doc = pn.state.curdoc
     say = say or getattr(doc, SAY, None)
     if say is not None:
         say(sentence)
-    else:
+    elif sentence:
         log.debug("a click dropped on a page that names no place to say so: %s", sentence)
 
 
@@ -83,8 +84,9 @@ def on_click(button: pn.widgets.Button, fn: Callable, say: Callable[[str], None]
     one sentence (`tell_dropped`, with `say` when given); `fn` may be async."""
     def runs() -> bool:
         why = dropped_why(button)
-        if why:
+        if why or getattr(button, "_speclab_said", False):     # a press that runs clears the sentence
             tell_dropped(why, say)
+            button._speclab_said = bool(why)
         return not why
 
     if inspect.iscoroutinefunction(fn):

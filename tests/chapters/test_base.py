@@ -168,4 +168,8 @@ def test_a_press_the_page_drops_is_said_on_its_working_line(state, monkeypatch):
         on_click(button, ran.append)
         button.clicks += 1
     assert ran == [] and ch.busy.said == DISABLED and "did nothing" in ch.problem.object
+    button.disabled = False
+    with set_curdoc(page):
+        button.clicks += 1                               # a press that runs: the sentence goes
+    assert len(ran) == 1 and ch.busy.said == "" and ch.problem.object == ""
     say_dropped_on(page, None)

@@ -124,5 +124,8 @@ def test_a_dropped_click_says_one_sentence_to_its_student():
     allow_clicks_when(page, None)
     with set_curdoc(page):
         other.clicks += 1
-    assert len(ran) == 1 and heard == [TOO_FAST]        # a click that runs says nothing
+    assert len(ran) == 1 and heard == [TOO_FAST, ""]    # a click that runs clears the sentence
+    with set_curdoc(page):
+        other.clicks += 1
+    assert len(ran) == 2 and heard == [TOO_FAST, ""]    # and then says nothing
     say_dropped_on(page, None)
