@@ -83,8 +83,8 @@ def seed_note(generation: GenerationTrace, state) -> str:
     """Says so when the rounds shown are not at the student's own seed, and why."""
     if generation.seed == state.seed:
         return ""
-    return (f" Seed {generation.seed}: the first from your seed {state.seed} whose text reaches a round that keeps "
-            "some guesses and corrects one without a rare draw on the way.")
+    return (f" Seed {generation.seed}, not your {state.seed}: the first from yours whose text reaches a round that "
+            "keeps some guesses and corrects one, with no rare draw on the way.")
 
 
 async def generation_for(chapter: Chapter, settings: SamplingSettings) -> GenerationTrace | None:

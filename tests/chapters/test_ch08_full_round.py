@@ -239,4 +239,4 @@ def test_the_first_round_shown_keeps_some_guesses_and_corrects_one_when_the_gene
     assert r.n_accepted >= 1 and r.rejected_index == r.n_accepted and r.extra_kind == "correction"
     assert teaches(r) and not any(reads_oddly(x) for x in generation.rounds[:r.index + 1])
     if generation.seed != chapter.state.seed:
-        assert f"Seed {generation.seed}: the first from your seed {chapter.state.seed}" in chapter.round_note.object
+        assert f"Seed {generation.seed}, not your {chapter.state.seed}: the first from yours" in chapter.round_note.object
