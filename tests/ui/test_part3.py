@@ -1,23 +1,24 @@
 """Chapters 5–11 in a browser: open by URL, answer the predict question, use the main control."""
 import pytest
 
-from chapters.ch05_one_pass import MAX_NEW_TOKENS
-from chapters.rounds import SHOWN_TEMPERATURE, SHOWN_TOP_P, teaching_round
-from lab.core.engine import generate
+from chapters.rounds import SHOWN_TEMPERATURE, SHOWN_TOP_P, teaching_generation_steps, teaching_round
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
 from lab.core.sampling import SamplingSettings
 from lab.pairs.tiny import tiny_pair
+from lab.speed.measure import run_to_end
+from serving.service import ModelService
 from tests.helpers import wait_until
 from tests.ui.helpers import BOKEH_SOURCES, SLIDER_VALUE, open_page
 from uikit.tokens import show_text
 
 @pytest.fixture(scope="module")
 def first_round():
-    """The round the served app shows first: the same tiny pair, prompt, γ, seed and settings."""
+    """The round the served app shows first: the same tiny pair, prompt, γ, settings and chosen seed."""
     pair = tiny_pair()
     ids = encode_prompt(pair.tokenizer, DEFAULT_PROMPT)
-    trace = generate(pair, ids, settings=SamplingSettings(SHOWN_TEMPERATURE, 0, SHOWN_TOP_P), gamma=4, seed=0,
-                     max_new_tokens=MAX_NEW_TOKENS, keep_rows=True)
+    steps = teaching_generation_steps(ModelService(lambda: pair), ids, gamma=4, first_seed=0,
+                                      settings=SamplingSettings(SHOWN_TEMPERATURE, 0, SHOWN_TOP_P))
+    trace = run_to_end(steps)          # at the seed chapters 5, 8 and 9 choose from the student's 0
     return trace.rounds[teaching_round(trace)]
 
 
