@@ -66,7 +66,10 @@ def test_a_schedule_is_priced_with_the_profile_it_is_given():
     # a copy of 5 tokens ("5 6" came before): copied guesses beat the draft model's, so lookup alone
     # guesses, as many as α's lower bound (0.21, nothing known yet) pays for
     assert cheap.caps([5, 6, 7, 8, 9, 5, 6]) == {"lookup": 2, "model": 0} and cheap.choice == "lookup"
-    assert dear.caps([1, 2, 3]) == {"lookup": 0, "model": 0}
+    # dear verify passes: one opening probe of the untried draft model, then, that guess rejected, plain steps
+    assert dear.caps([1, 2, 3]) == {"lookup": 0, "model": 1} and dear.choice == "probe"
+    dear.update(1, 0, "model", [1, 2, 3, 4])
+    assert dear.caps([1, 2, 3, 4]) == {"lookup": 0, "model": 0} and dear.choice == "plain"
 
 
 @pytest.mark.parametrize("prompt", PROMPTS)
