@@ -17,7 +17,7 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(items):
-    """Every test carries its tier (tests/tiers.py): `-m "not browser and not subprocess"` is the fast tier."""
+    """Every test carries its tier (tests/tiers.py): `-m "not browser and not subprocess and not slow"` is the fast tier."""
     from tests.tiers import tier_markers
     for item in items:
         name = item.originalname if item.cls is None else f"{item.cls.__name__}.{item.originalname}"

@@ -25,3 +25,8 @@ def test_a_helper_that_starts_a_process_puts_its_callers_in_the_subprocess_tier(
 
 def test_pure_computations_are_in_the_fast_tier():
     assert tier_markers(TESTS / "lab" / "test_analytic.py", "test_seed_table", []) == set()
+
+
+def test_the_exports_recordings_are_slow():
+    assert tier_markers(TESTS / "shell" / "test_export.py", "test_a_recorded_next_round_is_the_services_round",
+                        []) == {"slow"}

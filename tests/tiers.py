@@ -3,9 +3,10 @@
     browser      a test in tests/ui: a served app driven by Debian's chromium
     subprocess   a test that starts another interpreter or program: its own body, a function of the
                  tests it calls (followed through tests/ modules), or a fixture of its module does
+    slow         the static export's recordings (tests/shell/test_export*.py: every control of a page
+                 pressed over the models, up to a minute a test)
 
-The fast tier is the rest: `python3 -m pytest -q -m "not browser and not subprocess"` (no browser,
-no extra interpreter). tests/conftest.py marks every collected test with `tier_markers`.
+The fast tier is the rest: `python3 -m pytest -q -m "not browser and not subprocess and not slow"`. tests/conftest.py marks every collected test with `tier_markers`.
 """
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ REPO = Path(__file__).resolve().parents[1]
 # What starting another process looks like in a test's code.
 SPAWNS = ("subprocess", "Popen", "sys.executable", "os.fork", "multiprocessing")
 MARKERS = {"browser": "drives Debian's chromium against a served app (tests/ui)",
-           "subprocess": "starts another interpreter or program"}
+           "subprocess": "starts another interpreter or program",
+           "slow": "records the static export (tests/shell/test_export*.py)"}
 
 
 @lru_cache(maxsize=None)
@@ -61,6 +63,7 @@ def tier_markers(path: Path, test_name: str, fixtures: list[str]) -> set[str]:
     path = Path(path).resolve()
     if "ui" in path.relative_to(REPO).parts[:2]:
         return {"browser"}
+    marks = {"slow"} if path.name.startswith("test_export") else set()
     _, defs, _ = _module(path)
     top, _, method = test_name.partition(".")
     node = defs.get(top)
@@ -68,4 +71,4 @@ def tier_markers(path: Path, test_name: str, fixtures: list[str]) -> set[str]:
         node = next((n for n in ast.walk(node) if getattr(n, "name", None) == method), node)
     seen: set = set()
     nodes = ([node] if node is not None else []) + [defs[f] for f in fixtures if f in defs]
-    return {"subprocess"} if any(_spawns(path, n, seen) for n in nodes) else set()
+    return marks | ({"subprocess"} if any(_spawns(path, n, seen) for n in nodes) else set())
