@@ -8,6 +8,7 @@
 //   lab/speed/costs.py        profile_round_cost, profile_speedup (CostProfile.round_cost, .speedup)
 //   lab/experiments/display.py      regions
 //   lab/core/sampling.py     accept_probability; lab/experiments/twotokens.py thresholds
+//   Python's format(x, ".Nf")   fixed
 //
 // Inputs are numbers the page's own sliders produce (already in range), so the Python functions'
 // checks of their input are not repeated here.
@@ -90,6 +91,17 @@ const analytic = (() => {
     return [accept_probability(p, q, 0), accept_probability(p, q, 1)]
   }
 
-  return {MAX_GAMMA, expected_tokens, round_cost, speedup, break_even_alpha, best_gamma, ALPHAS, numbers,
+  // Python's f"{x:.{d}f}": toFixed, but an exact tie (an odd multiple of 1 / 2^(d+1)) goes to the even
+  // digit, so a page's text says what Python's says (0.125 → "0.12", where toFixed gives "0.13").
+  function fixed(x, d) {
+    const twice = x * 2 ** (d + 1)
+    if (Number.isInteger(twice) && Math.abs(twice) % 2 === 1) {
+      const k = Math.floor(x * 10 ** d), text = ((k % 2 === 0 ? k : k + 1) / 10 ** d).toFixed(d)
+      return x < 0 && !text.startsWith("-") ? "-" + text : text       // -0.5 → "-0", as Python writes it
+    }
+    return x.toFixed(d)
+  }
+
+  return {MAX_GAMMA, fixed, expected_tokens, round_cost, speedup, break_even_alpha, best_gamma, ALPHAS, numbers,
           profile_round_cost, profile_speedup, regions, accept_probability, thresholds}
 })()

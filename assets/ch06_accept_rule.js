@@ -19,8 +19,8 @@ const thr = analytic.thresholds(p_a, q_a)
 region_src.setv({data: {token: tokens, agree: r.agree, eager: r.eager, shy: r.shy}}, quiet)
 pq_src.setv({data: {token: tokens, p, q}}, quiet)
 lines_src.setv({data: {p: [p_a], q: [q_a]}}, quiet)
-p_item.setv({label: {value: `p(A) = ${p_a.toFixed(2)}: the target`}}, quiet)
-q_item.setv({label: {value: `q(A) = ${q_a.toFixed(2)}: the draft alone`}}, quiet)
+p_item.setv({label: {value: `p(A) = ${analytic.fixed(p_a, 2)}: the target`}}, quiet)
+q_item.setv({label: {value: `q(A) = ${analytic.fixed(q_a, 2)}: the draft alone`}}, quiet)
 
 // ---- the counts cleared: clear_share, draw_draws with no draw; the browser's draws start again ----
 delete share_src._speclab_draws        // assets/ch06_draws.js (the offline copy)
@@ -35,8 +35,8 @@ u_label.setv({text: ""}, quiet)
 // ---- frequency_table_html with no draws ----
 const rows = tokens.map((t, i) => {
   const kind = q[i] > p[i] ? "draft too eager" : (q[i] < p[i] ? "draft too shy" : "both agree")
-  return `<tr><td><b>${t}</b></td><td>${p[i].toFixed(2)}</td><td>${q[i].toFixed(2)}</td><td>${kind}</td>` +
-    `<td>0</td><td>0</td><td>—</td><td>${thr[i].toFixed(3)}</td></tr>`
+  return `<tr><td><b>${t}</b></td><td>${analytic.fixed(p[i], 2)}</td><td>${analytic.fixed(q[i], 2)}</td><td>${kind}</td>` +
+    `<td>0</td><td>0</td><td>—</td><td>${analytic.fixed(thr[i], 3)}</td></tr>`
 }).join("")
 const table = "<table class='speclab-table'><thead><tr><th>token</th><th>p</th><th>q</th><th>region</th>" +
   "<th>proposed</th><th>kept</th><th>kept ÷ proposed</th><th>min(1, p/q)</th></tr></thead>" +

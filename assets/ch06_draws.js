@@ -15,15 +15,7 @@ const quiet = {sync: false}
 const escape = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
   .replace(/"/g, "&quot;").replace(/'/g, "&#x27;")          // Python's html.escape, as Panel sends text
 
-// Python's f"{x:.{d}f}": toFixed, but an exact tie (an odd multiple of 1 / 2^(d+1)) goes to the even digit
-function fixed(x, d) {
-  const twice = x * 2 ** (d + 1)
-  if (Number.isInteger(twice) && Math.abs(twice) % 2 === 1) {
-    const k = Math.floor(x * 10 ** d)
-    return ((k % 2 === 0 ? k : k + 1) / 10 ** d).toFixed(d)
-  }
-  return x.toFixed(d)
-}
+const fixed = analytic.fixed
 
 // numpy's PCG64 (XSL-RR 128/64): step, then output; random() = (next64 >> 11) · 2^-53
 const MASK128 = (1n << 128n) - 1n, MASK64 = (1n << 64n) - 1n

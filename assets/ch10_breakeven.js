@@ -10,7 +10,7 @@
 // table, note and versus panes' models.
 const {alpha: a, gamma: g, c, readout, table, note, versus} = cb_data
 const quiet = {sync: false}
-const f2 = (x) => x.toFixed(2)
+const f2 = (x) => analytic.fixed(x, 2)
 const escape = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
   .replace(/"/g, "&quot;").replace(/'/g, "&#x27;")          // Python's html.escape, as Panel sends text
 const short = (x) => String(Number(x.toPrecision(6)))       // Python's format(x, "g") for these values
@@ -79,7 +79,7 @@ const rows = table_rows.map((r) => r.slice())
 if (!rows.some(([x, k]) => x === current[0] && k === current[1])) rows.push(current)
 const body = rows.map(([x, k]) => {
   const mark = x === current[0] && k === current[1] ? " class='current'" : ""
-  return `<tr${mark}><td>α = ${short(x)}, γ = ${k}</td><td>${(x ** (k + 1)).toFixed(3)}</td>` +
+  return `<tr${mark}><td>α = ${short(x)}, γ = ${k}</td><td>${analytic.fixed(x ** (k + 1), 3)}</td>` +
     `<td>${f2(analytic.expected_tokens(x, k))}</td><td>${f2(analytic.speedup(x, k, c))}×</td></tr>`
 }).join("")
 const lecture_table = "<table class='speclab-table'><thead><tr><th>α, γ</th><th>α<sup>γ+1</sup></th>" +

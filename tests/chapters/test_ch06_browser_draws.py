@@ -14,6 +14,7 @@ from bokeh.models import Label, LegendItem
 from chapters.ch06_accept_rule import AcceptRuleChapter
 from lab.experiments.twotokens import student_rng
 from tests.helpers import JS_MODEL
+from uikit.browser import js_code
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
 
@@ -120,7 +121,7 @@ def test_browser_generator_is_numpys_pcg64():
     rng = student_rng(3, "browser-7")
     state = rng.bit_generator.state["state"]
     want = rng.random(5000)
-    code = (open("assets/ch06_draws.js").read().split("const panes = {}")[0]
+    code = (js_code("analytic") + "\n" + js_code("ch06_draws").split("const panes = {}")[0]
             + "const g = {state: BigInt(seed_state), inc: BigInt(seed_inc)};"
             + "process.stdout.write(JSON.stringify(Array.from({length: 5000}, () => random(g))))")
     script = f"const seed_state = {json.dumps(str(state['state']))}, seed_inc = {json.dumps(str(state['inc']))};\n{code}"

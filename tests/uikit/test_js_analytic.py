@@ -109,6 +109,18 @@ def test_chapter_10_numbers_match_lab_breakeven():
         assert got["best_gamma"] == want["best_gamma"]
 
 
+def test_fixed_writes_what_python_writes():
+    """analytic.fixed is Python's f"{x:.Nf}", exact ties included (0.125 is "0.12" in Python, "0.13" by
+    toFixed): a page's browser text and its server text never differ in a last digit."""
+    rng = np.random.default_rng(7)
+    values = ([k / 8 for k in range(-17, 18)] + [k / 16 for k in range(-33, 34)] + [k / 2 for k in range(-5, 6)]
+              + rng.uniform(-3, 3, 400).tolist() + [0.005, 0.015, 0.0625, 1.005, 2.675, 1e-9, -1e-9, 12.345])
+    calls = [["fixed", x, d] for x in values for d in (0, 1, 2, 3)]
+    js = formulas(calls)
+    assert js == [f"{x:.{d}f}" for _, x, d in calls]
+    assert formulas([["fixed", 0.125, 2]]) == ["0.12"]
+
+
 def test_profile_costs_match_lab_costs():
     profile = made_profile(verify=(0.01, 0.011, 0.0125, 0.014, 0.016, 0.0205), draft=0.002)
     verify = browser_profile(profile)["verify"]
