@@ -92,7 +92,7 @@ class LecturerPanel(pn.viewable.Viewer):
                                              **{"value": k for k, v in self.pair_names.items() if v == in_use})
         self.switch_button = pn.widgets.Button(label="Switch pair for everyone", color="warning")
         self.status = pn.pane.HTML("", sizing_mode="stretch_width")
-        on_click(self.switch_button, self.switch)
+        on_click(self.switch_button, self.switch, say=self._say)
         self._build_reset()
         self.sessions = pn.pane.HTML(self._sessions_html(), sizing_mode="stretch_width", margin=(0, 10))
         self._room = DocumentWatch(the_class.classroom,
@@ -127,9 +127,9 @@ class LecturerPanel(pn.viewable.Viewer):
         self.confirm_reset = pn.widgets.Button(label="Yes, clear every student's work", color="danger",
                                                visible=False)
         self.cancel_reset = pn.widgets.Button(label="Cancel", color="light", visible=False)
-        on_click(self.reset_button, lambda e: self._ask_reset(True))
-        on_click(self.cancel_reset, lambda e: self._ask_reset(False))
-        on_click(self.confirm_reset, self._on_reset)
+        on_click(self.reset_button, lambda e: self._ask_reset(True), say=self._say)
+        on_click(self.cancel_reset, lambda e: self._ask_reset(False), say=self._say)
+        on_click(self.confirm_reset, self._on_reset, say=self._say)
 
     def _ask_reset(self, asking: bool) -> None:
         for widget in (self.reset_warning, self.confirm_reset, self.cancel_reset):

@@ -6,8 +6,9 @@ redraw, a model request) takes turns of the event loop the class shares. So the 
 once when its button is disabled or when the browser of its page clicks too fast (the shell gives
 each served page that check with `allow_clicks_when`; a page without one may always click).
 A dropped click is never silent: it says one sentence to the student who pressed (DISABLED or
-TOO_FAST), through the `say` given with the button, else the one its page registered with
-`say_dropped_on` (a chapter: its working line, chapters.base), else the terminal's debug log.
+TOO_FAST), through the `say` given with the button, else the one its page had registered with
+`say_dropped_on` when the button was wired (a chapter: its working line, chapters.base; a tour holds
+several chapters, each button says on its own), else the terminal's debug log.
 tests/uikit/test_clicks.py checks that no module of the lab registers a click any other way.
 
     on_click(self.run_button, self._on_run)                 # an async method works too
@@ -81,7 +82,10 @@ def tell_dropped(sentence: str, say: Callable[[str], None] | None = None) -> Non
 
 def on_click(button: pn.widgets.Button, fn: Callable, say: Callable[[str], None] | None = None) -> None:
     """`button.on_click(fn)`, skipping the clicks that `dropped_why` says should not run, each said in
-    one sentence (`tell_dropped`, with `say` when given); `fn` may be async."""
+    one sentence (`tell_dropped`, with `say` when given); `fn` may be async. Without `say`, the place
+    its page named when the button was wired is kept (the chapter being built, in a tour of several)."""
+    say = say or getattr(pn.state.curdoc, SAY, None)
+
     def runs() -> bool:
         why = dropped_why(button)
         if why or getattr(button, "_speclab_said", False):     # a press that runs clears the sentence

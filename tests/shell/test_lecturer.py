@@ -160,3 +160,20 @@ def test_the_class_poll_leads_with_the_chapter_on_screen():
     assert view.questions[3].head.object not in inside and len(inside) == len(view.questions) - 1
     landing = PollView(PollStore(salt=b"t"))                  # a page that asks nothing: all in the card
     assert landing.others.collapsed and landing.others.title == f"All {len(landing.questions)} questions"
+
+
+def test_a_dropped_press_of_the_lecturers_buttons_is_said_on_the_lecturers_view(the_class):
+    """The switch pressed while its last switch still runs (button off): one sentence in the status
+    line, not only the debug log; the next press that runs clears it."""
+    from uikit.clicks import DISABLED
+    panel = lecturer.LecturerPanel(the_class, "s1")
+    panel.switch_button.disabled = True
+    panel.switch_button.clicks += 1
+    assert "did nothing" in panel.status.object and DISABLED.split(",")[0] in panel.status.object
+    panel.reset_button.disabled = True
+    panel.status.object = ""
+    panel.reset_button.clicks += 1
+    assert "did nothing" in panel.status.object and not panel.reset_warning.visible
+    panel.reset_button.disabled = False
+    panel.reset_button.clicks += 1
+    assert "did nothing" not in panel.status.object and panel.reset_warning.visible

@@ -129,3 +129,22 @@ def test_a_dropped_click_says_one_sentence_to_its_student():
         other.clicks += 1
     assert len(ran) == 2 and heard == [TOO_FAST, ""]    # and then says nothing
     say_dropped_on(page, None)
+
+
+def test_a_button_says_where_its_page_said_when_it_was_wired():
+    """A tour step holds several chapters on one page, each registering its working line in turn: a
+    button wired while chapter A was being built says its dropped click on A's line, not on the line of
+    the chapter built last."""
+    from uikit.clicks import DISABLED, say_dropped_on
+    page, first, last = ServedPage(), [], []
+    early = pn.widgets.Button(label="Draw", disabled=True)
+    late = pn.widgets.Button(label="Step", disabled=True)
+    with set_curdoc(page):
+        say_dropped_on(page, first.append)
+        on_click(early, lambda e: None)
+        say_dropped_on(page, last.append)              # the next chapter of the tour is built
+        on_click(late, lambda e: None)
+        early.clicks += 1
+        late.clicks += 1
+    assert first == [DISABLED] and last == [DISABLED]
+    say_dropped_on(page, None)
