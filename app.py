@@ -12,7 +12,7 @@ import sys
 # The models' layers are packed for the CPU (lab/pairs/packing.py): the packed weights replace the dense ones,
 # and a verify pass then costs little more than one call, so the served lab drafts as `python -m lab
 # measure` does. SPECLAB_PACK=0 keeps them dense.
-from shell.app import build_app, configure
+from shell.frame.app import build_app, configure
 
 configure(sys.argv[1:])   # `panel serve app.py --args --pair NAME ...`: Bokeh sets argv while app.py runs
 build_app().servable()

@@ -1,5 +1,5 @@
 // Chapter 6 redrawn in the browser while p(A) or q(A) moves: AcceptRuleFigures.draw_probabilities
-// and the counts cleared (chapters/ch06_accept_rule.py: clear_share, draw_draws with no draw,
+// and the counts cleared (chapters/ch06_accept_rule/__init__.py: clear_share, draw_draws with no draw,
 // frequency_table_html), over analytic.js's regions and thresholds. Python resets the counts the same
 // way when the slider is let go. Nothing here is sent to the server ({sync: false}).
 //

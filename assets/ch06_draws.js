@@ -1,14 +1,14 @@
 // Chapter 6's Draw, Draw 1000 and Reset counts computed in the browser (the offline copy: shell/export
 // attaches this to the buttons; the served page draws in Python). The same draws as Python's, number for
 // number: numpy's PCG64 generator from the student's seeded state (lab.experiments.twotokens.student_rng),
-// its random() doubles, then AcceptRuleChapter.draw and reset (chapters/ch06_accept_rule.py): n values for
+// its random() doubles, then AcceptRuleChapter.draw and reset (chapters/ch06_accept_rule/__init__.py): n values for
 // x ~ q, then n for u, kept when u < min(1, p(x)/q(x)), the counts, the share of A's line and the panes'
 // sentences. p(A) and q(A) are the page's current values (lines_src, which the sliders' redraw sets),
 // so a draw after a slider moved uses the moved values; a move clears the counts and restarts the
 // generator (assets/ch06_accept_rule.js), as Python's reset does when the slider is let go.
 //
 // args: n (rounds; 0 resets), seed_state, seed_inc (the generator's state, decimal strings), the sources
-// and models of chapters/ch06_figures.py, tokens, kept_colour, rejected_colour, share_axis,
+// and models of chapters/ch06_accept_rule/figures.py, tokens, kept_colour, rejected_colour, share_axis,
 // share_points, settled, no_draw, seed_note (texts), prefix (the panes' class prefix, uikit.browser).
 // cb_data may name the panes (last_draw, freq_table, share_note); else they are found on the page.
 const quiet = {sync: false}

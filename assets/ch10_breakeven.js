@@ -1,5 +1,5 @@
 // Chapter 10 redrawn in the browser while α, γ or c moves: BreakEvenFigures.draw
-// (chapters/ch10_figures.py) and readout_html, table_html, cost_note_html (uikit/readouts.py),
+// (chapters/ch10_breakeven/figures.py) and readout_html, table_html, cost_note_html (uikit/readouts.py),
 // over analytic.js's numbers. The same HTML and data as Python's, so the server's redraw after a
 // slider is released changes nothing on the page. Nothing here is sent to the server ({sync: false}).
 //

@@ -10,7 +10,7 @@
 // states lifts the answers, applies the press, and lays them again, so answering keeps the page as
 // it is (rounds stepped, sliders moved) and the verdict is the one the served page shows there.
 // A tour step's projector scale is a layer of its opening state the same way; the free room the
-// tour then reports is shared among the step's figures here, as shell/tour_fit.py does when served.
+// tour then reports is shared among the step's figures here, as shell/tour/fit.py does when served.
 // The state and the answers are kept in localStorage, so a reload (or a later visit) shows them.
 // A tour step's page opens where the presses made on its chapter's earlier steps lead (export-tour.js).
 (function () {
@@ -255,7 +255,7 @@
     return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
   }
 
-  // The sizes StageSizer.fit (shell/tour_fit.py) gives the step's figures for the free `room` at
+  // The sizes StageSizer.fit (shell/tour/fit.py) gives the step's figures for the free `room` at
   // `scale`, from their `current` sizes ([{height, width}] in the plan's order): stacked figures
   // split the height, fixed-width ones the width (taken only with free height), never below the
   // plan's smallest share of their scaled size.

@@ -1,4 +1,4 @@
-// The shell's page-wide helper (shell/app.py, ShellKeys), on every page of the lab:
+// The shell's page-wide helper (shell/frame/app.py, ShellKeys), on every page of the lab:
 //  - F toggles fullscreen (outside text fields);
 //  - remembers this browser in a cookie;
 //  - reports the browser's prefers-reduced-motion setting (chapter 1's replay reads it);

@@ -1,4 +1,4 @@
-// The guided tour's controls (shell/tour.py, TourDeck): step counter, progress bar, back/next,
+// The guided tour's controls (shell/tour/view.py, TourDeck): step counter, progress bar, back/next,
 // chapter jump menu, fullscreen and leave buttons, the step's text, and the keys
 //   → / Space / PageDown next · ← / PageUp back · Esc leave   (F for fullscreen is the shell's ShellKeys
 //   handler; a presenter's clicker sends PageDown and PageUp)
@@ -175,7 +175,7 @@ export function render({ model }) {
   model.on("rendered", afterRender);
 
   // Fill the screen: once a step is drawn (and whenever its content changes size), report the free
-  // room under and beside its content; Python grows the step's figures into it (shell/tour_fit.py).
+  // room under and beside its content; Python grows the step's figures into it (shell/tour/fit.py).
   // Growing takes a few rounds at most, so a step that cannot grow stops asking; a step that outgrew
   // the screen always shrinks, and may then grow again (its content changed); 30 rounds a step in all.
   let fitTimer = null, fitStep = 0, fitRounds = 0, growRounds = 0;

@@ -58,8 +58,8 @@ from wsclient import (SERVER_LOG, PageSession, click, free_port, slide, start_se
                       wait_for_warm_up)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the lab's limits, printed beside the figures
-from shell.identity import votes_per_address  # noqa: E402
-from shell.lecturer import Attempts  # noqa: E402
+from shell.room.identity import votes_per_address  # noqa: E402
+from shell.lecturer.controls import Attempts  # noqa: E402
 
 # The hog's 20 clients parse every patch of 20 pages: on a real network that is its own laptop's
 # work, here it would take the server's 2 cores. It runs niced, so what slows the victim is the
@@ -224,7 +224,7 @@ async def under_attack(kind: str, base: str, victim: BrowserTab, idle: dict, arg
 
 
 def hourly_checks() -> tuple[int, int]:
-    """Token checks in an hour of nonstop guessing under the server's rules (shell.lecturer.Attempts,
+    """Token checks in an hour of nonstop guessing under the server's rules (shell.lecturer.controls.Attempts,
     on a simulated clock): from one address with a fresh cookie each try, and from a fresh address
     and cookie each try."""
     out = []

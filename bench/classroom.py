@@ -12,7 +12,7 @@ scripted lesson: open chapter 10 and move the α/γ/c sliders, answer its predic
 chapter 4 and run rounds. Prints per-interaction p50/p95 latency, errors and the server's memory.
 "Open chapter N" runs from the page's HTTP request until its last section (the takeaway) arrived;
 "page or place in line" until the page showed either its chapter or its place in the server's line
-of pages (shell.line), the first thing a student sees (bench/sight.py).
+of pages (shell.room.line), the first thing a student sees (bench/sight.py).
 While each class runs, one headless chromium page drags chapter 10's α slider with the mouse
 (--browser-drags, dragprobe.py): each pointer move timed in the page until its read-outs show the
 redrawn result, and the websocket frames the page sent while dragging counted.
@@ -198,7 +198,7 @@ async def run(args):
             print("warm-up student:", warm.errors[0])
         waited = wait_for_warm_up(args.app_dir, procs=args.procs)     # the server's own warm-up, before the class comes in
         if waited is not None:
-            print(f"waited {waited:.0f} s more for the server's warm-up (shell/warmup.py) to finish")
+            print(f"waited {waited:.0f} s more for the server's warm-up (shell/frame/warmup.py) to finish")
         rss_start = memory(server)
         busy = background_load(args.background_load)
         print(f"background load: {len(busy) or 'no'} busy {'process' if len(busy) == 1 else 'processes'} "

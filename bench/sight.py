@@ -1,5 +1,5 @@
 """When a student first sees something on a page they open: the chapter, or the page's place in the
-server's line of pages (shell.line: "Preparing your page — 12 ahead of you, about 20 s").
+server's line of pages (shell.room.line: "Preparing your page — 12 ahead of you, about 20 s").
 
     start = time.perf_counter(); page = PageSession(base, "chapter=breakeven"); await page.open()
     await first_sight(page, rec, start)     # adds "page or place in line" to the Recorder
@@ -14,7 +14,7 @@ import re
 import time
 
 SIGHT = "page or place in line"
-PLACE = "Preparing your page"         # the place line's words (shell.line.PageLine.place)
+PLACE = "Preparing your page"         # the place line's words (shell.room.line.PageLine.place)
 CHAPTER = "Takeaway"                  # a chapter's last section: the whole page is there
 PLACES: list[int] = []                # pages ahead, as each page that waited first showed it
 

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from chapters.registry import pages  # noqa: E402
-from shell.tour_steps import TOUR  # noqa: E402
+from shell.tour.steps import TOUR  # noqa: E402
 from tests.ui.helpers import ACTIONS, BENIGN, CHROMIUM, CHROMIUM_ARGS, UNSETTLED  # noqa: E402
 
 TRACEBACK = "Traceback (most recent call last):"

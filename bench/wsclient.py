@@ -45,7 +45,7 @@ def start_server(port: int, tiny: bool, app_dir: Path | None = None, procs: int 
     pair loaded once before the fork; a checkout without the launcher: `panel serve --num-procs N
     --setup shell/start.py`, a copy of the pair each), sharing the class's store in the cache folder.
     Every simulated student comes from 127.0.0.1: `browsers_per_address` lets that address start that
-    many browsers, each with its vote (shell.identity; None: the server's own limits, as a script on
+    many browsers, each with its vote (shell.room.identity; None: the server's own limits, as a script on
     one machine meets them). `store`: the class store's file (SPECLAB_STORE), else none (one process)."""
     env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", SPECLAB_LECTURER_TOKEN=LECTURER_TOKEN)
     env.pop("SPECLAB_STORE", None)
@@ -80,7 +80,7 @@ def start_server(port: int, tiny: bool, app_dir: Path | None = None, procs: int 
 
 
 def wait_for_warm_up(app_dir: Path | None = None, timeout: float = 600, procs: int = 1) -> float | None:
-    """Wait until the served lab says its start-up warm-up is done (shell/warmup.py logs "warm-up: …
+    """Wait until the served lab says its start-up warm-up is done (shell/frame/warmup.py logs "warm-up: …
     ready", once per serving process), as a lecturer starts the server before the class arrives;
     seconds waited, or None for code without a warm-up (another checkout's)."""
     if not ((app_dir or ROOT) / "shell" / "warmup.py").exists():
@@ -133,7 +133,7 @@ def server_pss(proc: subprocess.Popen) -> int:
 def fetch(url: str, source: str | None = None, cookie: str | None = None, timeout: float = 120) -> str:
     """GET `url` (on loopback) from the local address `source` (another 127.x address stands for
     another student's machine), with the `speclab_id` cookie if given; the page's HTML. A page the
-    server's gate refuses (HTTP 429, shell.gate) is asked for again after its Retry-After, as the
+    server's gate refuses (HTTP 429, shell.room.gate) is asked for again after its Retry-After, as the
     refused page reloads itself in a browser."""
     import http.client
     import urllib.parse
@@ -152,7 +152,7 @@ def fetch(url: str, source: str | None = None, cookie: str | None = None, timeou
         retry = int(reply.headers.get("Retry-After") or 0)
         if reply.status != 429 or time.monotonic() + retry > deadline:
             return body
-        time.sleep(retry)            # as the refused page reloads itself (shell.gate)
+        time.sleep(retry)            # as the refused page reloads itself (shell.room.gate)
 
 
 class PageSession:

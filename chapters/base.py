@@ -74,7 +74,7 @@ class Chapter(pn.viewable.Viewer):
     title: str = ""         # the headline, e.g. "Good is slow. Fast is sloppy."
     intro: str = ""         # one short paragraph under the headline (markdown)
     takeaway: str = ""      # one sentence
-    # The attributes of this chapter's object the guided tour's steps show by name (shell/tour_steps.py),
+    # The attributes of this chapter's object the guided tour's steps show by name (shell/tour/steps.py),
     # besides every chapter's "predict", "takeaway", "body" and "busy": declared here, beside the
     # attributes, so a rename is caught by tests/shell/test_tour_steps.py without a browser.
     tour_parts: tuple[str, ...] = ()
@@ -124,7 +124,7 @@ class Chapter(pn.viewable.Viewer):
     @classmethod
     def warmup(cls, student: LabState) -> list[tuple]:
         """What this page's first click asks the model service for at a new student's defaults, as
-        (what, fn, args, kwargs) jobs: the server computes them once at start-up (shell/warmup.py),
+        (what, fn, args, kwargs) jobs: the server computes them once at start-up (shell/frame/warmup.py),
         so the click finds them in the service's cache. A page without model work asks for nothing."""
         return []
 

@@ -57,7 +57,7 @@ class EasyWordsChapter(Chapter):
              "first guess. Green ✓ means it would have guessed the very same word; red ✗ (wavy underline) "
              "means it would have said something else. Click a word.")
     takeaway = "The big model’s care is only needed at a few hard words."
-    tour_parts = ("ask_button", "strip", "count", "detail")    # what shell/tour_steps.py shows
+    tour_parts = ("ask_button", "strip", "count", "detail")    # what shell/tour/steps.py shows
     question = ("The small model is a much weaker writer. For how many of the big model’s 20 words is its "
                 "first guess exactly that word?")
 

@@ -127,7 +127,7 @@ class CheckingChapter(Chapter):
     takeaway = ("Writing n words takes n calls, one after another; checking n words already on the page takes "
                 "one call, and the chart shows what that one call costs on this machine.")
     tour_parts = ("tick_button", "reset_button", "write_strip", "write_calls", "check_strip", "check_calls",
-                  "measure_button", "measure_busy", "measure_progress", "figure", "reading")    # what shell/tour_steps.py shows
+                  "measure_button", "measure_busy", "measure_progress", "figure", "reading")    # what shell/tour/steps.py shows
     question = "Five guessed words are already on the page. How many big-model calls does it take to check all five?"
 
     def __init__(self, state, **params):

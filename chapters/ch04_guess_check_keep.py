@@ -139,7 +139,7 @@ class GuessCheckKeepChapter(Chapter):
              "word piece. Press **Next round** and count how often each lane calls the target.")
     takeaway = "The target is called once per round, not once per token."
     tour_parts = ("next_button", "reset_button", "text_strip", "last_round", "standard_strip",
-                  "standard_count", "spec_strip", "spec_count", "alpha_line")    # what shell/tour_steps.py shows
+                  "standard_count", "spec_strip", "spec_count", "alpha_line")    # what shell/tour/steps.py shows
     question = "The draft model proposed most of the tokens. Whose writing is the final text?"
     presets = True
     drafters = True      # the drafter switch: the draft model, a copy from the text, or both

@@ -99,7 +99,7 @@ class OnePassChapter(RoundChapter):
              "positions — plus one more, for the token after them. Click a position to compare the "
              "two models.")
     takeaway = "γ cheap draft calls, then one target pass that returns γ + 1 distributions."
-    tour_parts = ("next_button", "round_note", "strip", "bar_fig", "assumed")    # what shell/tour_steps.py shows
+    tour_parts = ("next_button", "round_note", "strip", "bar_fig", "assumed")    # what shell/tour/steps.py shows
     question = ("The check at position 3 was computed assuming guesses 1 and 2 are right. Guess 2 turns "
                 "out to be wrong. Is the check at position 3 still usable?")
 

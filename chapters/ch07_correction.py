@@ -129,7 +129,7 @@ class CorrectionChapter(Chapter):
              "compare what comes out with the target.")
     takeaway = "Accept + residual correction reproduces the target distribution exactly."
     tour_parts = ("context", "show_button", "regions_fig", "rule_buttons", "size_select", "run_button",
-                  "out_fig", "distance", "rule_table")    # what shell/tour_steps.py shows
+                  "out_fig", "distance", "rule_table")    # what shell/tour/steps.py shows
     question = "After a rejection, why not simply sample the replacement from the target p?"
 
     rule = param.Selector(default="residual", objects=list(mc.RULES), doc="The correction rule.")

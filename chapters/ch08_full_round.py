@@ -69,7 +69,7 @@ class FullRoundChapter(RoundChapter):
              "the residual, and later drafts are thrown away because their context is now wrong.")
     takeaway = "Each target call commits 1 to γ + 1 tokens — more when the draft is good."
     tour_parts = ("step_button", "next_button", "restart_button", "round_note", "drafts_strip", "table",
-                  "explain", "text_strip")    # what shell/tour_steps.py shows
+                  "explain", "text_strip")    # what shell/tour/steps.py shows
     question = "All γ = 4 draft tokens are accepted. How many tokens does this round add to the text?"
 
     presets = True

@@ -129,7 +129,7 @@ class CodeChapter(RoundChapter):
     intro = ("The same three moves as pseudocode. Step through the round you just watched: the "
              "executing lines light up, with their numbers on the right.")
     takeaway = "Draft, verify, commit — then repeat from the longer prefix."
-    tour_parts = ("step_button", "run_button", "next_button", "code", "variables", "temperature_slider")    # what shell/tour_steps.py shows
+    tour_parts = ("step_button", "run_button", "next_button", "code", "variables", "temperature_slider")    # what shell/tour/steps.py shows
     question = ("Set the temperature to 0, so the target always picks its single top token. What does "
                 "line 10 turn into?")
 

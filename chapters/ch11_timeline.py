@@ -83,7 +83,7 @@ class TimelineChapter(Chapter):
              "delivers tokens in bursts.")
     takeaway = ("Drafting changes when the tokens arrive, never which tokens: it is faster only where the "
                 "guesses kept pay for the guessing and the checking.")
-    tour_parts = ("draw_button", "warning", "lane_fig", "summary", "cards")    # what shell/tour_steps.py shows
+    tour_parts = ("draw_button", "warning", "lane_fig", "summary", "cards")    # what shell/tour/steps.py shows
     presets = True       # the preset prompts and the aligned / weak / random draft variant (chapters.base)
     drafters = True      # and the drafter: the draft model, a copy from the text, or both
 

@@ -105,7 +105,7 @@ class CheaperGuessesChapter(Chapter):
              "**Measure all six** to decode your prompt each way.")
     takeaway = ("Who guesses and how many only changes the speed, never the text: the best guesser is the "
                 "one that is right most cheaply on your kind of text.")
-    tour_parts = ("run_button", "table")    # what shell/tour_steps.py shows
+    tour_parts = ("run_button", "table")    # what shell/tour/steps.py shows
     question = ("On an edit prompt — copy a text with one change — which guesser needs the fewest target calls "
                 "for the same text?")
 

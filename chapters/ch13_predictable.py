@@ -153,7 +153,7 @@ class PredictableChapter(Chapter):
              "prompt among them.")
     takeaway = ("Speculative decoding is a bet on how predictable your text is: the speed comes from the "
                 "draft being right, never from the target fixing it.")
-    tour_parts = ("run_button", "progress", "kinds_fig", "verdict")    # what shell/tour_steps.py shows
+    tour_parts = ("run_button", "progress", "kinds_fig", "verdict")    # what shell/tour/steps.py shows
     question = "Which kind of text will the draft model guess best — the highest α?"
 
     def __init__(self, state, **params):

@@ -2,12 +2,12 @@
 bounded cache, and the process-wide pair in use. Imports lab, never the pages.
 
 `serving_processes()` is how many server processes the command line asks for (read by the launcher,
-`python -m serving`, and by shell.store for each process's share of the cores)."""
+`python -m serving`, and by shell.store.shared for each process's share of the cores)."""
 import os
 import sys
 
 # The pair's problem as the launcher printed it before forking (serving.__main__.preload): its
-# processes inherit it and do not print the same sentence again (shell.loading).
+# processes inherit it and do not print the same sentence again (shell.frame.loading).
 LAUNCHER_SAID = "SPECLAB_LAUNCHER_SAID"
 
 

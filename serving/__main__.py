@@ -10,7 +10,7 @@ embedded pair's weights are ~0.7 GB a copy. Without --num-procs (or with 1) noth
 before the server starts, exactly as `panel serve app.py --setup shell/start.py`.
 
 Before the fork torch runs on one thread, so the processes inherit no thread pool (a fork copies
-only the thread that calls it); each then takes its share of the cores (shell.store.share_cores).
+only the thread that calls it); each then takes its share of the cores (shell.store.shared.share_cores).
 
 With several processes the launcher owns them (serving.supervise): SIGTERM or Ctrl-C stops them all
 and prints "stopped"; a process that dies is one line and is started again. Loading before the
@@ -30,14 +30,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def verbose(lab_args: list[str], environ=None) -> bool:
-    """`--args --verbose` or SPECLAB_VERBOSE=1 (as shell.app.verbose): library output is kept."""
+    """`--args --verbose` or SPECLAB_VERBOSE=1 (as shell.frame.app.verbose): library output is kept."""
     env = os.environ if environ is None else environ
     return "--verbose" in lab_args or env.get("SPECLAB_VERBOSE", "") not in ("", "0")
 
 
 def load_before_fork(lab_args: list[str]):
     """Load the pair the server's processes will serve, in this process, on one torch thread, and
-    put everything alive out of the garbage collector's reach (shell.heap does the same in each
+    put everything alive out of the garbage collector's reach (shell.frame.heap does the same in each
     process), so that collections in the forked processes do not copy the shared pages."""
     import torch
 

@@ -8,7 +8,7 @@ first profile any of them measures is adopted by all (serving.sharing), so the c
     profiles.already_measured("aligned")    # the profile, or None: measures and loads nothing
     profiles.measured(pair)                 # what the decoder is handed for the auto policy, or None
 
-The profiles belong to the service, and so to the class state that holds it (shell.classstate):
+The profiles belong to the service, and so to the class state that holds it (shell.frame.classstate):
 a fresh service measures afresh, and nothing about them lives in a module.
 """
 from __future__ import annotations

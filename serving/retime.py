@@ -10,7 +10,7 @@ a timed call at a time under the server's own owner (a student's click goes betw
 every later request is priced by the new one (ModelService.outcome names the figure it replaces).
 A profile flagged busy again is tried at the next quiet moment after lab.speed.costs.RETRY_AFTER.
 
-    retimer = Retimer(service); retimer.start()     # shell.warmup, after the warm-up
+    retimer = Retimer(service); retimer.start()     # shell.frame.warmup, after the warm-up
     retimer.check()                                  # one look now: the variants re-timed (tests)
 """
 from __future__ import annotations

@@ -5,7 +5,7 @@ Bokeh hands app.py and shell/start.py), else the environment's, else the embedde
 registry name (`tiny` is the tiny random-weight pair the browser tests serve), or a lecturer's own
 pair (lab.pairs.load.load_requested). A lecturer can switch the pair for everyone while the server
 runs (`PairInUse.switch`); a pair that fails to load leaves the working one in place. One
-`PairInUse` per server: the shell's class state holds it (shell.classstate), the export makes its
+`PairInUse` per server: the shell's class state holds it (shell.frame.classstate), the export makes its
 own. The launcher (`python -m serving --num-procs N`) loads the pair once before it forks the
 server processes (`load_before_fork`); each process's PairInUse then starts from that one.
 
@@ -104,7 +104,7 @@ class PairInUse:
             pair = load_spec(resolve_pair(argv, environ={}), progress, args=self.args)
             self.switched = pair
             self.service().clear()
-            # The server freezes what lives past a second (shell.heap): unfreeze so the old pair is
+            # The server freezes what lives past a second (shell.frame.heap): unfreeze so the old pair is
             # collected now; the server's next tick freezes what is still alive.
             gc.unfreeze()
             gc.collect()

@@ -19,7 +19,7 @@ variant's draft model shares the one target.
     outcome = await service.run_as(owner, service.outcome, Request(tuple(ids), drafter="lookup"))
     profile = service.profiles.already_measured("weak")   # its cost profiles: serving.profiles
 
-Several server processes (shell.store): each holds its own copy of the pair and its own worker
+Several server processes (shell.store.shared): each holds its own copy of the pair and its own worker
 (about 1.3 GB a process with the embedded pair), and `share(values)` makes what every page must
 agree on one for the whole class: the cost profile (`profiles.sync`: the first one measured is
 adopted by every process, and the auto draft length policy prices with it) and each request's
@@ -77,7 +77,7 @@ class ModelService:
     def share(self, values) -> None:
         """Share outcomes and the cost profile with the class's other serving processes through
         `values` (get(key) -> (version, bytes) | None, put(key, bytes) -> version, drop(prefix));
-        call `profiles.sync(values)` now and then (shell.classwide's watch tick does)."""
+        call `profiles.sync(values)` now and then (shell.lecturer.classwide's watch tick does)."""
         self._results.shared = values
 
     @property

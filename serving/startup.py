@@ -1,4 +1,4 @@
-"""How long the start-up warm-up (shell.warmup) will take on this machine as it is now, for the
+"""How long the start-up warm-up (shell.frame.warmup) will take on this machine as it is now, for the
 terminal's line before it starts:
 
     warm-up: 24 default demos, about 3 min (this machine is busy: load 3.1 on 2 cores)

@@ -16,7 +16,7 @@ from serving.fairshare import bound
 
 @dataclass(frozen=True)
 class Owner:
-    """Who asked for model work: the browser (its signed id, shell.identity) shares one queue among
+    """Who asked for model work: the browser (its signed id, shell.room.identity) shares one queue among
     its tabs; the session (one tab) is what closes, dropping only that tab's waiting work; the
     client address shares one fair share among the browsers it started ('' unknown)."""
     browser: str

@@ -6,7 +6,7 @@ all model work, off the web server's event loop. Jobs are queued per browser (it
 twenty tabs of one browser get one share, not twenty). The next job is the waiting browser's whose
 client address, then whose own id, has used the worker least recently: seconds of model work, halved
 every HALF_LIFE seconds (first come first on a tie). So the few browsers one address may start
-(shell.identity) share that address's turn: a script rotating cookies gains no turns over a student. A student who presses a button while one browser keeps the
+(shell.room.identity) share that address's turn: a script rotating cookies gains no turns over a student. A student who presses a button while one browser keeps the
 worker busy goes next, and their few seconds of work run before the busy browser's next job. The
 server's own work (owner None: the start-up warm-up) goes only when no browser has waited or run
 for QUIET seconds (students first), unless a browser asks for the same.

@@ -1,14 +1,15 @@
-"""The server around the pages: build and routing, sessions and snapshots, loading, the lecturer's
-controls, and the guided tour.
+"""The server around the pages, one sub-package per idea; each imports only those listed after it
+(tests/test_imports.py):
 
-    app          configure() and build_app(): one page per Panel session (app.py calls them)
-    classstate   the server's class: one object that holds everything kept across pages (its
-                 sessions, snapshots, poll, pair in use, store…), made when the server starts
-    pages        the landing page, navigation, pager and the page router
-    sessions     each page's browser and student state, and the classroom of open sessions
-    loading      the model pair loading in the background, with progress
+    frame        the page frame: settings, one page per session, the router, loading, the class state
     lecturer     token-gated controls: switch the pair for everyone, reset the class
-    tour, tour_steps   the full-screen guided tour and its steps
+    tour         the full-screen guided tour and its steps
+    poll         the class poll and its tallies
+    room         who is in the class: browsers, pages, the page gate, the line of pages
+    store        the store several server processes of one class share
+
+    export       the static, offline copy of the lab (python -m lab export)
+    start.py     Panel's --setup script: the class state made and the pair loaded as the server starts
 
 The pacing of work on Bokeh's event loop is uikit.pacing.
 """

@@ -5,9 +5,9 @@ own; Panel's `--setup` runs this script once as the server starts:
 
     panel serve app.py --setup shell/start.py [--args --pair NAME ...]
 
-It makes the server's class state (shell.classstate: its store, poll, sessions…), hands it the
+It makes the server's class state (shell.frame.classstate: its store, poll, sessions…), hands it the
 server's `--args` (as app.py does) and starts the background load (one progress line in
-the terminal) and then the start-up warm-up (shell.warmup). A page opened meanwhile shows the load's
+the terminal) and then the start-up warm-up (shell.frame.warmup). A page opened meanwhile shows the load's
 progress; without `--setup` the same starts at the first page.
 """
 import sys
@@ -15,6 +15,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))   # the lab's packages, as for app.py
 
-from shell.app import start_models  # noqa: E402
+from shell.frame.app import start_models  # noqa: E402
 
 start_models(args=sys.argv[sys.argv.index("--args") + 1:] if "--args" in sys.argv else [])

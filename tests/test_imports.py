@@ -72,7 +72,7 @@ def test_cycles_finds_a_loop_through_three_modules():
 
 def test_no_import_cycle_in_the_project():
     modules = project_modules()
-    assert {"lab.core.engine", "lab.core.drafting", "shell.app", "chapters.base", "uikit.pacing"} <= set(modules)
+    assert {"lab.core.engine", "lab.core.drafting", "shell.frame.app", "chapters.base", "uikit.pacing"} <= set(modules)
     graph = {name: imports_of(path, modules) - {name} for name, path in modules.items()}
     assert "lab.core.drafting" in graph["lab.core.engine"]          # the graph sees real imports
     assert cycles(graph) == []
@@ -83,7 +83,8 @@ def test_no_import_cycle_in_the_project():
 # model worker the server's pages share; lab's functions that take a service only call it. Inside
 # lab, the chapters' experiments sit above the rest: the core, the pairs and their speed never
 # import an experiment.
-LAYERS = ("app", "models", "shell", "chapters", "uikit", "serving", "lab.experiments", "lab")
+LAYERS = ("app", "models", "shell", "shell.frame", "shell.lecturer", "shell.tour", "shell.poll", "shell.room",
+          "shell.store", "chapters", "uikit", "serving", "lab.experiments", "lab")
 
 
 def layer_of(module: str) -> int:
@@ -111,7 +112,7 @@ def test_imports_run_one_way_app_shell_chapters_uikit_serving_lab():
     modules = project_modules()
     modules["app"] = REPO / "app.py"
     graph = {name: imports_of(path, modules) - {name} for name, path in modules.items()}
-    assert "shell.app" in graph["app"] and "chapters.base" in graph["chapters.ch04_guess_check_keep"]
+    assert "shell.frame.app" in graph["app"] and "chapters.base" in graph["chapters.ch04_guess_check_keep"]
     assert "lab.experiments.compare" in graph["serving.service"]          # serving is in the graph
     assert upward_imports(graph) == []
 
@@ -132,7 +133,7 @@ def test_no_test_module_imports_another_or_a_conftest():
 
 
 # --- one object per server's class state: no other module-level state, no work at import ---------
-# The server's state lives in one object, shell.classstate.ClassState, made when the server starts.
+# The server's state lives in one object, shell.frame.classstate.ClassState, made when the server starts.
 # A module-level name may hold a dict, list or set, or a call's result, only when it is listed here
 # with why it may: a constant (never changed), a per-page table (weak keys: a page, its widget, its
 # session or its event loop; an entry goes with it), or something process-wide by nature.
@@ -141,14 +142,14 @@ FROZEN = "constant: a frozen dataclass"
 PER_PAGE = "per-page table: weak keys (a page's document, widget, session or event loop), gone with it"
 STATE_MODULES = ("shell", "chapters", "uikit", "serving", "lab")
 MODULE_STATE_ALLOWED = {
-    "shell.pages:NUMBER_WORDS": CONSTANT,
-    "shell.quietlog:QUIET_LOGGERS": CONSTANT,
-    "shell.quietlog:_logging_done": "process-wide by nature: Python's logging is configured once per process",
-    "shell.tour:TOUR_JS": CONSTANT + " (the tour's script, read once)",
-    "shell.tour_steps:WORDS": CONSTANT, "shell.tour_steps:LINES": CONSTANT, "shell.tour_steps:WAYS": CONSTANT,
-    "shell.tour_steps:TEXT_KINDS": CONSTANT, "shell.tour_steps:TOUR": CONSTANT + " (the tour's steps)",
+    "shell.frame.pages:NUMBER_WORDS": CONSTANT,
+    "shell.frame.quietlog:QUIET_LOGGERS": CONSTANT,
+    "shell.frame.quietlog:_logging_done": "process-wide by nature: Python's logging is configured once per process",
+    "shell.tour.view:TOUR_JS": CONSTANT + " (the tour's script, read once)",
+    "shell.tour.steps:WORDS": CONSTANT, "shell.tour.steps:LINES": CONSTANT, "shell.tour.steps:WAYS": CONSTANT,
+    "shell.tour.steps:TEXT_KINDS": CONSTANT, "shell.tour.steps:TOUR": CONSTANT + " (the tour's steps)",
     "shell.export.answers:SCALES": CONSTANT,
-    "shell.snapshots:RENAMED": CONSTANT,
+    "shell.room.snapshots:RENAMED": CONSTANT,
     "uikit.clicks:_ALLOWED": PER_PAGE,
     "uikit.validate:_SAY": PER_PAGE, "uikit.validate:_PAGE_SAY": PER_PAGE,
     "uikit.pacing:_TURNSTILES": PER_PAGE + " (one turnstile per event loop)",
@@ -160,10 +161,10 @@ MODULE_STATE_ALLOWED = {
     "uikit.presets:VARIANT_LABELS": CONSTANT, "uikit.presets:VARIANT_NOTES": CONSTANT,
     "uikit.readouts:MEASURED_WORDS": CONSTANT,
     "chapters.registry:_PARTS": CONSTANT, "chapters.registry:PARTS": CONSTANT,
-    "chapters.ch01_race:LABEL_Y": CONSTANT,
+    "chapters.ch01_dilemma.race:LABEL_Y": CONSTANT,
     "chapters.ch02_easy_words:SPACE_MARKS": CONSTANT,
     "chapters.ch07_correction:RUN_SIZES": CONSTANT,
-    "chapters.ch10_breakeven:GAMMAS": CONSTANT, "chapters.ch10_figures:GAMMAS": CONSTANT,
+    "chapters.ch10_breakeven:GAMMAS": CONSTANT, "chapters.ch10_breakeven.figures:GAMMAS": CONSTANT,
     "chapters.ch11_timeline:COLOURS": CONSTANT, "chapters.ch11_timeline:HATCH": CONSTANT,
     "chapters.ch11_timeline:LABELS": CONSTANT,
     "chapters.ch12_cheaper_guesses:DRAFTER_NAMES": CONSTANT,
@@ -213,13 +214,13 @@ def test_module_state_is_found():
 
 
 def test_no_module_level_state_but_the_class_state_object():
-    """What a server keeps across pages lives in its class state (shell.classstate), made when the
+    """What a server keeps across pages lives in its class state (shell.frame.classstate), made when the
     server starts: a test builds a fresh one instead of resetting module globals."""
     found = sorted({f"{name}:{var} (line {line})" for name, path in state_modules().items()
                     for var, line in module_state(ast.parse(path.read_text()))
                     if f"{name}:{var}" not in MODULE_STATE_ALLOWED})
-    assert "shell.classstate" in state_modules() and not found, (
-        "keep this in the server's class state (shell.classstate.ClassState), or name it in "
+    assert "shell.frame.classstate" in state_modules() and not found, (
+        "keep this in the server's class state (shell.frame.classstate.ClassState), or name it in "
         f"MODULE_STATE_ALLOWED with why it may stay: {found}")
 
 
@@ -229,7 +230,7 @@ SCRIPTS = {"app": "serves the app", "shell.start": "starts the models (panel ser
 
 def test_importing_every_module_creates_no_file(tmp_path):
     """Importing the lab does no work: no store is opened, no cache folder made, no old file removed
-    (shell.store's SQLite file is opened when the server starts, by its class state)."""
+    (shell.store.shared's SQLite file is opened when the server starts, by its class state)."""
     import os
     import subprocess
     import sys

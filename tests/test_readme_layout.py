@@ -40,7 +40,7 @@ def named_in_layout(block: str) -> dict[str, set[str]]:
         indent = len(line) - len(line.lstrip())
         if sub and not top and indent <= sub[1]:
             sub = None
-        header = re.match(r"^(\s+)([a-z_]+)/\s", line + " ")     # a sub-package, on a line of its own
+        header = re.match(r"^(\s+)([a-z_0-9]+)/\s", line + " ")     # a sub-package, on a line of its own
         if header:
             sub = (header.group(2), len(header.group(1)))
             named.setdefault(folder, set()).add(f"{sub[0]}/")

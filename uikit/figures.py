@@ -40,7 +40,7 @@ def page_sources():
 _TYPE_SIZE = re.compile(r"^([0-9.]+)(px|pt)$")
 MIN_TYPE = {"px": 14.0, "pt": 10.5}   # a tour figure's smallest type at 1280×720 (×1.5 on a 1920 projector)
 # A chapter page's smallest figure type, at every screen size: a page does not know the screen it is
-# on (the tour does, shell/tour_fit.py), and a lecturer projects chapter pages too, where figure text
+# on (the tour does, shell/tour/fit.py), and a lecturer projects chapter pages too, where figure text
 # must be 16 px or more at 1920×1080 (CHAPTERS.md, In the lecture hall).
 PAGE_TYPE = {"px": 16.0, "pt": 12.0}
 

@@ -4,7 +4,7 @@
     card.reveal()        # the chapter's result is on screen: the verdict shows
 
 In a served lab each locked answer is also a vote in the class poll (the page's ballot, which the
-shell hands down with the student's LabState: `state.ballot()`, shell.poll.Ballot): the student
+shell hands down with the student's LabState: `state.ballot()`, shell.poll.answers.Ballot): the student
 may change it until the result is shown, and once the lecturer reveals the question the card shows
 the class's histogram beside the student's answer. `card.projected()` is the card on the projector
 (the tour): how many have answered as votes arrive, the histogram once the lecturer reveals it.

@@ -44,7 +44,7 @@ class LabState(param.Parameterized):
     def __init__(self, service, owner: str | None = None, ballots=None, **params):
         """`service`: the server's ModelService (shared; holds the pair); `owner`: the browser
         session's id, under which its model work is queued fairly; `ballots()`: the page's way into
-        the class poll (shell.poll.Ballot, or None), given by the shell for a served page."""
+        the class poll (shell.poll.answers.Ballot, or None), given by the shell for a served page."""
         super().__init__(**params)
         self.service = service
         self.owner = owner

@@ -44,7 +44,7 @@ def embedded_dir(root: Path | None = None) -> Path:
 
 
 def classroom_dir(root: Path | None = None) -> Path:
-    """Where several server processes of one class keep the store they share (shell.store)."""
+    """Where several server processes of one class keep the store they share (shell.store.shared)."""
     return (root or cache_dir()) / "classroom"
 
 

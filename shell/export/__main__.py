@@ -2,7 +2,7 @@
 the lab as a static folder (site.py). DIR must be new, empty or an earlier export (which is replaced).
 
 `python -m lab export` hands over to this (the lab layer may not import the shell). The terminal shows
-the export's own progress lines and real errors, as the served lab's log does (shell.quietlog):
+the export's own progress lines and real errors, as the served lab's log does (shell.frame.quietlog):
 transformers' loading bars and notices and Bokeh's validation warnings (W-1002: a layout with no
 children yet) only with --verbose or SPECLAB_VERBOSE=1."""
 from __future__ import annotations
@@ -16,9 +16,9 @@ from pathlib import Path
 
 
 def quiet(detail: bool) -> None:
-    """The served lab's quiet log (shell.quietlog); `detail`: everything, as the libraries print it."""
+    """The served lab's quiet log (shell.frame.quietlog); `detail`: everything, as the libraries print it."""
     if not detail:
-        from shell.quietlog import configure_logging
+        from shell.frame.quietlog import configure_logging
         configure_logging(False)
 
 
@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--verbose", action="store_true",
                     help="also print the libraries' own progress bars and warnings (also SPECLAB_VERBOSE=1)")
     ap.add_argument("--course", help="the course line over the landing page's title (default: none; "
-                                     "shell.pages.course_line reads it from these arguments)")
+                                     "shell.frame.pages.course_line reads it from these arguments)")
     args = ap.parse_args(argv)
     from shell.export.site import FolderTaken, make_room
     try:
@@ -50,10 +50,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from shell.quietlog import verbose
+    from shell.frame.quietlog import verbose
     quiet(args.verbose or verbose([]))
     from serving import runtime
-    from shell.app import panel_settings
+    from shell.frame.app import panel_settings
     from shell.export.site import export_site
 
     panel_settings()

@@ -15,7 +15,7 @@ Taking an answer back is done on the card's public state (`committed`, the stude
 and checked: the page must be back where it was, model for model (record.fingerprint), else that
 state keeps no layer for the card and the player says the answer was not recorded there.
 
-A tour step's projector scale (shell/tour_fit.py: how much larger than 1280×720 the screen is) is
+A tour step's projector scale (shell/tour/fit.py: how much larger than 1280×720 the screen is) is
 recorded the same way from the step's opening, for each scale the browser may report. The free room
 the browser then reports is shared among the step's figures in the browser (assets/export.js,
 `fitSizes`, tested against StageSizer.fit), from the plan `fit_plan` writes: the figures, their sizes
@@ -31,7 +31,7 @@ import json
 from panel.io.state import set_curdoc
 
 from shell.export.record import fingerprint
-from shell.tour_fit import SMALLEST, _figure_sizes, _stacked
+from shell.tour.fit import SMALLEST, _figure_sizes, _stacked
 from uikit.predict import PredictCard, answer_problem
 
 SCALES = [round(1 + i * 0.05, 2) for i in range(1, 21)]   # what assets/tour.js reports, above 1

@@ -1,8 +1,8 @@
 """One page of the export, built as a served session builds it, in a Bokeh Document of its own.
 
-The frame is the served page's (shell.app.SessionPage: template, navigation, badge, pager); the
+The frame is the served page's (shell.frame.app.SessionPage: template, navigation, badge, pager); the
 content is the chapter's own object (chapters.registry.build) under its part's opening, as
-shell.pages.page_view lays it out, with its first model work done (`load()`) and every lazily built
+shell.frame.pages.page_view lays it out, with its first model work done (`load()`) and every lazily built
 section built (uikit.lazy.show_all): the page as a student sees it once it has settled. What needs
 the server (the student's own prompt and settings) is replaced by one sentence. A press the chapter
 computes in the browser (its `browser_presses`: chapter 6's draws) gets its code on the button; the
@@ -22,12 +22,12 @@ from bokeh.document import Document
 from panel.io.state import set_curdoc
 
 from chapters import registry
-from shell.app import Request, SessionPage
+from shell.frame.app import Request, SessionPage
 from shell.export.answers import card_widgets, model_ids, page_cards
 from shell.export.record import IdFrame
-from shell.pages import html_pane, part_opening
-from shell.tour import build_tour
-from shell.tour_steps import TOUR
+from shell.frame.pages import html_pane, part_opening
+from shell.tour.view import build_tour
+from shell.tour.steps import TOUR
 from uikit.lazy import show_all
 from uikit.panels import PairBadge
 from uikit.state import LabState

@@ -35,7 +35,7 @@ from shell.export.build import Built, build_page
 from shell.export.combos import Choices
 from shell.export.record import IdFrame, Tape, fingerprint
 from shell.export.tourline import find_button, lecture_line, note_names
-from shell.tour_steps import TOUR
+from shell.tour.steps import TOUR
 from uikit.presets import PresetBar
 
 MAX_NODES = 30          # states recorded per page beyond the preset bar's choices' first results

@@ -23,7 +23,7 @@ from shell.export.deck import write_deck
 from shell.export.explore import Explorer
 from shell.export.files import Contents, Copier, page_file, page_html, remote_addresses, write_absent
 from shell.export.wording import as_recorded
-from shell.tour_steps import TOUR
+from shell.tour.steps import TOUR
 from uikit.styles import ASSETS
 
 TOUR_STATES = 8        # states recorded per tour step (its components are the chapters', recorded there too)

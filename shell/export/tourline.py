@@ -1,6 +1,6 @@
 """A tour step's page follows the steps before it, as the served tour does.
 
-The served tour keeps one session's chapter objects across its steps (shell/tour_items.py): what
+The served tour keeps one session's chapter objects across its steps (shell/tour/items.py): what
 the lecturer pressed on step 12 (▶ Next round, twice) is still on screen in step 13. In the export
 each step is a page of its own, recorded from its chapter's opening state (shell/export/explore.py).
 So each step's recording starts with the presses the tour itself asks for on the chapter's earlier
@@ -23,7 +23,7 @@ from __future__ import annotations
 import panel as pn
 
 from chapters import registry
-from shell.tour_steps import TOUR, first_step
+from shell.tour.steps import TOUR, first_step
 
 
 def press_names(chapter) -> dict[int, str]:

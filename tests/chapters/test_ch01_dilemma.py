@@ -99,7 +99,7 @@ def test_the_done_labels_sit_clear_of_every_bar_and_of_the_right_edge(small_call
     A label reaching right of its finish line sits in its own lane (no call of its own is left
     there) and only for the lane that finished first (the race, and the figure, go on after it);
     the last lane's label sits between the lanes' bars, reaching left of its finish line."""
-    from chapters.ch01_race import LANES, RaceFigure
+    from chapters.ch01_dilemma.race import LANES, RaceFigure
     from lab.speed.timeline import Race
     race = Race(["w"] * 20, [big_call * (i + 1) for i in range(20)], ["w"] * 20,
                 [small_call * (i + 1) for i in range(20)], [0.5] * 20)
@@ -126,7 +126,7 @@ def test_a_replay_runs_from_the_start_to_the_race_end_at_the_chosen_speed(slowdo
     grow, the last is the race's end, and the frames then stop."""
     import time
 
-    from chapters.ch01_race import Replay
+    from chapters.ch01_dilemma.race import Replay
     from tests.helpers import until
     end, shown = 0.05, []
 

@@ -85,7 +85,7 @@ def test_each_student_draws_their_own_reproducible_rounds(make_chapter, tiny_ser
 def test_share_chart_names_p_and_q_outside_the_plot_and_has_an_axis_before_any_draw(chapter):
     """The measured line spans the plot's whole width, so p(A) and q(A) are named in the legend under
     the plot, not written inside it; before the first draw the x axis already runs from 0."""
-    from chapters.ch06_figures import SHARE_AXIS
+    from chapters.ch06_accept_rule.figures import SHARE_AXIS
     fig, pq = chapter.figs.share_fig, chapter.figs.lines_src
     legend = fig.legend[0]
     assert legend in fig.below and not [m for m in fig.center if type(m).__name__ == "Label"]

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from chapters.ch10_breakeven import BreakEvenChapter
-from chapters.ch10_figures import SPAN_AS_BUILT, BreakEvenFigures
+from chapters.ch10_breakeven.figures import SPAN_AS_BUILT, BreakEvenFigures
 from lab.core import analytic
 from lab.experiments.breakeven import question_verdict
 from lab.speed.costs import CostProfile
@@ -190,7 +190,7 @@ def test_trying_the_question_then_using_my_models_keeps_the_students_gamma(chapt
 
 
 def test_the_tour_starts_use_my_models_ahead():
-    from shell.tour_steps import TOUR
+    from shell.tour.steps import TOUR
     step = next(s for s in TOUR if s["chapter"] == 10 and "use_models" in str(s["show"]))
     assert step["prefetch"] == "measure_live" and callable(BreakEvenChapter.measure_live)
 

@@ -4,9 +4,7 @@ import logging
 
 from lab.speed.profile_eta import profile_seconds
 from serving import startup
-from shell import warmup
-
-
+from shell.frame import warmup
 def test_the_estimate_is_the_profile_timed_now_and_a_share_of_it_per_demo(monkeypatch, tiny_service):
     calls = iter([(0.010, 0.030, 0.004), (0.014, 0.034, 0.006)] * 2)
     monkeypatch.setattr(startup, "probe", lambda pair: next(calls))
@@ -39,8 +37,8 @@ def test_the_line_says_the_load_it_was_timed_under():
 
 
 def test_the_warmup_says_its_estimate_before_its_first_demo(tiny_service, caplog):
-    caplog.set_level(logging.INFO, logger="shell.warmup")
+    caplog.set_level(logging.INFO, logger="shell.frame.warmup")
     done = warmup.run(tiny_service)
-    lines = [r.getMessage() for r in caplog.records if r.name == "shell.warmup"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "shell.frame.warmup"]
     assert lines[0].startswith(f"warm-up: {len(done)} default demos, about ") and "load " in lines[0], lines
     assert lines[-1].startswith(f"warm-up: {len(done)} default demos ready in ")

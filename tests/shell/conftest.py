@@ -1,11 +1,11 @@
-"""A fresh server's class state for each shell test (shell.classstate): nothing shared between tests."""
+"""A fresh server's class state for each shell test (shell.frame.classstate): nothing shared between tests."""
 import pytest
 
 
 @pytest.fixture
 def the_class():
     """A class alone in memory (no shared store), as a server's first page would find it."""
-    from shell.classstate import ClassState
+    from shell.frame.classstate import ClassState
     return ClassState()
 
 

@@ -11,8 +11,7 @@ def test_registry_lists_parts_one_and_two(slug):
 
 def test_pair_loader_reports_ready_or_one_sentence(monkeypatch):
     from serving.runtime import PairInUse
-    from shell import loading
-
+    from shell.frame import loading
     monkeypatch.setenv("SPECLAB_PAIR", "tiny")
     loader = loading.PairLoader()
     loader.load()
@@ -29,7 +28,7 @@ def test_pair_loader_reports_ready_or_one_sentence(monkeypatch):
 
 
 def test_the_settings_card_builds_its_widgets_when_first_opened(state):
-    from shell.app import settings_card
+    from shell.frame.app import settings_card
     card = settings_card(state)
     assert card.collapsed and len(card.objects) == 0          # a page that never opens it pays nothing
     state.prompt = "the dog ran"
@@ -87,8 +86,8 @@ def test_a_lecturers_controls_join_the_page_once_it_is_ready(monkeypatch, the_cl
 
     import panel as pn
 
-    from shell import lecturer
-    from shell.app import Request, SessionPage
+    from shell.lecturer import controls as lecturer
+    from shell.frame.app import Request, SessionPage
 
     monkeypatch.setenv("SPECLAB_PAIR", "tiny")
     panel = lecturer.LecturerPanel(the_class, "s1", chapter=10)

@@ -1,9 +1,9 @@
-"""One object per server's class state (shell.classstate): each server's class is its own, a
+"""One object per server's class state (shell.frame.classstate): each server's class is its own, a
 server has one, and nothing of it exists until the server starts."""
 import panel as pn
 
-from shell.classstate import CACHE_KEY, ClassState, class_state
-from shell.pollstore import Question
+from shell.frame.classstate import CACHE_KEY, ClassState, class_state
+from shell.poll.store import Question
 
 
 def test_two_classes_share_nothing():

@@ -1,5 +1,5 @@
 """The export's terminal holds its own progress lines (and real errors), as the served lab's log is
-quiet (shell.quietlog): transformers' loading bars and Bokeh's validation warnings only with
+quiet (shell.frame.quietlog): transformers' loading bars and Bokeh's validation warnings only with
 --verbose (shell/export/__main__.py)."""
 from __future__ import annotations
 

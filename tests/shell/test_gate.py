@@ -1,13 +1,13 @@
-"""The page gate (shell.gate): a page request counted against its address and browser before any
+"""The page gate (shell.room.gate): a page request counted against its address and browser before any
 session is built; refused cheaply past the limits; freed when the page's browser connects."""
 from __future__ import annotations
 
 from http.cookies import SimpleCookie
 from types import SimpleNamespace
 
-from shell import gate as gate_module
-from shell.gate import PENDING_FOR, SERVER_AT_ONCE, PageGate
-from shell.identity import Signer
+from shell.room import gate as gate_module
+from shell.room.gate import PENDING_FOR, SERVER_AT_ONCE, PageGate
+from shell.room.identity import Signer
 
 
 def request(address: str, cookie: str = "", **arguments):

@@ -1,12 +1,10 @@
-"""shell.heap: what lives a second leaves the collector's reach; a sweep frees the closed pages."""
+"""shell.frame.heap: what lives a second leaves the collector's reach; a sweep frees the closed pages."""
 import gc
 import weakref
 
 import pytest
 
-from shell import heap
-
-
+from shell.frame import heap
 class Page:
     """A page-like cycle: freed only by the cyclic collector, never by reference counts alone."""
     def __init__(self):

@@ -1,12 +1,12 @@
-"""Identities a script cannot mint at will (shell.identity, shell.browsers): signed ids, new ids
+"""Identities a script cannot mint at will (shell.room.identity, shell.room.browsers): signed ids, new ids
 limited per client address, tabs per browser capped, messages counted per browser and address."""
 import panel as pn
 import pytest
 
 from serving.workqueue import Allowance
-from shell import identity
-from shell.browsers import TABS_PER_BROWSER, Browsers
-from shell.store import ClassStore
+from shell.room import identity
+from shell.room.browsers import TABS_PER_BROWSER, Browsers
+from shell.store.shared import ClassStore
 from tests.helpers import FakeClock
 
 
@@ -50,8 +50,8 @@ def test_browsers_per_address_is_set_by_the_environment():
 def test_a_class_counts_one_vote_per_address_unless_told_otherwise():
     """Four browsers one address may have, but one vote per question from it by default; a lecturer
     whose students share computers raises it with SPECLAB_VOTES_PER_ADDRESS."""
-    from shell.classstate import ClassState
-    from shell.pollstore import Question
+    from shell.frame.classstate import ClassState
+    from shell.poll.store import Question
     assert identity.votes_per_address({}) == identity.VOTES_PER_ADDRESS == 1
     assert identity.votes_per_address({"SPECLAB_VOTES_PER_ADDRESS": "0"}) == 1
     for environ, counted in (({}, 1), ({"SPECLAB_VOTES_PER_ADDRESS": "3"}, 3)):

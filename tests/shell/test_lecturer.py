@@ -2,8 +2,9 @@ import asyncio
 
 import pytest
 
-from shell import lecturer, sessions
-from shell.classstate import ClassState
+from shell.lecturer import controls as lecturer
+from shell.room import sessions
+from shell.frame.classstate import ClassState
 
 
 def test_no_token_configured_means_no_controls(monkeypatch, the_class):
@@ -149,7 +150,7 @@ def test_the_class_poll_leads_with_the_chapter_on_screen():
     """The lecturer's page on chapter 3: its question first, the other eleven in a collapsed card."""
     import panel as pn
 
-    from shell.poll import PollStore, PollView
+    from shell.poll.answers import PollStore, PollView
     view = PollView(PollStore(salt=b"t"), current=3)
     card = view.__panel__()
     i = card.objects.index(view.others)

@@ -6,7 +6,8 @@ import html
 from chapters.ch12_cheaper_guesses import CheaperGuessesChapter
 from lab.experiments.cheaper import default_drafting_words
 from serving.service import kept_outcome
-from shell import lecturer, lecturer_drafting, warmup
+from shell.frame import warmup
+from shell.lecturer import controls as lecturer, drafting as lecturer_drafting
 from tests.helpers import wait_until
 from uikit.state import LabState
 

@@ -1,9 +1,7 @@
 """The lecturer token from a file or the environment (not `ps`), and wrong tries slowed per browser."""
 import pytest
 
-from shell import lecturer
-
-
+from shell.lecturer import controls as lecturer
 @pytest.fixture
 def attempts(monkeypatch, the_class):
     now = [1000.0]
@@ -108,10 +106,10 @@ def test_the_right_token_works_right_after_a_guessing_burst_from_other_addresses
 
 
 def test_a_page_with_a_wrong_token_is_refused_before_any_session(attempts, the_class):
-    """The page gate (shell.gate) answers a wrong token with a small page, no session built; the
+    """The page gate (shell.room.gate) answers a wrong token with a small page, no session built; the
     right one passes, whatever was guessed before."""
     from types import SimpleNamespace
-    from shell.gate import PageGate
+    from shell.room.gate import PageGate
 
     def request(token, address):
         return SimpleNamespace(remote_ip=address, cookies={}, arguments={"lecturer": [token.encode()]})

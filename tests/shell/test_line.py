@@ -1,12 +1,12 @@
-"""The line of pages waiting for their chapter (shell.line): one build at a time in the order pages
+"""The line of pages waiting for their chapter (shell.room.line): one build at a time in the order pages
 were opened, each waiting page told its place, the pace measured, the students' own work first."""
 import asyncio
 import time
 
 import pytest
 
-from shell import line as line_module
-from shell.line import HOLD_MAX, KEEPING_UP, LeftTheLine, PageLine
+from shell.room import line as line_module
+from shell.room.line import HOLD_MAX, KEEPING_UP, LeftTheLine, PageLine
 
 
 class Clock:
@@ -197,8 +197,7 @@ def test_a_page_opened_behind_others_shows_its_place_in_its_frame_and_a_closed_o
     from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
     from tornado.ioloop import IOLoop
 
-    from shell import app
-
+    from shell.frame import app
     line = the_class.line
 
     def modify(doc):

@@ -3,7 +3,7 @@ import asyncio
 
 import panel as pn
 
-from shell.pages import page_view
+from shell.frame.pages import page_view
 from uikit.pacing import PAGE_TURN_YIELDS, PIECE_OBJECTS, TINY_SECTION, page_pieces, show_in_pieces
 from uikit.state import LabState
 
@@ -106,7 +106,7 @@ def test_the_landing_numbers_chapters_as_the_navigation_does():
     import re
 
     from chapters import registry
-    from shell.pages import landing_html, nav_html
+    from shell.frame.pages import landing_html, nav_html
     landing, nav = landing_html(), nav_html("")
     for page in registry.chapter_pages():
         assert f'<li value="{page.number}"><a href="?chapter={page.slug}">' in landing
@@ -172,7 +172,7 @@ def test_a_closed_page_leaves_nothing_behind(the_class):
 def test_the_landing_course_line_is_the_lecturers_or_none():
     """`--args --course TEXT` (or the export's --course) is the kicker over the title, escaped; without
     it there is no course line at all (never a course code that is not the lecturer's)."""
-    from shell.pages import course_line, landing_html
+    from shell.frame.pages import course_line, landing_html
     assert course_line([]) is None and course_line(["--course", "  "]) is None
     assert course_line(["--lecturer-token", "x", "--course", "CS 101 · Week 6"]) == "CS 101 · Week 6"
     plain = landing_html(argv=[])

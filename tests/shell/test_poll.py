@@ -3,15 +3,15 @@ import threading
 
 import pytest
 
-from shell.poll import Ballot, PollStore, PollView, Question, status_html
-from shell.pollshared import SharedPollStore
-from shell.store import ClassStore
+from shell.poll.answers import Ballot, PollStore, PollView, Question, status_html
+from shell.poll.shared import SharedPollStore
+from shell.store.shared import ClassStore
 from uikit.predict import PredictCard
 
 
 @pytest.fixture(params=["memory", "shared"])
 def make_store(request, tmp_path):
-    """A fresh poll store: one process's (in memory) or the class's shared SQLite file (shell.store),
+    """A fresh poll store: one process's (in memory) or the class's shared SQLite file (shell.store.shared),
     which must keep the same rules; each call a store of its own."""
     made = []
 
@@ -291,7 +291,7 @@ def test_status_line_is_plain_text():
 def test_a_page_gets_a_burst_of_votes_in_one_update(make_store):
     from bokeh.document import Document
 
-    from shell.poll import DocumentWatch
+    from shell.poll.answers import DocumentWatch
 
     class Page(Document):                       # a served page's document, its next ticks held here
         ticks = []
@@ -312,26 +312,26 @@ def test_a_page_gets_a_burst_of_votes_in_one_update(make_store):
 
 
 def test_the_store_is_plain_python():
-    """shell.pollstore holds the votes without Panel (a second process could share it): importing it
+    """shell.poll.store holds the votes without Panel (a second process could share it): importing it
     alone loads no Panel, and a server's class keeps its poll in memory when it serves alone."""
     import subprocess
     import sys
-    code = ("import sys, shell.pollstore, shell.pollshared; assert 'panel' not in sys.modules "
+    code = ("import sys, shell.poll.store, shell.poll.shared; assert 'panel' not in sys.modules "
             "and 'bokeh' not in sys.modules; print('ok')")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
-    import shell.poll
-    import shell.pollstore
-    from shell.classstate import ClassState
-    assert shell.poll.Question is shell.pollstore.Question
+    import shell.poll.answers
+    import shell.poll.store
+    from shell.frame.classstate import ClassState
+    assert shell.poll.answers.Question is shell.poll.store.Question
     assert type(ClassState().poll) is PollStore      # one process serves the tests: the poll in memory
 
 
 def test_forty_fresh_cookies_from_one_address_count_as_its_few_browsers(make_store):
     """A script voting with a fresh cookie each time, from one address: the server gives it a few
-    ids and then the address's pool (shell.identity), and counts at most `per_address` of its
+    ids and then the address's pool (shell.room.identity), and counts at most `per_address` of its
     browsers per question; a student at another address still counts."""
-    from shell import identity
+    from shell.room import identity
     from tests.helpers import FakeClock
     store = make_store(per_address=4)
     store.ask(Question(10, "choice", ("faster", "slower")))
@@ -374,7 +374,7 @@ def test_students_sharing_an_address_keep_their_answers_left_out_of_the_histogra
 
 def test_a_dropped_press_of_the_lecturers_poll_buttons_is_said_under_the_question():
     """Reveal pressed again after the reveal (its button off): one sentence under its status line."""
-    from shell.poll import QuestionPoll
+    from shell.poll.answers import QuestionPoll
     from uikit.clicks import DISABLED
     store = PollStore()
     store.ask(Question(3, "choice", ("yes", "no")))

@@ -1,11 +1,11 @@
 """The lecturer's histogram marks the correct answer once the question is revealed (where the
 lecturer's page knows it: a fixed answer, or the chapter's result on screen), and a tab that closes
-leaves the class's counts at once (shell.tabclose), not when Bokeh discards its session."""
+leaves the class's counts at once (shell.room.tabclose), not when Bokeh discards its session."""
 from bokeh.document import Document
 from bokeh.events import ConnectionLost
 
-from shell.poll import Ballot, PollStore, PollView
-from shell.tabclose import when_tab_closes
+from shell.poll.answers import Ballot, PollStore, PollView
+from shell.room.tabclose import when_tab_closes
 from uikit.predict import PredictCard
 from uikit.state import LabState
 
@@ -51,8 +51,8 @@ def test_a_closed_tab_calls_back_at_once_and_a_failing_callback_stays_quiet():
 
 
 def test_a_closed_tab_leaves_the_classroom_once_and_its_page_counts_as_garbage_when_discarded():
-    from shell.heap import Heap
-    from shell.sessions import Classroom
+    from shell.frame.heap import Heap
+    from shell.room.sessions import Classroom
     heap = Heap()
     room, heard = Classroom(heap=heap), []
     room.subscribe(lambda number, what: heard.append(what))

@@ -4,9 +4,9 @@ import asyncio
 import logging
 
 from lab.errors import PairError
-from shell import lecturer
-from shell.loading import PairLoader
-from shell.pages import broken_page
+from shell.lecturer import controls as lecturer
+from shell.frame.loading import PairLoader
+from shell.frame.pages import broken_page
 from chapters import registry
 
 SECRET = "/srv/secret/models/target"

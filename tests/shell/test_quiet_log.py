@@ -5,9 +5,7 @@ import logging
 import pytest
 from tornado.websocket import WebSocketClosedError
 
-from shell import quietlog
-
-
+from shell.frame import quietlog
 @pytest.fixture
 def fresh():
     """The loggers' levels as they were before the test (it configures the log again)."""
@@ -35,7 +33,7 @@ def test_verbose_from_the_args_or_the_environment():
 def test_quiet_by_default(fresh):
     quietlog.configure_logging(detail=False, again=True)
     assert not logging.getLogger("bokeh.server.views.ws").isEnabledFor(logging.INFO)   # open/close lines
-    assert logging.getLogger("shell.loading").isEnabledFor(logging.INFO)               # "pair loaded"
+    assert logging.getLogger("shell.frame.loading").isEnabledFor(logging.INFO)               # "pair loaded"
     closed = quietlog.ClosedTabs()
     assert not closed.filter(_record(WebSocketClosedError()))
     assert closed.filter(_record(ZeroDivisionError()))            # real errors stay

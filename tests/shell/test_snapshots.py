@@ -1,12 +1,12 @@
-"""A browser's settings snapshot in the class store (shell.snapshots): the student's draft variant is
+"""A browser's settings snapshot in the class store (shell.room.snapshots): the student's draft variant is
 written as "variant", and a snapshot that stored it under its older name "draft" still seeds a page."""
 import time
 
 import pytest
 
 from lab import records
-from shell.snapshots import Snapshots
-from shell.store import ClassStore
+from shell.room.snapshots import Snapshots
+from shell.store.shared import ClassStore
 from uikit.state import LabState
 
 

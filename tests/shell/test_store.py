@@ -1,4 +1,4 @@
-"""The class's shared store (shell.store) without a browser: two OS processes voting into one SQLite
+"""The class's shared store (shell.store.shared) without a browser: two OS processes voting into one SQLite
 file count every vote exactly; one process hears another's changes; the students' settings, the
 open sessions, the cost profile and request outcomes are the same in every process."""
 import subprocess
@@ -10,19 +10,19 @@ import pytest
 
 from lab.speed import costs
 from serving.service import ModelService
-from shell.pollshared import SharedPollStore
-from shell.pollstore import Question
-from shell.sessions import Classroom
-from shell.snapshots import Snapshots
-from shell.store import GONE_AFTER, ClassStore, open_class_store, serving_processes
+from shell.poll.shared import SharedPollStore
+from shell.poll.store import Question
+from shell.room.sessions import Classroom
+from shell.room.snapshots import Snapshots
+from shell.store.shared import GONE_AFTER, ClassStore, open_class_store, serving_processes
 from tests.helpers import wait_until
 from uikit.state import LabState
 
 VOTER = textwrap.dedent("""
     import sys
-    from shell.pollshared import SharedPollStore
-    from shell.pollstore import Question
-    from shell.store import ClassStore
+    from shell.poll.shared import SharedPollStore
+    from shell.poll.store import Question
+    from shell.store.shared import ClassStore
     path, who, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     poll = SharedPollStore(ClassStore(path, interval=3600))
     poll.ask(Question(10, "choice", ("faster", "slower")))
@@ -36,7 +36,7 @@ VOTER = textwrap.dedent("""
 
 OPENER = textwrap.dedent("""
     import sys, time
-    from shell.store import ClassStore
+    from shell.store.shared import ClassStore
     folder, start, n = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
     for i in range(n):                      # at the same instants as the other process
         while time.time() < start + 0.15 * i:
@@ -195,7 +195,7 @@ def test_a_store_folder_that_cannot_be_used_is_said_once_for_the_whole_server(tm
     monkeypatch.setenv("SPECLAB_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("SPECLAB_STORE", raising=False)
     problems = []
-    with caplog.at_level(logging.DEBUG, logger="shell.store"):
+    with caplog.at_level(logging.DEBUG, logger="shell.store.shared"):
         for task in (0, 1):                                  # the two processes tornado forked
             monkeypatch.setattr(tornado.process, "task_id", lambda task=task: task)
             store, problem = open_class_store()

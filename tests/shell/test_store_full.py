@@ -10,8 +10,8 @@ import subprocess
 
 import pytest
 
-from shell.classstate import ClassState
-from shell.store import ClassStore
+from shell.frame.classstate import ClassState
+from shell.store.shared import ClassStore
 
 
 def _fill(folder) -> None:
@@ -52,9 +52,9 @@ def full_store(tmp_path, monkeypatch):
 
 
 def test_a_full_disk_keeps_the_class_going_in_memory(full_store, caplog):
-    from shell.app import load_html
-    from shell.identity import identify
-    from shell.pollstore import Question
+    from shell.frame.app import load_html
+    from shell.room.identity import identify
+    from shell.poll.store import Question
 
     with caplog.at_level(logging.INFO):
         the_class = ClassState(full_store)
@@ -84,8 +84,8 @@ def test_a_full_disk_keeps_the_class_going_in_memory(full_store, caplog):
 
 
 def test_a_page_opens_on_a_full_disk_and_says_so(full_store):
-    from shell import app
-    from shell.identity import identify
+    from shell.frame import app
+    from shell.room.identity import identify
     the_class = ClassState(full_store)
     for args in ({}, {"chapter": [b"dilemma"]}):
         bid = identify("", "10.0.0.8", the_class.signer, the_class.new_ids)
@@ -102,7 +102,7 @@ def test_votes_cast_on_a_full_store_show_in_the_tallies_once(full_store, tmp_pat
     """Votes kept in this process's memory while the store refuses them count in the histogram,
     merged with the store's; when the disk has room again, a vote the store takes replaces its copy
     in memory, so no vote counts twice."""
-    from shell.pollstore import Question
+    from shell.poll.store import Question
     the_class = ClassState(full_store)
     poll = the_class.poll
     poll.ask(Question(11, "choice", ("faster", "slower")))

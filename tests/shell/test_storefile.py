@@ -11,9 +11,9 @@ import sys
 
 import pytest
 
-from shell import store as store_module
-from shell.store import ClassStore, StoreFault, open_class_store
-from shell.storefile import StoreRefused, claim
+from shell.store import shared as store_module
+from shell.store.shared import ClassStore, StoreFault, open_class_store
+from shell.store.files import StoreRefused, claim
 
 NOBODY = 65534
 
@@ -69,19 +69,19 @@ def test_a_refused_store_is_one_sentence_and_the_class_goes_on(tmp_path, caplog,
     folder = tmp_path / "open"
     folder.mkdir()
     folder.chmod(0o777)
-    with caplog.at_level(logging.ERROR, logger="shell.store"):
+    with caplog.at_level(logging.ERROR, logger="shell.store.shared"):
         store, problem = open_class_store({"SPECLAB_STORE": str(folder / "c.sqlite")})
     assert store is None
     assert len(caplog.records) == 1 and caplog.records[0].exc_info is None
     assert "Each server process now keeps its own poll" in caplog.text
     assert problem and str(folder) not in problem
-    from shell.classstate import ClassState
+    from shell.frame.classstate import ClassState
     assert ClassState(store, problem).store_problem() == problem      # every page of the class says it
 
 
 def test_a_dangling_link_in_place_of_the_folder_is_one_sentence(tmp_path, caplog, monkeypatch):
     (tmp_path / "classroom").symlink_to(tmp_path / "nowhere")
-    with caplog.at_level(logging.ERROR, logger="shell.store"):
+    with caplog.at_level(logging.ERROR, logger="shell.store.shared"):
         assert open_class_store({"SPECLAB_STORE": str(tmp_path / "classroom" / "c.sqlite")})[0] is None
     assert len(caplog.records) == 1 and "is a link" in caplog.text
 
@@ -93,7 +93,7 @@ def test_a_store_that_cannot_be_written_is_said_once_and_kept_in_memory(tmp_path
     def full():
         raise sqlite3.OperationalError("database or disk is full")
     monkeypatch.setattr(store, "_db", full)
-    with caplog.at_level(logging.ERROR, logger="shell.store"):
+    with caplog.at_level(logging.ERROR, logger="shell.store.shared"):
         for i in range(3):
             store.put("k", f"v{i}".encode())                   # no StoreFault: kept in this process
         with pytest.raises(StoreFault):
@@ -155,7 +155,7 @@ def test_a_second_server_on_the_same_store_is_warned(tmp_path, caplog):
         first = ClassStore(path)
         with first.write() as db:
             db.execute("UPDATE procs SET server = ?", (other.pid,))     # as if another server had opened it
-        with caplog.at_level(logging.WARNING, logger="shell.store"):
+        with caplog.at_level(logging.WARNING, logger="shell.store.shared"):
             ClassStore(path)
         assert f"Another server (pid {other.pid})" in caplog.text
     finally:

@@ -1,12 +1,12 @@
-"""A tour step's figures answer the room the browser reports (shell/tour_fit.py, through Tour.fit).
+"""A tour step's figures answer the room the browser reports (shell/tour/fit.py, through Tour.fit).
 
 Step 19 shows chapter 6's sliders beside its region figure, a figure of a fixed width and height.
 """
 import pytest
 
-from shell.tour import Tour
-from shell.tour_fit import SMALLEST
-from shell.tour_steps import TOUR
+from shell.tour.view import Tour
+from shell.tour.fit import SMALLEST
+from shell.tour.steps import TOUR
 
 
 @pytest.fixture

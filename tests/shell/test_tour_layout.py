@@ -7,8 +7,8 @@ import re
 import panel as pn
 import pytest
 
-from shell.tour import Tour
-from shell.tour_steps import TOUR
+from shell.tour.view import Tour
+from shell.tour.steps import TOUR
 from tests.helpers import measured
 from uikit.tokens import NUMBER_WORDS
 

@@ -1,7 +1,7 @@
 """The guided tour's steps without a browser: every component a step names exists on its chapter,
 and the stage's figures follow the projector's scale and free room (quick: a chapter that renames
 an attribute fails here, not only in the browser tests)."""
-from shell.tour_steps import TOUR
+from shell.tour.steps import TOUR
 
 N = len(TOUR)
 EVERY_CHAPTERS = {"predict", "takeaway", "body", "busy", "overview", "closing"}
@@ -48,7 +48,7 @@ def test_every_step_finds_its_components_without_a_browser():
     import panel as pn
 
     from uikit.state import LabState
-    from shell.tour import Tour
+    from shell.tour.view import Tour
     from serving.service import ModelService
     from lab.pairs.tiny import tiny_pair
 
@@ -71,7 +71,7 @@ def test_figures_grow_into_the_room_the_browser_reports():
     step comes back; a fixed-width figure also takes the free width; negative room shrinks it."""
     from serving.service import ModelService
     from lab.pairs.tiny import tiny_pair
-    from shell.tour import Tour
+    from shell.tour.view import Tour
     from uikit.state import LabState
 
     pair = tiny_pair()
@@ -133,7 +133,7 @@ def test_the_badge_on_each_step_says_the_sampling_of_its_chapter():
     chapter 10's, whatever was built before."""
     from lab.pairs.tiny import tiny_pair
     from serving.service import ModelService
-    from shell.tour import Tour
+    from shell.tour.view import Tour
     from uikit.panels import PairBadge
     from uikit.state import LabState
 

@@ -7,7 +7,7 @@ import pytest
 from serving.runtime import PairInUse
 from serving.service import ModelService
 from lab.pairs.tiny import tiny_pair
-from shell import warmup
+from shell.frame import warmup
 from uikit.state import LabState
 
 

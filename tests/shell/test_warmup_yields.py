@@ -5,8 +5,7 @@ import threading
 from lab.speed import costs
 from serving.service import ModelService, Owner
 from lab.pairs.tiny import tiny_pair
-from shell import warmup
-
+from shell.frame import warmup
 CALL = 0.05     # seconds each faked timed call reports
 
 

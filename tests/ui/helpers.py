@@ -12,7 +12,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
-from shell.tour_steps import TOUR
+from shell.tour.steps import TOUR
 from tests.helpers import wait_until
 from tests.ui.wire_order import OUT_OF_ORDER
 
@@ -44,7 +44,7 @@ def served(env: dict, log_path: Path, args: tuple[str, ...] = ()):
                "serve", "app.py", "--port", str(port), "--address", "127.0.0.1",
                f"--allow-websocket-origin=127.0.0.1:{port}", "--num-procs", "1"] + (["--args", *args] if args else [])
     with open(log_path, "w") as out:
-        # every test's browser is a new one from 127.0.0.1: allow that address many (shell.identity)
+        # every test's browser is a new one from 127.0.0.1: allow that address many (shell.room.identity)
         proc = subprocess.Popen(command, cwd=ROOT, env={"SPECLAB_BROWSERS_PER_ADDRESS": "1000", "SPECLAB_VOTES_PER_ADDRESS": "1000", **env,
                                                         "PYTHONUNBUFFERED": "1"},
                                 stdout=out, stderr=subprocess.STDOUT)

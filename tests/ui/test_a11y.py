@@ -7,7 +7,7 @@ where (a CSS selector path through shadow roots) and a snippet of the element.
 import pytest
 
 from chapters.registry import pages
-from shell.tour_steps import TOUR
+from shell.tour.steps import TOUR
 from tests.helpers import wait_until
 from tests.ui.helpers import ROOT, UNSETTLED, open_page
 
@@ -107,7 +107,7 @@ DEEP_FOCUS = """() => {
 
 def test_the_tour_is_usable_by_keyboard_alone_with_visible_focus(page, server):
     """Tab reaches every tour control and the step's own buttons, each with a focus ring; Enter presses."""
-    from shell.tour_steps import first_step
+    from shell.tour.steps import first_step
     step = first_step(1) + 1                       # chapter 1: Write, speed, the race figure
     open_page(page, f"{server}?tour={step}")
     page.wait_for_function(f"document.documentElement.dataset.tourRendered === '{step}'", timeout=90000)

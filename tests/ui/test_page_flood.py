@@ -12,7 +12,7 @@ import urllib.parse
 
 import pytest
 
-from shell.gate import SERVER_AT_ONCE
+from shell.room.gate import SERVER_AT_ONCE
 from tests.ui.helpers import LECTURER_TOKEN, ROOT, served
 
 sys.path.insert(0, str(ROOT / "bench"))

@@ -34,7 +34,7 @@ def bars(*votes: str) -> list[str]:
 def laid_out_at_1080(pg, selector: str, small: dict, projector: bool = False) -> bool:
     """Whether `pg` shows its 1920×1080 layout: `selector`'s box is wider than it was at 1280×720
     (`small`); on the projector (the tour) also the type scaled ×1.5 and the step grown to fill the
-    screen's height (assets/tour.js reports the room, shell/tour_fit.py grows the figures)."""
+    screen's height (assets/tour.js reports the room, shell/tour/fit.py grows the figures)."""
     big = pg.locator(selector).first.bounding_box()
     if not big or big["width"] < small["width"] + 300:
         return False

@@ -1,6 +1,6 @@
 """The class poll in a browser after tabs close, and after the reveal: three students answer chapter 3's
 question; two close their tabs and the lecturer's count says so within a few seconds (the websocket's
-close, shell.tabclose, not Bokeh's check for unused sessions every 17 s); the lecturer reveals and
+close, shell.room.tabclose, not Bokeh's check for unused sessions every 17 s); the lecturer reveals and
 the lecturer's own histogram marks the correct answer."""
 import time
 

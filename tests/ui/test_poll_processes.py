@@ -1,4 +1,4 @@
-"""The class poll when several server processes serve the class (shell.store): students' votes taken
+"""The class poll when several server processes serve the class (shell.store.shared): students' votes taken
 by one `panel serve` reach a lecturer's page served by another through the shared SQLite file; the
 lecturer's reveal and reset reach the students back; and `--num-procs 2` forks two processes that
 open the class's store in the cache folder and share the cores."""

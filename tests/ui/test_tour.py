@@ -6,7 +6,7 @@ Each step's live components are put on the page by Python after the browser move
 import panel as pn
 
 from chapters.registry import chapter_pages
-from shell.tour_steps import TOUR, first_step
+from shell.tour.steps import TOUR, first_step
 from tests.helpers import wait_until
 from tests.ui.helpers import no_scroll, open_page, rendered
 
@@ -22,7 +22,7 @@ def open_step(page, server, n: int):
 def test_step_28_points_at_the_round_where_every_draft_is_kept():
     from serving.service import ModelService
     from lab.pairs.tiny import tiny_pair
-    from shell.tour import Tour
+    from shell.tour.view import Tour
     from uikit.state import LabState
 
     pair = tiny_pair()

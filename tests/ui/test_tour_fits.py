@@ -11,7 +11,7 @@ guess") shows exactly that many rows.
 import re
 from pathlib import Path
 
-from shell.tour_steps import TOUR
+from shell.tour.steps import TOUR
 from tests.helpers import wait_until
 from tests.ui.helpers import open_page, rendered
 from uikit.tokens import NUMBER_WORDS

@@ -14,7 +14,7 @@ styles and bounding boxes (tests/ui/tour_layout.js):
 Screenshots of every step at 1920×1080: tests/ui/screenshots/tour-1920-stepNN.png.
 """
 
-from shell.tour_steps import TOUR
+from shell.tour.steps import TOUR
 from tests.helpers import wait_until
 from tests.ui.helpers import ACTIONS, open_page, rendered
 from tests.ui.tour_rules import SMALLEST, problems, settled

@@ -6,7 +6,7 @@ ahead, yet step 22's live histogram and verdict show no answer mark. Chapter 13'
 measures the six kinds ahead of its last step, which reads the bars; the question's card stays
 without a mark until the reveal.
 """
-from shell.tour_steps import TOUR, first_step
+from shell.tour.steps import TOUR, first_step
 from tests.helpers import wait_until
 from tests.ui.helpers import answer, deep_text, has, open_page, rendered
 

@@ -48,7 +48,7 @@ def test_projected_card_keeps_the_answer_hidden_until_the_lecturer_reveals(state
     """The tour on the projector, opened by a browser that already answered on the chapter's page
     and whose chapter computed its result ahead: neither the histogram nor the verdict gives the
     answer away until the lecturer reveals the question."""
-    from shell.poll import Ballot, PollStore
+    from shell.poll.answers import Ballot, PollStore
     store = PollStore(salt=b"test")
     state.answers = {4: {"answer": "x", "correct": True}}        # answered on chapter 4's page
     card = PredictCard(state, 4, "Whose?", choices=["x", "y"], answer="x", ballot=Ballot(store, "projector"))
@@ -66,7 +66,7 @@ def test_projected_card_keeps_the_answer_hidden_until_the_lecturer_reveals(state
 
 
 def test_students_card_shows_the_answer_once_answered_and_run(state):
-    from shell.poll import Ballot, PollStore
+    from shell.poll.answers import Ballot, PollStore
     card = PredictCard(state, 5, "Whose?", choices=["x", "y"], answer="x", ballot=Ballot(PollStore(salt=b"t"), "me"))
     card.__panel__()
     card.reveal()

@@ -1,0 +1,149 @@
+"""What a page shows: the navigation, the landing page, the pager, and the router to a page's view.
+
+Every list of pages, count and label comes from `chapters.registry`, so a new chapter module shows up
+here by itself.
+
+    nav_html("dilemma"); pager_html("dilemma"); landing_html(answers)
+    course_line()     # the lecturer's course line over the landing page's title: --args --course TEXT
+    view = page_view("dilemma", state)     # the chapter, under its part's opening when it is the first
+"""
+from __future__ import annotations
+
+import argparse
+import html
+import logging
+import sys
+
+import panel as pn
+
+from chapters import registry
+from chapters.registry import PARTS
+from lab.errors import public_message
+from shell.tour.steps import TOUR, first_step
+from uikit.state import LabState
+from uikit.styles import SHELL_CSS
+
+log = logging.getLogger(__name__)
+
+
+NUMBER_WORDS = {3: "three", 4: "four", 5: "five", 6: "six"}
+
+
+def course_line(argv: list[str] | None = None) -> str | None:
+    """The lecturer's course line over the landing page's title ("CS 101 · Week 6"), or None: the
+    server's `--args --course TEXT` (parsed from its arguments as shell.lecturer.controls parses
+    --lecturer-token-file), or the export's `--course TEXT` (the export's own arguments). Blank is none."""
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    parser.add_argument("--course")
+    text = parser.parse_known_args(sys.argv[1:] if argv is None else argv)[0].course
+    return text.strip() if text and text.strip() else None
+
+
+def href(slug: str) -> str:
+    return f"?chapter={slug}" if slug else "?"
+
+
+def html_pane(markup: str, **kwargs) -> pn.pane.HTML:
+    return pn.pane.HTML(markup, stylesheets=[SHELL_CSS], sizing_mode="stretch_width", **kwargs)
+
+
+def nav_html(current: str) -> str:
+    """Navigation grouped by part; the current page marked with aria-current."""
+    cur = ' aria-current="page"' if current == "" else ""
+    out = [f'<nav class="nav" aria-label="Chapters"><a class="home" href="?"{cur}>Start · the question</a>']
+    for key, part in PARTS.items():
+        out.append(f'<div class="part">PART {key} <span>{html.escape(part["name"])}</span></div><ol>')
+        for p in registry.pages():
+            if p.part == key:
+                cur = ' aria-current="page"' if p.slug == current else ""
+                out.append(f'<li><a href="{href(p.slug)}"{cur}>{html.escape(p.nav_label)}</a></li>')
+        out.append("</ol>")
+    out.append('<div class="part"><a href="?tour=1">▶ Guided tour</a></div></nav>')
+    return "".join(out)
+
+
+def pager_html(current: str) -> str:
+    prev, nxt = registry.neighbours(current)
+    links = []
+    if current and prev is None:
+        links.append('<a class="prev" href="?" rel="prev">← Start</a>')
+    elif prev is not None:
+        links.append(f'<a class="prev" href="{href(prev.slug)}" rel="prev">← {html.escape(prev.nav_label)}</a>')
+    page = registry.page_by_slug(current) if current else None
+    if page is not None and page.number and any(s["chapter"] == page.number for s in TOUR):
+        links.append(f'<a class="tour" href="?tour={first_step(page.number)}">▶ Tour from here</a>')
+    if nxt is not None:
+        links.append(f'<a class="next" href="{href(nxt.slug)}" rel="next">{html.escape(nxt.nav_label)} →</a>')
+    return f'<nav class="pager" aria-label="Previous and next">{"".join(links)}</nav>'
+
+
+def landing_item(page: registry.Page) -> str:
+    """A part card's line for a page: numbered as the navigation numbers it (a chapter keeps its own
+    number in every part; a page without a number gets no marker)."""
+    link = f'<a href="{href(page.slug)}">{html.escape(page.short_title)}</a>'
+    if page.number:
+        return f'<li value="{page.number}">{link}</li>'
+    return f'<li style="list-style: none">{link}</li>'
+
+
+def landing_html(answers: dict | None = None, argv: list[str] | None = None) -> str:
+    """The landing page; `answers` (this browser's predict & check answers) adds a progress line; the
+    course line is the lecturer's (course_line: from `argv`, default the process's arguments)."""
+    chapters = registry.chapter_pages()
+    questions = registry.question_count()
+    cards = []
+    for key, part in PARTS.items():
+        items = "".join(landing_item(p) for p in registry.pages() if p.part == key)
+        cards.append(f'<section class="partcard"><h2>Part {key} · {html.escape(part["name"])}</h2>'
+                     f'<ol>{items}</ol></section>')
+    summary = " ".join(f"<b>Part {k} · {html.escape(v['name'])}</b> — {html.escape(v['summary'])}"
+                       for k, v in PARTS.items())
+    counts = [f"<b>{len(PARTS)}</b> parts · <b>{len(chapters)}</b> short chapters",
+              f"<b>{questions}</b> predict &amp; check questions",
+              f"<b>{len(TOUR)}</b> guided steps", "press <b>F</b> for fullscreen"]
+    if answers:
+        right = sum(1 for a in answers.values() if a.get("correct"))
+        counts.append(f"you have answered <b>{len(answers)}</b> of {questions} ({right} right)")
+    course = course_line(argv)
+    eyebrow = f'<div class="eyebrow">{html.escape(course)}</div>' if course else ""
+    return (
+        f'<div class="landing">{eyebrow}<h1>Can a small model make a big one faster — same output?</h1>'
+        f'<p>An interactive companion for first-time learners, in {NUMBER_WORDS.get(len(PARTS), len(PARTS))} parts. {summary} '
+        'Explore by scrolling, or start the Guided tour for a full-screen, one-step-per-page class '
+        'presentation.</p>'
+        '<ul class="counts" aria-label="What is inside">' + "".join(f"<li>{c}</li>" for c in counts) + '</ul>'
+        '<div class="cta"><a class="primary" href="?tour=1">▶ Start the guided tour</a>'
+        f'<a class="secondary" href="{href(chapters[0].slug)}">Explore chapter by chapter →</a></div>'
+        f'<div class="parts">{"".join(cards)}</div></div>')
+
+
+def part_opening(page: registry.Page) -> pn.pane.HTML | None:
+    """The part's own headline above its first page."""
+    first = next(p for p in registry.pages() if p.part == page.part)
+    if first.slug != page.slug:
+        return None
+    part = PARTS[page.part]
+    return html_pane(f'<div class="partopen"><div class="eyebrow">{html.escape(part["kicker"])}</div>'
+                     f'<h2>{html.escape(part["title"])}</h2><p>{html.escape(part["intro"])}</p></div>')
+
+
+def broken_page(page: registry.Page, err: Exception) -> pn.pane.HTML:
+    """What a page says when its chapter could not be built: one sentence, the lab keeps working."""
+    why = (f"This chapter could not be built: {public_message(err)} The rest of the lab works — reload "
+           "the page, and tell the lecturer if it keeps happening.")
+    return html_pane(f'<div class="chapter-broken"><p class="eyebrow">{html.escape(page.kicker)}</p>'
+                     f'<h1>{html.escape(page.title)}</h1><div class="notice" role="alert">{html.escape(why)}</div></div>')
+
+
+def page_view(slug: str, state: LabState) -> pn.viewable.Viewable:
+    """The main content of one page, built for this session only."""
+    if slug == "":
+        return html_pane(landing_html(state.answers))
+    page = registry.page_by_slug(slug)
+    try:
+        body = registry.build(page, state)
+    except Exception as err:   # one broken chapter must not take the page (or the lab) down
+        log.exception("chapter %s could not be built", page.slug)
+        body = broken_page(page, err)
+    opening = part_opening(page)
+    return pn.Column(*([opening] if opening else []), body, sizing_mode="stretch_width", margin=0)
