@@ -30,3 +30,8 @@ def test_pure_computations_are_in_the_fast_tier():
 def test_the_exports_recordings_are_slow():
     assert tier_markers(TESTS / "shell" / "test_export.py", "test_a_recorded_next_round_is_the_services_round",
                         []) == {"slow"}
+
+
+def test_a_helper_imported_inside_the_test_counts_too():
+    device = TESTS / "lab" / "test_device.py"     # imports tests.ui.helpers.served in its body: a server
+    assert tier_markers(device, "test_a_lab_served_with_device_cuda_and_no_gpu_serves_on_the_cpu", []) == {"subprocess"}

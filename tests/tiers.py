@@ -25,15 +25,14 @@ MARKERS = {"browser": "drives Debian's chromium against a served app (tests/ui)"
 @lru_cache(maxsize=None)
 def _module(path: Path) -> tuple[str, dict[str, ast.AST], dict[str, Path]]:
     """A test module's text, its top-level functions and classes by name, and the names it imports
-    from other modules under tests/ (name → that module's path)."""
+    from other modules under tests/, at its top or inside a function (name → that module's path)."""
     text = path.read_text()
     tree = ast.parse(text)
-    defs: dict[str, ast.AST] = {}
+    defs = {node.name: node for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
     imported: dict[str, Path] = {}
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            defs[node.name] = node
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tests"):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tests"):
             where = REPO.joinpath(*node.module.split(".")).with_suffix(".py")
             if where.exists():
                 imported.update({a.asname or a.name: where for a in node.names})
