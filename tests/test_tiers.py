@@ -35,3 +35,10 @@ def test_the_exports_recordings_are_slow():
 def test_a_helper_imported_inside_the_test_counts_too():
     device = TESTS / "lab" / "test_device.py"     # imports tests.ui.helpers.served in its body: a server
     assert tier_markers(device, "test_a_lab_served_with_device_cuda_and_no_gpu_serves_on_the_cpu", []) == {"subprocess"}
+
+
+def test_a_word_in_a_string_or_a_docstring_starts_no_process():
+    here = TESTS / "test_tiers.py"      # this module names "subprocess" only in strings
+    assert tier_markers(here, "test_a_test_that_starts_a_process_itself_is_in_the_subprocess_tier", []) == set()
+    imports = TESTS / "test_imports.py"  # reads `sys.executable` in code it parses, runs nothing
+    assert tier_markers(imports, "test_a_subprocess_running_a_project_module_is_found", []) == set()

@@ -15,7 +15,8 @@ from functools import lru_cache
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-# What starting another process looks like in a test's code.
+# What starting another process looks like in a test's code: a name, or the dotted name it ends
+# (read from the code itself, not from its strings or comments).
 SPAWNS = ("subprocess", "Popen", "sys.executable", "os.fork", "multiprocessing")
 MARKERS = {"browser": "drives Debian's chromium against a served app (tests/ui)",
            "subprocess": "starts another interpreter or program",
@@ -39,11 +40,32 @@ def _module(path: Path) -> tuple[str, dict[str, ast.AST], dict[str, Path]]:
     return text, defs, imported
 
 
+def _dotted(node: ast.AST) -> str | None:
+    """`a.b.c` for a name or an attribute chain on a name, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
+
+
+def _names(node: ast.AST) -> set[str]:
+    """Every dotted name `node`'s code uses, and every module or name it imports."""
+    found = {_dotted(n) for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))} - {None}
+    for n in ast.walk(node):
+        if isinstance(n, ast.Import):
+            found |= {a.name for a in n.names}
+        elif isinstance(n, ast.ImportFrom):
+            found |= {n.module or ""} | {a.name for a in n.names}
+    return found
+
+
 def _spawns(path: Path, node: ast.AST, seen: set) -> bool:
     """Whether `node` (a function or class of `path`) starts a process, itself or through the
     functions of tests/ modules it names."""
-    text, defs, imported = _module(path)
-    if any(mark in (ast.get_source_segment(text, node) or "") for mark in SPAWNS):
+    _, defs, imported = _module(path)
+    used = _names(node)
+    if any(mark in name.split(".") or f".{mark}." in f".{name}." for name in used for mark in SPAWNS):
         return True
     for name in {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - {getattr(node, "name", "")}:
         target = (path, name) if name in defs else (imported[name], name) if name in imported else None
