@@ -28,7 +28,7 @@ from shell.frame.loading import loading_view
 from shell.frame.pages import html_pane, landing_html, nav_html, page_view, pager_html
 from shell.frame.quietlog import configure_logging, verbose
 from shell.room.identity import address_of
-from shell.room.sessions import browser_id, join_classroom, session_state
+from shell.room.sessions import browser_id, join_open_pages, session_state
 from shell.tour.view import build_tour
 from uikit import validate
 from uikit.doors import before_page_builds, guard_messages
@@ -254,7 +254,7 @@ def build_app():
     """This session's page, in the server's class (shell.frame.classstate)."""
     the_class = class_state()
     request = Request.from_args(pn.state.session_args or {})
-    session_id, doc = join_classroom(the_class)
+    session_id, doc = join_open_pages(the_class)
     if served():       # the page gate (shell.room.gate) counts this page as built once its browser connects
         address, cookie = address_of(doc), (pn.state.cookies or {}).get("speclab_id", "")
         pn.state.onload(lambda: the_class.gate.arrived(address, cookie))

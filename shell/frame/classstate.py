@@ -27,7 +27,7 @@ from shell.room.line import PageLine
 from shell.frame.loading import PairLoader
 from shell.poll.answers import Ballots
 from shell.poll.shared import class_poll
-from shell.room.sessions import Classroom, browser_id
+from shell.room.sessions import OpenPages, browser_id
 from shell.room.snapshots import Snapshots
 from shell.frame.warmup import WarmUp
 from uikit.panels import Badges
@@ -54,7 +54,7 @@ class ClassState:
         self.new_ids = new_id_limit(store, environ)
         self.browsers = Browsers(per_address)            # each page's browser, tabs and allowances
         self.snapshots = Snapshots(store=store)          # settings across page loads
-        self.classroom = Classroom(store, self.heap, self.pair.service)    # the open sessions
+        self.open_pages = OpenPages(store, self.heap, self.pair.service)    # the open sessions
         self.attempts = Attempts(store=store)            # wrong lecturer tokens
         from shell.lecturer.controls import configured_token
         self.gate = PageGate(per_address, self.signer, self.attempts, configured_token)   # page requests

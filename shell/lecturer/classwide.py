@@ -33,7 +33,7 @@ def reset_class(the_class, except_id: str | None = None) -> int:
     """Clear every model result and send every page but `except_id` back to the landing page, in
     this process and (announced) in the others; returns how many pages that is."""
     the_class.pair.service().clear()
-    n = the_class.classroom.reload_all(except_id=except_id)
+    n = the_class.open_pages.reload_all(except_id=except_id)
     if the_class.store is not None:
         with contextlib.suppress(sqlite3.Error):
             n += the_class.store.sessions_elsewhere()
@@ -74,7 +74,7 @@ def share_with_other_processes(the_class) -> None:
 
     def reset_here(data) -> None:
         service.clear(shared=False)        # the announcing process cleared the shared ones
-        n = the_class.classroom.reload_all()
+        n = the_class.open_pages.reload_all()
         log.info("the lecturer reset the class (%d pages of this process reloaded)", n)
 
     def switch_here(name) -> None:

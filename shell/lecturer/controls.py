@@ -95,7 +95,7 @@ class LecturerPanel(pn.viewable.Viewer):
         on_click(self.switch_button, self.switch, say=self._say)
         self._build_reset()
         self.sessions = pn.pane.HTML(self._sessions_html(), sizing_mode="stretch_width", margin=(0, 10))
-        self._room = DocumentWatch(the_class.classroom,
+        self._room = DocumentWatch(the_class.open_pages,
                                    lambda changed: setattr(self.sessions, "object", self._sessions_html()))
         # someone guessing the token: one line, looked at every few seconds (every process's tries)
         self.guessing = pn.pane.HTML(guessing_line(the_class.attempts), sizing_mode="stretch_width",
@@ -112,7 +112,7 @@ class LecturerPanel(pn.viewable.Viewer):
 
     # --- the open sessions, live ---
     def _sessions_html(self) -> str:
-        n = self.the_class.classroom.total()
+        n = self.the_class.open_pages.total()
         return (f'<p class="sessions" role="status">{n} open {plural(n, "session")} on this server '
                 f"(this page included).</p>")
 

@@ -1,14 +1,14 @@
-"""Who is on this server: each page's browser and student state, and the classroom of open sessions.
+"""Who is on this server: each page's browser and student state, and the open pages of this process.
 
 Each page load is a new Panel session with a fresh LabState; a cookie names the browser, and the
 class's snapshots (shell.room.snapshots) keep its last settings and answers so they follow the student
-from page to page. The `Classroom` lists the open sessions for the lecturer's controls; when several
+from page to page. `OpenPages` lists the open sessions for the lecturer's controls; when several
 processes serve the class (shell.store.shared), its count adds the other processes' open sessions. All of
 it belongs to the server's class state (shell.frame.classstate), which every function here is given.
 
     bid = browser_id(the_class)                          # this page's browser (signed cookie)
     state = session_state(the_class, bid, owner)        # seeded from the browser's last settings
-    session_id, doc = join_classroom(the_class)         # left again when the session closes
+    session_id, doc = join_open_pages(the_class)        # left again when the session closes
 """
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def session_state(the_class, bid: str, owner: str | None = None) -> LabState:
     return state
 
 
-class Classroom:
+class OpenPages:
     """The open sessions of this server process, for the lecturer's controls.
 
     Each entry is dropped when its session is destroyed (`leave`), so closed tabs hold nothing: its
@@ -72,7 +72,7 @@ class Classroom:
     def __init__(self, store=None, heap=None, service: Callable | None = None):
         self._docs: dict[str, tuple] = {}      # session id → (document, its pn.state.location)
         self._lock = threading.Lock()
-        self._listeners = Listeners("classroom")
+        self._listeners = Listeners("open pages")
         self.store, self.heap, self.service = store, heap, service
         self._reported: int | None = None
         if store is not None:
@@ -145,8 +145,8 @@ def stylesheets_from_here(doc) -> None:
                                       else LOCAL_DIST)
 
 
-def join_classroom(the_class) -> tuple[str | None, object]:
-    """Register this session with the classroom; its model work and entry go when it closes."""
+def join_open_pages(the_class) -> tuple[str | None, object]:
+    """Register this session with the open pages; its model work and entry go when it closes."""
     doc = pn.state.curdoc
     if not served():             # built outside a server (tests): nothing to register
         return None, doc
@@ -157,9 +157,9 @@ def join_classroom(the_class) -> tuple[str | None, object]:
     on_cost(browsers.charge_loop)
     allow_clicks_when(doc, browsers.click_allowed)      # clicks too fast per browser: dropped (uikit.clicks)
     context = doc.session_context
-    classroom = the_class.classroom
-    classroom.join(context.id, doc, pn.state.location)
-    pn.state.on_session_destroyed(lambda ctx: classroom.leave(ctx.id))
-    when_tab_closes(doc, lambda: classroom.leave(context.id, discarded=False))     # counted out at once
+    pages = the_class.open_pages
+    pages.join(context.id, doc, pn.state.location)
+    pn.state.on_session_destroyed(lambda ctx: pages.leave(ctx.id))
+    when_tab_closes(doc, lambda: pages.leave(context.id, discarded=False))     # counted out at once
     pn.state.onload(lambda: end_with_its_tab(context))
     return context.id, doc

@@ -13,10 +13,10 @@ def test_two_classes_share_nothing():
     one.poll.ask(Question(10, "choice", ("faster", "slower")))
     assert one.poll.vote(10, "a" * 32, "slower") is None
     assert two.poll.tally(10) is None
-    one.classroom.join("s1", None, None)
+    one.open_pages.join("s1", None, None)
     one.line.join()
     one.attempts.failed("browser")
-    assert len(one.classroom) == 1 and len(two.classroom) == 0
+    assert len(one.open_pages) == 1 and len(two.open_pages) == 0
     assert one.line.waiting() == 1 and two.line.waiting() == 0
     assert two.attempts.guessing() == (0, 0) and one.attempts.guessing()[0] == 1
     assert one.pair is not two.pair and one.heap is not two.heap and one.loader.heap is one.heap

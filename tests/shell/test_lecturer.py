@@ -88,8 +88,8 @@ def test_pairs_not_in_the_hub_cache_are_marked_and_refused_at_once(monkeypatch, 
     assert "gpt2" in lecturer.LecturerPanel(the_class, "s1").pair_select.options        # downloaded: offered plainly
 
 
-def test_classroom_forgets_closed_sessions():
-    room = sessions.Classroom()
+def test_open_pages_forget_closed_sessions():
+    room = sessions.OpenPages()
 
     class Doc:
         def __init__(self):
@@ -111,7 +111,7 @@ def test_reset_the_class_asks_first(monkeypatch, the_class):
     separate, named button) resets, and Cancel leaves everything as it was."""
     monkeypatch.setenv("SPECLAB_PAIR", "tiny")
     reloads = []
-    monkeypatch.setattr(the_class.classroom, "reload_all", lambda except_id=None: reloads.append(except_id) or 3)
+    monkeypatch.setattr(the_class.open_pages, "reload_all", lambda except_id=None: reloads.append(except_id) or 3)
     panel = lecturer.LecturerPanel(the_class, "s1")
     assert panel.reset_button.label == "Reset the class…" and not panel.confirm_reset.visible
     panel.reset_button.clicks += 1
@@ -133,7 +133,7 @@ def test_open_sessions_count_is_live(monkeypatch, the_class):
     monkeypatch.setenv("SPECLAB_PAIR", "tiny")
     forgotten = []
     monkeypatch.setattr(the_class.pair.service(), "forget", forgotten.append)
-    room = the_class.classroom
+    room = the_class.open_pages
     room.join("lecturer", None, None)
     panel = lecturer.LecturerPanel(the_class, "lecturer")
     assert "1 open session on this server" in panel.sessions.object

@@ -50,11 +50,11 @@ def test_a_closed_tab_calls_back_at_once_and_a_failing_callback_stays_quiet():
     assert calls == ["left"]
 
 
-def test_a_closed_tab_leaves_the_classroom_once_and_its_page_counts_as_garbage_when_discarded():
+def test_a_closed_tab_leaves_the_open_pages_once_and_its_page_counts_as_garbage_when_discarded():
     from shell.frame.heap import Heap
-    from shell.room.sessions import Classroom
+    from shell.room.sessions import OpenPages
     heap = Heap()
-    room, heard = Classroom(heap=heap), []
+    room, heard = OpenPages(heap=heap), []
     room.subscribe(lambda number, what: heard.append(what))
     room.join("s1", Document(), None)
     room.leave("s1", discarded=False)                    # the tab closed: out of the count at once

@@ -12,7 +12,7 @@ from lab.speed import costs
 from serving.service import ModelService
 from shell.poll.shared import SharedPollStore
 from shell.poll.store import Question
-from shell.room.sessions import Classroom
+from shell.room.sessions import OpenPages
 from shell.room.snapshots import Snapshots
 from shell.store.shared import GONE_AFTER, ClassStore, open_class_store, serving_processes
 from tests.helpers import wait_until
@@ -144,7 +144,7 @@ def test_settings_follow_a_browser_to_another_process(stores, tiny_service):
 
 
 def test_the_lecturer_counts_the_sessions_of_every_process(stores):
-    a, b = Classroom(stores()), Classroom(stores())
+    a, b = OpenPages(stores()), OpenPages(stores())
     heard = []
     a.subscribe(lambda *args: heard.append(args))
     for i in range(3):
