@@ -29,7 +29,8 @@ def browser_and_session(owner) -> tuple:
     return (owner.browser, owner.session) if isinstance(owner, Owner) else (owner, owner)
 
 
-def address_of(owner) -> str:
+def owner_address(owner) -> str:
+    """The client address an owner's browsers share a fair share under ('' for the server's own work)."""
     return owner.address if isinstance(owner, Owner) else ""
 
 

@@ -29,7 +29,7 @@ import time
 from concurrent.futures import CancelledError, Future
 
 from serving.fairshare import BURST, RATE, Allowance, RecentUse  # noqa: F401  (importable from here)
-from serving.waiting import Job, Owner, WaitingRoom, address_of, browser_and_session, job_key  # noqa: F401  Owner: importable here
+from serving.waiting import Job, Owner, WaitingRoom, browser_and_session, job_key, owner_address  # noqa: F401  Owner: importable here
 
 MAX_PENDING = 3      # waiting jobs per browser
 MAX_TOTAL = 160      # waiting jobs on the whole server (a class of 40 with 3 each fits; a flood does not)
@@ -97,7 +97,7 @@ class FairQueue:
                                     "try again in a few seconds.")
             job = Job(fn, args, kwargs, key, browser)
             job.waiters.append((future, session))
-            self._room.add(job, address_of(owner))
+            self._room.add(job, owner_address(owner))
             self._ready.notify()
         return future
 

@@ -27,7 +27,7 @@ from shell.room.line import LeftTheLine, PageLine
 from shell.frame.loading import loading_view
 from shell.frame.pages import html_pane, landing_html, nav_html, page_view, pager_html
 from shell.frame.quietlog import configure_logging, verbose
-from shell.room.identity import address_of
+from shell.room.identity import client_address
 from shell.room.sessions import browser_id, join_open_pages, session_state
 from shell.tour.view import build_tour
 from uikit import validate
@@ -256,7 +256,7 @@ def build_app():
     request = Request.from_args(pn.state.session_args or {})
     session_id, doc = join_open_pages(the_class)
     if served():       # the page gate (shell.room.gate) counts this page as built once its browser connects
-        address, cookie = address_of(doc), (pn.state.cookies or {}).get("speclab_id", "")
+        address, cookie = client_address(doc), (pn.state.cookies or {}).get("speclab_id", "")
         pn.state.onload(lambda: the_class.gate.arrived(address, cookie))
     bid = browser_id(the_class)
     if (full := the_class.browsers.too_many_tabs(doc)) is not None:   # tabs per browser capped: one sentence

@@ -24,7 +24,7 @@ import panel as pn
 from lab.errors import public_message
 from shell.lecturer.classwide import reset_class, switched_everywhere
 from shell.room.attempts import GUESS_BURST, GUESSES_PER_HOUR, Attempts, guessing_line, judge, token_ok  # noqa: F401
-from shell.room.identity import address_of
+from shell.room.identity import client_address
 from shell.lecturer.drafting import DraftingLine
 from shell.poll.answers import DocumentWatch, PollView
 from uikit.clicks import on_click
@@ -217,7 +217,7 @@ def lecturer_view(the_class, query_token, session_id: str, browser: str | None =
         return None            # no token configured: the controls do not exist
     browser = browser or session_id
     if address is None:
-        address = address_of(pn.state.curdoc) if served() else ""
+        address = client_address(pn.state.curdoc) if served() else ""
     keys = (browser, f"address {the_class.signer.hashed(address)}" if address else "")
     refused = judge(the_class.attempts, query_token, expected, keys, address)
     if refused is not None:

@@ -21,7 +21,7 @@ from panel.io.state import set_curdoc
 
 from chapters import registry
 from shell.poll.store import PollStore, Question, Tally
-from shell.room.identity import address_of
+from shell.room.identity import client_address
 from shell.room.tabclose import when_tab_closes
 from uikit.clicks import on_click
 from uikit.pacing import served
@@ -169,7 +169,7 @@ class Ballots:
         ballot = self.of(doc)
         if ballot is None:
             ballot = self._ballots[doc] = Ballot(self.store, self.browser_of(), doc.session_context.id,
-                                                 votes=doc not in self._lecturers, address=address_of(doc))
+                                                 votes=doc not in self._lecturers, address=client_address(doc))
 
             def closed(context):   # the ballot's watches hold the document: weak keys alone would keep it
                 ballot.close()

@@ -19,7 +19,7 @@ from typing import Callable
 import panel as pn
 
 from serving.workqueue import Owner
-from shell.room.identity import address_of, identify
+from shell.room.identity import client_address, identify
 from shell.store.listeners import Listeners
 from shell.room.snapshots import SNAPSHOT_FIELDS
 from shell.room.tabclose import when_tab_closes
@@ -39,7 +39,7 @@ def browser_id(the_class) -> str:
     if doc is not None and doc in browsers.ids:
         return browsers.ids[doc]
     cookie = (pn.state.cookies or {}).get("speclab_id", "")
-    address = address_of(doc) if doc is not None else ""
+    address = client_address(doc) if doc is not None else ""
     bid = identify(cookie, address, the_class.signer, the_class.new_ids)
     if doc is not None:
         browsers.remember(doc, bid, address)
