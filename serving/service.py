@@ -17,7 +17,7 @@ variant's draft model shares the one target.
     trace = await service.run_as(owner, service.generation_steps, ids)   # from a Panel callback
     trace = await service.run_as(owner, service.generation_steps, ids, variant="random")
     outcome = await service.run_as(owner, service.outcome, Request(tuple(ids), drafter="lookup"))
-    profile = service.profiles.already_measured("weak")   # its cost profiles: serving.profiles
+    profile = service.profiles.already_measured("weak")   # its cost profiles: serving.serviceprofiles
 
 Several server processes (shell.store.shared): each holds its own copy of the pair and its own worker
 (about 1.3 GB a process with the embedded pair), and `share(values)` makes what every page must
@@ -44,7 +44,7 @@ from lab.core.trace import RoundTrace
 from lab.pairs.variants import DraftVariants
 
 from serving.results import MISSING, LiveRounds, ResultCache
-from serving.profiles import ServiceProfiles
+from serving.serviceprofiles import ServiceProfiles
 from serving.workqueue import BURST, MAX_PENDING, MAX_TOTAL, RATE, FairQueue, Owner, QueueFull  # noqa: F401  Owner, QueueFull: for pages
 
 
@@ -71,7 +71,7 @@ class ModelService:
         self._results = ResultCache(cache_size)
         self._rounds = LiveRounds(live_rounds)
         self.variants = DraftVariants()              # the student's draft variants: aligned, weak or random
-        self.profiles = ServiceProfiles(self)        # each variant's cost profile, measured once (serving.profiles)
+        self.profiles = ServiceProfiles(self)        # each variant's cost profile, measured once (serving.serviceprofiles)
         self.took: dict[str, float] = {}             # seconds the last job of a kind took (time-left estimates)
 
     def share(self, values) -> None:

@@ -5,7 +5,7 @@ first that measured it so the whole class prices with one.
     exchange = ProfileExchange()
     exchange.sync(service, store)       # now and then: adopt a newer profile, publish our own
 
-A service's exchange is its profiles' (serving.profiles: `service.profiles.sync(store)`).
+A service's exchange is its profiles' (serving.serviceprofiles: `service.profiles.sync(store)`).
 """
 from __future__ import annotations
 

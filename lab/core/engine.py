@@ -12,7 +12,7 @@ tokens a round drafts is a `DraftPolicy` (constant γ, transformers' heuristic s
 confidence stop, or "auto", priced with the cost profile its caller passes, else fixed estimates:
 lab.core.adaptive); neither changes what is accepted, so the output stays exactly the target's.
 The decoder never looks a profile up: a server's model service hands it the one it measured for the
-pair (serving.profiles), a script the one it measured itself (lab.speed.costs.measure_profile).
+pair (serving.serviceprofiles), a script the one it measured itself (lab.speed.costs.measure_profile).
 
     decoder = Decoder(pair, prompt_ids, drafter="hybrid", policy=DraftPolicy(4, "heuristic"))
     decoder = Decoder(pair, prompt_ids, policy="auto:12", profile=measure_profile(pair))

@@ -11,7 +11,7 @@ interleaved runs and the fastest kept, on the pair's own device (a GPU synchroni
 lab.core.kv). `busy` flags a profile measured while the machine was visibly loaded (the median run
 well above the fastest, or a load average above the core count): its figures are not to be trusted.
 This module keeps no profile: a server's model service measures each pair's once and shares it
-(serving.profiles: `service.profiles.of(variant)` on the model worker, `already_measured(variant)`
+(serving.serviceprofiles: `service.profiles.of(variant)` on the model worker, `already_measured(variant)`
 without waiting), and a caller hands the decoder (lab.core.engine) the profile the auto draft length
 policy prices with (lab.core.adaptive).
 """
@@ -27,7 +27,7 @@ import numpy as np
 from lab.core import analytic
 from lab.core.kv import CachedModel
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
-from lab.speed.profiles import RETRY_AFTER  # noqa: F401  (importable here)
+from lab.speed.profilecache import RETRY_AFTER  # noqa: F401  (importable here)
 from lab.speed.timing import VerifyCost, fixed_threads, interleaved, robust, verify_calls
 
 RUNS = 5                           # interleaved runs of every call; the fastest is kept

@@ -34,7 +34,7 @@ def jobs(service) -> list[tuple[str, object, tuple, dict]]:
     declares (Chapter.warmup), each once."""
     from chapters import registry
     student = LabState(service)                # what a new student starts from
-    # First the pair's cost profile (serving.profiles): chapter 1's race, chapter 3 and every request's
+    # First the pair's cost profile (serving.serviceprofiles): chapter 1's race, chapter 3 and every request's
     # outcome are priced with it. One job of some seconds, timed before the class arrives (a profile
     # timed under a class's load is flagged busy); a timed call at a time, so a student's click goes
     # between two calls rather than after them all.

@@ -104,7 +104,7 @@ def test_the_decisions_repeat_exactly_given_the_profile(pair):
 
 def test_a_decoder_prices_with_the_profile_its_caller_passes(pair):
     """The decoder reads no cache: a profile it is not handed does not price it (a server's model
-    service hands it its own: tests/serving/test_profiles.py)."""
+    service hands it its own: tests/serving/test_serviceprofiles.py)."""
     ids = pair.tokenizer.encode(PROMPTS[0])
     assert Decoder(pair, ids, policy="auto:8").schedule.prices.source == "constants"    # none passed
     assert Decoder(pair, ids, policy="auto:8", profile=CHEAP).schedule.prices == prices(CHEAP)

@@ -1,5 +1,5 @@
-"""lab.speed.costs: one robust cost profile per pair (shared by a cache, lab.speed.profiles, tested in
-test_profiles.py; a server's is its model service's, tests/serving/test_profiles.py);
+"""lab.speed.costs: one robust cost profile per pair (shared by a cache, lab.speed.profilecache, tested in
+test_profilecache.py; a server's is its model service's, tests/serving/test_serviceprofiles.py);
 lab.speed.timing's pieces."""
 
 import numpy as np

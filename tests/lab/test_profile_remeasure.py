@@ -1,9 +1,9 @@
-"""lab.speed.profiles while a busy profile is measured again (serving.retime at a quiet moment, or a
+"""lab.speed.profilecache while a busy profile is measured again (serving.retime at a quiet moment, or a
 "Measure" press): everyone who did not ask for the new timing keeps pricing with the profile they
 had, at once. Were they handed the unfinished measurement instead, a student's click would finish
 it on the one model worker, and the whole class would wait behind that click for seconds."""
 from lab.pairs.tiny import tiny_pair
-from lab.speed.profiles import RETRY_AFTER, ProfileCache
+from lab.speed.profilecache import RETRY_AFTER, ProfileCache
 from tests.helpers import made_profile
 
 

@@ -43,7 +43,7 @@ def test_a_generation_as_a_long_job_goes_a_round_at_a_time_into_the_same_cache(s
 
 
 def test_an_auto_policy_on_the_worker_prices_with_the_services_own_profile(service):
-    """The service hands its decoders the pair's cost profile it holds (serving.profiles: measured
+    """The service hands its decoders the pair's cost profile it holds (serving.serviceprofiles: measured
     here or adopted from another serving process): with drafting nearly free an auto policy guesses
     far more than with a draft call dearer than a target call."""
     from lab.core.engine import generate

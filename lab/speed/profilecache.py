@@ -8,7 +8,7 @@ another serving process measured can be adopted, so the whole class prices with 
     cache.measured(pair)               # the profile of these two models, or None: never waits
     cache.adopt(pair, theirs)          # another process's profile of this pair, as if measured here
 
-No cache lives in a module: a server's is its model service's (serving.profiles.ServiceProfiles,
+No cache lives in a module: a server's is its model service's (serving.serviceprofiles.ServiceProfiles,
 measuring with lab.speed.costs.measure_profile), and the decoder is handed a profile, never reaches
 for one. The cache knows pairs by identity (a weak reference: a dropped pair's profile goes with
 it). A measurement that fails is not kept (the next caller measures again); one flagged busy is

@@ -1,15 +1,15 @@
-"""lab.speed.profiles: each pair's cost profile measured once and shared, by callers at once or a timed
+"""lab.speed.profilecache: each pair's cost profile measured once and shared, by callers at once or a timed
 call at a time; a failed measurement not kept; a busy one measured again only when asked, and not
 too soon; another process's profile adopted. Each test builds its own cache with a scripted
 measurer, so none depends on what another test measured (a server's cache is its model service's:
-tests/serving/test_profiles.py)."""
+tests/serving/test_serviceprofiles.py)."""
 import threading
 from dataclasses import replace
 
 import pytest
 
 from lab.pairs.tiny import tiny_pair
-from lab.speed.profiles import RETRY_AFTER, ProfileCache
+from lab.speed.profilecache import RETRY_AFTER, ProfileCache
 from tests.helpers import made_profile
 
 

@@ -1,4 +1,4 @@
-"""serving.profiles: a model service's cost profiles, one per draft variant, measured once with
+"""serving.serviceprofiles: a model service's cost profiles, one per draft variant, measured once with
 lab.speed.costs and shared by every caller of that service; nothing about them in a module, so
 another service (another server) measures its own."""
 from lab.pairs.tiny import tiny_pair

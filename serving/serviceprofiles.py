@@ -14,12 +14,12 @@ a fresh service measures afresh, and nothing about them lives in a module.
 from __future__ import annotations
 
 from lab.speed import costs
-from lab.speed.profiles import ProfileCache
+from lab.speed.profilecache import ProfileCache
 from serving.sharing import ProfileExchange
 
 
 class ServiceProfiles:
-    """The cost profile of each pair `service` serves (lab.speed.profiles.ProfileCache, measuring with
+    """The cost profile of each pair `service` serves (lab.speed.profilecache.ProfileCache, measuring with
     lab.speed.costs), and their exchange with the class's other serving processes."""
 
     def __init__(self, service):
@@ -33,7 +33,7 @@ class ServiceProfiles:
         """The profile of the pair a student's draft variant makes (ModelService.pair_for: "aligned",
         "weak" and "random" share the target, each its own draft model and so its own c): measured on
         the first call, shared with every later one. On the model worker. `retry_busy`: measured
-        again when the shared one was flagged busy long enough ago (lab.speed.profiles.RETRY_AFTER)."""
+        again when the shared one was flagged busy long enough ago (lab.speed.profilecache.RETRY_AFTER)."""
         return self._cache.profile(self._service.pair_for(variant), retry_busy=retry_busy)
 
     def of_steps(self, variant: str = "aligned", *, retry_busy: bool = False):
