@@ -71,7 +71,7 @@ class ModelService:
         self._results = ResultCache(cache_size)
         self._rounds = LiveRounds(live_rounds)
         self.variants = DraftVariants()              # the student's draft variants: aligned, weak or random
-        self.profiles = ServiceProfiles(self)        # each variant's cost profile, measured once (serving.serviceprofiles)
+        self.profiles = ServiceProfiles(self)        # each variant's cost profile, measured once
         self.took: dict[str, float] = {}             # seconds the last job of a kind took (time-left estimates)
 
     def share(self, values) -> None:
