@@ -1,4 +1,4 @@
-// Chapter 6's Draw, Draw 1000 and Reset counts computed in the browser (the offline copy: shell/export
+// Chapter 6's Draw, Draw 1000 and Reset counts computed in the browser (the offline copy: export/
 // attaches this to the buttons; the served page draws in Python). The same draws as Python's, number for
 // number: numpy's PCG64 generator from the student's seeded state (lab.experiments.twotokens.student_rng),
 // its random() doubles, then AcceptRuleChapter.draw and reset (chapters/ch06_accept_rule/__init__.py): n values for

@@ -1,4 +1,4 @@
-// An exported page inside the guided tour's frame page (tour.html: shell/export/deck.py,
+// An exported page inside the guided tour's frame page (tour.html: export/deck.py,
 // assets/export-wrapper.js). It tells the frame page which page it is (so the frame page's address
 // follows the step, and a page outside the tour takes the frame page's place). On a tour step,
 // fullscreen is the frame page's: the page's own asks (F, the tour's Fullscreen button) go to it

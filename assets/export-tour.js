@@ -1,10 +1,12 @@
 // A tour step's page of the exported lab follows the steps before it, as the served tour does
-// (shell/export/tourline.py). The served tour keeps one session's chapter objects across its steps;
+// (export/tourline.py). The served tour keeps one session's chapter objects across its steps;
 // here each step is a page of its own, so the names of the presses made on a chapter's steps are
 // kept for the browser tab's session (sessionStorage), and each step's page follows them through
 // its own recording from its opening (whose first states are the tour's own presses of the
 // chapter's earlier steps); a press the page's recording does not hold where it comes is passed
-// over, and the page says so. A tour opened afresh (not by its own keys, a reload, the browser's
+// over, and the page says so. A press the page computes in the browser (chapter 6's draws: data.computed,
+// export/tourline.py computed_names) is run again by its code, in the order the presses were made,
+// whether or not this step shows its button. A tour opened afresh (not by its own keys, a reload, the browser's
 // Back or a reload of the tour's frame page: assets/export-wrapper.js) starts every chapter afresh, as a
 // new served session does.
 window.SpeclabTourLine = function (data) {
@@ -12,6 +14,7 @@ window.SpeclabTourLine = function (data) {
   const tour = data.tour;
   if (!tour) return null;
   const names = data.names || {};
+  const computed = data.computed || {};      // a press's name → the id of the code the page runs for it
   const PREFIX = "speclab-export-tour:";
   const LOG = PREFIX + tour.chapter;
   const NEXT = "speclab-export-tour-next";     // the step the tour's keys are opening
@@ -62,18 +65,21 @@ window.SpeclabTourLine = function (data) {
     return undefined;
   }
 
-  // Where the chapter's presses so far lead on this page: {node, missed, made}; a press not
-  // recorded where it comes is passed over (the log keeps it: another step's page may hold it).
+  // Where the chapter's presses so far lead on this page: {node, missed, made, codes}; a press not
+  // recorded where it comes is passed over (the log keeps it: another step's page may hold it),
+  // unless the page computes it: `codes`, the ids of the code to run for those presses, in order.
   function open() {
     begin();
     const log = read();
     let node = 0, missed = 0;
+    const codes = [];
     for (const name of log) {
       const next = follow(node, name);
-      if (next === undefined) missed += 1;
-      else node = next;
+      if (next !== undefined) node = next;
+      if (computed[name] !== undefined) codes.push(computed[name]);
+      else if (next === undefined) missed += 1;
     }
-    return { node, missed, made: log.length };
+    return { node, missed, made: log.length, codes };
   }
 
   function sentence(missed, made) {

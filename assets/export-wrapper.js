@@ -1,4 +1,4 @@
-// The guided tour's frame page of the export (tour.html, shell/export/deck.py): the step pages
+// The guided tour's frame page of the export (tour.html, export/deck.py): the step pages
 // (tour-N.html) open inside its full-window frame, and this page, which never changes, is the one
 // that goes fullscreen, so fullscreen lasts from step to step. A step asks for fullscreen by
 // message (assets/export-frame.js; the key press's activation reaches this page); the frame page

@@ -1,18 +1,19 @@
-// The exported lab's player (shell/export): a press on a page's control applies the patch the
+// The exported lab's player (export/): a press on a page's control applies the patch the
 // served page's own callback made for it when the page was exported (window.SPECLAB_EXPORT:
 // states, each with the presses recorded from it, and Bokeh PATCH-DOC patches).
 // A press not recorded from the current state but leading to one state from anywhere in its context
 // ("Start again"; a preset, a draft variant or a drafter: each choice of the preset bar is a context,
-// shell/export/combos.py) reopens the page in that state, with the sliders the student moved where they were;
+// export/combos.py) reopens the page in that state, with the sliders the student moved where they were;
 // from a measured state of a page that measures a newly chosen choice itself, in the choice's first result.
-// Predict answers are layers over the state (shell/export/answers.py): each state has, per card and
+// Predict answers are layers over the state (export/answers.py): each state has, per card and
 // answer, the patch that answering makes there and the one that takes it back. A move between
 // states lifts the answers, applies the press, and lays them again, so answering keeps the page as
 // it is (rounds stepped, sliders moved) and the verdict is the one the served page shows there.
 // A tour step's projector scale is a layer of its opening state the same way; the free room the
 // tour then reports is shared among the step's figures here, as shell/tour/fit.py does when served.
 // The state and the answers are kept in localStorage, so a reload (or a later visit) shows them.
-// A tour step's page opens where the presses made on its chapter's earlier steps lead (export-tour.js).
+// A tour step's page opens where the presses made on its chapter's earlier steps lead (export-tour.js),
+// the presses it computes in the browser run again by their code (chapter 6's draws).
 (function () {
   "use strict";
   const data = window.SPECLAB_EXPORT;
@@ -225,11 +226,13 @@
       location.reload();
       return;
     }
-    if (!computed(key)) say("This step was not recorded in the offline copy; the served lab computes it live.");
+    if (computed(key)) {
+      if (line) line.pressed(key);         // the next step's page runs its code again (export-tour.js)
+    } else say("This step was not recorded in the offline copy; the served lab computes it live.");
   }
 
   // A button whose press the page computes in the browser (its own click code: chapter 6's draws,
-  // shell/export/build.py computed_in_browser) needs no recording to work.
+  // export/build.py computed_in_browser) needs no recording to work.
   function computed(key) {
     const model = bokehDoc().get_model_by_id(key);
     const callbacks = model && model.js_event_callbacks;
@@ -323,7 +326,7 @@
   }
 
   // The last step of a tour exported in part (`--tour N`): its Next is off (the deck ends here,
-  // shell/export/build.py end_tour), and a forward key says in one sentence where the rest is.
+  // export/build.py end_tour), and a forward key says in one sentence where the rest is.
   function tourEnd() {
     const tour = data.tour;
     if (!tour || !tour.steps || tour.step !== tour.steps) return;
@@ -342,9 +345,18 @@
     });
   }
 
+  // the code of the presses made on the chapter's earlier steps that the page computes (their ids),
+  // run in the order they were made, as their clicks ran it there
+  async function rerun(codes) {
+    for (const id of codes || []) {
+      const code = bokehDoc().get_model_by_id(id);
+      if (code) await code.execute(code, {});
+    }
+  }
+
   // once: es-module-shims (Panel's ESM components) fires DOMContentLoaded a second time
   let begun = false;
-  function start() {
+  async function start() {
     const doc = bokehDoc();
     if (begun) return;
     if (!doc || !doc.roots().length) {
@@ -361,6 +373,7 @@
       for (const index of pathTo(opened.node)) apply(index);
       node = opened.node;
     }
+    await rerun(opened.codes);
     if (line && opened.missed) say(line.sentence(opened.missed, opened.made));
     answers = {};
     for (const [i, value] of Object.entries(saved.answers)) if (cards[i]) answers[i] = String(value);

@@ -7,7 +7,7 @@ afterwards), then prints the wall time, the machine's load before and after (`os
 folder's size in total and by part (pages, recordings in data/, Bokeh's and Panel's files in
 static/), and the recorded states and seconds of each page from the export's own progress lines
 (chapter pages and tour steps apart, the slowest pages first), how many choices of the preset bar
-(prompt × draft variant × drafter, each with its first result: shell/export/combos.py) each page's
+(prompt × draft variant × drafter, each with its first result: export/combos.py) each page's
 recording holds, and how the progress line's time estimate after the 2nd, 5th and 16th page compared
 with the time the export then took.
 """

@@ -22,7 +22,7 @@ overall: the measured speed-up, α, c, how often it guessed, and a one-line verd
 long it will take before it starts (an estimate from this machine's speed: a busy machine takes
 longer) and the time left as it goes (on stderr).
 
-`export` writes the lab as a folder of pages that open without Python or a network (shell/export);
+`export` writes the lab as a folder of pages that open without Python or a network (export/);
 DIR must be new, empty or an earlier export, which it replaces.
 """
 from __future__ import annotations
@@ -194,12 +194,10 @@ def _print_set(report: dict, as_json: bool) -> int:
 
 
 def export_main(argv: list[str]) -> int:
-    """`python -m lab export DIR [--pair NAME]`: the static site is written by the shell, which the lab
-    may not import (tests/test_imports.py); it runs as its own process with the same arguments."""
-    import subprocess
-    from pathlib import Path
-    root = Path(__file__).resolve().parents[1]
-    return subprocess.call([sys.executable, "-m", "shell.export", *argv], cwd=root)
+    """`python -m lab export DIR [--pair NAME]`: the static site (export/). This command line is the
+    top layer (tests/test_imports.py): it imports the export, which builds the pages as the server does."""
+    from export.command import main as export_command
+    return export_command(argv)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -142,9 +142,9 @@ def run_apart(coro):
 
 def explored(slug: str, service):
     """A chapter's page as exported and its explorer, run with a budget of one state beyond the
-    choices (shell/export)."""
-    from shell.export.build import build_page
-    from shell.export.explore import Explorer
+    choices (export/)."""
+    from export.build import build_page
+    from export.explore import Explorer
 
     async def go():
         built = await build_page(slug, service)

@@ -1,4 +1,4 @@
-"""The project's import graph (lab, serving, shell, uikit, chapters, models) has no cycle, and its
+"""The project's import graph (lab, serving, shell, uikit, chapters, models, export) has no cycle, and its
 imports run one way between layers. A module that imports another, at the top or inside a function,
 is never imported back by it, directly or round a loop: a cycle hidden behind a function-level
 import still ties two modules into one."""
@@ -8,7 +8,7 @@ import ast
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("lab", "serving", "shell", "uikit", "chapters", "models")
+PACKAGES = ("lab", "serving", "shell", "uikit", "chapters", "models", "export")
 
 
 def project_modules() -> dict[str, Path]:
@@ -78,17 +78,22 @@ def test_no_import_cycle_in_the_project():
     assert cycles(graph) == []
 
 
-# Each imports only those after it. models/ holds the recipes that build model pairs (scripts on
-# top of lab, like app.py); lab reads their outputs as files, never their code. serving runs the
+# Each imports only those after it. A command line (app.py, each package's `__main__`) is the top
+# layer: `python -m lab export` imports the export, which builds its pages through the shell's own
+# page API. models/ holds the recipes that build model pairs (scripts on top of lab, like app.py);
+# lab reads their outputs as files, never their code. serving runs the
 # model worker the server's pages share; lab's functions that take a service only call it. Inside
 # lab, the chapters' experiments sit above the rest: the core, the pairs and their speed never
 # import an experiment.
-LAYERS = ("app", "models", "shell", "shell.frame", "shell.lecturer", "shell.tour", "shell.poll", "shell.room",
+LAYERS = ("app", "models", "export", "shell", "shell.frame", "shell.lecturer", "shell.tour", "shell.poll", "shell.room",
           "shell.store", "chapters", "uikit", "serving", "lab.experiments", "lab")
 
 
 def layer_of(module: str) -> int:
-    """The index in LAYERS of the longest layer that is `module` or holds it."""
+    """The index in LAYERS of the longest layer that is `module` or holds it (a `__main__`, a command
+    line, is "app")."""
+    if module.endswith(".__main__"):
+        return 0
     return max((i for i, layer in enumerate(LAYERS) if module == layer or module.startswith(layer + ".")),
                key=lambda i: len(LAYERS[i]))
 
@@ -100,6 +105,7 @@ def upward_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
 
 def test_upward_imports_are_found():
     assert upward_imports({"lab.x": {"uikit.y"}, "uikit.y": {"lab.x"}}) == [("lab.x", "uikit.y")]
+    assert upward_imports({"lab.__main__": {"export.site"}, "lab.x": {"export.site"}}) == [("lab.x", "export.site")]
     assert upward_imports({"lab.core.x": {"lab.experiments.y", "lab.y"}, "serving.z": {"uikit.y"},
                            "lab.experiments.y": {"lab.core.x"}}) == [("lab.core.x", "lab.experiments.y"),
                                                                     ("serving.z", "uikit.y")]
@@ -114,7 +120,33 @@ def test_imports_run_one_way_app_shell_chapters_uikit_serving_lab():
     graph = {name: imports_of(path, modules) - {name} for name, path in modules.items()}
     assert "shell.frame.app" in graph["app"] and "chapters.base" in graph["chapters.ch04_guess_check_keep"]
     assert "lab.experiments.compare" in graph["serving.service"]          # serving is in the graph
+    assert "export.command" in graph["lab.__main__"]                   # the command line imports the export
     assert upward_imports(graph) == []
+
+
+def runs_own_module(tree: ast.AST) -> list[int]:
+    """The lines of a list or tuple that runs one of the project's own modules (`"-m", "shell.x"`):
+    a subprocess that hides an import edge from the layering above."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.List, ast.Tuple)):
+            words = [e.value if isinstance(e, ast.Constant) else None for e in node.elts]
+            found += [node.lineno for flag, name in zip(words, words[1:]) if flag == "-m" and isinstance(name, str)
+                      and name.split(".")[0] in PACKAGES]
+    return found
+
+
+def test_a_subprocess_running_a_project_module_is_found():
+    assert runs_own_module(ast.parse('cmd = [sys.executable, "-m", "shell.export", *argv]')) == [1]
+    assert runs_own_module(ast.parse('cmd = [sys.executable, "-m", "pip", "download"]')) == []
+
+
+def test_lab_runs_no_project_module_in_a_subprocess():
+    """lab/ reaches the rest of the project by importing it (its command line, lab/__main__.py, is
+    the top layer), never by running `python -m <project module>`, which the layering cannot see."""
+    found = [f"{path.relative_to(REPO)}:{line}" for path in (REPO / "lab").rglob("*.py")
+             for line in runs_own_module(ast.parse(path.read_text()))]
+    assert not found, f"import the module instead of running it: {found}"
 
 
 def test_no_test_module_imports_another_or_a_conftest():
@@ -140,7 +172,7 @@ def test_no_test_module_imports_another_or_a_conftest():
 CONSTANT = "constant: never changed after import"
 FROZEN = "constant: a frozen dataclass"
 PER_PAGE = "per-page table: weak keys (a page's document, widget, session or event loop), gone with it"
-STATE_MODULES = ("shell", "chapters", "uikit", "serving", "lab")
+STATE_MODULES = ("export", "shell", "chapters", "uikit", "serving", "lab")
 MODULE_STATE_ALLOWED = {
     "shell.frame.pages:NUMBER_WORDS": CONSTANT,
     "shell.frame.quietlog:QUIET_LOGGERS": CONSTANT,
@@ -148,7 +180,7 @@ MODULE_STATE_ALLOWED = {
     "shell.tour.view:TOUR_JS": CONSTANT + " (the tour's script, read once)",
     "shell.tour.steps:WORDS": CONSTANT, "shell.tour.steps:LINES": CONSTANT, "shell.tour.steps:WAYS": CONSTANT,
     "shell.tour.steps:TEXT_KINDS": CONSTANT, "shell.tour.steps:TOUR": CONSTANT + " (the tour's steps)",
-    "shell.export.answers:SCALES": CONSTANT,
+    "export.answers:SCALES": CONSTANT,
     "shell.room.snapshots:RENAMED": CONSTANT,
     "uikit.clicks:_ALLOWED": PER_PAGE,
     "uikit.validate:_SAY": PER_PAGE, "uikit.validate:_PAGE_SAY": PER_PAGE,

@@ -9,7 +9,7 @@ are chapters/ch06_accept_rule/figures.py; this module holds the page's behaviour
 The sliders redraw in the browser (uikit.browser: assets/analytic.js and assets/ch06_accept_rule.js,
 lab.experiments.display.regions and the accept rule, the counts cleared); Python's p(A) and q(A) follow
 when the student lets go, and Python then resets the counts and draws the same. The offline copy
-(shell/export) draws in the browser too (`browser_presses`: assets/ch06_draws.js, the same draws from
+(export/) draws in the browser too (`browser_presses`: assets/ch06_draws.js, the same draws from
 the same seed, at the sliders' current values).
 """
 from __future__ import annotations
@@ -184,7 +184,7 @@ class AcceptRuleChapter(Chapter):
             self.predict.reveal()
 
     def browser_presses(self) -> list[tuple]:
-        """What the offline copy (shell/export) computes in the browser: `browser_draws`."""
+        """What the offline copy (export/) computes in the browser: `browser_draws`."""
         return browser_draws(self)
 
     def reset(self) -> None:

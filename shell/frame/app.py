@@ -6,33 +6,37 @@ everything that persists across sessions lives in the server's class state (shel
 A page is sent in two steps so that a class opening pages at once does not hold up each other's
 slider moves: the frame (template, navigation, pager, and the page's place in the server's line of
 pages, shell.room.line) at once, then, when its turn comes, the student's badge and the chapter in a few
-event-loop turns (uikit.pacing.show_in_pieces). The server's log is set up in shell.frame.quietlog.
+event-loop turns (intercept.pacing.show_in_pieces). The server's log is set up in shell.frame.quietlog.
+
+A page made outside a server (the static export, export/) is the same `SessionPage` filled at once
+(`SessionPage.fill`, as the served tour is): the same frame, badge and content
+(shell.frame.pages.page_content), with its own sentence in the settings card's place.
+
+    page = SessionPage(PageAsk("dilemma"), bid, None, None)
+    content = page.fill(LabState(service), settings=note)    # content.chapter: the page's chapter
 """
 from __future__ import annotations
 
 import contextlib
 import html
 import sys
-from dataclasses import dataclass
 
 import panel as pn
 from panel.io.state import set_curdoc
 import param
 
-from chapters import registry
 from serving.service import Owner
 from shell.frame.classstate import ClassState, class_state
 from shell.lecturer.controls import LecturerPanel, lecturer_view
 from shell.room.line import LeftTheLine, PageLine
 from shell.frame.loading import loading_view
-from shell.frame.pages import html_pane, landing_html, nav_html, page_view, pager_html
+from shell.frame.pages import (PageAsk, PageContent, first_arg, html_pane, landing_html, nav_html, page_content,
+                               pager_html)
 from shell.frame.quietlog import configure_logging, verbose
 from shell.room.identity import client_address
 from shell.room.sessions import browser_id, join_open_pages, session_state
-from shell.tour.view import build_tour
-from uikit import validate
-from uikit.doors import before_page_builds, guard_messages
-from uikit.pacing import before_browser_values, keep_deferred_writes, on_refused_patches, page_turn, served, show_in_pieces
+from intercept import validate
+from intercept.pacing import page_turn, served, show_in_pieces
 from uikit.panels import PairBadge, SettingsPanel
 from uikit.state import LabState
 from uikit.styles import ASSETS, sheet
@@ -46,12 +50,6 @@ class ShellKeys(pn.custom.JSComponent):
     reduced_motion = param.Boolean(default=False, doc="The browser asks for reduced motion.")
 
     _esm = ASSETS / "shell.js"
-
-
-def first_arg(args: dict, name: str) -> str | None:
-    """The first value of URL query parameter `name`, as text (None when absent)."""
-    values = args.get(name) or []
-    return values[0].decode("utf-8", "replace") if values else None
 
 
 def settings_card(state: LabState) -> pn.Card:
@@ -83,31 +81,6 @@ def load_html(line: PageLine, problem: str | None = None) -> str:
     return said + (f'<p class="notice store-problem" role="alert">{html.escape(problem)}</p>' if problem else "")
 
 
-@dataclass
-class Request:
-    """What the URL asks for: a chapter's slug ("" the landing page) or the tour, and a notice."""
-    slug: str = ""
-    tour: bool = False
-    notice: str = ""
-
-    @classmethod
-    def from_args(cls, args: dict) -> Request:
-        slug = first_arg(args, "chapter") or ""
-        if slug and registry.page_by_slug(slug) is None:
-            return cls("", bool(args.get("tour")), f"There is no chapter called “{slug}”; pick one from "
-                                                   "the list on the left.")
-        return cls(slug, bool(args.get("tour")))
-
-    @property
-    def title(self) -> str:
-        page = registry.page_by_slug(self.slug) if self.slug else None
-        return "Speculative Lab" + (f" · {page.short_title}" if page else " · Guided tour" if self.tour else "")
-
-    @property
-    def landing(self) -> bool:
-        return self.slug == "" and not self.tour
-
-
 class SessionPage:
     """One session's page: the frame at once, the student's parts when the pair is ready.
 
@@ -118,17 +91,17 @@ class SessionPage:
     poll's histograms sit in a collapsed card) are put in once the page is ready. `the_class`: the
     server's class state (default: a fresh one in memory, as for a page built outside a server)."""
 
-    def __init__(self, request: Request, bid: str, session_id: str | None, lecturer,
+    def __init__(self, ask: PageAsk, bid: str, session_id: str | None, lecturer,
                  the_class: ClassState | None = None):
-        self.request, self.bid, self.session_id = request, bid, session_id
+        self.ask, self.bid, self.session_id = ask, bid, session_id
         self.lecturer = lecturer
         self.the_class = the_class = the_class if the_class is not None else ClassState()
         # No template busy spinner: Panel syncs every template's spinner with one process-wide busy
         # flag, so each event in any session would patch every session's page, a message per page
         # per event. Our chapters show their own progress (uikit.panels.Busy).
         self.template = pn.template.BootstrapTemplate(
-            title=request.title, sidebar_width=300, header_background="#1f4e9e",
-            collapsed_sidebar=request.tour, busy_indicator=None)
+            title=ask.title, sidebar_width=300, header_background="#1f4e9e",
+            collapsed_sidebar=ask.tour, busy_indicator=None)
         self.content = pn.Column(sizing_mode="stretch_width", margin=0, css_classes=["page-content"])
         self.badge_slot = pn.Column(sizing_mode="stretch_width", margin=0)
         self.settings_slot = pn.Column(sizing_mode="stretch_width", margin=0)
@@ -137,20 +110,20 @@ class SessionPage:
                                        sizing_mode="stretch_width", margin=0)
         self.keys = ShellKeys(browser_id=bid, width=0, height=0, margin=0)
         notice = [html_pane(f'<p class="notice" role="alert">{html.escape(said)}</p>')
-                  for said in (request.notice, None if isinstance(lecturer, LecturerPanel) else   # its own line
+                  for said in (ask.notice, None if isinstance(lecturer, LecturerPanel) else   # its own line
                                the_class.store_problem()) if said]
-        # a value this page's browser sent that was clamped or refused (uikit.validate), said here
+        # a value this page's browser sent that was clamped or refused (intercept.validate), said here
         self.problems = html_pane("", margin=0)
         validate.on_problems(self.say_problem)
-        self.template.sidebar.append(html_pane(nav_html("" if request.tour else request.slug)))
+        self.template.sidebar.append(html_pane(nav_html("" if ask.tour else ask.slug)))
         self.template.main.append(pn.Column(
             self.keys, self.badge_slot, self.settings_slot, *notice, self.problems, self.lecturer_slot,
-            self.content, *([] if request.tour else [html_pane(pager_html(request.slug))]),
+            self.content, *([] if ask.tour else [html_pane(pager_html(ask.slug))]),
             sizing_mode="stretch_width"))
         self.ticket = self.place = None
-        if request.landing:   # the landing page needs no model: shown at once, the badge slot loads
+        if ask.landing:   # the landing page needs no model: shown at once, the badge slot loads
             self.content.objects = [html_pane(landing_html(the_class.snapshots.get(bid).get("answers")))]
-        elif not request.tour:   # a served chapter: its place in the line until it is built
+        elif not ask.tour:   # a served chapter: its place in the line until it is built
             self.place = html_pane(place_html("Preparing your page…"), margin=(10, 5))
             self.content.objects = [self.place]
             if served():
@@ -162,22 +135,41 @@ class SessionPage:
     def say_problem(self, sentence: str) -> None:
         self.problems.object = f'<p class="notice" role="alert">{html.escape(sentence)}</p>'
 
+    def own_state(self) -> LabState:
+        """This session's LabState, among the class's open sessions (one model queue per browser)."""
+        return session_state(self.the_class, self.bid, Owner(self.bid, self.session_id))
+
     def student(self) -> LabState:
         """This session's LabState, with the badge and the settings card that show it."""
-        state = session_state(self.the_class, self.bid, Owner(self.bid, self.session_id))   # one queue per browser
+        state = self.own_state()
+        self.show_student(state)
+        return state
+
+    def show_student(self, state: LabState, settings: pn.viewable.Viewable | None = None) -> None:
+        """The student's parts of the frame: the pair badge over `state` and, on a page other than
+        the tour, the settings card (or `settings` in its place: the export's offline sentence)."""
         state.reduced_motion = self.keys.reduced_motion
         self.keys.param.watch(lambda e: setattr(state, "reduced_motion", e.new), "reduced_motion")
         self.badge_slot.objects = [self.the_class.badges.add(PairBadge(state))]
-        if not self.request.tour:   # the projector shows the tour alone; settings live on chapter pages
-            self.settings_slot.objects = [settings_card(state)]
-        return state
+        if not self.ask.tour:   # the projector shows the tour alone; settings live on chapter pages
+            self.settings_slot.objects = [settings if settings is not None else settings_card(state)]
+
+    def fill(self, state: LabState, settings: pn.viewable.Viewable | None = None) -> PageContent:
+        """The page filled at once for the student `state`: their parts of the frame (`show_student`),
+        then the page's content (shell.frame.pages.page_content), which it returns. The served tour
+        is filled so, and every page of the static export (export/); a served chapter page gets the
+        same parts in pieces, in its turn in the server's line (`fill_page`)."""
+        self.show_student(state, settings)
+        content = page_content(self.ask, state)
+        self.content.objects = [content.view]
+        return content
 
     def show_place(self, said: str) -> None:
         self.place.object = place_html(said)
 
     async def fill_page(self) -> None:
         """The student's parts; a chapter when its turn in the line comes, in pieces
-        (uikit.pacing.page_turn)."""
+        (intercept.pacing.page_turn)."""
         if self.place is None:   # the landing page
             async with page_turn():
                 self.student()
@@ -190,8 +182,8 @@ class SessionPage:
                 async with page_turn():
                     state = self.student()
                 async with page_turn():
-                    view = page_view(self.request.slug, state)
-                await show_in_pieces(self.content, view)
+                    content = page_content(self.ask, state)
+                await show_in_pieces(self.content, content.view)
         except LeftTheLine:   # the page closed while it waited
             return
 
@@ -211,22 +203,22 @@ class SessionPage:
 
     def fill_tour(self) -> None:
         """The projector's one page, built at once (it lays out its own steps)."""
-        self.content.objects = [build_tour(self.student())]
+        self.fill(self.own_state())
 
     def fill_when_loaded(self) -> None:
         """Fill the page now that the pair is in, or show the loading line and fill it once it is."""
-        fill = self.fill_tour if self.request.tour else self.fill_page
+        fill = self.fill_tour if self.ask.tour else self.fill_page
         if isinstance(self.lecturer, LecturerPanel):
             pn.state.onload(self.show_lecturer)
         loader = self.the_class.loader
         if loader.ready:
-            if self.request.tour:
+            if self.ask.tour:
                 fill()
             else:
                 pn.state.onload(fill)
             return
         view, refresh = loading_view(loader)
-        (self.badge_slot if self.request.landing else self.content).objects = [view]
+        (self.badge_slot if self.ask.landing else self.content).objects = [view]
         filled, doc = [], pn.state.curdoc
 
         def poll():
@@ -253,7 +245,7 @@ class SessionPage:
 def build_app():
     """This session's page, in the server's class (shell.frame.classstate)."""
     the_class = class_state()
-    request = Request.from_args(pn.state.session_args or {})
+    ask = PageAsk.from_args(pn.state.session_args or {})
     session_id, doc = join_open_pages(the_class)
     if served():       # the page gate (shell.room.gate) counts this page as built once its browser connects
         address, cookie = client_address(doc), (pn.state.cookies or {}).get("speclab_id", "")
@@ -262,7 +254,7 @@ def build_app():
     if (full := the_class.browsers.too_many_tabs(doc)) is not None:   # tabs per browser capped: one sentence
         return full
     lecturer = lecturer_view(the_class, first_arg(pn.state.session_args or {}, "lecturer"), session_id, bid)
-    page = SessionPage(request, bid, session_id, lecturer, the_class)
+    page = SessionPage(ask, bid, session_id, lecturer, the_class)
     page.fill_when_loaded()
     return page.template
 
@@ -284,9 +276,6 @@ def configure(args: list[str] | None = None) -> None:
     models started, by the server's own arguments `args` (`--pair NAME` …) when given."""
     configure_logging(verbose())
     panel_settings()
-    before_browser_values(validate.screen)   # every widget value a browser sends is checked first
-    on_refused_patches(validate.refused_by_bokeh)   # … and one Bokeh refuses is said on the page
-    keep_deferred_writes()                  # a burst of changes reaches the page whole
     # The model worker thread holds the GIL between torch's kernels; a page's answer on the event loop
     # waits up to the switch interval at every hand-back (5 ms by default): hand it back sooner.
     sys.setswitchinterval(SWITCH_INTERVAL)
@@ -301,8 +290,6 @@ def start_models(the_class: ClassState | None = None, args: list[str] | None = N
     (`args`: the server's own arguments, which the pair loads by), else at the first page."""
     configure_logging(verbose())
     the_class = the_class or class_state()
-    before_page_builds(the_class.gate)      # a page request counted against its sender first (shell.room.gate)
-    guard_messages()                        # websocket messages capped, unreadable ones closed quietly
     if args is not None:
         the_class.pair.use_args(args)
     the_class.start_models()

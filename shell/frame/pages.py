@@ -1,11 +1,15 @@
-"""What a page shows: the navigation, the landing page, the pager, and the router to a page's view.
+"""What a page shows: the navigation, the landing page, the pager, and each page's content.
 
 Every list of pages, count and label comes from `chapters.registry`, so a new chapter module shows up
-here by itself.
+here by itself. `page_content` makes what a page's address asks for (`PageAsk`): a chapter, the
+guided tour at a step, or the landing page; the served pages (shell.frame.app.SessionPage) and the
+static export (export/) both make their content with it.
 
     nav_html("dilemma"); pager_html("dilemma"); landing_html(answers)
     course_line()     # the lecturer's course line over the landing page's title: --args --course TEXT
-    view = page_view("dilemma", state)     # the chapter, under its part's opening when it is the first
+    content = page_content(PageAsk("dilemma"), state)   # the chapter, under its part's opening
+    content.view, content.chapter
+    page_content(PageAsk(tour=True, step=17), state).tour
 """
 from __future__ import annotations
 
@@ -13,13 +17,15 @@ import argparse
 import html
 import logging
 import sys
+from dataclasses import dataclass
 
 import panel as pn
 
 from chapters import registry
 from chapters.registry import PARTS
 from lab.errors import public_message
-from shell.tour.steps import TOUR, first_step
+from shell.tour.steps import TOUR, clamp_step, first_step
+from shell.tour.view import Tour, build_tour
 from uikit.state import LabState
 from uikit.styles import SHELL_CSS
 
@@ -135,15 +141,67 @@ def broken_page(page: registry.Page, err: Exception) -> pn.pane.HTML:
                      f'<h1>{html.escape(page.title)}</h1><div class="notice" role="alert">{html.escape(why)}</div></div>')
 
 
-def page_view(slug: str, state: LabState) -> pn.viewable.Viewable:
-    """The main content of one page, built for this session only."""
-    if slug == "":
-        return html_pane(landing_html(state.answers))
-    page = registry.page_by_slug(slug)
+def first_arg(args: dict, name: str) -> str | None:
+    """The first value of URL query parameter `name`, as text (None when absent)."""
+    values = args.get(name) or []
+    return values[0].decode("utf-8", "replace") if values else None
+
+
+@dataclass(frozen=True)
+class PageAsk:
+    """What a page's address asks for: a chapter's slug ("" the landing page) or the guided tour at
+    `step`, and a notice the page shows (an address naming no chapter)."""
+    slug: str = ""
+    tour: bool = False
+    notice: str = ""
+    step: int = 1
+
+    @classmethod
+    def from_args(cls, args: dict) -> PageAsk:
+        """The page a session's URL query (`?chapter=slug`, `?tour=N`) asks for."""
+        slug, tour = first_arg(args, "chapter") or "", bool(args.get("tour"))
+        step = clamp_step(first_arg(args, "tour") or 1)
+        if slug and registry.page_by_slug(slug) is None:
+            return cls("", tour, f"There is no chapter called “{slug}”; pick one from the list on the left.", step)
+        return cls(slug, tour, step=step)
+
+    @property
+    def title(self) -> str:
+        page = registry.page_by_slug(self.slug) if self.slug else None
+        return "Speculative Lab" + (f" · {page.short_title}" if page else " · Guided tour" if self.tour else "")
+
+    @property
+    def landing(self) -> bool:
+        return self.slug == "" and not self.tour
+
+
+@dataclass
+class PageContent:
+    """A page's content (`page_content`): what the page shows, and what it shows it from."""
+    view: pn.viewable.Viewable
+    chapter: object = None             # a chapter page's chapter (chapters.base.Chapter)
+    tour: Tour | None = None           # the tour page's tour
+    problem: Exception | None = None   # why a chapter page's chapter could not be built (its view says so)
+
+
+def page_content(ask: PageAsk, state: LabState) -> PageContent:
+    """The content of the page `ask` names, made for the student `state`, as every page shows it: the
+    guided tour at its step; a chapter under its part's opening (one that cannot be built says so in
+    one sentence, and the lab keeps working); the landing page with the student's answers. Built for
+    this session only; a served page shows it in pieces (shell.frame.app.SessionPage.fill_page), the
+    tour and an exported page at once (SessionPage.fill)."""
+    if ask.tour:
+        tour = build_tour(state, ask.step)
+        return PageContent(tour, tour=tour)
+    if not ask.slug:
+        return PageContent(html_pane(landing_html(state.answers)))
+    page = registry.page_by_slug(ask.slug)
+    chapter = problem = None
     try:
-        body = registry.build(page, state)
+        chapter = body = registry.build(page, state)
     except Exception as err:   # one broken chapter must not take the page (or the lab) down
         log.exception("chapter %s could not be built", page.slug)
-        body = broken_page(page, err)
+        body, problem = broken_page(page, err), err
     opening = part_opening(page)
-    return pn.Column(*([opening] if opening else []), body, sizing_mode="stretch_width", margin=0)
+    view = pn.Column(*([opening] if opening else []), body, sizing_mode="stretch_width", margin=0)
+    return PageContent(view, chapter, problem=problem)

@@ -23,7 +23,7 @@ import panel as pn
 from bokeh.models import Plot
 
 from uikit.figures import figure_type_sizes, type_size
-from uikit.pacing import in_document
+from intercept.pacing import in_document
 
 SMALLEST = 0.6     # a figure never shrinks below this share of its scaled size
 
@@ -59,7 +59,7 @@ class StageSizer:
 
     def _rescale_figures(self, figures, scale: float, fitted: dict) -> None:
         for fig in figures:
-            _, base = self._base.setdefault(id(fig), (fig, _figure_sizes(fig)))
+            _, base = self._base.setdefault(id(fig), (fig, figure_sizes(fig)))
             for (model, name), value in base.items():
                 new = _scaled(value, scale)
                 if model is fig and id(fig) in fitted and name in fitted[id(fig)][1]:
@@ -74,13 +74,13 @@ class StageSizer:
         figures = self.figures()
         if not figures:
             return
-        stacked = max(_stacked(self.stage), 1)
+        stacks = max(stacked(self.stage), 1)
         fixed_width = [f for f in figures if f.width and f.sizing_mode in (None, "fixed")]
-        dh = float(room.get("height", 0)) / stacked
+        dh = float(room.get("height", 0)) / stacks
         dw = float(room.get("width", 0)) / max(len(fixed_width), 1)
         plan = {}
         for fig in figures:
-            base = self._base.get(id(fig), (fig, _figure_sizes(fig)))[1]
+            base = self._base.get(id(fig), (fig, figure_sizes(fig)))[1]
             sizes = {}
             if (fig, "height") in base and fig.height:
                 floor = round(base[(fig, "height")] * scale * SMALLEST)
@@ -125,19 +125,21 @@ def _apply(plan: dict) -> None:
                 setattr(fig, name, value)
 
 
-def _stacked(obj) -> int:
-    """How many figures sit above each other in `obj` (a row counts its tallest stack)."""
+def stacked(obj) -> int:
+    """How many figures sit above each other in `obj` (a row counts its tallest stack): the free
+    height's share each gets (`StageSizer.fit`; the export's player shares it the same way)."""
     if isinstance(obj, pn.pane.Bokeh):
         return 1 if obj.object is not None else 0
     if isinstance(obj, pn.Row):
-        return max((_stacked(o) for o in obj), default=0)
+        return max((stacked(o) for o in obj), default=0)
     if isinstance(obj, pn.layout.ListLike):
-        return sum(_stacked(o) for o in obj)
+        return sum(stacked(o) for o in obj)
     return 0
 
 
-def _figure_sizes(fig: Plot) -> dict:
-    """(model, property) -> value at scale 1 for a figure's fixed width/height and its type sizes."""
+def figure_sizes(fig: Plot) -> dict:
+    """(model, property) -> value at scale 1 for a figure's fixed width/height and its type sizes
+    (what `StageSizer` scales; the export's fit plan, too)."""
     out = {}
     if fig.height and fig.sizing_mode in (None, "fixed", "stretch_width"):
         out[(fig, "height")] = fig.height

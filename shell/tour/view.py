@@ -1,10 +1,10 @@
 """The guided tour: full screen, one step per page, for a projector.
 
-`build_tour(state, step)` is what the shell serves at `/app?tour=N`. Each step (shell/tour/steps.py)
-is a short text in large type above *live* components of one chapter (shell/tour/items.py): that
-chapter's object for this session, built once, and the attributes the step names — the same
-buttons, strips and figures as the chapter page, so what the lecturer presses in step 17 is still
-there in step 18, and in the chapter afterwards.
+`build_tour(state, step)` is what the shell serves at `/app?tour=N` (shell.frame.pages.page_content).
+Each step (shell/tour/steps.py) is a short text in large type above *live* components of one
+chapter (shell/tour/items.py): that chapter's object for this session, built once, and the
+attributes the step names — the same buttons, strips and figures as the chapter page, so what the
+lecturer presses in step 17 is still there in step 18, and in the chapter afterwards.
 
 Moving between steps happens in the browser (TourDeck, assets/tour.js: → / Space / PageDown, ← / PageUp
 (a presenter's clicker), Esc, buttons, a chapter menu); the URL follows as ?tour=N, so a lecturer can
@@ -29,7 +29,7 @@ from chapters import registry
 from shell.tour.fit import StageSizer
 from shell.tour.items import TOUR_CSS, StepItems
 from shell.tour.steps import TOUR, clamp_step, first_step
-from uikit.inbox import charge_sender
+from intercept.inbox import charge_sender
 from uikit.state import LabState
 from uikit.styles import ASSETS
 
@@ -154,10 +154,6 @@ class Tour(pn.viewable.Viewer):
         return pn.Column(self.deck, self.stage, sizing_mode="stretch_width", margin=0, css_classes=["tour"])
 
 
-def build_tour(state: LabState, step: int | None = None):
-    """The tour for this session, opened at `step` (default: ?tour=N of the page's URL)."""
-    if step is None:
-        args = pn.state.session_args or {}
-        raw = (args.get("tour") or [b"1"])[0]
-        step = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+def build_tour(state: LabState, step: int = 1) -> Tour:
+    """The tour for this session, opened at `step` (a page's is its URL's ?tour=N: shell.frame.pages.PageAsk)."""
     return Tour(state, step=clamp_step(step))

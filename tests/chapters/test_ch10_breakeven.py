@@ -64,7 +64,7 @@ def test_a_draft_as_dear_as_the_target_breaks_even_only_at_alpha_one(chapter):
 
 def test_a_hidden_break_even_line_is_the_line_as_built(chapter):
     """No α breaks even after a c that drew the line: the hidden line is the one a page that never
-    drew it shows, so the export records one state for what looks the same (shell/export)."""
+    drew it shows, so the export records one state for what looks the same (export/)."""
     chapter.param.update(c=0.3)
     assert chapter.figs.break_span.visible and chapter.figs.break_span.location != SPAN_AS_BUILT
     chapter.param.update(c=1.5)

@@ -154,7 +154,7 @@ def test_the_warm_up_measures_the_six_kinds_and_the_presets(chapter):
 
 def test_a_hidden_break_even_line_is_the_line_as_built():
     """No α breaks even (nan) after a measurement that drew the line: the figure is the one a fresh
-    page shows, so the export records one state for what looks the same (shell/export)."""
+    page shows, so the export records one state for what looks the same (export/)."""
     fresh, used = KindBars(), KindBars()
     used.draw([], 0.9)
     assert used.line.visible and used.line.location == 0.9

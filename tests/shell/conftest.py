@@ -11,6 +11,6 @@ def the_class():
 
 @pytest.fixture(scope="module")
 def extension():
-    """Panel's extension loaded inline, as an exported page carries it (shell/export)."""
+    """Panel's extension loaded inline, as an exported page carries it (export/)."""
     import panel as pn
     pn.extension(inline=True)

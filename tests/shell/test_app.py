@@ -55,13 +55,13 @@ def test_the_tabs_of_one_browser_share_one_click_allowance(the_class):
 
 
 def test_a_browser_clicking_too_fast_is_dropped_while_another_clicks_on(the_class):
-    """The click guard (uikit.clicks) with the check each served page gets: its browser's allowance."""
+    """The click guard (intercept.clicks) with the check each served page gets: its browser's allowance."""
     import panel as pn
     from panel.io.state import set_curdoc
 
     from serving.workqueue import Allowance
     from tests.helpers import ServedPage
-    from uikit.clicks import allow_clicks_when, on_click
+    from intercept.clicks import allow_clicks_when, on_click
     browsers = the_class.browsers
     browsers.clicks = Allowance(rate=0.0, burst=2)
     tabs, other = [ServedPage(), ServedPage()], ServedPage()
@@ -87,11 +87,11 @@ def test_a_lecturers_controls_join_the_page_once_it_is_ready(monkeypatch, the_cl
     import panel as pn
 
     from shell.lecturer import controls as lecturer
-    from shell.frame.app import Request, SessionPage
+    from shell.frame.app import PageAsk, SessionPage
 
     monkeypatch.setenv("SPECLAB_PAIR", "tiny")
     panel = lecturer.LecturerPanel(the_class, "s1", chapter=10)
-    page = SessionPage(Request("breakeven"), "b" * 32, None, panel, the_class)
+    page = SessionPage(PageAsk("breakeven"), "b" * 32, None, panel, the_class)
 
     def cards():
         return [card.title for card in page.template.main[0].select(pn.Card)]
@@ -103,4 +103,24 @@ def test_a_lecturers_controls_join_the_page_once_it_is_ready(monkeypatch, the_cl
     assert "Server keeping up" in load.object
 
     refusal = lecturer._refusal("That lecturer token is not right.")   # a refusal: at once
-    assert page.__class__(Request("breakeven"), "b" * 32, None, refusal).lecturer_slot.objects == [refusal]
+    assert page.__class__(PageAsk("breakeven"), "b" * 32, None, refusal).lecturer_slot.objects == [refusal]
+
+
+def test_a_page_filled_at_once_is_the_served_frame_with_its_content(state, the_class):
+    """`SessionPage.fill` (the served tour, every exported page): the student's badge, the settings
+    card or the sentence given in its place, and the content page_content makes, in the frame."""
+    import panel as pn
+
+    from shell.frame.app import PageAsk, SessionPage
+
+    page = SessionPage(PageAsk("guess-check-keep"), "b" * 32, None, None, the_class)
+    note = pn.pane.HTML("offline")
+    content = page.fill(state, settings=note)
+    assert page.content.objects == [content.view] and type(content.chapter).slug == "guess-check-keep"
+    assert "pair-badge" in page.badge_slot.objects[0].css_classes and page.settings_slot.objects == [note]
+    served = SessionPage(PageAsk("guess-check-keep"), "b" * 32, None, None, the_class)
+    served.fill(state)
+    assert isinstance(served.settings_slot.objects[0], pn.Card)         # the student's settings card
+    tour = SessionPage(PageAsk(tour=True, step=5), "b" * 32, None, None, the_class)
+    filled = tour.fill(state, settings=note)
+    assert filled.tour.deck.step == 5 and tour.settings_slot.objects == []   # the projector: no settings

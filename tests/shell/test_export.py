@@ -1,4 +1,4 @@
-"""The export records the served lab's own outcomes (shell/export): builds of a page are the same
+"""The export records the served lab's own outcomes (export/): builds of a page are the same
 model for model, a recorded press is the chapter's callback over the pair's ModelService, and the
 numbers written for the default request are the service's."""
 from __future__ import annotations
@@ -14,11 +14,11 @@ import pytest
 
 from chapters.ch04_guess_check_keep import GuessCheckKeepChapter
 from chapters.ch11_timeline import MAX_NEW_TOKENS as CH11_TOKENS
-from shell.export.build import build_page
-from shell.export.answers import model_ids
-from shell.export.explore import Explorer
-from shell.export.files import page_html
-from shell.export.record import fingerprint
+from export.build import build_page
+from export.answers import model_ids
+from export.explore import Explorer
+from export.files import page_html
+from export.record import fingerprint
 from uikit.state import LabState
 
 
@@ -116,7 +116,7 @@ def test_progress_paces_pages_and_tour_steps_apart():
     """The time left: the chapter pages' pace for the pages left, tour steps (a smaller budget) at
     their share of it until one is done, then at their own pace."""
     import io
-    from shell.export.site import Progress
+    from export.site import Progress
     now, out = [0.0], io.StringIO()
     progress = Progress(3, 10, step_share=0.25, stream=out, clock=lambda: now[0])
     now[0] = 100.0
@@ -132,7 +132,7 @@ def test_progress_paces_pages_and_tour_steps_apart():
 
 
 def _controls(built):
-    from shell.export.explore import controls
+    from export.explore import controls
     return controls(built, lambda i: i, True)
 
 
@@ -173,9 +173,9 @@ def _objects(obj):
 
 def test_links_into_the_tour_open_its_frame_page(tmp_path):
     """A chapter's or the landing page's link into the tour opens tour.html at the step (the frame
-    page that keeps fullscreen, shell/export/deck.py); a step's own links open the step pages in it."""
-    from shell.export.deck import write_deck
-    from shell.export.files import relink
+    page that keeps fullscreen, export/deck.py); a step's own links open the step pages in it."""
+    from export.deck import write_deck
+    from export.files import relink
     assert relink('<a href="?tour=11">') == '<a href="tour.html#step=11">'
     assert relink('<a href="?tour=11">', tour_step=True) == '<a href="tour-11.html">'
     text = write_deck(tmp_path, 4).read_text()

@@ -1,7 +1,7 @@
 """Every choice a page's preset bar offers (its own prompt and each preset × each draft variant × each
 drafter) is recorded with its first result, whatever the page's budget: chapter 4's first round and
 chapter 10's "Use my models" in every choice, each the served page's own for that choice, and the
-player can reach every choice from every other (shell/export/combos.py)."""
+player can reach every choice from every other (export/combos.py)."""
 from __future__ import annotations
 
 import asyncio
@@ -11,10 +11,10 @@ import itertools
 import pytest
 
 from lab.experiments.presets import PRESETS
-from shell.export.answers import model_ids
-from shell.export.build import build_page
-from shell.export.combos import Axis, axes, context, count, walk
-from shell.export.explore import press
+from export.answers import model_ids
+from export.build import build_page
+from export.combos import Axis, axes, context, count, walk
+from export.explore import press
 from tests.helpers import explored
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from shell.export.build import build_page
-from shell.export.files import ABSENT, Contents, relink
-from shell.export.site import export_site, site_pages
+from export.build import build_page
+from export.files import ABSENT, Contents, relink
+from export.site import export_site, site_pages
 
 # a file an exported page or recording links to (the folder's own scripts under static/ left out)
 LINK = re.compile(r"(?<![\w/.-])([a-z0-9][a-z0-9-]*\.html)(?:#step=(\d+))?")

@@ -1,6 +1,6 @@
 """The export's terminal holds its own progress lines (and real errors), as the served lab's log is
 quiet (shell.frame.quietlog): transformers' loading bars and Bokeh's validation warnings only with
---verbose (shell/export/__main__.py)."""
+--verbose (export/command.py)."""
 from __future__ import annotations
 
 import os
@@ -15,7 +15,7 @@ NOISE = ("Loading weights", "W-1002")
 # page with a layout that has no children yet validated by Bokeh, and then one real Bokeh error.
 LOUD = """
 import sys, tempfile
-from shell.export.__main__ import quiet
+from export.command import quiet
 quiet(sys.argv[1] == "detail")
 from bokeh.document import Document
 from bokeh.models import ColumnDataSource, Row, Plot, GlyphRenderer, Line

@@ -1,7 +1,7 @@
 """Chapters 12 and 13 measure a newly chosen preset or draft variant themselves once the student has
 measured (their `on_settings_changed`): in the export, a choice pressed in a measured state opens in
 that choice's recorded first result, and one pressed before measuring opens unmeasured, as served
-(shell/export/combos.py). The player (assets/export.js) runs in node over stand-in Bokeh models."""
+(export/combos.py). The player (assets/export.js) runs in node over stand-in Bokeh models."""
 from __future__ import annotations
 
 import asyncio
@@ -12,10 +12,10 @@ import subprocess
 
 import pytest
 
-from shell.export.answers import model_ids
-from shell.export.build import build_page
-from shell.export.combos import axes, context
-from shell.export.explore import press
+from export.answers import model_ids
+from export.build import build_page
+from export.combos import axes, context
+from export.explore import press
 from tests.helpers import explored
 from uikit.styles import ASSETS
 

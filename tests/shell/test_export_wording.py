@@ -9,10 +9,10 @@ import html
 
 import pytest
 
-from shell.export.build import build_page
-from shell.export.explore import press
-from shell.export.site import export_site
-from shell.export.wording import as_recorded
+from export.build import build_page
+from export.explore import press
+from export.site import export_site
+from export.wording import as_recorded
 
 LOAD = 99.0     # the load faked while the pair is timed (far above any core count)
 

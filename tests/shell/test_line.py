@@ -202,7 +202,7 @@ def test_a_page_opened_behind_others_shows_its_place_in_its_frame_and_a_closed_o
 
     def modify(doc):
         with set_curdoc(doc):
-            doc.page = app.SessionPage(app.Request("breakeven"), "b" * 32, doc.session_context.id, None, the_class)
+            doc.page = app.SessionPage(app.PageAsk("breakeven"), "b" * 32, doc.session_context.id, None, the_class)
 
     async def open_three():
         context = ApplicationContext(Application(FunctionHandler(modify), DocumentLifecycleHandler()),

@@ -3,13 +3,14 @@ import asyncio
 
 import panel as pn
 
-from shell.frame.pages import page_view
-from uikit.pacing import PAGE_TURN_YIELDS, PIECE_OBJECTS, TINY_SECTION, page_pieces, show_in_pieces
+from shell.frame.pages import PageAsk, page_content
+from intercept.pacing import PAGE_TURN_YIELDS, PIECE_OBJECTS, TINY_SECTION, page_pieces, show_in_pieces
+from shell.tour.steps import TOUR
 from uikit.state import LabState
 
 
 def test_a_chapter_page_is_shown_in_a_few_turns_its_figures_in_a_turn_of_their_own(tiny_service):
-    view = page_view("breakeven", LabState(tiny_service))
+    view = page_content(PageAsk("breakeven"), LabState(tiny_service)).view
     sections = view.objects[-1]
     expected = list(sections.objects)
     turns = page_pieces(expected)
@@ -37,7 +38,7 @@ def test_a_chapter_page_is_shown_in_a_few_turns_its_figures_in_a_turn_of_their_o
 
 
 def test_a_page_without_sections_is_shown_at_once(tiny_service):
-    view = page_view("", LabState(tiny_service))   # the landing page: one pane
+    view = page_content(PageAsk(""), LabState(tiny_service)).view   # the landing page: one pane
     slot = pn.Column()
     asyncio.run(show_in_pieces(slot, pn.Column(view)))
     assert len(slot.objects) == 1 and slot.objects[0].objects == [view]
@@ -47,7 +48,7 @@ def test_pages_opened_together_build_one_piece_per_turn(tiny_service):
     """Two classmates' pages fill at the same time: between two turns of a third task (a slider
     move's next step) at most one piece of either page is shown, the third task gets several turns
     between two pieces, and both pages end complete."""
-    views = [page_view(slug, LabState(tiny_service)) for slug in ("breakeven", "guess-check-keep")]
+    views = [page_content(PageAsk(slug), LabState(tiny_service)).view for slug in ("breakeven", "guess-check-keep")]
     expected = [list(v.objects[-1].objects) for v in views]
     sizes = {len(turn) for e in expected for turn in page_pieces(e)}   # sections a piece shows
     slots = [pn.Column(), pn.Column()]
@@ -83,7 +84,7 @@ def test_a_page_whose_tab_closed_is_discarded_at_the_next_check():
     from bokeh.util.token import generate_jwt_token
     from tornado.ioloop import IOLoop
 
-    from uikit.pacing import end_with_its_tab
+    from intercept.pacing import end_with_its_tab
 
     async def go():
         app = ApplicationContext(Application(), io_loop=IOLoop.current())
@@ -133,7 +134,7 @@ def test_a_closed_page_leaves_nothing_behind(the_class):
     from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
     from tornado.ioloop import IOLoop
 
-    from uikit import validate
+    from intercept import validate
 
     class Page:                                    # holds its document, as the shell's page does
         def __init__(self, doc):
@@ -180,3 +181,41 @@ def test_the_landing_course_line_is_the_lecturers_or_none():
     landing = landing_html(argv=["--course", '<script>x</script> & "Week 6"'])
     assert '<div class="eyebrow">&lt;script&gt;x&lt;/script&gt; &amp; &quot;Week 6&quot;</div>' in landing
     assert "<script>" not in landing
+
+
+def test_the_address_asks_for_a_page_and_the_tours_step():
+    """?chapter=slug, ?tour=N (a step out of range is the nearest one), and a chapter that does not
+    exist: the landing page with one sentence."""
+    assert PageAsk.from_args({"chapter": [b"breakeven"]}) == PageAsk("breakeven")
+    assert PageAsk.from_args({"tour": [b"17"]}) == PageAsk(tour=True, step=17)
+    assert PageAsk.from_args({"tour": [b"999"]}).step == len(TOUR) and PageAsk.from_args({"tour": [b"x"]}).step == 1
+    lost = PageAsk.from_args({"chapter": [b"no-such-page"]})
+    assert lost.landing and "There is no chapter called “no-such-page”" in lost.notice
+    assert PageAsk("breakeven").title.startswith("Speculative Lab · ") and PageAsk(tour=True).title.endswith("Guided tour")
+
+
+def test_a_pages_content_is_its_chapter_its_tour_step_or_the_landing_page(tiny_service):
+    """What the server and the export both show: a chapter under its part's opening (the chapter
+    object handed back), the tour opened at its step, the landing page with the student's answers."""
+    from chapters import registry
+    state = LabState(tiny_service)
+    chapter = page_content(PageAsk("guess-check-keep"), state)
+    assert type(chapter.chapter).slug == "guess-check-keep" and chapter.problem is None
+    assert chapter.view.objects[-1] is chapter.chapter.__panel__()       # the page shows that chapter
+    first = registry.chapter_pages()[0]       # the first page of its part: its opening above it
+    assert "partopen" in page_content(PageAsk(first.slug), state).view.objects[0].object
+    tour = page_content(PageAsk(tour=True, step=17), state)
+    assert tour.view is tour.tour and tour.tour.deck.step == 17 and tour.chapter is None
+    state.answers = {"3": {"correct": True}}
+    assert "you have answered <b>1</b>" in page_content(PageAsk(""), state).view.object
+
+
+def test_a_chapter_that_cannot_be_built_says_so_and_hands_back_why(tiny_service, monkeypatch):
+    from chapters import registry
+
+    def broken(page, state):
+        raise RuntimeError("no figures today")
+    monkeypatch.setattr(registry, "build", broken)
+    content = page_content(PageAsk("breakeven"), LabState(tiny_service))
+    assert isinstance(content.problem, RuntimeError) and content.chapter is None
+    assert "could not be built" in content.view.objects[-1].object

@@ -89,7 +89,7 @@ def test_a_page_opens_on_a_full_disk_and_says_so(full_store):
     the_class = ClassState(full_store)
     for args in ({}, {"chapter": [b"dilemma"]}):
         bid = identify("", "10.0.0.8", the_class.signer, the_class.new_ids)
-        page = app.SessionPage(app.Request.from_args(args), bid, "s-" + bid[:6], None, the_class)
+        page = app.SessionPage(app.PageAsk.from_args(args), bid, "s-" + bid[:6], None, the_class)
         state = page.student()                                  # the badge and the settings: the page's own
         state.gamma = 5                                         # saved for this browser's next page
         the_class.snapshots.flush()

@@ -1,4 +1,4 @@
-"""The exported lab (shell/export) opened from file:// in chromium with every other request blocked:
+"""The exported lab (export/) opened from file:// in chromium with every other request blocked:
 every page renders with no console error and no request leaving the folder, chapter 4's Next round
 replays the recorded round, chapter 10's α slider redraws in the browser, chapter 6's Draw replays,
 chapter 12's table is there, a predict answer survives a reload and keeps the page's progress
@@ -17,9 +17,9 @@ import sys
 
 import pytest
 
-from shell.export.build import build_page
-from shell.export.files import page_file
-from shell.export.site import site_pages
+from export.build import build_page
+from export.files import page_file
+from export.site import site_pages
 from tests.helpers import run_apart, wait_until
 from tests.ui.export_helpers import offline, open_file   # noqa: F401  (the offline page fixture)
 from tests.ui.helpers import ROOT, deep_text, has

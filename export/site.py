@@ -1,13 +1,13 @@
-"""The whole lab as a static folder: `python -m shell.export DIR [--pair NAME]` (or `python -m lab export`).
+"""The whole lab as a static folder: `python -m export DIR [--pair NAME]` (or `python -m lab export`).
 
 For each page (the landing page, the chapters and the bridge, in reading order): the page built as a
-served session builds it (shell/export/build.py) written as HTML, then its controls explored
-(shell/export/explore.py) and the recording written beside it (DIR/data/<page>.js) with the player
+served session builds it (export/build.py) written as HTML, then its controls explored
+(export/explore.py) and the recording written beside it (DIR/data/<page>.js) with the player
 (DIR/static/export.js; a tour step's page also DIR/static/export-tour.js, which carries what was
-pressed on the steps before it: shell/export/tourline.py). Bokeh's and Panel's scripts and
-stylesheets are copied once into DIR/static/ (shell/export/files.py); a link to a page the export
+pressed on the steps before it: export/tourline.py). Bokeh's and Panel's scripts and
+stylesheets are copied once into DIR/static/ (export/files.py); a link to a page the export
 left out opens DIR/absent.html, which says so. What a page says of the machine that timed it is said
-of the recording (shell/export/wording.py). Progress, with a time estimate, goes to stderr.
+of the recording (export/wording.py). Progress, with a time estimate, goes to stderr.
 """
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ import time
 from pathlib import Path
 
 from chapters import registry
-from shell.export.build import build_page, page_title, without_live_inputs
-from shell.export.deck import write_deck
-from shell.export.explore import Explorer
-from shell.export.files import Contents, Copier, page_file, page_html, remote_addresses, write_absent
-from shell.export.wording import as_recorded
+from export.build import build_page, page_title, without_live_inputs
+from export.deck import write_deck
+from export.explore import Explorer
+from export.files import Contents, Copier, page_file, page_html, remote_addresses, write_absent
+from export.wording import as_recorded
 from shell.tour.steps import TOUR
 from uikit.styles import ASSETS
 

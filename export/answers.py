@@ -3,7 +3,7 @@ tour's projector scale.
 
 A student answers a predict card, or a projector reports its scale, at any point of a page: after
 three rounds of chapter 4, with a slider moved. So these are not states of the page's graph
-(shell/export/explore.py) but layers over each state: for each recorded state, each predict card
+(export/explore.py) but layers over each state: for each recorded state, each predict card
 and each answer it takes (every choice, every whole number in a number card's bounds), the patch
 that pressing that answer makes there (`in`, the card's own callback: the verdict for that state,
 the buttons locked, the preset bar's reading) and the patch that takes the answer back (`out`). The
@@ -30,8 +30,9 @@ import json
 
 from panel.io.state import set_curdoc
 
-from shell.export.record import fingerprint
-from shell.tour.fit import SMALLEST, _figure_sizes, _stacked
+from export.record import fingerprint
+from shell.frame.standalone import bokeh_models
+from shell.tour.fit import SMALLEST, figure_sizes, stacked
 from uikit.predict import PredictCard, answer_problem
 
 SCALES = [round(1 + i * 0.05, 2) for i in range(1, 21)]   # what assets/tour.js reports, above 1
@@ -47,8 +48,8 @@ def page_cards(built) -> list[PredictCard]:
 
 
 def model_ids(widget, doc) -> list[str]:
-    """The ids of `widget`'s Bokeh models in `doc` (Panel's `_models`: no public map exists)."""
-    return [model.id for model, _ in list(widget._models.values()) if model.document is doc]
+    """The ids of `widget`'s Bokeh models in `doc` (shell.frame.standalone.bokeh_models)."""
+    return [model.id for model in bokeh_models(widget, doc)]
 
 
 def _on_page(card: PredictCard, built) -> bool:
@@ -162,7 +163,7 @@ def fit_plan(tour, mapped) -> dict:
     width is fixed, and how many figures are stacked."""
     figures = []
     for fig in tour.sizer.figures():
-        base = _figure_sizes(fig)
+        base = figure_sizes(fig)
         figures.append({"id": mapped(fig.id), "height": base.get((fig, "height")), "width": base.get((fig, "width")),
                         "fixed": bool(fig.width and fig.sizing_mode in (None, "fixed"))})
-    return {"figures": figures, "stacked": _stacked(tour.stage), "smallest": SMALLEST}
+    return {"figures": figures, "stacked": stacked(tour.stage), "smallest": SMALLEST}

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from shell.export.files import ABSENT, TOUR_LINK
+from export.files import ABSENT, TOUR_LINK
 
 DECK = """<!DOCTYPE html>
 <html lang="en" data-tour-steps="{steps}" data-home="{home}">

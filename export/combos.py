@@ -9,7 +9,7 @@ one before. Then, in every choice's state, the chapter's own action the guided t
 lecture's press: chapter 1's Write, chapter 4's Next round, chapter 10's "Use my models"; every one of
 its controls where the tour presses none, as chapter 12's "Measure all six") is pressed once: the
 choice's first result. All of it
-lies outside the page's budget (shell/export/explore.py spends MAX_NODES and MAX_SECONDS on deeper
+lies outside the page's budget (export/explore.py spends MAX_NODES and MAX_SECONDS on deeper
 states afterwards), so every choice's first result is in every export.
 
 Each choice's states share a context (`context`): the player (assets/export.js) reaches another
@@ -32,8 +32,8 @@ import math
 from dataclasses import dataclass
 
 from lab.experiments.presets import preset_for_prompt
-from shell.export.answers import model_ids
-from shell.export.tourline import chapter_actions
+from export.answers import model_ids
+from export.tourline import chapter_actions
 from uikit.presets import PresetBar
 
 

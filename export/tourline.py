@@ -2,7 +2,7 @@
 
 The served tour keeps one session's chapter objects across its steps (shell/tour/items.py): what
 the lecturer pressed on step 12 (▶ Next round, twice) is still on screen in step 13. In the export
-each step is a page of its own, recorded from its chapter's opening state (shell/export/explore.py).
+each step is a page of its own, recorded from its chapter's opening state (export/explore.py).
 So each step's recording starts with the presses the tour itself asks for on the chapter's earlier
 steps (each step's `action`, `presses` times: the lecture's line), pressed on the chapter's object
 whether or not the step shows the button, each press a state of its own; then the step's own
@@ -13,7 +13,9 @@ widget (its label where none does), with the value chosen for a radio group. The
 (assets/export-tour.js) keeps the names of what was pressed on a chapter's steps for the browser tab's
 session and, on each step's page, follows them through that page's recording from its opening. A
 press the page's recording does not hold where it comes (a lecturer's own press off the tour's
-line, beyond the page's budget) is passed over, and the page says so in one sentence.
+line, beyond the page's budget) is passed over, and the page says so in one sentence. A press the
+page computes in the browser (chapter 6's draws: `computed_names`) is run again by its code, in
+the order the presses were made, whether or not the step shows its button.
 
     lecture_line(13)             # ['▶ Next round', '▶ Next round']
     find_button(built, "✎ Write")
@@ -48,6 +50,17 @@ def note_names(found: dict[str, tuple], built, names: dict[str, str]) -> dict[st
         for key, (widget, how, _) in found.items():
             names.setdefault(key, press_name(widget, how, attrs))
     return found
+
+
+def computed_names(built, mapped) -> dict[str, str]:
+    """A tour step's presses its page computes in the browser (build.computed_in_browser): each
+    press's name → the id of its code, which the player runs for that press when it follows the
+    chapter's presses through the page (the code leaves the recorded state as it is, so a press
+    the recording lacks is no longer missed)."""
+    if built.tour is None:
+        return {}
+    attrs = press_names(built.tour_chapter)
+    return {press_name(button, "click", attrs): mapped(code.id) for button, code in built.codes.values()}
 
 
 def lecture_line(step: int) -> list[str]:

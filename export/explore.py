@@ -3,16 +3,16 @@
 From the page as it opens (node 0), each control the page shows is pressed in turn, as a browser
 would: a button's click (`clicks`), each other choice of a radio group (`value`). Each press runs
 the chapter's own Python callback (model work through the page's ModelService: the served lab's
-outcomes) and its document changes become one patch (shell/export/record.py); a press the page
+outcomes) and its document changes become one patch (export/record.py); a press the page
 computes in the browser records only what its served press does beyond that (build.py). A press
 that leads to a state seen before (same fingerprint: "Start again", a preset already shown) links
 to it; a new state is explored in turn, until the page's budget is spent. First, outside the budget, every choice
 the preset bar offers (preset × draft variant × drafter) is recorded with its first result
-(shell/export/combos.py); the page's player (assets/export.js) reaches a choice from any state of
+(export/combos.py); the page's player (assets/export.js) reaches a choice from any state of
 another by reopening the page there. A predict card's answers are no state of their own: they are recorded in
-every state as a layer over it (shell/export/answers.py), so answering keeps the page as it is.
+every state as a layer over it (export/answers.py), so answering keeps the page as it is.
 A tour step's page first presses the tour's own presses of its chapter's earlier steps (the lecture's
-line, shell/export/tourline.py), so the step follows the ones before it as the served tour does.
+line, export/tourline.py), so the step follows the ones before it as the served tour does.
 
 Each branch is recorded on a build of its own (`build_page` again, then the presses that lead to the
 branch): builds of a page make the same models in the same order, so every patch names models by the
@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 import panel as pn
 from panel.io.state import set_curdoc
 
-from shell.export.answers import Layers, card_widgets, model_ids, page_cards
-from shell.export.build import Built, build_page
-from shell.export.combos import Choices
-from shell.export.record import IdFrame, Tape, fingerprint
-from shell.export.tourline import find_button, lecture_line, note_names
+from export.answers import Layers, card_widgets, model_ids, page_cards
+from export.build import Built, build_page
+from export.combos import Choices
+from export.record import IdFrame, Tape, fingerprint
+from export.tourline import computed_names, find_button, lecture_line, note_names
 from shell.tour.steps import TOUR
 from uikit.presets import PresetBar
 
@@ -63,6 +63,7 @@ class Graph:
     scales: dict[str, list[int]] = field(default_factory=dict)   # a tour step's: scale % → [in, out]
     fit: dict = field(default_factory=dict)              # a tour step's figures (answers.fit_plan)
     names: dict[str, str] = field(default_factory=dict)  # a tour step's: press key → its name (tourline.py)
+    computed: dict[str, str] = field(default_factory=dict)   # a tour step's: press name → its browser code
     tour: dict = field(default_factory=dict)             # a tour step's: {"chapter": n, "step": s}
     remeasured: dict = field(default_factory=dict)       # context → bar key → a first result (combos.py)
 
@@ -72,6 +73,7 @@ class Graph:
                            **({"measured": True} if n.measured else {})} for n in self.nodes],
                 "patches": self.patches, "jumps": self.jumps, "cards": self.cards, "scales": self.scales,
                 **({"fit": self.fit} if self.fit else {}), **({"names": self.names} if self.tour else {}),
+                **({"computed": self.computed} if self.computed else {}),
                 **({"tour": self.tour} if self.tour else {}),
                 **({"remeasured": self.remeasured} if self.remeasured else {})}
 
@@ -85,7 +87,9 @@ def side_controls(chapter) -> set[int]:
 def controls(built: Built, mapped, at_opening: bool) -> dict[str, tuple]:
     """Press key → (widget, how, side) for every control the page shows now: `how` is "click" or a
     value; `side` for the preset bar's (offered at the opening state only). A predict card's are
-    not among them (answers.py records them in every state)."""
+    not among them (answers.py records them in every state). On a tour step, a press of its chapter
+    the page computes in the browser without showing its button ("~label": chapter 6's Draw on
+    step 21) is one too, so a press made on another step is followed through this one's states."""
     found = {}
     content = built.page.content
     side, answered = side_controls(built.chapter), card_widgets(page_cards(built))
@@ -105,6 +109,9 @@ def controls(built: Built, mapped, at_opening: bool) -> dict[str, tuple]:
             for i, value in enumerate(values):
                 if value != widget.value:
                     found[f"{key}:{i}"] = (widget, value, id(widget) in side)
+    for button in built.unshown:      # a tour step's presses its page runs without their button (build.py)
+        if not button.disabled:
+            found[f"~{button.label}"] = (button, "click", False)
     return found
 
 
@@ -176,9 +183,8 @@ class Explorer:
         if self.tape is not None:
             self.tape.close()
         self.live = await build_page(self.slug, self.service, self.tour_step, self.tour_steps)
-        self.mapped = self.live.frame.to(self.export_frame)
+        self.mapped, self.live_node = self.live.frame.to(self.export_frame), 0
         self.tape = Tape(self.live.doc, self.mapped)
-        self.live_node = 0
 
     async def go_to(self, n: int) -> None:
         if self.live_node == n:
@@ -222,6 +228,7 @@ class Explorer:
         await self._fresh()
         digest = fingerprint(self.live.doc, self.mapped)
         self.seen[digest] = 0
+        self.graph.computed = computed_names(self.live, self.mapped)
         self.layers.use_cards(self.live, self.mapped)
         lay(self, 0, digest)
         if self.live_node == 0 and self.live.tour is not None:

@@ -1,10 +1,11 @@
 """One page of the export, built as a served session builds it, in a Bokeh Document of its own.
 
-The frame is the served page's (shell.frame.app.SessionPage: template, navigation, badge, pager); the
-content is the chapter's own object (chapters.registry.build) under its part's opening, as
-shell.frame.pages.page_view lays it out, with its first model work done (`load()`) and every lazily built
-section built (uikit.lazy.show_all): the page as a student sees it once it has settled. What needs
-the server (the student's own prompt and settings) is replaced by one sentence. A press the chapter
+The page is the served page itself, filled at once (shell.frame.app.SessionPage.fill: the frame,
+navigation, badge and pager, and the content shell.frame.pages.page_content makes: the chapter under
+its part's opening, or the tour at its step), with its first model work done (`load()`) and every
+lazily built section built (uikit.lazy.show_all): the page as a student sees it once it has settled.
+What needs the server (the student's own prompt and settings) is one sentence in the settings
+card's place. Its document is dispatched as a connected page's (shell.frame.standalone). A press the chapter
 computes in the browser (its `browser_presses`: chapter 6's draws) gets its code on the button; the
 recording then holds only what the served press does beyond it (the predict card's reveal).
 
@@ -14,22 +15,19 @@ recording then holds only what the served press does beyond it (the predict card
 from __future__ import annotations
 
 import html
-import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import panel as pn
 from bokeh.document import Document
 from panel.io.state import set_curdoc
 
-from chapters import registry
-from shell.frame.app import Request, SessionPage
-from shell.export.answers import card_widgets, model_ids, page_cards
-from shell.export.record import IdFrame
-from shell.frame.pages import html_pane, part_opening
-from shell.tour.view import build_tour
+from export.answers import card_widgets, model_ids, page_cards
+from export.record import IdFrame
+from shell.frame.app import SessionPage
+from shell.frame.pages import PageAsk, html_pane
+from shell.frame.standalone import bokeh_models, page_document
 from shell.tour.steps import TOUR
 from uikit.lazy import show_all
-from uikit.panels import PairBadge
 from uikit.state import LabState
 
 EXPORT_BID = "offline-copy"     # the one "browser" of every exported page
@@ -49,7 +47,9 @@ class Built:
     chapter: object = None
     tour: object = None
     tour_chapter: object = None     # the tour step's chapter (None on chapter pages and step 1)
-    in_browser: dict = None         # id(button) → what its served press does beyond its browser code
+    in_browser: dict = field(default_factory=dict)   # id(button) → what its served press does beyond
+    codes: dict = field(default_factory=dict)        # id(button) → (button, its browser code)
+    unshown: list = field(default_factory=list)      # a tour step's buttons of those not on the page
 
     def run(self, fn, *args):
         """`fn(*args)` with this page's document current (what a served callback sees)."""
@@ -57,34 +57,27 @@ class Built:
             return fn(*args)
 
 
-def page_request(slug: str, tour_step: int | None) -> Request:
-    return Request(slug, tour=tour_step is not None)
+def page_ask(slug: str, tour_step: int | None) -> PageAsk:
+    """What the served page of `slug`, or of the tour at `tour_step`, is asked for."""
+    return PageAsk(slug, tour=tour_step is not None, step=tour_step or 1)
 
 
 async def build_page(slug: str, service, tour_step: int | None = None, tour_steps: int | None = None) -> Built:
     """Page `slug` ("" the landing page), or the tour at `tour_step`, over `service`'s pair; a tour
     of `tour_steps` steps (an export of the tour's first steps; default all: `end_tour`)."""
     frame = IdFrame.starting_now()
-    doc = Document()
-    attend(doc)
-    request = page_request(slug, tour_step)
+    doc = page_document()
+    ask = page_ask(slug, tour_step)
     with set_curdoc(doc):
-        page = SessionPage(request, EXPORT_BID, None, None)
+        page = SessionPage(ask, EXPORT_BID, None, None)
         state = LabState(service)
-        page.badge_slot.objects = [PairBadge(state)]
-        if not request.tour:
-            page.settings_slot.objects = [html_pane(f'<p class="notice offline-note">{OFFLINE_NOTE}</p>')]
-        built = Built(doc, frame, page, state)
-        if request.tour:
-            built.tour = build_tour(state, tour_step)
-            end_tour(built.tour.deck, tour_steps)
-            page.content.objects = [built.tour]
-        elif slug:
-            entry = registry.page_by_slug(slug)
-            built.chapter = registry.build(entry, state)
-            opening = part_opening(entry)
-            page.content.objects = [pn.Column(*([opening] if opening else []), built.chapter,
-                                              sizing_mode="stretch_width", margin=0)]
+        note = None if ask.tour else html_pane(f'<p class="notice offline-note">{OFFLINE_NOTE}</p>')
+        content = page.fill(state, settings=note)
+        if content.problem is not None:     # the served page says so in one sentence; a copy must not
+            raise RuntimeError(f"page {slug} could not be built") from content.problem
+        built = Built(doc, frame, page, state, content.chapter, content.tour)
+        if content.tour is not None:
+            end_tour(content.tour.deck, tour_steps)
     shown = built.chapter
     if built.tour is not None and TOUR[tour_step - 1]["chapter"]:     # the step's chapter, as its page loads it
         shown = built.tour_chapter = built.tour.chapter(TOUR[tour_step - 1]["chapter"])
@@ -98,22 +91,31 @@ async def build_page(slug: str, service, tour_step: int | None = None, tour_step
             await shown.load()
     with set_curdoc(doc):
         show_all(page.content)
-        page.template.server_doc(doc, title=request.title)
+        page.template.server_doc(doc, title=ask.title)
         settle_styles(built)
-        built.in_browser = computed_in_browser(shown, doc)
+        computed_in_browser(built, shown)
     return built
 
 
-def computed_in_browser(chapter, doc: Document) -> dict:
+def computed_in_browser(built: Built, chapter) -> None:
     """Give each press the chapter computes in the browser (`browser_presses`) its code on the page's
-    button; returns id(button) → what the served press does beyond it (run when the export records it)."""
+    button. A tour step's page holds the code of its chapter's presses it does not show too, as roots
+    of its document that no layout draws (`unshown`): the player runs it for such a press made on
+    another of the chapter's steps (chapter 6's Draw on step 20, replayed when step 21 opens:
+    assets/export-tour.js). Fills `built.in_browser` (what the served press does beyond the code,
+    run when the export records the press) and `built.codes`."""
     presses = chapter.browser_presses() if hasattr(chapter, "browser_presses") else []
-    beyond = {}
     for button, code, after in presses:
-        for model_id in model_ids(button, doc):
-            doc.get_model_by_id(model_id).js_on_event("button_click", code)
-            beyond[id(button)] = after
-    return beyond
+        ids = model_ids(button, built.doc)
+        for model_id in ids:
+            built.doc.get_model_by_id(model_id).js_on_event("button_click", code)
+        if not ids and built.tour is None:
+            continue
+        if not ids:
+            built.doc.add_root(code)
+            built.unshown.append(button)
+        built.in_browser[id(button)] = after
+        built.codes[id(button)] = (button, code)
 
 
 def end_tour(deck, steps: int | None) -> None:
@@ -133,18 +135,8 @@ def settle_styles(built: Built) -> None:
     template = built.page.template
     for root in template.main:
         for pane in root.select(pn.pane.markup.HTMLBasePane):
-            if any(m.document is built.doc for m, _ in list(pane._models.values())):
+            if bokeh_models(pane, built.doc):
                 pane.param.trigger("object")
-
-
-def attend(doc: Document) -> None:
-    """Let Panel dispatch the document's changes as it does a served, connected page's: a document
-    of no session counts, to Panel, as one whose browser has not connected yet, and the changes made
-    while Panel holds it (a layout's new children) are dropped, to be sent in full on connection.
-    The export records every change, so the document is marked as on this thread and connected
-    (panel.io.state's `_thread_id_` and `_connected`: no public way; tests/test_internals.py)."""
-    pn.state._thread_id_[doc] = threading.get_ident()
-    pn.state._connected[doc] = True
 
 
 LIVE_INPUTS = (pn.widgets.TextInput, pn.widgets.TextAreaInput, pn.widgets.IntInput, pn.widgets.FloatInput)
@@ -154,14 +146,14 @@ SLIDERS = (pn.widgets.FloatSlider, pn.widgets.IntSlider, pn.widgets.DiscreteSlid
 def without_live_inputs(built: Built) -> int:
     """Disable what only the models could answer (typed text and numbers, sliders whose moves go to
     Python); the sliders that redraw in the browser (uikit.browser: a JS callback on their value)
-    and a predict card's number box (its answers are recorded, shell/export/answers.py) stay.
+    and a predict card's number box (its answers are recorded, export/answers.py) stay.
     Returns how many were disabled; the settings card's sentence says why."""
     count, answered = 0, card_widgets(page_cards(built))
     with set_curdoc(built.doc):
         for widget in built.page.content.select(pn.widgets.Widget):
             if id(widget) in answered:
                 continue
-            models = [m for m, _ in list(widget._models.values()) if m.document is built.doc]
+            models = bokeh_models(widget, built.doc)
             in_browser = any(m.js_property_callbacks for m in models)
             if isinstance(widget, LIVE_INPUTS) or (isinstance(widget, SLIDERS)
                                                    and not in_browser):
@@ -171,4 +163,4 @@ def without_live_inputs(built: Built) -> int:
 
 
 def page_title(slug: str, tour_step: int | None = None) -> str:
-    return html.escape(page_request(slug, tour_step).title)
+    return html.escape(page_ask(slug, tour_step).title)

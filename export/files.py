@@ -29,7 +29,7 @@ PANEL_DIST = Path(pn.__file__).parent / "dist"
 BOKEH_CDN = re.compile(r"https://cdn\.bokeh\.org/bokeh/release/(bokeh(?:-[a-z]+)?)-[0-9][^\"'\s]*?\.min\.js")
 PANEL_CDN = re.compile(r"https://cdn\.holoviz\.org/panel/[^/]+/dist/")
 PANEL_LOCAL = re.compile(r"(?<![\w/.])(?:\./)?static/extensions/panel/([^\"'\s)\\?&]+)(?:\?v=[\w.]+)?")
-TOUR_LINK = "tour.html"     # the guided tour's frame page (shell/export/deck.py)
+TOUR_LINK = "tour.html"     # the guided tour's frame page (export/deck.py)
 ABSENT = "absent.html"      # where a link to a page left out of a partial export leads
 CSS_URL = re.compile(r"url\(\s*['\"]?(?!data:|https?:|#)([^'\")]+)['\"]?\s*\)")
 
@@ -76,7 +76,7 @@ class Contents:
 def relink(text: str, tour_step: bool = False, contents: Contents = Contents()) -> str:
     """The served lab's links (`?chapter=slug`, `?`, `?tour=N`) as the exported files'. A link into
     the tour opens the tour's frame page at that step (`tour.html#step=N`, which keeps fullscreen
-    across steps: shell/export/deck.py); on a step's own page (shown inside that frame) it opens
+    across steps: export/deck.py); on a step's own page (shown inside that frame) it opens
     the step's page itself. A link to a page or step `contents` lacks opens ABSENT."""
     def chapter(m: re.Match) -> str:
         return page_file(m.group(1)) if contents.has(m.group(1)) else ABSENT

@@ -1,7 +1,7 @@
-"""`python -m shell.export DIR [--pair NAME] [--page SLUG ...] [--tour N] [--course TEXT] [--verbose]`:
+"""`python -m lab export DIR [--pair NAME] [--page SLUG ...] [--tour N] [--course TEXT] [--verbose]`:
 the lab as a static folder (site.py). DIR must be new, empty or an earlier export (which is replaced).
 
-`python -m lab export` hands over to this (the lab layer may not import the shell). The terminal shows
+The lab's command line (lab/__main__.py) calls `main` with the command's arguments. The terminal shows
 the export's own progress lines and real errors, as the served lab's log does (shell.frame.quietlog):
 transformers' loading bars and notices and Bokeh's validation warnings (W-1002: a layout with no
 children yet) only with --verbose or SPECLAB_VERBOSE=1."""
@@ -23,7 +23,7 @@ def quiet(detail: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from shell.export.explore import MAX_NODES, MAX_SECONDS
+    from export.explore import MAX_NODES, MAX_SECONDS
     ap = argparse.ArgumentParser(prog="python -m lab export",
                                  description="Write the whole lab as a static site that opens offline.")
     ap.add_argument("dir", help="the folder to write (index.html and the pages' files)")
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--course", help="the course line over the landing page's title (default: none; "
                                      "shell.frame.pages.course_line reads it from these arguments)")
     args = ap.parse_args(argv)
-    from shell.export.site import FolderTaken, make_room
+    from export.site import FolderTaken, make_room
     try:
         make_room(Path(args.dir))       # before the models load: a folder it may not write says so at once
     except FolderTaken as err:
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     quiet(args.verbose or verbose([]))
     from serving import runtime
     from shell.frame.app import panel_settings
-    from shell.export.site import export_site
+    from export.site import export_site
 
     panel_settings()
     started = time.monotonic()
@@ -66,7 +66,3 @@ def main(argv: list[str] | None = None) -> int:
     print(f"export: {len(written['pages'])} pages, {written['bytes'] / 1e6:.1f} MB in {args.dir}, "
           f"{time.monotonic() - started:.0f} s. Open {Path(args.dir) / 'index.html'}.", file=sys.stderr)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

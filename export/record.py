@@ -1,6 +1,6 @@
 """What a page's document did, as Bokeh PATCH-DOC JSON the exported page's player applies.
 
-A page is built afresh for each branch of its exploration (shell/export/explore.py); every build
+A page is built afresh for each branch of its exploration (export/explore.py); every build
 numbers its new Bokeh models from where the process's counter stood (`bokeh.util.serialization.
 make_id`, public: the next id tells where a build starts). Builds of the same page make the same
 models in the same order, so model `p(start + j)` of any build is model `p(start_E + j)` of the
