@@ -99,10 +99,10 @@ async def build_page(slug: str, service, tour_step: int | None = None, tour_step
 
 def computed_in_browser(built: Built, chapter) -> None:
     """Give each press the chapter computes in the browser (`browser_presses`) its code on the page's
-    button. A tour step's page holds the code of its chapter's presses it does not show too, as roots
-    of its document that no layout draws (`unshown`): the player runs it for such a press made on
-    another of the chapter's steps (chapter 6's Draw on step 20, replayed when step 21 opens:
-    assets/export-tour.js). Fills `built.in_browser` (what the served press does beyond the code,
+    button. A tour step's page holds the code of its chapter's presses it does not show too, in the
+    tags of its tour deck's model, which no event runs (`unshown`): the player runs it for such a
+    press made on another of the chapter's steps (chapter 6's Draw on step 20, replayed when step 21
+    opens: assets/export-tour.js). Fills `built.in_browser` (what the served press does beyond the code,
     run when the export records the press) and `built.codes`."""
     presses = chapter.browser_presses() if hasattr(chapter, "browser_presses") else []
     for button, code, after in presses:
@@ -111,8 +111,9 @@ def computed_in_browser(built: Built, chapter) -> None:
             built.doc.get_model_by_id(model_id).js_on_event("button_click", code)
         if not ids and built.tour is None:
             continue
-        if not ids:
-            built.doc.add_root(code)
+        if not ids:                      # carried by the tour's deck: a reference, run by no event
+            deck = bokeh_models(built.tour.deck, built.doc)[0]
+            deck.tags = [*deck.tags, code]
             built.unshown.append(button)
         built.in_browser[id(button)] = after
         built.codes[id(button)] = (button, code)

@@ -55,6 +55,14 @@ def make_room(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
 
 
+def start_folder(out: Path) -> None:
+    """`out` made ready (make_room) with the player's scripts in its static/."""
+    make_room(out)
+    (out / "static").mkdir(exist_ok=True)
+    for script in ("export.js", "export-tour.js", "export-frame.js", "export-wrapper.js"):
+        shutil.copyfile(ASSETS / script, out / "static" / script)
+
+
 def site_pages() -> list[str]:
     """The slugs of the exported pages, in reading order ("" the landing page)."""
     return [""] + [p.slug for p in registry.pages()]
@@ -135,10 +143,7 @@ async def export_site(out: Path, service, slugs: list[str] | None = None, tour_s
     the guided tour's first N steps, a page each (default: all of them with every page, none with
     `slugs`; 0 none). `out` must be new, empty or an earlier export (make_room).
     `budget`: the most states (max_nodes) and seconds (max_seconds) one page's recording takes."""
-    make_room(out)
-    (out / "static").mkdir(exist_ok=True)
-    for script in ("export.js", "export-tour.js", "export-frame.js", "export-wrapper.js"):
-        shutil.copyfile(ASSETS / script, out / "static" / script)
+    start_folder(out)
     if tour_steps is None:
         tour_steps = len(TOUR) if slugs is None else 0
     steps = list(range(1, max(0, min(tour_steps, len(TOUR))) + 1))

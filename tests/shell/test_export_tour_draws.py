@@ -32,7 +32,7 @@ def test_the_step_after_draw_holds_the_draws_code_and_records_no_python_draws(ti
     assert [b.label for b in built.unshown] == ["Draw"]            # the one press the step does not show
     assert set(graph.computed) == {"draw_button", "draw_many_button", "reset_button"}
     code = built.doc.get_model_by_id(graph.computed["draw_button"])
-    assert isinstance(code, CustomJS) and code.args["n"] == 1 and code in built.doc.roots
+    assert isinstance(code, CustomJS) and code.args["n"] == 1 and code not in built.doc.roots
     assert graph.to_json()["computed"] == graph.computed
     patch, _ = graph.nodes[0].edges["~Draw"]               # the lecture's Draw, pressed on step 20
     assert graph.names["~Draw"] == "draw_button"
