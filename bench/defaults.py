@@ -83,7 +83,7 @@ def run_pair(pair, prompts: dict[str, list[str]], tokens: int, repeats: int, pro
                 acc["priced_plain"] += timed.decode_time("standard")
                 acc["priced_spec"] += timed.decode_time("draft + verify")
                 acc["rounds"] += len(runs["spec"].rounds)
-                acc["drafted"] += sum(1 for rd in runs["spec"].rounds if rd.drafts)
+                acc["drafted"] += sum(1 for rd in runs["spec"].rounds if rd.guesses)
                 acc["exact"] &= runs["spec"].new_ids == runs["plain"].new_ids
             print(f"  {cat:<13} {text[:50]!r}  so far: wall {acc['wall_plain'] / acc['wall_spec']:.2f}×, cpu "
                   f"{acc['cpu_plain'] / acc['cpu_spec']:.2f}×, priced {acc['priced_plain'] / acc['priced_spec']:.2f}×, "

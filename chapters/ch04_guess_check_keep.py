@@ -37,7 +37,7 @@ ALPHA_CSS = ".alpha-line { font-size: 1.05rem; line-height: 1.45; padding: 6px 1
 
 def round_chips(r) -> list[Chip]:
     """What one round committed: kept drafts, then the target's fix or bonus token."""
-    chips = [Chip(d.text, "kept", f"draft token kept (p/q = {min(d.ratio, 99):.2f})") for d in r.drafts[: r.n_accepted]]
+    chips = [Chip(d.text, "kept", f"draft token kept (p/q = {min(d.ratio, 99):.2f})") for d in r.guesses[: r.n_accepted]]
     kind = {"correction": "fixed", "bonus": "bonus", "target": "target_call"}[r.extra_kind]
     chips.append(Chip(r.extra_text, kind, "no guess this round: the target wrote this token alone"
                       if r.extra_kind == "target" else ""))
@@ -49,11 +49,11 @@ def lane_chips(r) -> list[Chip]:
     target call, then the token that call added (its fix or bonus)."""
     chips = []
     how = "copied from the text, no model call" if r.draft_source == "lookup" else "one cheap draft call"
-    for d in r.drafts:
+    for d in r.guesses:
         state = "kept" if d.accepted else ("rejected" if d.accepted is False else "dropped")
         chips.append(Chip(d.text, state, f"{how}; its guess was {state}"))
     chips.append(Chip(f"check {r.index + 1}", "target_call",
-                      f"one target call checks {len(r.drafts)} drafts and adds one token"))
+                      f"one target call checks {len(r.guesses)} drafts and adds one token"))
     extra = round_chips(r)[-1]
     if extra.state != "kept":                 # not cut short at the end of the text
         chips.append(extra)
@@ -69,7 +69,7 @@ def alpha_html(rounds) -> str:
     """α, named and explained where the lab first measures it: the rounds so far, counted as
     lab.core.trace.acceptance_rate counts them ("" before any guess was judged)."""
     kept, rejected = sum(r.n_accepted for r in rounds), sum(r.rejected for r in rounds)
-    drafted = sum(len(r.drafts) for r in rounds)
+    drafted = sum(len(r.guesses) for r in rounds)
     alpha = acceptance_rate(kept, rejected)
     if alpha is None:
         return ""
@@ -84,7 +84,7 @@ def alpha_html(rounds) -> str:
 
 def last_round_html(r, tokens: int, standard: int, spec: int, finished: bool) -> str:
     """What the latest round did, and the running counts of both lanes."""
-    g = len(r.drafts)
+    g = len(r.guesses)
     if r.extra_kind == "bonus":
         what = f"all {g} guesses kept, and the target’s check gave a bonus token ★ for free"
     elif r.extra_kind == "correction":
@@ -93,7 +93,7 @@ def last_round_html(r, tokens: int, standard: int, spec: int, finished: bool) ->
     else:   # nothing guessed: no repeat to copy, or guesses were rarely kept lately (the "auto" policy)
         what = "no guess this round, so the target wrote one token"
     who = {"lookup": "guesses copied from the text; ", "model": "guesses by the draft model; "}.get(
-        r.draft_source if r.drafts else "", "")
+        r.draft_source if r.guesses else "", "")
     return (f'<div class="verdict waiting">Round {r.index + 1}: {who}{html.escape(what)} — '
             f'{plural(len(r.emitted_ids), "token")} for one target call. '
             f'So far: {plural(tokens, "token")}; standard decoding would have called the target '

@@ -55,7 +55,7 @@ def _sub(n: int) -> str:
 def pass_table_html(r: RoundTrace) -> str:
     """One row per position of the target's pass: the context it assumed, the guess there, q and p."""
     rows = []
-    for d in r.drafts:
+    for d in r.guesses:
         context = "prefix" + "".join(f" + x{_sub(j + 1)}" for j in range(d.index))
         rows.append(f"<tr><td>{d.index + 1}</td><td>{html.escape(context)}</td>"
                     f"<td>{html.escape(show_text(d.text))}</td><td>{d.q:.3f}</td><td>{d.p:.3f}</td></tr>")
@@ -70,14 +70,14 @@ def pass_table_html(r: RoundTrace) -> str:
 def assumed_html(r: RoundTrace, i: int) -> str:
     """What the check at position i (0-based; γ is the extra one) assumed, and whether the round
     kept every guess before it (the check is usable) or rejected one (it is thrown away)."""
-    chips = "".join(Chip(d.text, "draft", "").html() for d in r.drafts[:i]) or "<i>no guesses: just the prefix</i>"
-    what = (f"the target's p for guess {i + 1}, <b>{html.escape(show_text(r.drafts[i].text))}</b>"
+    chips = "".join(Chip(d.text, "draft", "").html() for d in r.guesses[:i]) or "<i>no guesses: just the prefix</i>"
+    what = (f"the target's p for guess {i + 1}, <b>{html.escape(show_text(r.guesses[i].text))}</b>"
             if i < r.gamma else "the target's p for the token after all guesses")
     verdict = ""
     rej = r.rejected_index
     if rej is not None and rej < i:
         verdict = (f"<p class='verdict wrong'>In this round guess {rej + 1} "
-                   f"(<b>{html.escape(show_text(r.drafts[rej].text))}</b>) was rejected, so this check "
+                   f"(<b>{html.escape(show_text(r.guesses[rej].text))}</b>) was rejected, so this check "
                    "was made for a context that never happens: it is thrown away.</p>")
     elif i > 0:
         verdict = (f"<p class='verdict right'>Guesses 1…{i} were all kept in this round, so this check "
@@ -143,7 +143,7 @@ class OnePassChapter(RoundChapter):
         r = self.round
         tok = self.state.service.pair.tokenizer
         chips = [Chip(prefix_text(tok, r), "prompt", "the text so far (prompt and earlier rounds)")]
-        for d in r.drafts:
+        for d in r.guesses:
             chips.append(Chip(d.text, "draft", f"draft guess {d.index + 1}: q = {d.q:.3f} — click for p and q"))
         chips.append(Chip(f"p{_sub(r.gamma + 1)}", "target",
                           f"position {r.gamma + 1}: the target's p for the token after all guesses"))
@@ -154,7 +154,7 @@ class OnePassChapter(RoundChapter):
             f"(each x ~ q), then <b>one</b> target call over {r.gamma + 1} positions → "
             f"{pass_size_words(*r.p_rows.shape)}. {html.escape(settings_note(self.settings, self.state))}"
             f"{html.escape(seed_note(self.generation, self.state))} "
-            f"{html.escape(pieces_note([d.text for d in r.drafts], prefix_text(tok, r)))}</p>")
+            f"{html.escape(pieces_note([d.text for d in r.guesses], prefix_text(tok, r)))}</p>")
         self.pass_table.object = pass_table_html(r)
         self.select(0 if r.gamma else r.gamma)
 

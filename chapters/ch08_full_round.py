@@ -32,20 +32,20 @@ FIND_LABEL = "Show a round where every draft is kept"   # the tour points at thi
 
 def round_steps(r: RoundTrace) -> int:
     """Steps of a round: the drafts, one per checked position, then the correction or bonus."""
-    checked = sum(d.uniform is not None for d in r.drafts)
+    checked = sum(d.uniform is not None for d in r.guesses)
     return 1 + checked + 1
 
 
 def checked_after(r: RoundTrace, step: int) -> int:
     """How many positions have been checked after `step` steps."""
-    return min(max(0, step - 1), sum(d.uniform is not None for d in r.drafts))
+    return min(max(0, step - 1), sum(d.uniform is not None for d in r.guesses))
 
 
 def chips_after(r: RoundTrace, step: int, prefix: str) -> list[Chip]:
     """The text so far after `step` steps of round r (0 = nothing revealed yet)."""
     chips = [Chip(prefix, "prompt", "the text before this round")]
     checked = checked_after(r, step)
-    for d in r.drafts[:checked]:
+    for d in r.guesses[:checked]:
         if d.accepted:
             chips.append(Chip(d.text, "kept", f"kept: u = {d.uniform:.3f} < {d.accept_probability:.3f}"))
     if step >= round_steps(r):
@@ -186,7 +186,7 @@ class FullRoundChapter(RoundChapter):
         checked = checked_after(r, self.step)
         chips = []
         if self.step >= 1:
-            for d in r.drafts:
+            for d in r.guesses:
                 if d.index < checked:
                     state = "kept" if d.accepted else "rejected"
                 elif self.done and d.uniform is None:
@@ -278,7 +278,7 @@ def table_html(r: RoundTrace, step: int, checked: int, done: bool) -> str:
     if step == 0:
         return ""
     rows = []
-    for d in r.drafts:
+    for d in r.guesses:
         head = f"<tr><td>{d.index + 1}</td><td>{html.escape(show_text(d.text))}</td>"
         if d.index < checked:
             verdict = "✓ keep" if d.accepted else "✗ reject"
@@ -303,7 +303,7 @@ def explain_html(r: RoundTrace, step: int, checked: int, done: bool) -> str:
                 "each sampled from its q. One target call has scored them all. Step to check them left to "
                 "right.</p>")
     if not done:
-        d = r.drafts[checked - 1]
+        d = r.guesses[checked - 1]
         rel = "&lt;" if d.accepted else "≥"
         return (f"<p class='speclab-formula'>Position {d.index + 1}: u = {d.uniform:.3f} {rel} "
                 f"min(1, {d.p:.3f} / {d.q:.3f}) = {d.accept_probability:.3f} → "

@@ -76,14 +76,14 @@ def code_events(r: RoundTrace, prefix: str, greedy: bool) -> list[Event]:
     emit(1, prefix=repr(prefix), γ=r.gamma)
     emit(2, xs="[]", qs="[]")
     xs: list[str] = []
-    for d in r.drafts:
+    for d in r.guesses:
         emit(3, i=d.index)
         emit(4, **{"q (top 3)": _top(d.draft_top)})
         xs.append(_t(d.text))
         emit(5, x=_t(d.text), **{"q[x]": f"{d.q:.3f}", "xs": "[" + ", ".join(xs) + "]"})
     emit(6, **{"ps": f"{r.gamma + 1} rows of p, one target call",
-               "p[x] per draft": ", ".join(f"{d.p:.3f}" for d in r.drafts) or "—"})
-    for d in r.drafts:
+               "p[x] per draft": ", ".join(f"{d.p:.3f}" for d in r.guesses) or "—"})
+    for d in r.guesses:
         if d.uniform is None:
             break
         emit(7, i=d.index)
@@ -103,7 +103,7 @@ def code_events(r: RoundTrace, prefix: str, greedy: bool) -> list[Event]:
             emit(13, **{"r (top 3)": _top(r.extra_top)})
             committed.append(Chip(r.extra_text, "fixed"))
             emit(14, **{"sample(r)": _t(r.extra_text)})
-            dropped = [_t(x.text) for x in r.drafts[d.index + 1:]]
+            dropped = [_t(x.text) for x in r.guesses[d.index + 1:]]
             emit(15, dropped="[" + ", ".join(dropped) + "]", committed=len(r.emitted_ids))
             return _cut(events, r)
     committed.append(Chip(r.extra_text, "bonus" if r.gamma else "target"))

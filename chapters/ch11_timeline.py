@@ -45,7 +45,7 @@ def summary_html(o: Outcome) -> str:
     """The table of both lanes, the sentence that gives the request's decode speed-up, and why."""
     s, plain, spec = o.timed, o.plain, o.spec
     p, (lo, hi) = s.profile, s.verify_range()
-    copied = sum(len(r.drafts) for r in spec.rounds if r.draft_source == "lookup")
+    copied = sum(len(r.guesses) for r in spec.rounds if r.draft_source == "lookup")
     rows = [("tokens delivered", s.tokens("standard"), s.tokens("draft + verify")),
             ("target calls", plain.target_calls, f"<b class='target-calls'>{spec.target_calls}</b>"),
             (f"draft-model calls (c = {s.c:.2f} each)", 0, spec.draft_calls - copied),

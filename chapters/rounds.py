@@ -59,12 +59,12 @@ def teaching_round(generation: GenerationTrace) -> int:
     rejection, else the first.
 
     >>> from types import SimpleNamespace as R
-    >>> teaching_round(R(rounds=[R(index=0, drafts=[1, 2], n_accepted=0), R(index=1, drafts=[1, 2], n_accepted=1)]))
+    >>> teaching_round(R(rounds=[R(index=0, guesses=[1, 2], n_accepted=0), R(index=1, guesses=[1, 2], n_accepted=1)]))
     1
     """
     rounds = generation.rounds
-    both = [r.index for r in rounds if r.drafts and 0 < r.n_accepted < len(r.drafts)]
-    rejected = [r.index for r in rounds if r.drafts and r.n_accepted < len(r.drafts)]
+    both = [r.index for r in rounds if r.guesses and 0 < r.n_accepted < len(r.guesses)]
+    rejected = [r.index for r in rounds if r.guesses and r.n_accepted < len(r.guesses)]
     return next(iter(both + rejected), 0)
 
 

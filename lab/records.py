@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 
 from lab.core.sampling import SamplingSettings
-from lab.core.trace import Candidate, DraftStep, GenerationTrace, RoundTrace
+from lab.core.trace import Candidate, GenerationTrace, Guess, RoundTrace
 from lab.speed.costs import CostProfile
 from lab.speed.request import Outcome, Request
 from lab.speed.timeline import Schedule
 
-RECORDS = {cls.__name__: cls for cls in (SamplingSettings, Candidate, DraftStep, RoundTrace, GenerationTrace,
+RECORDS = {cls.__name__: cls for cls in (SamplingSettings, Candidate, Guess, RoundTrace, GenerationTrace,
                                           CostProfile, Schedule, Request, Outcome)}
 DTYPES = ("float16", "float32", "float64", "int32", "int64", "bool")
 TAG = "~"        # the key that marks a tuple, a dict, an array or a record

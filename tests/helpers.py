@@ -10,7 +10,7 @@ from pathlib import Path
 from lab.speed.costs import CostProfile
 from lab.speed.request import Outcome, Request
 from lab.core.sampling import GREEDY
-from lab.core.trace import DraftStep, GenerationTrace, RoundTrace
+from lab.core.trace import GenerationTrace, Guess, RoundTrace
 
 DEAR = [0.1 * (1 + 0.125 * k) for k in range(17)]     # v(5) = 1.5 target calls
 CHEAP = [0.1] * 17                                      # a verify pass costs one call whatever its size
@@ -25,11 +25,11 @@ def made_profile(verify=(1.0, 1.0, 1.0, 1.0, 1.0), draft=0.1, prefill=2.0, busy=
 
 def scripted_round(i: int, drafted: int, kept: int, source: str = "model") -> RoundTrace:
     """A round that guessed `drafted` tokens and kept the first `kept` (then the target's token)."""
-    drafts = [DraftStep(j, 7, "x", 0.5, 0.5, 1.0, 0.1, True if j < kept else (False if j == kept else None), 0.0)
-              for j in range(drafted)]
+    guesses = [Guess(j, 7, "x", 0.5, 0.5, 1.0, 0.1, True if j < kept else (False if j == kept else None), 0.0)
+               for j in range(drafted)]
     extra = "bonus" if kept == drafted and drafted else ("correction" if drafted else "target")
     n = kept + 1
-    return RoundTrace(i, [1, 2], drafted, drafts, kept, 7, "x", extra, [], 0.01, [7] * n, ["x"] * n,
+    return RoundTrace(i, [1, 2], drafted, guesses, kept, 7, "x", extra, [], 0.01, [7] * n, ["x"] * n,
                       draft_source=source if drafted else "none")
 
 

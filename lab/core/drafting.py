@@ -50,8 +50,8 @@ def check_gamma(gamma, what: str = "γ (the draft length)") -> int:
 
 
 @dataclass
-class Draft:
-    """One round's proposal: tokens x_1..x_k, the q row each was drawn from, and its cost."""
+class Guesses:
+    """One round's guesses: tokens x_1..x_k, the q row each was drawn from, and its cost."""
     tokens: list[int] = field(default_factory=list)
     q_rows: list[torch.Tensor] = field(default_factory=list)     # (V,) each, after the settings
     seconds: list[float] = field(default_factory=list)           # time to propose each token
@@ -77,23 +77,23 @@ class ModelDrafter:
         return self.cache.forward(ids[:-1])[1] if len(ids) > 1 else 0.0
 
     def propose(self, ids: list[int], gamma: int, settings: SamplingSettings, generator: torch.Generator,
-                policy: "DraftPolicy | None" = None, caps: dict[str, int] | None = None) -> Draft:
+                policy: "DraftPolicy | None" = None, caps: dict[str, int] | None = None) -> Guesses:
         """Up to γ draft calls (at most the policy's model_gamma, and caps["model"]), each sampling
         x_i ~ q_i given the text and x_1..x_{i-1}; with a confidence threshold, stop after a token
         the draft gave less than it (at temperature 1)."""
         policy = policy or DraftPolicy(min(gamma, MAX_GAMMA))
         threshold = policy.threshold
-        draft = Draft(source="model")
+        guesses = Guesses(source="model")
         feed = ids[self.cache.length:]          # 1 token, or more after rounds drafted by lookup
         for _ in range(min(gamma, policy.model_gamma or gamma, (caps or {}).get("model", gamma))):
             logits, seconds = self.cache.forward(feed)                     # (len(feed), V)
             q = probabilities(logits[-1], settings)
             x = sample(q, generator)
-            draft.tokens.append(x); draft.q_rows.append(q); draft.seconds.append(seconds)
+            guesses.tokens.append(x); guesses.q_rows.append(q); guesses.seconds.append(seconds)
             feed = [x]
             if threshold > 0 and float(torch.softmax(logits[-1], -1)[x]) < threshold:
                 break
-        return draft
+        return guesses
 
     def commit(self, ids: list[int]) -> None:
         self.cache.rollback(len(ids) - 1)
@@ -125,12 +125,12 @@ class LookupDrafter:
         return 0.0
 
     def propose(self, ids: list[int], gamma: int, settings: SamplingSettings, generator: torch.Generator,
-                policy: "DraftPolicy | None" = None, caps: dict[str, int] | None = None) -> Draft:
+                policy: "DraftPolicy | None" = None, caps: dict[str, int] | None = None) -> Guesses:
         start = time.perf_counter()
         gamma = min(gamma, (caps or {}).get("lookup", gamma))
         tokens = self.find(ids, gamma, self.max_ngram, self.min_ngram) if gamma > 0 else []
         share = (time.perf_counter() - start) / max(1, len(tokens))
-        return Draft(tokens, [one_hot(x, self.vocab_size, self.device) for x in tokens], [share] * len(tokens),
+        return Guesses(tokens, [one_hot(x, self.vocab_size, self.device) for x in tokens], [share] * len(tokens),
                      "lookup")
 
     def commit(self, ids: list[int]) -> None:
@@ -152,7 +152,7 @@ class HybridDrafter:
         return self.model.prefill(ids)
 
     def propose(self, ids: list[int], gamma: int, settings: SamplingSettings, generator: torch.Generator,
-                policy: "DraftPolicy | None" = None, caps: dict[str, int] | None = None) -> Draft:
+                policy: "DraftPolicy | None" = None, caps: dict[str, int] | None = None) -> Guesses:
         found = self.lookup.propose(ids, gamma, settings, generator, policy, caps)
         return found if found.tokens else self.model.propose(ids, gamma, settings, generator, policy, caps)
 

@@ -32,11 +32,11 @@ from dataclasses import replace
 import torch
 
 from lab.core.adaptive import schedule_for
-from lab.core.drafting import DRAFTERS, Draft, DraftPolicy, check_gamma, make_drafter
+from lab.core.drafting import DRAFTERS, DraftPolicy, Guesses, check_gamma, make_drafter
 from lab.core.kv import CachedModel
 from lab.pairs.modelpair import ModelPair
 from lab.core.sampling import GREEDY, SamplingSettings, accept_probability, probabilities, residual, sample
-from lab.core.trace import Candidate, DraftStep, GenerationTrace, RoundTrace
+from lab.core.trace import Candidate, GenerationTrace, Guess, RoundTrace
 
 DISPLAY_TOP = 8
 
@@ -99,7 +99,7 @@ class Decoder:
             self.prefill_seconds += self.drafter.prefill(self.ids)
 
     @property
-    def draft(self) -> CachedModel | None:
+    def draft_cache(self) -> CachedModel | None:
         """The drafter's draft-model cache (None for plain decoding and for prompt lookup alone)."""
         return getattr(self.drafter, "cache", None)
 
@@ -120,9 +120,9 @@ class Decoder:
             raise RuntimeError("This generation has finished; start a new one.")
         remaining = self.max_new_tokens - len(self.new_ids)
         gamma = min(self.schedule.gamma, remaining - 1) if self.drafter else 0   # never past the end
-        draft = (self.drafter.propose(self.ids, gamma, self.settings, self.generator, self.policy,
-                                      self.schedule.caps(self.ids)) if gamma > 0 else Draft())
-        tokens, q_rows, draft_secs = draft.tokens, draft.q_rows, draft.seconds
+        proposed = (self.drafter.propose(self.ids, gamma, self.settings, self.generator, self.policy,
+                                         self.schedule.caps(self.ids)) if gamma > 0 else Guesses())
+        tokens, q_rows, draft_secs = proposed.tokens, proposed.q_rows, proposed.seconds
         gamma = len(tokens)                          # a drafter may propose fewer
 
         # One call of the writing model (the target, when drafting) scores every drafted position
@@ -132,7 +132,7 @@ class Decoder:
 
         # Left to right: keep x_i with probability min(1, p/q); stop at the first rejection.
         tok = self.pair.tokenizer
-        drafts, n_accepted, rejected = [], 0, False
+        guesses, n_accepted, rejected = [], 0, False
         for i, x in enumerate(tokens):
             p, q = p_rows[i], q_rows[i]
             a = accept_probability(p, q, x)
@@ -143,7 +143,7 @@ class Decoder:
                 kept = u < a
                 rejected = not kept
                 n_accepted += kept
-            drafts.append(DraftStep(i, x, self._decode(x), float(q[x]), float(p[x]), a, u, kept,
+            guesses.append(Guess(i, x, self._decode(x), float(q[x]), float(p[x]), a, u, kept,
                                     draft_secs[i], top_candidates(q, tok, self.display_top),
                                     top_candidates(p, tok, self.display_top)))
 
@@ -165,15 +165,15 @@ class Decoder:
         self.writer_model.rollback(len(self.ids) - 1)
         if self.drafter is not None:
             self.drafter.commit(self.ids)
-            self.schedule.update(gamma, n_accepted, draft.source, self.ids)
+            self.schedule.update(gamma, n_accepted, proposed.source, self.ids)
 
         trace = RoundTrace(
             index=len(self.rounds), prefix_ids=self.ids[: len(self.ids) - len(emitted)],
-            gamma=gamma, drafts=drafts, n_accepted=n_accepted, extra_token_id=extra,
+            gamma=gamma, guesses=guesses, n_accepted=n_accepted, extra_token_id=extra,
             extra_text=self._decode(extra), extra_kind=kind, extra_top=top_candidates(source, tok, self.display_top),
             target_seconds=call_secs, emitted_ids=emitted,
             emitted_texts=[self._decode(t) for t in emitted], stop_reason=self.stop_reason,
-            draft_source=draft.source if gamma else "none",
+            draft_source=proposed.source if gamma else "none",
             p_rows=p_rows.float().cpu().numpy() if self.keep_rows else None,
             q_rows=torch.stack(q_rows).float().cpu().numpy() if self.keep_rows and q_rows else None)
         self.rounds.append(trace)

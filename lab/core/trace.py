@@ -36,8 +36,8 @@ class Candidate:
 
 
 @dataclass
-class DraftStep:
-    """One drafted position i (0-based) of a round: x ~ q, then checked against p."""
+class Guess:
+    """One guess of a round, at position i (0-based): x ~ q, then checked against p."""
     index: int
     token_id: int
     text: str
@@ -63,9 +63,9 @@ class RoundTrace:
     """
     index: int
     prefix_ids: list[int]         # the committed text before this round (prompt included)
-    gamma: int                    # drafts proposed this round (may shrink near max_new_tokens)
-    drafts: list[DraftStep]
-    n_accepted: int               # drafts kept before the first rejection
+    gamma: int                    # guesses proposed this round (may shrink near max_new_tokens)
+    guesses: list[Guess]
+    n_accepted: int               # guesses kept before the first rejection
     extra_token_id: int           # the correction, the bonus, or the plain step's token
     extra_text: str
     extra_kind: str               # "correction" | "bonus" | "target"
@@ -74,21 +74,21 @@ class RoundTrace:
     emitted_ids: list[int]        # what this round commits, cut at EOS / max_new_tokens
     emitted_texts: list[str]
     stop_reason: str | None = None   # "eos" | "max_new_tokens" | None
-    draft_source: str = "model"      # who drafted: "model" | "lookup" | "none" (no drafts this round)
+    draft_source: str = "model"      # who drafted: "model" | "lookup" | "none" (no guesses this round)
     p_rows: np.ndarray | None = None        # (γ + 1, V) target p after settings, if kept
     q_rows: np.ndarray | None = None        # (γ, V) draft q after settings, if kept
 
     @property
     def draft_seconds(self) -> float:
-        return sum(d.draft_seconds for d in self.drafts)
+        return sum(d.draft_seconds for d in self.guesses)
 
     @property
     def draft_calls(self) -> int:
-        return len(self.drafts)
+        return len(self.guesses)
 
     @property
     def rejected_index(self) -> int | None:
-        """Position of the first rejected draft, or None when all were kept."""
+        """Position of the first rejected guess, or None when all were kept."""
         return self.n_accepted if self.n_accepted < self.gamma else None
 
     @property

@@ -92,8 +92,8 @@ def luck(r: RoundTrace, alpha: float | None) -> Luck | None:
     all_kept = alpha ** r.gamma
     rejected = r.rejected_index
     hopeless = None
-    if rejected is not None and r.drafts[rejected].p < NEVER:
-        hopeless = (rejected, r.drafts[rejected].p)
+    if rejected is not None and r.guesses[rejected].p < NEVER:
+        hopeless = (rejected, r.guesses[rejected].p)
     rare = None
     if r.extra_kind == "correction" and r.extra_top and r.extra_token_id not in [c.token_id for c in r.extra_top[:5]]:
         rare = r.extra_text
@@ -215,7 +215,7 @@ TEACH_ROUNDS = 40     # rounds tried (over all seeds) for a round that teaches, 
 
 def teaches(r: RoundTrace) -> bool:
     """Round r keeps some guesses and then rejects one: every move of a round."""
-    return bool(r.drafts) and 0 < r.n_accepted < len(r.drafts)
+    return bool(r.guesses) and 0 < r.n_accepted < len(r.guesses)
 
 
 def reads_oddly(r: RoundTrace) -> bool:

@@ -193,7 +193,7 @@ def measure_set(pair: ModelPair, prompts: dict[str, list[str]], *, gamma: int | 
                 acc["plain"] += m.plain_seconds
                 acc["spec"] += m.speculative_seconds
                 acc["target"] += [rd.target_seconds for rd in plain_trace.rounds]
-                acc["draft"] += [d.draft_seconds for rd in spec.rounds for d in rd.drafts]
+                acc["draft"] += [d.draft_seconds for rd in spec.rounds for d in rd.guesses]
                 acc["exact"].append(m.matches_target_greedy)
                 acc["drafted_rounds"] += payoff.rounds_of(spec)[0]
                 acc["rounds"] += len(spec.rounds)

@@ -30,7 +30,7 @@ def drafting_words(drafted: int, rounds: int) -> str:
 
 def rounds_of(trace) -> tuple[int, int]:
     """(rounds that guessed, rounds) of a GenerationTrace."""
-    return sum(1 for r in trace.rounds if r.drafts), len(trace.rounds)
+    return sum(1 for r in trace.rounds if r.guesses), len(trace.rounds)
 
 
 def level(speedup: float) -> int:

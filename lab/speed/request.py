@@ -142,7 +142,7 @@ class Outcome(OutcomeWords):
     @property
     def sources(self) -> Counter:
         """Rounds by who guessed: "model", "lookup" or "none" (a round without guesses)."""
-        return Counter(r.draft_source if r.drafts else "none" for r in self.spec.rounds)
+        return Counter(r.draft_source if r.guesses else "none" for r in self.spec.rounds)
 
     @property
     def mean_gamma(self) -> int:
@@ -150,7 +150,7 @@ class Outcome(OutcomeWords):
         guessed, rounded (1 at least)."""
         if self.request.policy.split("+")[0].split(":")[0] == "constant":
             return self.request.gamma
-        guessed = [len(r.drafts) for r in self.spec.rounds if r.drafts]
+        guessed = [len(r.guesses) for r in self.spec.rounds if r.guesses]
         return max(1, min(analytic.MAX_GAMMA, round(sum(guessed) / max(1, len(guessed)))))
 
     @property

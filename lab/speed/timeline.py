@@ -133,11 +133,11 @@ def schedule(plain: GenerationTrace, spec: GenerationTrace, profile: CostProfile
         arrivals.append(("standard", t, len(r.emitted_ids)))
     t = prefill
     for r in spec.rounds:                       # the drafts, one verify pass over them + 1, a burst
-        for d in r.drafts:
+        for d in r.guesses:
             width = c if r.draft_source == "model" else d.draft_seconds / profile.unit
             blocks.append(("draft + verify", t, t + width, "draft"))
             t += width
-        width = profile.verify_units(len(r.drafts) + 1)
+        width = profile.verify_units(len(r.guesses) + 1)
         blocks.append(("draft + verify", t, t + width, "target"))
         t += width
         arrivals.append(("draft + verify", t, len(r.emitted_ids)))

@@ -47,7 +47,7 @@ class OutcomeWords:
     def projection(self) -> float:
         """These rounds' speed-up on a lecture-scale pair: the same tokens per target call, each
         model guess costing PROJECTED_C (a copied one still free) and a verify pass one call."""
-        guesses = sum(len(r.drafts) for r in self.spec.rounds if r.draft_source == "model")
+        guesses = sum(len(r.guesses) for r in self.spec.rounds if r.draft_source == "model")
         return self.tokens_per_call / (1 + PROJECTED_C * guesses / max(1, self.target_calls))
 
     def who(self) -> str:

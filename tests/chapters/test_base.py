@@ -85,9 +85,9 @@ def test_a_chapter_with_presets_shows_the_bar_and_a_click_redoes_its_result(make
     aligned = ch.result
     asyncio.run(click(lambda: setattr(ch.preset_bar.variant_switch, "value", "random")))
     assert state.variant == "random" and ch.result is not aligned
-    random = [d for r in ch.result.rounds for d in r.drafts]          # the uniform draft's guesses
+    random = [d for r in ch.result.rounds for d in r.guesses]          # the uniform draft's guesses
     assert random and state.service.pair_for("random").draft_label == "random draft (uniform)"
-    assert [d.token_id for d in random] != [d.token_id for r in aligned.rounds for d in r.drafts]
+    assert [d.token_id for d in random] != [d.token_id for r in aligned.rounds for d in r.guesses]
 
 
 def test_a_chapter_without_presets_has_no_bar_and_keeps_the_pairs_own_draft(make_chapter, state):
@@ -97,7 +97,7 @@ def test_a_chapter_without_presets_has_no_bar_and_keeps_the_pairs_own_draft(make
     assert ch.preset_bar is None and ch.variant == "aligned"
     state.variant = "random"                  # chosen on another page: this page shows no switch
     asyncio.run(ch.load())
-    assert {d.token_id for r in ch.result.rounds for d in r.drafts} != {0}
+    assert {d.token_id for r in ch.result.rounds for d in r.guesses} != {0}
 
 
 def test_a_press_waiting_for_busy_models_says_so_beside_its_button_and_then_runs(state, monkeypatch):

@@ -29,24 +29,24 @@ def test_three_rounds_three_target_calls(chapter):
     assert sum(c.state == "target_call" for c in chapter.standard_strip.chips) == produced
     assert sum(c.state == "target_call" for c in chapter.spec_strip.chips) == 3
     drafts = [c for c in chapter.spec_strip.chips if c.state in ("kept", "rejected", "dropped")]
-    assert len(drafts) == sum(len(r.drafts) for r in chapter.rounds)
+    assert len(drafts) == sum(len(r.guesses) for r in chapter.rounds)
 
 
 def test_draft_calls_are_coloured_by_their_verdict_round_by_round(chapter):
     rounds(chapter, 4)
     assert len(chapter.spec_strip.groups) == len(chapter.text_strip.groups) == 4
     for r, group, text in zip(chapter.rounds, chapter.spec_strip.groups, chapter.text_strip.groups):
-        expected = (["kept"] * r.n_accepted + ["rejected"] * (r.n_accepted < len(r.drafts))
-                    + ["dropped"] * max(0, len(r.drafts) - r.n_accepted - 1))
-        assert [c.state for c in group[:len(r.drafts)]] == expected
-        assert group[len(r.drafts)].state == "target_call"
+        expected = (["kept"] * r.n_accepted + ["rejected"] * (r.n_accepted < len(r.guesses))
+                    + ["dropped"] * max(0, len(r.guesses) - r.n_accepted - 1))
+        assert [c.state for c in group[:len(r.guesses)]] == expected
+        assert group[len(r.guesses)].state == "target_call"
         if len(r.emitted_ids) == r.n_accepted + 1:          # not cut short at the end of the text
             extra = {"correction": "fixed", "bonus": "bonus"}[r.extra_kind]
             assert group[-1].state == extra and group[-1].text == r.extra_text
         assert [c.text for c in text] == r.emitted_texts
     assert chapter.text_strip.__panel__().object.count('class="round"') == 4     # what the page shows
     assert 'aria-label="round 4"' in chapter.spec_strip.__panel__().object
-    assert any(r.n_accepted < len(r.drafts) for r in chapter.rounds)     # a rejection was drawn
+    assert any(r.n_accepted < len(r.guesses) for r in chapter.rounds)     # a rejection was drawn
     assert any(len(r.emitted_ids) == r.n_accepted + 1 for r in chapter.rounds)  # and a fix or bonus
 
 

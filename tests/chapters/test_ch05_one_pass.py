@@ -16,7 +16,7 @@ def test_a_real_round_is_drawn(chapter):
     r = chapter.round
     assert r is not None and r.p_rows.shape[0] == r.gamma + 1
     chips = chapter.strip.chips
-    assert [c.text for c in chips[1:-1]] == [d.text for d in r.drafts]   # prefix, γ guesses, the extra position
+    assert [c.text for c in chips[1:-1]] == [d.text for d in r.guesses]   # prefix, γ guesses, the extra position
 
 
 def test_clicking_a_position_shows_q_and_p_there(chapter):
@@ -108,5 +108,5 @@ def test_the_round_note_says_what_a_token_is(chapter):
     r = chapter.round
     note = chapter.round_note.object
     assert "Each token is a word or a piece of one" in note
-    piece = word_piece([d.text for d in r.drafts], chapter.state.service.pair.tokenizer.decode(r.prefix_ids))
+    piece = word_piece([d.text for d in r.guesses], chapter.state.service.pair.tokenizer.decode(r.prefix_ids))
     assert (piece is None) == ("here is part of a word" not in note)

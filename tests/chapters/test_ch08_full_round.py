@@ -48,7 +48,7 @@ def test_each_checked_row_shows_the_engine_numbers(chapter):
     r = chapter.round
     asyncio.run(chapter.advance())
     asyncio.run(chapter.advance())
-    d = r.drafts[0]
+    d = r.guesses[0]
     for value in (d.p, d.q, d.accept_probability, d.uniform):
         assert f"{value:.3f}" in chapter.table.object
     assert ("keep" if d.accepted else "reject") in chapter.explain.object
@@ -187,9 +187,9 @@ def test_an_unlucky_round_is_said_to_be_one(make_chapter, state):
     i = next(k for k, r in enumerate(ch.generation.rounds) if r.n_accepted < r.gamma)
     r = ch.generation.rounds[i]
     j = r.n_accepted
-    drafts = list(r.drafts)
-    drafts[j] = dataclasses.replace(drafts[j], p=0.0)
-    ch.generation.rounds[i] = dataclasses.replace(r, drafts=drafts)
+    guesses = list(r.guesses)
+    guesses[j] = dataclasses.replace(guesses[j], p=0.0)
+    ch.generation.rounds[i] = dataclasses.replace(r, guesses=guesses)
     ch.show_generation(ch.generation, i)
     step_to_end(ch)
     assert f"An unlucky round: the target gives guess {j + 1} p = 0.000" in ch.explain.object

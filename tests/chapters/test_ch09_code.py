@@ -37,7 +37,7 @@ def test_lines_light_up_with_their_variables(chapter):
     assert lines[-1] in (15, 17)
     # The accept test shows the engine's own numbers.
     ten = next(e for e in chapter.events if e.line == 10)
-    d = r.drafts[0]
+    d = r.guesses[0]
     assert f"{d.accept_probability:.3f}" in "".join(ten.variables.values())
 
 

@@ -43,7 +43,7 @@ def test_the_speedup_is_priced_by_the_pairs_shared_cost_profile(chapter):
     profile = chapter.state.service.profiles.of()
     assert s.profile is profile                          # the one profile every chapter shares
     verifies = [e - b for lane, b, e, kind in s.blocks if lane == "draft + verify" and kind == "target"]
-    assert verifies == pytest.approx([profile.verify_units(len(r.drafts) + 1) for r in spec.rounds])
+    assert verifies == pytest.approx([profile.verify_units(len(r.guesses) + 1) for r in spec.rounds])
     spec_decode = s.decode_time("draft + verify")
     assert spec_decode == pytest.approx(sum(verifies) + sum(e - b for lane, b, e, kind in s.blocks
                                                              if lane == "draft + verify" and kind == "draft"))

@@ -139,7 +139,7 @@ def test_the_draft_model_row_is_the_request_the_other_live_pages_show(chapter):
 def test_the_default_row_says_how_often_it_drafted_and_where_it_took_plain_steps(chapter):
     rows = {r.drafting.key: r for r in measured(chapter)}
     spec = rows["auto"].outcome.spec
-    drafted = sum(1 for r in spec.rounds if r.drafts)
+    drafted = sum(1 for r in spec.rounds if r.guesses)
     words = (f"drafted in every round ({len(spec.rounds)})" if drafted == len(spec.rounds) else
              f"no guesses: plain steps in all {len(spec.rounds)} rounds" if drafted == 0 else
              f"drafted in {drafted} of {len(spec.rounds)} rounds; plain steps elsewhere")

@@ -12,8 +12,8 @@ from tests.helpers import CHEAP, scripted_outcome as outcome, scripted_round as 
 def by_definition(rounds) -> float | None:
     """α counted from each guess's own verdict: kept guesses ÷ guesses the target judged (kept or
     rejected); the ones dropped after a rejection were never judged."""
-    kept = sum(d.accepted is True for r in rounds for d in r.drafts)
-    rejected = sum(d.accepted is False for r in rounds for d in r.drafts)
+    kept = sum(d.accepted is True for r in rounds for d in r.guesses)
+    rejected = sum(d.accepted is False for r in rounds for d in r.guesses)
     return kept / (kept + rejected) if kept + rejected else None
 
 

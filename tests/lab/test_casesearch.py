@@ -51,15 +51,15 @@ def test_a_search_in_slices_goes_on_from_the_round_where_it_stopped():
 
 def test_luck_compares_a_round_with_its_generation():
     from lab.experiments.casesearch import luck
-    from lab.core.trace import Candidate, DraftStep, RoundTrace
+    from lab.core.trace import Candidate, Guess, RoundTrace
 
     def step(i, p, accepted):
-        return DraftStep(index=i, token_id=i, text=f"t{i}", q=0.5, p=p, uniform=0.1 if accepted else 0.9,
-                         accept_probability=min(1, p / 0.5), accepted=accepted, draft_seconds=0.0)
+        return Guess(index=i, token_id=i, text=f"t{i}", q=0.5, p=p, uniform=0.1 if accepted else 0.9,
+                     accept_probability=min(1, p / 0.5), accepted=accepted, draft_seconds=0.0)
 
     def round_(kept, ps, extra_id=7, kind="correction"):
-        drafts = [step(i, ps[i], i < kept if i <= kept else None) for i in range(len(ps))]
-        return RoundTrace(index=0, prefix_ids=[1], gamma=len(ps), drafts=drafts, n_accepted=kept,
+        guesses = [step(i, ps[i], i < kept if i <= kept else None) for i in range(len(ps))]
+        return RoundTrace(index=0, prefix_ids=[1], gamma=len(ps), guesses=guesses, n_accepted=kept,
                           extra_token_id=extra_id, extra_text="o", extra_kind=kind,
                           extra_top=[Candidate(k, f"c{k}", 0.1) for k in range(5)], target_seconds=0.0,
                           emitted_ids=[], emitted_texts=[])

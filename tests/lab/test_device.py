@@ -249,10 +249,10 @@ def test_in_low_precision_p_and_q_stay_exact_distributions_on_the_device(device,
     rounds = []
     while not decoder.done:
         rounds.append(decoder.step())
-    assert decoder.writer_model.device.type == device and decoder.draft.device.type == device
+    assert decoder.writer_model.device.type == device and decoder.draft_cache.device.type == device
     for r in rounds:
         assert r.p_rows.sum(axis=1) == pytest.approx(1.0, abs=1e-5)
-        for d in r.drafts:
+        for d in r.guesses:
             assert d.accept_probability == pytest.approx(min(1.0, d.p / d.q))
     logits = decoder.writer_model.forward([2])[0]
     from lab.core.sampling import probabilities

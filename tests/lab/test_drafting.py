@@ -51,7 +51,7 @@ def test_hybrid_uses_both_sources_and_lookup_alone_drafts_only_on_repeats(pair):
     first = lookup.rounds[0]                       # nothing repeats yet: a plain target step
     assert first.gamma == 0 and first.draft_source == "none" and first.extra_kind == "target"
     for r in lookup.rounds:                        # lookup drafts are one-hot: kept exactly when p(x) wins
-        for d in r.drafts:
+        for d in r.guesses:
             assert d.q == 1.0 and d.accept_probability == pytest.approx(d.p)
 
 
@@ -170,12 +170,12 @@ def test_confidence_stop_drafts_fewer_and_only_after_an_unsure_token(pair):
     # A drafter told "stop below 0.9" stops exactly at the first token its model gave < 0.9.
     probe = ModelDrafter(pair.draft)
     probe.prefill(ids)
-    draft = probe.propose(ids, 8, decoder.settings, torch.Generator().manual_seed(0), DraftPolicy(8, threshold=0.9))
+    guesses = probe.propose(ids, 8, decoder.settings, torch.Generator().manual_seed(0), DraftPolicy(8, threshold=0.9))
     with torch.inference_mode():
-        full = pair.draft(input_ids=torch.tensor([ids + draft.tokens])).logits[0].softmax(-1)
-    confidences = [float(full[len(ids) - 1 + i, x]) for i, x in enumerate(draft.tokens)]
+        full = pair.draft(input_ids=torch.tensor([ids + guesses.tokens])).logits[0].softmax(-1)
+    confidences = [float(full[len(ids) - 1 + i, x]) for i, x in enumerate(guesses.tokens)]
     assert all(c >= 0.9 for c in confidences[:-1])
-    assert confidences[-1] < 0.9 or len(draft.tokens) == 8
+    assert confidences[-1] < 0.9 or len(guesses.tokens) == 8
     assert isinstance(drafter, ModelDrafter)
 
 
@@ -184,7 +184,7 @@ def test_hybrid_catches_up_the_draft_cache_after_lookup_rounds(pair):
     assert isinstance(decoder.drafter, HybridDrafter)
     while not decoder.done:
         decoder.step()
-        assert decoder.draft.length <= len(decoder.ids) - 1
+        assert decoder.draft_cache.length <= len(decoder.ids) - 1
     assert decoder.writer_model.cache.get_seq_length() == len(decoder.ids) - 1
 
 

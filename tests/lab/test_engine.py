@@ -52,19 +52,19 @@ def test_round_trace_is_consistent(pair):
     for _ in range(6):
         r = decoder.step()
         assert r.p_rows.shape == (r.gamma + 1, len(pair.tokenizer)) and r.q_rows.shape[0] == r.gamma
-        assert r.emitted_ids == [d.token_id for d in r.drafts[: r.n_accepted]] + [r.extra_token_id]
-        for d in r.drafts:
+        assert r.emitted_ids == [d.token_id for d in r.guesses[: r.n_accepted]] + [r.extra_token_id]
+        for d in r.guesses:
             assert d.accept_probability == pytest.approx(min(1.0, d.p / d.q))
             assert d.p == pytest.approx(r.p_rows[d.index, d.token_id], rel=1e-5)
             if d.accepted is not None:
                 assert d.accepted == (d.uniform < d.accept_probability)
-        assert [d.accepted for d in r.drafts] == [True] * r.n_accepted + (
+        assert [d.accepted for d in r.guesses] == [True] * r.n_accepted + (
             [False] + [None] * (r.gamma - r.n_accepted - 1) if r.n_accepted < r.gamma else [])
         assert r.extra_kind == ("bonus" if r.n_accepted == r.gamma else "correction")
-        assert r.target_seconds > 0 and all(d.draft_seconds > 0 for d in r.drafts)
+        assert r.target_seconds > 0 and all(d.draft_seconds > 0 for d in r.guesses)
     # Both caches hold exactly the committed text minus its last token: the rollback worked.
     assert decoder.writer_model.length == len(decoder.ids) - 1
-    assert decoder.draft.length in (len(decoder.ids) - 1, len(decoder.ids) - 2)   # − 2: after a bonus
+    assert decoder.draft_cache.length in (len(decoder.ids) - 1, len(decoder.ids) - 2)   # − 2: after a bonus
     assert decoder.writer_model.cache.get_seq_length() == len(decoder.ids) - 1
 
 
@@ -99,7 +99,7 @@ def test_plain_decoding_by_the_draft(pair):
     t = generate(pair, ids_of(pair), mode="plain", writer="draft", max_new_tokens=8)
     assert t.mode == "plain-draft" and t.target_calls == len(t.new_ids) and t.draft_calls == 0
     alone = Decoder(pair, ids_of(pair), mode="plain", writer="draft")
-    assert alone.writer_model.model is pair.draft and alone.draft is None     # the draft writes; no drafter
+    assert alone.writer_model.model is pair.draft and alone.draft_cache is None     # the draft writes; no drafter
     assert Decoder(pair, ids_of(pair), mode="plain").writer_model.model is pair.target
 
 

@@ -90,8 +90,8 @@ def test_guesses_that_never_match_cost_at_most_the_budget(pair, drafter, profile
     assert spec.new_ids == plain.new_ids
     timed = schedule(plain, spec, profile)
     assert timed.decode_speedup >= 0.97
-    model_rounds = [r for r in spec.rounds if r.draft_source == "model" and r.drafts]
-    assert all(r.n_accepted == 0 and len(r.drafts) == 1 for r in model_rounds)   # one-guess probes, never kept
+    model_rounds = [r for r in spec.rounds if r.draft_source == "model" and r.guesses]
+    assert all(r.n_accepted == 0 and len(r.guesses) == 1 for r in model_rounds)   # one-guess probes, never kept
     if drafter == "model":
         # What the probes lose (their priced cost over a plain step) is within the budget, or one probe.
         probe = profile.c + profile.verify_units(2) - 1
@@ -123,19 +123,19 @@ def test_a_round_that_does_not_draft_is_one_plain_step(pair):
     target.calls.clear(), draft.calls.clear()                      # the prefill
     kinds, catch_ups = [], []
     while not d.done:
-        before_t, before_d, start, read = len(target.calls), len(draft.calls), len(d.ids), d.draft.length
+        before_t, before_d, start, read = len(target.calls), len(draft.calls), len(d.ids), d.draft_cache.length
         r = d.step()
         t_calls, d_calls = target.calls[before_t:], draft.calls[before_d:]
-        assert t_calls == [len(r.drafts) + 1]                       # one target call over the guesses + 1
-        if not r.drafts:
+        assert t_calls == [len(r.guesses) + 1]                       # one target call over the guesses + 1
+        if not r.guesses:
             kinds.append("silent")
-            assert d_calls == [] and d.draft.length == read         # no draft-model call, nothing read
+            assert d_calls == [] and d.draft_cache.length == read         # no draft-model call, nothing read
         elif r.draft_source == "lookup":
             kinds.append("lookup")
             assert d_calls == []
         else:
             kinds.append("model")
-            assert len(d_calls) == len(r.drafts)
+            assert len(d_calls) == len(r.guesses)
             assert d_calls[0] == start - read                       # the catch-up, in the round that needs it
             catch_ups.append(d_calls[0])
     assert "silent" in kinds and "model" in kinds and max(catch_ups) > 2
@@ -149,13 +149,13 @@ def test_drafting_resumes_within_a_few_rounds_when_matches_return(pair):
     assert spec.new_ids == plain.new_ids
     early = [r for r in spec.rounds if len(r.prefix_ids) < switch]
     after = [r for r in spec.rounds if len(r.prefix_ids) >= switch]
-    assert sum(len(r.drafts) for r in early) <= 4                   # a few probes before the switch
+    assert sum(len(r.guesses) for r in early) <= 4                   # a few probes before the switch
     # The next probe comes once the budget allows one (a failed probe's cost ÷ BUDGET of time, at most),
     # and each kept probe pays for the next: within 25 rounds the draft model drafts several at once.
-    resumed = next(i for i, r in enumerate(after) if len(r.drafts) >= 3)
+    resumed = next(i for i, r in enumerate(after) if len(r.guesses) >= 3)
     assert resumed <= 25
     late = after[resumed:]
-    assert sum(len(r.drafts) for r in late) >= 4 * len(late) and all(r.n_accepted == len(r.drafts) for r in late)
+    assert sum(len(r.guesses) for r in late) >= 4 * len(late) and all(r.n_accepted == len(r.guesses) for r in late)
     assert spec.target_calls < 0.6 * plain.target_calls
 
 
@@ -195,9 +195,9 @@ def test_sampled_tokens_follow_the_target_distribution_through_the_back_off():
                     drafter="model", policy="auto:8", profile=borderline)
         while not d.done:
             d.step()
-        assert d.rounds[0].drafts
+        assert d.rounds[0].guesses
         firsts.append(d.new_ids[0]); seconds.append(d.new_ids[1])
-        plain_second += len(d.rounds) == 2 and not d.rounds[1].drafts
+        plain_second += len(d.rounds) == 2 and not d.rounds[1].guesses
     assert plain_second > 100                           # both paths were sampled: a correction, then a plain step
     assert chi_square_pvalue(np.array(firsts), p1) > 0.001
     assert chi_square_pvalue(np.array(seconds), p2) > 0.001

@@ -56,7 +56,7 @@ def test_each_category_and_the_overall_say_how_often_it_guessed_and_whether_it_p
             traces = [generate(pair, pair.tokenizer.encode(p, add_special_tokens=False), gamma=3, max_new_tokens=8,
                                drafter=drafter, policy=policy) for p in prompts]
             assert rows[cat]["rounds"] == sum(len(t.rounds) for t in traces)
-            assert rows[cat]["drafted_rounds"] == sum(1 for t in traces for r in t.rounds if r.drafts)
+            assert rows[cat]["drafted_rounds"] == sum(1 for t in traces for r in t.rounds if r.guesses)
             assert rows[cat]["verdict"] == payoff.verdict(rows[cat]["speedup"], rows[cat]["drafted_rounds"],
                                                           rows[cat]["rounds"])
         overall = run["overall"]

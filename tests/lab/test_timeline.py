@@ -61,7 +61,7 @@ def test_verify_passes_cost_what_the_profile_measured(traces):
     p = profile()
     s = schedule(plain, spec, p)
     verifies = [e - b for ln, b, e, kind in s.blocks if ln == "draft + verify" and kind == "target"]
-    assert verifies == pytest.approx([p.verify_units(len(r.drafts) + 1) for r in spec.rounds])
+    assert verifies == pytest.approx([p.verify_units(len(r.guesses) + 1) for r in spec.rounds])
     assert any(v > 1 for v in verifies)                 # not "exactly 1 unit"
     drafts = [e - b for ln, b, e, kind in s.blocks if ln == "draft + verify" and kind == "draft"]
     assert drafts == pytest.approx([0.25] * spec.draft_calls)

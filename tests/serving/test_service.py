@@ -183,7 +183,7 @@ def test_a_random_draft_accepts_far_less_than_the_aligned_one():
         g = service.generation(ids, max_new_tokens=24, variant="random")
         plain = service.generation(ids, mode="plain", max_new_tokens=24)
         assert g.new_ids == plain.new_ids                  # the text is still exactly the target's
-        guesses |= {d.token_id for r in g.rounds for d in r.drafts}
+        guesses |= {d.token_id for r in g.rounds for d in r.guesses}
     assert len(guesses) > 5                              # random tokens, not token 0 (end of text) every time
 
 
@@ -222,7 +222,7 @@ def test_cache_keys_hold_the_draft_variant():
     service = ModelService(lambda: pair)
     ids = pair.tokenizer.encode("the cat sat")
     spec = {d: service.generation(ids, max_new_tokens=8, variant=d) for d in ("aligned", "random")}
-    drafted = {d: {x.token_id for r in g.rounds for x in r.drafts} for d, g in spec.items()}
+    drafted = {d: {x.token_id for r in g.rounds for x in r.guesses} for d, g in spec.items()}
     assert drafted["random"] != drafted["aligned"]       # each draft its own guesses, its own entry
     assert all(service.generation(ids, max_new_tokens=8, variant=d) is spec[d] for d in spec)   # each kept
     plain = [service.generation(ids, mode="plain", max_new_tokens=8, variant=d) for d in ("aligned", "random")]
@@ -232,8 +232,8 @@ def test_cache_keys_hold_the_draft_variant():
               for d in ("aligned", "random")}
     assert all(service.round(ids, 0, settings=settings, gamma=3, seed=2, max_new_tokens=8, variant=d)[0] is rounds[d]
                for d in rounds)                                                        # each kept
-    assert rounds["random"].drafts[0].q == pytest.approx(1 / len(pair.tokenizer), rel=0.01)   # q uniform
-    assert rounds["aligned"].drafts[0].q != pytest.approx(rounds["random"].drafts[0].q)       # its own draft's
+    assert rounds["random"].guesses[0].q == pytest.approx(1 / len(pair.tokenizer), rel=0.01)   # q uniform
+    assert rounds["aligned"].guesses[0].q != pytest.approx(rounds["random"].guesses[0].q)       # its own draft's
     race = {d: service.race(ids, n_tokens=6, variant=d) for d in ("aligned", "random")}
     assert race["aligned"].draft_texts != race["random"].draft_texts
     from lab.speed.request import Request
