@@ -15,7 +15,7 @@ tour shows the same components as the chapter page.
 chapter with `presets = True` shows the preset bar (uikit.presets: preset prompts and the aligned /
 weak / random draft variant switch; with `drafters = True` also the drafter switch, who guesses) at
 the top of its body.
-A press the page drops (uikit.clicks: its button off, or too fast) is said (`say_dropped`).
+A press the page drops (intercept.clicks: its button off, or too fast) is said (`say_dropped`).
 Model work goes through `await self.run_model(fn, *args)`: off the event loop, with the "working…"
 line shown, and a PromptError shown as one sentence instead of raised. A service request that takes
 a `variant` (serving.service) gets the student's draft variant (`self.variant`) unless the call names one.
@@ -32,9 +32,9 @@ import param
 
 from lab.prompts import PromptError
 from serving.service import QueueFull
-from uikit.clicks import DISABLED, TOO_FAST, say_dropped_on
+from intercept.clicks import DISABLED, TOO_FAST, say_dropped_on
 from uikit.figures import finish_figures
-from uikit.pacing import served
+from intercept.pacing import served
 from uikit.panels import Busy, takeaway_box
 from uikit.predict import PredictCard
 from uikit.presets import PresetBar
@@ -49,7 +49,7 @@ STILL_WAITING = ("waiting for the models (they may still be warming up, or busy 
 
 
 def say_dropped(chapter, sentence: str) -> None:
-    """A press `chapter`'s page dropped (uikit.clicks: its button off, or too fast), never silent: said
+    """A press `chapter`'s page dropped (intercept.clicks: its button off, or too fast), never silent: said
     beside its buttons on the working line (the tour shows it) and on its problem line."""
     if sentence or chapter.busy.said in (DISABLED, TOO_FAST):      # "": a later press ran, clear it
         chapter.busy.say(sentence)

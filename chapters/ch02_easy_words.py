@@ -14,7 +14,7 @@ import panel as pn
 
 from chapters.base import Chapter
 from uikit import palette
-from uikit.clicks import on_click
+from intercept.clicks import on_click
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, CHIP_CSS, sheet

@@ -19,9 +19,9 @@ from chapters.base import Chapter
 from lab.speed.costs import POSITIONS, PREFILL_TOKENS, CostProfile
 from lab.speed.profile_eta import profile_with_eta
 from uikit import palette
-from uikit.clicks import on_click
+from intercept.clicks import on_click
 from uikit.figures import static_figure
-from uikit.pacing import in_document
+from intercept.pacing import in_document
 from uikit.panels import Busy, button_disabled
 from uikit.predict import PredictCard
 from uikit.progress import TimeLeft

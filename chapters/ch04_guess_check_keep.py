@@ -19,7 +19,7 @@ import param
 from chapters.base import Chapter
 from lab.core.trace import acceptance_rate
 from lab.speed.timeline import REQUEST_TOKENS
-from uikit.clicks import on_click
+from intercept.clicks import on_click
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, CHIP_CSS, sheet

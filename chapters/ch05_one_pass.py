@@ -20,9 +20,9 @@ from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, seed_note, settings_no
 from lab.experiments.display import top_k_union
 from lab.core.trace import RoundTrace
 from uikit import palette
-from uikit.clicks import on_click
+from intercept.clicks import on_click
 from uikit.figures import paired_bars, static_figure
-from uikit.pacing import in_document
+from intercept.pacing import in_document
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, CHIP_CSS, TABLE_CSS
 from uikit.tokens import Chip, TokenStrip, legend, pieces_note, show_text, unique_labels

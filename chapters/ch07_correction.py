@@ -23,10 +23,10 @@ from lab.experiments.display import regions, shown_settings, top_k_union
 from lab.prompts import encode_prompt
 from lab.core.sampling import SamplingSettings
 from uikit import palette
-from uikit.clicks import on_click
+from intercept.clicks import on_click
 from uikit.figures import paired_bars, region_bars, static_figure
 from uikit.lazy import lazy_figure
-from uikit.pacing import in_document, served
+from intercept.pacing import in_document, served
 from uikit.predict import PredictCard
 from uikit.state import SAMPLING
 from uikit.styles import TABLE_CSS

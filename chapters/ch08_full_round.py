@@ -21,7 +21,7 @@ from lab.experiments.casesearch import (Found, Luck, SeedSearch, all_kept_key, a
                                        luck)
 from lab.core.drafting import LECTURE_POLICY
 from lab.core.trace import RoundTrace
-from uikit.clicks import on_click
+from intercept.clicks import on_click
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, TABLE_CSS
 from uikit.tokens import Chip, TokenStrip, legend, show_text

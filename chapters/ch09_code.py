@@ -14,7 +14,7 @@ import param
 from chapters.rounds import SHOWN_TEMPERATURE, RoundChapter, page_settings, seed_note
 from lab.core.sampling import SamplingSettings
 from lab.core.trace import RoundTrace
-from uikit.clicks import on_click
+from intercept.clicks import on_click
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, TABLE_CSS, sheet
 from uikit.tokens import Chip, TokenStrip, show_text

@@ -21,9 +21,9 @@ from lab.speed.request import Outcome
 from lab.speed.timeline import LANES, REQUEST_TOKENS, Schedule
 from lab.core.trace import GenerationTrace
 from uikit import palette
-from uikit.clicks import on_click
+from intercept.clicks import on_click
 from uikit.figures import static_figure
-from uikit.pacing import in_document, served
+from intercept.pacing import in_document, served
 from uikit.readouts import VERDICT_CSS, busy_html, retimed_html
 from uikit.styles import BOX_CSS, TABLE_CSS, sheet
 

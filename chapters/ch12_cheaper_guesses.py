@@ -19,9 +19,9 @@ from lab.experiments import cheaper
 from lab.experiments.presets import preset_by_key
 from lab.speed.timeline import REQUEST_TOKENS
 from uikit import palette
-from uikit.clicks import on_click
+from intercept.clicks import on_click
 from uikit.figures import projector_type, static_figure
-from uikit.pacing import in_document
+from intercept.pacing import in_document
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.readouts import VERDICT_CSS, busy_html, retimed_html

@@ -23,9 +23,9 @@ from lab.experiments.presets import MEASURED_DRAFTERS, NAMES, PRESETS
 from lab.prompts import encode_prompt
 from lab.speed.timeline import REQUEST_TOKENS
 from uikit import palette
-from uikit.clicks import on_click
+from intercept.clicks import on_click
 from uikit.figures import projector_type, static_figure
-from uikit.pacing import in_document
+from intercept.pacing import in_document
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.progress import TimeLeft

@@ -20,7 +20,7 @@ from lab.core.drafting import LECTURE_POLICY
 from lab.experiments.casesearch import teaching_seed_steps
 from lab.core.sampling import SamplingSettings
 from lab.core.trace import GenerationTrace, RoundTrace
-from uikit.pacing import served
+from intercept.pacing import served
 
 MAX_NEW_TOKENS = 16     # a handful of rounds to step through; keeps a slow CPU responsive
 

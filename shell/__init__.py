@@ -11,5 +11,5 @@
     export       the static, offline copy of the lab (python -m lab export)
     start.py     Panel's --setup script: the class state made and the pair loaded as the server starts
 
-The pacing of work on Bokeh's event loop is uikit.pacing.
+The pacing of work on Bokeh's event loop is intercept.pacing.
 """

@@ -93,7 +93,7 @@ async def until(fn, timeout: float = 10.0, interval: float = 0.01, message: str 
 # --- chapter pages --------------------------------------------------------------------------------
 
 class ServedPage:
-    """A served page's document as far as `uikit.pacing.served` sees it: it has a session. Make it
+    """A served page's document as far as `intercept.pacing.served` sees it: it has a session. Make it
     the current one with `panel.io.state.set_curdoc(page)`."""
     session_context = object()
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("lab", "serving", "shell", "uikit", "chapters", "export")
+PACKAGES = ("lab", "serving", "shell", "uikit", "intercept", "chapters", "export")
 
 
 def modules_with_examples() -> list[str]:

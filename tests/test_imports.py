@@ -1,4 +1,4 @@
-"""The project's import graph (lab, serving, shell, uikit, chapters, models, export) has no cycle, and its
+"""The project's import graph (lab, serving, shell, uikit, intercept, chapters, models, export) has no cycle, and its
 imports run one way between layers. A module that imports another, at the top or inside a function,
 is never imported back by it, directly or round a loop: a cycle hidden behind a function-level
 import still ties two modules into one."""
@@ -8,7 +8,7 @@ import ast
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("lab", "serving", "shell", "uikit", "chapters", "models", "export")
+PACKAGES = ("lab", "serving", "shell", "uikit", "intercept", "chapters", "models", "export")
 
 
 def project_modules() -> dict[str, Path]:
@@ -72,7 +72,7 @@ def test_cycles_finds_a_loop_through_three_modules():
 
 def test_no_import_cycle_in_the_project():
     modules = project_modules()
-    assert {"lab.core.engine", "lab.core.drafting", "shell.frame.app", "chapters.base", "uikit.pacing"} <= set(modules)
+    assert {"lab.core.engine", "lab.core.drafting", "shell.frame.app", "chapters.base", "intercept.pacing"} <= set(modules)
     graph = {name: imports_of(path, modules) - {name} for name, path in modules.items()}
     assert "lab.core.drafting" in graph["lab.core.engine"]          # the graph sees real imports
     assert cycles(graph) == []
@@ -85,8 +85,10 @@ def test_no_import_cycle_in_the_project():
 # model worker the server's pages share; lab's functions that take a service only call it. Inside
 # lab, the chapters' experiments sit above the rest: the core, the pairs and their speed never
 # import an experiment.
+# intercept/, the library interception, sits below uikit and above serving: uikit, chapters and the
+# shell may use it; it uses neither.
 LAYERS = ("app", "models", "export", "shell", "shell.frame", "shell.lecturer", "shell.tour", "shell.poll", "shell.room",
-          "shell.store", "chapters", "uikit", "serving", "lab.experiments", "lab")
+          "shell.store", "chapters", "uikit", "intercept", "serving", "lab.experiments", "lab")
 
 
 def layer_of(module: str) -> int:
@@ -164,6 +166,54 @@ def test_no_test_module_imports_another_or_a_conftest():
     assert not found, f"import these from a helpers module instead: {found}"
 
 
+# --- library internals only in the interception ------------------------------------------------
+# A name starting with `_` is its module's own: another module of the project, Panel or Bokeh may
+# change it freely. Only the library interception (intercept/, which lists every internal it relies on
+# in intercept/patched.py, checked by tests/test_internals.py) reaches for one.
+LIBRARIES = ("panel", "bokeh")
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def private_imports(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, dotted name) of each name starting with `_` imported from a module of the project (a
+    relative import is one) or from Panel or Bokeh, or through a private module of theirs."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            source = node.module or ""
+            if node.level or source.split(".")[0] in PACKAGES + LIBRARIES:
+                where = "." * node.level + source
+                found += [(node.lineno, f"{where}.{a.name}".replace("..", ".")) for a in node.names
+                          if _private(a.name) or any(_private(part) for part in source.split("."))]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.split(".")[0] in PACKAGES + LIBRARIES
+                      and any(_private(part) for part in a.name.split("."))]
+    return found
+
+
+def test_private_imports_are_found():
+    tree = ast.parse("from uikit.inbox import _describe\nfrom panel.io.document import _dispatch_msgs, x\n"
+                     "import bokeh._x\nfrom os import _exit\nfrom lab import __version__\nfrom . import _y\n"
+                     "from panel.io._z import q\ndef f():\n    from shell.frame.app import _hidden\n")
+    assert private_imports(tree) == [(1, "uikit.inbox._describe"), (2, "panel.io.document._dispatch_msgs"),
+                                     (3, "bokeh._x"), (6, "._y"), (7, "panel.io._z.q"), (9, "shell.frame.app._hidden")]
+
+
+def test_no_private_name_is_imported_outside_the_interception():
+    """Outside intercept/, no module imports another module's `_name`, nor Panel's or Bokeh's: each
+    uses the public names, or the interception does it for them (listed in intercept/patched.py)."""
+    modules = project_modules()
+    modules["app"] = REPO / "app.py"
+    found = [f"{path.relative_to(REPO)}:{line} {name}" for module, path in sorted(modules.items())
+             if not (module == "intercept" or module.startswith("intercept."))
+             for line, name in private_imports(ast.parse(path.read_text()))]
+    assert "intercept.patched" in modules and not found, (
+        f"use a public name, or move the use into intercept/ and list it in intercept/patched.py: {found}")
+
+
 # --- one object per server's class state: no other module-level state, no work at import ---------
 # The server's state lives in one object, shell.frame.classstate.ClassState, made when the server starts.
 # A module-level name may hold a dict, list or set, or a call's result, only when it is listed here
@@ -172,7 +222,7 @@ def test_no_test_module_imports_another_or_a_conftest():
 CONSTANT = "constant: never changed after import"
 FROZEN = "constant: a frozen dataclass"
 PER_PAGE = "per-page table: weak keys (a page's document, widget, session or event loop), gone with it"
-STATE_MODULES = ("export", "shell", "chapters", "uikit", "serving", "lab")
+STATE_MODULES = ("export", "shell", "chapters", "uikit", "intercept", "serving", "lab")
 MODULE_STATE_ALLOWED = {
     "shell.frame.pages:NUMBER_WORDS": CONSTANT,
     "shell.frame.quietlog:QUIET_LOGGERS": CONSTANT,
@@ -182,11 +232,13 @@ MODULE_STATE_ALLOWED = {
     "shell.tour.steps:TEXT_KINDS": CONSTANT, "shell.tour.steps:TOUR": CONSTANT + " (the tour's steps)",
     "export.answers:SCALES": CONSTANT,
     "shell.room.snapshots:RENAMED": CONSTANT,
-    "uikit.clicks:_ALLOWED": PER_PAGE,
-    "uikit.validate:_SAY": PER_PAGE, "uikit.validate:_PAGE_SAY": PER_PAGE,
-    "uikit.pacing:_TURNSTILES": PER_PAGE + " (one turnstile per event loop)",
-    "uikit.inbox:_WAITING": PER_PAGE,
-    "uikit.inbox:GUARD": "process-wide by nature: the hooks of Bokeh's session methods, patched once per process",
+    "intercept.checks:_PAGES": PER_PAGE + " (each page's checks, which the hooks read)",
+    "intercept.checks:NO_CHECKS": FROZEN,
+    "intercept.checks:HOOKS": "process-wide by nature: the hooks bound once per process (the page gate, the log)",
+    "intercept.validate:_SAY": PER_PAGE, "intercept.validate:_PAGE_SAY": PER_PAGE,
+    "intercept.pacing:_TURNSTILES": PER_PAGE + " (one turnstile per event loop)",
+    "intercept.inbox:_WAITING": PER_PAGE,
+    "intercept.patched:WRITTEN_FOR": CONSTANT,
     "uikit.figures:MIN_TYPE": CONSTANT, "uikit.figures:PAGE_TYPE": CONSTANT,
     "uikit.palette:TOKEN_STATES": CONSTANT, "uikit.palette:UNDERLINE": CONSTANT,
     "uikit.panels:FIELD_LABELS": CONSTANT, "uikit.predict:CARD_STYLES": CONSTANT,
@@ -262,7 +314,8 @@ SCRIPTS = {"app": "serves the app", "shell.start": "starts the models (panel ser
 
 def test_importing_every_module_creates_no_file(tmp_path):
     """Importing the lab does no work: no store is opened, no cache folder made, no old file removed
-    (shell.store.shared's SQLite file is opened when the server starts, by its class state)."""
+    (shell.store.shared's SQLite file is opened when the server starts, by its class state), no
+    library function patched (the interception is installed by the server's class state)."""
     import os
     import subprocess
     import sys
@@ -273,7 +326,8 @@ def test_importing_every_module_creates_no_file(tmp_path):
     env.update(HOME=str(home), PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1",
                SPECLAB_CACHE=str(home / "cache"), SPECLAB_STORE=str(home / "store" / "class.sqlite"),
                MPLCONFIGDIR=str(tmp_path / "mpl"))
-    code = "import importlib, sys\nfor name in sys.argv[1:]:\n    importlib.import_module(name)\n"
+    code = ("import importlib, sys\nfor name in sys.argv[1:]:\n    importlib.import_module(name)\n"
+            "from intercept.patched import patched_now\nassert not patched_now(), f'patched at import: {patched_now()}'\n")
     done = subprocess.run([sys.executable, "-c", code, *names], cwd=home, env=env, capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]

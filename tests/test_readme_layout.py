@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-FOLDERS = ("export", "shell", "chapters", "uikit", "serving", "lab", "bench")    # every module of these is named
+FOLDERS = ("export", "shell", "chapters", "uikit", "intercept", "serving", "lab", "bench")    # every module of these is named
 
 
 def layout_block() -> str:

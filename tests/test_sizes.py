@@ -4,7 +4,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("lab", "serving", "shell", "uikit", "chapters", "export")
+PACKAGES = ("lab", "serving", "shell", "uikit", "intercept", "chapters", "export")
 MODULE_LINES, CLASS_LINES = 330, 160
 
 

@@ -6,7 +6,7 @@ before anyone looks at it. `Lazy(build, height)` stands in for such a section wi
 its height; the first time the box comes within a quarter screen of being seen
 (assets/lazy.js: an IntersectionObserver), the browser says so once, and the server builds the
 section (`build()`, its figures finished as the page's: uikit.figures.finish_figures) and puts it in
-the box's place, in a page turn of its own (uikit.pacing.page_turn). Outside a served page (tests,
+the box's place, in a page turn of its own (intercept.pacing.page_turn). Outside a served page (tests,
 bench/pages.py, a script) `show()` builds it.
 
     section = Lazy(lambda: pn.Row(pn.pane.Bokeh(figs.gamma_fig), table), height=320)
@@ -24,7 +24,7 @@ from typing import Callable
 import panel as pn
 
 from uikit.figures import finish_figures
-from uikit.pacing import in_document, page_turn, served
+from intercept.pacing import in_document, page_turn, served
 from uikit.styles import ASSETS
 
 
@@ -66,7 +66,7 @@ class Lazy(pn.Column):
 
     def show(self):
         """Build the section now, if it is not built yet, and put it in the box's place; returns it.
-        Where a page is served, call it where the document lock is held (uikit.pacing.in_document)."""
+        Where a page is served, call it where the document lock is held (intercept.pacing.in_document)."""
         if self._content is None:
             # Building it changes models the page holds already (a legend item gains its line, a
             # label its figure): Bokeh then walks the page's whole model graph after each change,

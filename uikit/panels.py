@@ -17,9 +17,9 @@ from panel.io.state import set_curdoc
 from lab.prompts import PromptError, encode_prompt
 from lab.pairs.variants import DEFAULT, DraftVariants
 from lab.speed.request import WHO
-from uikit import validate
-from uikit.clicks import on_click
-from uikit.pacing import served
+from intercept import validate
+from intercept.clicks import on_click
+from intercept.pacing import served
 from uikit.state import SAMPLING, SETTINGS, LabState
 from uikit.styles import BOX_CSS
 

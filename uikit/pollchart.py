@@ -19,7 +19,7 @@ from bokeh.models import ColumnDataSource, FixedTicker, Range1d
 
 from uikit import palette
 from uikit.figures import static_figure
-from uikit.pacing import in_document
+from intercept.pacing import in_document
 from uikit.styles import BOX_CSS
 
 LABEL_EVERY = 5       # a number line longer than 11 bars is labelled at every fifth

@@ -18,7 +18,7 @@ from typing import Any, Callable
 import panel as pn
 import param
 
-from uikit.clicks import on_click
+from intercept.clicks import on_click
 from uikit.pollchart import ClassAnswers
 from uikit.state import LabState
 from uikit.styles import BOX_CSS, CHOICE_CSS

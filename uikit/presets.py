@@ -28,8 +28,8 @@ from lab.experiments.presets import MEASURED_DRAFTERS, PRESETS, preset_by_key, p
 from lab.prompts import PromptError
 from lab.speed.request import CONTROL, WHO
 from lab.pairs.variants import DEFAULT, DraftVariants
-from uikit.clicks import on_click
-from uikit.pacing import served
+from intercept.clicks import on_click
+from intercept.pacing import served
 from uikit.state import SETTINGS, LabState
 from uikit.styles import BOX_CSS, sheet
 

@@ -16,7 +16,7 @@ import panel as pn
 import param
 
 from uikit import palette
-from uikit.clicks import on_click
+from intercept.clicks import on_click
 from uikit.styles import CHIP_CSS
 
 

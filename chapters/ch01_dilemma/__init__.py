@@ -20,9 +20,9 @@ from chapters.ch01_dilemma.race import FIGURE_HEIGHT, N_TOKENS, RaceFigure, Repl
 from lab.experiments.racestream import cached_race
 from lab.speed.timeline import Race
 from uikit import palette
-from uikit.clicks import on_click
+from intercept.clicks import on_click
 from uikit.lazy import lazy_figure
-from uikit.pacing import in_document, served
+from intercept.pacing import in_document, served
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS

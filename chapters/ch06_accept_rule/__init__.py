@@ -23,9 +23,9 @@ from chapters.ch06_accept_rule.figures import FIG_HEIGHT, FIG_WIDTH, SHARE_HEIGH
 from lab.experiments.twotokens import (SETTLED, TOKENS, rounds, running_share, share_settled, share_spread,
                                        student_rng, student_seed, thresholds)
 from uikit.browser import PANE_CLASS, browser_slider, redraw_on_move
-from uikit.clicks import on_click
+from intercept.clicks import on_click
 from uikit.lazy import Lazy, lazy_figure
-from uikit.pacing import in_document
+from intercept.pacing import in_document
 from uikit.predict import PredictCard
 from uikit.styles import TABLE_CSS
 

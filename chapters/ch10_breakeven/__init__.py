@@ -22,11 +22,11 @@ from chapters.ch10_breakeven.figures import FIGURES_HEIGHT, BreakEvenFigures, br
 from lab.experiments import breakeven
 from lab.experiments.breakeven import QUESTION
 from lab.speed.timeline import REQUEST_TOKENS
-from uikit.clicks import on_click
+from intercept.clicks import on_click
 from uikit.browser import browser_slider, redraw_on_move
 from uikit.kept import KeptWork
 from uikit.lazy import Lazy
-from uikit.pacing import Throttled, in_document, served
+from intercept.pacing import Throttled, in_document, served
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.progress import TimeLeft

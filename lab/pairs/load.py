@@ -31,7 +31,7 @@ from lab.errors import PairError, public_message  # PairError stays importable f
 from lab.pairs.checks import check_memory, check_same_vocabulary, missing_folder, placement_for  # noqa: F401  (importable here)
 from lab.pairs.modelpair import ModelPair
 from lab.pairs.packing import pack_for_cpu
-from lab.pairs.registry import (EMBEDDED, TINY, PairSpec, _short, check_drafting, default_name, listed,  # noqa: F401
+from lab.pairs.registry import (EMBEDDED, TINY, PairSpec, short_ref, check_drafting, default_name, listed,  # noqa: F401
                                 registry, resolve_pair, teaching_drafts)
 
 log = logging.getLogger(__name__)
@@ -167,13 +167,13 @@ def load_pair(target: str, draft: str, name: str = "custom", progress: Callable 
     target_tok, draft_tok = _load_tokenizer(target_path, "target"), _load_tokenizer(draft_path, "draft")
     check_same_vocabulary(target_tok, draft_tok, target_ref=target, draft_ref=draft)
     if progress:
-        progress(0.9, f"loading {_short(target)} and {_short(draft)}")
+        progress(0.9, f"loading {short_ref(target)} and {short_ref(draft)}")
     target_model = load_model(target_path, "target", placement=placement)
     draft_model = load_model(draft_path, "draft", share=target_model, placement=placement)
     check_same_vocabulary(target_tok, draft_tok, target_model, draft_model, target, draft)
     notes = {"target_ref": str(target_path), "draft_ref": str(draft_path)}
     return ModelPair(target=target_model, draft=draft_model, tokenizer=target_tok, name=name,
-                     target_label=target_label or _short(target), draft_label=draft_label or _short(draft),
+                     target_label=target_label or short_ref(target), draft_label=draft_label or short_ref(draft),
                      device=placement.device, dtype=placement.dtype, notes=notes)
 
 
@@ -221,7 +221,7 @@ def draft_model_label(spec: PairSpec) -> str:
     if spec.name not in specs or specs[spec.name].drafter == "model":
         return spec.draft_label
     return next((s.draft_label for s in specs.values() if s.draft == spec.draft and s.drafter == "model"
-                 and s.draft_label), _short(spec.draft))
+                 and s.draft_label), short_ref(spec.draft))
 
 
 def place(pair: ModelPair, placement: Placement) -> ModelPair:

@@ -119,7 +119,8 @@ def _pair_spec(args, environ) -> PairSpec:
     return specs[name]
 
 
-def _short(ref: str) -> str:
+def short_ref(ref: str) -> str:
+    """A model reference's last part (the embedded pair's folder, a hub id's name)."""
     return ref.removeprefix(EMBEDDED).rstrip("/").split("/")[-1]
 
 
@@ -129,11 +130,11 @@ def label(ref: str) -> str:
     name ("llama-8b/target", not "target")."""
     path = Path(ref).expanduser()
     if not path.is_dir():
-        return _short(ref)
+        return short_ref(ref)
     try:
         saved = str(json.loads((path / "config.json").read_text()).get("_name_or_path") or "")
     except (OSError, ValueError, AttributeError):
         saved = ""
     if saved and not saved.startswith((".", "/", "~")) and "\\" not in saved and saved.count("/") <= 1:
-        return _short(saved)
+        return short_ref(saved)
     return "/".join(path.resolve().parts[-2:])

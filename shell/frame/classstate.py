@@ -7,8 +7,9 @@ their build, the garbage collector's policy, the lecturer's token attempts, the 
 warm-up, and the class's shared store when several processes serve it. All of it lives in one
 `ClassState`, made when the server starts (shell/start.py, else the first page) and kept in Panel's
 process-wide cache (`pn.state.as_cached`); a page reaches it with `class_state()` and hands a chapter
-what it needs through the student's LabState (its model service, its ballot). Importing the shell
-makes none of it: no file is opened until the server starts.
+what it needs through the student's LabState (its model service, its ballot). The server's class
+installs the library interception (intercept.install), once, with its page gate. Importing the
+shell makes none of it: no file is opened, nothing patched, until the server starts.
 
     the_class = class_state()            # this server's, made on first use
     the_class = ClassState()             # a fresh one, alone in memory (tests)
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import panel as pn
 
+import intercept
 from serving.runtime import PairInUse
 from shell.room.browsers import Browsers
 from shell.frame.heap import Heap
@@ -69,10 +71,13 @@ class ClassState:
     @classmethod
     def open(cls, environ=None) -> ClassState:
         """The class of a server starting now: with the class's shared store when several processes
-        serve it (shell.store.shared.open_class_store)."""
+        serve it (shell.store.shared.open_class_store), and the library interception installed with
+        its page gate (intercept.install: every page request, message, value and click checked)."""
         from shell.store.shared import open_class_store
         store, problem = open_class_store(environ)
-        return cls(store, problem, environ)
+        the_class = cls(store, problem, environ)
+        intercept.install(the_class.gate)
+        return the_class
 
     def store_problem(self) -> str | None:
         """The sentence every page shows while the class store is refused or failing, else None."""

@@ -19,7 +19,7 @@ from serving import LAUNCHER_SAID
 from serving.runtime import PairInUse
 from lab.errors import log_failure, public_message, scrub_paths
 from shell.frame.heap import Heap
-from uikit.pacing import served
+from intercept.pacing import served
 from uikit.styles import SHELL_CSS
 
 log = logging.getLogger(__name__)

@@ -23,7 +23,7 @@ QUIET_LOGGERS = {
     "transformers": logging.ERROR,
     "bokeh.core.validation.check": logging.ERROR,   # W-1002 and the like: a layout with no children yet
 }
-LAB_LOGGERS = ("lab", "serving", "shell", "chapters", "uikit")   # ours: INFO (a few lines a class)
+LAB_LOGGERS = ("lab", "serving", "shell", "chapters", "uikit", "intercept")   # ours: INFO (a few lines a class)
 _logging_done = []
 
 

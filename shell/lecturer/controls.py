@@ -27,8 +27,8 @@ from shell.room.attempts import GUESS_BURST, GUESSES_PER_HOUR, Attempts, guessin
 from shell.room.identity import client_address
 from shell.lecturer.drafting import DraftingLine
 from shell.poll.answers import DocumentWatch, PollView
-from uikit.clicks import on_click
-from uikit.pacing import served
+from intercept.clicks import on_click
+from intercept.pacing import served
 from uikit.styles import BOX_CSS
 from uikit.tokens import plural
 
@@ -84,7 +84,7 @@ class LecturerPanel(pn.viewable.Viewer):
         except PairError:
             asked = []
         names = listed() + [name for name in asked if name not in listed()]
-        # plain labels (the browser's value is checked against them, uikit.validate), mapped to names
+        # plain labels (the browser's value is checked against them, intercept.validate), mapped to names
         self.pair_names = pair_options(names)
         self.drafting = DraftingLine(the_class)   # the default drafting on this pair, as chapter 12 words it
         in_use = the_class.pair.loaded().name if the_class.pair.loaded() is not None else (asked or [None])[0]

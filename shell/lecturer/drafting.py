@@ -25,7 +25,7 @@ import panel as pn
 
 from lab.experiments.cheaper import BY_KEY, default_drafting_words
 from serving.service import kept_outcome
-from uikit.pacing import served
+from intercept.pacing import served
 from uikit.readouts import VERDICT_CSS, busy_html
 from uikit.state import LabState
 

@@ -23,8 +23,8 @@ from chapters import registry
 from shell.poll.store import PollStore, Question, Tally
 from shell.room.identity import client_address
 from shell.room.tabclose import when_tab_closes
-from uikit.clicks import on_click
-from uikit.pacing import served
+from intercept.clicks import on_click
+from intercept.pacing import served
 from uikit.pollchart import PollChart
 from uikit.styles import BOX_CSS
 
@@ -220,7 +220,7 @@ class QuestionPoll(pn.viewable.Viewer):
         self.refresh()
 
     def say(self, sentence: str) -> None:
-        """A press of this question's buttons was dropped (uikit.clicks): said under its status line."""
+        """A press of this question's buttons was dropped (intercept.clicks): said under its status line."""
         self.status.object = status_html(self.number, self.store.tally(self.number)) + (
             f'<div class="poll-status" role="alert">{html.escape(sentence)}</div>' if sentence else "")
 

@@ -1,8 +1,8 @@
 """Which browser shows each served page, how many tabs it has open, and what it may send.
 
 A page is known by its browser (shell.room.identity) and its client address. Every tab of one browser
-shares one allowance of clicks and messages (uikit.clicks, uikit.inbox), as it shares one model
-queue, and a client address shares a few browsers' worth; the event-loop time its pages take is
+shares one allowance of clicks and messages (intercept.clicks, intercept.inbox), as it shares one
+model queue, and a client address shares a few browsers' worth; the event-loop time its pages take is
 charged to its address, the unit a class is fair between. One `Browsers` per server, in its class
 state (shell.frame.classstate); its tables are keyed by the pages' documents and let go with them.
 
@@ -19,18 +19,18 @@ import panel as pn
 
 from serving.fairshare import Budget
 from serving.workqueue import BURST, RATE, Allowance
-from uikit.pacing import served
+from intercept.pacing import served
 
 TABS_PER_BROWSER = 10          # open pages of one browser (all its tabs) on this process
 # Every message a page sends (a slider move, a tour step, a click) counts against its browser and its
-# client address (uikit.inbox), twice. Read: a drag's moves pass (a browser sends up to ~60 a second);
-# past that the page's websocket is not read until a token comes. Applied: a few tour steps or
+# client address (intercept.inbox), twice. Read: a drag's moves pass (a browser sends up to ~60 a
+# second); past that the page's websocket is not read until a token comes. Applied: a few tour steps or
 # clicks a second, and a drag redrawn at 8 a second; past that a property's latest value waits.
 READ_RATE, READ_BURST = 40.0, 120
 MESSAGE_RATE, MESSAGE_BURST = 20.0, 60
-# … and the event-loop time its pages took (uikit.inbox.on_cost: applying its changes and clicks, its
-# redraws, building a tour's next step, writing its updates), per client address: one machine's pages
-# may take LOOP_SHARE of the loop per browser it may have, with LOOP_SAVED seconds per browser saved
+# … and the event-loop time its pages took (intercept.inbox, the page's `cost` check: applying its
+# changes and clicks, its redraws, building a tour's next step, writing its updates), per client
+# address: one machine's pages may take LOOP_SHARE of the loop per browser it may have, with LOOP_SAVED seconds per browser saved
 # for a burst (a chapter's page filled, a few tour steps); past that its next change or click waits.
 # Every page of a class waits behind what runs on the loop, so the saved burst is short: a machine
 # flooding the tour holds the others' clicks for about a burst at most, not for tens of seconds.
@@ -97,7 +97,7 @@ class Browsers:
                             "open already; close one of them, then reload this page.</p>", sizing_mode="stretch_width")
 
     def click_allowed(self, doc) -> bool:
-        """Whether the browser showing `doc` may click now (uikit.clicks drops the click if not):
+        """Whether the browser showing `doc` may click now (intercept.clicks drops the click if not):
         twenty tabs of one browser share one allowance, as they share one model queue."""
         bid = self.ids.get(doc)
         if bid is None:

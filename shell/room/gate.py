@@ -1,8 +1,8 @@
 """The page gate: a page request counted against its sender before any session is built for it.
 
 Each `GET /app` makes a whole session (the app script, the page's frame, a place in the line), so a
-script reloading the page could take the event loop every student shares. The gate (installed with
-uikit.doors.before_page_builds, once per server) answers a request at once, without a session:
+script reloading the page could take the event loop every student shares. The gate (the server's
+class state hands it to intercept.install, which the doors ask) answers a request at once, without a session:
 
 - when its client address, or its browser (its signed `speclab_id` cookie), already has pages being
   built: sent, their browser not yet connected (at most PAGES_AT_ONCE per browser, a few browsers'
@@ -29,7 +29,7 @@ from collections import defaultdict, deque
 
 from shell.room.attempts import judge
 from shell.room.identity import Buckets, MemoryTable
-from uikit.doors import Refusal
+from intercept.doors import Refusal
 
 PAGES_AT_ONCE = 4          # pages of one browser being built at once (sent, their browser not connected yet)
 PAGES_PER_MINUTE = 30      # pages one browser may open a minute, after a burst of as many

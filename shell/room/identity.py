@@ -30,7 +30,7 @@ import threading
 import time
 from collections import OrderedDict
 
-from uikit.inbox import client_address  # noqa: F401  (a served page's client address, for shell.room's callers)
+from intercept.checks import client_address  # noqa: F401  (a served page's client address, for shell.room's callers)
 
 BROWSERS_PER_ADDRESS = 4     # browsers one client address may start at once (SPECLAB_BROWSERS_PER_ADDRESS)
 VOTES_PER_ADDRESS = 1        # poll answers counted per question from one client address (SPECLAB_VOTES_PER_ADDRESS)

@@ -1,7 +1,7 @@
 """The line of pages waiting for their chapter: when the server falls behind, a page says its place.
 
 A page's frame (template, navigation, pager) is sent at once; its chapter is built afterwards, in
-pieces, on the event loop every student shares (uikit.pacing.page_turn). When a class opens pages
+pieces, on the event loop every student shares (intercept.pacing.page_turn). When a class opens pages
 faster than the machine builds them, building them all together makes every page wait for all of
 them, blank, and every click wait behind them. So pages take turns:
 

@@ -23,9 +23,8 @@ from shell.room.identity import client_address, identify
 from shell.store.listeners import Listeners
 from shell.room.snapshots import SNAPSHOT_FIELDS
 from shell.room.tabclose import when_tab_closes
-from uikit.clicks import allow_clicks_when
-from uikit.inbox import admit_patches, on_cost, pace_patches
-from uikit.pacing import end_with_its_tab, served
+from intercept.checks import PageChecks, register_page
+from intercept.pacing import end_with_its_tab, served
 from uikit.state import LabState
 
 
@@ -152,10 +151,9 @@ def join_open_pages(the_class) -> tuple[str | None, object]:
         return None, doc
     stylesheets_from_here(doc)
     browsers = the_class.browsers
-    admit_patches(browsers.message_allowed)     # once per process: every message counts against its sender
-    pace_patches(browsers.message_wait)
-    on_cost(browsers.charge_loop)
-    allow_clicks_when(doc, browsers.click_allowed)      # clicks too fast per browser: dropped (uikit.clicks)
+    # this page's messages, callbacks and clicks count against its browser (intercept's hooks read it)
+    register_page(doc, PageChecks(admit=browsers.message_allowed, pace=browsers.message_wait,
+                                  cost=browsers.charge_loop, click=browsers.click_allowed))
     context = doc.session_context
     pages = the_class.open_pages
     pages.join(context.id, doc, pn.state.location)

@@ -1,7 +1,7 @@
 """A page's tab closed: act at once, not when Bokeh discards its session.
 
 Bokeh discards a session whose websocket has closed at its next check for unused sessions (every
-17 s, uikit.pacing.end_with_its_tab), and only then runs the session's destroy hooks: a class's
+17 s, intercept.pacing.end_with_its_tab), and only then runs the session's destroy hooks: a class's
 counts that waited for those hooks (the poll's "browsers here", the lecturer's open pages) would
 lag a closed tab by up to 17 s, longer under load. The websocket's close is announced to the
 page's document at once as Bokeh's ConnectionLost event; this lab never reconnects a page (Panel's

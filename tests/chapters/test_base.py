@@ -158,7 +158,7 @@ def test_a_press_the_page_drops_is_said_on_its_working_line(state, monkeypatch):
     from panel.io.state import set_curdoc
 
     from chapters import base
-    from uikit.clicks import DISABLED, on_click, say_dropped_on
+    from intercept.clicks import DISABLED, on_click, say_dropped_on
 
     monkeypatch.setattr(base, "served", lambda: True)    # the page as served (its panes built in a plain document)
     page, ran = Document(), []

@@ -87,7 +87,7 @@ def test_a_crafted_row_runs_nothing(tmp_path):
 def test_no_pickle_in_the_server_code():
     """Nothing the server runs reads pickles: the store's rows and exports go through lab.records."""
     found = []
-    for package in ("lab", "serving", "shell", "uikit", "chapters"):
+    for package in ("lab", "serving", "shell", "uikit", "intercept", "chapters"):
         for path in (REPO / package).rglob("*.py"):
             for node in ast.walk(ast.parse(path.read_text())):
                 names = ([a.name for a in node.names] if isinstance(node, ast.Import)

@@ -166,7 +166,7 @@ def test_the_class_poll_leads_with_the_chapter_on_screen():
 def test_a_dropped_press_of_the_lecturers_buttons_is_said_on_the_lecturers_view(the_class):
     """The switch pressed while its last switch still runs (button off): one sentence in the status
     line, not only the debug log; the next press that runs clears it."""
-    from uikit.clicks import DISABLED
+    from intercept.clicks import DISABLED
     panel = lecturer.LecturerPanel(the_class, "s1")
     panel.switch_button.disabled = True
     panel.switch_button.clicks += 1

@@ -375,7 +375,7 @@ def test_students_sharing_an_address_keep_their_answers_left_out_of_the_histogra
 def test_a_dropped_press_of_the_lecturers_poll_buttons_is_said_under_the_question():
     """Reveal pressed again after the reveal (its button off): one sentence under its status line."""
     from shell.poll.answers import QuestionPoll
-    from uikit.clicks import DISABLED
+    from intercept.clicks import DISABLED
     store = PollStore()
     store.ask(Question(3, "choice", ("yes", "no")))
     view = QuestionPoll(store, 3, "Is it?")

@@ -73,7 +73,7 @@ def test_ch08_step_to_the_end(page, server, shot, first_round):
 def step_to_the_end(page, counter: str, first_round):
     """Press Step, waiting for each step's counter ("step {n} of"), until the round is done; then the
     text so far is the round's emitted tokens. A press the page says it did not run (this browser's
-    share of clicks spent, uikit.clicks) is pressed again a moment later, as a student would."""
+    share of clicks spent, intercept.clicks) is pressed again a moment later, as a student would."""
     step = page.get_by_role("button", name="Step", exact=True)
     for n in range(1, 60):
         if step.is_disabled():

@@ -1,4 +1,4 @@
-"""Clicks through uikit.clicks: a disabled button's click runs nothing, too-fast clicks of one browser
+"""Clicks through intercept.clicks: a disabled button's click runs nothing, too-fast clicks of one browser
 are dropped while another browser's run, and no module registers a click any other way."""
 import ast
 import asyncio
@@ -11,7 +11,7 @@ from bokeh.events import ButtonClick
 from panel.io.state import set_curdoc
 
 from tests.helpers import ServedPage
-from uikit.clicks import allow_clicks_when, on_click
+from intercept.clicks import allow_clicks_when, on_click
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -35,7 +35,7 @@ def test_panel_runs_a_disabled_buttons_click_and_the_guard_does_not():
     assert len(plain) == len(guarded) == 1
     button.disabled = True
     crafted_click(button)
-    assert len(plain) == 2, "Panel now ignores a disabled button's click itself: uikit.clicks can drop that check"
+    assert len(plain) == 2, "Panel now ignores a disabled button's click itself: intercept.clicks can drop that check"
     assert len(guarded) == 1
     button.disabled = False
     crafted_click(button)
@@ -93,11 +93,12 @@ def clicks_registered(path: Path) -> tuple[list[int], list[int]]:
 
 
 def test_no_module_registers_a_click_but_through_the_guard():
-    guard = REPO / "uikit" / "clicks.py"
-    modules = [REPO / "app.py", *(p for folder in ("shell", "chapters", "uikit") for p in (REPO / folder).rglob("*.py"))]
+    guard = REPO / "intercept" / "clicks.py"
+    modules = [REPO / "app.py", *(p for folder in ("shell", "chapters", "uikit", "intercept")
+                                  for p in (REPO / folder).rglob("*.py"))]
     unguarded = [f"{p.relative_to(REPO)}:{line}" for p in modules if p != guard for line in clicks_registered(p)[0]]
-    assert not unguarded, f"register these clicks with uikit.clicks.on_click(button, fn): {unguarded}"
-    guarded = {p.parent.name for p in modules if clicks_registered(p)[1]}
+    assert not unguarded, f"register these clicks with intercept.clicks.on_click(button, fn): {unguarded}"
+    guarded = {p.relative_to(REPO).parts[0] for p in modules if clicks_registered(p)[1]}
     assert guarded == {"shell", "chapters", "uikit"}          # the scan reads the modules that have buttons
     assert clicks_registered(guard)[0]                        # the guard itself registers through Button.on_click
 
@@ -106,7 +107,7 @@ def test_no_module_registers_a_click_but_through_the_guard():
 def test_a_dropped_click_says_one_sentence_to_its_student():
     """Never silent: a disabled button's click and a too-fast one each say their sentence, through
     the button's own `say`, else through the one its page registered."""
-    from uikit.clicks import DISABLED, TOO_FAST, say_dropped_on
+    from intercept.clicks import DISABLED, TOO_FAST, say_dropped_on
     said, ran = [], []
     button = pn.widgets.Button(label="Tick the clock", disabled=True)
     on_click(button, ran.append, say=said.append)
@@ -135,7 +136,7 @@ def test_a_button_says_where_its_page_said_when_it_was_wired():
     """A tour step holds several chapters on one page, each registering its working line in turn: a
     button wired while chapter A was being built says its dropped click on A's line, not on the line of
     the chapter built last."""
-    from uikit.clicks import DISABLED, say_dropped_on
+    from intercept.clicks import DISABLED, say_dropped_on
     page, first, last = ServedPage(), [], []
     early = pn.widgets.Button(label="Draw", disabled=True)
     late = pn.widgets.Button(label="Step", disabled=True)
@@ -148,3 +149,22 @@ def test_a_button_says_where_its_page_said_when_it_was_wired():
         late.clicks += 1
     assert first == [DISABLED] and last == [DISABLED]
     say_dropped_on(page, None)
+
+
+def test_a_pages_click_check_is_one_of_the_checks_its_session_registered():
+    """The click check lives in the page's checks (intercept.checks), beside its message checks:
+    setting one keeps the others, and a page without any clicks freely."""
+    from intercept.checks import PageChecks, checks_of, register_page
+    page, admit = ServedPage(), (lambda doc: True)
+    register_page(page, PageChecks(admit=admit))
+    allow_clicks_when(page, lambda doc: False)
+    assert checks_of(page).admit is admit and checks_of(page).click(page) is False
+    button, ran = pn.widgets.Button(label="Draw"), []
+    on_click(button, ran.append)
+    with set_curdoc(page):
+        button.clicks += 1
+    assert ran == []
+    register_page(page, None)
+    with set_curdoc(page):
+        button.clicks += 1
+    assert len(ran) == 1 and checks_of(page) == PageChecks()

@@ -2,8 +2,8 @@
 
 A slider move waits for whatever is ahead of it on the server's one event loop. The tricks that
 keep that short are all here, because some of them need Panel or Bokeh internals that have no
-public API. Each internal is listed in tests/test_internals.py, which fails when a Panel or Bokeh
-upgrade removes or re-signs one.
+public API. Each internal is listed in intercept/patched.py (tests/test_internals.py fails, naming
+it, when a Panel or Bokeh upgrade changes one).
 
     self.param.watch(Throttled(self._redraw), ["alpha"])   # a drag redraws at most every 50 ms
     in_document(draw)                                      # change raw Bokeh models safely
@@ -21,8 +21,6 @@ from typing import Callable
 import panel as pn
 from bokeh.protocol.exceptions import ProtocolError
 from panel.io.state import set_curdoc
-
-from uikit.inbox import Timed, bound_unread_writes, charge_sender, on_refused_patches  # noqa: F401  (installed from here)
 
 _CURRENT = object()
 
@@ -103,30 +101,6 @@ def end_with_its_tab(context) -> None:
     session.request_expiration()
 
 
-def before_browser_values(screen: Callable[[object, dict], object]) -> None:
-    """Call `screen(widget, events)` on every change a browser sends, before Panel applies it.
-
-    `events` maps the widget's Bokeh properties to the browser's values; `screen` may change or
-    remove them in place (uikit.validate). Panel has no public hook for this: every browser change
-    passes through `Syncable._process_events` (subclasses that override it call it), so it is
-    wrapped once per process.
-    """
-    from panel.reactive import Syncable
-    original = Syncable._process_events
-    if getattr(original, "screened_by", None) is screen:
-        return
-    original = getattr(original, "unscreened", original)
-
-    def _process_events(self, events):
-        if isinstance(self, pn.widgets.Widget) and events:
-            screen(self, events)
-            if not events:
-                return
-        original(self, events)
-    _process_events.screened_by, _process_events.unscreened = screen, original
-    Syncable._process_events = _process_events
-
-
 PAGE_TURN_YIELDS = 3
 _TURNSTILES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
 
@@ -193,56 +167,3 @@ async def show_in_pieces(slot: pn.Column, view: pn.Column) -> None:
     for turn in rest:
         async with page_turn():
             sections.extend(turn)
-
-
-def keep_deferred_writes() -> None:
-    """Never leave a page's last changes unsent, nor send them out of order. Once per process.
-
-    Two writers share a page's websocket. Panel writes a change made inside its `unlocked()` at
-    once, or, while the socket is busy, keeps the message in `_WRITE_MSGS` (the document marked in
-    `_WRITE_BLOCK`) for its task `_dispatch_msgs`. Bokeh makes a message for every other change at
-    once, but writes it only after the callback that made it returns. A message names a new model
-    in full only the first time the model is sent, so a later message written first makes the
-    browser fail with "reference pNNNN isn't known". Here Bokeh's messages join Panel's queue as
-    they are made, so every message is written in the order it was made.
-
-    Panel's task also clears the document's mark when it finishes its batch, even if a message was
-    deferred while it awaited the writes; the next task then returns at once and the burst's last
-    changes stayed unsent until the page changed again. Here a task that leaves messages behind
-    unmarked marks the document again and schedules one more.
-    """
-    from bokeh.server.connection import ServerConnection
-    from panel.io import document
-    bound_unread_writes()                   # a page that does not read its updates is dropped (uikit.inbox)
-    if getattr(document._dispatch_msgs, "speclab", False):
-        return
-    original = document._dispatch_msgs
-
-    async def dispatch(doc):
-        if doc not in document._WRITE_BLOCK and document._WRITE_MSGS.get(doc):
-            document._WRITE_BLOCK[doc] = True      # deferred after the last task cleared the mark
-        # writing a page's messages (their JSON) is the page's sender's event-loop time (uikit.inbox)
-        await Timed(original(doc), lambda seconds: charge_sender(doc, seconds))
-        if doc not in document._WRITE_BLOCK and document._WRITE_MSGS.get(doc):
-            document._WRITE_BLOCK[doc] = True
-            document._dispatch_write_task(doc, document._dispatch_msgs, doc)
-    dispatch.speclab, dispatch.original = True, original
-    document._dispatch_msgs = dispatch
-
-    def send_patch_document(self, event):
-        """Make the message now and queue it behind any unwritten one (Panel's task writes it)."""
-        msg = self.protocol.create("PATCH-DOC", [event])
-        doc = event.document
-        document._WRITE_MSGS.setdefault(doc, {}).setdefault(self, []).append(msg)
-        document._WRITE_BLOCK[doc] = True
-        document._dispatch_write_task(doc, document._dispatch_msgs, doc)
-        return _Queued()
-    send_patch_document.original = ServerConnection.send_patch_document
-    ServerConnection.send_patch_document = send_patch_document
-
-
-class _Queued:
-    """What Bokeh awaits for a message handed to Panel's write queue: nothing more to wait for."""
-
-    def __await__(self):
-        return iter(())

@@ -1,14 +1,12 @@
-"""Pacing on the shared event loop: throttled redraws, sliders without Panel's hold."""
+"""Pacing on the shared event loop (intercept.pacing): throttled redraws; a page's writes in order
+and whole (intercept.writes)."""
 import asyncio
 import concurrent.futures
 
-import panel as pn
-import param
 import pytest
 from panel.io.state import set_curdoc
 
-from uikit.browser import browser_slider
-from uikit.pacing import Throttled
+from intercept.pacing import Throttled
 
 
 class ServedDoc:
@@ -49,21 +47,8 @@ def test_throttled_runs_at_once_outside_a_served_page():
     assert calls == [1, 1]
 
 
-def test_a_browser_slider_follows_its_parameter_without_panels_hold():
-    class Knob(pn.viewable.Viewer):
-        alpha = param.Number(default=0.5, bounds=(0, 1), step=0.01)
-        gamma = param.Integer(default=4, bounds=(1, 12))
-
-    knob = Knob()
-    a, g = browser_slider(knob.param.alpha), browser_slider(knob.param.gamma)
-    assert isinstance(a, pn.widgets.FloatSlider) and isinstance(g, pn.widgets.IntSlider)
-    assert a._debounce == 0 and pn.widgets.FloatSlider._debounce > 0
-    a.value, g.value = 0.7, 9
-    assert (knob.alpha, knob.gamma) == (0.7, 9)
-
-
 def test_served_only_for_a_document_with_a_session():
-    from uikit.pacing import served
+    from intercept.pacing import served
 
     class Doc:
         session_context = None
@@ -76,10 +61,10 @@ def test_served_only_for_a_document_with_a_session():
 def test_a_change_deferred_while_the_last_batch_is_written_is_sent(monkeypatch, kept):
     """Panel's write task clears the document's mark after its batch, even when a change was deferred
     meanwhile; the next task then returns at once and the change stays unsent (kept=False shows it).
-    With keep_deferred_writes the deferred change is written by one more task."""
+    With intercept.writes installed the deferred change is written by one more task."""
     from panel.io import document
 
-    from uikit import pacing
+    from intercept import writes
     class Doc:                                   # Panel keeps its write tasks by weak reference
         pass
     doc, sent = Doc(), []
@@ -97,7 +82,7 @@ def test_a_change_deferred_while_the_last_batch_is_written_is_sent(monkeypatch, 
         del document._WRITE_BLOCK[d]
     monkeypatch.setattr(document, "_dispatch_msgs", panels_task)
     if kept:
-        pacing.keep_deferred_writes()
+        writes.install()
 
     async def burst():
         document._WRITE_BLOCK[doc] = True
@@ -121,7 +106,7 @@ def test_bokehs_messages_are_written_behind_panels_in_the_order_they_were_made(m
     from bokeh.server.connection import ServerConnection
     from panel.io import document
 
-    from uikit import pacing
+    from intercept import writes
     monkeypatch.setattr(ServerConnection, "send_patch_document", ServerConnection.send_patch_document)
     monkeypatch.setattr(document, "_dispatch_msgs", document._dispatch_msgs)   # both restored after
     monkeypatch.setattr(document, "_WRITE_BLOCK", {})
@@ -132,7 +117,7 @@ def test_bokehs_messages_are_written_behind_panels_in_the_order_they_were_made(m
         pass
     monkeypatch.setitem(document.extra_socket_handlers, Socket,
                         lambda conn, msg=None, events=None: written.append(msg) or [])
-    pacing.keep_deferred_writes()
+    writes.install()
     doc, div = Document(), Div(text="before")
     doc.add_root(div)
     class Session:                                 # what a connection subscribes to

@@ -2,23 +2,25 @@
 
 Every change a browser sends (a slider move, a tour step, a click, a component's message) is one
 PATCH-DOC message that Bokeh applies in `ServerSession._handle_patch`; Bokeh has no public hook
-there, so that method is wrapped once per process (tests/test_internals.py lists it). There:
+there, so that method is wrapped once per process (`install`; intercept/patched.py lists it). There, with
+the checks the sender's page registered (intercept.checks: a page without any is never held):
 
-- every message counts against its sender twice. Reading it (`pace_patches(pace)`): while the
+- every message counts against its sender twice. Reading it (its `pace`): while the
   sender is past its allowance of messages read, its message waits before it is even handled, and
   tornado reads nothing more from that websocket meanwhile, so a flood backs up in the sender's own
-  socket, not in the server. Applying it (`admit_patches(admit)`): past the sender's allowance of
+  socket, not in the server. Applying it (its `admit`): past the sender's allowance of
   changes applied, a change of a property waits and only its latest value is applied as the
   allowance refills (a flood of tour steps becomes a few steps a second, a slider's last position
   is never lost), and a click or message waits in a short line (HELD_EVENTS), beyond which it is
   dropped. The shell's allowance counts changes and the event-loop time Panel took to apply the
-  sender's earlier ones (`on_cost`): an expensive change waits longer;
+  sender's earlier ones (its `cost`): an expensive change waits longer;
 - a message that cannot be applied (an unknown model id, an unknown kind of event, a malformed
   value) is answered with Bokeh's ERROR reply and one log line per client a minute (`QUIET_FOR`),
   never a traceback;
 - every callback of a page's session (`ServerSession.with_document_locked`, wrapped too) is timed
-  and charged to that page's sender (`on_cost`);
-- a value Bokeh's own types refuse (text for a number) is said on the page (`on_refused_patches`),
+  and charged to that page's sender (its `cost`);
+- a value Bokeh's own types refuse (text for a number) is said on the page
+  (intercept.validate.refused_by_bokeh),
   with the same ERROR reply (one sentence: no traceback, no file path) and log line.
 
 And every page's writes are bounded (`bound_unread_writes`): a client that does not read its
@@ -35,85 +37,15 @@ import weakref
 from collections import OrderedDict
 from typing import Callable
 
+from intercept.checks import HOOKS, checks_of, client_address, describe
+from intercept.validate import refused_by_bokeh
+
 log = logging.getLogger(__name__)
 
 HELD_EVENTS = 16               # clicks and component messages that may wait past a sender's allowance
 RETRY = 0.05                   # seconds between two looks at a waiting sender's allowance
-QUIET_FOR = 60.0               # seconds: one log line per client this often for its unusable messages
 UNREAD_BYTES = 8 * 2 ** 20     # bytes waiting unsent for one page before its connection is closed
 REFUSED = "This value is not one this page accepts; it was ignored."
-
-
-def client_address(doc) -> str:
-    """The client address of a served page's request ('' when unknown: tests, scripts)."""
-    request = getattr(getattr(doc, "session_context", None), "request", None)
-    try:
-        return str(getattr(request, "remote_ip", "") or "")
-    except Exception:          # a request proxy without it
-        return ""
-
-
-class OncePerMinute:
-    """Log a client's problem at most once per `every` seconds (then with how many were not logged)."""
-
-    def __init__(self, every: float = QUIET_FOR, clock=time.monotonic, size: int = 4096):
-        self.every, self.clock, self.size = every, clock, size
-        self._last: OrderedDict[str, tuple[float, int]] = OrderedDict()   # client → (logged at, unlogged since)
-
-    def say(self, client: str, text: str) -> bool:
-        """Log `text` for `client` unless it was logged less than `every` seconds ago; whether it was."""
-        now = self.clock()
-        at, skipped = self._last.pop(client, (float("-inf"), 0))
-        if now - at < self.every:
-            self._last[client] = (at, skipped + 1)
-            return False
-        more = f" ({skipped} more from it in the last minute)" if skipped else ""
-        log.warning("%s%s", text, more)
-        self._last[client] = (now, 0)
-        while len(self._last) > self.size:
-            self._last.popitem(last=False)
-        return True
-
-
-class _Guard:
-    tell: Callable[[object, ValueError], object] | None = None     # a value Bokeh refused → the page
-    admit: Callable[[object], bool] | None = None                  # may this page's change be applied now?
-    pace: Callable[[object], float] | None = None                  # seconds before this page's message is read
-    cost: Callable[[object, float], object] | None = None          # a page's change took this long to apply
-    unusable = OncePerMinute()
-
-
-GUARD = _Guard()
-
-
-def on_refused_patches(tell: Callable[[object, ValueError], object]) -> None:
-    """Call `tell(document, error)` when Bokeh refuses a browser's value before Panel sees it (a value
-    of the wrong type fails Bokeh's own property check); the error still reaches Bokeh's reply."""
-    GUARD.tell = tell
-    _install()
-
-
-def admit_patches(admit: Callable[[object], bool]) -> None:
-    """Apply a browser's message at once only while `admit(document)` is true (it spends the
-    sender's allowance); otherwise it waits, as the module says."""
-    GUARD.admit = admit
-    _install()
-
-
-def pace_patches(pace: Callable[[object], float]) -> None:
-    """Handle a browser's message only once `pace(document)` is 0 (it then spends the sender's
-    allowance; otherwise it says how many seconds to wait), reading nothing more from that websocket
-    while it waits."""
-    GUARD.pace = pace
-    _install()
-
-
-def on_cost(cost: Callable[[object, float], object]) -> None:
-    """Call `cost(document, seconds)` with the event-loop time each callback of a page's session
-    took (Panel applying its browser's changes and clicks, its redraws, its async callbacks' steps
-    but not their waits), so the shell charges the page's sender."""
-    GUARD.cost = cost
-    _install()
 
 
 class Timed:
@@ -159,13 +91,10 @@ def _timed(session, func):
 
 
 def charge_sender(doc, seconds: float) -> None:
-    if GUARD.cost is not None and doc is not None:
-        GUARD.cost(doc, seconds)
-
-
-def _describe(err: BaseException) -> str:
-    text = " ".join(str(err).split())
-    return f"{type(err).__name__}: {text[:160]}{'…' if len(text) > 160 else ''}"
+    """Charge `seconds` of the event loop to the sender of page `doc` (its `cost` check)."""
+    cost = checks_of(doc).cost
+    if cost is not None:
+        cost(doc, seconds)
 
 
 async def applied(original, session, message, connection):
@@ -175,12 +104,12 @@ async def applied(original, session, message, connection):
     except Exception as err:
         problem: BaseException = err
     refused = isinstance(problem, ValueError) and str(problem).startswith("failed to validate")
-    if refused and GUARD.tell is not None:     # Bokeh's types refused a value: said on the page
-        GUARD.tell(session.document, problem)
+    if refused:                                # Bokeh's types refused a value: said on the page
+        refused_by_bokeh(session.document, problem)
     client = client_address(session.document) or session.id
-    GUARD.unusable.say(client, f"a browser sent a value a widget cannot take ({client}); refused: {problem}"[:300]
+    HOOKS.unusable.say(client, f"a browser sent a value a widget cannot take ({client}); refused: {problem}"[:300]
                        if refused else f"a browser ({client}) sent a change this server cannot apply; it was "
-                                       f"ignored: {_describe(problem)}")
+                                       f"ignored: {describe(problem)}")
     # made outside the except block: Bokeh's ERROR reply then carries no traceback, only this sentence
     return connection.error(message, REFUSED if refused else "This change could not be applied; it was ignored.")
 
@@ -234,7 +163,8 @@ async def _drain(session, original) -> None:
         return
     try:
         while waiting.messages and not session.destroyed:
-            if GUARD.admit is not None and not GUARD.admit(session.document):
+            admit = checks_of(session.document).admit
+            if admit is not None and not admit(session.document):
                 await asyncio.sleep(RETRY)
                 continue
             message, connection = waiting.pop()
@@ -245,7 +175,8 @@ async def _drain(session, original) -> None:
             _WAITING.pop(session, None)
 
 
-def _install() -> None:
+def install() -> None:
+    """Wrap Bokeh's `ServerSession._handle_patch` and `with_document_locked`, once per process."""
     from bokeh.server.session import ServerSession
     if getattr(ServerSession._handle_patch, "speclab", False):
         return
@@ -254,16 +185,17 @@ def _install() -> None:
     def with_document_locked(self, func, *args, **kwargs):
         """Every callback of a page's session (next tick, timeout, periodic) runs here: timed."""
         return locked(self, _timed(self, func), *args, **kwargs)
-    with_document_locked.original = locked
+    with_document_locked.speclab, with_document_locked.original = True, locked
     ServerSession.with_document_locked = with_document_locked
     original = ServerSession._handle_patch
 
     async def _handle_patch(self, message, connection):
-        if GUARD.pace is not None:
-            while (wait := GUARD.pace(self.document)) > 0 and not self.destroyed:
+        checks = checks_of(self.document)
+        if checks.pace is not None:
+            while (wait := checks.pace(self.document)) > 0 and not self.destroyed:
                 await asyncio.sleep(min(wait, 1.0))       # tornado reads nothing more from this page meanwhile
         waiting = _WAITING.get(self)
-        if GUARD.admit is not None and (waiting is not None and waiting.messages or not GUARD.admit(self.document)):
+        if checks.admit is not None and (waiting is not None and waiting.messages or not checks.admit(self.document)):
             waiting = _WAITING.setdefault(self, Waiting())
             waiting.add(message, connection)
             if not waiting.draining:
@@ -293,7 +225,7 @@ def bound_unread_writes(limit: int = UNREAD_BYTES) -> None:
             return original(self, message, binary)
         except StreamBufferFullError:
             address = getattr(self.request, "remote_ip", "") or "a client"
-            GUARD.unusable.say(f"unread {address}", f"a page at {address} did not read its updates "
+            HOOKS.unusable.say(f"unread {address}", f"a page at {address} did not read its updates "
                                                      f"({limit // 2 ** 20} MB waiting); its connection was closed")
             stream.close()
             done = asyncio.get_event_loop().create_future()

@@ -3,8 +3,8 @@
 A page's own JavaScript can send any value for any widget (−10¹², 10³⁰, NaN, a string for a
 number, 50 000 characters for a prompt). Panel would apply it, or fail with a traceback in the
 lecturer's terminal and nothing on the page. `screen` runs on every change a browser sends
-(installed once per process with `uikit.pacing.before_browser_values`), for every widget of every
-page, and decides per value:
+(Panel's `Syncable._process_events` wrapped once per process by `install`), for every widget of
+every page, and decides per value:
 
 - a number outside its widget's range is clamped to the nearest end and the page says so;
 - what is not a usable number (NaN, ±inf, text, a fraction for a whole-number field) is refused:
@@ -29,7 +29,7 @@ import weakref
 
 import panel as pn
 
-from uikit.pacing import served
+from intercept.pacing import served
 
 log = logging.getLogger(__name__)
 
@@ -201,11 +201,31 @@ REFUSED_BY_BOKEH = ("Your browser sent a value a control on this page cannot tak
 
 
 def refused_by_bokeh(doc, err: ValueError) -> None:
-    """Bokeh refused a browser's change before Panel saw it (`uikit.pacing.on_refused_patches`):
+    """Bokeh refused a browser's change before Panel saw it (intercept.inbox's wrapped handler):
     the page says so in one sentence; the log has one line from Bokeh's own handler."""
     say = page_spot(doc)
     if say is not None and doc.session_context is not None:
         doc.add_next_tick_callback(lambda: say(REFUSED_BY_BOKEH))
+
+
+def install() -> None:
+    """Call `screen(widget, events)` on every change a browser sends, before Panel applies it.
+    Panel has no public hook for this: every browser change passes through
+    `Syncable._process_events` (subclasses that override it call it), so it is wrapped once per
+    process."""
+    from panel.reactive import Syncable
+    original = Syncable._process_events
+    if getattr(original, "speclab", False):
+        return
+
+    def _process_events(self, events):
+        if isinstance(self, pn.widgets.Widget) and events:
+            screen(self, events)
+            if not events:
+                return
+        original(self, events)
+    _process_events.speclab, _process_events.original = True, original
+    Syncable._process_events = _process_events
 
 
 def _say(widget, sentence: str) -> None:

@@ -1,6 +1,7 @@
-"""What a browser sends, bounded per client (uikit.inbox): a flood of property changes collapses to
-its latest values as the sender's allowance refills, unusable messages are one log line a minute,
-and a client that does not read its websocket is dropped."""
+"""What a browser sends, bounded per client (intercept.inbox): a flood of property changes collapses
+to its latest values as the sender's allowance refills, unusable messages are one log line a minute,
+and a client that does not read its websocket is dropped. The hooks are bound once; each page's
+checks are read from the table its session registered them in (intercept.checks)."""
 import asyncio
 import json
 import logging
@@ -13,8 +14,9 @@ from bokeh.server.connection import ServerConnection
 from bokeh.server.protocol_handler import ProtocolHandler
 from bokeh.server.session import ServerSession
 
+from intercept import inbox
+from intercept.checks import HOOKS, OncePerMinute, PageChecks, register_page
 from tests.helpers import run_apart, FakeClock
-from uikit import inbox
 
 PROTOCOL = Protocol()
 
@@ -35,9 +37,9 @@ def page():
     doc.add_root(slider)
     seen = []
     slider.on_change("value", lambda attr, old, new: seen.append(new))
-    inbox._install()
+    inbox.install()
     yield doc, slider, seen
-    inbox.GUARD.admit = None
+    register_page(doc, None)
 
 
 def send_all(doc, messages, until=lambda: True, timeout=10.0):
@@ -59,7 +61,7 @@ def test_a_flood_of_changes_from_one_sender_applies_only_the_latest_as_its_allow
     195 wait as one (the latest), applied when the allowance refills; nothing is lost at the end."""
     doc, slider, seen = page
     budget = [True] * 5
-    inbox.admit_patches(lambda d: budget.pop() if budget else False)
+    register_page(doc, PageChecks(admit=lambda d: budget.pop() if budget else False))
     steps = [message(changed(slider.id, "value", n)) for n in range(1, 201)]
 
     def refill_once_held():
@@ -74,7 +76,7 @@ def test_a_flood_of_changes_from_one_sender_applies_only_the_latest_as_its_allow
 
 def test_clicks_past_the_allowance_wait_in_a_short_line_then_are_dropped(page):
     doc, slider, seen = page
-    inbox.admit_patches(lambda d: False)
+    register_page(doc, PageChecks(admit=lambda d: False))
     clicks = [message({"kind": "MessageSent", "msg_type": "bokeh_event",
                        "msg_data": {"type": "event", "name": "button_click", "values": {}}})] * 40
     send_all(doc, clicks, timeout=0.2)
@@ -86,16 +88,16 @@ def test_clicks_past_the_allowance_wait_in_a_short_line_then_are_dropped(page):
 @pytest.mark.parametrize("bad", [changed("p-no-such-model", "value", 3),
                                  {"kind": "NoSuchKind", "model": {"id": "x"}},
                                  {"kind": "ModelChanged"}], ids=["unknown id", "unknown kind", "no model"])
-def test_a_malformed_patch_is_one_log_line_a_minute_never_a_traceback(page, caplog, bad):
+def test_a_malformed_patch_is_one_log_line_a_minute_never_a_traceback(page, caplog, bad, monkeypatch):
     doc, slider, seen = page
-    inbox.GUARD.unusable = inbox.OncePerMinute(clock=FakeClock(100.0))
+    monkeypatch.setattr(HOOKS, "unusable", OncePerMinute(clock=FakeClock(100.0)))
     with caplog.at_level(logging.DEBUG):
         replies = send_all(doc, [message(bad)] * 200)
     assert all(r.msgtype == "ERROR" for r in replies) and slider.value == 0
     lines = [r for r in caplog.records if r.levelno >= logging.WARNING]
-    assert len(lines) == 1 and lines[0].name == "uikit.inbox" and lines[0].exc_info is None
+    assert len(lines) == 1 and lines[0].name == "intercept.checks" and lines[0].exc_info is None
     assert "cannot apply" in lines[0].getMessage() and "Traceback" not in caplog.text
-    inbox.GUARD.unusable.clock.now += 61                       # a minute later: one more line, with the count
+    HOOKS.unusable.clock.now += 61                       # a minute later: one more line, with the count
     with caplog.at_level(logging.DEBUG):
         send_all(doc, [message(bad)])
     assert "199 more from it" in caplog.records[-1].getMessage()
@@ -145,7 +147,7 @@ def test_a_client_that_does_not_read_its_websocket_is_dropped_past_the_bound(cap
             client.close()
             server.stop()
             await asyncio.gather(*writes, return_exceptions=True)
-    with caplog.at_level(logging.WARNING, logger="uikit.inbox"):
+    with caplog.at_level(logging.WARNING, logger="intercept.checks"):
         run_apart(go())
     assert sum(sent) < 64 * 2 ** 20                          # stopped long before the 128 MB
     assert any("did not read its updates" in r.getMessage() for r in caplog.records)
@@ -158,14 +160,10 @@ def test_a_sender_past_its_read_allowance_waits_before_its_message_is_even_read(
     import time
     doc, slider, seen = page
     waits = [0.0, 0.3]                         # the first message waits 0.3 s, the next one not
-    inbox.pace_patches(lambda d: waits.pop() if waits else 0.0)
-    try:
-        start = time.perf_counter()
-        send_all(doc, [message(changed(slider.id, "value", 5))])
-        assert time.perf_counter() - start >= 0.3 and seen == [5]
-    finally:
-        inbox.GUARD.pace = None
-
+    register_page(doc, PageChecks(pace=lambda d: waits.pop() if waits else 0.0))
+    start = time.perf_counter()
+    send_all(doc, [message(changed(slider.id, "value", 5))])
+    assert time.perf_counter() - start >= 0.3 and seen == [5]
 
 
 def test_a_sessions_callbacks_are_charged_to_its_page_their_steps_not_their_waits():
@@ -173,8 +171,9 @@ def test_a_sessions_callbacks_are_charged_to_its_page_their_steps_not_their_wait
     redraw) is timed and charged to the page: each step on the event loop, not what it awaits."""
     import time
     costs = []
-    inbox.on_cost(lambda doc, seconds: costs.append((doc, seconds)))
+    inbox.install()
     doc = Document()
+    register_page(doc, PageChecks(cost=lambda doc, seconds: costs.append((doc, seconds))))
 
     async def click_callback():
         time.sleep(0.03)                 # a step that holds the loop
@@ -189,9 +188,27 @@ def test_a_sessions_callbacks_are_charged_to_its_page_their_steps_not_their_wait
         gone = ServerSession("s2", Document())        # Bokeh discards a session in a locked callback
         await gone.with_document_locked(lambda: gone.destroy())
         return done
-    try:
-        assert run_apart(go()) == "done"
-    finally:
-        inbox.GUARD.cost = None
+    assert run_apart(go()) == "done"
     seconds = [s for d, s in costs if d is doc]
     assert seconds[0] >= 0.02 and 0.06 <= sum(seconds[1:]) < 0.15
+
+
+def test_the_hooks_are_bound_once_and_read_each_pages_own_checks(page):
+    """Installing again wraps nothing twice; a page held back by its checks does not hold back a
+    page whose browser registered none, or another page's checks."""
+    from bokeh.server.session import ServerSession
+    doc, slider, seen = page
+    handler = ServerSession._handle_patch
+    inbox.install()
+    assert ServerSession._handle_patch is handler and not getattr(handler.original, "speclab", False)
+    register_page(doc, PageChecks(admit=lambda d: False))          # this page's browser is past its allowance
+    other, knob = Document(), Slider(start=0, end=10, value=0, title="other")
+    other.add_root(knob)
+    send_all(doc, [message(changed(slider.id, "value", 7))], timeout=0.1)
+    send_all(other, [message(changed(knob.id, "value", 3))])
+    assert slider.value == 0 and knob.value == 3                   # held; the other applied at once
+    register_page(other, PageChecks(admit=lambda d: True))
+    send_all(other, [message(changed(knob.id, "value", 4))])
+    assert knob.value == 4 and slider.value == 0
+    for waiting in inbox._WAITING.values():
+        waiting.messages.clear()

@@ -3,34 +3,32 @@
 A browser cannot click a disabled button; a crafted client can, and Panel runs the callback all the
 same. Twenty tabs of one browser can click as fast as they like, and every callback that runs (a
 redraw, a model request) takes turns of the event loop the class shares. So the callback returns at
-once when its button is disabled or when the browser of its page clicks too fast (the shell gives
-each served page that check with `allow_clicks_when`; a page without one may always click).
+once when its button is disabled or when the browser of its page clicks too fast (the `click`
+check each served page registers, intercept.checks; a page without one may always click).
 A dropped click is never silent: it says one sentence to the student who pressed (DISABLED or
 TOO_FAST), through the `say` given with the button, else the one its page had registered with
 `say_dropped_on` when the button was wired (a chapter: its working line, chapters.base; a tour holds
 several chapters, each button says on its own), else the terminal's debug log.
-tests/uikit/test_clicks.py checks that no module of the lab registers a click any other way.
+tests/intercept/test_clicks.py checks that no module of the lab registers a click any other way.
 
     on_click(self.run_button, self._on_run)                 # an async method works too
     on_click(button, fn, say=lambda sentence: ...)          # where this button's dropped click is said
-    allow_clicks_when(doc, browsers.click_allowed)          # per served page, by the shell
+    allow_clicks_when(doc, allowed)                         # a page's click check alone (tests)
     say_dropped_on(doc, chapter.say_dropped)                # per page: where its dropped clicks are said
 """
 from __future__ import annotations
 
 import inspect
 import logging
-import weakref
 from typing import Callable
 
 import panel as pn
 
-from uikit.pacing import served
+from intercept.checks import change_checks, checks_of
+from intercept.pacing import served
 
 log = logging.getLogger(__name__)
 
-# served document → may its browser click now (per page, gone with it)
-_ALLOWED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 SAY = "speclab_say_dropped"     # a page's attribute: where its dropped clicks are said (gone with it)
 
 DISABLED = ("That press came while its button was off (its last press still running, or the page not "
@@ -40,11 +38,9 @@ TOO_FAST = ("That press came faster than this browser's share of the class allow
 
 
 def allow_clicks_when(doc, allowed: Callable[[object], bool] | None) -> None:
-    """Let the clicks of the served page `doc` run only while `allowed(doc)` is true (None: always)."""
-    if allowed is None:
-        _ALLOWED.pop(doc, None)
-    else:
-        _ALLOWED[doc] = allowed
+    """Let the clicks of the served page `doc` run only while `allowed(doc)` is true (None: always);
+    its other checks are kept (intercept.checks)."""
+    change_checks(doc, click=allowed)
 
 
 def say_dropped_on(doc, say: Callable[[str], None] | None) -> None:
@@ -60,7 +56,7 @@ def dropped_why(button: pn.widgets.Button) -> str:
         return DISABLED
     if not served():
         return ""
-    allowed = _ALLOWED.get(pn.state.curdoc)
+    allowed = checks_of(pn.state.curdoc).click
     return TOO_FAST if allowed is not None and not allowed(pn.state.curdoc) else ""
 
 

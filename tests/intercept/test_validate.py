@@ -1,5 +1,5 @@
 """Crafted widget values, as a page's own JavaScript could send them: clamped or refused with one
-sentence, never a traceback (uikit.validate, installed by uikit.pacing.before_browser_values)."""
+sentence, never a traceback (intercept.validate, installed once per process by its `install`)."""
 import logging
 import math
 
@@ -7,19 +7,16 @@ import panel as pn
 import pytest
 from panel.reactive import Syncable
 
-from uikit import validate
-from uikit.pacing import before_browser_values
+from intercept import validate
 
 CRAFTED = [-10**12, 10**30, 1e30, -1e30, float("nan"), float("inf"), -float("inf"), "12", "<script>",
            None, True, [1, 2], {"a": 1}, 2.5, -0.0]
 
 
 @pytest.fixture(autouse=True)
-def screened():
-    original = getattr(Syncable._process_events, "unscreened", Syncable._process_events)
-    before_browser_values(validate.screen)
-    yield
-    Syncable._process_events = original
+def screened(monkeypatch):
+    monkeypatch.setattr(Syncable, "_process_events", Syncable._process_events)    # as it was, after
+    validate.install()
 
 
 def widgets():
@@ -86,7 +83,7 @@ def test_long_text_is_cut_and_said():
 
 def test_without_a_spot_of_its_own_the_page_or_the_log_says_it(caplog):
     slider = pn.widgets.FloatSlider(label="p(A)", start=0, end=1, value=0.5)
-    with caplog.at_level(logging.INFO, logger="uikit.validate"):
+    with caplog.at_level(logging.INFO, logger="intercept.validate"):
         slider._process_events({"value": 7.0})
     assert slider.value == 1 and "out of range" in caplog.text
     doc = pn.state.curdoc or __import__("bokeh.document").document.Document()

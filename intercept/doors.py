@@ -3,28 +3,27 @@ messages.
 
 A `GET /app` makes a whole Panel session (the app script, the page's frame) before the page is
 sent, and Bokeh has no public hook before that work: Panel's `DocHandler.get` is wrapped once per
-process (`before_page_builds(gate)`), and a request the gate refuses is answered at once with its
-small page (a status such as 429, a `Retry-After`) and no session at all; a websocket naming no
-session (which would make one) asks the same gate. The client address is
+process (`install`), and a request the gate refuses (the class's, `intercept.checks.HOOKS.gate`,
+given to `intercept.install`) is answered at once with its small page (a status such as 429, a
+`Retry-After`) and no session at all; a websocket naming no session (which would make one) asks the
+same gate. The client address is
 tornado's `request.remote_ip`, which reads X-Forwarded-For / X-Real-IP only when the server runs
 with `--use-xheaders`.
 
 A websocket message is capped in size (MAX_MESSAGE bytes: tornado closes the connection on a
 larger one before it is read, `WebSocketHandler.max_message_size`), and one that Bokeh's receiver
 or handler cannot use (not JSON, a wrong header, an unknown kind) closes its connection with one
-log line per client a minute (uikit.inbox's `OncePerMinute`), never a traceback: Bokeh's
-`WSHandler._receive` and `_handle` are wrapped. Every internal is listed in tests/test_internals.py.
+log line per client a minute (intercept.checks's `OncePerMinute`), never a traceback: Bokeh's
+`WSHandler._receive` and `_handle` are wrapped. Every internal is listed in intercept/patched.py.
 
-    before_page_builds(gate)     # gate(request) -> None (build the page) or Refusal(status, html, retry)
-    guard_messages()             # size cap and unreadable messages, once per process
+    install()        # once per process; HOOKS.gate(request) -> None (build) or Refusal(status, html, retry)
 """
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Callable
 
-from uikit.inbox import GUARD, _describe
+from intercept.checks import HOOKS, describe
 
 MAX_MESSAGE = 256 * 2 ** 10     # bytes: the largest websocket message a browser may send (a page sends < 10 KB)
 CLOSE_UNREADABLE = 1007         # the websocket's code for "a message this endpoint cannot use"
@@ -39,29 +38,36 @@ class Refusal:
     retry: int = 0
 
 
-def before_page_builds(gate: Callable[[object], Refusal | None]) -> None:
-    """Call `gate(request)` (tornado's HTTPServerRequest) on every page request before Panel builds
-    its session (the page, and its `autoload.js` form); a Refusal is sent instead. Once per process
-    (a later call changes the gate)."""
+def install(limit: int = MAX_MESSAGE) -> None:
+    """Both doors, once per process: every page request asks `HOOKS.gate(request)` (tornado's
+    HTTPServerRequest) before Panel builds its session (the page, and its `autoload.js` form), and a
+    Refusal is sent instead; every websocket message is capped and read quietly (`guard_messages`)."""
     from panel.io.server import AutoloadJsHandler, DocHandler
     for handler in (DocHandler, AutoloadJsHandler):
-        _gate_get(handler, gate)
-    _gate_new_sessions_by_websocket(gate)
+        _gate_get(handler)
+    _gate_new_sessions_by_websocket()
     access = logging.getLogger("tornado.access")
     if not any(isinstance(f, _Refused) for f in access.filters):
         access.addFilter(_Refused())
+    guard_messages(limit)
 
 
-def _gate_get(handler, gate) -> None:
+def gate(request) -> Refusal | None:
+    """The class's page gate's answer for `request` (None: build the page; no gate, every page)."""
+    return HOOKS.gate(request) if HOOKS.gate is not None else None
+
+
+def _gate_get(handler) -> None:
     original = handler.get
-    original = getattr(original, "ungated", original)
+    if getattr(original, "speclab", False):
+        return
 
     async def get(self, *args, **kwargs):
-        refusal = get.gate(self.request)
+        refusal = gate(self.request)
         if refusal is None:
             return await original(self, *args, **kwargs)
         client = _client(self)
-        GUARD.unusable.say(f"page {client}", f"a client ({client}) asked for pages faster than the server "
+        HOOKS.unusable.say(f"page {client}", f"a client ({client}) asked for pages faster than the server "
                                              f"builds them, or with a wrong lecturer token: answered without a "
                                              f"page (HTTP {refusal.status})")
         self.set_status(refusal.status)
@@ -70,32 +76,33 @@ def _gate_get(handler, gate) -> None:
         if refusal.retry:
             self.set_header("Retry-After", str(refusal.retry))
         self.finish(refusal.page)
-    get.gate, get.ungated = gate, original
+    get.speclab, get.original = True, original
     handler.get = get
 
 
-def _gate_new_sessions_by_websocket(gate) -> None:
+def _gate_new_sessions_by_websocket() -> None:
     """A websocket whose token names no session makes one (Bokeh's session ids are not signed): the
     same gate decides, and a refused one is closed at once (code 1013: try again later)."""
     from bokeh.protocol.exceptions import ProtocolError
     from bokeh.server.views.ws import WSHandler
     from bokeh.util.token import get_session_id
     original = WSHandler._async_open
-    original = getattr(original, "ungated", original)
+    if getattr(original, "speclab", False):
+        return
 
     async def _async_open(self, token):
         try:
             self.application_context.get_session(get_session_id(token))
         except ProtocolError:        # no such session: this connection would build a page
-            refusal = _async_open.gate(self.request)
+            refusal = gate(self.request)
             if refusal is not None:
                 client = _client(self)
-                GUARD.unusable.say(f"page {client}", f"a browser ({client}) opened too many pages at once; "
+                HOOKS.unusable.say(f"page {client}", f"a browser ({client}) opened too many pages at once; "
                                                      "a connection was closed")
                 self.close(1013, "Too many pages from this address; try again in a moment.")
                 return None
         return await original(self, token)
-    _async_open.gate, _async_open.ungated = gate, original
+    _async_open.speclab, _async_open.original = True, original
     WSHandler._async_open = _async_open
 
 
@@ -115,8 +122,8 @@ def _client(handler) -> str:
 def _unusable(handler, err: BaseException) -> None:
     """One log line per client a minute, and the connection closed."""
     client = _client(handler)
-    GUARD.unusable.say(f"frame {client}", f"a browser ({client}) sent a websocket message this server "
-                                          f"cannot read; its connection was closed: {_describe(err)}")
+    HOOKS.unusable.say(f"frame {client}", f"a browser ({client}) sent a websocket message this server "
+                                          f"cannot read; its connection was closed: {describe(err)}")
     handler.close(CLOSE_UNREADABLE, "This message could not be read; the connection was closed.")
 
 
