@@ -13,7 +13,7 @@ def test_a_test_in_tests_ui_is_a_browser_test():
 
 def test_a_test_that_starts_a_process_itself_is_in_the_subprocess_tier():
     launch = TESTS / "serving" / "test_launch.py"
-    assert tier_markers(launch, "test_two_processes_share_the_pair_loaded_before_the_fork", []) == {"subprocess"}
+    assert tier_markers(launch, "test_two_processes_share_the_pair_a_dead_one_starts_again_and_sigterm_stops_all", []) == {"subprocess"}
     assert tier_markers(launch, "test_serving_processes_reads_num_procs", []) == set()
 
 

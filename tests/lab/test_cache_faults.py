@@ -1,7 +1,8 @@
 """Every mistake in the cache folder a lecturer can make is one sentence in the terminal, for
 `python -m lab prepare` (exit status 1) and for the served lab's log (the page shows it too): a
 folder that cannot be written, a read-only disk, a full disk, a file in place of the folder, a
-symbolic link that loops, and a place no folder can go.
+symbolic link that loops, and a place no folder can go. The served lab is checked end to end on one
+of them (a read-only disk) and its loader in process on those that need no namespace.
 
 The disks are real: an empty tmpfs mounted read-only, and one with no free inode, each in a mount
 namespace of its own (`unshare -rm`, no root needed where user namespaces are allowed). A folder
@@ -9,6 +10,7 @@ that cannot be written is a real chmod 555 folder, seen by an unprivileged user 
 --map-user`, when the tests run as root, who writes through any mode)."""
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
@@ -98,31 +100,50 @@ def test_prepare_says_each_cache_mistake_in_one_sentence(case, tmp_path, restore
     assert all(line.startswith("[") for line in done.stdout.splitlines()), done.stdout   # progress lines only
 
 
-def test_the_served_lab_logs_each_cache_mistake_in_one_sentence(tmp_path, restore_modes):
-    """One server per mistake, all at once: each log says the sentence once, without a traceback."""
-    servers = {}
+IN_PROCESS = ("a file in place of the folder", "a symlink loop", "no folder can go there")   # need no namespace
+
+
+@pytest.mark.parametrize("case", IN_PROCESS)
+def test_the_servers_loader_logs_each_cache_mistake_in_one_sentence(case, tmp_path, monkeypatch, caplog):
+    """The served lab's loader (shell.frame.loading, as `panel serve` runs it on its thread): its log
+    says the mistake once, without a traceback, and its pages get the sentence without the path."""
+    from serving.runtime import PairInUse
+    from shell.frame.loading import PairLoader
+    make, reason = CASES[case]
+    cache, _ = make(tmp_path)
+    monkeypatch.setenv("SPECLAB_CACHE", str(cache))
+    for name in ("SPECLAB_PAIR", "SPECLAB_TARGET", "SPECLAB_DRAFT", "SPECLAB_STORE", "SPECLAB_LAUNCHER_SAID"):
+        monkeypatch.delenv(name, raising=False)
+    caplog.set_level(logging.INFO, logger="shell.frame.loading")
+    loader = PairLoader(PairInUse([]))
+    loader.load()
+    said = [r for r in caplog.records if r.name == "shell.frame.loading" and "model cache" in r.getMessage()]
+    assert [r.getMessage() for r in said] == [f"loading the model pair failed: {sentence(cache, reason)}"]
+    assert said[0].exc_info is None and not loader.ready
+    assert loader.error.startswith("The lab cannot write its model cache on the server") and str(cache) not in loader.error
+
+
+def test_the_served_lab_logs_a_cache_mistake_in_one_sentence(tmp_path, restore_modes):
+    """End to end, on a real read-only disk: `panel serve` with the loader above says the mistake once in
+    its log, without a traceback (the other mistakes: the loader in process, above; each mistake's
+    sentence on its real disk: `lab prepare`, first above)."""
+    make, reason = CASES["read-only"]
+    cache, prefix = make(tmp_path)
+    log = tmp_path / "server.log"
+    with open(log, "w") as out:
+        server = subprocess.Popen(
+            [*prefix, sys.executable, "-m", "panel", "serve", str(ROOT / "app.py"), "--setup",
+             str(ROOT / "shell" / "start.py"), "--port", "0", "--address", "127.0.0.1"],
+            cwd=ROOT, env=environment(cache), stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        for case, (make, reason) in CASES.items():
-            folder = tmp_path / case.replace(" ", "-")
-            folder.mkdir()
-            cache, prefix = make(folder)
-            log = folder / "server.log"
-            with open(log, "w") as out:
-                servers[case] = (subprocess.Popen(
-                    [*prefix, sys.executable, "-m", "panel", "serve", str(ROOT / "app.py"), "--setup",
-                     str(ROOT / "shell" / "start.py"), "--port", "0", "--address", "127.0.0.1"],
-                    cwd=ROOT, env=environment(cache), stdout=out, stderr=subprocess.STDOUT,
-                    start_new_session=True), log, sentence(cache, reason))
-        for case, (server, log, said) in servers.items():
-            wait_until(lambda: "loading the model pair failed" in log.read_text() or server.poll() is not None,
-                       timeout=180, message=f"the server with a cache that is {case} to report it")
+        wait_until(lambda: "loading the model pair failed" in log.read_text() or server.poll() is not None,
+                   timeout=180, message="the server with a read-only cache to report it")
     finally:
-        for server, _, _ in servers.values():
-            if server.poll() is None:
-                os.killpg(server.pid, 9)
-                server.wait(timeout=20)
-    for case, (server, log, said) in servers.items():
-        text = log.read_text()
-        assert "Traceback" not in text, f"{case}: {text[-3000:]}"
-        lines = [line for line in text.splitlines() if "model cache" in line]
-        assert len(lines) == 1 and lines[0].endswith(f"loading the model pair failed: {said}"), f"{case}: {text}"
+        if server.poll() is None:
+            os.killpg(server.pid, 9)
+            server.wait(timeout=20)
+    text = log.read_text()
+    assert "Traceback" not in text, text[-3000:]
+    lines = [line for line in text.splitlines() if "model cache" in line]
+    assert len(lines) == 1 and lines[0].endswith(
+        f"loading the model pair failed: {sentence(cache, reason)}"), text

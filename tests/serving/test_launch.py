@@ -61,31 +61,41 @@ def stop(server: subprocess.Popen) -> None:
         os.killpg(server.pid, 9)
 
 
-def test_two_processes_share_the_pair_loaded_before_the_fork(tmp_path):
-    server, log, url = serve(tmp_path, "--num-procs", "2")
-    try:
-        wait_until(lambda: len(re.findall(r"warm-up: .* ready", log.read_text())) == 2, timeout=180,
-                   message="both processes' warm-up (model work after the fork) done")
-        assert urllib.request.urlopen(url, timeout=30).status == 200
-    finally:
-        stop(server)
-    text = log.read_text()
-    assert text.count("pair loaded before the fork, shared by 2 processes: tiny llama target") == 1
-    assert text.count("torch on 1 thread, sharing the pair loaded before the fork") == 2, text[-3000:]
-    assert "Traceback" not in text, text[-4000:]
+def test_with_one_process_the_launcher_is_plain_panel_serve(monkeypatch):
+    """Without --num-procs nothing is loaded before the server starts: the launcher runs `panel serve
+    app.py --setup shell/start.py` with the same arguments (tests/shell/test_start.py serves that and
+    sees the pair loaded once, after the start)."""
+    import panel.command
+    from serving import runtime
+    ran = []
+    monkeypatch.setattr(sys, "argv", ["serving"])
+    monkeypatch.setattr(panel.command, "main", lambda: ran.append(list(sys.argv)))
+    monkeypatch.setattr(launcher, "preload", lambda *a: pytest.fail("loaded before a fork that never comes"))
+    assert launcher.main(["--port", "5006", "--args", "--pair", "tiny"]) == 0
+    assert ran == [["panel", "serve", str(ROOT / "app.py"), "--setup", str(ROOT / "shell" / "start.py"),
+                    "--port", "5006", "--args", "--pair", "tiny"]]
+    assert runtime.loaded_before_fork() is None
 
 
-def test_one_process_loads_the_pair_after_the_server_starts(tmp_path):
-    server, log, url = serve(tmp_path)
+def test_the_launcher_stops_its_processes_on_sigterm_and_on_sigint_alike(monkeypatch):
+    """SIGTERM and SIGINT to the launcher alone run the same stop (the end-to-end checks below send
+    SIGTERM to the launcher and Ctrl-C to its group); each forked process gets its quiet SIGINT."""
+    import logging
+    from serving import supervise
+    handlers, forks = {}, []
+    monkeypatch.setattr(supervise, "_launcher_pid", None)
+    monkeypatch.setattr(signal, "signal", lambda sig, handler: handlers.__setitem__(sig, handler))
+    monkeypatch.setattr(os, "register_at_fork", lambda after_in_child: forks.append(after_in_child))
+    tornado = logging.getLogger("tornado.general")
+    before = list(tornado.filters)
     try:
-        wait_until(lambda: "warm-up:" in log.read_text() and " ready" in log.read_text(), timeout=180,
-                   message="the warm-up done")
-        assert urllib.request.urlopen(url, timeout=30).status == 200
+        supervise.own_children(2)
+        added = [f for f in tornado.filters if f not in before]
     finally:
-        stop(server)
-    text = log.read_text()
-    assert "before the fork" not in text and text.count("pair loaded: tiny llama target") == 1
-    assert "Traceback" not in text, text[-4000:]
+        tornado.filters[:] = before
+    assert handlers == {signal.SIGTERM: supervise._stop, signal.SIGINT: supervise._stop}
+    assert forks == [supervise._in_child] and supervise._launcher_pid == os.getpid()
+    assert [type(f) for f in added] == [supervise.DeathLine] and added[0].total == 2
 
 
 def test_a_cache_mistake_and_a_store_mistake_are_each_said_once_by_two_processes(tmp_path):
@@ -162,29 +172,17 @@ def assert_stopped_in_one_line(server, children, log: Path, url: str) -> None:
         assert noise not in text, text[-3000:]
 
 
-@pytest.mark.parametrize("how", ["SIGTERM to the launcher", "Ctrl-C (SIGINT to the terminal's group)"])
-def test_the_launcher_stops_every_process_and_frees_the_port(tmp_path, how):
-    target, draft = save_tiny(tmp_path / "target"), save_tiny(tmp_path / "draft", seed=1)
-    server, children, log, url = launch_two(tmp_path, "--target", str(target), "--draft", str(draft))
-    try:
-        if how.startswith("SIGTERM"):
-            os.kill(server.pid, signal.SIGTERM)
-        else:
-            os.killpg(server.pid, signal.SIGINT)
-        assert_stopped_in_one_line(server, children, log, url)
-    finally:
-        if server.poll() is None:
-            stop(server)
-    text = log.read_text()
-    # the pair loaded from folders before the fork: as quiet as one process
-    assert "pair loaded before the fork" in text
-    assert "Loading weights" not in text and "[transformers]" not in text, text[:3000]
-
-
-def test_a_killed_process_is_one_line_and_the_other_keeps_serving(tmp_path):
+def test_two_processes_share_the_pair_a_dead_one_starts_again_and_sigterm_stops_all(tmp_path):
+    """One launcher, end to end: the pair loaded once before the fork, both processes serving it; a
+    process killed is one line while the other keeps serving, and it starts again; SIGTERM to the
+    launcher stops them all, frees the port, and says one line."""
     import psutil
     server, children, log, url = launch_two(tmp_path)
     try:
+        assert urllib.request.urlopen(url, timeout=30).status == 200
+        text = log.read_text()
+        assert text.count("pair loaded before the fork, shared by 2 processes: tiny llama target") == 1, text[-3000:]
+        assert text.count("torch on 1 thread, sharing the pair loaded before the fork") == 2, text[-3000:]
         children[0].kill()
         line = wait_until(lambda: [s for s in log.read_text().splitlines() if str(children[0].pid) in s
                                    and "server process" in s], timeout=20, message="the death reported")
@@ -195,26 +193,52 @@ def test_a_killed_process_is_one_line_and_the_other_keeps_serving(tmp_path):
         wait_until(lambda: len(psutil.Process(server.pid).children()) == 2, timeout=60,
                    message="the killed process started again")
         now = psutil.Process(server.pid).children()
-        os.kill(server.pid, signal.SIGINT)                      # SIGINT to the launcher alone
+        os.kill(server.pid, signal.SIGTERM)
         assert_stopped_in_one_line(server, now, log, url)
     finally:
         if server.poll() is None:
             stop(server)
 
 
-def test_loading_a_folder_shows_library_noise_unless_quieted(tmp_path):
-    """The quiet check above can fail: loading a saved model prints transformers' progress bars,
-    and `quiet_loading()` (the launcher's, the server's and `lab measure`'s) is what removes them."""
+def test_ctrl_c_stops_every_process_and_loading_folders_before_the_fork_is_quiet(tmp_path):
+    target, draft = save_tiny(tmp_path / "target"), save_tiny(tmp_path / "draft", seed=1)
+    server, children, log, url = launch_two(tmp_path, "--target", str(target), "--draft", str(draft))
+    try:
+        os.killpg(server.pid, signal.SIGINT)           # Ctrl-C: SIGINT to the terminal's group
+        assert_stopped_in_one_line(server, children, log, url)
+    finally:
+        if server.poll() is None:
+            stop(server)
+    text = log.read_text()
+    # the pair loaded from folders before the fork: as quiet as one process
+    assert "pair loaded before the fork" in text
+    assert "Loading weights" not in text and "[transformers]" not in text, text[:3000]
+
+
+def test_loading_a_folder_shows_library_noise_unless_quieted(tmp_path, monkeypatch, capfd):
+    """The quiet check above can fail: loading a saved model prints transformers' progress bars
+    (as in a fresh interpreter, where they are on), and `quiet_loading()` (the launcher's, the
+    server's and `lab measure`'s) is what removes them."""
+    from transformers.utils import logging as hf_logging
+    from lab.pairs.load import load_model, quiet_loading
     folder = save_tiny(tmp_path / "m")
-    code = ("import sys; from lab.pairs.load import quiet_loading\n"
-            "if sys.argv[1] == 'quiet': quiet_loading()\n"
-            "from pathlib import Path; from lab.pairs.load import load_model; load_model(Path(sys.argv[2]), 'target')")
-    env = {k: v for k, v in os.environ.items() if k != "HF_HUB_DISABLE_PROGRESS_BARS"}
-    out = {mode: subprocess.run([sys.executable, "-c", code, mode, str(folder)], cwd=ROOT, env=env,
-                                capture_output=True, text=True, timeout=120) for mode in ("loud", "quiet")}
-    assert out["loud"].returncode == out["quiet"].returncode == 0, out["quiet"].stderr[-2000:]
-    assert "Loading weights" in out["loud"].stderr
-    assert "Loading weights" not in out["quiet"].stderr
+    monkeypatch.setenv("HF_HUB_DISABLE_PROGRESS_BARS", "")       # then removed; put back as it was after
+    monkeypatch.delenv("HF_HUB_DISABLE_PROGRESS_BARS")
+    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
+    try:
+        hf_logging.set_verbosity_warning()
+        hf_logging.enable_progress_bar()
+        capfd.readouterr()
+        load_model(folder, "target")
+        loud = capfd.readouterr().err
+        quiet_loading()
+        load_model(folder, "target")
+        quiet = capfd.readouterr().err
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        (hf_logging.enable_progress_bar if bars else hf_logging.disable_progress_bar)()
+    assert "Loading weights" in loud
+    assert "Loading weights" not in quiet
 
 
 def test_verbose_is_read_from_the_lab_arguments_and_the_environment():
