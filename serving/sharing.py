@@ -1,4 +1,4 @@
-"""What the class's serving processes share through the class store (shell.store.shared): JSON records
+"""What the class's serving processes share through the class store (shell.store.contract): JSON records
 (lab.records), never code, and among them each pair's cost profile, adopted by every process from the
 first that measured it so the whole class prices with one.
 

@@ -2,28 +2,26 @@
 
 With one server process (the default) an action is what it always was: reset clears this process's
 model results and reloads its pages; a pair switch loads the pair here. When several processes
-serve the class (shell.store.shared), the process that took the lecturer's click does the same and
-announces it in the class's shared store; every other process applies it at its next look
-(within half a second): it clears its results and reloads its pages, or loads the same pair and
-redraws its pages' badges. The model service shares the cost profile and the request outcomes
+serve the class (shell.store.shared: one machine's SQLite file, or a Redis server several machines
+share), the process that took the lecturer's click does the same and announces it in the class's
+shared store; every other process, on every machine, applies it at its next look (within half a
+second): it clears its results and reloads its pages, or loads the same pair and redraws its pages'
+badges. The model service shares the cost profile and the request outcomes
 (serving.service) through the same store, and each process gets its share of the cores for torch.
 Every function is given the server's class state (shell.frame.classstate).
 
     n = reset_class(the_class, except_id)     # pages sent back to the landing page, in every process
     switched_everywhere(the_class, name)      # after this process switched the pair
     take_share_of_cores()                     # once per forked process, at start
-    share_with_other_processes(the_class)     # once, when the class has a shared store (its poll's
-                                              # writes then kept in memory while the store refuses them)
+    share_with_other_processes(the_class)     # once, when the class has a shared store
 """
 from __future__ import annotations
 
 import contextlib
 import logging
 import os
-import sqlite3
 
 from serving.runtime import loaded_before_fork
-from shell.poll.store import PollStore
 from shell.store.shared import StoreFault, share_cores
 
 log = logging.getLogger(__name__)
@@ -35,8 +33,7 @@ def reset_class(the_class, except_id: str | None = None) -> int:
     the_class.pair.service().clear()
     n = the_class.open_pages.reload_all(except_id=except_id)
     if the_class.store is not None:
-        with contextlib.suppress(sqlite3.Error):
-            n += the_class.store.sessions_elsewhere()
+        n += the_class.store.sessions_elsewhere()
         with contextlib.suppress(StoreFault):     # said by the store, on the lecturer's view too
             the_class.store.announce("reset")
     return n
@@ -65,7 +62,6 @@ def share_with_other_processes(the_class) -> None:
     outcomes between the serving processes."""
     store, service = the_class.store, the_class.pair.service()
     service.share(store)
-    kept_in_memory_on_fault(the_class.poll)
 
     def share_profiles() -> None:          # once the pair is loaded: the watch thread never loads it
         if the_class.loader.ready:
@@ -89,21 +85,3 @@ def share_with_other_processes(the_class) -> None:
 
     store.on("reset", reset_here)
     store.on("pair", switch_here)
-
-
-POLL_WRITES = ("ask", "vote", "reveal", "reset", "reset_all", "join", "leave")
-
-
-def kept_in_memory_on_fault(poll) -> None:
-    """The class poll's writes that the store refuses (StoreFault: a full disk) are kept in this
-    process's memory instead (PollStore's own methods on the same poll), so a page still opens and
-    a vote still counts here; the store says the one sentence."""
-    for name in POLL_WRITES:
-        shared, own = getattr(poll, name), getattr(PollStore, name).__get__(poll)
-
-        def write(*args, _shared=shared, _own=own, **kwargs):
-            try:
-                return _shared(*args, **kwargs)
-            except StoreFault:
-                return _own(*args, **kwargs)
-        setattr(poll, name, write)

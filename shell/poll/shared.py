@@ -1,73 +1,86 @@
-"""The class poll in the class's shared store (shell.store.shared), for a class served by several processes.
+"""The class poll in the class's shared store (shell.store.contract), for a class served by several processes.
 
 `SharedPollStore` keeps `PollStore`'s rules and answers (one answer per browser, its latest until the
-question is revealed; counts only, and how many were left out of them; the browsers here) but holds the votes in the SQLite file every
-serving process opens, so a vote taken by one process counts on a lecturer's page held by another.
-Each change is one short write transaction that also records an event; this process's listeners
-hear it at once, the other processes' at their next look at the file (shell.store.shared.INTERVAL), with
-a burst of votes on one question heard as one change.
+question is revealed; counts only, and how many were left out of them; the browsers here) but holds
+the votes in the class store every serving process opens (a SQLite file, or Redis for several
+machines), so a vote taken by one process counts on a lecturer's page held by another. A vote is in
+the store before the page shows it counted; each change is one store operation that also announces
+it: this process's listeners hear it at once, the other processes' at their next look
+(shell.store.events.INTERVAL), with a burst of votes on one question heard as one change.
 
     poll = class_poll(store, per_address)    # a PollStore in memory, or a SharedPollStore over `store`
 
-Votes this process kept in memory while the store refused them (shell.lecturer.classwide) count in its tallies,
-merged with the store's: one answer per voter, and a vote the store takes again drops the copy in memory.
+While the store fails (a full disk, a Redis away: StoreFault) every method does what PollStore does in
+this process's memory, so pages keep opening and votes keep counting here; tallies merge those votes
+with the store's last reading, one answer per voter, and a vote the store takes again drops the copy
+in memory. When the store is back ("rejoin") the process writes what it kept there.
 """
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
-import time
 from typing import Any
 
 from shell.poll.store import PollStore, Question, Tally, refusal
-from shell.store.shared import GONE_AFTER, ClassStore
+from shell.store.contract import ClassStore, PollState
+from shell.store.events import StoreFault
 
-LEFT = "left:"          # a voter's key prefix in the votes table: kept for the student, not in the histogram
-OWN = "CASE WHEN substr(voter, 1, 5) = 'left:' THEN substr(voter, 6) ELSE voter END"    # the voter either way
+
+def or_in_memory(method):
+    """`method` on the store; on StoreFault, PollStore's method of the same name in this process's
+    memory (the store says the one sentence)."""
+    own = getattr(PollStore, method.__name__)
+
+    @functools.wraps(method)
+    def either(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except StoreFault:
+            return own(self, *args, **kwargs)
+    return either
 
 
 class SharedPollStore(PollStore):
-    """PollStore's methods on the class's shared file; the voters' salt is the file's, so every
-    process hashes a browser the same way. Questions are cached per process (the first definition
-    of a number stands everywhere, so a cached one never changes)."""
+    """PollStore's methods on the class's shared store, whose salt every process hashes voters with.
+    Questions (the first definition stands everywhere) and this process's pages are cached here."""
 
     def __init__(self, store: ClassStore, per_address: int | None = None):
         super().__init__(salt=store.salt, per_address=per_address)
         self.store = store
+        self._last: dict[int, PollState] = {}       # each question as last read, for a store that fails
+        self._resets: set[int | None] = set()       # resets the store missed while it failed
         store.on("poll", lambda data: self._notify(*data))    # [number, what] from another process
-
-    def _changed(self, db, number: int | None, what: str) -> None:
-        self.store.emit(db, "poll", [number, what])
+        store.on("rejoin", lambda data: self.rejoin())
 
     # --- questions and votes ---
+    @or_in_memory
     def ask(self, question: Question) -> Question:
         known = self.question(question.number)
         if known is not None:
             return known
-        spec = json.dumps([question.kind, list(question.choices), list(question.bounds)])
-        with self.store.write() as db:
-            new = db.execute("INSERT OR IGNORE INTO questions VALUES (?, ?)", (question.number, spec)).rowcount == 1
-            if new:
-                self._changed(db, question.number, "ask")
-        if new:
+        if self.store.add_question(question.number, [question.kind, list(question.choices), list(question.bounds)]):
             with self._lock:
                 self._questions[question.number] = question
             self._notify(question.number, "ask")
             return question
         return self.question(question.number)
 
+    @or_in_memory
     def question(self, number: int) -> Question | None:
         with self._lock:
             known = self._questions.get(number)
         if known is not None:
             return known
-        rows = self.store.read("SELECT spec FROM questions WHERE number = ?", (number,))
-        if not rows:
+        spec = self.store.question(number)
+        if spec is None:
             return None
-        kind, choices, bounds = json.loads(rows[0][0])
+        kind, choices, bounds = spec
         known = Question(number, kind, tuple(choices), tuple(bounds))
         with self._lock:
             return self._questions.setdefault(number, known)
 
+    @or_in_memory
     def vote(self, number: Any, browser: str, value: Any, address: str = "") -> str | None:
         if isinstance(number, bool) or not isinstance(number, int):
             return f"There is no question {refusal(number)} in this lab; nothing was counted."
@@ -78,30 +91,22 @@ class SharedPollStore(PollStore):
         if index is None:
             return why
         voter = self.voter(browser)
-        key = voter
-        if address and self.per_address is not None and self.answer_of(number, browser) is None \
-                and not self._counts_for(number, voter, address):
-            key = LEFT + voter          # kept as the student's answer, left out of the histogram
-        with self.store.write() as db:
-            had = db.execute("SELECT voter, answer FROM votes WHERE number = ? AND voter IN (?, ?)",
-                             (number, voter, LEFT + voter)).fetchone()
-            if had is not None and had[1] == index:
-                forget_kept(self, number, voter)
-                return None              # the same answer again (a page reload): already kept
-            if db.execute("SELECT 1 FROM revealed WHERE number = ?", (number,)).fetchone():
-                return (f"The class's answers to question {number} are already revealed, so a new answer "
-                        "is not counted; yours stays in your card.")
-            db.execute("INSERT OR REPLACE INTO votes VALUES (?, ?, ?)", (number, had[0] if had else key, index))
-            self._changed(db, number, "vote")
+        left = bool(address) and self.per_address is not None and self.answer_of(number, browser) is None \
+            and not self._counts_for(number, voter, address)     # kept for the student, not in the histogram
+        done = self.store.cast_vote(number, voter, index, left)
+        if done == "revealed":
+            return (f"The class's answers to question {number} are already revealed, so a new answer "
+                    "is not counted; yours stays in your card.")
+        if done == "full":
+            return f"Question {number} has all the answers the class's poll keeps; yours stays in your card."
         forget_kept(self, number, voter)        # the store holds the newer answer
-        self._notify(number, "vote")
-        return None
+        return None if done == "same" else self._notify(number, "vote")
 
+    @or_in_memory
     def left_out(self, number: int, browser: str) -> bool:
         if PollStore.answer_of(self, number, browser) is not None:
-            return PollStore.left_out(self, number, browser)     # kept in memory on a full store
-        return bool(self.store.read("SELECT 1 FROM votes WHERE number = ? AND voter = ?",
-                                    (number, LEFT + self.voter(browser))))
+            return PollStore.left_out(self, number, browser)     # kept in memory while the store failed
+        return (self.store.answer(number, self.voter(browser)) or (0, False))[1]
 
     def _counts_for(self, number: int, voter: str, address: str) -> bool:
         """Whether `address` may have one more browser's vote counted on question `number` (every
@@ -117,87 +122,99 @@ class SharedPollStore(PollStore):
         return True
 
     def tally(self, number: int) -> Tally | None:
-        """The store's answers and those kept in memory while it refused them (`merged`), once each."""
+        """The store's answers and those kept in memory while it refused them (`merged`), once each;
+        while the store fails, its last reading of the question."""
         if (question := self.question(number)) is None:
             return None
-        alive = time.time() - GONE_AFTER
-        here = "FROM presence p JOIN procs r ON r.proc = p.proc WHERE r.seen >= ?"
-        with self.store.snapshot() as db:
-            rows = db.execute("SELECT voter, answer FROM votes WHERE number = ?", (number,)).fetchall()
-            present = {v for (v,) in db.execute(f"SELECT DISTINCT p.voter {here}", (alive,))}
-            revealed = db.execute("SELECT 1 FROM revealed WHERE number = ?", (number,)).fetchone() is not None
-        counted, left, present, revealed = merged(self, number, rows, present, revealed)
+        try:
+            state = self._last[number] = self.store.poll_state(number)
+        except StoreFault:
+            state = self._last.get(number, PollState())
+        counted, left, present, revealed = merged(self, number, state)
         counts = tuple(list(counted.values()).count(i) for i in range(len(question.categories)))
         return Tally(question, counts, len(present), revealed, here=len(present & (counted.keys() | left.keys())),
                      left_out=len(left), per_address=self.per_address)
 
+    @or_in_memory
     def answer_of(self, number: int, browser: str) -> int | None:
-        voter = self.voter(browser)
         if (kept := PollStore.answer_of(self, number, browser)) is not None:
             return kept                  # kept in this process's memory while the store refused it
-        rows = self.store.read("SELECT answer FROM votes WHERE number = ? AND voter IN (?, ?)",
-                               (number, voter, LEFT + voter))
-        return rows[0][0] if rows else None
+        return (self.store.answer(number, self.voter(browser)) or (None, False))[0]
 
     # --- the lecturer's controls ---
+    @or_in_memory
     def reveal(self, number: int) -> None:
-        if self.question(number) is None:
-            return
-        with self.store.write() as db:
-            new = db.execute("INSERT OR IGNORE INTO revealed VALUES (?)", (number,)).rowcount == 1
-            if new:
-                self._changed(db, number, "reveal")
-        if new:
+        if self.question(number) is not None and self.store.reveal(number):
             self._notify(number, "reveal")
 
     def reset(self, number: int) -> None:
         self.store.drop(f"poll-address:{number}:")
-        with self.store.write() as db:
-            db.execute("DELETE FROM votes WHERE number = ?", (number,))
-            db.execute("DELETE FROM revealed WHERE number = ?", (number,))
-            self._changed(db, number, "reset")
-        forget_kept(self, number)
-        self._notify(number, "reset")
+        try:
+            self.store.clear_votes(number)
+        except StoreFault:
+            self._resets.add(number)             # cleared in the store when it is back
+        self._last.pop(number, None)
+        PollStore.reset(self, number)            # and what this process kept
 
     def reset_all(self) -> None:
         self.store.drop("poll-address:")
-        with self.store.write() as db:
-            db.execute("DELETE FROM votes")
-            db.execute("DELETE FROM revealed")
-            self._changed(db, None, "reset")
-        forget_kept(self, None)
-        self._notify(None, "reset")
+        try:
+            self.store.clear_votes(None)
+        except StoreFault:
+            self._resets.add(None)
+        self._last.clear()
+        PollStore.reset_all(self)
 
-    # --- who is here ---
+    # --- who is here: this process's pages, in memory too (written again when the store is back) ---
     def join(self, session_id: str, browser: str) -> None:
-        with self.store.write() as db:
-            db.execute("INSERT OR REPLACE INTO presence VALUES (?, ?, ?)",
-                       (self.store.proc, session_id, self.voter(browser)))
-            self._changed(db, None, "presence")
+        with self._lock:
+            self._present[session_id] = voter = self.voter(browser)
+        with contextlib.suppress(StoreFault):        # said by the store; written again when it is back
+            self.store.join(session_id, voter)
         self._notify(None, "presence")
 
     def leave(self, session_id: str) -> None:
-        with self.store.write() as db:
-            gone = db.execute("DELETE FROM presence WHERE proc = ? AND session = ?",
-                              (self.store.proc, session_id)).rowcount
-            if gone:
-                self._changed(db, None, "presence")
-        if gone:
+        with self._lock:
+            gone = self._present.pop(session_id, None)
+        with contextlib.suppress(StoreFault):
+            self.store.leave(session_id)
+        if gone is not None:
             self._notify(None, "presence")
 
+    def rejoin(self) -> None:
+        """The store is back: write the questions, pages, resets, reveals and votes this process kept."""
+        for number in sorted(self._resets, key=lambda n: -1 if n is None else n):
+            self.store.clear_votes(number)
+            self._resets.discard(number)
+        with self._lock:
+            questions, present, revealed = list(self._questions.values()), dict(self._present), set(self._revealed)
+            kept = [(n, v, a, False) for n, votes in self._votes.items() for v, a in votes.items()] + \
+                [(n, v, a, True) for n, votes in self._left.items() for v, a in votes.items()]
+        for q in questions:
+            self.store.add_question(q.number, [q.kind, list(q.choices), list(q.bounds)])
+        for session, voter in present.items():
+            self.store.join(session, voter)
+        for number, voter, answer, left in kept:
+            if self.store.cast_vote(number, voter, answer, left) in ("counted", "same"):
+                forget_kept(self, number, voter)
+        for number in revealed:
+            self.store.reveal(number)
+        self._notify(None, "presence")
 
-def merged(poll: SharedPollStore, number: int, rows, present: set, revealed: bool):
-    """The store's votes (`rows`: voter, answer) merged with those `poll` kept in memory while the
-    store refused them: (counted, left out, present, revealed), one answer per voter, memory's later."""
-    counted = {v: a for v, a in rows if not v.startswith(LEFT)}
-    left = {v[len(LEFT):]: a for v, a in rows if v.startswith(LEFT)}
+
+def merged(poll: SharedPollStore, number: int, state: PollState):
+    """The store's votes (`state`) merged with those `poll` kept in memory while the store refused
+    them: (counted, left out, present, revealed), one answer per voter, memory's later."""
+    counted = {v: a for v, a, left in state.votes if not left}
+    left = {v: a for v, a, is_left in state.votes if is_left}
     with poll._lock:
         for voter, answer in poll._votes.get(number, {}).items():
             left.pop(voter, None)
             counted[voter] = answer
         for voter, answer in poll._left.get(number, {}).items():
             (counted if voter in counted else left)[voter] = answer
-        return counted, left, present | set(poll._present.values()), revealed or number in poll._revealed
+        return (counted, left, state.present | set(poll._present.values()),
+                state.revealed or number in poll._revealed)
 
 
 def forget_kept(poll: SharedPollStore, number: int | None, voter: str | None = None) -> None:

@@ -7,15 +7,14 @@ fresh LabState, seeded from the snapshot of its browser's last settings.
 
 Kept in memory, bounded; when several processes serve the class (shell.store.shared), a snapshot is also
 written to the class's shared store (within half a second, off the event loop), so that a browser's
-next page finds its settings whichever process serves it. While the store cannot be written (a full
-disk), snapshots stay in this process's memory and are written once it can.
+next page finds its settings whichever process (or machine) serves it. While the store cannot be
+written (a full disk, a Redis away), snapshots stay in this process's memory and are written once it
+can; when a Redis comes back, every snapshot this process holds is written again.
 """
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
-import time
 from collections import OrderedDict
 
 from lab import records
@@ -31,7 +30,7 @@ RENAMED = {"draft": "variant"}     # a field's older name in a stored snapshot â
 class Snapshots:
     """Browser id â†’ its last settings and answers; the oldest browsers are dropped past `size`.
 
-    With a shared `store` (shell.store.shared.ClassStore), a saved snapshot is also written there by
+    With a shared `store` (shell.store.contract.ClassStore), a saved snapshot is also written there by
     `flush` (the store's watch thread calls it) and `get` reads the store first, so a browser's next
     page finds its settings whichever process serves it."""
 
@@ -42,16 +41,17 @@ class Snapshots:
         self._lock = threading.Lock()
         if store is not None:
             store.every_tick(self.flush)
+            store.on("rejoin", lambda data: self.write_again())
 
     def get(self, bid: str) -> dict:
         with self._lock:
             if self.store is None or bid in self._dirty:
                 return self._saved.get(bid, {})
         try:
-            rows = self.store.read("SELECT value FROM snapshots WHERE browser = ?", (bid,))
-        except sqlite3.Error:          # the file cannot be read now: this process's own copy
-            rows = []
-        return self._snapshot(rows[0][0]) if rows else self._saved.get(bid, {})
+            blob = self.store.snapshot_of(bid)
+        except StoreFault:             # the store cannot be read now: this process's own copy
+            blob = None
+        return self._snapshot(blob) if blob is not None else self._saved.get(bid, {})
 
     @staticmethod
     def _snapshot(blob: bytes) -> dict:
@@ -78,19 +78,20 @@ class Snapshots:
                 self._dirty.add(bid)
 
     def flush(self) -> None:
-        """Write the snapshots saved since the last flush to the shared store (one transaction),
+        """Write the snapshots saved since the last flush to the shared store (one operation),
         keeping its `size` newest."""
         with self._lock:
-            rows = [(bid, records.dumps(self._saved[bid]).encode()) for bid in self._dirty if bid in self._saved]
+            rows = {bid: records.dumps(self._saved[bid]).encode() for bid in self._dirty if bid in self._saved}
             self._dirty.clear()
         if not rows:
             return
         try:
-            with self.store.write() as db:
-                db.executemany("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)",
-                               [(bid, blob, time.time()) for bid, blob in rows])
-                db.execute("DELETE FROM snapshots WHERE browser NOT IN "
-                           "(SELECT browser FROM snapshots ORDER BY stamp DESC LIMIT ?)", (self.size,))
+            self.store.save_snapshots(rows, self.size)
         except StoreFault:             # said by the store; kept here, and written at a later flush
             with self._lock:
-                self._dirty.update(bid for bid, _ in rows)
+                self._dirty.update(rows)
+
+    def write_again(self) -> None:
+        """The store is back (it may have lost them): every snapshot held here goes at the next flush."""
+        with self._lock:
+            self._dirty.update(self._saved)

@@ -6,7 +6,7 @@ import pytest
 from serving.workqueue import Allowance
 from shell.room import identity
 from shell.room.browsers import TABS_PER_BROWSER, Browsers
-from shell.store.shared import ClassStore
+from shell.store.sqlite import SQLiteStore
 from tests.helpers import FakeClock
 
 
@@ -33,7 +33,7 @@ def test_rotating_cookies_from_one_address_get_a_few_ids_then_the_addresss_pool(
 
 
 def test_every_process_of_a_class_counts_the_same_address(tmp_path):
-    store = ClassStore(tmp_path / "class.sqlite")
+    store = SQLiteStore(tmp_path / "class.sqlite")
     clock = FakeClock(1000.0)
     one, two = (identity.Buckets(0.0, 3, identity.SharedTable(store, "new-ids"), clock=clock) for _ in range(2))
     assert [one.take("a"), two.take("a"), one.take("a"), two.take("a")] == [True, True, True, False]

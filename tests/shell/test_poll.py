@@ -5,20 +5,33 @@ import pytest
 
 from shell.poll.answers import Ballot, PollStore, PollView, Question, status_html
 from shell.poll.shared import SharedPollStore
-from shell.store.shared import ClassStore
+from shell.store.redis.store import RedisStore
+from shell.store.sqlite import SQLiteStore
+from tests.shell.redisserver import RedisServer
 from uikit.predict import PredictCard
 
 
-@pytest.fixture(params=["memory", "shared"])
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory):
+    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["memory", "sqlite", "redis"])
 def make_store(request, tmp_path):
-    """A fresh poll store: one process's (in memory) or the class's shared SQLite file (shell.store.shared),
-    which must keep the same rules; each call a store of its own."""
+    """A fresh poll store: one process's (in memory) or in the class's shared store (a SQLite file or a
+    Redis server: shell.store), which must keep the same rules; each call a store of its own."""
     made = []
 
     def make(salt=b"test", per_address=None):
         if request.param == "memory":
             return PollStore(salt=salt, per_address=per_address)
-        made.append(ClassStore(tmp_path / f"class-{len(made)}.sqlite", interval=3600))
+        if request.param == "sqlite":
+            made.append(SQLiteStore(tmp_path / f"class-{len(made)}.sqlite", interval=3600))
+        else:
+            made.append(RedisStore(request.getfixturevalue("redis_server").url, interval=3600,
+                                   prefix=f"{tmp_path.name}-{len(made)}:"))
         return SharedPollStore(made[-1], per_address=per_address)
     yield make
     for store in made:

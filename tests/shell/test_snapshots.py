@@ -1,27 +1,23 @@
 """A browser's settings snapshot in the class store (shell.room.snapshots): the student's draft variant is
 written as "variant", and a snapshot that stored it under its older name "draft" still seeds a page."""
-import time
-
 import pytest
 
 from lab import records
 from shell.room.snapshots import Snapshots
-from shell.store.shared import ClassStore
+from shell.store.sqlite import SQLiteStore
 from uikit.state import LabState
 
 
 @pytest.fixture
 def store(tmp_path):
-    made = ClassStore(tmp_path / "class.sqlite", interval=3600)
+    made = SQLiteStore(tmp_path / "class.sqlite", interval=3600)
     yield made
     made.stop()
 
 
 def _stored(store, bid: str, value: dict) -> None:
     """`value` written as a snapshot row, as a server process would have written it."""
-    with store.write() as db:
-        db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)",
-                   (bid, records.dumps(value).encode(), time.time()))
+    store.save_snapshots({bid: records.dumps(value).encode()}, keep=100)
 
 
 def test_the_variant_is_written_under_its_name(store, tiny_service):
@@ -29,7 +25,7 @@ def test_the_variant_is_written_under_its_name(store, tiny_service):
     state = LabState(tiny_service, variant="random")
     snapshots.save("b1", state)
     snapshots.flush()
-    row = store.read("SELECT value FROM snapshots WHERE browser = ?", ("b1",))[0][0]
+    row = store.snapshot_of("b1")
     value = records.loads(row)
     assert value["variant"] == "random" and "draft" not in value
     assert Snapshots(store=store).get("b1")["variant"] == "random"

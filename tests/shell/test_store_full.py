@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 from shell.frame.classstate import ClassState
-from shell.store.shared import ClassStore
+from shell.store.sqlite import SQLiteStore
 
 
 def _fill(folder) -> None:
@@ -35,7 +35,7 @@ def full_store(tmp_path, monkeypatch):
         ["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", str(mount)], capture_output=True).returncode == 0
     store = None
     try:
-        store = ClassStore(mount / "class" / "c.sqlite")
+        store = SQLiteStore(mount / "class" / "c.sqlite")
         store.put("before", b"written while there was room")
         if mounted:
             _fill(mount)

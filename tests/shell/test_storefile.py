@@ -1,5 +1,6 @@
 """Only the server's user can write the class store: made 0700/0600, anything else refused in one
-sentence; faults said once; stale rows bounded; a second server and dead processes noticed."""
+sentence; faults said once; a second server and dead processes noticed. (What every backend keeps,
+bounds and refuses to run: test_store_contract.py.)"""
 from __future__ import annotations
 
 import logging
@@ -11,8 +12,8 @@ import sys
 
 import pytest
 
-from shell.store import shared as store_module
-from shell.store.shared import ClassStore, StoreFault, open_class_store
+from shell.store.shared import StoreFault, open_class_store
+from shell.store.sqlite import SQLiteStore
 from shell.store.files import StoreRefused, claim
 
 NOBODY = 65534
@@ -24,7 +25,7 @@ def mode(path) -> int:
 
 def test_a_new_store_is_the_servers_alone(tmp_path):
     path = tmp_path / "class" / "store.sqlite"
-    store = ClassStore(path)
+    store = SQLiteStore(path)
     store.put("k", b"v")
     assert mode(path.parent) == 0o700 and mode(path) == 0o600
     sides = [path.with_name(path.name + s) for s in ("-wal", "-shm")]
@@ -47,7 +48,7 @@ def test_a_file_of_another_user_is_refused(tmp_path, name):
     (tmp_path / name).write_bytes(b"")
     os.chown(tmp_path / name, NOBODY, NOBODY)
     with pytest.raises(StoreRefused, match="belongs to another user"):
-        ClassStore(tmp_path / "class.sqlite")
+        SQLiteStore(tmp_path / "class.sqlite")
 
 
 def test_files_others_can_write_or_links_are_refused_and_readable_ones_closed(tmp_path):
@@ -69,7 +70,7 @@ def test_a_refused_store_is_one_sentence_and_the_class_goes_on(tmp_path, caplog,
     folder = tmp_path / "open"
     folder.mkdir()
     folder.chmod(0o777)
-    with caplog.at_level(logging.ERROR, logger="shell.store.shared"):
+    with caplog.at_level(logging.ERROR, logger="shell.store"):
         store, problem = open_class_store({"SPECLAB_STORE": str(folder / "c.sqlite")})
     assert store is None
     assert len(caplog.records) == 1 and caplog.records[0].exc_info is None
@@ -81,19 +82,19 @@ def test_a_refused_store_is_one_sentence_and_the_class_goes_on(tmp_path, caplog,
 
 def test_a_dangling_link_in_place_of_the_folder_is_one_sentence(tmp_path, caplog, monkeypatch):
     (tmp_path / "classroom").symlink_to(tmp_path / "nowhere")
-    with caplog.at_level(logging.ERROR, logger="shell.store.shared"):
+    with caplog.at_level(logging.ERROR, logger="shell.store"):
         assert open_class_store({"SPECLAB_STORE": str(tmp_path / "classroom" / "c.sqlite")})[0] is None
     assert len(caplog.records) == 1 and "is a link" in caplog.text
 
 
 def test_a_store_that_cannot_be_written_is_said_once_and_kept_in_memory(tmp_path, caplog, monkeypatch):
-    store = ClassStore(tmp_path / "c.sqlite")
+    store = SQLiteStore(tmp_path / "c.sqlite")
     store.put("k", b"before")
 
     def full():
         raise sqlite3.OperationalError("database or disk is full")
     monkeypatch.setattr(store, "_db", full)
-    with caplog.at_level(logging.ERROR, logger="shell.store.shared"):
+    with caplog.at_level(logging.ERROR, logger="shell.store"):
         for i in range(3):
             store.put("k", f"v{i}".encode())                   # no StoreFault: kept in this process
         with pytest.raises(StoreFault):
@@ -135,28 +136,15 @@ def test_a_folder_in_place_of_the_store_file_is_called_a_folder(tmp_path):
         claim(tmp_path / "class.sqlite")
 
 
-def test_outcomes_in_the_store_are_bounded(tmp_path, monkeypatch):
-    store = ClassStore(tmp_path / "c.sqlite")
-    monkeypatch.setattr(store_module, "KEEP_SHARED", 5)
-    for i in range(12):
-        store.put(f"outcome:{i}", b"x" * 10)
-    store.put("profile:tiny:aligned", b"p")
-    keys = {k for k, in store.read("SELECT key FROM shared")}
-    assert keys == {f"outcome:{i}" for i in range(7, 12)} | {"profile:tiny:aligned"}
-    monkeypatch.setattr(store_module, "KEEP_SHARED_BYTES", 25)
-    store.put("outcome:new", b"y" * 10)
-    assert {k for k, in store.read("SELECT key FROM shared WHERE key LIKE 'outcome:%'")} == {"outcome:11", "outcome:new"}
-
-
 def test_a_second_server_on_the_same_store_is_warned(tmp_path, caplog):
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
         path = tmp_path / "c.sqlite"
-        first = ClassStore(path)
+        first = SQLiteStore(path)
         with first.write() as db:
             db.execute("UPDATE procs SET server = ?", (other.pid,))     # as if another server had opened it
-        with caplog.at_level(logging.WARNING, logger="shell.store.shared"):
-            ClassStore(path)
+        with caplog.at_level(logging.WARNING, logger="shell.store"):
+            SQLiteStore(path)
         assert f"Another server (pid {other.pid})" in caplog.text
     finally:
         other.kill()
@@ -166,34 +154,9 @@ def test_a_second_server_on_the_same_store_is_warned(tmp_path, caplog):
 def test_pages_of_a_dead_process_stop_counting(tmp_path):
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    store = ClassStore(tmp_path / "c.sqlite")
+    store = SQLiteStore(tmp_path / "c.sqlite")
     with store.write() as db:
         db.execute("INSERT INTO procs VALUES ('gone', ?, ?, 7, 0)", (dead.pid, __import__("time").time()))
     assert store.sessions_elsewhere() == 7
     store.heartbeat()
     assert store.sessions_elsewhere() == 0
-
-
-def test_a_crafted_shared_row_is_ignored_not_run(tmp_path, tiny_service, caplog):
-    """What another user could once do with the store: a pickle in the shared table. Now the
-    service reads JSON records only: the row is ignored with one line and nothing runs."""
-    import pickle
-    marker = tmp_path / "ran"
-
-    class Evil:
-        def __reduce__(self):
-            return (os.system, (f"touch {marker}",))
-    store = ClassStore(tmp_path / "c.sqlite")
-    key = ("outcome", "a request")
-    tiny_service.share(store)
-    try:
-        tiny_service.cached(key, lambda: ("a", "tuple"))                 # shared as a JSON record
-        assert store.read("SELECT COUNT(*) FROM shared WHERE key LIKE 'outcome:%'")[0][0] == 1
-        with store.write() as db:                                      # another user's row
-            db.execute("UPDATE shared SET value = ?", (pickle.dumps(Evil()),))
-        tiny_service.clear(shared=False)
-        with caplog.at_level(logging.WARNING, logger="serving.service"):
-            assert tiny_service.peek(key, "none") == "none"
-    finally:
-        tiny_service.share(None)
-    assert not marker.exists() and "was not a lab record" in caplog.text
