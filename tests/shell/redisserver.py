@@ -4,10 +4,11 @@ its own (no service, no config file), stopped (and started again) by the test.
     server = RedisServer(tmp_path, password="right").start()
     server.url            # redis://127.0.0.1:PORT/0
     server.admin("REPLICAOF", "127.0.0.1", "1")      # a command as the operator would type it
-    server.stop(); server.start()                    # a Redis that goes away and comes back
+    server.stop(save=True); server.start()           # a Redis that goes away and comes back
 """
 from __future__ import annotations
 
+import contextlib
 import shutil
 import socket
 import subprocess
@@ -60,8 +61,14 @@ class RedisServer:
         finally:
             client.close()
 
-    def stop(self) -> None:
+    def stop(self, save: bool = False) -> None:
+        """Kill the server (its data gone), or (`save`) shut it down as an operator would, its data
+        saved in its folder for the next start."""
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
+            if save:
+                with contextlib.suppress(redis.ConnectionError):
+                    self.admin("SHUTDOWN", "SAVE")
+            else:
+                self.proc.kill()
             self.proc.wait(timeout=30)
         self.proc = None
