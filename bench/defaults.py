@@ -59,6 +59,7 @@ def run_pair(pair, prompts: dict[str, list[str]], tokens: int, repeats: int, pro
              drafter: str | None = None, policy: str | None = None) -> dict[str, dict]:
     """Per category: pooled wall, CPU and priced times of plain and default decoding, and the rounds."""
     from lab.core.engine import generate
+    from lab.core.request import Request
     from lab.prompts import encode_prompt
     from lab.speed.timeline import schedule
     rows: dict[str, dict] = {}
@@ -67,15 +68,15 @@ def run_pair(pair, prompts: dict[str, list[str]], tokens: int, repeats: int, pro
                                                      "priced_plain", "priced_spec")} | {"rounds": 0, "drafted": 0,
                                                                                          "exact": True, "prompts": 0})
         for text in texts:
-            ids = encode_prompt(pair.tokenizer, text)
+            request = Request(encode_prompt(pair.tokenizer, text), drafter=drafter, policy=policy,
+                              max_new_tokens=tokens)
             acc["prompts"] += 1
             for r in range(repeats):
                 runs = {}
                 for mode in (("plain", "spec") if r % 2 == 0 else ("spec", "plain")):
                     wall, cpu = time.perf_counter(), time.process_time()
-                    trace = generate(pair, ids, mode="plain" if mode == "plain" else "speculative",
-                                     max_new_tokens=tokens, display_top=0, profile=profile,
-                                     drafter=drafter, policy=policy)
+                    trace = generate(pair, request.plain() if mode == "plain" else request, display_top=0,
+                                     profile=profile)
                     acc[f"wall_{mode}"] += time.perf_counter() - wall
                     acc[f"cpu_{mode}"] += time.process_time() - cpu
                     runs[mode] = trace

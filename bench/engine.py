@@ -29,6 +29,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 
 from lab.core.engine import generate  # noqa: E402
+from lab.core.request import Request  # noqa: E402
 from lab.prompts import encode_prompt, heldout_prompts  # noqa: E402
 
 CATEGORIES = ("code", "facts", "json", "edit")
@@ -47,7 +48,7 @@ def contenders(pair, g: int, n: int) -> dict:
         return cut(pair.target.generate(prompt, do_sample=False, max_new_tokens=n, pad_token_id=eos, **kwargs), ids)
 
     def ours(**kwargs):
-        return lambda ids: generate(pair, ids, max_new_tokens=n, display_top=0, **kwargs).new_ids
+        return lambda ids: generate(pair, Request(ids, max_new_tokens=n, **kwargs), display_top=0).new_ids
 
     return {
         "ours: lookup": ours(drafter="lookup", policy=f"constant:{g}"),
@@ -57,7 +58,7 @@ def contenders(pair, g: int, n: int) -> dict:
             ids, assistant_model=pair.draft, num_assistant_tokens=g,
             num_assistant_tokens_schedule="heuristic_transient", assistant_confidence_threshold=CONFIDENCE),
         f"ours: {pair.drafter} ({pair.policy})": ours(),          # the pair's own drafting, its own γ
-        "ours: plain": lambda ids: generate(pair, ids, mode="plain", max_new_tokens=n, display_top=0).new_ids,
+        "ours: plain": lambda ids: generate(pair, Request(ids, max_new_tokens=n).plain(), display_top=0).new_ids,
         "transformers: plain": lambda ids: hf(ids),
     }
 

@@ -30,6 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     from lab.core.drafting import LECTURE_POLICY
+    from lab.core.request import Request
     from lab.speed.measure import measure
 
     prompts = {cat: (ps if args.all else ps[:1]) for cat, ps in heldout_prompts().items()}
@@ -41,7 +42,8 @@ def main(argv: list[str] | None = None) -> int:
             rows = []
             for text in texts:
                 ids = pair.tokenizer.encode(text, add_special_tokens=False)
-                m, _, _ = measure(pair, ids, gamma=4, max_new_tokens=args.tokens, drafter="model", policy=LECTURE_POLICY)
+                m, _, _ = measure(pair, Request(ids, drafter="model", policy=LECTURE_POLICY, gamma=4,
+                                                max_new_tokens=args.tokens))
                 rows.append(m)
             a = sum(r.alpha for r in rows) / len(rows)
             c = sum(r.c for r in rows) / len(rows)

@@ -13,6 +13,7 @@ import html
 import panel as pn
 
 from chapters.base import Chapter
+from lab.core.request import Request
 from uikit import palette
 from intercept.clicks import on_click
 from uikit.panels import button_disabled
@@ -34,8 +35,7 @@ def guesses(service, prompt_ids: list[int], settings, n_tokens: int = N_TOKENS):
     """On the model worker: the target's tokens, then the draft's first guess at each position. A
     long job (a generator the worker steps a token at a time), so a click from another student goes
     between two of the target's calls."""
-    big = yield from service.generation_steps(prompt_ids, mode="plain", settings=settings,
-                                              max_new_tokens=n_tokens, writer="target")
+    big = yield from service.generation_steps(Request(prompt_ids, settings=settings, max_new_tokens=n_tokens).plain())
     return service.first_guesses(prompt_ids, big.new_ids) if big.new_ids else []
 
 

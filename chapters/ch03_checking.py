@@ -16,6 +16,7 @@ import panel as pn
 from bokeh.models import ColumnDataSource, Label, Span
 
 from chapters.base import Chapter
+from lab.core.request import Request
 from lab.speed.costs import POSITIONS, PREFILL_TOKENS, CostProfile
 from lab.speed.profile_eta import profile_with_eta
 from uikit import palette
@@ -35,7 +36,7 @@ ABOUT_ONE = 1.5      # "about one call": a call over n positions within 1.5× of
 
 def words(service, prompt_ids: list[int], settings, n: int = N_WORDS) -> list[str]:
     """On the model worker: the first n tokens the big model writes (the same cached request as ch. 1)."""
-    trace = service.generation(prompt_ids, mode="plain", settings=settings, max_new_tokens=20, writer="target")
+    trace = service.generation(Request(prompt_ids, settings=settings, max_new_tokens=20).plain())
     return [t for r in trace.rounds for t in r.emitted_texts][:n]
 
 

@@ -18,7 +18,7 @@ import param
 
 from chapters.base import Chapter
 from lab.core.trace import acceptance_rate
-from lab.speed.timeline import REQUEST_TOKENS
+from lab.core.request import REQUEST_TOKENS
 from intercept.clicks import on_click
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
@@ -149,10 +149,7 @@ class GuessCheckKeepChapter(Chapter):
         """The first WARM_ROUNDS rounds of a new student's request, as "Next round" asks for them."""
         ids = student.prompt_ids()
         req = student.request(ids, max_new_tokens=MAX_NEW_TOKENS)
-        return [(f"chapter 4's round {i + 1}", student.service.round, (ids, i),
-                 dict(settings=req.settings, gamma=req.gamma, seed=req.seed, max_new_tokens=req.max_new_tokens,
-                      policy=req.policy, drafter=req.drafter))
-                for i in range(WARM_ROUNDS)]
+        return [(f"chapter 4's round {i + 1}", student.service.round, (req, i), {}) for i in range(WARM_ROUNDS)]
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
@@ -218,9 +215,7 @@ class GuessCheckKeepChapter(Chapter):
         if ids is None:
             return None
         req = self.request(ids, max_new_tokens=MAX_NEW_TOKENS)
-        got = await self.run_model(self.state.service.round, ids, len(self.rounds), settings=req.settings,
-                                   gamma=req.gamma, seed=req.seed, max_new_tokens=req.max_new_tokens,
-                                   policy=req.policy, drafter=req.drafter,
+        got = await self.run_model(self.state.service.round, req, len(self.rounds),
                                    message="The draft guesses; the target checks…")
         if got is None:
             return None

@@ -18,8 +18,7 @@ import param
 
 from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, round_settings, seed_note, settings_note
 from lab.experiments.casesearch import (Found, Luck, SeedSearch, all_kept_key, all_kept_steps, cached_all_kept,
-                                       luck)
-from lab.core.drafting import LECTURE_POLICY
+                                       luck, teaching_request)
 from lab.core.trace import RoundTrace
 from intercept.clicks import on_click
 from uikit.predict import PredictCard
@@ -152,9 +151,9 @@ class FullRoundChapter(RoundChapter):
             self.case_note.object = no_case_html(found, state.gamma, settings.describe())
             return False
         generation = await self.run_model(
-            state.service.generation_steps, ids, mode="speculative", settings=settings, gamma=state.gamma,
-            seed=found.seed, max_new_tokens=MAX_NEW_TOKENS, keep_rows=True, drafter="model", policy=LECTURE_POLICY,
-            message="Running the draft and the target…")
+            state.service.generation_steps, teaching_request(ids, settings=settings, gamma=state.gamma, seed=found.seed,
+                                                             max_new_tokens=MAX_NEW_TOKENS, variant=variant),
+            keep_rows=True, message="Running the draft and the target…")
         if generation is None:
             return False
         self.case_note.object = (f"<p class='speclab-formula' role='status'>Seed {found.seed}, round "

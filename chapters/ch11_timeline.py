@@ -18,11 +18,13 @@ from bokeh.transform import dodge
 
 from chapters.base import Chapter
 from lab.speed.request import Outcome
-from lab.speed.timeline import LANES, REQUEST_TOKENS, Schedule
+from lab.core.request import REQUEST_TOKENS
+from lab.speed.timeline import LANES, Schedule
 from lab.core.trace import GenerationTrace
 from uikit import palette
 from intercept.clicks import on_click
 from uikit.figures import static_figure
+from uikit.words import describe
 from intercept.pacing import in_document, served
 from uikit.readouts import VERDICT_CSS, busy_html, retimed_html
 from uikit.styles import BOX_CSS, TABLE_CSS, sheet
@@ -57,7 +59,7 @@ def summary_html(o: Outcome) -> str:
             ("α, the acceptance rate: kept ÷ (kept + rejected)", "–",
              "–" if spec.alpha is None else f"{spec.alpha:.2f} ({spec.accepted} of {spec.accepted + spec.rejected})")]
     passes = f"{lo:.2f}" if hi - lo < 0.005 else f"{lo:.2f} to {hi:.2f}"
-    return (f"<p class='speclab-formula'>Guesses by <b class='drafter'>{html.escape(o.request.describe())}</b> "
+    return (f"<p class='speclab-formula'>Guesses by <b class='drafter'>{html.escape(describe(o.request))}</b> "
             f"({html.escape(o.who())}).</p>{busy_html(p)}<table class='speclab-table'><thead><tr><th></th><th>standard</th><th>draft + verify</th></tr>"
             "</thead><tbody>" + "".join(f"<tr><td>{a}</td><td>{b}</td><td>{c}</td></tr>" for a, b, c in rows)
             + "</tbody></table>"

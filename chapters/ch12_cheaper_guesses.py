@@ -17,7 +17,7 @@ from bokeh.models import ColumnDataSource, LabelSet, Span
 from chapters.base import Chapter
 from lab.experiments import cheaper
 from lab.experiments.presets import preset_by_key
-from lab.speed.timeline import REQUEST_TOKENS
+from lab.core.request import REQUEST_TOKENS
 from uikit import palette
 from intercept.clicks import on_click
 from uikit.figures import projector_type, static_figure

@@ -21,7 +21,7 @@ from lab.core import analytic
 from lab.experiments import textkinds
 from lab.experiments.presets import MEASURED_DRAFTERS, NAMES, PRESETS
 from lab.prompts import encode_prompt
-from lab.speed.timeline import REQUEST_TOKENS
+from lab.core.request import REQUEST_TOKENS
 from uikit import palette
 from intercept.clicks import on_click
 from uikit.figures import projector_type, static_figure

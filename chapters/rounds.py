@@ -16,8 +16,7 @@ import panel as pn
 import param
 
 from chapters.base import Chapter
-from lab.core.drafting import LECTURE_POLICY
-from lab.experiments.casesearch import teaching_seed_steps
+from lab.experiments.casesearch import teaching_request, teaching_seed_steps
 from lab.core.sampling import SamplingSettings
 from lab.core.trace import GenerationTrace, RoundTrace
 from intercept.pacing import served
@@ -74,9 +73,9 @@ def teaching_generation_steps(service, prompt_ids: list[int], *, settings: Sampl
     first teaching round reads as the models write (lab.experiments.casesearch.teaching_seed_steps)."""
     seed = yield from teaching_seed_steps(service, prompt_ids, settings=settings, gamma=gamma,
                                           max_new_tokens=MAX_NEW_TOKENS, first_seed=first_seed, variant=variant)
-    return (yield from service.generation_steps(
-        prompt_ids, mode="speculative", settings=settings, gamma=gamma, seed=seed, max_new_tokens=MAX_NEW_TOKENS,
-        keep_rows=True, drafter="model", policy=LECTURE_POLICY, variant=variant))
+    return (yield from service.generation_steps(teaching_request(
+        prompt_ids, settings=settings, gamma=gamma, seed=seed, max_new_tokens=MAX_NEW_TOKENS, variant=variant),
+        keep_rows=True))
 
 
 def seed_note(generation: GenerationTrace, state) -> str:

@@ -76,11 +76,14 @@ def _fail(message: str) -> int:
 
 def measure_main(argv: list[str]) -> int:
     args = _measure_parser().parse_args(argv)
+    from dataclasses import replace
+
     from lab.core.drafting import check_gamma
     from lab.speed.measure import measure, measure_set
     from lab.speed.payoff import TimeLeft
     from lab.pairs.load import PairError, check_drafting, load_spec, resolve_pair
     from lab.prompts import HELDOUT_PROMPTS, PromptError, encode_prompt, heldout_prompts
+    from lab.core.request import Request
     from lab.core.sampling import SamplingSettings
 
     try:
@@ -88,7 +91,9 @@ def measure_main(argv: list[str]) -> int:
             check_gamma(args.gamma)
         if not 1 <= args.max_new_tokens <= 1024:
             raise ValueError("--max-new-tokens must be from 1 to 1024.")
-        settings = SamplingSettings(args.temperature, args.top_k, args.top_p)
+        # Every prompt's request: the prompt and the drafting each measurement's own (lab.core.request).
+        request = Request((), gamma=args.gamma, settings=SamplingSettings(args.temperature, args.top_k, args.top_p),
+                          seed=args.seed, max_new_tokens=args.max_new_tokens)
         pair_argv = sum(([f"--{k}", v] for k in ("pair", "target", "draft") if (v := getattr(args, k))), [])
         spec = resolve_pair(pair_argv, environ={} if pair_argv else None)
         bar = None if args.json else ProgressLines()
@@ -112,16 +117,14 @@ def measure_main(argv: list[str]) -> int:
         if bar is not None:
             print(clock.announce(draftings), file=sys.stderr, flush=True)
         if prompt_set is not None:
-            report = measure_set(pair, prompt_set, gamma=args.gamma, settings=settings,
-                                 max_new_tokens=args.max_new_tokens, per_category=per_category,
+            report = measure_set(pair, prompt_set, request, per_category=per_category,
                                  draftings=draftings, progress=bar and clock.wrap(bar.phase(0.1, 1.0)))
             return _print_set(report, args.json)
-        ids = encode_prompt(pair.tokenizer, args.prompt)
         if bar is not None:
             clock.wrap(bar.phase(0.5, 1.0))(0.0, "measuring the prompt: plain, then speculative decoding")
         drafter, policy = draftings[0]
-        m, _, _ = measure(pair, ids, gamma=args.gamma, settings=settings, max_new_tokens=args.max_new_tokens,
-                          seed=args.seed, drafter=drafter, policy=policy)
+        m, _, _ = measure(pair, replace(request, prompt_ids=encode_prompt(pair.tokenizer, args.prompt),
+                                        drafter=drafter, policy=policy))
     except (PairError, PromptError, ValueError) as err:
         return _fail(str(err))
     except MemoryError:

@@ -21,7 +21,8 @@ import numpy as np
 from lab.core.sampling import SamplingSettings
 from lab.core.trace import Candidate, GenerationTrace, Guess, RoundTrace
 from lab.speed.costs import CostProfile
-from lab.speed.request import Outcome, Request
+from lab.core.request import Request
+from lab.speed.request import Outcome
 from lab.speed.timeline import Schedule
 
 RECORDS = {cls.__name__: cls for cls in (SamplingSettings, Candidate, Guess, RoundTrace, GenerationTrace,

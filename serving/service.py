@@ -14,9 +14,9 @@ variant's draft model shares the one target.
 
     service = ModelService(lambda: pair)         # the pair to serve, asked for on every request
     owner = Owner(browser_id, session_id)        # queued under the browser, dropped with the session
-    trace = await service.run_as(owner, service.generation_steps, ids)   # from a Panel callback
-    trace = await service.run_as(owner, service.generation_steps, ids, variant="random")
-    outcome = await service.run_as(owner, service.outcome, Request(tuple(ids), drafter="lookup"))
+    request = Request(ids, gamma=4, variant="random")  # lab.core.request: what to write and how
+    trace = await service.run_as(owner, service.generation_steps, request)   # from a Panel callback
+    outcome = await service.run_as(owner, service.outcome, replace(request, drafter="lookup"))
     profile = service.profiles.already_measured("weak")   # its cost profiles: serving.serviceprofiles
 
 Several server processes (shell.store.shared): each holds its own copy of the pair and its own worker
@@ -37,8 +37,8 @@ import numpy as np
 from lab.experiments import compare
 from lab.speed import measure
 from lab.core import engine, montecarlo
-from lab.speed.request import Outcome, Request
-from lab.core.sampling import SamplingSettings
+from lab.core.request import Request
+from lab.speed.request import Outcome
 from lab.speed.timeline import Race
 from lab.core.trace import RoundTrace
 from lab.pairs.variants import DraftVariants
@@ -127,31 +127,26 @@ class ModelService:
         self._rounds.clear()
         self.variants.clear()
 
-    def _decoder(self, variant: str, prompt_ids, **kwargs) -> engine.Decoder:
-        """A decoder of the pair drafting with the draft `variant`; an auto draft length policy prices
-        its rounds with that pair's shared cost profile once measured (`profiles`)."""
-        pair = self.pair_for(variant)
-        return engine.Decoder(pair, list(prompt_ids), profile=self.profiles.measured(pair), **kwargs)
+    def _decoder(self, request: Request, keep_rows: bool = False) -> engine.Decoder:
+        """A decoder of `request` on the pair drafting with its draft variant; an auto draft length policy
+        prices its rounds with that pair's shared cost profile once measured (`profiles`)."""
+        pair = self.pair_for(request.variant)
+        return engine.Decoder(pair, request, keep_rows=keep_rows, profile=self.profiles.measured(pair))
 
-    # The requests pages make, each cached by its full description; `variant` is the student's
-    # draft variant (lab.pairs.variants: "aligned", "weak" or "random").
-    def generation_steps(self, prompt_ids: list[int], *, mode="speculative", settings=SamplingSettings(), gamma=4,
-                         seed=0, max_new_tokens=20, writer="target", keep_rows=False, drafter=None,
-                         variant="aligned", policy=None):
-        """A whole generation, cached, as a long job: a generator the worker runs a round at a time,
-        so a page (or the warm-up) asking for a long one lets a browser that has used the worker less
-        recently go between rounds (serving.workqueue). `drafter` and `policy` None draft as the pair does
-        (lab.pairs.load.ModelPair)."""
-        if mode == "plain" and writer == "target":
-            variant = "aligned"             # the target writing alone: the same text whatever the variant
-        key = ("generation", tuple(prompt_ids), mode, settings, gamma, seed, max_new_tokens, writer, keep_rows,
-               drafter, policy, variant)
+    # The requests pages make, each cached by its request (lab.core.request.Request: its `key()`, so a
+    # plain decoding is one whatever drafting asked for it); its `variant` is the student's draft
+    # variant (lab.pairs.variants: "aligned", "weak" or "random").
+    def generation_steps(self, request: Request, *, keep_rows: bool = False):
+        """A whole generation of `request`, cached, as a long job: a generator the worker runs a round
+        at a time, so a page (or the warm-up) asking for a long one lets a browser that has used the
+        worker less recently go between rounds (serving.workqueue). `keep_rows` (the trace keeps each
+        round's p and q rows for a page to draw) is what the trace holds, not the request: part of the
+        key, not of the request."""
+        key = ("generation", request.key(), keep_rows)
         kept = self.peek(key, MISSING)
         if kept is not MISSING:
             return kept
-        decoder = self._decoder(variant, prompt_ids, mode=mode, settings=settings, gamma=gamma, seed=seed,
-                                max_new_tokens=max_new_tokens, writer=writer, keep_rows=keep_rows,
-                                drafter=drafter, policy=policy)
+        decoder = self._decoder(request.key(), keep_rows)
         while not decoder.done:
             yield                             # others may go first: a round at a time
             kept = self.peek(key, MISSING)    # finished meanwhile by another job (one that went between)
@@ -160,23 +155,19 @@ class ModelService:
             decoder.step()
         return self.cached(key, decoder.trace)
 
-    def generation(self, prompt_ids: list[int], *, variant="aligned", **kwargs):
+    def generation(self, request: Request, *, keep_rows: bool = False):
         """A whole generation, at once (`generation_steps`' arguments); for code already on the worker."""
-        return measure.run_to_end(self.generation_steps(prompt_ids, variant=variant, **kwargs))
+        return measure.run_to_end(self.generation_steps(request, keep_rows=keep_rows))
 
-    def round(self, prompt_ids: list[int], index: int, *, settings=SamplingSettings(), gamma=4, seed=0,
-              max_new_tokens=48, variant="aligned", policy=None, drafter=None) -> tuple[RoundTrace, bool]:
-        """Round `index` of a speculative generation, and whether it was the last one.
+    def round(self, request: Request, index: int) -> tuple[RoundTrace, bool]:
+        """Round `index` of `request`'s speculative generation, and whether it was the last one.
 
         Rounds are made one at a time, when a page first asks for them, by one `Decoder` per
-        (pair, variant, prompt, settings, γ, seed, drafting) shared by every page that asks: a class on the default
-        prompt computes each round once. Seeded, so the rounds are what a page's own decoder would
-        make. Call from the worker (one thread steps a decoder at a time).
+        (pair, request) shared by every page that asks: a class on the default prompt computes each
+        round once. Seeded, so the rounds are what a page's own decoder would make. Call from the
+        worker (one thread steps a decoder at a time).
         """
-        key = (self.pair.name, variant, tuple(prompt_ids), settings, gamma, seed, max_new_tokens, policy, drafter)
-        return self._rounds.round(key, index, lambda: self._decoder(
-            variant, prompt_ids, gamma=gamma, settings=settings, seed=seed, max_new_tokens=max_new_tokens,
-            keep_rows=False, policy=policy, drafter=drafter))
+        return self._rounds.round((self.pair.name, request.key()), index, lambda: self._decoder(request.key()))
 
     def first_guesses(self, prompt_ids: list[int], target_ids: list[int], variant="aligned"):
         key = ("first_guesses", tuple(prompt_ids), tuple(target_ids), variant)
@@ -187,16 +178,13 @@ class ModelService:
         return self.cached(key, lambda: compare.next_token_distributions(self.pair_for(variant), list(prompt_ids),
                                                                          settings))
 
-    def race(self, prompt_ids: list[int], settings=SamplingSettings(), n_tokens: int = 20, variant="aligned") -> Race:
-        """Both models decode `n_tokens` alone (chapter 1), each call priced by the pair's cost profile;
-        the draft's text scored by the target."""
-        def lane(writer):
-            return self.generation(prompt_ids, mode="plain", settings=settings, max_new_tokens=n_tokens,
-                                   writer=writer, variant=variant)
-        big, small = lane("target"), lane("draft")
-        p = (compare.token_probability(self.pair, list(prompt_ids), small.new_ids, compare.RAW)
-             if small.new_ids else [])
-        return Race.of(big, small, p, self.profiles.of(variant))
+    def race(self, request: Request) -> Race:
+        """Both models decode `request` alone (`request.plain(writer)`, chapter 1), each call priced by
+        the pair's cost profile; the draft's text scored by the target."""
+        big, small = (self.generation(request.plain(writer)) for writer in ("target", "draft"))
+        ids = list(request.prompt_ids)
+        p = compare.token_probability(self.pair, ids, small.new_ids, compare.RAW) if small.new_ids else []
+        return Race.of(big, small, p, self.profiles.of(request.variant))
 
     def outcome(self, request: Request):
         """The request decoded plainly and with its drafting, priced by the pair's one cost profile
@@ -208,9 +196,8 @@ class ModelService:
         kept = self.peek(key, MISSING)
         if kept is not MISSING:
             return kept
-        ids = list(request.prompt_ids)
-        plain = yield from self.generation_steps(ids, **request.plain())
-        spec = yield from self.generation_steps(ids, **request.generation())
+        plain = yield from self.generation_steps(request.plain())
+        spec = yield from self.generation_steps(request)
         # The newest outcome of this request priced by another profile (the machine re-timed since):
         # the page names the figure it replaces.
         return self.cached(key, lambda: Outcome.of(request, plain, spec, profile, self._results.newest(

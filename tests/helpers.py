@@ -8,7 +8,8 @@ import time
 from pathlib import Path
 
 from lab.speed.costs import CostProfile
-from lab.speed.request import Outcome, Request
+from lab.core.request import Request
+from lab.speed.request import Outcome
 from lab.core.sampling import GREEDY
 from lab.core.trace import GenerationTrace, Guess, RoundTrace
 

@@ -262,8 +262,7 @@ MODULE_STATE_ALLOWED = {
     "lab.experiments.presets:NAMES": CONSTANT, "lab.experiments.textkinds:LABELS": CONSTANT,
     "lab.pairs.cachedir:CACHE_ERRNOS": CONSTANT, "lab.pairs.hub:FILES": CONSTANT,
     "lab.pairs.tiny:WORDS": CONSTANT, "lab.pairs.variants:LABELS": CONSTANT, "lab.records:RECORDS": CONSTANT,
-    "lab.speed.request:WHO": CONSTANT, "lab.speed.request:CONTROL": CONSTANT,
-    "lab.speed.request:SCHEDULE_WORDS": CONSTANT,
+    "uikit.words:WHO": CONSTANT, "uikit.words:CONTROL": CONSTANT, "uikit.words:SCHEDULE_WORDS": CONSTANT,
     "serving.runtime:_BEFORE_FORK": "the launcher's own process (python -m serving): the pair it loads before forking",
 }
 # Calls whose result never changes (a logger, a compiled pattern, a stylesheet's text …): always allowed.

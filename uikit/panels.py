@@ -16,7 +16,7 @@ from panel.io.state import set_curdoc
 
 from lab.prompts import PromptError, encode_prompt
 from lab.pairs.variants import DEFAULT, DraftVariants
-from lab.speed.request import WHO
+from uikit.words import WHO
 from intercept import validate
 from intercept.clicks import on_click
 from intercept.pacing import served

@@ -26,7 +26,7 @@ import param
 
 from lab.experiments.presets import MEASURED_DRAFTERS, PRESETS, preset_by_key, preset_for_prompt, reading
 from lab.prompts import PromptError
-from lab.speed.request import CONTROL, WHO
+from uikit.words import CONTROL, WHO
 from lab.pairs.variants import DEFAULT, DraftVariants
 from intercept.clicks import on_click
 from intercept.pacing import served

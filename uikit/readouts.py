@@ -17,6 +17,7 @@ from lab.core import analytic
 from lab.experiments.breakeven import QUESTION
 from lab.speed.request import measured_break_even
 from uikit.styles import sheet
+from uikit.words import describe
 
 VERDICT_CSS = sheet("verdict")     # the verdict line, busy warning, re-timed line and folded details
 
@@ -157,7 +158,7 @@ def live_html(o) -> str:
             + retimed_html(o) + busy_html(o.profile)
             + f"<details><summary>Why — your request, its verdict and the formula</summary>"
             f"<p>Your request: {r.max_new_tokens} tokens, {html.escape(r.settings.describe())}; guesses by "
-            f"<b class='drafter'>{html.escape(r.describe())}</b> ({html.escape(o.who())}). Every call is priced "
+            f"<b class='drafter'>{html.escape(describe(r))}</b> ({html.escape(o.who())}). Every call is priced "
             f"by this pair's cost profile, as chapters 11 and 12 show this request.</p>"
             f"<p>{html.escape(o.verdict())}</p><p>At this request's {at_request(o)}: "
             f"{html.escape(o.formula_sentence())}</p><p><i>{html.escape(o.projection_sentence())}</i></p></details></div>")

@@ -6,9 +6,8 @@ import param
 
 from lab.core.drafting import DRAFTERS
 from lab.prompts import DEFAULT_PROMPT, PromptError, encode_prompt
-from lab.speed.request import Request
+from lab.core.request import REQUEST_TOKENS, Request
 from lab.core.sampling import SamplingSettings
-from lab.speed.timeline import REQUEST_TOKENS
 from lab.pairs.variants import DEFAULT as DEFAULT_VARIANT, VARIANTS
 
 SAMPLING = ("temperature", "top_k", "top_p")          # what the sampling settings are made of
@@ -67,7 +66,7 @@ class LabState(param.Parameterized):
 
     def request(self, prompt_ids: list[int], variant: str = "aligned", drafter: str | None = None,
                 policy: str = "constant", max_new_tokens: int = REQUEST_TOKENS) -> Request:
-        """The student's request (lab.speed.request): their prompt, settings, seed and γ, drafted by
+        """The student's request (lab.core.request): their prompt, settings, seed and γ, drafted by
         `drafter` (default: the student's choice) with the draft length `policy`, the draft `variant`."""
         return Request(tuple(prompt_ids), drafter=drafter or self.drafter, policy=policy, gamma=self.gamma,
                        settings=self.settings, seed=self.seed, max_new_tokens=max_new_tokens, variant=variant)

@@ -17,6 +17,7 @@ import panel as pn
 
 from chapters.base import Chapter
 from chapters.ch01_dilemma.race import FIGURE_HEIGHT, N_TOKENS, RaceFigure, Replay, small_chip, summary_html, words_count
+from lab.core.request import Request
 from lab.experiments.racestream import cached_race
 from lab.speed.timeline import Race
 from uikit import palette
@@ -75,7 +76,8 @@ class DilemmaChapter(Chapter):
     @classmethod
     def warmup(cls, student):
         return [("chapter 1's race", cached_race,
-                 (student.service, student.prompt_ids(), student.settings, N_TOKENS), {})]
+                 (student.service, Request(student.prompt_ids(), settings=student.settings, max_new_tokens=N_TOKENS)),
+                 {})]
 
     def page_intro(self) -> str:
         return intro_for(self.state.service.pair)
@@ -130,7 +132,9 @@ class DilemmaChapter(Chapter):
             streamed.append(t)
             loop.call_soon_threadsafe(self._progress, write, race, t, doc)
         with button_disabled(self.write_button):
-            result = await self.run_model(cached_race, self.state.service, ids, self.state.settings, N_TOKENS,
+            result = await self.run_model(cached_race, self.state.service,
+                                          Request(ids, settings=self.state.settings, max_new_tokens=N_TOKENS,
+                                                  variant=self.variant),
                                           progress, message="Both models are writing 20 tokens…")
         if write != self._writes:                    # a newer Write took over
             return None

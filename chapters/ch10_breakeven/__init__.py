@@ -21,7 +21,7 @@ from chapters.base import Chapter
 from chapters.ch10_breakeven.figures import FIGURES_HEIGHT, BreakEvenFigures, browser_profile  # noqa: F401  browser_profile: tests/uikit
 from lab.experiments import breakeven
 from lab.experiments.breakeven import QUESTION
-from lab.speed.timeline import REQUEST_TOKENS
+from lab.core.request import REQUEST_TOKENS
 from intercept.clicks import on_click
 from uikit.browser import browser_slider, redraw_on_move
 from uikit.kept import KeptWork

@@ -3,7 +3,7 @@
 Batch size 1. Each model keeps its own KV cache, which always holds the committed text minus its
 last token; after a round the caches are cropped back to that (the rollback after a rejection).
 
-    decoder = Decoder(pair, prompt_ids, gamma=4)
+    decoder = Decoder(pair, Request(prompt_ids, gamma=4))     # lab.core.request
     while not decoder.done:
         round_trace = decoder.step()        # γ draft calls, one target call, the commit
 
@@ -14,12 +14,12 @@ lab.core.adaptive); neither changes what is accepted, so the output stays exactl
 The decoder never looks a profile up: a server's model service hands it the one it measured for the
 pair (serving.serviceprofiles), a script the one it measured itself (lab.speed.costs.measure_profile).
 
-    decoder = Decoder(pair, prompt_ids, drafter="hybrid", policy=DraftPolicy(4, "heuristic"))
-    decoder = Decoder(pair, prompt_ids, policy="auto:12", profile=measure_profile(pair))
+    decoder = Decoder(pair, Request(prompt_ids, drafter="hybrid", policy=DraftPolicy(4, "heuristic")))
+    decoder = Decoder(pair, Request(prompt_ids, policy="auto:12"), profile=measure_profile(pair))
 
-`generate()` runs a decoder to the end and returns a `GenerationTrace`; `mode="plain"` is ordinary
-autoregressive decoding in the same trace format (one target call per token), by the target, or by
-the draft model alone with `writer="draft"` (chapter 1 races both).
+`generate()` runs a decoder to the end and returns a `GenerationTrace`; a request's `mode="plain"`
+(`request.plain()`) is ordinary autoregressive decoding in the same trace format (one target call per
+token), by the target, or by the draft model alone with `writer="draft"` (chapter 1 races both).
 
 Every tensor of a round lives on the pair's device (`pair.device`: the CPU, a CUDA GPU or MPS), with
 p and q in float64 there (lab.core.sampling); the seeded generator is a CPU one, so a seed gives the same
@@ -34,6 +34,7 @@ import torch
 from lab.core.adaptive import schedule_for
 from lab.core.drafting import DRAFTERS, DraftPolicy, Guesses, check_gamma, make_drafter
 from lab.core.kv import CachedModel
+from lab.core.request import Request
 from lab.pairs.modelpair import ModelPair
 from lab.core.sampling import GREEDY, SamplingSettings, accept_probability, probabilities, residual, sample
 from lab.core.trace import Candidate, GenerationTrace, Guess, RoundTrace
@@ -52,16 +53,18 @@ def top_candidates(row: torch.Tensor, tokenizer, k: int = DISPLAY_TOP) -> list[C
 class Decoder:
     """Speculative (or plain) decoding of one prompt, stepped one round at a time."""
 
-    def __init__(self, pair: ModelPair, prompt_ids: list[int], *, mode: str = "speculative",
-                 settings: SamplingSettings = GREEDY, gamma: int | None = None, seed: int = 0,
-                 max_new_tokens: int = 64, keep_rows: bool = True, writer: str = "target",
-                 display_top: int = DISPLAY_TOP, drafter: str | None = None,
-                 policy: DraftPolicy | str | None = None, profile=None):
-        """`profile`: the pair's cost profile (a lab.speed.costs.CostProfile) the auto policy prices
-        a round with; None prices with fixed estimates (lab.core.adaptive)."""
-        # Who drafts and how many: the pair's defaults (lab.pairs.load.ModelPair) unless given here.
-        drafter = drafter or getattr(pair, "drafter", "model")
-        policy = policy or getattr(pair, "policy", "constant")
+    def __init__(self, pair: ModelPair, request: Request, *, keep_rows: bool = True,
+                 display_top: int = DISPLAY_TOP, profile=None):
+        """Decode `request` (lab.core.request) on `pair`, the pair drafting with the request's draft
+        variant. Not the request, so separate: `keep_rows` (keep each round's p and q rows) and
+        `display_top` (top candidates kept per position) choose what the trace keeps for display, not
+        which tokens it holds; `profile`, the pair's cost profile (a lab.speed.costs.CostProfile) the
+        auto policy prices a round with (None: fixed estimates, lab.core.adaptive), is the machine's."""
+        mode, writer, settings, gamma = request.mode, request.writer, request.settings, request.gamma
+        prompt_ids, seed, max_new_tokens = request.prompt_ids, request.seed, request.max_new_tokens
+        # Who drafts and how many: the pair's defaults (lab.pairs.load.ModelPair) unless the request says.
+        drafter = request.drafter or getattr(pair, "drafter", "model")
+        policy = request.policy or getattr(pair, "policy", "constant")
         if writer not in ("target", "draft") or (writer == "draft" and mode != "plain"):
             raise ValueError("writer='draft' is only for plain decoding by the draft model.")
         if mode not in ("speculative", "plain"):
@@ -72,6 +75,7 @@ class Decoder:
             raise ValueError("The prompt is empty; type a few words to start from.")
         if max_new_tokens < 1:
             raise ValueError("max_new_tokens must be at least 1.")
+        self.request = request
         self.pair, self.mode, self.settings = pair, mode, settings
         # γ: the caller's (a student's slider) if given, else the policy's; the policy keeps its
         # schedule, confidence stop and cap on draft-model calls either way.
@@ -188,16 +192,11 @@ class Decoder:
             text=self.pair.tokenizer.decode(self.new_ids))
 
 
-def generate(pair: ModelPair, prompt_ids: list[int], *, mode: str = "speculative",
-             settings: SamplingSettings = GREEDY, gamma: int | None = None, seed: int = 0,
-             max_new_tokens: int = 64, keep_rows: bool = False, writer: str = "target",
-             display_top: int = DISPLAY_TOP, drafter: str | None = None,
-             policy: DraftPolicy | str | None = None, on_round=None, profile=None) -> GenerationTrace:
-    """Decode `prompt_ids` to the end; `on_round(round_trace)` is called after every round; `profile`
-    as `Decoder`'s."""
-    decoder = Decoder(pair, prompt_ids, mode=mode, settings=settings, gamma=gamma, seed=seed,
-                      max_new_tokens=max_new_tokens, keep_rows=keep_rows, writer=writer,
-                      display_top=display_top, drafter=drafter, policy=policy, profile=profile)
+def generate(pair: ModelPair, request: Request, *, keep_rows: bool = False, display_top: int = DISPLAY_TOP,
+             on_round=None, profile=None) -> GenerationTrace:
+    """Decode `request` to the end; `on_round(round_trace)` is called after every round (a caller's
+    progress, not part of the request); `keep_rows`, `display_top` and `profile` as `Decoder`'s."""
+    decoder = Decoder(pair, request, keep_rows=keep_rows, display_top=display_top, profile=profile)
     while not decoder.done:
         round_trace = decoder.step()
         if on_round is not None:

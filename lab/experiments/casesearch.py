@@ -6,7 +6,7 @@ seeded speculative generation a page would make, so the round it names is the on
 when it asks for that seed — and stops at the first round where all γ drafts were kept.
 
     found = find_all_kept(pair, ids, settings=SamplingSettings(1.0), gamma=4, max_new_tokens=16)
-    if found.seed is not None:     # engine.generate(..., seed=found.seed).rounds[found.index] keeps all 4
+    if found.seed is not None:     # generate(pair, teaching_request(…, seed=found.seed)).rounds[found.index]: all 4 kept
         ...
 
 A `SeedSearch` does the same a slice of time at a time: each `run()` goes on from the very round
@@ -34,10 +34,11 @@ was not hopeless, so the first round a class sees teaches and reads as the model
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lab.core.drafting import LECTURE_POLICY
 from lab.core.engine import Decoder
+from lab.core.request import Request
 from lab.core.sampling import SamplingSettings
 from lab.core.trace import RoundTrace
 
@@ -108,8 +109,9 @@ class SeedSearch:
     def __init__(self, pair, prompt_ids: list[int], *, settings: SamplingSettings, gamma: int,
                  max_new_tokens: int, first_seed: int = 0, max_seeds: int = MAX_SEEDS,
                  drafter: str | None = "model"):
-        self.pair, self.prompt_ids, self.settings, self.gamma = pair, list(prompt_ids), settings, gamma
-        self.max_new_tokens, self.drafter = max_new_tokens, drafter
+        self.pair, self.gamma = pair, gamma
+        self.request = Request(prompt_ids, drafter=drafter, policy=LECTURE_POLICY, gamma=gamma, settings=settings,
+                               max_new_tokens=max_new_tokens)      # each seed's: `replace(request, seed=...)`
         self.next_seed, self.end = first_seed, first_seed + max_seeds
         self.decoder: Decoder | None = None     # the seed being searched, where it stopped
         self.tried = self.rounds = 0
@@ -124,10 +126,8 @@ class SeedSearch:
             if self.decoder is None:
                 if self.next_seed >= self.end:
                     return Found(None, None, self.tried, rounds=self.rounds)
-                self.decoder = Decoder(self.pair, self.prompt_ids, settings=self.settings, gamma=self.gamma,
-                                       seed=self.next_seed, max_new_tokens=self.max_new_tokens,
-                                       keep_rows=False, drafter=self.drafter, display_top=0,
-                                       policy=LECTURE_POLICY)
+                self.decoder = Decoder(self.pair, replace(self.request, seed=self.next_seed), keep_rows=False,
+                                       display_top=0)
             while not self.decoder.done:
                 if clock() > deadline:
                     return Found(None, None, self.tried, timed_out=True, rounds=self.rounds)
@@ -149,6 +149,14 @@ def find_all_kept(pair, prompt_ids: list[int], *, settings: SamplingSettings, ga
     with timed_out=True when `max_seconds` ran out first."""
     return SeedSearch(pair, prompt_ids, settings=settings, gamma=gamma, max_new_tokens=max_new_tokens,
                       first_seed=first_seed, max_seeds=max_seeds, drafter=drafter).run(max_seconds, clock)
+
+
+def teaching_request(prompt_ids, *, settings: SamplingSettings, gamma: int, seed: int, max_new_tokens: int,
+                     variant: str = "aligned") -> Request:
+    """The request whose rounds chapters 5, 8 and 9 show: the draft model guessing γ a round (the
+    lecture's policy) at `seed`."""
+    return Request(prompt_ids, drafter="model", policy=LECTURE_POLICY, gamma=gamma, settings=settings, seed=seed,
+                   max_new_tokens=max_new_tokens, variant=variant)
 
 
 WARM_SECONDS = 300.0  # the warm-up's search at the defaults: before the class arrives, time is cheap
@@ -204,9 +212,9 @@ def all_kept_steps(service, prompt_ids: list[int], *, settings: SamplingSettings
             return found
         service.cached(key, lambda: found)
     if found.seed is not None:
-        yield from service.generation_steps(prompt_ids, mode="speculative", settings=settings, gamma=gamma,
-                                            seed=found.seed, max_new_tokens=max_new_tokens, keep_rows=True,
-                                            drafter="model", policy=LECTURE_POLICY, variant=variant)
+        yield from service.generation_steps(teaching_request(
+            prompt_ids, settings=settings, gamma=gamma, seed=found.seed, max_new_tokens=max_new_tokens,
+            variant=variant), keep_rows=True)
     return found
 
 
@@ -236,8 +244,8 @@ def teaching_seed_steps(service, prompt_ids: list[int], *, settings: SamplingSet
         return kept
     seed, rounds, found = first_seed, 0, first_seed
     while rounds < max_rounds:
-        decoder = Decoder(service.pair_for(variant), list(prompt_ids), settings=settings, gamma=gamma, seed=seed,
-                          max_new_tokens=max_new_tokens, keep_rows=False, drafter="model", policy=LECTURE_POLICY)
+        decoder = Decoder(service.pair_for(variant), teaching_request(
+            prompt_ids, settings=settings, gamma=gamma, seed=seed, max_new_tokens=max_new_tokens), keep_rows=False)
         while not decoder.done and rounds < max_rounds:
             yield
             r = decoder.step()

@@ -22,7 +22,8 @@ from dataclasses import dataclass, replace
 
 from lab.core.drafting import DEFAULT_CONFIDENCE
 from lab.speed import payoff
-from lab.speed.request import Outcome, Request
+from lab.core.request import Request
+from lab.speed.request import Outcome
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lab.core.engine import generate
+from lab.core.request import REQUEST_TOKENS, Request
 from lab.prompts import encode_prompt, heldout_prompts
 from lab.core.sampling import GREEDY
 from lab.core.trace import acceptance_rate
@@ -80,12 +81,13 @@ def kind_prompts(per_kind: int = 2) -> dict[str, list[str]]:
 
 
 def measure_kind(pair, kind: str, prompts: list[str], *, gamma: int = 4,
-                 max_new_tokens: int = 32) -> KindResult:
+                 max_new_tokens: int = REQUEST_TOKENS) -> KindResult:
     """Decode each prompt with the draft model guessing γ a round (greedy) and pool the counts."""
     drafted = accepted = rejected = tokens = calls = 0
     for text in prompts:
-        trace = generate(pair, encode_prompt(pair.tokenizer, text), settings=GREEDY, gamma=gamma,
-                         max_new_tokens=max_new_tokens, display_top=0, drafter=DRAFTER, policy=POLICY)
+        request = Request(encode_prompt(pair.tokenizer, text), drafter=DRAFTER, policy=POLICY, gamma=gamma,
+                          settings=GREEDY, max_new_tokens=max_new_tokens)
+        trace = generate(pair, request, display_top=0)
         drafted += trace.drafted
         accepted += trace.accepted
         rejected += trace.rejected
@@ -94,7 +96,7 @@ def measure_kind(pair, kind: str, prompts: list[str], *, gamma: int = 4,
     return KindResult(kind, tuple(prompts), drafted, accepted, tokens, calls, rejected)
 
 
-def cached_kind(service, kind: str, prompts: list[str], gamma: int = 4, max_new_tokens: int = 32,
+def cached_kind(service, kind: str, prompts: list[str], gamma: int = 4, max_new_tokens: int = REQUEST_TOKENS,
                 variant: str = "aligned") -> KindResult:
     """`measure_kind` on the service's pair with the student's draft `variant` (lab.pairs.variants), once per
     server (call on the model worker)."""

@@ -8,7 +8,7 @@ price one request with the pair's cost profile instead: lab.speed.request).
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from lab.core import analytic
 from lab.speed import costs, payoff
@@ -16,7 +16,7 @@ from lab.core.adaptive import prices_with_profile
 from lab.devices import sync
 from lab.core.engine import Decoder, generate
 from lab.pairs.modelpair import ModelPair
-from lab.core.sampling import GREEDY, SamplingSettings
+from lab.core.request import Request
 from lab.core.trace import GenerationTrace, acceptance_rate
 
 
@@ -61,14 +61,14 @@ class Measurement:
         return asdict(self)
 
 
-def _timed_steps(pair, prompt_ids, **kwargs):
-    """Decode `prompt_ids` a round at a time, yielding after each round; returns (trace, seconds) with
+def _timed_steps(pair, request: Request, profile=None):
+    """Decode `request` a round at a time, yielding after each round; returns (trace, seconds) with
     only the decoder's own time counted (prefill included), not what ran while it was paused. The
     pair's device is synchronised before each clock read (a GPU queues its work)."""
     device = getattr(pair, "device", "cpu")
     sync(device)
     start = time.perf_counter()
-    decoder = Decoder(pair, prompt_ids, display_top=0, keep_rows=False, **kwargs)   # decoding alone
+    decoder = Decoder(pair, request, display_top=0, keep_rows=False, profile=profile)   # decoding alone
     sync(device)
     seconds = time.perf_counter() - start
     while not decoder.done:
@@ -95,37 +95,31 @@ def predicted(alpha: float, mean_gamma: float, c: float) -> float:
     return float(analytic.speedup(alpha, max(1, min(analytic.MAX_GAMMA, round(mean_gamma))), c))
 
 
-def measure(pair: ModelPair, prompt_ids: list[int], *, gamma: int | None = None,
-            settings: SamplingSettings = GREEDY, max_new_tokens: int = 64, seed: int = 0,
-            warmup: bool = True, drafter: str | None = None, policy: str | None = None,
+def measure(pair: ModelPair, request: Request, *, warmup: bool = True,
             plain: tuple[GenerationTrace, float] | None = None, profile=None
             ) -> tuple[Measurement, GenerationTrace, GenerationTrace]:
-    """Plain target decoding and speculative decoding of the same prompt and length, wall-timed
-    end to end (prefill included). `plain` reuses a (trace, seconds) already measured."""
-    return run_to_end(measure_steps(pair, prompt_ids, gamma=gamma, settings=settings, max_new_tokens=max_new_tokens,
-                                seed=seed, warmup=warmup, drafter=drafter, policy=policy, plain=plain,
-                                profile=profile))
+    """Plain target decoding (`request.plain()`) and speculative decoding of `request` (lab.core.request),
+    wall-timed end to end (prefill included). Not the request, so separate: `warmup` (a short
+    generation first, kept out of the timings), `plain` (a (trace, seconds) already measured, reused)
+    and `profile` (the machine's cost profile an auto policy prices with)."""
+    return run_to_end(measure_steps(pair, request, warmup=warmup, plain=plain, profile=profile))
 
 
-def measure_steps(pair: ModelPair, prompt_ids: list[int], *, gamma: int | None = None,
-                  settings: SamplingSettings = GREEDY, max_new_tokens: int = 64, seed: int = 0,
-                  warmup: bool = True, drafter: str | None = None, policy: str | None = None,
+def measure_steps(pair: ModelPair, request: Request, *, warmup: bool = True,
                   plain: tuple[GenerationTrace, float] | None = None, profile=None):
     """`measure` as a generator that yields after every decoding round and returns its result, so the
     model worker can let another student's work run between rounds; only the rounds are timed. An
     auto policy prices its rounds with `profile`, the pair's cost profile (lab.speed.costs; None:
     fixed estimates, lab.core.adaptive)."""
-    drafting = dict(drafter=drafter, policy=policy, profile=profile)
     load = costs.load_average()
     if warmup:   # first calls pay one-off allocation costs; keep them out of both timings
-        generate(pair, prompt_ids, gamma=gamma, settings=settings, max_new_tokens=min(4, max_new_tokens), **drafting)
+        generate(pair, replace(request, seed=0, max_new_tokens=min(4, request.max_new_tokens)), profile=profile)
         yield
     if plain is None:
-        plain = yield from _timed_steps(pair, prompt_ids, mode="plain", settings=settings, seed=seed,
-                                        max_new_tokens=max_new_tokens)
+        plain = yield from _timed_steps(pair, request.plain())
     plain_trace, plain_s = plain
-    spec, spec_s = yield from _timed_steps(pair, prompt_ids, gamma=gamma, settings=settings, seed=seed,
-                                           max_new_tokens=max_new_tokens, **drafting)
+    spec, spec_s = yield from _timed_steps(pair, request, profile)
+    settings = request.settings
     alpha = spec.alpha or 0.0
     c = (spec.mean_draft_seconds or 0.0) / plain_trace.mean_target_seconds
     m = Measurement(
@@ -147,13 +141,13 @@ def _all_exact(flags: list[bool | None]) -> bool | None:
     return None if None in flags else all(flags)
 
 
-def measure_set(pair: ModelPair, prompts: dict[str, list[str]], *, gamma: int | None = None,
-                settings: SamplingSettings = GREEDY, max_new_tokens: int = 64, per_category: int | None = None,
-                repeats: int = 1, draftings: list[tuple[str, str]] | None = None, progress=None,
-                profile=None) -> dict:
+def measure_set(pair: ModelPair, prompts: dict[str, list[str]], request: Request = Request(()), *,
+                per_category: int | None = None, repeats: int = 1, draftings: list[tuple[str, str]] | None = None,
+                progress=None, profile=None) -> dict:
     """Every prompt of a set (category → prompts) decoded plainly and with each drafting
-    (drafter, policy) — default: the pair's own — back to back, so machine drift hits all alike.
-    `gamma` replaces each policy's γ when given.
+    (drafter, policy) — default: the pair's own — back to back, so machine drift hits all alike, as
+    `request` says (its settings, seed, length and γ: `request.gamma` replaces each policy's γ when
+    given; its prompt, drafter and policy are each prompt's and drafting's).
     Pooled per category and drafting:
         α                = kept ÷ (kept + rejected) guesses (lab.core.trace.acceptance_rate)
         tokens per call  = new tokens ÷ target calls
@@ -174,13 +168,12 @@ def measure_set(pair: ModelPair, prompts: dict[str, list[str]], *, gamma: int | 
     for i, (cat, text) in enumerate(todo):
         if progress:
             progress(i / len(todo), f"measuring {cat} ({i + 1} of {len(todo)} prompts)")
-        ids = encode_prompt(pair.tokenizer, text)
+        asked = replace(request, prompt_ids=encode_prompt(pair.tokenizer, text))
         for r in range(repeats):
-            plain = run_to_end(_timed_steps(pair, ids, mode="plain", settings=settings, max_new_tokens=max_new_tokens))
+            plain = run_to_end(_timed_steps(pair, asked.plain()))
             for drafter, policy in draftings:
-                m, plain_trace, spec = measure(pair, ids, gamma=gamma, settings=settings, max_new_tokens=max_new_tokens,
-                                               warmup=i == 0 and r == 0, drafter=drafter, policy=policy, plain=plain,
-                                               profile=profile)
+                m, plain_trace, spec = measure(pair, replace(asked, drafter=drafter, policy=policy),
+                                               warmup=i == 0 and r == 0, plain=plain, profile=profile)
                 acc = pooled[(drafter, policy)].setdefault(cat, {
                     "prompts": set(), "accepted": 0, "rejected": 0, "drafted": 0, "tokens": 0, "calls": 0,
                     "plain": 0.0, "spec": 0.0, "target": [], "draft": [], "exact": [], "rounds": 0, "drafted_rounds": 0})
@@ -199,8 +192,8 @@ def measure_set(pair: ModelPair, prompts: dict[str, list[str]], *, gamma: int | 
                 acc["rounds"] += len(spec.rounds)
     reports = {f"{d} ({p})": _report(d, p, pooled[(d, p)]) for d, p in draftings}
     return {"target": pair.target_label, "draft": pair.draft_label, "device": pair.device, "dtype": pair.dtype,
-            "gamma": gamma, "load": load, "cores": costs.cores(),
-            "settings": settings.describe(), "max_new_tokens": max_new_tokens, "repeats": repeats,
+            "gamma": request.gamma, "load": load, "cores": costs.cores(),
+            "settings": request.settings.describe(), "max_new_tokens": request.max_new_tokens, "repeats": repeats,
             "draftings": reports}
 
 

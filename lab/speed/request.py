@@ -1,8 +1,8 @@
 """One request, one measurement: the numbers every live page shows for the same request.
 
-A request is (draft variant, drafter, draft length policy, γ, prompt, sampling settings, seed, new
-tokens). Its `Outcome` decodes it plainly and speculatively (ModelService's cached generations) and
-prices both with the pair's one cost profile (lab.speed.costs, lab.speed.timeline.schedule), so chapters
+A request (lab.core.request.Request: draft variant, drafter, draft length policy, γ, prompt, sampling
+settings, seed, new tokens) is what a page asks for. Its `Outcome` decodes it plainly and
+speculatively (ModelService's cached generations) and prices both with the pair's one cost profile (lab.speed.costs, lab.speed.timeline.schedule), so chapters
 4, 10, 11, 12 and 13 and the tour show the same α, target calls, tokens per call and speed-up for it:
 
     α                 the per-guess acceptance rate: kept ÷ (kept + rejected) guesses, the dropped
@@ -12,7 +12,7 @@ prices both with the pair's one cost profile (lab.speed.costs, lab.speed.timelin
     c                 a guess's mean cost in one-position target calls (a copied guess: about 0)
     speed-up          plain decoding's decode time ÷ drafting's, every call priced by the profile
 
-    request = Request(tuple(ids), drafter="model", gamma=4)
+    request = Request(ids, drafter="model", policy="constant", gamma=4)     # lab.core.request
     outcome = Outcome.of(request, plain_trace, spec_trace, profile)
     outcome.speedup, outcome.verdict(), outcome.projection()
 """
@@ -26,43 +26,10 @@ import numpy as np
 from lab.core import analytic
 from lab.speed.costs import CostProfile
 from lab.core.sampling import GREEDY, SamplingSettings
-from lab.speed.timeline import REQUEST_TOKENS, Schedule, schedule
+from lab.core.request import Request
+from lab.speed.timeline import Schedule, schedule
 from lab.speed.verdicts import OutcomeWords
 from lab.core.trace import GenerationTrace
-
-WHO = {"model": "the draft model", "lookup": "copying from the text (prompt lookup)",
-       "hybrid": "copying from the text where it repeats, the draft model otherwise"}
-CONTROL = {"model": "draft model", "lookup": "copy from the text", "hybrid": "both"}   # the switch's words
-SCHEDULE_WORDS = {"constant": "γ = {g} guesses a round", "heuristic": "γ adapting from {g} (+2 after a round "
-                  "that kept every guess, −1 after a miss)", "auto": "as many guesses (up to {g}) as their recent "
-                  "hit rate pays for"}
-
-
-@dataclass(frozen=True)
-class Request:
-    """What a page asks the pair to write, and how it drafts."""
-    prompt_ids: tuple[int, ...]
-    drafter: str = "model"                # who guesses: "model" | "lookup" | "hybrid"
-    policy: str = "constant"              # how many: lab.core.drafting.DraftPolicy text; `gamma` replaces its γ
-    gamma: int = 4
-    settings: SamplingSettings = GREEDY
-    seed: int = 0
-    max_new_tokens: int = REQUEST_TOKENS
-    variant: str = "aligned"              # the student's draft variant: aligned, weak or random (lab.pairs.variants)
-
-    def generation(self) -> dict:
-        """The keyword arguments of ModelService.generation_steps for the speculative run."""
-        return dict(mode="speculative", settings=self.settings, gamma=self.gamma, seed=self.seed,
-                    max_new_tokens=self.max_new_tokens, drafter=self.drafter, policy=self.policy, variant=self.variant)
-
-    def plain(self) -> dict:
-        """The same for the target decoding alone (one call per token)."""
-        return dict(mode="plain", settings=self.settings, seed=self.seed, max_new_tokens=self.max_new_tokens)
-
-    def describe(self) -> str:
-        """Who guesses and how many, in words: "the draft model, γ = 4 guesses a round"."""
-        return f"{WHO[self.drafter]}, {policy_words(self.policy, self.gamma)}"
-
 
 def measured_break_even(profile: CostProfile, gamma: int, c: float) -> float:
     """The least α (to 0.001) at which E / (γc + v(γ + 1)), with `profile`'s verify cost, reaches 1;
@@ -70,17 +37,6 @@ def measured_break_even(profile: CostProfile, gamma: int, c: float) -> float:
     alphas = np.linspace(0, 1, 1001)
     above = np.nonzero(profile.speedup(alphas, gamma, c) >= 1)[0]
     return float(alphas[above[0]]) if above.size else float("nan")
-
-
-def policy_words(policy: str, gamma: int) -> str:
-    """A draft length policy text ("constant", "heuristic+confidence:0.4", …) in words."""
-    parts = policy.split("+")
-    words = SCHEDULE_WORDS.get(parts[0].split(":")[0], parts[0]).format(g=gamma)
-    for extra in parts[1:]:
-        name, _, value = extra.partition(":")
-        if name == "confidence":
-            words += f", stopping after a guess the draft gives under {float(value or 0.4):.0%}"
-    return words
 
 
 @dataclass(frozen=True)
@@ -148,7 +104,9 @@ class Outcome(OutcomeWords):
     def mean_gamma(self) -> int:
         """γ of the request's rounds: the constant γ, or else the mean guesses of the rounds that
         guessed, rounded (1 at least)."""
-        if self.request.policy.split("+")[0].split(":")[0] == "constant":
+        policy = self.request.policy
+        schedule = getattr(policy, "schedule", None) or str(policy).split("+")[0].split(":")[0]
+        if schedule == "constant" and self.request.gamma is not None:
             return self.request.gamma
         guessed = [len(r.guesses) for r in self.spec.rounds if r.guesses]
         return max(1, min(analytic.MAX_GAMMA, round(sum(guessed) / max(1, len(guessed)))))

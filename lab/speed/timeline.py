@@ -14,7 +14,6 @@ from lab.core.trace import GenerationTrace
 
 UNLIKELY = 0.15          # "a word the big model would pick less than 15% of the time here"
 LANES = ("draft + verify", "standard")
-REQUEST_TOKENS = 32      # the new tokens of a live page's request (lab.speed.request)
 
 
 def lane(trace: GenerationTrace, call_seconds: float | None = None) -> tuple[list[str], list[float]]:

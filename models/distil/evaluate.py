@@ -16,6 +16,7 @@ import sys
 
 import torch
 
+from lab.core.request import Request
 from lab.speed.measure import measure_set
 from lab.pairs.load import ModelPair, load_named
 from lab.prompts import heldout_prompts
@@ -24,7 +25,7 @@ from models.distil.train import ALPHA_IS, GAMMA, NEW_TOKENS
 
 def evaluate(pair: ModelPair, n: int = NEW_TOKENS, gamma: int = GAMMA, repeats: int = 1, limit: int = 0) -> dict:
     """Per category and overall: α, c, speed-up, exactness (lab.speed.measure.measure_set)."""
-    report = measure_set(pair, heldout_prompts(), gamma=gamma, max_new_tokens=n, per_category=limit or None,
+    report = measure_set(pair, heldout_prompts(), Request((), gamma=gamma, max_new_tokens=n), per_category=limit or None,
                          repeats=repeats, draftings=[("model", "constant")])
     (run,) = report["draftings"].values()
     for cat, row in run["categories"].items():

@@ -28,6 +28,7 @@ from lab.core.adaptive import schedule_for  # noqa: E402
 from lab.core.drafting import MAX_GAMMA, DraftPolicy, LookupDrafter  # noqa: E402
 from lab.core.engine import generate  # noqa: E402
 from lab.core.kv import CachedModel  # noqa: E402
+from lab.core.request import Request  # noqa: E402
 from lab.pairs.load import default_name, load_named  # noqa: E402
 from lab.prompts import encode_prompt, heldout_prompts  # noqa: E402
 
@@ -119,7 +120,8 @@ def main() -> None:
     for cat, ps in prompts.items() if not texts else ():
         for p in ps:
             ids = encode_prompt(pair.tokenizer, p)
-            out = generate(pair, ids, gamma=8, drafter="lookup", max_new_tokens=args.max_new_tokens, display_top=0)
+            out = generate(pair, Request(ids, gamma=8, drafter="lookup", max_new_tokens=args.max_new_tokens),
+                           display_top=0)
             full = ids + out.new_ids
             with torch.inference_mode():
                 probs = pair.draft(input_ids=torch.tensor([full])).logits[0].float().softmax(-1)

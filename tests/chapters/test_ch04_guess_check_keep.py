@@ -4,6 +4,7 @@ import asyncio
 import pytest
 
 from chapters.ch04_guess_check_keep import GuessCheckKeepChapter
+from lab.core.request import Request
 
 
 @pytest.fixture
@@ -56,7 +57,7 @@ def test_the_text_is_kept_fixed_and_bonus_tokens(chapter):
     assert set(states) <= {"kept", "fixed", "bonus"}
     assert len(states) == chapter.tokens
     # greedy: the text equals the target's own plain decoding (the predict card's answer)
-    plain = chapter.state.service.generation(chapter.state.prompt_ids(), mode="plain", max_new_tokens=chapter.tokens)
+    plain = chapter.state.service.generation(Request(chapter.state.prompt_ids(), mode="plain", max_new_tokens=chapter.tokens))
     assert [t for r in chapter.rounds for t in r.emitted_ids] == plain.new_ids
 
 
@@ -81,7 +82,7 @@ def test_a_round_without_guesses_shows_the_target_writing_alone():
     from lab.core.engine import generate
     from lab.pairs.tiny import tiny_pair
     pair = tiny_pair()
-    first = generate(pair, pair.tokenizer.encode("red blue"), max_new_tokens=3, drafter="lookup").rounds[0]
+    first = generate(pair, Request(pair.tokenizer.encode("red blue"), max_new_tokens=3, drafter="lookup")).rounds[0]
     assert first.gamma == 0 and first.extra_kind == "target"          # nothing repeats yet
     assert [c.state for c in round_chips(first)] == ["target_call"]
     assert [c.state for c in lane_chips(first)] == ["target_call", "target_call"]

@@ -4,6 +4,7 @@ import pytest
 
 from chapters.ch08_full_round import FullRoundChapter, round_steps
 from chapters.rounds import MAX_NEW_TOKENS, teaching_round
+from lab.core.request import Request
 from lab.core.drafting import LECTURE_POLICY
 from lab.experiments.casesearch import find_all_kept, reads_oddly, teaches
 from tests.helpers import step_to_end, until
@@ -71,9 +72,7 @@ def test_the_verdict_waits_for_a_round_keeping_every_draft(chapter):
     found = find_all_kept(state.service.pair, state.prompt_ids(), settings=chapter.settings, gamma=state.gamma,
                           max_new_tokens=MAX_NEW_TOKENS)
     assert found.seed is not None, "no seed of the tiny pair keeps every draft in a round"
-    generation = state.service.generation(state.prompt_ids(), mode="speculative", settings=chapter.settings,
-                                          gamma=state.gamma, seed=found.seed, max_new_tokens=MAX_NEW_TOKENS,
-                                          keep_rows=True, drafter="model", policy=LECTURE_POLICY)
+    generation = state.service.generation(Request(state.prompt_ids(), mode="speculative", settings=chapter.settings, gamma=state.gamma, seed=found.seed, max_new_tokens=MAX_NEW_TOKENS, drafter="model", policy=LECTURE_POLICY), keep_rows=True)
     chapter.predict.commit(5)
     for r in generation.rounds[:found.index]:
         chapter.show_generation(generation, r.index)

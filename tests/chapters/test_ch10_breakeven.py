@@ -9,7 +9,8 @@ from chapters.ch10_breakeven.figures import SPAN_AS_BUILT, BreakEvenFigures
 from lab.core import analytic
 from lab.experiments.breakeven import question_verdict
 from lab.speed.costs import CostProfile
-from lab.speed.timeline import REQUEST_TOKENS, schedule
+from lab.core.request import REQUEST_TOKENS, Request
+from lab.speed.timeline import schedule
 from serving.service import ModelService
 from uikit import palette
 from uikit.state import LabState
@@ -131,8 +132,7 @@ def test_the_live_request_is_priced_with_the_shared_profile(chapter):
     # chapter 11's request: the same prompt, γ, seed, settings and length, priced by the same profile
     svc, st = chapter.state.service, chapter.state
     ids = st.safe_prompt_ids()
-    plain, spec = (svc.generation(ids, mode=mode, settings=st.settings, gamma=st.gamma, seed=st.seed,
-                                  max_new_tokens=REQUEST_TOKENS, drafter="model", policy="constant")
+    plain, spec = (svc.generation(Request(ids, mode=mode, settings=st.settings, gamma=st.gamma, seed=st.seed, max_new_tokens=REQUEST_TOKENS, drafter="model", policy="constant"))
                    for mode in ("plain", "speculative"))
     assert spec.new_ids == plain.new_ids == o.spec.new_ids and o.spec.target_calls == spec.target_calls
     assert o.speedup == pytest.approx(schedule(plain, spec, profile).decode_speedup)

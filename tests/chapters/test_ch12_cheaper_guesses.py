@@ -4,6 +4,7 @@ import asyncio
 import pytest
 
 from chapters.ch12_cheaper_guesses import DRAFTER_NAMES, CheaperGuessesChapter
+from lab.core.request import Request
 from lab.experiments import cheaper
 from lab.core.engine import generate
 from lab.speed.timeline import schedule
@@ -23,12 +24,11 @@ def test_each_row_is_a_real_run_of_its_drafting_and_writes_the_plain_text(chapte
     rows = measured(chapter)
     assert [r.drafting.key for r in rows] == ["model", "lookup", "hybrid", "adaptive", "confident", "auto"]
     pair, ids = chapter.state.service.pair, chapter.state.prompt_ids()
-    plain = generate(pair, ids, mode="plain", settings=GREEDY, max_new_tokens=N)
+    plain = generate(pair, Request(ids, mode="plain", settings=GREEDY, max_new_tokens=N))
     profile = chapter.state.service.profiles.of()   # the pair's shared cost profile prices every call
     for row in rows:
         d = row.drafting
-        spec = generate(pair, ids, settings=GREEDY, gamma=d.gamma or 4, max_new_tokens=N, drafter=d.drafter,
-                        policy=d.policy, profile=profile)
+        spec = generate(pair, Request(ids, settings=GREEDY, gamma=d.gamma or 4, max_new_tokens=N, drafter=d.drafter, policy=d.policy), profile=profile)
         # priced by the profile: a model-drafted run as the fresh one; a copy's own microseconds differ
         # from run to run (more on a busy machine), so a copying row is priced from its own trace,
         # whose rounds are the fresh run's (below)
@@ -54,8 +54,7 @@ def test_the_policies_change_how_much_is_drafted_not_what_is_written(chapter):
     rows = {r.drafting.key: r for r in measured(chapter)}
     lookup = rows["lookup"]
     assert lookup.outcome.c < 0.05                        # a copy costs no model call
-    confident = generate(chapter.state.service.pair, chapter.state.prompt_ids(), gamma=4, max_new_tokens=N,
-                         drafter="model", policy=cheaper.BY_KEY["confident"].policy)
+    confident = generate(chapter.state.service.pair, Request(chapter.state.prompt_ids(), gamma=4, max_new_tokens=N, drafter="model", policy=cheaper.BY_KEY["confident"].policy))
     assert rows["confident"].outcome.spec.drafted == confident.drafted <= rows["model"].outcome.spec.drafted
     assert len({r.outcome.spec.text for r in rows.values()}) == 1
 

@@ -2,6 +2,7 @@
 import pytest
 
 from chapters.ch13_predictable import KindBars, PredictableChapter, argument_html
+from lab.core.request import Request
 from lab.core import analytic
 from lab.experiments import textkinds
 from lab.core.engine import generate
@@ -23,8 +24,7 @@ def test_alpha_per_kind_is_the_draft_models_on_those_prompts(chapter):
     pair = chapter.state.service.pair
     for r in results:
         (text,) = r.prompts
-        trace = generate(pair, encode_prompt(pair.tokenizer, text), settings=GREEDY, gamma=4, max_new_tokens=N,
-                         drafter="model", policy="constant")
+        trace = generate(pair, Request(encode_prompt(pair.tokenizer, text), settings=GREEDY, gamma=4, max_new_tokens=N, drafter="model", policy="constant"))
         assert (r.accepted, r.rejected, r.drafted) == (trace.accepted, trace.rejected, trace.drafted)
         assert r.alpha == pytest.approx(trace.accepted / (trace.accepted + trace.rejected))   # per guess judged
         assert f"<td>{r.alpha:.2f}</td>" in chapter.table.object

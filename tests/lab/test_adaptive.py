@@ -5,6 +5,7 @@ from dataclasses import replace
 
 import pytest
 
+from lab.core.request import Request
 from lab.speed import costs
 from lab.core.adaptive import (BUDGET, DRAFT_COST, POSITION_COST, AutoSchedule, best_length, prices,
                                schedule_for)
@@ -29,8 +30,7 @@ def pair(request):
 
 
 def drafted(pair, profile, prompt, drafter="model", gamma=8):
-    trace = generate(pair, pair.tokenizer.encode(prompt), max_new_tokens=48, drafter=drafter,
-                     policy=f"auto:{gamma}", profile=profile)
+    trace = generate(pair, Request(pair.tokenizer.encode(prompt), max_new_tokens=48, drafter=drafter, policy=f"auto:{gamma}"), profile=profile)
     return trace, sum(r.gamma for r in trace.rounds)
 
 
@@ -74,7 +74,7 @@ def test_a_schedule_is_priced_with_the_profile_it_is_given():
 
 @pytest.mark.parametrize("prompt", PROMPTS)
 def test_auto_drafts_less_where_checking_is_dear_and_more_where_cheap(pair, prompt):
-    plain = generate(pair, pair.tokenizer.encode(prompt), mode="plain", max_new_tokens=48)
+    plain = generate(pair, Request(pair.tokenizer.encode(prompt), mode="plain", max_new_tokens=48))
     runs = {name: drafted(pair, profile, prompt, drafter="hybrid")
             for name, profile in (("cheap", CHEAP), ("constants", None), ("dear", DEAR_VERIFY))}
     for trace, _ in runs.values():
@@ -85,7 +85,7 @@ def test_auto_drafts_less_where_checking_is_dear_and_more_where_cheap(pair, prom
 
 @pytest.mark.parametrize("prompt", PROMPTS)
 def test_auto_stops_drafting_with_the_model_where_its_calls_are_dear(pair, prompt):
-    plain = generate(pair, pair.tokenizer.encode(prompt), mode="plain", max_new_tokens=48)
+    plain = generate(pair, Request(pair.tokenizer.encode(prompt), mode="plain", max_new_tokens=48))
     trace, total = drafted(pair, DEAR_DRAFT, prompt)
     assert trace.new_ids == plain.new_ids
     # Nothing but one-token probes of a silenced draft model, paid from the budget: a failed one
@@ -106,10 +106,10 @@ def test_a_decoder_prices_with_the_profile_its_caller_passes(pair):
     """The decoder reads no cache: a profile it is not handed does not price it (a server's model
     service hands it its own: tests/serving/test_serviceprofiles.py)."""
     ids = pair.tokenizer.encode(PROMPTS[0])
-    assert Decoder(pair, ids, policy="auto:8").schedule.prices.source == "constants"    # none passed
-    assert Decoder(pair, ids, policy="auto:8", profile=CHEAP).schedule.prices == prices(CHEAP)
+    assert Decoder(pair, Request(ids, policy="auto:8")).schedule.prices.source == "constants"    # none passed
+    assert Decoder(pair, Request(ids, policy="auto:8"), profile=CHEAP).schedule.prices == prices(CHEAP)
     copy = replace(pair, drafter="hybrid", policy="auto:12")                             # same two models
-    assert Decoder(copy, ids, profile=DEAR_VERIFY).schedule.prices == prices(DEAR_VERIFY)
+    assert Decoder(copy, Request(ids), profile=DEAR_VERIFY).schedule.prices == prices(DEAR_VERIFY)
 
 
 def test_measuring_a_prompt_set_measures_the_profile_first_and_auto_prices_with_it(monkeypatch):
@@ -120,7 +120,7 @@ def test_measuring_a_prompt_set_measures_the_profile_first_and_auto_prices_with_
 
     def tokens_per_call(measured, given=None):
         monkeypatch.setattr(costs, "measure_profile", lambda p: calls.append(p) or measured)
-        report = measure_set(pair, prompts, max_new_tokens=24, draftings=[("model", "auto:8")], profile=given)
+        report = measure_set(pair, prompts, Request((), max_new_tokens=24), draftings=[("model", "auto:8")], profile=given)
         rows = report["draftings"]["model (auto:8)"]["categories"]
         assert all(row["exact"] for row in rows.values())
         return [row["tokens_per_call"] for row in rows.values()]
@@ -128,5 +128,5 @@ def test_measuring_a_prompt_set_measures_the_profile_first_and_auto_prices_with_
     assert all(t > 1.2 for t in tokens_per_call(CHEAP))
     assert calls == [pair, pair]                                  # each run measured it, once
     assert all(t < 1.2 for t in tokens_per_call(CHEAP, given=DEAR_DRAFT))    # the caller's profile prices
-    measure_set(pair, prompts, max_new_tokens=8, draftings=[("model", "constant:4")])
+    measure_set(pair, prompts, Request((), max_new_tokens=8), draftings=[("model", "constant:4")])
     assert len(calls) == 2                                        # neither measured: nothing to price

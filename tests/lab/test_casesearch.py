@@ -1,5 +1,6 @@
 import pytest
 
+from lab.core.request import Request
 from lab.core import engine
 from lab.experiments.casesearch import SeedSearch, find_all_kept, keeps_all
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
@@ -14,8 +15,7 @@ def test_the_round_found_is_the_one_the_seeded_generation_makes():
     ids = encode_prompt(pair.tokenizer, DEFAULT_PROMPT)
     found = find_all_kept(pair, ids, settings=T1, gamma=4, max_new_tokens=16, first_seed=3, max_seconds=1e9)
     assert found.seed is not None and found.seed >= 3 and found.tried == found.seed - 3 + 1
-    trace = engine.generate(pair, ids, settings=T1, gamma=4, seed=found.seed, max_new_tokens=16,
-                            keep_rows=True, drafter="model")
+    trace = engine.generate(pair, Request(ids, settings=T1, gamma=4, seed=found.seed, max_new_tokens=16, drafter="model"), keep_rows=True)
     r = trace.rounds[found.index]
     assert keeps_all(r, 4) and r.extra_kind == "bonus"
     assert not any(keeps_all(x, 4) for x in trace.rounds[:found.index])
@@ -121,8 +121,7 @@ def test_the_teaching_seed_is_the_first_whose_text_reaches_a_teaching_round_with
     s = SamplingSettings(0.7, 0, 0.9)
 
     def good(seed):
-        rounds = engine.generate(pair, ids, settings=s, gamma=4, seed=seed, max_new_tokens=16, keep_rows=False,
-                                 drafter="model", policy=LECTURE_POLICY).rounds
+        rounds = engine.generate(pair, Request(ids, settings=s, gamma=4, seed=seed, max_new_tokens=16, drafter="model", policy=LECTURE_POLICY), keep_rows=False).rounds
         for r in rounds:
             if reads_oddly(r):
                 return False

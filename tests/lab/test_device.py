@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from lab import devices
+from lab.core.request import Request
 from lab.core import kv
 from lab.pairs import load
 from lab.devices import Placement, choose
@@ -139,7 +140,7 @@ def test_a_folder_pair_loads_in_the_dtype_asked_for(saved):
     pair = load_pair(str(saved[0]), str(saved[1]), placement=Placement("cpu", "bfloat16"))
     assert (pair.device, pair.dtype) == ("cpu", "bfloat16")
     assert pair.target.dtype == pair.draft.dtype == torch.bfloat16
-    assert generate(pair, pair.tokenizer.encode("the cat"), max_new_tokens=4, gamma=2).new_ids
+    assert generate(pair, Request(pair.tokenizer.encode("the cat"), max_new_tokens=4, gamma=2)).new_ids
 
 
 @pytest.mark.parametrize("placement,memory", [(Placement("cpu", "float32"), "memory"),
@@ -218,12 +219,12 @@ def placed(family: str, device: str, dtype: str):
 def test_greedy_speculative_decoding_equals_plain_decoding_on_each_device(family, device, dtype):
     pair = placed(family, device, dtype)
     ids = pair.tokenizer.encode(PROMPT)
-    plain = generate(pair, ids, mode="plain", max_new_tokens=30)
+    plain = generate(pair, Request(ids, mode="plain", max_new_tokens=30))
     for drafter in ("model", "lookup", "hybrid"):
         for gamma in (1, 4, 8):
-            spec = generate(pair, ids, gamma=gamma, max_new_tokens=30, drafter=drafter)
+            spec = generate(pair, Request(ids, gamma=gamma, max_new_tokens=30, drafter=drafter))
             assert spec.new_ids == plain.new_ids, (drafter, gamma)
-    spec = generate(pair, ids, gamma=4, max_new_tokens=30)
+    spec = generate(pair, Request(ids, gamma=4, max_new_tokens=30))
     assert 0 < spec.accepted < spec.drafted                # kept and rejected drafts both happened
 
 
@@ -235,7 +236,7 @@ def test_greedy_equals_transformers_assisted_generation_on_each_device(device):
         torch.tensor([ids], device=device), assistant_model=pair.draft, do_sample=False, max_new_tokens=20,
         num_assistant_tokens=4, num_assistant_tokens_schedule="constant", assistant_confidence_threshold=0.0,
         pad_token_id=1, eos_token_id=None)
-    assert generate(pair, ids, gamma=4, max_new_tokens=20).new_ids == out[0, len(ids):].tolist()
+    assert generate(pair, Request(ids, gamma=4, max_new_tokens=20)).new_ids == out[0, len(ids):].tolist()
 
 
 @pytest.mark.parametrize("device,dtype", LOW, ids=lambda x: x)
@@ -245,7 +246,7 @@ def test_in_low_precision_p_and_q_stay_exact_distributions_on_the_device(device,
     pair = placed("llama", device, dtype)
     ids = pair.tokenizer.encode(PROMPT)
     settings = SamplingSettings(temperature=1.0)
-    decoder = Decoder(pair, ids, gamma=4, settings=settings, seed=5, max_new_tokens=24, drafter="hybrid")
+    decoder = Decoder(pair, Request(ids, gamma=4, settings=settings, seed=5, max_new_tokens=24, drafter="hybrid"))
     rounds = []
     while not decoder.done:
         rounds.append(decoder.step())
@@ -258,7 +259,7 @@ def test_in_low_precision_p_and_q_stay_exact_distributions_on_the_device(device,
     from lab.core.sampling import probabilities
     probs = probabilities(logits, settings)
     assert probs.device.type == device and probs.dtype == devices.exact_dtype(device)
-    again = generate(pair, ids, gamma=4, settings=settings, seed=5, max_new_tokens=24, drafter="hybrid")
+    again = generate(pair, Request(ids, gamma=4, settings=settings, seed=5, max_new_tokens=24, drafter="hybrid"))
     assert again.new_ids == decoder.new_ids
 
 

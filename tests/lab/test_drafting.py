@@ -6,6 +6,7 @@ from dataclasses import replace
 import pytest
 import torch
 
+from lab.core.request import Request
 from lab.core.adaptive import BUDGET, AutoSchedule, best_length, lower_bound, schedule_for
 from lab.core.drafting import DraftPolicy, GammaSchedule, HybridDrafter, LookupDrafter, ModelDrafter
 from lab.core.engine import Decoder, generate
@@ -24,7 +25,7 @@ def pair(request):
 
 @pytest.fixture(scope="module")
 def plain_greedy(pair):
-    return generate(pair, pair.tokenizer.encode(REPEATING), mode="plain", max_new_tokens=40)
+    return generate(pair, Request(pair.tokenizer.encode(REPEATING), mode="plain", max_new_tokens=40))
 
 
 @pytest.mark.parametrize("drafter", ["model", "lookup", "hybrid"])
@@ -32,8 +33,7 @@ def plain_greedy(pair):
 @pytest.mark.parametrize("gamma", [1, 4])
 def test_every_drafter_and_policy_equals_plain_greedy(pair, plain_greedy, drafter, policy, gamma):
     plain = plain_greedy
-    spec = generate(pair, pair.tokenizer.encode(REPEATING), gamma=gamma, max_new_tokens=40,
-                    drafter=drafter, policy=policy)
+    spec = generate(pair, Request(pair.tokenizer.encode(REPEATING), gamma=gamma, max_new_tokens=40, drafter=drafter, policy=policy))
     assert spec.new_ids == plain.new_ids
     if policy.startswith("auto") and drafter == "model":
         # the tiny random draft's guesses rarely pay: auto may take plain steps, never more calls
@@ -45,9 +45,9 @@ def test_every_drafter_and_policy_equals_plain_greedy(pair, plain_greedy, drafte
 
 def test_hybrid_uses_both_sources_and_lookup_alone_drafts_only_on_repeats(pair):
     ids = pair.tokenizer.encode(REPEATING)
-    hybrid = generate(pair, ids, gamma=4, max_new_tokens=40, drafter="hybrid")
+    hybrid = generate(pair, Request(ids, gamma=4, max_new_tokens=40, drafter="hybrid"))
     assert {r.draft_source for r in hybrid.rounds} >= {"lookup"}
-    lookup = generate(pair, pair.tokenizer.encode("red blue"), gamma=4, max_new_tokens=6, drafter="lookup")
+    lookup = generate(pair, Request(pair.tokenizer.encode("red blue"), gamma=4, max_new_tokens=6, drafter="lookup"))
     first = lookup.rounds[0]                       # nothing repeats yet: a plain target step
     assert first.gamma == 0 and first.draft_source == "none" and first.extra_kind == "target"
     for r in lookup.rounds:                        # lookup drafts are one-hot: kept exactly when p(x) wins
@@ -68,7 +68,7 @@ def test_our_prompt_lookup_equals_transformers_prompt_lookup(pair):
     ids = pair.tokenizer.encode(REPEATING)
     out = pair.target.generate(torch.tensor([ids]), prompt_lookup_num_tokens=4, do_sample=False,
                                max_new_tokens=30, pad_token_id=1, eos_token_id=None)
-    ours = generate(pair, ids, gamma=4, max_new_tokens=30, drafter="lookup")
+    ours = generate(pair, Request(ids, gamma=4, max_new_tokens=30, drafter="lookup"))
     assert len(ours.new_ids) == 30 and ours.new_ids == out[0, len(ids):].tolist()
 
 
@@ -136,23 +136,21 @@ def test_auto_draft_lengths_are_the_best_expected_tokens_per_cost():
 
 def test_auto_policy_in_a_real_generation_drafts_little_where_little_is_kept(pair):
     same = replace(without_eos(pair), draft=pair.target)        # every draft kept, the text runs on
-    easy = generate(same, pair.tokenizer.encode("the"), gamma=8, max_new_tokens=60, policy="auto")
+    easy = generate(same, Request(pair.tokenizer.encode("the"), gamma=8, max_new_tokens=60, policy="auto"))
     assert max(r.gamma for r in easy.rounds) == 8
-    random_draft = generate(pair, pair.tokenizer.encode("red blue green"), gamma=8, max_new_tokens=60,
-                            policy="auto", drafter="model")
-    plain = generate(pair, pair.tokenizer.encode("red blue green"), mode="plain", max_new_tokens=60)
+    random_draft = generate(pair, Request(pair.tokenizer.encode("red blue green"), gamma=8, max_new_tokens=60, policy="auto", drafter="model"))
+    plain = generate(pair, Request(pair.tokenizer.encode("red blue green"), mode="plain", max_new_tokens=60))
     assert random_draft.new_ids == plain.new_ids
     drafted = sum(r.gamma for r in random_draft.rounds)
-    assert drafted < sum(r.gamma for r in generate(pair, pair.tokenizer.encode("red blue green"), gamma=8,
-                                                   max_new_tokens=60, drafter="model").rounds) / 2
+    assert drafted < sum(r.gamma for r in generate(pair, Request(pair.tokenizer.encode("red blue green"), gamma=8, max_new_tokens=60, drafter="model")).rounds) / 2
 
 
 def test_heuristic_gamma_sequence_in_a_real_generation(pair):
     """Each round's γ is the previous γ + 2 after a fully kept round, − 1 otherwise (≥ 1)."""
     same = type(pair)(target=pair.target, draft=pair.target, tokenizer=pair.tokenizer)  # every draft kept
-    rounds = generate(same, pair.tokenizer.encode("the"), gamma=2, max_new_tokens=60, policy="heuristic").rounds
+    rounds = generate(same, Request(pair.tokenizer.encode("the"), gamma=2, max_new_tokens=60, policy="heuristic")).rounds
     assert [r.gamma for r in rounds[:4]] == [2, 4, 6, 8]
-    mixed = generate(pair, pair.tokenizer.encode("the"), gamma=3, max_new_tokens=60, policy="heuristic").rounds
+    mixed = generate(pair, Request(pair.tokenizer.encode("the"), gamma=3, max_new_tokens=60, policy="heuristic")).rounds
     for before, after in zip(mixed, mixed[1:-1]):
         expected = before.gamma + 2 if before.n_accepted == before.gamma else max(1, before.gamma - 1)
         assert after.gamma == min(expected, 16)
@@ -160,7 +158,7 @@ def test_heuristic_gamma_sequence_in_a_real_generation(pair):
 
 def test_confidence_stop_drafts_fewer_and_only_after_an_unsure_token(pair):
     ids = pair.tokenizer.encode("the cat")
-    decoder = Decoder(pair, ids, gamma=8, policy=DraftPolicy(8, threshold=0.9), max_new_tokens=40)
+    decoder = Decoder(pair, Request(ids, gamma=8, policy=DraftPolicy(8, threshold=0.9), max_new_tokens=40))
     drafter = decoder.drafter
     lengths = []
     while not decoder.done:
@@ -180,7 +178,7 @@ def test_confidence_stop_drafts_fewer_and_only_after_an_unsure_token(pair):
 
 
 def test_hybrid_catches_up_the_draft_cache_after_lookup_rounds(pair):
-    decoder = Decoder(pair, pair.tokenizer.encode(REPEATING), gamma=4, drafter="hybrid", max_new_tokens=40)
+    decoder = Decoder(pair, Request(pair.tokenizer.encode(REPEATING), gamma=4, drafter="hybrid", max_new_tokens=40))
     assert isinstance(decoder.drafter, HybridDrafter)
     while not decoder.done:
         decoder.step()
@@ -201,7 +199,7 @@ def test_policies_are_read_from_text():
 
 def test_hybrid_proposes_long_lookups_and_short_model_drafts(pair):
     policy = DraftPolicy.parse("constant:8+model:2")
-    trace = generate(pair, pair.tokenizer.encode(REPEATING), max_new_tokens=40, drafter="hybrid", policy=policy)
+    trace = generate(pair, Request(pair.tokenizer.encode(REPEATING), max_new_tokens=40, drafter="hybrid", policy=policy))
     model_rounds = [r for r in trace.rounds if r.draft_source == "model"]
     assert model_rounds and all(r.gamma <= 2 for r in model_rounds)
     assert max(r.gamma for r in trace.rounds if r.draft_source == "lookup") > 2
@@ -230,7 +228,7 @@ def test_pair_drafting_flags_and_environment():
 def test_the_pairs_drafting_is_the_decoders_default(monkeypatch):
     from lab.pairs.load import load_spec
     pair = load_spec(resolve_pair(["--pair", "tiny", "--drafter", "lookup", "--policy", "heuristic"], {}))
-    decoder = Decoder(pair, pair.tokenizer.encode(REPEATING), gamma=3)
+    decoder = Decoder(pair, Request(pair.tokenizer.encode(REPEATING), gamma=3))
     assert decoder.drafter.name == "lookup" and decoder.policy == DraftPolicy(3, "heuristic")
 
 
@@ -244,6 +242,6 @@ def test_lookup_drafts_fit_a_head_wider_than_the_tokenizer(tmp_path):
                      str(save_tiny(tmp_path / "d", seed=1, vocab_size=wide)))
     assert len(pair.tokenizer) < pair.target.config.vocab_size
     ids = pair.tokenizer.encode("the cat sat on the mat and the cat sat on the")
-    plain = generate(pair, ids, mode="plain", max_new_tokens=20)
+    plain = generate(pair, Request(ids, mode="plain", max_new_tokens=20))
     for drafter in ("lookup", "hybrid"):
-        assert generate(pair, ids, max_new_tokens=20, drafter=drafter).new_ids == plain.new_ids
+        assert generate(pair, Request(ids, max_new_tokens=20, drafter=drafter)).new_ids == plain.new_ids

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from lab.core.request import Request
 from lab.core import engine
 from lab.core.engine import Decoder, generate
 from lab.pairs.load import ModelPair
@@ -28,8 +29,8 @@ def ids_of(pair, text=PROMPT):
 
 @pytest.mark.parametrize("gamma", range(1, 9))
 def test_greedy_equals_plain_greedy(pair, gamma):
-    plain = generate(pair, ids_of(pair), mode="plain", max_new_tokens=40)
-    spec = generate(pair, ids_of(pair), gamma=gamma, max_new_tokens=40)
+    plain = generate(pair, Request(ids_of(pair), mode="plain", max_new_tokens=40))
+    spec = generate(pair, Request(ids_of(pair), gamma=gamma, max_new_tokens=40))
     assert spec.new_ids == plain.new_ids
     assert 0 < spec.accepted < spec.drafted            # both kept and rejected drafts happened
     assert spec.target_calls == len(spec.rounds) < plain.target_calls
@@ -42,13 +43,13 @@ def test_greedy_equals_transformers_assisted_generation(pair, gamma):
         torch.tensor([ids]), assistant_model=pair.draft, do_sample=False, max_new_tokens=30,
         num_assistant_tokens=gamma, num_assistant_tokens_schedule="constant",
         assistant_confidence_threshold=0.0, pad_token_id=1, eos_token_id=None)
-    ours = generate(pair, ids, gamma=gamma, max_new_tokens=30)
+    ours = generate(pair, Request(ids, gamma=gamma, max_new_tokens=30))
     assert len(ours.new_ids) == 30                      # no EOS on this prompt, so lengths compare
     assert ours.new_ids == out[0, len(ids):].tolist()
 
 
 def test_round_trace_is_consistent(pair):
-    decoder = Decoder(pair, ids_of(pair), gamma=4, settings=SamplingSettings(temperature=1.0), seed=3)
+    decoder = Decoder(pair, Request(ids_of(pair), gamma=4, settings=SamplingSettings(temperature=1.0), seed=3))
     for _ in range(6):
         r = decoder.step()
         assert r.p_rows.shape == (r.gamma + 1, len(pair.tokenizer)) and r.q_rows.shape[0] == r.gamma
@@ -76,19 +77,19 @@ def self_drafting(pair):
 @pytest.mark.parametrize("max_new", [1, 2, 5, 6, 7, 11])
 def test_stops_exactly_at_max_new_tokens_mid_round(pair, max_new):
     same = self_drafting(pair)
-    spec = generate(same, ids_of(pair), gamma=4, max_new_tokens=max_new)
-    plain = generate(same, ids_of(pair), mode="plain", max_new_tokens=max_new)
+    spec = generate(same, Request(ids_of(pair), gamma=4, max_new_tokens=max_new))
+    plain = generate(same, Request(ids_of(pair), mode="plain", max_new_tokens=max_new))
     assert len(spec.new_ids) == max_new and spec.new_ids == plain.new_ids
     assert spec.alpha in (None, 1.0) and spec.rounds[-1].stop_reason == "max_new_tokens"
 
 
 def test_stops_at_eos_inside_accepted_drafts(pair):
-    plain = generate(pair, ids_of(pair), mode="plain", max_new_tokens=12)
+    plain = generate(pair, Request(ids_of(pair), mode="plain", max_new_tokens=12))
     stop_word = plain.new_ids[6]                       # pretend this token is the end of text
     tok = copy.deepcopy(pair.tokenizer)
     tok.eos_token = tok.convert_ids_to_tokens(stop_word)
     same = ModelPair(target=pair.target, draft=pair.target, tokenizer=tok)
-    spec = generate(same, ids_of(pair), gamma=8, max_new_tokens=40)
+    spec = generate(same, Request(ids_of(pair), gamma=8, max_new_tokens=40))
     first = plain.new_ids.index(stop_word)
     assert spec.new_ids == plain.new_ids[: first + 1]
     assert spec.rounds[-1].stop_reason == "eos"
@@ -96,20 +97,20 @@ def test_stops_at_eos_inside_accepted_drafts(pair):
 
 
 def test_plain_decoding_by_the_draft(pair):
-    t = generate(pair, ids_of(pair), mode="plain", writer="draft", max_new_tokens=8)
+    t = generate(pair, Request(ids_of(pair), mode="plain", writer="draft", max_new_tokens=8))
     assert t.mode == "plain-draft" and t.target_calls == len(t.new_ids) and t.draft_calls == 0
-    alone = Decoder(pair, ids_of(pair), mode="plain", writer="draft")
+    alone = Decoder(pair, Request(ids_of(pair), mode="plain", writer="draft"))
     assert alone.writer_model.model is pair.draft and alone.draft_cache is None     # the draft writes; no drafter
-    assert Decoder(pair, ids_of(pair), mode="plain").writer_model.model is pair.target
+    assert Decoder(pair, Request(ids_of(pair), mode="plain")).writer_model.model is pair.target
 
 
 @pytest.mark.parametrize("bad", [dict(gamma=0), dict(gamma=17), dict(gamma=2.5), dict(mode="beam"),
                                  dict(max_new_tokens=0)])
 def test_bad_arguments(pair, bad):
     with pytest.raises(ValueError):
-        Decoder(pair, ids_of(pair), **bad)
+        Decoder(pair, Request(ids_of(pair), **bad))
     with pytest.raises(ValueError, match="empty"):
-        Decoder(pair, [])
+        Decoder(pair, Request([]))
 
 
 # --- Under sampling, speculative output is distributed exactly as the target's -----------------
@@ -117,8 +118,7 @@ def test_bad_arguments(pair, bad):
 def speculative_samples(pair, prompt_ids, settings, n, gamma=3, drafter="model", policy="constant"):
     firsts, seconds = [], []
     for seed in range(n):
-        d = Decoder(pair, prompt_ids, settings=settings, gamma=gamma, seed=seed, max_new_tokens=2,
-                    keep_rows=False, drafter=drafter, policy=policy)
+        d = Decoder(pair, Request(prompt_ids, settings=settings, gamma=gamma, seed=seed, max_new_tokens=2, drafter=drafter, policy=policy), keep_rows=False)
         while not d.done:
             d.step()
         firsts.append(d.new_ids[0]); seconds.append(d.new_ids[1])
@@ -146,7 +146,7 @@ def test_lookup_and_hybrid_drafts_follow_the_target_distribution(drafter, policy
     pair = without_eos(tiny_pair("llama"))
     settings = SETTINGS[0]
     prompt = ids_of(pair)
-    d = Decoder(pair, prompt, settings=settings, drafter=drafter, max_new_tokens=2, policy=policy)
+    d = Decoder(pair, Request(prompt, settings=settings, drafter=drafter, max_new_tokens=2, policy=policy))
     assert d.step().draft_source == "lookup"
     p1, p2 = exact_marginals(pair, prompt, settings)
     firsts, seconds = speculative_samples(pair, prompt, settings, n=1500, drafter=drafter, policy=policy)

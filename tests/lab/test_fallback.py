@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import torch
 
+from lab.core.request import Request
 from lab.core.adaptive import BUDGET, AutoSchedule, prices
 from lab.core.engine import Decoder, generate
 from lab.core.sampling import SamplingSettings
@@ -76,8 +77,8 @@ def pair(request):
 
 def decode(pair, drafter, n=96, profile=PROFILE, **kwargs):
     ids = pair.tokenizer.encode(PROMPT)
-    plain = generate(pair, ids, mode="plain", max_new_tokens=n)
-    spec = generate(pair, ids, max_new_tokens=n, drafter=drafter, policy="auto:8", profile=profile, **kwargs)
+    plain = generate(pair, Request(ids, mode="plain", max_new_tokens=n))
+    spec = generate(pair, Request(ids, max_new_tokens=n, drafter=drafter, policy="auto:8", **kwargs), profile=profile)
     return plain, spec
 
 
@@ -107,8 +108,8 @@ def test_the_bound_is_not_met_by_the_constant_policy(pair):
     """The check above is not trivially met: drafting every round with these guesses is slow."""
     never = replace(pair, draft=Contrary(pair.target))
     ids = pair.tokenizer.encode(PROMPT)
-    plain = generate(never, ids, mode="plain", max_new_tokens=48)
-    constant = generate(never, ids, max_new_tokens=48, drafter="model", policy="constant:4")
+    plain = generate(never, Request(ids, mode="plain", max_new_tokens=48))
+    constant = generate(never, Request(ids, max_new_tokens=48, drafter="model", policy="constant:4"))
     assert schedule(plain, constant, PROFILE).decode_speedup < 0.7
 
 
@@ -118,8 +119,7 @@ def test_a_round_that_does_not_draft_is_one_plain_step(pair):
     switch = len(pair.tokenizer.encode(PROMPT)) + 30
     target, draft = Counted(pair.target), Counted(Contrary(pair.target, until=switch))
     counted = replace(pair, target=target, draft=draft)
-    d = Decoder(counted, pair.tokenizer.encode(PROMPT), max_new_tokens=120, drafter="hybrid",
-                policy="auto:8", profile=PROFILE)
+    d = Decoder(counted, Request(pair.tokenizer.encode(PROMPT), max_new_tokens=120, drafter="hybrid", policy="auto:8"), profile=PROFILE)
     target.calls.clear(), draft.calls.clear()                      # the prefill
     kinds, catch_ups = [], []
     while not d.done:
@@ -139,7 +139,7 @@ def test_a_round_that_does_not_draft_is_one_plain_step(pair):
             assert d_calls[0] == start - read                       # the catch-up, in the round that needs it
             catch_ups.append(d_calls[0])
     assert "silent" in kinds and "model" in kinds and max(catch_ups) > 2
-    assert d.new_ids == generate(pair, pair.tokenizer.encode(PROMPT), mode="plain", max_new_tokens=120).new_ids
+    assert d.new_ids == generate(pair, Request(pair.tokenizer.encode(PROMPT), mode="plain", max_new_tokens=120)).new_ids
 
 
 def test_drafting_resumes_within_a_few_rounds_when_matches_return(pair):
@@ -191,8 +191,7 @@ def test_sampled_tokens_follow_the_target_distribution_through_the_back_off():
     p1, p2 = exact_marginals(pair, prompt, settings)
     firsts, seconds, plain_second = [], [], 0
     for seed in range(800):
-        d = Decoder(never, prompt, settings=settings, seed=seed, max_new_tokens=2, keep_rows=False,
-                    drafter="model", policy="auto:8", profile=borderline)
+        d = Decoder(never, Request(prompt, settings=settings, seed=seed, max_new_tokens=2, drafter="model", policy="auto:8"), keep_rows=False, profile=borderline)
         while not d.done:
             d.step()
         assert d.rounds[0].guesses

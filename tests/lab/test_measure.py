@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from lab.core.request import Request
 from lab.__main__ import main
 from lab.core.engine import generate
 from lab.speed import payoff
@@ -27,7 +28,7 @@ DRAFTINGS = [("model", "constant"), ("lookup", "heuristic"), ("hybrid", "confide
 
 @pytest.fixture(scope="module")
 def report(pair):
-    return measure_set(pair, PROMPTS, gamma=3, max_new_tokens=8, draftings=DRAFTINGS)
+    return measure_set(pair, PROMPTS, Request((), gamma=3, max_new_tokens=8), draftings=DRAFTINGS)
 
 
 @pytest.mark.parametrize("drafter, policy", DRAFTINGS)
@@ -36,8 +37,7 @@ def test_a_prompt_set_is_measured_per_category_and_drafting(pair, report, drafte
     rows = run["categories"]
     assert list(rows) == list(PROMPTS) and [r["prompts"] for r in rows.values()] == [2, 2, 1]
     for cat, prompts in PROMPTS.items():   # α and tokens per call are pooled over the rounds, as decoded
-        traces = [generate(pair, pair.tokenizer.encode(p, add_special_tokens=False), gamma=3, max_new_tokens=8,
-                           drafter=drafter, policy=policy) for p in prompts]
+        traces = [generate(pair, Request(pair.tokenizer.encode(p, add_special_tokens=False), gamma=3, max_new_tokens=8, drafter=drafter, policy=policy)) for p in prompts]
         drafted = sum(t.drafted for t in traces)
         kept, rejected = sum(t.accepted for t in traces), sum(t.rejected for t in traces)   # α per guess judged
         assert rows[cat]["alpha"] == pytest.approx(kept / (kept + rejected) if kept + rejected else 0.0)
@@ -53,8 +53,7 @@ def test_each_category_and_the_overall_say_how_often_it_guessed_and_whether_it_p
     for (drafter, policy), run in zip(DRAFTINGS, report["draftings"].values()):
         rows = run["categories"]
         for cat, prompts in PROMPTS.items():
-            traces = [generate(pair, pair.tokenizer.encode(p, add_special_tokens=False), gamma=3, max_new_tokens=8,
-                               drafter=drafter, policy=policy) for p in prompts]
+            traces = [generate(pair, Request(pair.tokenizer.encode(p, add_special_tokens=False), gamma=3, max_new_tokens=8, drafter=drafter, policy=policy)) for p in prompts]
             assert rows[cat]["rounds"] == sum(len(t.rounds) for t in traces)
             assert rows[cat]["drafted_rounds"] == sum(1 for t in traces for r in t.rounds if r.guesses)
             assert rows[cat]["verdict"] == payoff.verdict(rows[cat]["speedup"], rows[cat]["drafted_rounds"],
@@ -80,7 +79,7 @@ def test_verdicts_speak_of_paying_off_within_noise():
 
 
 def test_per_category_limits_the_prompts(pair):
-    report = measure_set(pair, PROMPTS, max_new_tokens=4, per_category=1)
+    report = measure_set(pair, PROMPTS, Request((), max_new_tokens=4), per_category=1)
     (run,) = report["draftings"].values()           # the pair's own drafting
     assert [r["prompts"] for r in run["categories"].values()] == [1, 1, 1]
     assert run["drafter"] == pair.drafter
@@ -152,10 +151,10 @@ def test_a_measurement_records_the_load_it_ran_under(pair, monkeypatch):
     from lab.speed.measure import measure
     ids = pair.tokenizer.encode("the cat sat")
     monkeypatch.setattr(costs, "load_average", lambda: 0.5)
-    calm = measure(pair, ids, gamma=2, max_new_tokens=4)[0]
+    calm = measure(pair, Request(ids, gamma=2, max_new_tokens=4))[0]
     assert calm.load == 0.5 and calm.cores == costs.cores() and not calm.busy
     monkeypatch.setattr(costs, "load_average", lambda: costs.cores() + 1.0)
-    assert measure(pair, ids, gamma=2, max_new_tokens=4)[0].busy
+    assert measure(pair, Request(ids, gamma=2, max_new_tokens=4))[0].busy
 
 
 def test_the_time_left_follows_the_estimate_scaled_by_the_pace_so_far(pair, monkeypatch):

@@ -8,6 +8,7 @@ from transformers import AutoModelForCausalLM, LlamaConfig, LlamaForCausalLM
 
 from dataclasses import replace
 
+from lab.core.request import Request
 from lab.core.engine import generate
 from lab.pairs.load import load_draft, load_pair
 from lab.pairs.packing import enabled, is_packed, pack_for_cpu, packer, parameter_count, share_tensors
@@ -34,9 +35,9 @@ def test_a_loaded_pair_is_packed_and_decodes_as_the_dense_models(folders, monkey
     with torch.inference_mode():
         assert torch.allclose(pair.target(input_ids=torch.tensor([ids])).logits,
                               dense(input_ids=torch.tensor([ids])).logits, atol=1e-4)
-    plain = generate(pair, ids, mode="plain", max_new_tokens=24)
+    plain = generate(pair, Request(ids, mode="plain", max_new_tokens=24))
     for drafter in ("model", "lookup", "hybrid"):
-        assert generate(pair, ids, gamma=4, max_new_tokens=24, drafter=drafter).new_ids == plain.new_ids
+        assert generate(pair, Request(ids, gamma=4, max_new_tokens=24, drafter=drafter)).new_ids == plain.new_ids
 
 
 @needs_onednn
@@ -66,8 +67,8 @@ def test_a_torch_without_packed_layers_loads_dense_models(folders, monkeypatch):
     pair = load_pair(str(folders[0]), str(folders[1]))
     assert not any(is_packed(m) for m in pair.target.modules())
     ids = pair.tokenizer.encode("the cat sat on the mat")
-    plain = generate(pair, ids, mode="plain", max_new_tokens=16)
-    assert generate(pair, ids, gamma=4, max_new_tokens=16).new_ids == plain.new_ids
+    plain = generate(pair, Request(ids, mode="plain", max_new_tokens=16))
+    assert generate(pair, Request(ids, gamma=4, max_new_tokens=16)).new_ids == plain.new_ids
 
 
 @needs_onednn
@@ -184,10 +185,10 @@ def test_a_draft_shares_the_targets_equal_tensors_and_decodes_as_before(tied, mo
     early = load_draft(str(tied / "early"), pair)                                    # the target's first layer
     assert tensor_bytes(pair.target, early) == tensor_bytes(pair.target)
     ids = pair.tokenizer.encode("the cat sat on the mat and the dog")
-    plain = generate(pair, ids, mode="plain", max_new_tokens=20)
-    assert generate(pair, ids, gamma=4, max_new_tokens=20).new_ids == plain.new_ids
+    plain = generate(pair, Request(ids, mode="plain", max_new_tokens=20))
+    assert generate(pair, Request(ids, gamma=4, max_new_tokens=20)).new_ids == plain.new_ids
     with_early = replace(pair, draft=early)
-    assert generate(with_early, ids, gamma=4, max_new_tokens=20).new_ids == plain.new_ids
+    assert generate(with_early, Request(ids, gamma=4, max_new_tokens=20)).new_ids == plain.new_ids
     fresh = AutoModelForCausalLM.from_pretrained(tied / "early").eval()
     with torch.inference_mode():
         x = torch.tensor([ids])
@@ -227,5 +228,5 @@ def test_a_packed_random_draft_prepared_with_zero_logits_is_made_afresh_when_swi
     random = DraftVariants().pair(pair, "random")
     assert not all_zero_head(random.draft)
     ids = pair.tokenizer.encode("the cat sat on the mat")
-    plain = generate(pair, ids, mode="plain", max_new_tokens=12)
-    assert generate(random, ids, gamma=3, max_new_tokens=12).new_ids == plain.new_ids
+    plain = generate(pair, Request(ids, mode="plain", max_new_tokens=12))
+    assert generate(random, Request(ids, gamma=3, max_new_tokens=12)).new_ids == plain.new_ids

@@ -2,6 +2,7 @@ import math
 
 import pytest
 
+from lab.core.request import Request
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
 from lab.speed.measure import run_to_end
 from lab.experiments.racestream import cached_race, stream_race
@@ -17,8 +18,9 @@ def test_the_streamed_race_is_the_service_race_and_grows_in_time_order():
     steps = []
     service = ModelService(lambda: pair)
     profile = service.profiles.of()
-    race = stream_race(pair, ids, settings, 12, profile, on_progress=lambda r, t: steps.append((r, t)))
-    reference = service.race(ids, settings, 12)
+    request = Request(ids, settings=settings, max_new_tokens=12)
+    race = stream_race(pair, request, profile, on_progress=lambda r, t: steps.append((r, t)))
+    reference = service.race(request)
     assert race.target_texts == reference.target_texts and race.draft_texts == reference.draft_texts
     assert race.draft_target_p == reference.draft_target_p
     # every call at its price in the pair's one cost profile, as chapters 3, 10 and 11 price it
@@ -41,7 +43,7 @@ def test_a_cached_race_streams_no_progress():
     service = ModelService(lambda: pair)
     ids = encode_prompt(pair.tokenizer, DEFAULT_PROMPT)
     calls = []
-    job = cached_race(service, ids, GREEDY, 8, lambda r, t: calls.append(t))
+    job = cached_race(service, Request(ids, settings=GREEDY, max_new_tokens=8), lambda r, t: calls.append(t))
     steps = 0
     while True:                                    # a long job: the worker may serve others between calls
         try:
@@ -52,7 +54,8 @@ def test_a_cached_race_streams_no_progress():
             break
     n = len(calls)
     assert n > 0 and steps == len(first.target_ends) + len(first.draft_ends)
-    assert run_to_end(cached_race(service, ids, GREEDY, 8, lambda r, t: calls.append(t))) is first
+    again = Request(ids, settings=GREEDY, max_new_tokens=8, gamma=4)     # the drafting does not change the race
+    assert run_to_end(cached_race(service, again, lambda r, t: calls.append(t))) is first
     assert len(calls) == n
 
 
@@ -61,6 +64,6 @@ def test_a_busy_profile_is_flagged_on_the_race():
     pair = tiny_pair()
     ids = encode_prompt(pair.tokenizer, DEFAULT_PROMPT)
     busy = made_profile(verify=[0.05] * 17, draft=0.01, busy=True, load=5.0)
-    race = stream_race(pair, ids, GREEDY, 4, busy)
+    race = stream_race(pair, Request(ids, settings=GREEDY, max_new_tokens=4), busy)
     assert race.busy == busy.why_busy() and "busy" in race.busy
     assert race.target_done == pytest.approx(0.05 * len(race.target_ends))

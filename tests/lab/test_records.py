@@ -15,7 +15,8 @@ import pytest
 
 from lab import records
 from lab.core.sampling import SamplingSettings
-from lab.speed.request import Outcome, Request
+from lab.core.request import Request
+from lab.speed.request import Outcome
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -7,7 +7,7 @@ import pytest
 from lab.core import analytic
 from lab.core.engine import generate
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
-from lab.speed.request import Request
+from lab.core.request import Request
 from lab.speed.verdicts import PROJECTED_C
 from serving.service import ModelService
 from lab.pairs.tiny import tiny_pair
@@ -76,7 +76,7 @@ def test_a_request_decoded_by_the_service_is_the_engines_and_its_figures_agree()
     request = Request(tuple(ids), drafter="model", gamma=3, max_new_tokens=12)
     o = service.submit(service.outcome, request).result(60)
     assert service.submit(service.outcome, request).result(60) is o          # once per request
-    reference = generate(pair, ids, mode="plain", max_new_tokens=12)
+    reference = generate(pair, Request(ids, mode="plain", max_new_tokens=12))
     assert o.spec.new_ids == reference.new_ids and o.exact is True            # exactly the target's text
     assert o.spec.drafter == "model" and o.spec.gamma == 3
     assert o.plain_calls == len(reference.new_ids) and o.target_calls == o.spec.target_calls <= o.plain_calls
@@ -85,13 +85,6 @@ def test_a_request_decoded_by_the_service_is_the_engines_and_its_figures_agree()
                                                      max_new_tokens=12)).result(60)
     assert lookup.spec.drafter == "lookup" and lookup.spec.new_ids == reference.new_ids
     assert not math.isnan(lookup.speedup)
-
-
-def test_a_request_names_who_guesses_and_how_many():
-    assert Request((1,), drafter="model", gamma=4).describe() == "the draft model, γ = 4 guesses a round"
-    assert Request((1,), drafter="lookup", gamma=3).describe().startswith("copying from the text")
-    both = Request((1,), drafter="hybrid", policy="heuristic+confidence:0.4", gamma=2).describe()
-    assert "draft model otherwise" in both and "adapting from 2" in both and "under 40%" in both
 
 
 def test_a_speed_up_within_the_profiles_noise_is_level():

@@ -1,6 +1,7 @@
 """Traces on a time axis: chapter 1's race and chapter 11's schedules, from real traces."""
 import pytest
 
+from lab.core.request import Request
 from lab.speed.costs import CostProfile
 from lab.core.engine import generate
 from lab.core.sampling import SamplingSettings
@@ -12,9 +13,9 @@ from lab.pairs.tiny import tiny_pair
 def traces():
     pair = tiny_pair()
     ids = pair.tokenizer.encode("the cat sat")
-    plain = generate(pair, ids, mode="plain", settings=SamplingSettings(), max_new_tokens=12)
-    spec = generate(pair, ids, mode="speculative", settings=SamplingSettings(), gamma=3, max_new_tokens=12)
-    small = generate(pair, ids, mode="plain", settings=SamplingSettings(), max_new_tokens=12, writer="draft")
+    plain = generate(pair, Request(ids, mode="plain", settings=SamplingSettings(), max_new_tokens=12))
+    spec = generate(pair, Request(ids, mode="speculative", settings=SamplingSettings(), gamma=3, max_new_tokens=12))
+    small = generate(pair, Request(ids, mode="plain", settings=SamplingSettings(), max_new_tokens=12, writer="draft"))
     return plain, spec, small
 
 

@@ -8,7 +8,7 @@ import pytest
 from lab.pairs.tiny import tiny_pair
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
 from lab.speed import costs
-from lab.speed.request import Request
+from lab.core.request import Request
 from serving import retime
 from serving.service import ModelService
 from serving.workqueue import Owner

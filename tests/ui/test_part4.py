@@ -2,6 +2,7 @@
 import pytest
 
 from chapters import ch12_cheaper_guesses as ch12, ch13_predictable as ch13
+from lab.core.request import Request
 from lab.experiments import textkinds
 from lab.core.engine import generate
 from lab.experiments.presets import preset_by_key
@@ -43,7 +44,7 @@ def test_ch12_measures_every_drafting_on_the_edit_prompt(page, server, shot, pai
     ids = encode_prompt(pair.tokenizer, preset_by_key("edit").prompt)
     calls = {}
     for key in ("model", "lookup", "hybrid"):
-        trace = generate(pair, ids, gamma=4, max_new_tokens=ch12.MAX_NEW_TOKENS, drafter=key, policy="constant")
+        trace = generate(pair, Request(ids, gamma=4, max_new_tokens=ch12.MAX_NEW_TOKENS, drafter=key, policy="constant"))
         calls[key] = trace.target_calls
         row = page.locator(f"tr[data-drafting='{key}']").first
         assert f"({trace.target_calls} calls)" in row.inner_text()

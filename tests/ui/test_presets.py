@@ -2,6 +2,7 @@
 change the rounds shown, to exactly what the engine makes for that prompt and draft."""
 import re
 
+from lab.core.request import Request
 from lab.experiments.presets import preset_by_key
 from tests.helpers import wait_until
 from tests.ui.helpers import open_page
@@ -21,7 +22,7 @@ def _first_rounds():
 
     def first(text, draft):
         ids = encode_prompt(pair.tokenizer, text)
-        r = Decoder(DraftVariants().pair(pair, draft), ids, gamma=4, seed=0, max_new_tokens=MAX_NEW_TOKENS).step()
+        r = Decoder(DraftVariants().pair(pair, draft), Request(ids, gamma=4, seed=0, max_new_tokens=MAX_NEW_TOKENS)).step()
         return len(r.emitted_ids), pair.tokenizer.decode(r.emitted_ids[:1])
     code = preset_by_key("code").prompt
     return first(DEFAULT_PROMPT, "aligned"), first(code, "aligned"), first(code, "random")

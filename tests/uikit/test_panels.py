@@ -147,7 +147,7 @@ def test_the_badge_and_who_guesses_agree(state):
     """The badge says what the pages draft with: the draft model by default (as chapter 4's Who
     guesses says), the student's own choice of who guesses once made, and never the pair's own
     drafting (`--pair lookup` drafts by lookup only in `python -m lab measure`)."""
-    from lab.speed.request import WHO
+    from uikit.words import WHO
     from uikit.presets import PresetBar
     badge, bar, own = PairBadge(state), PresetBar(state, drafters=True), state.service.pair.drafter
     state.service.pair.drafter = "lookup"            # the pair's own drafting, as `--pair lookup` loads it
