@@ -44,7 +44,8 @@ def scripted_outcome(spec_rounds, verify, draft, drafter="model") -> Outcome:
     tokens = sum(len(r.emitted_ids) for r in spec_rounds)
     plain = scripted_trace([scripted_round(i, 0, 0) for i in range(tokens)], "plain")
     profile = made_profile(verify=verify, draft=draft, prefill=0.5)
-    return Outcome.of(Request((1, 2, 3), drafter=drafter), plain, scripted_trace(spec_rounds), profile)
+    return Outcome.of(Request((1, 2, 3), drafter=drafter, policy="constant", gamma=4), plain, scripted_trace(spec_rounds),
+                      profile)
 
 
 # --- waiting: poll a condition with a deadline, never sleep on a guess ----------------------------
