@@ -1,54 +1,12 @@
-"""Accessibility: axe-core (npm, see package.json; `npm ci` first) on every page and a sample of tour steps.
-
-Fails on any serious or critical violation and prints each one readably: the rule, why it matters,
-where (a CSS selector path through shadow roots) and a snippet of the element.
+"""Accessibility: axe-core (tests/ui/axe.py) on every page (a sample of tour steps: the tour's keyboard
+walk, tests/ui/test_tour_projector.py), the tour by keyboard with a visible focus, reduced motion.
 """
 
 import pytest
 
 from chapters.registry import pages
-from shell.tour.steps import TOUR
-from tests.helpers import wait_until
-from tests.ui.helpers import ROOT, UNSETTLED, open_page
-
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-BLOCKING = ("serious", "critical")
-TOUR_SAMPLE = sorted({1, 2, 3, 7, 12, 17, 20, 24, 30, 33, len(TOUR)})
-
-def axe_violations(page) -> list[dict]:
-    if not AXE.exists():
-        pytest.fail(f"{AXE.relative_to(ROOT)} is missing: run `npm ci` in the repository root")
-    if not page.evaluate("typeof window.axe !== 'undefined'"):
-        page.add_script_tag(path=str(AXE))
-    return page.evaluate("""async () => {
-        const r = await axe.run(document, { resultTypes: ["violations"] });
-        return r.violations.map(v => ({ id: v.id, impact: v.impact, help: v.help, url: v.helpUrl,
-            nodes: v.nodes.map(n => ({ target: JSON.stringify(n.target), html: n.html.slice(0, 160),
-                                       summary: (n.failureSummary || "").slice(0, 300) })) }));
-    }""")
-
-def report(where: str, violations: list[dict]) -> str:
-    lines = [f"{where}: {len(violations)} serious/critical accessibility violation(s)"]
-    for v in violations:
-        lines.append(f"  [{v['impact']}] {v['id']}: {v['help']} ({v['url']})")
-        for n in v["nodes"][:6]:
-            lines.append(f"      at {n['target']}\n         {n['html']}\n         {n['summary']}")
-        if len(v["nodes"]) > 6:
-            lines.append(f"      … and {len(v['nodes']) - 6} more")
-    return "\n".join(lines)
-
-def check(page, where: str):
-    blocking = [v for v in axe_violations(page) if v["impact"] in BLOCKING]
-    assert not blocking, report(where, blocking)
-
-
-def settle(page, last: str | None = None):
-    """Wait until the page is drawn: its `last` piece shown, no model work running, every slider
-    handle named."""
-    page.wait_for_load_state("networkidle")
-    if last:
-        page.locator(last).first.wait_for(timeout=60000)
-    wait_until(lambda: page.evaluate(UNSETTLED) == 0, 60, message="the page to settle")
+from tests.ui.axe import check, settle
+from tests.ui.helpers import open_page
 
 PAGE_TEXT = """() => {
     // the page's text through its shadow roots, for a failure message
@@ -77,18 +35,12 @@ def test_landing_page(page, server):
 
 @pytest.mark.parametrize("slug", [p.slug for p in pages()])
 def test_every_page(page, server, slug):
+    """Every listed page opens (its title, a link to the page before or after it) and passes axe."""
     title = next(p.title for p in pages() if p.slug == slug)
     open_page(page, f"{server}?chapter={slug}", title, timeout=90)
     settle(page, ".takeaway, .fq")    # a chapter's last piece, or the bridge page's list
+    assert page.get_by_role("link", name="→").count() + page.get_by_role("link", name="←").count() >= 1
     check(page, f"?chapter={slug}")
-
-@pytest.mark.parametrize("step", TOUR_SAMPLE)
-def test_tour_steps(page, server, step):
-    open_page(page, f"{server}?tour={step}")
-    page.wait_for_function(f"document.documentElement.dataset.tourRendered === '{step}'", timeout=90000)
-    settle(page)
-    check(page, f"?tour={step}")
-
 
 DEEP_FOCUS = """() => {
     let a = document.activeElement;

@@ -1,4 +1,5 @@
-"""The shell in a browser: landing page, navigation by part, deep links, prev/next, back/forward."""
+"""The shell in a browser: landing page, navigation by part, deep links, prev/next, back/forward (every
+listed page opening: tests/ui/test_a11y.py, which checks each one)."""
 import re
 
 from chapters.registry import PARTS, chapter_pages, question_count
@@ -38,14 +39,6 @@ def test_deep_link_prev_next_and_browser_history(page, server, shot):
     page.get_by_role("link", name="Five questions it raises").first.click()
     page.get_by_text("When is it really faster?").wait_for()
     shot(page, "five-questions")
-
-
-def test_every_listed_page_opens(page, server):
-    from chapters.registry import pages
-    for p in pages():
-        open_page(page, f"{server}?chapter={p.slug}")
-        page.get_by_text(p.title, exact=True).first.wait_for(timeout=60000)
-        assert page.get_by_role("link", name="→").count() + page.get_by_role("link", name="←").count() >= 1
 
 
 def test_unknown_chapter_and_the_tour_link(page, server):

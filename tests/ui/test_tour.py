@@ -1,4 +1,5 @@
-"""The guided tour in a browser: walk it by keyboard, fullscreen, leave, resume from a step URL.
+"""The guided tour in a browser: fullscreen, leave, resume from a step URL (the walk of every step by
+keyboard: tests/ui/test_tour_projector.py, with its measurements at 1280×720).
 
 Each step's live components are put on the page by Python after the browser moves; the tour marks
 `document.documentElement.dataset.tourRendered` with the step number once they are there.
@@ -55,36 +56,6 @@ def test_a_measurement_starts_two_steps_before_its_step(page, server):
     rendered(page, n)
     wait_until(lambda: page.evaluate(MEASURED_POSITIONS) > 0, timeout=120,
                message="step 10's chart to be drawn from the measurement started ahead")
-
-
-def test_walk_the_whole_tour_by_keyboard(page, server):
-    open_step(page, server, 1)
-    assert page.get_by_role("button", name="Back").is_disabled()
-    overflow = []
-    for n in range(1, N + 1):
-        rendered(page, n)
-        step = TOUR[n - 1]
-        assert f"tour={n}" in page.url
-        assert page.locator(".tour-text").inner_text().strip() == step["text"]
-        stage = page.locator(".tour-stage").first
-        wait_until(lambda: stage.bounding_box() and stage.bounding_box()["height"] > 40, 30,
-                   message=f"step {n}'s components")
-        assert page.locator(".tour-error").count() == 0, f"step {n}: {page.locator('.tour-error').first.inner_text()}"
-        assert page.locator(".tour-missing").count() == 0, f"step {n} names a component chapter {step['chapter']} lacks"
-        try:            # the step is fitted to the screen in rounds (assets/tour.js): wait for them
-            wait_until(lambda: (lambda sh: sh[0] <= sh[1] + 2)(no_scroll(page)), 10, message=f"step {n} to fit")
-        except AssertionError:
-            scroll, height = no_scroll(page)
-            overflow.append((n, scroll - height))
-        if n < N:
-            page.keyboard.press("ArrowRight" if n % 2 else "Space")
-    # the end: → stays on the last step; ← goes back one
-    page.keyboard.press("ArrowRight")
-    assert page.locator(".tour-counter").inner_text().strip() == f"{N} / {N}"
-    assert page.get_by_role("button", name="Next").is_disabled()
-    page.keyboard.press("ArrowLeft")     # one step back lands on N − 1 only if → stayed on N
-    rendered(page, N - 1)
-    assert not overflow, f"steps that scroll at 1280×720 (step, pixels): {overflow}"
 
 
 def test_a_step_url_opens_that_step_and_the_url_follows(page, server):
