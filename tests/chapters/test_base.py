@@ -51,9 +51,9 @@ def _bar_chapter(presets: bool):
         number, slug = 99, "generation"
 
         async def load(self):
-            ids = self.prompt_ids()
-            # no variant named: run_model passes the student's
-            self.result = await self.run_model(self.state.service.generation, ids, max_new_tokens=8)
+            # the page's request names its variant: the student's on a page with the preset bar
+            self.result = await self.run_model(self.state.service.generation,
+                                               self.request(self.prompt_ids(), max_new_tokens=8))
 
         async def on_settings_changed(self, changed):
             await self.load()
