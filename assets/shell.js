@@ -1,6 +1,9 @@
 // The shell's page-wide helper (shell/frame/app.py, ShellKeys), on every page of the lab:
 //  - F toggles fullscreen (outside text fields);
 //  - remembers this browser in a cookie;
+//  - says in one sentence when the page's server went away (its websocket closed while the page
+//    stayed open: the machine stopped, or the network dropped): a reload opens the page afresh, on
+//    another machine where several serve the class, with the student's answers and settings kept;
 //  - reports the browser's prefers-reduced-motion setting (chapter 1's replay reads it);
 //  - fills in the accessibility the template and Bokeh leave out: a main landmark, the sidebar list's
 //    role, names for slider handles and spin buttons, and a visible focus ring on a figure's
@@ -50,6 +53,30 @@ function fillAccessibility(root) {
   }
 }
 
+const LOST = "The server of this page went away: reload the page to carry on, with your answers " +
+             "and settings kept.";
+
+function sayLost() {
+  if (document.getElementById("speclab-lost")) return;
+  const box = document.createElement("div");
+  box.id = "speclab-lost";
+  box.setAttribute("role", "alert");
+  box.style.cssText = "position: fixed; top: 12px; left: 50%; transform: translateX(-50%); z-index: 10000; " +
+    "max-width: min(92vw, 720px); padding: 14px 18px; border: 3px solid #8a4b00; border-radius: 10px; " +
+    "background: #fff4d6; color: #1b1b1f; font-size: 1.2rem; box-shadow: 0 4px 16px rgba(0,0,0,.25);";
+  const text = document.createElement("p");
+  text.style.margin = "0 0 10px 0";
+  text.textContent = LOST;
+  const reload = document.createElement("button");
+  reload.type = "button";
+  reload.textContent = "Reload the page";
+  reload.style.cssText = "font-size: 1.1rem; padding: 6px 14px;";
+  reload.addEventListener("click", () => window.location.reload());
+  box.append(text, reload);
+  document.body.append(box);
+  reload.focus();
+}
+
 export function render({ model }) {
   const main = document.getElementById("main");
   if (main && !main.getAttribute("role")) main.setAttribute("role", "main");
@@ -58,6 +85,12 @@ export function render({ model }) {
   window.__speclabA11y = () => fillAccessibility(document);
   window.__speclabA11y();      // and from now on after every change (the observer)
   document.cookie = "speclab_id=" + model.browser_id + "; path=/; SameSite=Lax; max-age=604800";
+  // Bokeh announces a closed websocket to the page (never on leaving it: a reload or a link);
+  // the lab does not reconnect a page, whose session lived on the server that went away.
+  if (!window.__speclabLost && model.document) {
+    window.__speclabLost = true;
+    model.document.on_event("connection_lost", sayLost);
+  }
 
   const motion = window.matchMedia("(prefers-reduced-motion: reduce)");
   model.reduced_motion = motion.matches;
