@@ -31,7 +31,7 @@ def changed(model_id, attr, new):
 
 
 @pytest.fixture
-def page():
+def served():
     """A served page's Bokeh session with one slider (a tour deck's step is such a property)."""
     doc, slider = Document(), Slider(start=0, end=1000, value=0, title="step")
     doc.add_root(slider)
@@ -56,10 +56,10 @@ def send_all(doc, messages, until=lambda: True, timeout=10.0):
     return run_apart(go())
 
 
-def test_a_flood_of_changes_from_one_sender_applies_only_the_latest_as_its_allowance_refills(page):
+def test_a_flood_of_changes_from_one_sender_applies_only_the_latest_as_its_allowance_refills(served):
     """200 step changes from one page whose sender may send 5 now: 5 are applied at once, the other
     195 wait as one (the latest), applied when the allowance refills; nothing is lost at the end."""
-    doc, slider, seen = page
+    doc, slider, seen = served
     budget = [True] * 5
     register_page(doc, PageChecks(admit=lambda d: budget.pop() if budget else False))
     steps = [message(changed(slider.id, "value", n)) for n in range(1, 201)]
@@ -74,8 +74,8 @@ def test_a_flood_of_changes_from_one_sender_applies_only_the_latest_as_its_allow
     assert seen == [1, 2, 3, 4, 5, 200] and slider.value == 200
 
 
-def test_clicks_past_the_allowance_wait_in_a_short_line_then_are_dropped(page):
-    doc, slider, seen = page
+def test_clicks_past_the_allowance_wait_in_a_short_line_then_are_dropped(served):
+    doc, slider, seen = served
     register_page(doc, PageChecks(admit=lambda d: False))
     clicks = [message({"kind": "MessageSent", "msg_type": "bokeh_event",
                        "msg_data": {"type": "event", "name": "button_click", "values": {}}})] * 40
@@ -88,8 +88,8 @@ def test_clicks_past_the_allowance_wait_in_a_short_line_then_are_dropped(page):
 @pytest.mark.parametrize("bad", [changed("p-no-such-model", "value", 3),
                                  {"kind": "NoSuchKind", "model": {"id": "x"}},
                                  {"kind": "ModelChanged"}], ids=["unknown id", "unknown kind", "no model"])
-def test_a_malformed_patch_is_one_log_line_a_minute_never_a_traceback(page, caplog, bad, monkeypatch):
-    doc, slider, seen = page
+def test_a_malformed_patch_is_one_log_line_a_minute_never_a_traceback(served, caplog, bad, monkeypatch):
+    doc, slider, seen = served
     monkeypatch.setattr(HOOKS, "unusable", OncePerMinute(clock=FakeClock(100.0)))
     with caplog.at_level(logging.DEBUG):
         replies = send_all(doc, [message(bad)] * 200)
@@ -154,11 +154,11 @@ def test_a_client_that_does_not_read_its_websocket_is_dropped_past_the_bound(cap
     assert "Traceback" not in caplog.text
 
 
-def test_a_sender_past_its_read_allowance_waits_before_its_message_is_even_read(page):
+def test_a_sender_past_its_read_allowance_waits_before_its_message_is_even_read(served):
     """While `pace` says to wait, the message is not handled (and tornado reads nothing more from
     that websocket): a flood backs up in the sender's own socket."""
     import time
-    doc, slider, seen = page
+    doc, slider, seen = served
     waits = [0.0, 0.3]                         # the first message waits 0.3 s, the next one not
     register_page(doc, PageChecks(pace=lambda d: waits.pop() if waits else 0.0))
     start = time.perf_counter()
@@ -193,11 +193,11 @@ def test_a_sessions_callbacks_are_charged_to_its_page_their_steps_not_their_wait
     assert seconds[0] >= 0.02 and 0.06 <= sum(seconds[1:]) < 0.15
 
 
-def test_the_hooks_are_bound_once_and_read_each_pages_own_checks(page):
+def test_the_hooks_are_bound_once_and_read_each_pages_own_checks(served):
     """Installing again wraps nothing twice; a page held back by its checks does not hold back a
     page whose browser registered none, or another page's checks."""
     from bokeh.server.session import ServerSession
-    doc, slider, seen = page
+    doc, slider, seen = served
     handler = ServerSession._handle_patch
     inbox.install()
     assert ServerSession._handle_patch is handler and not getattr(handler.original, "speclab", False)
