@@ -10,6 +10,7 @@
         [--device auto|cpu|cuda|mps] [--dtype float32|bfloat16|float16]
     python -m lab export DIR [--pair NAME]     # the whole lab as a static folder that opens offline
     python -m lab export DIR --page SLUG [--tour N] [--course TEXT]   # a page (and the index linking it)
+    python -m lab i18n [--check | --add CODE]  # extract the messages, update and check every language's catalog
     python -m lab COMMAND --help               # each command's options
 
 The embedded pair drafts with `hybrid` and `auto:12` (as many tokens, up to 12, as each source's
@@ -216,6 +217,9 @@ def main(argv: list[str] | None = None) -> int:
         return measure_main(argv[1:])
     if argv[:1] == ["export"]:
         return export_main(argv[1:])
+    if argv[:1] == ["i18n"]:
+        from lab.i18n.command import main as i18n_main
+        return i18n_main(argv[1:])
     print(__doc__.strip())
     return 0 if argv[:1] in ([], ["-h"], ["--help"]) else 2
 

@@ -20,12 +20,14 @@ from uikit.words import WHO
 from intercept import validate
 from intercept.clicks import on_click
 from intercept.pacing import served
+from uikit.language import gettext as _
 from uikit.state import SAMPLING, SETTINGS, LabState
 from uikit.styles import BOX_CSS
 
 
 def takeaway_box(text: str) -> pn.pane.HTML:
-    return pn.pane.HTML(f'<div class="takeaway"><div class="label">Takeaway</div>'
+    label = html.escape(_("Takeaway"))
+    return pn.pane.HTML(f'<div class="takeaway"><div class="label">{label}</div>'
                         f'<p>{html.escape(text)}</p></div>', css_classes=["takeaway-pane"],
                         stylesheets=[BOX_CSS], sizing_mode="stretch_width", margin=(24, 0, 8, 0))
 
@@ -172,13 +174,17 @@ def badge_html(pair, settings, variant: str = DEFAULT, drafter: str = "model", p
     screen samples with when it is not `settings` (LabState.page_sampling), said first: one
     temperature per page, the one it uses."""
     own = variant == DEFAULT
+    mine = html.escape(_("(your choice)"))
     drafting = (f'{html.escape(pair.draft_label)} ({human_count(pair.draft_params)})'
-                if own else f'{html.escape(DraftVariants.label(pair, variant))} (your choice)')
+                if own else f'{html.escape(_(DraftVariants.label(pair, variant)))} {mine}')
     if drafter != "model":
-        drafting += f' · <span class="dr">who guesses</span> {html.escape(WHO[drafter])} (your choice, where a page offers it)'
-    return (f'<div class="badge" role="note" aria-label="model pair in use">'
-            f'<b>target</b> {html.escape(pair.target_label)} ({human_count(pair.target_params)} parameters) · '
-            f'<span class="dr">draft</span> {drafting} · '
+        who, where = html.escape(_("who guesses")), html.escape(_("(your choice, where a page offers it)"))
+        drafting += f' · <span class="dr">{who}</span> {html.escape(_(WHO[drafter]))} {where}'
+    label, target, draft = (html.escape(s) for s in (_("model pair in use"), _("target"), _("draft")))
+    size = html.escape(_("({size} parameters)").format(size=human_count(pair.target_params)))
+    return (f'<div class="badge" role="note" aria-label="{label}">'
+            f'<b>{target}</b> {html.escape(pair.target_label)} {size} · '
+            f'<span class="dr">{draft}</span> {drafting} · '
             f'{html.escape(pair.device)} {html.escape(pair.dtype)} · '
             f'{sampling_html(settings, page_sampling)}{_pair_warning(pair)}</div>')
 
@@ -186,9 +192,18 @@ def badge_html(pair, settings, variant: str = DEFAULT, drafter: str = "model", p
 def sampling_html(settings, page_sampling: str = "") -> str:
     """The badge's sampling: the session's settings, or what this page uses instead and why."""
     if page_sampling and page_sampling != settings.describe():
-        return (f'sampling on this page: <b>{html.escape(page_sampling)}</b> (your settings: '
-                f'{html.escape(settings.describe())})')
-    return f'sampling: {html.escape(settings.describe())}'
+        return html.escape(_("sampling on this page: {page} (your settings: {yours})")).format(
+            page=f"<b>{html.escape(_(page_sampling))}</b>", yours=html.escape(sampling_words(settings)))
+    return html.escape(_("sampling: {settings}")).format(settings=html.escape(sampling_words(settings)))
+
+
+def sampling_words(settings) -> str:
+    """`settings.describe()` (lab.core.sampling: "temperature 0.7, top-k 50") in the page's language;
+    top-k and top-p are the libraries' names, in every language."""
+    if settings.greedy:
+        return _("greedy (temperature 0)")
+    rest = settings.describe().split(", ")[1:]        # top-k and top-p, as describe() words them
+    return ", ".join([_("temperature {value}").format(value=f"{settings.temperature:g}"), *rest])
 
 
 

@@ -8,10 +8,14 @@ default one at start-up, shell/frame/warmup.py) is replayed at the same speed in
 target would pick less than 15% of the time (teacher-forced target probability, raw distribution)
 are marked in the small model's lane once the race is over. The race's figure, its words, its
 verdict and its replay are chapters/ch01_dilemma/race.py; this module is the page and what Write does.
+Every word it shows goes through the page's language (uikit.language): the class attributes read in
+English on the class, translated on the page; the predict card's choices stay English, the class
+poll's keys, marked for the catalog.
 """
 from __future__ import annotations
 
 import asyncio
+import html
 
 import panel as pn
 
@@ -19,9 +23,11 @@ from chapters.base import Chapter
 from chapters.ch01_dilemma.race import FIGURE_HEIGHT, N_TOKENS, RaceFigure, Replay, small_chip, summary_html, words_count
 from lab.core.request import Request
 from lab.experiments.racestream import cached_race
-from lab.speed.timeline import Race
+from lab.speed.timeline import UNLIKELY, Race
+from lab.i18n import N_
 from uikit import palette
 from intercept.clicks import on_click
+from uikit.language import Translated, gettext as _, number, percent
 from uikit.lazy import lazy_figure
 from intercept.pacing import in_document, served
 from uikit.panels import button_disabled
@@ -30,47 +36,52 @@ from uikit.styles import BOX_CSS
 from uikit.tokens import Chip, TokenStrip, lane, legend
 
 
-RECALL = ('<p style="font-size:1.05rem;color:#2b2d31">Recall the KV Cache Lab: a cache makes each call cheaper, '
-          'but the big model must still be called once for every new word.</p>')
+def recall_html() -> str:
+    recall = _("Recall the KV Cache Lab: a cache makes each call cheaper, but the big model must still be called "
+               "once for every new word.")
+    return f'<p style="font-size:1.05rem;color:#2b2d31">{html.escape(recall)}</p>'
 
 
 def intro_for(pair) -> str:
     """The intro with the pair's own size ratio and names."""
     ratio = pair.target_params / max(1, pair.draft_params)
-    return ("A large model is a careful writer, but it writes one word per call and every call is "
-            f"expensive. A model {ratio:.0f} times smaller (here {pair.draft_label}, beside "
-            f"{pair.target_label}) answers quicker — yet it is not the writer we asked for. "
-            "Press **Write** and watch both.")
+    return _("A large model is a careful writer, but it writes one word per call and every call is expensive. "
+             "A model {ratio} times smaller (here {draft}, beside {target}) answers quicker — yet it is not the "
+             "writer we asked for. Press **Write** and watch both.").format(
+        ratio=number(ratio), draft=pair.draft_label, target=pair.target_label)
+
+
+# The question's choices are the class poll's keys (one poll, whatever language each student reads):
+# kept in English here, in the catalog for the card to show them translated (uikit.predict).
+CHOICES = (N_("It could, but one call for 20 words would need more memory than the GPU has"),
+           N_("Each word is computed from the words before it, so word 4 must wait for word 3"),
+           N_("It could, but the words would come out less accurate"),
+           N_("Only the small model can write several words per call"))
+RIGHT = CHOICES[1]
 
 
 def dilemma_card(state) -> PredictCard:
     """Chapter 1's question: why not all 20 words in one call?"""
-    right = "Each word is computed from the words before it, so word 4 must wait for word 3"
     return PredictCard(
-        state, 1, DilemmaChapter.question, answer=right,
-        choices=["It could, but one call for 20 words would need more memory than the GPU has",
-                 right,
-                 "It could, but the words would come out less accurate",
-                 "Only the small model can write several words per call"],
-        explanation="Writing is sequential: the model predicts the next token from everything before "
-                    "it, so it must be called once for every new token — thousands of parallel units "
-                    "cannot skip that wait.",
-        hint="Now press Write and watch both models.")
+        state, 1, _(DilemmaChapter.question), answer=RIGHT, choices=list(CHOICES),
+        explanation=_("Writing is sequential: the model predicts the next token from everything before it, so it "
+                      "must be called once for every new token — thousands of parallel units cannot skip that wait."),
+        hint=_("Now press Write and watch both models."))
 
 
 class DilemmaChapter(Chapter):
     number = 1
     slug = "dilemma"
     part = "I"
-    kicker = "The dilemma"
-    title = "Good is slow. Fast is sloppy."
-    intro = ("A large model is a careful writer, but it writes one word per call and every call is "
-             "expensive. A much smaller model answers quicker (the race below times how much) — yet it is "
-             "not the writer we asked for. Press **Write** and watch both.")
-    takeaway = "We want the big model’s words at something like the small model’s speed."
+    kicker = Translated("The dilemma")
+    title = Translated("Good is slow. Fast is sloppy.")
+    intro = Translated("A large model is a careful writer, but it writes one word per call and every call is "
+                       "expensive. A much smaller model answers quicker (the race below times how much) — yet it "
+                       "is not the writer we asked for. Press **Write** and watch both.")
+    takeaway = Translated("We want the big model’s words at something like the small model’s speed.")
     tour_parts = ("write_button", "speed", "big_strip", "small_strip", "figure", "summary")    # what shell/tour/steps.py shows
-    question = ("A GPU does thousands of things at once. Why can’t the big model produce all 20 words "
-                "in a single call?")
+    question = Translated("A GPU does thousands of things at once. Why can’t the big model produce all 20 words "
+                          "in a single call?")
     presets = True
 
     @classmethod
@@ -91,13 +102,14 @@ class DilemmaChapter(Chapter):
         self.streaming = False         # the race on screen is still being computed
         self._writes = 0               # each Write's number: a late update of an earlier one is dropped
 
-        self.write_button = pn.widgets.Button(label="✎ Write", color="primary", width=160,
-                                              description="Both models write 20 tokens of your prompt")
+        self.write_button = pn.widgets.Button(label=_("✎ Write"), color="primary", width=160,
+                                              description=_("Both models write 20 tokens of your prompt"))
         on_click(self.write_button, self._on_write)
-        self.speed = pn.widgets.RadioButtonGroup(options=["real speed", "10× slower"], value="real speed",
-                                                 color="primary", variant="outline")
-        self.big_strip = TokenStrip(empty="Press Write: the big model's words appear here.")
-        self.small_strip = TokenStrip(empty="…and the small model's here.")
+        # the value stays English (what the replay reads); the buttons say it in the page's language
+        self.speed = pn.widgets.RadioButtonGroup(options={_("real speed"): "real speed", _("10× slower"): "10× slower"},
+                                                 value="real speed", color="primary", variant="outline")
+        self.big_strip = TokenStrip(empty=_("Press Write: the big model's words appear here."))
+        self.small_strip = TokenStrip(empty=_("…and the small model's here."))
         self.big_count = pn.pane.HTML(words_count(0), stylesheets=[BOX_CSS], width=140)
         self.small_count = pn.pane.HTML(words_count(0), stylesheets=[BOX_CSS], width=140)
         self.summary = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")
@@ -135,7 +147,7 @@ class DilemmaChapter(Chapter):
             result = await self.run_model(cached_race, self.state.service,
                                           Request(ids, settings=self.state.settings, max_new_tokens=N_TOKENS,
                                                   variant=self.variant),
-                                          progress, message="Both models are writing 20 tokens…")
+                                          progress, message=_("Both models are writing 20 tokens…"))
         if write != self._writes:                    # a newer Write took over
             return None
         self.streaming = False
@@ -200,13 +212,15 @@ class DilemmaChapter(Chapter):
     def body(self):
         return pn.Column(
             pn.Row(self.write_button, self.speed, self.busy, sizing_mode="stretch_width"),
-            lane("Big model", "the writer we want — one slow call per word", self.big_strip,
+            lane(_("Big model"), _("the writer we want — one slow call per word"), self.big_strip,
                  self.big_count, palette.TARGET),
-            lane("Small model", "quicker per word, but not the writer we want", self.small_strip, self.small_count,
-                 palette.DRAFT),
+            lane(_("Small model"), _("quicker per word, but not the writer we want"), self.small_strip,
+                 self.small_count, palette.DRAFT),
             lazy_figure(lambda: self.figure, FIGURE_HEIGHT),    # below the fold at 1280×720
             legend(["target_call", "draft_call", "unlikely"],
-                   {"target_call": "one slow big-model call", "draft_call": "one quick small-model call"}),
+                   {"target_call": _("one slow big-model call"), "draft_call": _("one quick small-model call"),
+                    "unlikely": _("a word the big model would pick less than {share} of the time here").format(
+                        share=percent(UNLIKELY))}),
             self.summary,
-            pn.pane.HTML(RECALL, sizing_mode="stretch_width"),
+            pn.pane.HTML(recall_html(), sizing_mode="stretch_width"),
             sizing_mode="stretch_width")

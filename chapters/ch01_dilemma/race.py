@@ -21,39 +21,50 @@ from bokeh.models import ColumnDataSource, Label, Range1d, Span
 from lab.speed.timeline import UNLIKELY, Race, calls_until
 from uikit import palette
 from uikit.figures import static_figure
+from uikit.language import gettext as _, ngettext, number, percent
 from uikit.tokens import Chip, count_html
 
 N_TOKENS = 20
-LANES = ("Small model", "Big model")   # bottom → top on the time axis
+LANES = ("Small model", "Big model")   # bottom → top on the time axis (the figure's keys; shown translated)
 FIGURE_HEIGHT = 210   # px: the race figure
 LABEL_Y = {"small": 0.5, "between": 1.0, "big": 1.5}   # the "done" labels' rows: a lane's centre, or between
 FRAME_MS = 80         # a replay's frame: about 12 a second
 
 
 def fmt_seconds(s: float) -> str:
-    return f"{s * 1000:.0f} ms" if s < 1 else f"{s:.2f} s"
+    if s < 1:
+        return _("{value} ms").format(value=number(s * 1000))
+    return _("{value} s").format(value=number(s, 2))
 
 
 def summary_html(r: Race, reduced_motion: bool) -> str:
-    """Who finished when, and how many of the small model's words the big one would rarely pick."""
+    """Who finished when, and how many of the small model's words the big one would rarely pick: two
+    sentences, each one message."""
     ratio = r.target_done / r.draft_done if r.draft_done > 0 else float("inf")
     n_unlikely = sum(r.unlikely)
     per_big = r.target_done / max(1, len(r.target_ends))
     per_small = r.draft_done / max(1, len(r.draft_ends))
     busy = f" <b>{html.escape(r.busy)}</b>" if r.busy else ""
-    return (f'<div class="verdict waiting">The small model finished in <b>{fmt_seconds(r.draft_done)}</b>, '
-            f'the big model in <b>{fmt_seconds(r.target_done)}</b> ({ratio:.1f}× the small model’s time; both make one '
-            f'call per word: {fmt_seconds(per_big)} vs {fmt_seconds(per_small)} a call, as this pair’s cost profile '
-            f'times them for chapters 3, 10 and 11). '
-            f'But <b>{n_unlikely} of the small model’s {len(r.draft_texts)}</b> words are ones the big model '
-            f'would pick less than {UNLIKELY:.0%} of the time here (marked ⚠).{busy}{motion_note(reduced_motion)}</div>')
+    times = html.escape(_(
+        "The small model finished in {small}, the big model in {big} ({ratio}× the small model’s time; both make "
+        "one call per word: {per_big} vs {per_small} a call, as this pair’s cost profile times them for chapters "
+        "3, 10 and 11).")).format(small=f"<b>{fmt_seconds(r.draft_done)}</b>", big=f"<b>{fmt_seconds(r.target_done)}</b>",
+                                  ratio=number(ratio, 1), per_big=fmt_seconds(per_big), per_small=fmt_seconds(per_small))
+    # Translators: {count} is bold with "of the small model’s {total}"; the sentence ends with the ⚠ mark.
+    rare = ngettext("But <b>{count} of the small model’s {total}</b> words are ones the big model would pick less "
+                    "than {share} of the time here (marked ⚠).",
+                    "But <b>{count} of the small model’s {total}</b> words are ones the big model would pick less "
+                    "than {share} of the time here (marked ⚠).", n_unlikely).format(
+        count=n_unlikely, total=len(r.draft_texts), share=percent(UNLIKELY))
+    return f'<div class="verdict waiting">{times} {rare}{busy}{motion_note(reduced_motion)}</div>'
 
 
 def motion_note(reduced_motion: bool) -> str:
     if not reduced_motion:
         return ""
-    return (' <i>Your browser asks for reduced motion, so the race is shown finished: each bar above is '
-            'one call, placed at its cost in this pair’s cost profile.</i>')
+    note = _("Your browser asks for reduced motion, so the race is shown finished: each bar above is one call, "
+             "placed at its cost in this pair’s cost profile.")
+    return f' <i>{html.escape(note)}</i>'
 
 
 class RaceFigure:
@@ -69,9 +80,9 @@ class RaceFigure:
         self.big_done = Span(location=0, dimension="height", line_color=palette.TARGET, line_width=3,
                              line_dash="dashed", visible=False)
         # Each "done" label sits where no bar can be (placed by `draw`, `place_labels`).
-        self.small_label = Label(x=0, y=LABEL_Y["small"], text="small model done", visible=False,
+        self.small_label = Label(x=0, y=LABEL_Y["small"], text=_("small model done"), visible=False,
                                  text_color=palette.DRAFT, text_font_size="14px", text_baseline="middle")
-        self.big_label = Label(x=0, y=LABEL_Y["between"], text="big model done", visible=False,
+        self.big_label = Label(x=0, y=LABEL_Y["between"], text=_("big model done"), visible=False,
                                text_color=palette.TARGET, text_font_size="14px", text_baseline="middle")
         self.place_labels(small_last=False)
         self.now = Span(location=0, dimension="height", line_color=palette.INK, line_width=1, visible=False)
@@ -80,12 +91,13 @@ class RaceFigure:
     def figure(self):
         fig = static_figure(height=FIGURE_HEIGHT, sizing_mode="stretch_width", y_range=list(LANES),
                             x_range=self.x_range,
-                            x_axis_label="time (seconds, each call at its cost measured on this server)")
+                            x_axis_label=_("time (seconds, each call at its cost measured on this server)"))
         fig.hbar(y="lane", left="left", right="right", height=0.55, fill_color="color", line_color="white",
                  line_width=1.5, source=self.calls)
         for r in (self.small_done, self.big_done, self.now, self.small_label, self.big_label):
             fig.add_layout(r)
         fig.yaxis.major_label_text_font_size = "15px"
+        fig.yaxis.major_label_overrides = {"Small model": _("Small model"), "Big model": _("Big model")}
         fig.ygrid.grid_line_color = None
         return fig
 
@@ -116,15 +128,16 @@ class RaceFigure:
 
 
 def words_count(n: int) -> str:
-    return count_html(n, f"of {N_TOKENS} words")
+    return count_html(n, ngettext("of {total} word", "of {total} words", N_TOKENS).format(total=N_TOKENS))
 
 
 def small_chip(r: Race, i: int, text: str) -> Chip:
     """The small model's word i; marked once the target's probability of it is known."""
     p = r.draft_target_p[i]
     if math.isnan(p):
-        return Chip(text, "draft", "the small model's word (scored when the race is over)")
-    return Chip(text, "unlikely" if p < UNLIKELY else "draft", f"the big model would pick this {p:.0%} of the time here")
+        return Chip(text, "draft", _("the small model's word (scored when the race is over)"))
+    return Chip(text, "unlikely" if p < UNLIKELY else "draft",
+                _("the big model would pick this {share} of the time here").format(share=percent(p)))
 
 
 

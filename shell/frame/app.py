@@ -29,6 +29,7 @@ from serving.service import Owner
 from shell.frame.classstate import ClassState, class_state
 from shell.lecturer.controls import LecturerPanel, lecturer_view
 from shell.room.line import LeftTheLine, PageLine
+from shell.frame.language import choose, language_header
 from shell.frame.loading import loading_view
 from shell.frame.pages import (PageAsk, PageContent, first_arg, html_pane, landing_html, nav_html, page_content,
                                pager_html)
@@ -37,6 +38,7 @@ from shell.room.identity import client_address
 from shell.room.sessions import browser_id, join_open_pages, session_state
 from intercept import validate
 from intercept.pacing import page_turn, served, show_in_pieces
+from uikit.language import gettext as _, use_language
 from uikit.panels import PairBadge, SettingsPanel
 from uikit.state import LabState
 from uikit.styles import ASSETS, sheet
@@ -55,7 +57,7 @@ class ShellKeys(pn.custom.JSComponent):
 def settings_card(state: LabState) -> pn.Card:
     """The collapsed settings card; its widgets are built when a student first opens it (most pages
     are opened and left without it, and a class opening pages at once shares one server)."""
-    card = pn.Card(title="✎ Your prompt & sampling settings", collapsed=True, sizing_mode="stretch_width",
+    card = pn.Card(title=_("✎ Your prompt & sampling settings"), collapsed=True, sizing_mode="stretch_width",
                    margin=(0, 5, 6, 5))
 
     def opened(event):
@@ -124,7 +126,7 @@ class SessionPage:
         if ask.landing:   # the landing page needs no model: shown at once, the badge slot loads
             self.content.objects = [html_pane(landing_html(the_class.snapshots.get(bid).get("answers")))]
         elif not ask.tour:   # a served chapter: its place in the line until it is built
-            self.place = html_pane(place_html("Preparing your page…"), margin=(10, 5))
+            self.place = html_pane(place_html(_("Preparing your page…")), margin=(10, 5))
             self.content.objects = [self.place]
             if served():
                 line = the_class.line
@@ -245,8 +247,12 @@ class SessionPage:
 def build_app():
     """This session's page, in the server's class (shell.frame.classstate)."""
     the_class = class_state()
-    ask = PageAsk.from_args(pn.state.session_args or {})
     session_id, doc = join_open_pages(the_class)
+    # the page's language, before any of its words (shell.frame.language): kept on its document
+    language, chosen = choose(pn.state.session_args or {}, pn.state.cookies or {}, pn.state.headers or {})
+    if doc is not None:
+        use_language(language, doc)
+    ask = PageAsk.from_args(pn.state.session_args or {})
     if served():       # the page gate (shell.room.gate) counts this page as built once its browser connects
         address, cookie = client_address(doc), (pn.state.cookies or {}).get("speclab_id", "")
         pn.state.onload(lambda: the_class.gate.arrived(address, cookie))
@@ -255,6 +261,7 @@ def build_app():
         return full
     lecturer = lecturer_view(the_class, first_arg(pn.state.session_args or {}, "lecturer"), session_id, bid)
     page = SessionPage(ask, bid, session_id, lecturer, the_class)
+    page.template.header.append(language_header(language, chosen, pn.state.session_args or {}))
     page.fill_when_loaded()
     return page.template
 

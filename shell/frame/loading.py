@@ -20,6 +20,7 @@ from serving.runtime import PairInUse
 from lab.errors import log_failure, public_message, scrub_paths
 from shell.frame.heap import Heap
 from intercept.pacing import served
+from uikit.language import gettext as _
 from uikit.styles import SHELL_CSS
 
 log = logging.getLogger(__name__)
@@ -107,14 +108,14 @@ def loading_view(loader: PairLoader) -> tuple[pn.Column, callable]:
 
     def refresh():
         if loader.error:
-            text.object = (f'<div class="loading"><p class="err" role="alert">The models could not be loaded: '
-                           f'{html.escape(loader.error)}</p></div>')
+            said = html.escape(_("The models could not be loaded: {why}").format(why=loader.error))
+            text.object = f'<div class="loading"><p class="err" role="alert">{said}</p></div>'
             bar.visible = False
             return
         bar.value = int(loader.fraction * 100) if loader.fraction > 0 else None
-        text.object = (f'<div class="loading" role="status" aria-live="polite"><p>Loading the models — '
-                       f'{html.escape(loader.message)}</p><p>The first start takes up to a minute; '
-                       f'later pages open at once.</p></div>')
+        said = html.escape(_("Loading the models — {what}").format(what=loader.message))
+        first = html.escape(_("The first start takes up to a minute; later pages open at once."))
+        text.object = f'<div class="loading" role="status" aria-live="polite"><p>{said}</p><p>{first}</p></div>'
 
     refresh()
     return pn.Column(text, bar, sizing_mode="stretch_width"), refresh

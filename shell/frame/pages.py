@@ -24,15 +24,17 @@ import panel as pn
 from chapters import registry
 from chapters.registry import PARTS
 from lab.errors import public_message
+from lab.i18n import N_
 from shell.tour.steps import TOUR, clamp_step, first_step
 from shell.tour.view import Tour, build_tour
+from uikit.language import gettext as _, ngettext
 from uikit.state import LabState
 from uikit.styles import SHELL_CSS
 
 log = logging.getLogger(__name__)
 
 
-NUMBER_WORDS = {3: "three", 4: "four", 5: "five", 6: "six"}
+NUMBER_WORDS = {3: N_("three"), 4: N_("four"), 5: N_("five"), 6: N_("six")}
 
 
 def course_line(argv: list[str] | None = None) -> str | None:
@@ -53,43 +55,76 @@ def html_pane(markup: str, **kwargs) -> pn.pane.HTML:
     return pn.pane.HTML(markup, stylesheets=[SHELL_CSS], sizing_mode="stretch_width", **kwargs)
 
 
+def short_title(page: registry.Page) -> str:
+    """A page's title without its full stop, in the page's language."""
+    return _(page.title).rstrip(".。")
+
+
+def nav_label(page: registry.Page) -> str:
+    """"1 · Good is slow. Fast is sloppy" (the registry's `nav_label`), in the page's language."""
+    return f"{page.number} · {short_title(page)}" if page.number else short_title(page)
+
+
 def nav_html(current: str) -> str:
     """Navigation grouped by part; the current page marked with aria-current."""
     cur = ' aria-current="page"' if current == "" else ""
-    out = [f'<nav class="nav" aria-label="Chapters"><a class="home" href="?"{cur}>Start · the question</a>']
+    label, home, tour = (html.escape(s) for s in (_("Chapters"), _("Start · the question"), _("▶ Guided tour")))
+    out = [f'<nav class="nav" aria-label="{label}"><a class="home" href="?"{cur}>{home}</a>']
     for key, part in PARTS.items():
-        out.append(f'<div class="part">PART {key} <span>{html.escape(part["name"])}</span></div><ol>')
+        heading, name = html.escape(_("PART {part}").format(part=key)), html.escape(_(part["name"]))
+        out.append(f'<div class="part">{heading} <span>{name}</span></div><ol>')
         for p in registry.pages():
             if p.part == key:
                 cur = ' aria-current="page"' if p.slug == current else ""
-                out.append(f'<li><a href="{href(p.slug)}"{cur}>{html.escape(p.nav_label)}</a></li>')
+                out.append(f'<li><a href="{href(p.slug)}"{cur}>{html.escape(nav_label(p))}</a></li>')
         out.append("</ol>")
-    out.append('<div class="part"><a href="?tour=1">▶ Guided tour</a></div></nav>')
+    out.append(f'<div class="part"><a href="?tour=1">{tour}</a></div></nav>')
     return "".join(out)
 
 
 def pager_html(current: str) -> str:
     prev, nxt = registry.neighbours(current)
     links = []
+    start, from_here, label = (html.escape(s) for s in (_("Start"), _("▶ Tour from here"), _("Previous and next")))
     if current and prev is None:
-        links.append('<a class="prev" href="?" rel="prev">← Start</a>')
+        links.append(f'<a class="prev" href="?" rel="prev">← {start}</a>')
     elif prev is not None:
-        links.append(f'<a class="prev" href="{href(prev.slug)}" rel="prev">← {html.escape(prev.nav_label)}</a>')
+        links.append(f'<a class="prev" href="{href(prev.slug)}" rel="prev">← {html.escape(nav_label(prev))}</a>')
     page = registry.page_by_slug(current) if current else None
     if page is not None and page.number and any(s["chapter"] == page.number for s in TOUR):
-        links.append(f'<a class="tour" href="?tour={first_step(page.number)}">▶ Tour from here</a>')
+        links.append(f'<a class="tour" href="?tour={first_step(page.number)}">{from_here}</a>')
     if nxt is not None:
-        links.append(f'<a class="next" href="{href(nxt.slug)}" rel="next">{html.escape(nxt.nav_label)} →</a>')
-    return f'<nav class="pager" aria-label="Previous and next">{"".join(links)}</nav>'
+        links.append(f'<a class="next" href="{href(nxt.slug)}" rel="next">{html.escape(nav_label(nxt))} →</a>')
+    return f'<nav class="pager" aria-label="{label}">{"".join(links)}</nav>'
 
 
 def landing_item(page: registry.Page) -> str:
     """A part card's line for a page: numbered as the navigation numbers it (a chapter keeps its own
     number in every part; a page without a number gets no marker)."""
-    link = f'<a href="{href(page.slug)}">{html.escape(page.short_title)}</a>'
+    link = f'<a href="{href(page.slug)}">{html.escape(short_title(page))}</a>'
     if page.number:
         return f'<li value="{page.number}">{link}</li>'
     return f'<li style="list-style: none">{link}</li>'
+
+
+def part_label(key: str) -> str:
+    """"Part II · The idea", in the page's language."""
+    return html.escape(_("Part {part} · {name}")).format(part=key, name=html.escape(_(PARTS[key]["name"])))
+
+
+def landing_counts(chapters: int, questions: int, answers: dict | None) -> list[str]:
+    """The landing page's counts (their numbers in bold), and this browser's answers when it has some."""
+    counts = [ngettext("<b>{n}</b> part", "<b>{n}</b> parts", len(PARTS)).format(n=len(PARTS)) + " · " +
+              ngettext("<b>{n}</b> short chapter", "<b>{n}</b> short chapters", chapters).format(n=chapters),
+              ngettext("<b>{n}</b> predict &amp; check question", "<b>{n}</b> predict &amp; check questions",
+                       questions).format(n=questions),
+              ngettext("<b>{n}</b> guided step", "<b>{n}</b> guided steps", len(TOUR)).format(n=len(TOUR)),
+              _("press <b>F</b> for fullscreen")]
+    if answers:
+        right = sum(1 for a in answers.values() if a.get("correct"))
+        counts.append(_("you have answered <b>{answered}</b> of {questions} ({right} right)").format(
+            answered=len(answers), questions=questions, right=right))
+    return counts
 
 
 def landing_html(answers: dict | None = None, argv: list[str] | None = None) -> str:
@@ -98,28 +133,27 @@ def landing_html(answers: dict | None = None, argv: list[str] | None = None) -> 
     chapters = registry.chapter_pages()
     questions = registry.question_count()
     cards = []
-    for key, part in PARTS.items():
+    for key in PARTS:
         items = "".join(landing_item(p) for p in registry.pages() if p.part == key)
-        cards.append(f'<section class="partcard"><h2>Part {key} · {html.escape(part["name"])}</h2>'
-                     f'<ol>{items}</ol></section>')
-    summary = " ".join(f"<b>Part {k} · {html.escape(v['name'])}</b> — {html.escape(v['summary'])}"
-                       for k, v in PARTS.items())
-    counts = [f"<b>{len(PARTS)}</b> parts · <b>{len(chapters)}</b> short chapters",
-              f"<b>{questions}</b> predict &amp; check questions",
-              f"<b>{len(TOUR)}</b> guided steps", "press <b>F</b> for fullscreen"]
-    if answers:
-        right = sum(1 for a in answers.values() if a.get("correct"))
-        counts.append(f"you have answered <b>{len(answers)}</b> of {questions} ({right} right)")
+        cards.append(f'<section class="partcard"><h2>{part_label(key)}</h2><ol>{items}</ol></section>')
+    summary = " ".join(f"<b>{part_label(k)}</b> — {html.escape(_(PARTS[k]['summary']))}" for k in PARTS)
+    counts = landing_counts(len(chapters), questions, answers)
     course = course_line(argv)
     eyebrow = f'<div class="eyebrow">{html.escape(course)}</div>' if course else ""
+    n = len(PARTS)
+    parts = ngettext("An interactive companion for first-time learners, in {count} part.",
+                     "An interactive companion for first-time learners, in {count} parts.", n).format(
+        count=_(NUMBER_WORDS[n]) if n in NUMBER_WORDS else n)
+    explore, title, inside, start, chapter_by_chapter = (html.escape(s) for s in (
+        _("Explore by scrolling, or start the Guided tour for a full-screen, one-step-per-page class presentation."),
+        _("Can a small model make a big one faster — same output?"), _("What is inside"),
+        _("▶ Start the guided tour"), _("Explore chapter by chapter →")))
     return (
-        f'<div class="landing">{eyebrow}<h1>Can a small model make a big one faster — same output?</h1>'
-        f'<p>An interactive companion for first-time learners, in {NUMBER_WORDS.get(len(PARTS), len(PARTS))} parts. {summary} '
-        'Explore by scrolling, or start the Guided tour for a full-screen, one-step-per-page class '
-        'presentation.</p>'
-        '<ul class="counts" aria-label="What is inside">' + "".join(f"<li>{c}</li>" for c in counts) + '</ul>'
-        '<div class="cta"><a class="primary" href="?tour=1">▶ Start the guided tour</a>'
-        f'<a class="secondary" href="{href(chapters[0].slug)}">Explore chapter by chapter →</a></div>'
+        f'<div class="landing">{eyebrow}<h1>{title}</h1>'
+        f'<p>{html.escape(parts)} {summary} {explore}</p>'
+        f'<ul class="counts" aria-label="{inside}">' + "".join(f"<li>{c}</li>" for c in counts) + '</ul>'
+        f'<div class="cta"><a class="primary" href="?tour=1">{start}</a>'
+        f'<a class="secondary" href="{href(chapters[0].slug)}">{chapter_by_chapter}</a></div>'
         f'<div class="parts">{"".join(cards)}</div></div>')
 
 
@@ -129,16 +163,19 @@ def part_opening(page: registry.Page) -> pn.pane.HTML | None:
     if first.slug != page.slug:
         return None
     part = PARTS[page.part]
-    return html_pane(f'<div class="partopen"><div class="eyebrow">{html.escape(part["kicker"])}</div>'
-                     f'<h2>{html.escape(part["title"])}</h2><p>{html.escape(part["intro"])}</p></div>')
+    kicker = _("Part {part} of {last} · {topic}").format(part=page.part, last=list(PARTS)[-1], topic=_(part["topic"]))
+    title, intro = html.escape(_(part["title"])), html.escape(_(part["intro"]))
+    return html_pane(f'<div class="partopen"><div class="eyebrow">{html.escape(kicker)}</div>'
+                     f'<h2>{title}</h2><p>{intro}</p></div>')
 
 
 def broken_page(page: registry.Page, err: Exception) -> pn.pane.HTML:
     """What a page says when its chapter could not be built: one sentence, the lab keeps working."""
-    why = (f"This chapter could not be built: {public_message(err)} The rest of the lab works — reload "
-           "the page, and tell the lecturer if it keeps happening.")
-    return html_pane(f'<div class="chapter-broken"><p class="eyebrow">{html.escape(page.kicker)}</p>'
-                     f'<h1>{html.escape(page.title)}</h1><div class="notice" role="alert">{html.escape(why)}</div></div>')
+    why = _("This chapter could not be built: {why} The rest of the lab works — reload the page, and tell the "
+            "lecturer if it keeps happening.").format(why=public_message(err))
+    kicker, title = html.escape(_(page.kicker)), html.escape(_(page.title))
+    return html_pane(f'<div class="chapter-broken"><p class="eyebrow">{kicker}</p>'
+                     f'<h1>{title}</h1><div class="notice" role="alert">{html.escape(why)}</div></div>')
 
 
 def first_arg(args: dict, name: str) -> str | None:
@@ -162,13 +199,14 @@ class PageAsk:
         slug, tour = first_arg(args, "chapter") or "", bool(args.get("tour"))
         step = clamp_step(first_arg(args, "tour") or 1)
         if slug and registry.page_by_slug(slug) is None:
-            return cls("", tour, f"There is no chapter called “{slug}”; pick one from the list on the left.", step)
+            return cls("", tour, _("There is no chapter called “{slug}”; pick one from the list on the left.").format(
+                slug=slug), step)
         return cls(slug, tour, step=step)
 
     @property
     def title(self) -> str:
         page = registry.page_by_slug(self.slug) if self.slug else None
-        return "Speculative Lab" + (f" · {page.short_title}" if page else " · Guided tour" if self.tour else "")
+        return "Speculative Lab" + (" · " + short_title(page) if page else " · " + _("Guided tour") if self.tour else "")
 
     @property
     def landing(self) -> bool:

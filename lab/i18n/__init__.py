@@ -1,0 +1,42 @@
+"""The lab in the students' language: gettext catalogs read with Babel, locale-aware numbers.
+
+Every sentence a person reads is an English message id, translated by the catalog of the page's
+language (lab/i18n/locales/LANG/LC_MESSAGES/speclab.po). Nothing here knows about pages or sessions:
+each function takes the language it speaks; the page's language (one per session, never one per
+process) is kept by the page that asks (uikit.language).
+
+    from lab import i18n
+    i18n.translate("es", "Big model")                          # 'Modelo grande'
+    i18n.translate_plural("es", "{n} word", "{n} words", 3)     # the catalog's plural rule
+    i18n.number("es", 1234.5, 1), i18n.percent("es", 0.15)     # '1234,5', '15 %'
+    i18n.negotiate("es-CO,es;q=0.9,en;q=0.5")                   # 'es'
+
+Pages mark their messages with `_("…")`, `ngettext(…)` (uikit.language, in the page's language)
+or `N_("…")` (translated where shown). The catalogs are compiled in memory from the .po text at first use (lab.i18n.catalogs): no compiled
+file is kept in git or on disk, so none can go stale. `en-XA`, the pseudo-locale, is made from the
+template (lab.i18n.pseudo). `python -m lab i18n` extracts the template and updates the catalogs
+(lab.i18n.command).
+"""
+from __future__ import annotations
+
+from lab.i18n.catalogs import DEFAULT, PSEUDO, known, languages, negotiate, shipped, translations
+from lab.i18n.formats import number, percent
+
+__all__ = ("DEFAULT", "PSEUDO", "N_", "known", "languages", "negotiate", "number", "percent", "shipped",
+           "translate", "translate_plural", "translations")
+
+
+def N_(message: str) -> str:
+    """Mark `message` for the catalog without translating it here (a class attribute, a constant):
+    it is translated where it is shown."""
+    return message
+
+
+def translate(language: str, message: str) -> str:
+    """`message` in `language` (the English itself where the catalog has no translation)."""
+    return translations(language).gettext(message)
+
+
+def translate_plural(language: str, singular: str, plural: str, n: int) -> str:
+    """The form of a message for the count `n`, by `language`'s plural rule."""
+    return translations(language).ngettext(singular, plural, n)
