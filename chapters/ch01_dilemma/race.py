@@ -25,7 +25,7 @@ from uikit.language import gettext as _, ngettext, number, percent
 from uikit.tokens import Chip, count_html
 
 N_TOKENS = 20
-LANES = ("Small model", "Big model")   # bottom → top on the time axis (the figure's keys; shown translated)
+LANES = ("Small model", "Big model")   # bottom → top on the time axis, in the page's language on the page
 FIGURE_HEIGHT = 210   # px: the race figure
 LABEL_Y = {"small": 0.5, "between": 1.0, "big": 1.5}   # the "done" labels' rows: a lane's centre, or between
 FRAME_MS = 80         # a replay's frame: about 12 a second
@@ -73,6 +73,7 @@ class RaceFigure:
     for (below the fold on a small screen: uikit.lazy)."""
 
     def __init__(self):
+        self.lanes = {lane: _(lane) for lane in LANES}     # each lane's row, named in the page's language
         self.calls = ColumnDataSource(dict(lane=[], left=[], right=[], color=[]))
         self.x_range = Range1d(0, 1)
         self.small_done = Span(location=0, dimension="height", line_color=palette.DRAFT, line_width=3,
@@ -89,7 +90,7 @@ class RaceFigure:
 
     @cached_property
     def figure(self):
-        fig = static_figure(height=FIGURE_HEIGHT, sizing_mode="stretch_width", y_range=list(LANES),
+        fig = static_figure(height=FIGURE_HEIGHT, sizing_mode="stretch_width", y_range=[self.lanes[lane] for lane in LANES],
                             x_range=self.x_range,
                             x_axis_label=_("time (seconds, each call at its cost measured on this server)"))
         fig.hbar(y="lane", left="left", right="right", height=0.55, fill_color="color", line_color="white",
@@ -97,7 +98,6 @@ class RaceFigure:
         for r in (self.small_done, self.big_done, self.now, self.small_label, self.big_label):
             fig.add_layout(r)
         fig.yaxis.major_label_text_font_size = "15px"
-        fig.yaxis.major_label_overrides = {"Small model": _("Small model"), "Big model": _("Big model")}
         fig.ygrid.grid_line_color = None
         return fig
 
@@ -108,7 +108,7 @@ class RaceFigure:
         for row, ends, col in (("Big model", r.target_ends, palette.TARGET),
                                ("Small model", r.draft_ends, palette.DRAFT)):
             for start, end in calls_until(ends, t):
-                data["lane"].append(row); data["left"].append(start)
+                data["lane"].append(self.lanes[row]); data["left"].append(start)
                 data["right"].append(end); data["color"].append(col)
         self.calls.data = data
         self.now.location, self.now.visible = t, t < r.end

@@ -1,0 +1,117 @@
+"""Each page speaks its own language, chosen once when it is built: two students on one server read
+chapter 1 in two languages, their clicks answered each in theirs, and nothing outside a page changes
+(English stays the lab's own words)."""
+from __future__ import annotations
+
+import asyncio
+import html
+
+import pytest
+from bokeh.document import Document
+from panel.io.state import set_curdoc
+
+from chapters.ch01_dilemma import DilemmaChapter
+from lab import i18n
+from shell.frame.language import choose, html_tag, lecturer_language, menu_html
+from shell.frame.pages import landing_html, nav_html
+from uikit.language import Translated, gettext, ngettext, page_language, use_language
+
+
+def page(language: str) -> Document:
+    """A page's document speaking `language` (as shell.frame.app.build_app makes it)."""
+    doc = Document()
+    use_language(language, doc)
+    return doc
+
+
+def test_two_pages_on_one_server_speak_two_languages(make_chapter, tiny_service):
+    from uikit.state import LabState
+    chinese, spanish = page("zh"), page("es")
+    with set_curdoc(chinese):
+        zh = make_chapter(DilemmaChapter, LabState(tiny_service))
+        zh.animate = False
+    with set_curdoc(spanish):
+        es = make_chapter(DilemmaChapter, LabState(tiny_service))
+        es.animate = False
+    head = [chapter.__panel__().objects[0].objects[0].object for chapter in (zh, es)]    # built on its page
+    assert "<h1>好的慢，快的糙。</h1>" in head[0] and "01 · 两难" in head[0]
+    assert "<h1>Lo bueno es lento. Lo rápido es descuidado.</h1>" in head[1]
+    assert zh.write_button.label == "✎ 写作" and es.write_button.label == "✎ Escribir"
+    # each page's click is answered in its language, in whatever order they come
+    with set_curdoc(spanish):
+        asyncio.run(es.write())
+    with set_curdoc(chinese):
+        asyncio.run(zh.write())
+    assert "El modelo pequeño terminó en" in es.summary.object and "小模型用时" in zh.summary.object
+    assert "of 20 words" not in zh.big_count.object and "/ 20 个词" in zh.big_count.object
+    assert "de 20 palabras" in es.big_count.object
+    # outside any page: English, the lab's own words
+    assert page_language() == "en" and gettext("Big model") == "Big model"
+    assert DilemmaChapter.title == "Good is slow. Fast is sloppy."
+
+
+def test_the_speed_switch_keeps_its_english_value_in_every_language(make_chapter):
+    with set_curdoc(page("es")):
+        chapter = make_chapter(DilemmaChapter)
+    assert chapter.speed.options == {"velocidad real": "real speed", "10× más lento": "10× slower"}
+    chapter.speed.value = "10× slower"
+    assert chapter.replay._slowdown() == 10.0
+
+
+def test_a_chapters_metadata_is_english_on_its_class_and_translated_on_its_page():
+    class Page:
+        title = Translated("Good is slow. Fast is sloppy.")
+    shown = Page()
+    with set_curdoc(page("zh")):
+        assert Page.title == "Good is slow. Fast is sloppy." and shown.title == "好的慢，快的糙。"
+        shown.title = "Big model"             # set on the page (the registry sets a kicker so)
+        assert shown.title == "大模型" and Page.title == "Good is slow. Fast is sloppy."
+
+
+def test_the_frame_speaks_the_pages_language():
+    with set_curdoc(page("es")):
+        assert "Inicio · la pregunta" in nav_html("dilemma") and "1 · Lo bueno es lento" in nav_html("")
+        landing = landing_html({1: {"correct": True}}, argv=[])
+        assert "<b>4</b> partes · <b>13</b> capítulos breves" in landing
+        assert "has respondido <b>1</b> de" in landing and "en cuatro partes." in landing
+        assert ngettext("of {total} word", "of {total} words", 1).format(total=1) == "de 1 palabra"
+    with set_curdoc(page(i18n.PSEUDO)):
+        assert "[Çåñ å šɱåļļ ɱöðéļ" in landing_html(argv=[])
+
+
+def cookie(language):
+    return {"speclab_lang": language}
+
+
+@pytest.mark.parametrize("args, cookies, headers, argv, chosen", [
+    ({"lang": [b"es"]}, cookie("zh"), {"Accept-Language": "zh"}, ["--lang", "zh"], ("es", True)),
+    ({"lang": [b"ES-co"]}, {}, {}, [], ("es", True)),
+    ({"lang": [b"en-XA"]}, {}, {}, [], (i18n.PSEUDO, True)),
+    ({"lang": [b"klingon"]}, cookie("zh"), {}, [], ("zh", False)),         # an unknown ?lang is no choice
+    ({}, cookie("zh"), {"Accept-Language": "es"}, ["--lang", "es"], ("zh", False)),
+    ({}, {}, {"Accept-Language": "es"}, ["--lang", "zh"], ("zh", False)),   # the lecturer's, then the browser's
+    ({}, {}, {"Accept-Language": "es-MX,es;q=0.9"}, [], ("es", False)),
+    ({}, {}, {"Accept-Language": "de-DE"}, ["--lang", "xx"], ("en", False)),
+])
+def test_a_pages_language_is_chosen_in_order(args, cookies, headers, argv, chosen):
+    assert choose(args, cookies, headers, argv) == chosen
+
+
+def test_the_lecturers_language_comes_from_the_servers_arguments(caplog):
+    assert lecturer_language(["--pair", "tiny", "--lang", "zh"]) == "zh"
+    assert lecturer_language(["--course", "CS 101"]) is None
+    assert lecturer_language(["--lang", "fr"], warn=True) is None
+    assert "--lang fr: the lab does not speak it" in caplog.text
+
+
+def test_the_menu_keeps_the_page_and_changes_only_the_language():
+    args = {"chapter": [b"dilemma"], "lang": [b"zh"], "lecturer": [b"t0k&n"]}
+    with set_curdoc(page("zh")):
+        menu = menu_html("zh", args)
+    assert 'aria-label="语言"' in menu
+    links = [html.unescape(part.split('"')[0]) for part in menu.split('href="')[1:]]
+    assert links == ["?chapter=dilemma&lecturer=t0k%26n&lang=en", "?chapter=dilemma&lecturer=t0k%26n&lang=es",
+                     "?chapter=dilemma&lecturer=t0k%26n&lang=zh"]
+    assert 'lang="zh-Hans" hreflang="zh-Hans" aria-current="true">中文' in menu and "Español" in menu
+    assert "en-XA" not in menu and "lang=en-XA" in menu_html(i18n.PSEUDO, {})
+    assert html_tag("es") == "es" and html_tag(i18n.PSEUDO) == "en"
