@@ -11,6 +11,7 @@ from bokeh.document import Document
 from panel.io.state import set_curdoc
 
 from chapters.ch01_dilemma import DilemmaChapter
+from chapters.ch02_easy_words import EasyWordsChapter
 from lab import i18n
 from shell.frame.language import choose, html_tag, lecturer_language, menu_html
 from shell.frame.pages import landing_html, nav_html
@@ -48,6 +49,22 @@ def test_two_pages_on_one_server_speak_two_languages(make_chapter, tiny_service)
     # outside any page: English, the lab's own words
     assert page_language() == "en" and gettext("Big model") == "Big model"
     assert DilemmaChapter.title == "Good is slow. Fast is sloppy."
+
+
+def test_chapter_2_counts_and_explains_in_the_pages_language(make_chapter):
+    spanish = page("es")
+    with set_curdoc(spanish):
+        chapter = make_chapter(EasyWordsChapter)
+        positions = asyncio.run(chapter.ask())
+        chapter.show_position(0)
+    n, easy = len(positions), chapter.n_easy
+    assert f"La primera conjetura del modelo pequeño es la palabra del modelo grande en <b>{easy} de {n}</b>" \
+        in chapter.count.object
+    assert f"Esa tasa de aciertos, {easy / n:.2f}".replace(".", ",") in chapter.count.object
+    assert "Palabra 1: «<b>" in chapter.detail.object and "candidatas principales del modelo grande" in chapter.detail.object
+    assert chapter.ask_button.label == "Preguntar al modelo pequeño"
+    with set_curdoc(spanish):
+        assert chapter.predict.explanation(easy).startswith(f"Aquí la primera conjetura del modelo pequeño coincide en {easy}")
 
 
 def test_the_speed_switch_keeps_its_english_value_in_every_language(make_chapter):
