@@ -18,6 +18,7 @@ import panel as pn
 from serving import LAUNCHER_SAID
 from serving.runtime import PairInUse
 from lab.errors import log_failure, public_message, scrub_paths
+from lab.i18n import N_
 from shell.frame.heap import Heap
 from intercept.pacing import served
 from uikit.language import gettext as _
@@ -33,7 +34,7 @@ class PairLoader:
         self.pair_in_use = pair_in_use if pair_in_use is not None else PairInUse()
         self.heap = heap if heap is not None else Heap()
         self.fraction = 0.0
-        self.message = "Starting the models…"
+        self.message = N_("Starting the models…")    # later ones come from the loader, in English
         self.error = ""
         self.ready = False
         self._thread: threading.Thread | None = None
@@ -113,7 +114,7 @@ def loading_view(loader: PairLoader) -> tuple[pn.Column, callable]:
             bar.visible = False
             return
         bar.value = int(loader.fraction * 100) if loader.fraction > 0 else None
-        said = html.escape(_("Loading the models — {what}").format(what=loader.message))
+        said = html.escape(_("Loading the models — {what}").format(what=_(loader.message)))
         first = html.escape(_("The first start takes up to a minute; later pages open at once."))
         text.object = f'<div class="loading" role="status" aria-live="polite"><p>{said}</p><p>{first}</p></div>'
 
