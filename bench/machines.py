@@ -227,16 +227,19 @@ def main():
     folder = Path(tempfile.mkdtemp(prefix="speclab-machines-"))
     print(f"{os.cpu_count()} cores; {load_average()}; files in {folder}", flush=True)
     two, figures = asyncio.run(two_machines(args, folder))
-    one = baseline = None
+    report("two machines", two, figures)                # said now: the baseline takes as long again
     if not args.no_baseline:
         one, baseline = asyncio.run(one_machine(args, folder))
-    side_by_side(two, one)
-    for title, f in (("two machines", figures), ("one machine", baseline)):
-        if f is not None:
-            print(f"\n{title}:")
-            for key, value in f.items():
-                print(f"  {key}: {value}")
+        report("one machine", one, baseline)
+        side_by_side(two, one)
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def report(title: str, rec: Recorder, figures: dict) -> None:
+    print(f"\n{title}:", end="")
+    rec.report()
+    for key, value in figures.items():
+        print(f"  {key}: {value}")
 
 
 if __name__ == "__main__":
