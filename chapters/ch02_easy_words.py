@@ -121,8 +121,8 @@ class EasyWordsChapter(Chapter):
                                  (easy if p.easy else hard).format(guess=repr(p.draft_guess_text)))
                             for p in self.positions]
         n = len(self.positions)
-        said = _("The small model’s first guess is the big model’s word at <b>{easy} of {total}</b> positions (✓ easy); "
-                 "at <b>{hard}</b> it would have said something else (✗ hard). Click a word to see why.").format(
+        said = _("The small model’s first guess is the big model’s word at <b>{easy} of {total}</b> positions "
+                 "(✓ easy); at <b>{hard}</b> it would have said something else (✗ hard). Click a word to see why.").format(
             easy=self.n_easy, total=n, hard=n - self.n_easy)
         if n:
             said += " " + html.escape(_("That hit rate, {rate}, is the kind of rate chapter 4 measures in real rounds "
@@ -142,7 +142,8 @@ class EasyWordsChapter(Chapter):
                        guess=html.escape(show_text(marked(p.draft_guess_text)))))
         word = f"<b>{html.escape(show_text(marked(p.text)))}</b>"
         self.detail.object = (
-            '<p class="pos">' + html.escape(_("Word {n}: “{word}” — {verdict}.")).format(n=i + 1, word=word, verdict=verdict)
+            '<p class="pos">'
+            + html.escape(_("Word {n}: “{word}” — {verdict}.")).format(n=i + 1, word=word, verdict=verdict)
             + '</p><div class="cands">'
             + candidates_table(_("small model’s top candidates"), palette.DRAFT, p.draft_top, p.draft_guess_id)
             + candidates_table(_("big model’s top candidates"), palette.TARGET, p.target_top, p.token_id)

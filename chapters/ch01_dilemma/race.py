@@ -48,8 +48,9 @@ def summary_html(r: Race, reduced_motion: bool) -> str:
     times = html.escape(_(
         "The small model finished in {small}, the big model in {big} ({ratio}× the small model’s time; both make "
         "one call per word: {per_big} vs {per_small} a call, as this pair’s cost profile times them for chapters "
-        "3, 10 and 11).")).format(small=f"<b>{fmt_seconds(r.draft_done)}</b>", big=f"<b>{fmt_seconds(r.target_done)}</b>",
-                                  ratio=number(ratio, 1), per_big=fmt_seconds(per_big), per_small=fmt_seconds(per_small))
+        "3, 10 and 11).")).format(small=f"<b>{fmt_seconds(r.draft_done)}</b>",
+                                  big=f"<b>{fmt_seconds(r.target_done)}</b>", ratio=number(ratio, 1),
+                                  per_big=fmt_seconds(per_big), per_small=fmt_seconds(per_small))
     # Translators: {count} is bold with "of the small model’s {total}"; the sentence ends with the ⚠ mark.
     rare = ngettext("But <b>{count} of the small model’s {total}</b> words are ones the big model would pick less "
                     "than {share} of the time here (marked ⚠).",
@@ -90,7 +91,8 @@ class RaceFigure:
 
     @cached_property
     def figure(self):
-        fig = static_figure(height=FIGURE_HEIGHT, sizing_mode="stretch_width", y_range=[self.lanes[lane] for lane in LANES],
+        fig = static_figure(height=FIGURE_HEIGHT, sizing_mode="stretch_width",
+                            y_range=[self.lanes[lane] for lane in LANES],
                             x_range=self.x_range,
                             x_axis_label=_("time (seconds, each call at its cost measured on this server)"))
         fig.hbar(y="lane", left="left", right="right", height=0.55, fill_color="color", line_color="white",

@@ -12,7 +12,8 @@ process) is kept by the page that asks (uikit.language).
     i18n.negotiate("es-CO,es;q=0.9,en;q=0.5")                   # 'es'
 
 Pages mark their messages with `_("…")`, `ngettext(…)` (uikit.language, in the page's language)
-or `N_("…")` (translated where shown). The catalogs are compiled in memory from the .po text at first use (lab.i18n.catalogs): no compiled
+or `N_("…")` (translated where shown). The catalogs are compiled in memory from the .po text at first
+use (lab.i18n.catalogs): no compiled
 file is kept in git or on disk, so none can go stale. `en-XA`, the pseudo-locale, is made from the
 template (lab.i18n.pseudo). `python -m lab i18n` extracts the template and updates the catalogs
 (lab.i18n.command).

@@ -206,7 +206,8 @@ class PageAsk:
     @property
     def title(self) -> str:
         page = registry.page_by_slug(self.slug) if self.slug else None
-        return "Speculative Lab" + (" · " + short_title(page) if page else " · " + _("Guided tour") if self.tour else "")
+        shown = short_title(page) if page else _("Guided tour") if self.tour else ""
+        return "Speculative Lab" + (" · " + shown if shown else "")
 
     @property
     def landing(self) -> bool:

@@ -17,18 +17,22 @@ from lab.pairs.tiny import tiny_pair
 from tests.helpers import wait_until
 from tests.ui.helpers import open_page
 
-# The page's text, inside Bokeh's shadow roots, without the parts named by class: the shared
-# components not yet translated (predict card, preset bar), model output (token chips) and the menu
-# (each language named in its own).
+# The page's visible text, inside Bokeh's shadow roots, without the parts named by class (a name
+# ending in "-" is a prefix): the shared components not yet translated (predict card, preset bar),
+# model output (token chips, and a clickable strip's chip buttons) and the menu (each language named
+# in its own).
 PAGE_TEXT = """(skip) => { const out = [];
+  const skipped = (n) => skip.some(c => c.endsWith('-') ? [...n.classList].some(k => k.startsWith(c))
+                                                       : n.classList.contains(c));
   const walk = (n) => {
-    if (n.nodeType === 1 && (skip.some(c => n.classList.contains(c)) || ['STYLE', 'SCRIPT', 'svg'].includes(n.nodeName)))
+    if (n.nodeType === 1 && (skipped(n) || ['STYLE', 'SCRIPT', 'svg'].includes(n.nodeName)
+                             || getComputedStyle(n).display === 'none'))
       return;
     if (n.shadowRoot) walk(n.shadowRoot);
     for (const c of n.childNodes) { if (c.nodeType === 3) out.push(c.textContent); else if (c.nodeType === 1) walk(c); }
   };
   walk(document.body); return out.join(' ').replace(/\\s+/g, ' '); }"""
-SKIPPED = ["predict-card", "preset-bar", "chips", "chip", "languages"]
+SKIPPED = ["predict-card", "preset-bar", "chips", "chip", "chip-", "languages"]
 # The words of a figure: its categories, axis titles and labels drawn on it.
 FIGURE_TEXT = """() => { const out = [];
   for (const d of Bokeh.documents) for (const m of d.all_models) {
@@ -75,7 +79,8 @@ def said(language: str, message: str) -> str:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_landing_page_and_chapter_1_speak_the_language(page, server, shot, language):
-    open_page(page, f"{server}?lang={language}", said(language, "Can a small model make a big one faster — same output?"))
+    open_page(page, f"{server}?lang={language}",
+              said(language, "Can a small model make a big one faster — same output?"))
     wait_until(lambda: tiny_pair().target_label in page.evaluate(PAGE_TEXT, SKIPPED), 60, message="the pair badge")
     landing = page.evaluate(PAGE_TEXT, SKIPPED)
     assert said(language, "Start · the question") in landing and said(language, "▶ Start the guided tour") in landing
@@ -105,6 +110,24 @@ def test_landing_page_and_chapter_1_speak_the_language(page, server, shot, langu
         shot(page, f"lang-{name}-ch01-{size}")
         legend.scroll_into_view_if_needed()
         shot(page, f"lang-{name}-ch01-race-{size}")
+
+
+@pytest.mark.parametrize("language", ("zh", "es"))
+def test_chapter_2_speaks_the_language(page, server, shot, language):
+    open_page(page, f"{server}?chapter=easy-words&lang={language}", said(language, "Most words are easy."))
+    page.get_by_role("button", name=i18n.translate(language, "Ask the small model")).click()
+    rate = said(language, "That hit rate, {rate}, is the kind of rate chapter 4 measures in real rounds as α, "
+                          "the acceptance rate.")
+    page.get_by_text(rate, exact=False).first.wait_for(timeout=60000)
+    page.locator(".chip-easy, .chip-hard").filter(has_not_text="Aa").first.click()    # a word, not the legend's
+    page.get_by_text(i18n.translate(language, "big model’s top candidates")).first.wait_for()
+    # the clicked word's line and its candidates' tables quote the models' tokens: checked by their frame
+    text = page.evaluate(PAGE_TEXT, SKIPPED + ["cands", "pos"])
+    assert page.locator(".pos").first.inner_text().startswith(said(language, "Word {n}: “{word}” — {verdict}."))
+    assert rate in text
+    assert english_words(text, language) == [], text
+    shot(page, f"lang-{language}-ch02-1280", scroll_to=page.get_by_text(
+        i18n.translate(language, "big model’s top candidates")).first)
 
 
 def test_the_menu_switches_language_keeping_the_page_and_the_browser_keeps_it(page, server):
