@@ -96,7 +96,9 @@ def test_a_wrong_password_is_one_sentence_and_the_class_goes_on(server, stores, 
         said_once(caplog, "refuses the password")
     server.admin("CONFIG", "SET", "requirepass", "wrong")       # the operator fixes it
     wait_until(lambda: store.problem is None, timeout=30, message="the process to rejoin the class")
-    assert store.poll_state(10).votes and store.question(10) is not None
+    # what it kept is written back as its listeners hear "rejoin", just after the store is back
+    wait_until(lambda: store.poll_state(10).votes, timeout=30, message="the kept vote written to Redis")
+    assert store.question(10) is not None
 
 
 def test_a_read_only_redis_is_one_sentence_and_the_class_goes_on(server, stores, caplog):
