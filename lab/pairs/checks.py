@@ -71,13 +71,13 @@ def placement_for(spec: PairSpec, device: str = "auto", dtype: str | None = None
     """Where `spec`'s models run when `device` and `dtype` are asked for (lab.devices.choose): the
     embedded pair always on the CPU in float32 (said in one sentence when something else was asked),
     a tiny test pair there too unless a device is named."""
-    if spec.target.startswith(EMBEDDED):
+    if spec.target_id.startswith(EMBEDDED):
         if (device or "auto") in ("auto", "cpu") and (dtype or "float32") == "float32":
             return devices.CPU
         asked = ", ".join(f"{what} {value}" for what, value in (("device", device), ("dtype", dtype))
                           if value and value != "auto")
         return Placement(note=f"The embedded pair runs only on the CPU in float32 (its layers are packed for "
                               f"the CPU), so it runs there rather than as asked ({asked}).")
-    if spec.target.startswith(TINY) and (device or "auto") == "auto" and dtype is None:
+    if spec.target_id.startswith(TINY) and (device or "auto") == "auto" and dtype is None:
         return devices.CPU
     return devices.choose(device, dtype)

@@ -23,7 +23,7 @@ WEIGHTS = ("model.safetensors", "model.safetensors.index.json")
 
 def hub_ids(spec: PairSpec) -> list[str]:
     """The hub ids among the pair's target and draft (not embedded, tiny or local folders)."""
-    refs = dict.fromkeys((spec.target, spec.draft))
+    refs = dict.fromkeys((spec.target_id, spec.draft_id))
     return [ref for ref in refs if not ref.startswith((EMBEDDED, TINY, ".", "/", "~"))
             and not Path(ref).expanduser().exists()]
 
@@ -49,7 +49,7 @@ def download(spec: PairSpec, progress: Progress | None = None) -> list[str]:
     from huggingface_hub.utils import enable_progress_bars
 
     again = f"python -m lab prepare {_flags(spec)}"
-    for ref in (spec.target, spec.draft):
+    for ref in (spec.target_id, spec.draft_id):
         if ref.startswith((".", "/", "~")) and not Path(ref).expanduser().exists():
             raise missing_folder(ref)
     ids = hub_ids(spec)
@@ -71,4 +71,4 @@ def download(spec: PairSpec, progress: Progress | None = None) -> list[str]:
 
 def _flags(spec: PairSpec) -> str:
     """The prepare command's flags that name `spec`."""
-    return f"--target {spec.target} --draft {spec.draft}" if spec.name == "custom" else f"--pair {spec.name}"
+    return f"--target {spec.target_id} --draft {spec.draft_id}" if spec.name == "custom" else f"--pair {spec.name}"

@@ -196,12 +196,12 @@ def load_spec(spec: PairSpec, progress: Callable | None = None, device: str | No
     placement = placement_for(spec, device or asked_device, dtype or asked_dtype)
     if placement.note:
         log.warning(placement.note)
-    if spec.target.startswith(TINY):              # a tiny random-weight pair (tests, benchmarks)
+    if spec.target_id.startswith(TINY):              # a tiny random-weight pair (tests, benchmarks)
         from lab.pairs.tiny import tiny_pair
-        pair = place(tiny_pair(spec.target[len(TINY):]), placement)
+        pair = place(tiny_pair(spec.target_id[len(TINY):]), placement)
         pair.name = spec.name
     else:
-        pair = load_pair(spec.target, spec.draft, spec.name, progress, spec.target_label, spec.draft_label,
+        pair = load_pair(spec.target_id, spec.draft_id, spec.name, progress, spec.target_label, spec.draft_label,
                          placement)
     if placement.note:
         pair.notes["warning"] = placement.note
@@ -220,8 +220,8 @@ def draft_model_label(spec: PairSpec) -> str:
     specs = registry()
     if spec.name not in specs or specs[spec.name].drafter == "model":
         return spec.draft_label
-    return next((s.draft_label for s in specs.values() if s.draft == spec.draft and s.drafter == "model"
-                 and s.draft_label), short_ref(spec.draft))
+    return next((s.draft_label for s in specs.values() if s.draft_id == spec.draft_id and s.drafter == "model"
+                 and s.draft_label), short_ref(spec.draft_id))
 
 
 def place(pair: ModelPair, placement: Placement) -> ModelPair:
@@ -243,7 +243,7 @@ def load_named(name: str, progress: Callable | None = None, args: list[str] = ()
     try:
         return load_spec(spec, progress, args=args)
     except PairError as err:
-        if spec.draft != f"{EMBEDDED}distilled" or "distilled draft is not shipped" not in str(err):
+        if spec.draft_id != f"{EMBEDDED}distilled" or "distilled draft is not shipped" not in str(err):
             raise
         pair = load_spec(specs["weak"], progress, args=args)
         pair.name = name

@@ -255,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         from lab.pairs.registry import EMBEDDED, resolve_pair
         spec = resolve_pair(sum(([f"--{k}", v] for k in ("pair", "target", "draft") if (v := getattr(args, k))),
                                 []), environ={})
-        if EMBEDDED in spec.target + spec.draft:
+        if EMBEDDED in spec.target_id + spec.draft_id:
             ensure_embedded(progress=progress)
         hub.download(spec, progress)
     except PairError as err:

@@ -22,10 +22,13 @@ TINY = "tiny:"
 
 @dataclass(frozen=True)
 class PairSpec:
-    """What to load: a registry entry, or a lecturer's `--target X --draft Y` (name "custom")."""
+    """What to load: a registry entry, or a lecturer's `--target X --draft Y` (name "custom").
+    `target_id` and `draft_id` are the models' hub ids, local folders or `embedded:NAME` (the
+    `target` and `draft` keys of models/pairs.toml); the models themselves are lab.pairs.load's
+    ModelPair.target and .draft."""
     name: str
-    target: str
-    draft: str
+    target_id: str
+    draft_id: str
     target_label: str = ""
     draft_label: str = ""
     needs_download: bool = False
@@ -40,7 +43,8 @@ class PairSpec:
 def _read_registry(path: Path | None = None) -> tuple[str, dict[str, PairSpec]]:
     with open(path or REGISTRY_PATH, "rb") as fh:
         data = tomllib.load(fh)
-    specs = {name: PairSpec(name=name, **entry) for name, entry in data.get("pairs", {}).items()}
+    specs = {name: PairSpec(name=name, target_id=entry.pop("target"), draft_id=entry.pop("draft"), **entry)
+             for name, entry in data.get("pairs", {}).items()}
     return data.get("default", next(iter(specs))), specs
 
 
@@ -66,8 +70,8 @@ def teaching_drafts(spec: PairSpec, specs: dict[str, PairSpec] | None = None) ->
     """Teaching draft → (draft reference, label) for the pairs named in TEACHING that share `spec`'s
     target; the reference is None where it is `spec`'s own draft (nothing more to load)."""
     specs = specs or registry()
-    return {name: (None if specs[name].draft == spec.draft else specs[name].draft, specs[name].draft_label)
-            for name in TEACHING if name in specs and specs[name].target == spec.target}
+    return {name: (None if specs[name].draft_id == spec.draft_id else specs[name].draft_id, specs[name].draft_label)
+            for name in TEACHING if name in specs and specs[name].target_id == spec.target_id}
 
 
 def resolve_pair(argv: list[str] | None = None, environ: dict | None = None) -> PairSpec:

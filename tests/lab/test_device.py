@@ -94,7 +94,7 @@ def test_the_command_line_wins_over_the_environment():
 def test_the_embedded_pair_stays_on_the_cpu_in_float32(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     embedded = registry()[load.default_name()]
-    assert embedded.target.startswith(load.EMBEDDED)
+    assert embedded.target_id.startswith(load.EMBEDDED)
     assert placement_for(embedded, "auto") == devices.CPU            # auto: silently the CPU
     assert placement_for(embedded, "cpu", "float32") == devices.CPU
     asked = placement_for(embedded, "cuda")

@@ -93,10 +93,10 @@ def test_model_too_big_for_memory_is_refused(tiny, monkeypatch):
 def test_resolve_pair_from_argv_and_environment():
     assert resolve_pair(["--pair", "random"], {}).name == "random"
     spec = resolve_pair(["serve", "--target", "gpt2", "--draft", "distilgpt2"], {})
-    assert (spec.name, spec.target, spec.draft) == ("custom", "gpt2", "distilgpt2")
+    assert (spec.name, spec.target_id, spec.draft_id) == ("custom", "gpt2", "distilgpt2")
     assert resolve_pair([], {"SPECLAB_PAIR": "weak"}).name == "weak"
     env = resolve_pair([], {"SPECLAB_TARGET": "/m/t", "SPECLAB_DRAFT": "/m/d"})
-    assert (env.target, env.draft) == ("/m/t", "/m/d")
+    assert (env.target_id, env.draft_id) == ("/m/t", "/m/d")
     assert resolve_pair(["--pair", "random"], {"SPECLAB_PAIR": "weak"}).name == "random"  # argv wins
     assert resolve_pair([], {}).name == load.default_name()
     with pytest.raises(PairError, match="There is no pair named 'nope'"):
@@ -182,5 +182,5 @@ def test_a_pair_drafting_by_lookup_names_its_draft_model_not_its_drafting():
     assert load.draft_model_label(specs["weak"]) == specs["weak"].draft_label
     custom = resolve_pair(["--target", "/m/t", "--draft", "/m/d", "--drafter", "lookup"], environ={})
     assert load.draft_model_label(custom) == custom.draft_label
-    pair = load.load_spec(replace(specs["lookup"], target="tiny:llama"))     # the lookup pair, on tiny models
+    pair = load.load_spec(replace(specs["lookup"], target_id="tiny:llama"))     # the lookup pair, on tiny models
     assert (pair.draft_label, pair.drafter) == ("distilled draft (ours)", "lookup")    # measure's drafter
