@@ -19,6 +19,9 @@ A press the page drops (intercept.clicks: its button off, or too fast) is said (
 Model work goes through `await self.run_model(fn, *args)`: off the event loop, with the "working…"
 line shown, and a PromptError shown as one sentence instead of raised. A service request that takes
 a `variant` (serving.service) gets the student's draft variant (`self.variant`) unless the call names one.
+The working line, the waiting and failure sentences and a dropped press's are in the page's language
+(uikit.language); a `message` passed to `run_model` is an English message marked for the catalog, or
+already translated.
 """
 from __future__ import annotations
 
@@ -33,6 +36,8 @@ import param
 from lab.prompts import PromptError
 from serving.service import QueueFull
 from intercept.clicks import DISABLED, TOO_FAST, say_dropped_on
+from lab.i18n import N_
+from uikit.language import gettext as _
 from uikit.figures import finish_figures
 from intercept.pacing import served
 from uikit.panels import Busy, takeaway_box
@@ -44,16 +49,26 @@ from uikit.styles import BOX_CSS, HEADER_CSS, sheet
 log = logging.getLogger(__name__)
 REFUSED_PAUSE = 2.0   # seconds a refused request keeps its button disabled, so a retry can succeed
 WAITING = 1.5         # seconds before a press still waiting for the models says why
-STILL_WAITING = ("waiting for the models (they may still be warming up, or busy with the class); your press "
-                 "runs as soon as they are free, no need to press again…")
+# intercept.clicks' sentences for a dropped press, marked here for the catalog (tests/i18n checks
+# they are the same words)
+DROPPED = (N_("That press came while its button was off (its last press still running, or the page not ready yet), "
+              "so it did nothing; press again once the button is on."),
+           N_("That press came faster than this browser's share of the class allows, so it did nothing; wait a "
+              "second and press again."))
+
+
+def said_in_page(text: str) -> str:
+    """`text` in the page's language when it is one of the catalog's English messages (as it is when
+    already translated, or empty)."""
+    return _(text) if text else text
 
 
 def say_dropped(chapter, sentence: str) -> None:
     """A press `chapter`'s page dropped (intercept.clicks: its button off, or too fast), never silent: said
     beside its buttons on the working line (the tour shows it) and on its problem line."""
-    if sentence or chapter.busy.said in (DISABLED, TOO_FAST):      # "": a later press ran, clear it
-        chapter.busy.say(sentence)
-        chapter.show_problem(sentence)
+    if sentence or chapter.busy.said in (_(DISABLED), _(TOO_FAST)):      # "": a later press ran, clear it
+        chapter.busy.say(said_in_page(sentence))
+        chapter.show_problem(said_in_page(sentence))
 
 
 def _takes_variant(fn) -> bool:
@@ -156,7 +171,7 @@ class Chapter(pn.viewable.Viewer):
         self.problem.object = (f'<div class="error" role="alert">{html.escape(sentence)}</div>'
                                if sentence else "")
 
-    async def run_model(self, fn, *args, message: str = "The models are working…", busy: Busy | None = None,
+    async def run_model(self, fn, *args, message: str = "", busy: Busy | None = None,
                         **kwargs):
         """`fn(*args, **kwargs)` on the model worker, with the working line shown.
 
@@ -168,7 +183,7 @@ class Chapter(pn.viewable.Viewer):
         if "variant" not in kwargs and _takes_variant(fn):
             kwargs["variant"] = self.variant
         refused, sentence = None, ""
-        line = busy or self.busy
+        line, message = busy or self.busy, said_in_page(message) or _("The models are working…")
         with line.working(message):
             try:
                 result = await self._awaited(self.state.service.run_as(self.state.owner, fn, *args, **kwargs),
@@ -179,8 +194,8 @@ class Chapter(pn.viewable.Viewer):
                 sentence = str(err)
             except Exception as err:                    # a model failure must not freeze the page
                 log.exception("model work failed in chapter %s", self.number)
-                sentence = (f"The models could not finish this ({type(err).__name__}); "
-                            f"press the button again, or reload the page if it keeps happening.")
+                sentence = _("The models could not finish this ({error}); press the button again, or reload the "
+                             "page if it keeps happening.").format(error=type(err).__name__)
         if sentence:
             self.show_problem(sentence)
             line.say(sentence)
@@ -199,9 +214,11 @@ class Chapter(pn.viewable.Viewer):
         warming up for the class or serving other students), the working line says so: the press
         was heard and runs in turn."""
         task = asyncio.ensure_future(work)
-        done, _ = await asyncio.wait({task}, timeout=WAITING)
+        done, __ = await asyncio.wait({task}, timeout=WAITING)
         if not done:
-            line.message = f"{message.rstrip('…. ')} — {STILL_WAITING}"
+            line.message = _("{working} — waiting for the models (they may still be warming up, or busy with the "
+                             "class); your press runs as soon as they are free, no need to press again…").format(
+                working=message.rstrip("…. "))
         return await task
 
     def prompt_ids(self) -> list[int] | None:

@@ -20,6 +20,7 @@ from uikit.words import WHO
 from intercept import validate
 from intercept.clicks import on_click
 from intercept.pacing import served
+from lab.i18n import N_
 from uikit.language import gettext as _
 from uikit.state import SAMPLING, SETTINGS, LabState
 from uikit.styles import BOX_CSS
@@ -93,8 +94,8 @@ def button_disabled(button):
 # preset bar), so the panel picks its fields from SETTINGS by name and a new setting stays out of it
 # until it is named here.
 PANEL_FIELDS = tuple(name for name in SETTINGS if name in ("prompt", *SAMPLING))
-FIELD_LABELS = {"prompt": "Prompt (both models continue it)", "temperature": "Temperature (0 = greedy)",
-                "top_k": "top-k (0 = off)", "top_p": "top-p (1 = off)"}
+FIELD_LABELS = {"prompt": N_("Prompt (both models continue it)"), "temperature": N_("Temperature (0 = greedy)"),
+                "top_k": N_("top-k (0 = off)"), "top_p": N_("top-p (1 = off)")}    # in the page's language
 
 
 def field_widget(state: LabState, name: str):
@@ -102,13 +103,13 @@ def field_widget(state: LabState, name: str):
     range and step from LabState's parameter."""
     value, spec = getattr(state, name), state.param[name]
     if name == "prompt":
-        return pn.widgets.TextAreaInput(label=FIELD_LABELS[name], value=value, max_length=2000, rows=2,
+        return pn.widgets.TextAreaInput(label=_(FIELD_LABELS[name]), value=value, max_length=2000, rows=2,
                                         sizing_mode="stretch_width")
     start, end = spec.bounds
     if isinstance(spec, param.Integer):
-        return pn.widgets.IntSlider(label=FIELD_LABELS[name], start=start, end=end, value=value,
+        return pn.widgets.IntSlider(label=_(FIELD_LABELS[name]), start=start, end=end, value=value,
                                     sizing_mode="stretch_width")
-    return pn.widgets.FloatSlider(label=FIELD_LABELS[name], start=start, end=end, step=spec.step, value=value,
+    return pn.widgets.FloatSlider(label=_(FIELD_LABELS[name]), start=start, end=end, step=spec.step, value=value,
                                   sizing_mode="stretch_width")
 
 
@@ -120,7 +121,7 @@ class SettingsPanel(pn.viewable.Viewer):
     def __init__(self, state: LabState, **params):
         super().__init__(**params)
         self.state = state
-        self.apply = pn.widgets.Button(label="Use these settings", color="primary")
+        self.apply = pn.widgets.Button(label=_("Use these settings"), color="primary")
         self.message = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")
         on_click(self.apply, lambda e: self.commit())
         self.fields = {name: field_widget(state, name) for name in PANEL_FIELDS}
@@ -146,8 +147,8 @@ class SettingsPanel(pn.viewable.Viewer):
             self.say(str(err))
             return False
         self.state.param.update(**{name: widget.value for name, widget in self.fields.items()}, error="")
-        self.message.object = (f'<div class="badge">Saved for this session: '
-                               f'{html.escape(self.state.settings.describe())}.</div>')
+        saved = _("Saved for this session: {settings}.").format(settings=sampling_words(self.state.settings))
+        self.message.object = f'<div class="badge">{html.escape(saved)}</div>'
         return True
 
     def __panel__(self):

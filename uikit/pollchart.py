@@ -8,6 +8,8 @@ Bars of a choice question are lettered A, B, … with the choices spelled out be
 carries its count, the student's own bar is hatched and labelled "you", the correct one marked ✓
 (so colour is never the only cue). `ClassAnswers` is a predict card's place for them: the histogram
 beside the verdict once revealed; on the projector before the reveal only how many have answered.
+Its words are the page's language (uikit.language); a choice question's categories are the poll's
+English keys, shown translated.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from bokeh.models import ColumnDataSource, FixedTicker, Range1d
 
 from uikit import palette
 from uikit.figures import static_figure
+from uikit.language import gettext as _, ngettext
 from intercept.pacing import in_document
 from uikit.styles import BOX_CSS
 
@@ -71,7 +74,7 @@ class PollChart(pn.viewable.Viewer):
         total = sum(counts) or 1
         labels, colours, hatches = [], [], []
         for i, n in enumerate(counts):
-            tags = (["you"] if i == mine else []) + (["✓"] if i == truth else [])
+            tags = ([_("you")] if i == mine else []) + (["✓"] if i == truth else [])
             if n or tags:
                 labels.append(f"{n}" + (f" ({round(100 * n / total)}%)" if n and not self.numeric else "")
                               + (f" · {' '.join(tags)}" if tags else ""))
@@ -96,9 +99,10 @@ class PollChart(pn.viewable.Viewer):
         for i, (short, long, n) in enumerate(zip(self.short, self.categories, counts)):
             if self.numeric and not n and i not in (mine, truth):
                 continue
-            yours = " · <b>your answer</b>" + (" (not in these bars)" if mine_left_out else "")
-            tags = (yours if i == mine else "") + (" · <b>✓ the answer</b>" if i == truth else "")
-            name = html.escape(long) if self.numeric else f"<b>{short}</b> {html.escape(long)}"
+            yours = (_(" · <b>your answer</b> (not in these bars)") if mine_left_out
+                     else _(" · <b>your answer</b>"))
+            tags = (yours if i == mine else "") + (_(" · <b>✓ the answer</b>") if i == truth else "")
+            name = html.escape(long) if self.numeric else f"<b>{short}</b> {html.escape(_(long))}"
             pct = f" ({round(100 * n / total)}%)" if total else ""
             items.append(f"<li>{name}: {n}{pct}{tags}</li>")
         if self.compact:    # one line (the projector: the step must fit the screen)
@@ -131,10 +135,33 @@ class ClassAnswers:
             self.view.objects = [self.chart]
         if live and not tally.revealed:
             self.chart.show((0,) * len(categories), with_legend=False,
-                            caption=f"The class is answering: {tally.summary()}. The bars show once the "
-                                    "lecturer reveals the class's answers.")
+                            caption=_("The class is answering: {who}. The bars show once the lecturer reveals "
+                                      "the class's answers.").format(who=summary(tally)))
             return
         truth_index = categories.index(str(truth)) if truth is not None and str(truth) in categories else None
-        where = "revealed" if tally.revealed else "so far"
-        self.chart.show(tally.counts, mine=mine, truth=truth_index,
-                        caption=f"The class's answers ({where}): {tally.summary()}.", mine_left_out=left_out)
+        caption = (_("The class's answers (revealed): {who}.") if tally.revealed
+                   else _("The class's answers (so far): {who}."))
+        self.chart.show(tally.counts, mine=mine, truth=truth_index, caption=caption.format(who=summary(tally)),
+                        mine_left_out=left_out)
+
+
+def summary(tally) -> str:
+    """Who has answered (shell.poll.store.Tally.summary's words) in the page's language: the browsers
+    here that answered out of those here, the answers of browsers that have left, and how many
+    answers the histogram leaves out."""
+    if tally.connected == 0:
+        text = _("No browser has a question page open now")
+    elif tally.connected == 1:
+        text = ngettext("{here} of 1 browser here has answered", "{here} of 1 browser here have answered",
+                        tally.here).format(here=tally.here)
+    else:
+        text = ngettext("{here} of {connected} browsers here has answered",
+                        "{here} of {connected} browsers here have answered",
+                        tally.here).format(here=tally.here, connected=tally.connected)
+    if tally.gone:
+        text += ngettext(" · 1 answer from a browser that has left", " · {n} answers from browsers that have left",
+                         tally.gone).format(n=tally.gone)
+    if tally.left_out:
+        text += _(" · {n} not in the histogram (it counts {limit} per network address)").format(
+            n=tally.left_out, limit=tally.per_address)
+    return text

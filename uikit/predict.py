@@ -8,6 +8,8 @@ shell hands down with the student's LabState: `state.ballot()`, shell.poll.answe
 may change it until the result is shown, and once the lecturer reveals the question the card shows
 the class's histogram beside the student's answer. `card.projected()` is the card on the projector
 (the tour): how many have answered as votes arrive, the histogram once the lecturer reveals it.
+The card speaks the page's language (uikit.language); a choice card's choices are English messages
+(`N_`), shown translated while the answer kept and the vote stay English: one poll for all languages.
 """
 from __future__ import annotations
 
@@ -19,12 +21,11 @@ import panel as pn
 import param
 
 from intercept.clicks import on_click
+from uikit.language import gettext as _
 from uikit.pollchart import ClassAnswers
 from uikit.state import LabState
 from uikit.styles import BOX_CSS, CHOICE_CSS
 
-LEFT_OUT = ("Your answer is kept and you will see your verdict; the class's histogram already counts an "
-            "answer from this computer's network address, so it leaves yours out.")
 CARD_STYLES = {"border": "2px solid #b35900", "background": "#fff8f0", "border-radius": "8px", "padding": "8px 14px"}
 
 
@@ -105,7 +106,7 @@ class PredictCard(CardFace):
 
     def __init__(self, state: LabState, number: int, question: str, *, choices: list[str] | None = None,
                  answer: Any = None, explanation: str | Callable = "", tolerance: float = 0,
-                 bounds: tuple[int, int] = (0, 20), hint: str = "Now run the experiment below to check.",
+                 bounds: tuple[int, int] = (0, 20), hint: str = "",
                  total: int | None = None, ballot: Any = None, **params):
         super().__init__(**params)
         self.state, self.number, self.question, self.total = state, number, question, total
@@ -151,7 +152,7 @@ class PredictCard(CardFace):
             return
         self._notice.object = ""
         if self.ballot is not None and self.ballot.left_out(self.number):
-            self._notice.object = f'<div class="verdict waiting" role="status">{html.escape(LEFT_OUT)}</div>'
+            self._notice.object = f'<div class="verdict waiting" role="status">{html.escape(left_out())}</div>'
         if self.kind == "number":
             value = int(value)
         self.committed = value
@@ -169,8 +170,8 @@ class PredictCard(CardFace):
         if tally is None:
             return
         if self.class_revealed and not tally.revealed and self.committed is not None:
-            self._notice.object = ('<div class="verdict waiting" role="status">The lecturer restarted this '
-                                   'question: press your answer again to vote.</div>')
+            restarted = _("The lecturer restarted this question: press your answer again to vote.")
+            self._notice.object = f'<div class="verdict waiting" role="status">{html.escape(restarted)}</div>'
         self.class_revealed = tally.revealed
         self._update()
 
@@ -224,9 +225,9 @@ class PredictCard(CardFace):
 
     def _update(self):
         self._show_class()
-        for b in self._buttons:
+        for b, choice in zip(self._buttons, self.choices or ()):
             b.disabled = self.locked
-            b.variant = "solid" if b.label == self.committed else "outline"
+            b.variant = "solid" if choice == self.committed else "outline"
         if self.kind == "number":
             self._number.disabled = self._lock.disabled = self.locked
             if self.committed is not None:
@@ -239,17 +240,18 @@ class PredictCard(CardFace):
 
 
 def head_html(number: int, total: int | None, question: str) -> str:
-    """The card's label ("question 3 of 11") and its question."""
-    of = f" of {total}" if total else ""
-    return (f'<div class="plabel">✎ Pause &amp; predict · question {number}{of}</div>'
-            f'<p class="q">{html.escape(question)}</p>')
+    """The card's label ("question 3 of 11") and its question (English, or already translated)."""
+    label = (_("✎ Pause & predict · question {number} of {total}").format(number=number, total=total) if total
+             else _("✎ Pause & predict · question {number}").format(number=number))
+    return f'<div class="plabel">{html.escape(label)}</div><p class="q">{html.escape(said_in_page(question))}</p>'
 
 
 def choice_buttons(choices: list[str], commit: Callable[[str], None]) -> list[pn.widgets.Button]:
-    """A button per choice; pressing one calls `commit(choice)`."""
+    """A button per choice, in the page's language; pressing one calls `commit(choice)` with the
+    choice itself (the English, the poll's key)."""
     buttons = []
     for text in choices:
-        b = pn.widgets.Button(label=text, color="primary", variant="outline", sizing_mode="stretch_width",
+        b = pn.widgets.Button(label=_(text), color="primary", variant="outline", sizing_mode="stretch_width",
                               margin=(3, 0), css_classes=["choice"], stylesheets=[CHOICE_CSS])
         on_click(b, lambda e, t=text: commit(t))
         buttons.append(b)
@@ -258,8 +260,8 @@ def choice_buttons(choices: list[str], commit: Callable[[str], None]) -> list[pn
 
 def number_inputs(bounds: tuple[int, int], commit: Callable[[int], None]):
     """A whole-number box in `bounds` and its "Lock in my answer" button, which calls `commit(value)`."""
-    number = pn.widgets.IntInput(label="Your answer", value=None, start=bounds[0], end=bounds[1], width=160)
-    lock = pn.widgets.Button(label="Lock in my answer", color="primary", align="end")
+    number = pn.widgets.IntInput(label=_("Your answer"), value=None, start=bounds[0], end=bounds[1], width=160)
+    lock = pn.widgets.Button(label=_("Lock in my answer"), color="primary", align="end")
     on_click(lock, lambda e: number.value is not None and commit(number.value))
     return number, lock
 
@@ -267,11 +269,11 @@ def number_inputs(bounds: tuple[int, int], commit: Callable[[int], None]):
 def answer_problem(kind: str, choices, bounds: tuple[int, int], value) -> str:
     """Why `value` cannot be an answer to a card of this `kind`, in one sentence ("" when it can)."""
     if kind == "choice":
-        return "" if value in choices else "Press one of the buttons to answer."
+        return "" if value in choices else _("Press one of the buttons to answer.")
     lo, hi = bounds
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
             or value != int(value) or not lo <= value <= hi:
-        return f"Type a whole number from {lo} to {hi}, then lock it in."
+        return _("Type a whole number from {low} to {high}, then lock it in.").format(low=lo, high=hi)
     return ""
 
 
@@ -279,29 +281,50 @@ def verdict_html(card: PredictCard, truth) -> str:
     """The line under a card's answers: what to do next, what the student said, or (with `truth`,
     the correct answer once it can be shown) right or wrong with the explanation."""
     if card.committed is None:
-        msg = ("The class's answers are revealed." if card.class_revealed and card.live
-               else "The class's answers are revealed; you did not answer this one." if card.class_revealed
-               else "The class is answering; their answers show once the lecturer reveals them." if card.live
-               else "Commit an answer above to see whether you were right." if card.ready
-               else "Choose your answer before you look.")
+        msg = (_("The class's answers are revealed.") if card.class_revealed and card.live
+               else _("The class's answers are revealed; you did not answer this one.") if card.class_revealed
+               else _("The class is answering; their answers show once the lecturer reveals them.") if card.live
+               else _("Commit an answer above to see whether you were right.") if card.ready
+               else _("Choose your answer before you look."))
         return f'<div class="verdict waiting">{html.escape(msg)}</div>'
-    said = html.escape(str(card.committed))
+    said = html.escape(shown(card, card.committed))
     if truth is None:
         if card.class_revealed:
-            hint = "The class's answers are revealed; run the experiment below for the answer."
+            hint = _("The class's answers are revealed; run the experiment below for the answer.")
         elif card.live and card.ballot is not None:
-            hint = "The answer shows once the lecturer reveals the class's answers."
+            hint = _("The answer shows once the lecturer reveals the class's answers.")
         elif card.ballot is not None:
-            hint = card.hint + " You can change your answer until then."
+            hint = _("{hint} You can change your answer until then.").format(hint=hint_said(card))
         else:
-            hint = card.hint
-        return f'<div class="verdict waiting">You said <b>{said}</b>. {html.escape(hint)}</div>'
+            hint = hint_said(card)
+        return ('<div class="verdict waiting">'
+                + _("You said <b>{answer}</b>. {hint}").format(answer=said, hint=html.escape(hint)) + "</div>")
     expl = card.explanation(truth) if callable(card.explanation) else card.explanation
+    answer = html.escape(shown(card, truth))
     if card.correct:
-        head = "✓ Right."
+        head = _("✓ Right.")
     elif card.kind == "number":
-        head = f"✗ Not quite: the answer here is <b>{html.escape(str(truth))}</b> (you said {said})."
+        head = _("✗ Not quite: the answer here is <b>{answer}</b> (you said {said}).").format(answer=answer, said=said)
     else:
-        head = f"✗ Not quite: the answer is <b>{html.escape(str(truth))}</b>."
+        head = _("✗ Not quite: the answer is <b>{answer}</b>.").format(answer=answer)
     cls = "right" if card.correct else "wrong"
-    return f'<div class="verdict {cls}" role="status">{head} {html.escape(expl)}</div>'
+    return f'<div class="verdict {cls}" role="status">{head} {html.escape(said_in_page(expl))}</div>'
+
+
+def shown(card: PredictCard, value) -> str:
+    """An answer as shown: a choice in the page's language, a number as it is."""
+    return said_in_page(value) if card.kind == "choice" and isinstance(value, str) else str(value)
+
+
+def left_out() -> str:    # why the student's answer is not in the class's histogram
+    return _("Your answer is kept and you will see your verdict; the class's histogram already counts an answer "
+             "from this computer's network address, so it leaves yours out.")
+
+
+def hint_said(card: PredictCard) -> str:    # what to do to see the answer
+    return said_in_page(card.hint) or _("Now run the experiment below to check.")
+
+
+def said_in_page(text: str) -> str:
+    """`text` in the page's language if a catalog message; as it is if translated already, or empty."""
+    return _(text) if text else text

@@ -24,8 +24,10 @@ import logging
 import panel as pn
 import param
 
-from lab.experiments.presets import MEASURED_DRAFTERS, PRESETS, preset_by_key, preset_for_prompt, reading
+from lab.experiments.presets import MEASURED_DRAFTERS, PRESETS, preset_by_key, preset_for_prompt, winner
 from lab.prompts import PromptError
+from lab.i18n import N_
+from uikit.language import gettext as _
 from uikit.words import CONTROL, WHO
 from lab.pairs.variants import DEFAULT, DraftVariants
 from intercept.clicks import on_click
@@ -33,13 +35,44 @@ from intercept.pacing import served
 from uikit.state import SETTINGS, LabState
 from uikit.styles import BOX_CSS, sheet
 
-VARIANT_LABELS = {"aligned": "aligned", "weak": "weak", "random": "random"}
+# English messages, shown in the page's language
+VARIANT_LABELS = {"aligned": N_("aligned"), "weak": N_("weak"), "random": N_("random")}
 VARIANT_NOTES = {
-    "aligned": "the pair's own draft model ({label})",
-    "weak": "the target's first two layers, never trained to draft",
-    "random": "every token equally likely, so almost nothing is kept",
+    "aligned": N_("the pair's own draft model ({label})"),
+    "weak": N_("the target's first two layers, never trained to draft"),
+    "random": N_("every token equally likely, so almost nothing is kept"),
 }
+VARIANT_SAID = (("aligned", N_("<b>aligned draft</b>: {note}.")), ("weak", N_("<b>weak draft</b>: {note}.")),
+                ("random", N_("<b>random draft</b>: {note}.")))
+# lab.experiments.presets' words (each preset's label and what it is, its drafters' names), marked
+# here for the catalog: the bar shows them in the page's language (tests/i18n checks they are all here)
+PRESET_WORDS = (N_("Edit a record"), N_("a record to write again with one change, its rest already in the prompt"),
+                N_("Story opening"), N_("the opening of a story, free to go anywhere"),
+                N_("Code"), N_("a function's header and docstring, its body to write"),
+                N_("JSON"), N_("the start of a JSON object: keys, quotes and commas around free values"))
+DRAFTER_NAMES = (("model", N_("the draft model")), ("lookup", N_("copying from the text")))
 log = logging.getLogger(__name__)
+
+
+def reading(outcomes: dict) -> str:
+    """Who wins on this request (lab.experiments.presets.reading's sentence) in the page's language:
+    the winner with its α and speed-up, then the other drafters'."""
+    if not outcomes:
+        return ""
+
+    def figures(d) -> str:
+        return _("{who} keeps α = {alpha}, {speedup}×").format(
+            who=_(dict(DRAFTER_NAMES)[d]), alpha=f"{outcomes[d].alpha or 0:.2f}", speedup=f"{outcomes[d].speedup:.2f}")
+    best = winner(outcomes)
+    ordered = sorted(outcomes, key=lambda d: -outcomes[d].speedup)
+    if best is None:
+        return _("Measured here, no guesser beats plain decoding: {figures}.").format(
+            figures="; ".join(figures(d) for d in ordered))
+    rest = "; ".join(figures(d) for d in ordered if d != best)
+    said = dict(who=_(dict(DRAFTER_NAMES)[best]), alpha=f"{outcomes[best].alpha or 0:.2f}",
+                speedup=f"{outcomes[best].speedup:.2f}", others=rest)
+    return (_("Measured here, {who} wins: α = {alpha}, {speedup}× plain decoding's speed; {others}.") if rest
+            else _("Measured here, {who} wins: α = {alpha}, {speedup}× plain decoding's speed.")).format(**said)
 
 
 class PresetBar(pn.viewable.Viewer):
@@ -56,24 +89,24 @@ class PresetBar(pn.viewable.Viewer):
             state.variant = DEFAULT
         self.buttons = {}
         for preset in PRESETS:
-            button = pn.widgets.Button(label=preset.label, color="light", margin=(2, 3),
+            button = pn.widgets.Button(label=_(preset.label), color="light", margin=(2, 3),
                                        stylesheets=[sheet("presets")], css_classes=["preset"])
             on_click(button, lambda event, key=preset.key: self.choose(key))
             self.buttons[preset.key] = button
         self.variant_switch = pn.widgets.RadioButtonGroup(
-            options={VARIANT_LABELS[v]: v for v, why in offered.items() if not why}, value=state.variant,
+            options={_(VARIANT_LABELS[v]): v for v, why in offered.items() if not why}, value=state.variant,
             color="primary", variant="outline", margin=(2, 3), stylesheets=[sheet("presets")],
             css_classes=["variant-switch"])
         self.variant_switch.param.watch(lambda e: setattr(self.state, "variant", e.new), "value")
         self.drafter_switch = pn.widgets.RadioButtonGroup(
-            options={CONTROL[k]: k for k in CONTROL}, value=state.drafter, color="primary", variant="outline",
+            options={_(CONTROL[k]): k for k in CONTROL}, value=state.drafter, color="primary", variant="outline",
             margin=(2, 3), stylesheets=[sheet("presets")], css_classes=["drafter-switch"], visible=drafters)
         self.drafter_switch.param.watch(lambda e: setattr(self.state, "drafter", e.new), "value")
         self._view = None
         self.note = pn.pane.HTML("", stylesheets=[BOX_CSS, sheet("presets")], sizing_mode="stretch_width",
                                  margin=(0, 5))
         self._measured: tuple = ()       # the requests `reading` was measured for
-        self._reading = ""
+        self._outcomes: dict = {}        # drafter → Outcome, measured for `_measured`
         self._asked: tuple = ()          # the requests a measurement is under way for
         state.param.watch(self._sync, sorted({"prompt", "variant", "drafter", *SETTINGS}))
         self._sync()
@@ -100,14 +133,15 @@ class PresetBar(pn.viewable.Viewer):
         for key, button in self.buttons.items():
             button.color = "primary" if chosen and chosen.key == key else "light"
         self.variant_switch.value, self.drafter_switch.value = self.state.variant, self.state.drafter
-        wins = ("<i>Answer the question above first; then this bar says who wins here.</i>"
-                if self._winner_hidden() else self._who_wins())
-        said = [f"<b>{html.escape(chosen.label)}</b>: {html.escape(chosen.what)}. {wins}"] if chosen else []
+        wins = ("<i>" + html.escape(_("Answer the question above first; then this bar says who wins here."))
+                + "</i>" if self._winner_hidden() else self._who_wins())
+        said = [_("<b>{preset}</b>: {what}. {who_wins}").format(
+            preset=html.escape(_(chosen.label)), what=html.escape(_(chosen.what)), who_wins=wins)] if chosen else []
         if self.drafter_switch.visible:
-            said.append(f"<b>Who guesses</b>: {html.escape(WHO[self.state.drafter])}.")
+            said.append(_("<b>Who guesses</b>: {who}.").format(who=html.escape(_(WHO[self.state.drafter]))))
         if self.state.drafter != "lookup" or not self.drafter_switch.visible:
-            note = VARIANT_NOTES[self.state.variant].format(label=self.state.service.pair.draft_label)
-            said.append(f"<b>{html.escape(self.state.variant)} draft</b>: {html.escape(note)}.")
+            note = _(VARIANT_NOTES[self.state.variant]).format(label=self.state.service.pair.draft_label)
+            said.append(_(dict(VARIANT_SAID)[self.state.variant]).format(note=html.escape(note)))
         if self.missing:
             said.append(html.escape(self.missing))
         self.note.object = f'<div class="preset-note" aria-live="polite">{" ".join(said)}</div>'
@@ -126,18 +160,18 @@ class PresetBar(pn.viewable.Viewer):
         """The measured reading of the chosen preset (HTML), or that it is being measured."""
         wanted = self.requests()
         if wanted and wanted == self._measured:
-            return html.escape(self._reading)
+            return html.escape(reading(self._outcomes))     # in the language of the page it is shown on
         if wanted and served() and wanted != self._asked:
             self._asked = wanted
             pn.state.execute(self.measure)
-        return "<i>Measuring who wins on it…</i>" if wanted else ""
+        return "<i>" + html.escape(_("Measuring who wins on it…")) + "</i>" if wanted else ""
 
     async def measure(self) -> str:
         """Measure the chosen preset with each drafter on the model worker (cached per request: the
         warm-up has the defaults, a class shares the rest) and show who wins; returns the reading."""
         wanted = self.requests()
         if not wanted or wanted == self._measured:
-            return self._reading if wanted else ""
+            return reading(self._outcomes) if wanted else ""
         service, outcomes = self.state.service, {}
         try:
             for request in wanted:
@@ -148,17 +182,18 @@ class PresetBar(pn.viewable.Viewer):
             return ""
         if wanted != self.requests():     # the student moved on meanwhile
             return ""
-        self._measured, self._reading = wanted, reading(outcomes)
+        self._measured, self._outcomes = wanted, outcomes
         self._sync()
-        return self._reading
+        return reading(outcomes)
 
     def __panel__(self):
         if self._view is not None:
             return self._view
-        label = pn.pane.HTML('<span class="bar-label">Try</span>', stylesheets=[sheet("presets")], margin=(6, 2))
-        variant = pn.pane.HTML('<span class="bar-label">Draft</span>', stylesheets=[sheet("presets")],
+        bar_label = '<span class="bar-label">{}</span>'.format
+        label = pn.pane.HTML(bar_label(html.escape(_("Try"))), stylesheets=[sheet("presets")], margin=(6, 2))
+        variant = pn.pane.HTML(bar_label(html.escape(_("Draft"))), stylesheets=[sheet("presets")],
                                margin=(6, 2, 6, 14))
-        who = pn.pane.HTML('<span class="bar-label">Who guesses</span>', stylesheets=[sheet("presets")],
+        who = pn.pane.HTML(bar_label(html.escape(_("Who guesses"))), stylesheets=[sheet("presets")],
                            margin=(6, 2, 6, 14), visible=self.drafter_switch.visible)
         row = pn.FlexBox(label, *self.buttons.values(), who, self.drafter_switch, variant, self.variant_switch,
                          flex_wrap="wrap", align_items="center", sizing_mode="stretch_width", margin=0)

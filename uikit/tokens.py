@@ -17,6 +17,7 @@ import param
 
 from uikit import palette
 from intercept.clicks import on_click
+from uikit.language import gettext as _
 from uikit.styles import CHIP_CSS
 
 
@@ -35,7 +36,8 @@ class Chip:
 
     def html(self, selected: bool = False) -> str:
         icon = palette.icon(self.state)
-        title = html.escape(self.title or f"{palette.label(self.state)}: {self.text!r}", quote=True)
+        title = html.escape(self.title or _("{state}: {token}").format(state=palette.label(self.state),
+                                                                        token=repr(self.text)), quote=True)
         cls = f"chip chip-{self.state}" + (" selected" if selected else "")
         ic = f'<span class="ic" aria-hidden="true">{icon}</span>' if icon else ""
         return (f'<span class="{cls}" title="{title}" role="listitem">{ic}'
@@ -93,7 +95,8 @@ class TokenStrip(pn.viewable.Viewer):
             b = pn.widgets.Button(label=f"{icon} {show_text(chip.text)}".strip(), margin=0,
                                   css_classes=[f"chip-{chip.state}"] + (["selected"] if i == self.selected else []),
                                   stylesheets=[CHIP_CSS],
-                                  description=chip.title or f"{palette.label(chip.state)} — click for candidates")
+                                  description=chip.title or _("{state} — click for candidates").format(
+                                      state=palette.label(chip.state)))
             on_click(b, lambda e, i=i: setattr(self, "selected", i))
             buttons.append(b)
         if self._buttons is None:   # a FlexBox costs a page ~10 ms to build: only strips that click get one
@@ -155,9 +158,9 @@ def pieces_note(texts: list[str], before: str = "", sequence: bool = True) -> st
     is one (word_piece): the models write tokens, not words."""
     piece = word_piece(texts, before, sequence)
     if piece is None:
-        return "Each token is a word or a piece of one (a leading space belongs to the token)."
-    return (f"Each token is a word or a piece of one: “{show_text(piece)}” here is part of a word, and a "
-            "leading space belongs to the token.")
+        return _("Each token is a word or a piece of one (a leading space belongs to the token).")
+    return _("Each token is a word or a piece of one: “{piece}” here is part of a word, and a leading space "
+             "belongs to the token.").format(piece=show_text(piece))
 
 
 def in_words(n: int) -> str:
