@@ -6,7 +6,8 @@ to moving all the weights from memory once, whatever the number of positions it 
 measurement behind it: one cached target call over 1…8 new positions, from the pair's one cost
 profile (lab.speed.costs, shared with chapters 10 and 11), against the n calls that writing n tokens
 needs — including where "about one call" stops being true, and saying so when the machine was too
-busy to tell.
+busy to tell. Every word it shows is in the page's language (uikit.language); the reading is one
+message per sentence, the tokens as the models wrote them.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from lab.speed.profile_eta import profile_with_eta
 from uikit import palette
 from intercept.clicks import on_click
 from uikit.figures import static_figure
+from uikit.language import Translated, gettext as _
 from intercept.pacing import in_document
 from uikit.panels import Busy, button_disabled
 from uikit.predict import PredictCard
@@ -40,9 +42,11 @@ def words(service, prompt_ids: list[int], settings, n: int = N_WORDS) -> list[st
     return [t for r in trace.rounds for t in r.emitted_texts][:n]
 
 
-BANDWIDTH = ("Why: one call moves all the model's weights from memory to the processor once, whether "
-             "it scores 1 position or 5; the arithmetic for a few more positions is small beside that. "
-             "Memory, not arithmetic, is the bottleneck.")
+def bandwidth() -> str:
+    """Why checking is about one call, in one sentence (the lecture's reason)."""
+    return _("Why: one call moves all the model's weights from memory to the processor once, whether it scores "
+             "1 position or 5; the arithmetic for a few more positions is small beside that. Memory, not "
+             "arithmetic, is the bottleneck.")
 
 
 def honest_reading(costs, busy: str = "") -> str:
@@ -51,37 +55,44 @@ def honest_reading(costs, busy: str = "") -> str:
     the question's five words cost, and whether checking still beats writing. `busy` (a profile's
     why_busy()) replaces any conclusion: busy figures prove nothing."""
     if busy:
-        return busy + " Press Measure again when the machine is quieter; until then the tick-the-clock count stands."
+        return _("{busy} Press Measure again when the machine is quieter; until then the tick-the-clock count "
+                 "stands.").format(busy=busy)
     last = costs[-1]
     over = [c for c in costs if c.ratio > ABOUT_ONE]
+    times = "{:.2f}".format
     if not over:
-        head = (f"On this machine checking stays about one call: a call over up to {last.positions} positions "
-                f"takes at most {max(c.ratio for c in costs):.2f}× a one-position call, while writing "
-                f"{last.positions} tokens takes {last.positions} calls.")
+        head = _("On this machine checking stays about one call: a call over up to {n} positions takes at most "
+                 "{ratio}× a one-position call, while writing {n} tokens takes {n} calls.").format(
+            n=last.positions, ratio=times(max(c.ratio for c in costs)))
     else:
         first = over[0]
         before = [c for c in costs if c.positions < first.positions]
-        upto = (f" (up to {before[-1].positions} positions: at most {max(c.ratio for c in before):.2f}×)"
-                if len(before) > 1 else "")
-        head = (f"Here checking stops being nearly free at {first.positions} positions: a call over "
-                f"{first.positions} takes {first.ratio:.2f}× a one-position call{upto}; over {last.positions}: "
-                f"{last.ratio:.2f}×.")
+        said = dict(n=first.positions, ratio=times(first.ratio), last=last.positions, last_ratio=times(last.ratio))
+        if len(before) > 1:
+            head = _("Here checking stops being nearly free at {n} positions: a call over {n} takes {ratio}× a "
+                     "one-position call (up to {before} positions: at most {before_ratio}×); over {last}: "
+                     "{last_ratio}×.").format(before=before[-1].positions,
+                                               before_ratio=times(max(c.ratio for c in before)), **said)
+        else:
+            head = _("Here checking stops being nearly free at {n} positions: a call over {n} takes {ratio}× a "
+                     "one-position call; over {last}: {last_ratio}×.").format(**said)
         dips = [c for c in costs if c.positions > first.positions and c.ratio <= ABOUT_ONE]
         if dips:
-            head += " Single calls vary: " + ", ".join(f"{c.positions} positions measured {c.ratio:.2f}×"
-                                                       for c in dips) + "."
+            head += " " + _("Single calls vary: {measured}.").format(measured=", ".join(
+                _("{n} positions measured {ratio}×").format(n=c.positions, ratio=times(c.ratio)) for c in dips))
         if last.ratio < last.positions:
-            head += (f" Still cheaper than {last.positions} separate calls, but not “about the time of one "
-                     f"call”: this model "
-                     f"is small enough that the arithmetic, not moving its weights, takes part of the time.")
+            head += " " + _("Still cheaper than {n} separate calls, but not “about the time of one call”: this model "
+                            "is small enough that the arithmetic, not moving its weights, takes part of the "
+                            "time.").format(n=last.positions)
         else:
-            head += (f" That is no cheaper than {last.positions} separate calls: on this machine checking does "
-                     f"not beat writing (a model this small is limited by arithmetic, not by memory).")
+            head += " " + _("That is no cheaper than {n} separate calls: on this machine checking does not beat "
+                            "writing (a model this small is limited by arithmetic, not by memory).").format(
+                n=last.positions)
     five = next((c for c in costs if c.positions == N_WORDS), None)
     if five is not None:
-        head += (f" Checking the question's {N_WORDS} words: {five.ratio:.2f}× one call, where writing them "
-                 f"takes {N_WORDS}.")
-    return head + " Timings are live and vary from run to run."
+        head += " " + _("Checking the question's {n} words: {ratio}× one call, where writing them takes {n}.").format(
+            n=N_WORDS, ratio=times(five.ratio))
+    return head + " " + _("Timings are live and vary from run to run.")
 
 
 def cost_figure():
@@ -89,17 +100,17 @@ def cost_figure():
     whatever the positions) and the writing line, so the chart is never empty: (figure, the
     expectation's source, the measurement's source, the placeholder line)."""
     fig = static_figure(height=280, sizing_mode="stretch_width", x_range=(0.4, MAX_POSITIONS + 0.6), y_range=(0, 9),
-                        x_axis_label="positions (tokens) in one call",
-                        y_axis_label="time ÷ one-position call")
+                        x_axis_label=_("positions (tokens) in one call"),
+                        y_axis_label=_("time ÷ one-position call"))
     n = list(range(1, MAX_POSITIONS + 1))
     expected = ColumnDataSource(dict(positions=n, ratio=[1.0] * len(n), writing=[float(k) for k in n]))
     costs = ColumnDataSource(dict(positions=[], ratio=[], writing=[], label=[]))
     fig.vbar(x="positions", top="ratio", width=0.6, color=palette.OVERLAP, source=costs,
-             legend_label="checking: one call over n positions (measured)")
+             legend_label=_("checking: one call over n positions (measured)"))
     fig.vbar(x="positions", top="ratio", width=0.6, fill_alpha=0, line_color=palette.INK, line_width=2,
-             line_dash="dashed", source=expected, legend_label="the lecture: about one call")
+             line_dash="dashed", source=expected, legend_label=_("the lecture: about one call"))
     fig.line(x="positions", y="writing", color=palette.TARGET, line_width=3, line_dash="dashed",
-             source=expected, legend_label="writing: n calls, one after another")
+             source=expected, legend_label=_("writing: n calls, one after another"))
     fig.scatter(x="positions", y="writing", color=palette.TARGET, size=9, marker="square",
                 source=expected)
     # each bar's ratio (the figure the reading quotes) on a white ground: where the writing line
@@ -108,7 +119,7 @@ def cost_figure():
              text_baseline="bottom", y_offset=-4, text_font_size="14px", text_color=palette.INK,
              background_fill_color=palette.PAPER, background_fill_alpha=0.9, padding=2)
     placeholder = Label(x=MAX_POSITIONS + 0.5, y=1.4, text_align="right", text_font_size="16px",
-                        text_color=palette.MUTED, text="This machine's bars appear here once measured.")
+                        text_color=palette.MUTED, text=_("This machine's bars appear here once measured."))
     fig.add_layout(placeholder)
     fig.add_layout(Span(location=1, dimension="width", line_color=palette.MUTED, line_dash="dotted", line_width=2))
     fig.legend.location = "top_left"
@@ -120,16 +131,17 @@ class CheckingChapter(Chapter):
     number = 3
     slug = "checking"
     part = "I"
-    kicker = "A second lucky fact"
-    title = "Checking is faster than writing."
-    intro = ("To write word 4, the big model must wait for word 3. But if the words are already on the "
-             "page — guessed by someone else — nothing has to wait: the model can read them all in one "
-             "call and say, for every position, what it would have written there.")
-    takeaway = ("Writing n words takes n calls, one after another; checking n words already on the page takes "
-                "one call, and the chart shows what that one call costs on this machine.")
+    kicker = Translated("A second lucky fact")
+    title = Translated("Checking is faster than writing.")
+    intro = Translated("To write word 4, the big model must wait for word 3. But if the words are already on the "
+                       "page — guessed by someone else — nothing has to wait: the model can read them all in one "
+                       "call and say, for every position, what it would have written there.")
+    takeaway = Translated("Writing n words takes n calls, one after another; checking n words already on the page "
+                          "takes one call, and the chart shows what that one call costs on this machine.")
     tour_parts = ("tick_button", "reset_button", "write_strip", "write_calls", "check_strip", "check_calls",
                   "measure_button", "measure_busy", "measure_progress", "figure", "reading")    # what shell/tour/steps.py shows
-    question = "Five guessed words are already on the page. How many big-model calls does it take to check all five?"
+    question = Translated("Five guessed words are already on the page. How many big-model calls does it take to "
+                          "check all five?")
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
@@ -137,15 +149,15 @@ class CheckingChapter(Chapter):
         self.word_texts: list[str] = []
         self.costs = []
         self.profile: CostProfile | None = None
-        self.tick_button = pn.widgets.Button(label="Tick the clock", color="primary", width=200)
+        self.tick_button = pn.widgets.Button(label=_("Tick the clock"), color="primary", width=200)
         on_click(self.tick_button, self._on_tick)
-        self.reset_button = pn.widgets.Button(label="Start again", color="default", width=140)
+        self.reset_button = pn.widgets.Button(label=_("Start again"), color="default", width=140)
         on_click(self.reset_button, lambda e: self.reset())
-        self.write_strip = TokenStrip(empty="Each tick writes one word.")
-        self.check_strip = TokenStrip(empty="The five guessed words wait on the page.")
+        self.write_strip = TokenStrip(empty=_("Each tick writes one word."))
+        self.check_strip = TokenStrip(empty=_("The five guessed words wait on the page."))
         self.write_calls = pn.pane.HTML(self._calls_html(0), stylesheets=[BOX_CSS], width=170)
         self.check_calls = pn.pane.HTML(self._calls_html(0), stylesheets=[BOX_CSS], width=170)
-        self.measure_button = pn.widgets.Button(label="Measure this machine", color="primary", width=220)
+        self.measure_button = pn.widgets.Button(label=_("Measure this machine"), color="primary", width=220)
         on_click(self.measure_button, self._on_measure)
         self.measure_busy = Busy()
         self.measure_progress = TimeLeft()    # the bar and "about N s left" while the profile is timed
@@ -156,13 +168,13 @@ class CheckingChapter(Chapter):
         return PredictCard(
             self.state, 3, self.question, answer="1",
             choices=["1", "5", "6", "10"],
-            explanation="The five words are already there, so nothing waits: one call reads all five "
-                        "positions side by side and returns, at each, what the big model would have written.",
-            hint="Now tick the clock until the writing lane has five words.")
+            explanation=_("The five words are already there, so nothing waits: one call reads all five positions "
+                          "side by side and returns, at each, what the big model would have written."),
+            hint=_("Now tick the clock until the writing lane has five words."))
 
     @staticmethod
     def _calls_html(n: int) -> str:
-        return count_html(n, "big-model calls")
+        return count_html(n, _("big-model calls"))     # a counter's unit, whatever the count
 
     # --- tick the clock ---
     async def _on_tick(self, event=None):
@@ -175,11 +187,11 @@ class CheckingChapter(Chapter):
             if ids is None:
                 return self.ticks
             got = await self.run_model(words, self.state.service, ids, self.state.settings,
-                                       message="The big model writes the words once, for the demo…")
+                                       message=_("The big model writes the words once, for the demo…"))
             if not got:
                 return self.ticks
             self.word_texts = got
-            self.check_strip.chips = [Chip(w, "draft", "a guessed word, already on the page")
+            self.check_strip.chips = [Chip(w, "draft", _("a guessed word, already on the page"))
                                       for w in self.word_texts]
         n = len(self.word_texts)
         if self.ticks >= n:
@@ -188,7 +200,7 @@ class CheckingChapter(Chapter):
         self.write_strip.chips = [Chip(w, "target") for w in self.word_texts[: self.ticks]]
         self.write_calls.object = self._calls_html(self.ticks)
         # Checking: the first tick reads every guessed word at once; later ticks have nothing to do.
-        self.check_strip.chips = [Chip(w, "kept", "checked by the big model in one call") for w in self.word_texts]
+        self.check_strip.chips = [Chip(w, "kept", _("checked by the big model in one call")) for w in self.word_texts]
         self.check_calls.object = self._calls_html(1)
         if self.ticks >= n:
             self.tick_button.disabled = True
@@ -219,8 +231,9 @@ class CheckingChapter(Chapter):
             async with self.measure_progress.running() as left:
                 profile = await self.run_model(profile_with_eta, self.state.service.pair, left.set_estimate,
                                                self.state.service.profiles.of, busy=self.measure_busy,
-                                               message=f"Timing the big model over 1 to {MAX_POSITIONS} positions "
-                                                       f"(the chart's; the profile goes on to {POSITIONS})…")
+                                               message=_("Timing the big model over 1 to {n} positions (the "
+                                                         "chart's; the profile goes on to {all})…").format(
+                                                   n=MAX_POSITIONS, all=POSITIONS))
         if profile is None:
             return None
         self.profile = profile
@@ -236,22 +249,22 @@ class CheckingChapter(Chapter):
         self.placeholder.visible = False
         one = costs[0].seconds
         busy = self.profile.why_busy() if self.profile is not None else ""
-        self.reading.object = (f'<div class="verdict waiting">One call over 1 position: <b>{one * 1000:.1f} ms</b>'
-                               f' (timed for this server, after {PREFILL_TOKENS} tokens of text). '
-                               f'{html.escape(honest_reading(costs, busy))}</div>')
+        timed = _("One call over 1 position: <b>{ms} ms</b> (timed for this server, after {n} tokens of "
+                  "text).").format(ms=f"{one * 1000:.1f}", n=PREFILL_TOKENS)
+        self.reading.object = f'<div class="verdict waiting">{timed} {html.escape(honest_reading(costs, busy))}</div>'
 
     def body(self):
         return pn.Column(
             pn.Row(self.tick_button, self.reset_button, self.busy, sizing_mode="stretch_width"),
-            lane("Writing", "each word waits for the one before it", self.write_strip, self.write_calls),
-            lane("Checking", "the guessed words are already on the page", self.check_strip, self.check_calls),
-            legend(["target", "draft", "kept"], {"target": "written by the big model, one call each",
-                                                 "draft": "a guessed word on the page",
-                                                 "kept": "checked — all five in one call"}),
-            pn.pane.HTML('<p style="font-size:1.1rem">One tick is one call of the big model. The lecture\'s '
-                         'claim: a call that looks at a handful of positions takes about as long as a call that '
-                         'looks at one. '
-                         f'{html.escape(BANDWIDTH, quote=False)} Is that true on this machine? Measure it:</p>',
+            lane(_("Writing"), _("each word waits for the one before it"), self.write_strip, self.write_calls),
+            lane(_("Checking"), _("the guessed words are already on the page"), self.check_strip, self.check_calls),
+            legend(["target", "draft", "kept"], {"target": _("written by the big model, one call each"),
+                                                 "draft": _("a guessed word on the page"),
+                                                 "kept": _("checked — all five in one call")}),
+            pn.pane.HTML('<p style="font-size:1.1rem">' + " ".join(html.escape(s, quote=False) for s in (
+                _("One tick is one call of the big model."),
+                _("The lecture's claim: a call that looks at a handful of positions takes about as long as a call "
+                  "that looks at one."), bandwidth(), _("Is that true on this machine? Measure it:"))) + "</p>",
                          sizing_mode="stretch_width"),
             pn.Row(self.measure_button, self.measure_busy, self.measure_progress, sizing_mode="stretch_width"),
             pn.pane.Bokeh(self.figure, sizing_mode="stretch_width"),
