@@ -166,7 +166,8 @@ def test_one_class_on_two_machines_survives_one_going_away(machines, browser, sh
                    message="the answer kept on machine A")
         on_b.get_by_text("Your prompt & sampling settings").click()
         wait_until(lambda: on_b.get_by_label(PROMPT_BOX).input_value() == PROMPT, message="the prompt kept")
-        assert lecturer_status(lecturer).startswith("2 of 2 browsers here have answered")   # no vote lost
+        wait_until(lambda: lecturer_status(lecturer).startswith("2 of 2 browsers here have answered"),
+                   message="both votes still on the lecturer's view")          # no vote lost
         assert not has(on_b, LOST)
     finally:
         for context in (lecturer_context, students[a_address][0], students[b_address][0]):
