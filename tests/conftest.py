@@ -12,24 +12,32 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 def pytest_configure(config):
     from tests.tiers import MARKERS
+    config.pluginmanager.register(BrowserTestsLast(), "speclab-browser-tests-last")
     for name, meaning in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {meaning}")
 
 
-@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items):
     """Every test carries its tier (tests/tiers.py): `-m "not browser and not subprocess and not slow"`
-    is the fast tier. The browser tests then run last, in the order pytest chose for them:
-    Playwright's sync API holds an event loop on the main thread from its first test on, where
-    `asyncio.run` refuses to start, and pytest groups the tests of a parametrized session fixture
-    (pytest-playwright's `browser_name`) where the first of them is collected, so one test elsewhere
-    taking a fixture named `page` would pull every browser test ahead of the rest."""
+    is the fast tier. (Before pytest's own `-m` selection, which reads these markers.)"""
     from tests.tiers import tier_markers
     for item in items:
         name = item.originalname if item.cls is None else f"{item.cls.__name__}.{item.originalname}"
         for marker in tier_markers(item.path, name, list(getattr(item, "fixturenames", ()))):
             item.add_marker(marker)
-    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)   # stable: order kept
+
+
+class BrowserTestsLast:
+    """The browser tests run last, in the order pytest chose for them (after its `-m` selection and
+    its grouping by fixtures). Playwright's sync API holds an event loop on the main thread from its
+    first test on, where `asyncio.run` refuses to start; and pytest groups the tests of a
+    parametrized session fixture (pytest-playwright's `browser_name`) where the first of them is
+    collected, so one test elsewhere taking a fixture named `page` would pull every browser test
+    ahead of the rest."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items):
+        items.sort(key=lambda item: item.get_closest_marker("browser") is not None)   # stable: order kept
 
 
 @pytest.fixture(scope="session")
