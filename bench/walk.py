@@ -7,6 +7,7 @@ tracebacks. Prints one line per page and a summary; exits 1 when either count is
     python bench/walk.py                     # tiny pair, once
     python bench/walk.py --pair embedded --times 3
     python bench/walk.py --no-press          # the tour without pressing each step's button
+    python bench/walk.py --pair embedded --width 1920 --height 1080 --shots /tmp/shots   # and look
 
 Each page is left once it has settled (its last section shown, no spinner, no slider handle left
 unnamed) and the server's log has been quiet for `--quiet` seconds, so late errors land on the page
@@ -102,8 +103,9 @@ class Server:
 class Walk:
     """One browser tab walking the lab; errors are kept per place."""
 
-    def __init__(self, browser, server: Server, quiet: float, viewport: dict, verbose: bool = False):
-        self.server, self.quiet, self.verbose = server, quiet, verbose
+    def __init__(self, browser, server: Server, quiet: float, viewport: dict, verbose: bool = False,
+                 shots: Path | None = None):
+        self.server, self.quiet, self.verbose, self.shots = server, quiet, verbose, shots
         self.context = browser.new_context(viewport=viewport)
         self.page = self.context.new_page()
         self.page.set_default_timeout(90000)
@@ -133,6 +135,10 @@ class Walk:
             action()
         except Exception as err:       # a page that does not settle is a finding, not the end of the walk
             self.errors.append(f"{where}: {type(err).__name__}: {str(err)[:200]}")
+        if self.shots is not None:     # what the place looks like once settled (and pressed)
+            self.shots.mkdir(parents=True, exist_ok=True)
+            name = where.replace("?chapter=", "chapter-").replace(" ", "-")
+            self.page.screenshot(path=str(self.shots / f"{len(self.rows) + 1:02d}-{name}.png"))
         console = self.errors[errors_before:]
         tracebacks = self.server.tracebacks(log_before)
         self.rows.append((where, len(console), len(tracebacks), time.monotonic() - t0))
@@ -166,16 +172,17 @@ class Walk:
                         button.click()
                         wait_until(button.is_enabled, 120, f"step {n}'s {label!r} to finish")
                 self.settle(None)
-                if n < n_steps:
-                    self.page.keyboard.press("ArrowRight")
             self.visit(f"tour step {n}", step)
+            if n < n_steps:
+                self.page.keyboard.press("ArrowRight")
 
     def close(self) -> None:
         self.context.close()
 
 
 def walk_once(browser, server: Server, args) -> Walk:
-    w = Walk(browser, server, args.quiet, {"width": args.width, "height": args.height}, args.verbose)
+    w = Walk(browser, server, args.quiet, {"width": args.width, "height": args.height}, args.verbose,
+             args.shots)
     w.visit("landing", lambda: w.open("", ".partcard"))
     for p in pages():
         w.visit(f"?chapter={p.slug}", lambda p=p: w.open(f"?chapter={p.slug}", ".takeaway, .fq"))
@@ -193,6 +200,7 @@ def main(argv=None) -> int:
     ap.add_argument("--width", type=int, default=1280)
     ap.add_argument("--height", type=int, default=720)
     ap.add_argument("--verbose", action="store_true", help="a line per place as it is walked")
+    ap.add_argument("--shots", type=Path, help="save a screenshot of each place, once settled, in this folder")
     ap.add_argument("--log", type=Path, default=Path("/tmp/speclab-walk.log"), help="the server's log")
     ap.add_argument("--url", help="walk a lab already served at this URL (…/app), its output in --log")
     args = ap.parse_args(argv)

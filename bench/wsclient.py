@@ -83,7 +83,8 @@ def wait_for_warm_up(app_dir: Path | None = None, timeout: float = 600, procs: i
     """Wait until the served lab says its start-up warm-up is done (shell/frame/warmup.py logs "warm-up: …
     ready", once per serving process), as a lecturer starts the server before the class arrives;
     seconds waited, or None for code without a warm-up (another checkout's)."""
-    if not ((app_dir or ROOT) / "shell" / "warmup.py").exists():
+    root = app_dir or ROOT
+    if not any((root / "shell" / where / "warmup.py").exists() for where in ("frame", "")):
         return None
     start = time.time()
     while time.time() - start < timeout:
