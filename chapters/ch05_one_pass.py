@@ -38,6 +38,9 @@ SHOW = 6    # top candidates of each model per position
 LABEL_SIZE = "16px"   # the chart's token names: "," and "." must differ at the back of a room
 
 
+# chapters.bridge.QUESTIONS' question this page answers, its kicker (chapters.registry.kicker): marked
+# here for the catalog (tests/i18n checks it is the bridge's)
+KICKER = (N_("How can one call check many tokens?"),)
 # The question's choices: the class poll's keys, in English here, in the catalog for the card to show
 CHOICES = (N_("Yes — the target already computed it, so we can use it"),
            N_("No — it was computed for a context that contains the wrong guess 2"),

@@ -194,7 +194,7 @@ def sampling_html(settings, page_sampling: str = "") -> str:
     """The badge's sampling: the session's settings, or what this page uses instead and why."""
     if page_sampling and page_sampling != settings.describe():
         return html.escape(_("sampling on this page: {page} (your settings: {yours})")).format(
-            page=f"<b>{html.escape(_(page_sampling))}</b>", yours=html.escape(sampling_words(settings)))
+            page=f"<b>{html.escape(described_words(page_sampling))}</b>", yours=html.escape(sampling_words(settings)))
     return html.escape(_("sampling: {settings}")).format(settings=html.escape(sampling_words(settings)))
 
 
@@ -203,8 +203,18 @@ def sampling_words(settings) -> str:
     top-k and top-p are the libraries' names, in every language."""
     if settings.greedy:
         return _("greedy (temperature 0)")
-    rest = settings.describe().split(", ")[1:]        # top-k and top-p, as describe() words them
-    return ", ".join([_("temperature {value}").format(value=f"{settings.temperature:g}"), *rest])
+    return described_words(settings.describe())
+
+
+def described_words(described: str) -> str:
+    """A `SamplingSettings.describe()` text (a page's, kept as text: LabState.page_sampling) in the
+    page's language: its temperature translated, top-k and top-p as describe() words them."""
+    if described == "greedy (temperature 0)":
+        return _("greedy (temperature 0)")
+    first, *rest = described.split(", ")
+    if not first.startswith("temperature "):
+        return described
+    return ", ".join([_("temperature {value}").format(value=first.removeprefix("temperature ")), *rest])
 
 
 

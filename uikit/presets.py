@@ -51,6 +51,9 @@ PRESET_WORDS = (N_("Edit a record"), N_("a record to write again with one change
                 N_("Code"), N_("a function's header and docstring, its body to write"),
                 N_("JSON"), N_("the start of a JSON object: keys, quotes and commas around free values"))
 DRAFTER_NAMES = (("model", N_("the draft model")), ("lookup", N_("copying from the text")))
+# lab.pairs.variants.DraftVariants.offered's sentences, marked here for the catalog
+VARIANT_WHY = (N_("This pair has no weak draft (only the embedded SmolLM2 target has one); the aligned and the random "
+                  "draft are offered."),)
 log = logging.getLogger(__name__)
 
 
@@ -84,7 +87,7 @@ class PresetBar(pn.viewable.Viewer):
     def __init__(self, state: LabState, drafters: bool = False, **params):
         super().__init__(state=state, **params)
         offered = DraftVariants.offered(state.service.pair)
-        self.missing = " ".join(sorted({why for why in offered.values() if why}))
+        self.missing = "\n".join(sorted({why for why in offered.values() if why}))
         if offered.get(state.variant):               # a variant kept from another pair's page
             state.variant = DEFAULT
         self.buttons = {}
@@ -143,7 +146,7 @@ class PresetBar(pn.viewable.Viewer):
             note = _(VARIANT_NOTES[self.state.variant]).format(label=self.state.service.pair.draft_label)
             said.append(_(dict(VARIANT_SAID)[self.state.variant]).format(note=html.escape(note)))
         if self.missing:
-            said.append(html.escape(self.missing))
+            said.append(html.escape(" ".join(_(why) for why in self.missing.split("\n"))))
         self.note.object = f'<div class="preset-note" aria-live="polite">{" ".join(said)}</div>'
 
     def requests(self) -> tuple:

@@ -11,19 +11,23 @@ from bokeh.document import Document
 from panel.io.state import set_curdoc
 
 from chapters.base import DROPPED, Chapter
+from chapters.ch05_one_pass import KICKER, OnePassChapter
+from chapters.registry import kicker
 from chapters.ch01_dilemma import CHOICES, RIGHT, dilemma_card
 from intercept.clicks import DISABLED, TOO_FAST
 from lab import i18n
 from lab.experiments.presets import NAMES, PRESETS
 from lab.i18n.catalogs import TEMPLATE, read_catalog
+from lab.pairs.tiny import tiny_pair
+from lab.pairs.variants import DraftVariants
 from shell.poll.answers import Ballot, PollStore
 from shell.poll.store import Question, Tally
 from uikit import palette
 from uikit.language import use_language
-from uikit.panels import SettingsPanel
+from uikit.panels import SettingsPanel, described_words
 from uikit.predict import PredictCard
 from uikit.pollchart import summary
-from uikit.presets import DRAFTER_NAMES, PRESET_WORDS, PresetBar
+from uikit.presets import DRAFTER_NAMES, PRESET_WORDS, VARIANT_WHY, PresetBar
 from uikit.state import LabState
 
 
@@ -103,6 +107,7 @@ def test_the_preset_bar_and_settings_panel_speak_the_page_language(state):
         assert panel.apply.label == "使用这些设置" and panel.prompt.name.startswith("提示词")
         assert panel.commit() and "已为本次会话保存：贪心" in panel.message.object
         assert palette.label("kept") == "保留的草稿词元"
+        assert described_words("temperature 0.7, top-p 0.9") == "温度 0.7, top-p 0.9"
     assert PresetBar(state).buttons["story"].label == "Story opening" and palette.label("kept") == "draft token kept"
 
 
@@ -112,8 +117,10 @@ def test_words_marked_in_uikit_are_the_labs_own():
     assert set(PRESET_WORDS) == {w for p in PRESETS for w in (p.label, p.what)}
     assert dict(DRAFTER_NAMES) == NAMES
     assert DROPPED == (DISABLED, TOO_FAST)
+    assert KICKER[0] == kicker(OnePassChapter)
+    assert DraftVariants.offered(tiny_pair())["weak"] in VARIANT_WHY
     template = {m.id for m in read_catalog(TEMPLATE) if m.id}
-    assert set(PRESET_WORDS) | set(DROPPED) <= template
+    assert set(PRESET_WORDS) | set(DROPPED) | set(VARIANT_WHY) <= template
 
 
 def test_the_working_line_and_a_failure_are_said_in_the_page_language(make_chapter):

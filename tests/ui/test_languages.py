@@ -2,79 +2,18 @@
 (its race run) show no English word outside model output and proper names, in the page's text and
 in its figure's; the language menu switches a page keeping its place, and the browser keeps the
 choice for its next pages; 0 console errors (the `page` fixture) and no server traceback. The
-predict card and the preset bar are uikit's shared components, not yet in the catalog, and are left
-out of the check; so is the busy machine's sentence, which lab/speed/costs.py writes into the race
-the class shares (it is worded in English before any page sees it)."""
+predict card and the preset bar are checked with the rest; the busy machine's sentence, which
+lab/speed/costs.py writes into the race the class shares (worded in English before any page sees
+it), is left out (tests/ui/languages.py, shared with test_languages_uikit.py)."""
 from __future__ import annotations
-
-import re
 
 import pytest
 
 from lab import i18n
-from lab.i18n.catalogs import TEMPLATE, po_path, read_catalog
 from lab.pairs.tiny import tiny_pair
 from tests.helpers import wait_until
 from tests.ui.helpers import open_page
-
-# The page's visible text, inside Bokeh's shadow roots, without the parts named by class (a name
-# ending in "-" is a prefix): the shared components not yet translated (predict card, preset bar),
-# model output (token chips, and a clickable strip's chip buttons) and the menu (each language named
-# in its own).
-PAGE_TEXT = """(skip) => { const out = [];
-  const skipped = (n) => skip.some(c => c.endsWith('-') ? [...n.classList].some(k => k.startsWith(c))
-                                                       : n.classList.contains(c));
-  const walk = (n) => {
-    if (n.nodeType === 1 && (skipped(n) || ['STYLE', 'SCRIPT', 'svg'].includes(n.nodeName)
-                             || getComputedStyle(n).display === 'none'))
-      return;
-    if (n.shadowRoot) walk(n.shadowRoot);
-    for (const c of n.childNodes) { if (c.nodeType === 3) out.push(c.textContent); else if (c.nodeType === 1) walk(c); }
-  };
-  walk(document.body); return out.join(' ').replace(/\\s+/g, ' '); }"""
-SKIPPED = ["predict-card", "preset-bar", "chips", "chip", "chip-", "languages"]
-# The words of a figure: its categories, axis titles and labels drawn on it.
-FIGURE_TEXT = """() => { const out = [];
-  for (const d of Bokeh.documents) for (const m of d.all_models) {
-    if (m.type === 'Label') out.push(m.text);
-    if ('axis_label' in m && m.axis_label) out.push(m.axis_label);
-    if (m.type === 'FactorRange') out.push(...m.factors);
-  }
-  return out.join(' | '); }"""
-# lab/speed/costs.py's CostProfile.why_busy(), carried in the shared race as text: not yet translatable.
-BUSY = re.compile(r"The machine was busy while timing \(load [\d.]+ on \d+ cores\), so these figures are "
-                  r"unreliable\.|Repeated runs of one call differed by \d+% while timing \(the machine was busy\), "
-                  r"so these figures are unreliable\.")
-SUMMARY = ("The small model finished in {small}, the big model in {big} ({ratio}× the small model’s time; both make "
-           "one call per word: {per_big} vs {per_small} a call, as this pair’s cost profile times them for chapters "
-           "3, 10 and 11).")
-LANGUAGES = ("zh", "es", i18n.PSEUDO)
-SIZES = {"1280": {"width": 1280, "height": 720}, "1920": {"width": 1920, "height": 1080}}
-
-
-def vocabulary(texts) -> set[str]:
-    return {w.lower() for text in texts for w in re.findall(r"[A-Za-z]{3,}", text)}
-
-
-def english_words(text: str, language: str) -> list[str]:
-    """The English words in `text`, proper names (the lab's, the models') and Roman numerals left out.
-    In Spanish, a word of the lab's English messages that Spanish does not use itself."""
-    pair = tiny_pair()
-    text = BUSY.sub(" ", text)
-    for name in ("Speculative Lab", "KV Cache Lab", "GPU", pair.target_label, pair.draft_label, pair.dtype):
-        text = text.replace(name, " ")
-    words = [w for w in re.findall(r"[A-Za-z]{2,}", text) if not re.fullmatch(r"[IVX]+", w)]
-    if language != "es":
-        return [w for w in words if w != pair.device]
-    english = vocabulary(m.id if isinstance(m.id, str) else " ".join(m.id) for m in read_catalog(TEMPLATE) if m.id)
-    spanish = vocabulary(m.string if isinstance(m.string, str) else " ".join(m.string)
-                         for m in read_catalog(po_path("es"), "es") if m.id)
-    return [w for w in words if w.lower() in english - spanish]
-
-
-def said(language: str, message: str) -> str:
-    """The words of `message` in `language` up to its first placeholder."""
-    return i18n.translate(language, message).split("{")[0].strip()
+from tests.ui.languages import FIGURE_TEXT, LANGUAGES, PAGE_TEXT, SIZES, SKIPPED, SUMMARY, english_words, said
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
