@@ -28,6 +28,13 @@ RELOADS = 3                  # a student's reloads at most (a machine that went 
 SAID = ("You said", "✓ Right.", "Not quite")     # a card that holds the student's answer (uikit.predict)
 
 
+async def close_quietly(page) -> None:
+    """Close a page's websocket if it has one; a machine already gone may fail to answer."""
+    if page is not None:
+        with contextlib.suppress(Exception):
+            await page.close()
+
+
 class MachineGone(Exception):
     """The page's websocket closed: the machine serving it went away."""
 
@@ -104,19 +111,12 @@ class ProxiedPage(PageSession):
             raise MachineGone("the page's websocket closed") from None
 
     async def wait_for(self, found, timeout: float, what: str = "the page to fill"):
-        deadline = time.perf_counter() + timeout
-        while not (value := found()):
+        """PageSession's wait, ended by MachineGone once the page's machine went away."""
+        def seen():
             if self.gone.is_set():
                 raise MachineGone(f"the machine went away while waiting for {what}")
-            left = deadline - time.perf_counter()
-            if left <= 0:
-                raise TimeoutError(f"waited {timeout:.0f}s for {what}")
-            self.arrived.clear()
-            try:
-                await asyncio.wait_for(self.arrived.wait(), timeout=min(left, 1.0))
-            except asyncio.TimeoutError:
-                pass
-        return value
+            return found()
+        return await super().wait_for(seen, timeout, what)
 
     def texts(self) -> list[str]:
         """Every HTML text the page holds or was sent, unescaped."""
@@ -169,11 +169,7 @@ class LecturerWatch:
         return out
 
     async def close(self) -> None:
-        if self.page is not None:
-            try:
-                await self.page.close()
-            except Exception:
-                pass
+        await close_quietly(self.page)
 
 
 class ClassRun:
@@ -247,12 +243,8 @@ class Student:
         return page
 
     async def close(self) -> None:
-        if self.page is not None:
-            try:
-                await self.page.close()
-            except Exception:
-                pass
-            self.page = None
+        await close_quietly(self.page)
+        self.page = None
 
     async def chapter10(self) -> None:
         """Chapter 10: move α, γ, c; answer its question (counted once the card shows it)."""
