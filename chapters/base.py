@@ -41,7 +41,7 @@ from uikit.language import gettext as _
 from uikit.figures import finish_figures
 from intercept.pacing import served
 from uikit.panels import Busy, takeaway_box
-from uikit.predict import PredictCard
+from uikit.predict import PredictCard, said_in_page
 from uikit.presets import PresetBar
 from uikit.state import SETTINGS, LabState
 from uikit.styles import BOX_CSS, HEADER_CSS, sheet
@@ -55,12 +55,6 @@ DROPPED = (N_("That press came while its button was off (its last press still ru
               "so it did nothing; press again once the button is on."),
            N_("That press came faster than this browser's share of the class allows, so it did nothing; wait a "
               "second and press again."))
-
-
-def said_in_page(text: str) -> str:
-    """`text` in the page's language when it is one of the catalog's English messages (as it is when
-    already translated, or empty)."""
-    return _(text) if text else text
 
 
 def say_dropped(chapter, sentence: str) -> None:

@@ -25,7 +25,10 @@ from lab.core.sampling import SamplingSettings
 from uikit import palette
 from intercept.clicks import on_click
 from uikit.figures import paired_bars, region_bars, static_figure
+from lab.i18n import N_
+from uikit.language import Translated, gettext as _, ngettext, number, percent
 from uikit.lazy import lazy_figure
+from uikit.panels import sampling_words
 from intercept.pacing import in_document, served
 from uikit.predict import PredictCard
 from uikit.state import SAMPLING
@@ -35,15 +38,27 @@ from uikit.tokens import pieces_note, unique_labels
 DEFAULT_CONTEXT = "the cat sat on the"
 SHOW = 8                     # top candidates of each model on the chart
 OUT_HEIGHT = 320             # px: the output's figure
-RUN_SIZES = {"10,000 rounds": 10_000, "100,000 rounds": 100_000, "1,000,000 rounds": 1_000_000}
+RULE_NAMES = {"residual": N_("residual (p − q)+ normalised"), "target": N_("sample from p"),   # mc.RULES'
+              "draft": N_("sample from q"), "keep": N_("keep the draft")}
+RUN_SIZES = (10_000, 100_000, 1_000_000)   # Monte-Carlo rounds a student can choose
+
+# chapters.bridge.QUESTIONS' question this page answers, its kicker (chapters.registry.kicker): marked
+# here for the catalog
+KICKER = (N_("What do we write after a miss?"),)
+# The question's choices: the class poll's keys, in English here, in the catalog for the card to show
+CHOICES = (N_("It would work just as well — p is the target after all"),
+           N_("The kept drafts already supply p's overlap with q; sampling all of p again "
+              "counts that overlap twice"),
+           N_("Sampling from p needs another target call"))
 
 
 def rule_table_html(p: np.ndarray, q: np.ndarray, shown_ids: list[int]) -> str:
     """Each correction rule and the exact total-variation distance of its output to p (same bins)."""
-    rows = [f"<tr><td>{html.escape(label)}</td><td>{exact_distance(p, q, key, shown_ids):.3f}</td></tr>"
-            for key, label in mc.RULES.items()]
-    return ("<table class='speclab-table'><thead><tr><th>correction rule</th>"
-            "<th>exact TV distance of the output to p</th></tr></thead>"
+    rows = [f"<tr><td>{html.escape(_(label))}</td><td>{exact_distance(p, q, key, shown_ids):.3f}</td></tr>"
+            for key, label in RULE_NAMES.items()]
+    head = (_("correction rule"), _("exact TV distance of the output to p"))
+    return (f"<table class='speclab-table'><thead><tr><th>{html.escape(head[0])}</th><th>{html.escape(head[1])}</th>"
+            "</tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>")
 
 
@@ -52,27 +67,32 @@ def settings_note_html(settings: SamplingSettings, greedy: bool, shown: int, rej
     """How p and q were taken (greedy decoding shows the models' own distributions, since its p and
     q are one-hot), how many tokens the chart shows, how often a draft token is rejected, and what
     a token is (`tokens`, the chart's, after `context`: a piece of a word as the example)."""
-    how = ("the models' own distributions (temperature 1), because greedy decoding would make p and q "
-           "one-hot" if greedy else settings.describe())
-    return (f"<p>p and q after the sampling settings: {html.escape(how)}. Showing the {shown} most likely "
-            f"tokens of either model. A draft token is rejected {rejection:.1%} of the time here "
-            f"(r = 1 − Σ min(p, q)). {html.escape(pieces_note(list(tokens), context, sequence=False))}</p>")
+    how = (_("the models' own distributions (temperature 1), because greedy decoding would make p and q "
+             "one-hot") if greedy else sampling_words(settings))
+    said = _("p and q after the sampling settings: {how}. Showing the {shown} most likely tokens of either "
+             "model. A draft token is rejected {rejection} of the time here (r = 1 − Σ min(p, q)).").format(
+        how=how, shown=shown, rejection=percent(rejection, 1))
+    return f"<p>{html.escape(said)} {html.escape(pieces_note(list(tokens), context, sequence=False))}</p>"
 
 
 def distance_html(rule: str, d: dict, vocabulary: int) -> str:
     """The Monte-Carlo's distance to p against sampling noise, the rule's exact distance on the same
     bins, which bins, and the "all others" bin in words."""
     same = d["mc"] <= 3 * d["noise"]
-    verdict = ("✓ within sampling noise: the output is distributed as p" if same else
-               "✗ far beyond sampling noise: the output is not distributed as p")
+    verdict = (_("✓ within sampling noise: the output is distributed as p") if same else
+               _("✗ far beyond sampling noise: the output is not distributed as p"))
     k = d["bins"] - 1
-    return (f"<div class='speclab-formula'><b>{html.escape(mc.RULES[rule])}</b>, {d['n']:,} seeded "
-            f"rounds: total-variation distance to p = <b>{d['mc']:.3f}</b> (sampling noise alone ≈ "
-            f"{d['noise']:.3f}) — {verdict}.<br>Exact distance of this rule's output to p: "
-            f"{d['exact']:.3f}.<br><small>Both distances compare the same {k + 1} bins: the {k} tokens on "
-            f"the chart and one bin for the other {vocabulary - k:,} tokens, whose shares {d['n']:,} rounds "
-            f"could not measure one by one. That bin, left off the chart: output "
-            f"{d['others_sampled']:.3f}, p {d['others_p']:.3f}.</small></div>")
+    head = _("{rounds} seeded rounds: total-variation distance to p = {distance} (sampling noise alone ≈ "
+             "{noise}) — {verdict}.").format(rounds=number(d["n"], group=True), distance="<b>{:.3f}</b>".format(d["mc"]),
+                                            noise=f"{d['noise']:.3f}", verdict=verdict)
+    exact = _("Exact distance of this rule's output to p: {distance}.").format(distance=f"{d['exact']:.3f}")
+    bins = _("Both distances compare the same {bins} bins: the {k} tokens on the chart and one bin for the "
+             "other {others} tokens, whose shares {rounds} rounds could not measure one by one. That bin, "
+             "left off the chart: output {sampled}, p {p}.").format(
+        bins=k + 1, k=k, others=number(vocabulary - k, group=True), rounds=number(d["n"], group=True),
+        sampled=f"{d['others_sampled']:.3f}", p=f"{d['others_p']:.3f}")
+    return (f"<div class='speclab-formula'><b>{html.escape(_(RULE_NAMES[rule]))}</b>, {head}<br>{exact}<br>"
+            f"<small>{bins}</small></div>")
 
 
 class CorrectionFigures:
@@ -83,10 +103,11 @@ class CorrectionFigures:
     def __init__(self):
         self.regions_src = ColumnDataSource(dict(token=[], agree=[], eager=[], shy=[], p=[], q=[]))
         f = static_figure(height=320, sizing_mode="stretch_width", x_range=[], y_range=(0, 1),
-                          y_axis_label="probability",
-                          title="Target p vs draft q for the next token")
+                          y_axis_label=_("probability"),
+                          title=_("Target p vs draft q for the next token"))
         region_bars(f, self.regions_src, self.regions_src,
-                    labels=("both agree: min(p, q)", "draft too eager: (q − p)+", "draft too shy = residual (p − q)+"))
+                    labels=(_("both agree: min(p, q)"), _("draft too eager: (q − p)+"),
+                            _("draft too shy = residual (p − q)+")))
         f.add_layout(f.legend[0], "right")      # outside the plot, where no bar can be under it
         f.xaxis.major_label_orientation = 0.6
         self.regions_fig = f
@@ -97,10 +118,10 @@ class CorrectionFigures:
     @cached_property
     def out_fig(self):
         g = static_figure(height=OUT_HEIGHT, sizing_mode="stretch_width", x_range=self.out_x, y_range=self.out_y,
-                          y_axis_label="share of rounds",
-                          title="What actually comes out vs the target p")
-        paired_bars(g, self.out_src, ("sampled", palette.DRAFT, "output of accept + correct (sampled)"),
-                    ("p", palette.TARGET, "target p"))
+                          y_axis_label=_("share of rounds"),
+                          title=_("What actually comes out vs the target p"))
+        paired_bars(g, self.out_src, ("sampled", palette.DRAFT, _("output of accept + correct (sampled)")),
+                    ("p", palette.TARGET, _("target p")))
         g.add_layout(g.legend[0], "below")
         g.xaxis.major_label_orientation = 0.6
         return g
@@ -122,15 +143,15 @@ class CorrectionChapter(Chapter):
     number = 7
     slug = "correction"
     part = "III"
-    kicker = "Question 3 · the correction"
-    title = "Corrections go where the draft was too shy."
-    intro = ("After a rejection we must still output a token. Sample it from the residual — the part "
-             "of the target's probability the draft did not cover (purple). Switch the rule and "
-             "compare what comes out with the target.")
-    takeaway = "Accept + residual correction reproduces the target distribution exactly."
+    kicker = Translated("Question 3 · the correction")
+    title = Translated("Corrections go where the draft was too shy.")
+    intro = Translated("After a rejection we must still output a token. Sample it from the residual — the part "
+                       "of the target's probability the draft did not cover (purple). Switch the rule and "
+                       "compare what comes out with the target.")
+    takeaway = Translated("Accept + residual correction reproduces the target distribution exactly.")
     tour_parts = ("context", "show_button", "regions_fig", "rule_buttons", "size_select", "run_button",
                   "out_fig", "distance", "rule_table")    # what shell/tour/steps.py shows
-    question = "After a rejection, why not simply sample the replacement from the target p?"
+    question = Translated("After a rejection, why not simply sample the replacement from the target p?")
 
     rule = param.Selector(default="residual", objects=list(mc.RULES), doc="The correction rule.")
     # 100k by default: on a real 50k-token vocabulary "sample from p" can be only ~0.02 off p, which
@@ -150,20 +171,20 @@ class CorrectionChapter(Chapter):
         self.labels: list[str] = []
         self.counts = None
         self.run_index = 0
-        self.context = pn.widgets.TextInput(label="Context (both models predict the next token)",
+        self.context = pn.widgets.TextInput(label=_("Context (both models predict the next token)"),
                                             value=DEFAULT_CONTEXT, width=360)
-        self.show_button = pn.widgets.Button(label="Show p and q", color="primary", width=140,
+        self.show_button = pn.widgets.Button(label=_("Show p and q"), color="primary", width=140,
                                              align="end")
         on_click(self.show_button, self._on_event)
         self.context.param.watch(self._on_event, "value")      # Enter in the box also asks the models
         self.rule_buttons = pn.widgets.RadioButtonGroup(
-            label="Correction rule", options={label: key for key, label in mc.RULES.items()},
+            label=_("Correction rule"), options={_(label): key for key, label in RULE_NAMES.items()},
             value=self.rule, color="primary", variant="outline")
         self.rule_buttons.link(self, value="rule")
-        self.size_select = pn.widgets.Select(label="Monte-Carlo size", options=RUN_SIZES, value=self.runs,
-                                             width=160)
+        self.size_select = pn.widgets.Select(label=_("Monte-Carlo size"), value=self.runs, width=160, options={
+            ngettext("{n} round", "{n} rounds", n).format(n=number(n, group=True)): n for n in RUN_SIZES})
         self.size_select.link(self, value="runs")
-        self.run_button = pn.widgets.Button(label="Run accept + correct", color="primary", width=200,
+        self.run_button = pn.widgets.Button(label=_("Run accept + correct"), color="primary", width=200,
                                             align="end")
         on_click(self.run_button, self._on_event)
         self.settings_note = pn.pane.HTML("", sizing_mode="stretch_width")
@@ -177,20 +198,18 @@ class CorrectionChapter(Chapter):
 
     # ---- predict -------------------------------------------------------------------------------------
     def make_predict(self):
-        self._choices = ["It would work just as well — p is the target after all",
-                         "The kept drafts already supply p's overlap with q; sampling all of p again "
-                         "counts that overlap twice",
-                         "Sampling from p needs another target call"]
+        self._choices = list(CHOICES)      # the class poll's keys: English, shown translated by the card
 
         def explain(truth):
             if self.p is None:
-                return "Run the Monte-Carlo below to see it."
+                return _("Run the Monte-Carlo below to see it.")
             tv = exact_distance(self.p, self.q, "target", self.ids)
             r = mc.rejection_mass(self.p, self.q)
-            return (f"Here a draft token is rejected {r:.0%} of the time. Replacing it from p gives an "
-                    f"output {tv:.3f} away from p (total variation); the residual gives exactly p.")
+            return _("Here a draft token is rejected {rejection} of the time. Replacing it from p gives an "
+                     "output {distance} away from p (total variation); the residual gives exactly p.").format(
+                rejection=percent(r), distance=f"{tv:.3f}")
         return PredictCard(self.state, 7, self.question, choices=self._choices, answer=self._choices[1],
-                           explanation=explain, hint="Now pick “sample from p” below and run it.")
+                           explanation=explain, hint=_("Now pick “sample from p” below and run it."))
 
     # ---- data ----------------------------------------------------------------------------------------
     def sampling_settings(self) -> SamplingSettings:
@@ -206,7 +225,7 @@ class CorrectionChapter(Chapter):
             return
         settings = self.sampling_settings()
         result = await self.run_model(self.state.service.next_token_distributions, ids, settings,
-                                      message="Asking both models for the next token…")
+                                      message=N_("Asking both models for the next token…"))
         if result is None:
             return
         p, q = result
@@ -243,7 +262,7 @@ class CorrectionChapter(Chapter):
         self.run_index += 1
         counts = await self.run_model(self.state.service.monte_carlo, self.p, self.q, self.rule, self.runs,
                                       seed=self.state.seed + self.run_index,
-                                      message="Running accept + correct…")
+                                      message=N_("Running accept + correct…"))
         if counts is None:
             return
         self.counts = counts
@@ -271,7 +290,7 @@ class CorrectionChapter(Chapter):
             pn.Row(self.context, self.show_button),
             self.busy, self.settings_note,
             pn.pane.Bokeh(self.regions_fig, sizing_mode="stretch_width"),
-            "#### Pick the correction rule",
+            "#### " + _("Pick the correction rule"),
             pn.Row(self.rule_buttons, sizing_mode="stretch_width"),
             pn.Row(self.size_select, self.run_button),
             self.distance,

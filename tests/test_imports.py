@@ -253,7 +253,7 @@ MODULE_STATE_ALLOWED = {
     "chapters.ch11_timeline:LABELS": CONSTANT,
     "chapters.ch12_cheaper_guesses:DRAFTER_NAMES": CONSTANT,
     "serving.supervise:_launcher_pid": "the launcher's own process (python -m serving), not a server's class",
-    "lab.core.adaptive:SOURCES": CONSTANT, "lab.core.montecarlo:RULES": CONSTANT,
+    "lab.core.adaptive:SOURCES": CONSTANT, "lab.core.montecarlo:RULES": CONSTANT, "chapters.ch07_correction:RULE_NAMES": CONSTANT,
     "lab.core.sampling:GREEDY": FROZEN, "lab.experiments.compare:RAW": FROZEN,
     "lab.devices:DEFAULT_DTYPE": CONSTANT, "lab.devices:BYTES": CONSTANT, "lab.devices:NAMES": CONSTANT,
     "lab.devices:CPU": FROZEN, "lab.pairs.wheel:DEFAULT_SOURCE": FROZEN,

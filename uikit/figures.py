@@ -16,6 +16,7 @@ from bokeh.plotting import figure
 from bokeh.transform import dodge
 
 from uikit import palette
+from uikit.language import gettext as _
 
 
 def static_figure(**kwargs):
@@ -138,8 +139,8 @@ def region_bars(fig, regions_source, lines_source, labels: tuple[str, str, str],
     fig.vbar_stack(["agree", "eager", "shy"], x="token", source=regions_source, width=width,
                    color=[palette.OVERLAP, palette.EAGER, palette.RESIDUAL],
                    hatch_pattern=[" ", "/", "."], hatch_color="white", legend_label=list(labels))
-    for column, colour, dash, label in (("p", palette.TARGET, "solid", "target p (solid line)"),
-                                        ("q", palette.DRAFT, "dashed", "draft q (dashed line)")):
+    for column, colour, dash, label in (("p", palette.TARGET, "solid", _("target p (solid line)")),
+                                        ("q", palette.DRAFT, "dashed", _("draft q (dashed line)"))):
         fig.segment(x0=dodge("token", -half, range=fig.x_range), x1=dodge("token", half, range=fig.x_range),
                     y0=column, y1=column, source=lines_source, line_width=3, color=colour, line_dash=dash,
                     legend_label=label)

@@ -18,12 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-RULES = {
-    "residual": "residual (p − q)+ normalised",
-    "target": "sample from p",
-    "draft": "sample from q",
-    "keep": "keep the draft",
-}
+RULES = ("residual", "target", "draft", "keep")   # the correction rules (chapter 7 names them for a page)
 
 
 def _rows(p, q) -> tuple[np.ndarray, np.ndarray]:

@@ -12,6 +12,7 @@ from panel.io.state import set_curdoc
 
 from chapters.ch01_dilemma import DilemmaChapter
 from chapters.ch02_easy_words import EasyWordsChapter
+from chapters.ch07_correction import CorrectionChapter
 from lab import i18n
 from shell.frame.language import choose, html_tag, lecturer_language, menu_html
 from shell.frame.pages import landing_html, nav_html
@@ -67,6 +68,28 @@ def test_chapter_2_counts_and_explains_in_the_pages_language(make_chapter):
     with set_curdoc(spanish):
         explained = chapter.predict.explanation(easy)
     assert explained.startswith(f"Aquí la primera conjetura del modelo pequeño coincide en {easy}")
+
+
+def test_chapter_7_runs_its_rules_in_the_pages_language_and_keeps_their_keys(make_chapter):
+    spanish = page("es")
+    with set_curdoc(spanish):
+        chapter = make_chapter(CorrectionChapter, load=True)
+        chapter.rule = "target"
+        d = chapter.distances()
+    assert chapter.rule_buttons.options == {"residuo (p − q)+ normalizado": "residual", "muestrear de p": "target",
+                                            "muestrear de q": "draft", "conservar el borrador": "keep"}
+    assert list(chapter.size_select.options) == ["10.000 rondas", "100.000 rondas", "1.000.000 de rondas"]
+    assert chapter.run_button.label == "Ejecutar aceptar + corregir"
+    assert "<b>muestrear de p</b>, 100.000 rondas con semilla: distancia de variación total a p" \
+        in chapter.distance.object
+    assert f"Distancia exacta de la salida de esta regla a p: {d['exact']:.3f}." in chapter.distance.object
+    assert "muy por encima del ruido de muestreo" in chapter.distance.object
+    assert "p y q tras los ajustes de muestreo" in chapter.settings_note.object
+    assert "<th>regla de corrección</th>" in chapter.rule_table.object
+    assert "muestrear de q" in chapter.rule_table.object
+    with set_curdoc(spanish):
+        assert chapter.predict.explanation(True).startswith("Aquí un token del borrador se rechaza el ")
+        assert chapter.title == "Las correcciones van donde el borrador se quedó corto."
 
 
 def test_the_speed_switch_keeps_its_english_value_in_every_language(make_chapter):
