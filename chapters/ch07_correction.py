@@ -38,7 +38,7 @@ from uikit.tokens import pieces_note, unique_labels
 DEFAULT_CONTEXT = "the cat sat on the"
 SHOW = 8                     # top candidates of each model on the chart
 OUT_HEIGHT = 320             # px: the output's figure
-RULE_NAMES = {"residual": N_("residual (p − q)+ normalised"), "target": N_("sample from p"),   # mc.RULES'
+RULE_NAMES = {"residual": N_("residual (p − q)+ normalised"), "target": N_("sample from p"),   # mc.RULES, named
               "draft": N_("sample from q"), "keep": N_("keep the draft")}
 RUN_SIZES = (10_000, 100_000, 1_000_000)   # Monte-Carlo rounds a student can choose
 
@@ -54,7 +54,7 @@ CHOICES = (N_("It would work just as well — p is the target after all"),
 
 def rule_table_html(p: np.ndarray, q: np.ndarray, shown_ids: list[int]) -> str:
     """Each correction rule and the exact total-variation distance of its output to p (same bins)."""
-    rows = [f"<tr><td>{html.escape(_(label))}</td><td>{exact_distance(p, q, key, shown_ids):.3f}</td></tr>"
+    rows = [f"<tr><td>{html.escape(_(label))}</td><td>{number(exact_distance(p, q, key, shown_ids), 3)}</td></tr>"
             for key, label in RULE_NAMES.items()]
     head = (_("correction rule"), _("exact TV distance of the output to p"))
     return (f"<table class='speclab-table'><thead><tr><th>{html.escape(head[0])}</th><th>{html.escape(head[1])}</th>"
@@ -83,14 +83,14 @@ def distance_html(rule: str, d: dict, vocabulary: int) -> str:
                _("✗ far beyond sampling noise: the output is not distributed as p"))
     k = d["bins"] - 1
     head = _("{rounds} seeded rounds: total-variation distance to p = {distance} (sampling noise alone ≈ "
-             "{noise}) — {verdict}.").format(rounds=number(d["n"], group=True), distance="<b>{:.3f}</b>".format(d["mc"]),
-                                            noise=f"{d['noise']:.3f}", verdict=verdict)
-    exact = _("Exact distance of this rule's output to p: {distance}.").format(distance=f"{d['exact']:.3f}")
+             "{noise}) — {verdict}.").format(rounds=number(d["n"], group=True), distance=f"<b>{number(d['mc'], 3)}</b>",
+                                            noise=number(d["noise"], 3), verdict=verdict)
+    exact = _("Exact distance of this rule's output to p: {distance}.").format(distance=number(d["exact"], 3))
     bins = _("Both distances compare the same {bins} bins: the {k} tokens on the chart and one bin for the "
              "other {others} tokens, whose shares {rounds} rounds could not measure one by one. That bin, "
              "left off the chart: output {sampled}, p {p}.").format(
         bins=k + 1, k=k, others=number(vocabulary - k, group=True), rounds=number(d["n"], group=True),
-        sampled=f"{d['others_sampled']:.3f}", p=f"{d['others_p']:.3f}")
+        sampled=number(d["others_sampled"], 3), p=number(d["others_p"], 3))
     return (f"<div class='speclab-formula'><b>{html.escape(_(RULE_NAMES[rule]))}</b>, {head}<br>{exact}<br>"
             f"<small>{bins}</small></div>")
 
@@ -207,7 +207,7 @@ class CorrectionChapter(Chapter):
             r = mc.rejection_mass(self.p, self.q)
             return _("Here a draft token is rejected {rejection} of the time. Replacing it from p gives an "
                      "output {distance} away from p (total variation); the residual gives exactly p.").format(
-                rejection=percent(r), distance=f"{tv:.3f}")
+                rejection=percent(r), distance=number(tv, 3))
         return PredictCard(self.state, 7, self.question, choices=self._choices, answer=self._choices[1],
                            explanation=explain, hint=_("Now pick “sample from p” below and run it."))
 

@@ -82,7 +82,9 @@ def test_chapter_7_runs_its_rules_in_the_pages_language_and_keeps_their_keys(mak
     assert chapter.run_button.label == "Ejecutar aceptar + corregir"
     assert "<b>muestrear de p</b>, 100.000 rondas con semilla: distancia de variación total a p" \
         in chapter.distance.object
-    assert f"Distancia exacta de la salida de esta regla a p: {d['exact']:.3f}." in chapter.distance.object
+    exact = f"{d['exact']:.3f}".replace(".", ",")             # Spanish writes a decimal comma
+    assert f"Distancia exacta de la salida de esta regla a p: {exact}." in chapter.distance.object
+    assert f"<td>{exact}</td>" in chapter.rule_table.object
     assert "muy por encima del ruido de muestreo" in chapter.distance.object
     assert "p y q tras los ajustes de muestreo" in chapter.settings_note.object
     assert "<th>regla de corrección</th>" in chapter.rule_table.object
