@@ -12,7 +12,6 @@ import itertools
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -26,15 +25,11 @@ if TYPE_CHECKING:
     from recorder import Recorder
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+from deploy.proxy import free_port  # noqa: E402,F401  (one source of ports for every bench)
 SERVER_LOG = Path(os.environ.get("TMPDIR", "/tmp")) / "classroom-server.log"
 LECTURER_TOKEN = "bench-" + os.urandom(8).hex()
-
-
-def free_port() -> int:
-    """A port on 127.0.0.1 that nothing listens on now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_server(port: int, tiny: bool, app_dir: Path | None = None, procs: int = 1,
@@ -284,8 +279,6 @@ class PageSession:
         await self.patch(events)
         await self.wait_for(lambda: any(done(e) for e in self.events[mark:]), timeout, f"the answer to {name}")
         rec.add(name, time.perf_counter() - start)
-
-
 
 
 def click(model_id: str) -> list[dict]:

@@ -55,10 +55,21 @@ def standalone(machines: list[str], listen: str, folder: Path) -> str:
             + "\n}\n")
 
 
+_HANDED_OUT: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A TCP port of 127.0.0.1 that nothing listens on now, and that this process has not handed out
+    before: the kernel may offer a just-closed port again, and two servers started side by side (two
+    machines, a proxy) must not be given the same one."""
+    for _ in range(100):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port not in _HANDED_OUT:
+            _HANDED_OUT.add(port)
+            return port
+    raise RuntimeError("no free TCP port on 127.0.0.1 that was not handed out already")
 
 
 class Proxy:

@@ -10,18 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import socket
 import subprocess
 import time
 from pathlib import Path
 
 import redis
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from deploy.proxy import free_port  # noqa: F401  (test_store_redis takes its ports from here too)
 
 
 class RedisServer:

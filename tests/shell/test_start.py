@@ -2,19 +2,14 @@
 with no browser connected, and stops cleanly on SIGTERM."""
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from deploy.proxy import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_the_pair_loads_and_warms_at_start_without_any_browser(tmp_path):

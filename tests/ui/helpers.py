@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import subprocess
 import sys
 import urllib.request
 from pathlib import Path
 
+from deploy.proxy import free_port  # noqa: F401  (the tests' servers take their ports from it)
 from shell.tour.steps import TOUR
 from tests.helpers import wait_until
 from tests.ui.wire_order import OUT_OF_ORDER
@@ -25,13 +25,6 @@ VIEWPORT = {"width": 1280, "height": 720}
 BENIGN = ("StreamClosedError", "WebSocketClosedError")
 LECTURER_TOKEN = "test-lecturer-token"
 PROMPT_BOX = "Prompt (both models continue it)"   # the settings card's text area (its label)
-
-
-def free_port() -> int:
-    """A TCP port nothing listens on now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @contextlib.contextmanager

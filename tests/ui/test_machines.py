@@ -82,6 +82,7 @@ def machines(tmp_path_factory):
     redis = RedisServer(folder / "redis", password="class-secret").start()
     proxy_port = free_port()
     made = [Machine(folder / name, redis.url, "class-secret", proxy_port) for name in ("one", "two")]
+    assert len({m.address for m in made} | {f"127.0.0.1:{proxy_port}"}) == 3, "two servers were given one port"
     proxy = Proxy([m.address for m in made], folder / "nginx", port=proxy_port)
     try:
         wait_until(lambda: all(m.answers() for m in made), timeout=120, interval=0.3,
