@@ -26,6 +26,7 @@ from intercept.clicks import on_click
 from uikit.figures import static_figure
 from uikit.words import describe
 from intercept.pacing import in_document, served
+from uikit import verdicts
 from uikit.readouts import VERDICT_CSS, busy_html, retimed_html
 from uikit.styles import BOX_CSS, TABLE_CSS, sheet
 
@@ -60,7 +61,7 @@ def summary_html(o: Outcome) -> str:
              "–" if spec.alpha is None else f"{spec.alpha:.2f} ({spec.accepted} of {spec.accepted + spec.rejected})")]
     passes = f"{lo:.2f}" if hi - lo < 0.005 else f"{lo:.2f} to {hi:.2f}"
     return (f"<p class='speclab-formula'>Guesses by <b class='drafter'>{html.escape(describe(o.request))}</b> "
-            f"({html.escape(o.who())}).</p>{busy_html(p)}<table class='speclab-table'><thead><tr><th></th><th>standard</th><th>draft + verify</th></tr>"
+            f"({html.escape(verdicts.who(o))}).</p>{busy_html(p)}<table class='speclab-table'><thead><tr><th></th><th>standard</th><th>draft + verify</th></tr>"
             "</thead><tbody>" + "".join(f"<tr><td>{a}</td><td>{b}</td><td>{c}</td></tr>" for a, b, c in rows)
             + "</tbody></table>"
             f"<p class='speclab-formula'>Both lanes wrote {same_text(plain, spec)}. Time in target-call units, "
@@ -70,8 +71,8 @@ def summary_html(o: Outcome) -> str:
             f"call c = {s.c:.2f}; prefill {s.prefill:.1f}. Decode speed-up on this request: "
             f"<b class='decode-speedup'>{s.decode_speedup:.2f}×</b>. Prefill is the same in both lanes, so "
             f"the first token is not faster.</p><div class='speclab-live verdict'>{retimed_html(o)}"
-            f"<b>{html.escape(o.verdict())}</b><br>{html.escape(o.formula_sentence())}"
-            f"<br><i>{html.escape(o.projection_sentence())}</i></div>")
+            f"<b>{html.escape(verdicts.verdict(o))}</b><br>{html.escape(verdicts.formula_sentence(o))}"
+            f"<br><i>{html.escape(verdicts.projection_sentence(o))}</i></div>")
 
 
 class TimelineChapter(Chapter):

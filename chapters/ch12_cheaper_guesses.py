@@ -24,6 +24,7 @@ from uikit.figures import projector_type, static_figure
 from intercept.pacing import in_document
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
+from uikit import verdicts
 from uikit.readouts import VERDICT_CSS, busy_html, retimed_html
 from uikit.styles import TABLE_CSS
 
@@ -44,7 +45,7 @@ def rows_html(rows: list[cheaper.Row], plain_calls: int | None, greedy: bool) ->
         alpha = "–" if o.alpha is None else f"{o.alpha:.2f}"
         same = ("sampling: same distribution, other draws" if o.exact is None
                 else "✓ yes, token for token" if o.exact else "✗ no")
-        fallback = (f"<br><small class='fallback'>{html.escape(r.drafting_words)}</small>"
+        fallback = (f"<br><small class='fallback'>{html.escape(verdicts.drafting(o))}</small>"
                     if r.drafting.key == "auto" else "")
         body.append(f"<tr data-drafting='{r.drafting.key}'><td><b>{html.escape(r.drafting.label)}</b>{fallback}</td>"
                     f"<td>{alpha}</td><td>{o.tokens_per_call:.2f} (<span class='target-calls'>{o.target_calls}"
@@ -211,9 +212,9 @@ class CheaperGuessesChapter(Chapter):
         exact = [r.outcome.exact for r in self.rows]
         same = ("Every drafting wrote exactly plain decoding's text." if all(e is True for e in exact)
                 else "" if any(e is None for e in exact) else "Some drafting changed the text!")
-        fastest = (f"Fastest: <b>{html.escape(best.drafting.label)}</b>. {html.escape(best.outcome.verdict())}"
+        fastest = (f"Fastest: <b>{html.escape(best.drafting.label)}</b>. {html.escape(verdicts.verdict(best.outcome))}"
                    if best.outcome.speedup >= 1 else f"None was faster than plain decoding here; the best, <b>"
-                   f"{html.escape(best.drafting.label)}</b>: {html.escape(best.outcome.verdict())}")
+                   f"{html.escape(best.drafting.label)}</b>: {html.escape(verdicts.verdict(best.outcome))}")
         return (f"<div class='speclab-live'>Fewest target calls: <b>{html.escape(fewest.drafting.label)}</b> "
                 f"({fewest.outcome.target_calls} for {fewest.new_tokens} tokens). {fastest} {same}<br>The text: <code>{html.escape(self.plain.text)}</code>"
                 + retimed_html(best.outcome) + busy_html(best.outcome.profile)

@@ -19,7 +19,7 @@ from bokeh.models import ColumnDataSource, Label, LabelSet, Span
 from chapters.base import Chapter
 from lab.core import analytic
 from lab.experiments import textkinds
-from lab.experiments.presets import MEASURED_DRAFTERS, NAMES, PRESETS
+from lab.experiments.presets import MEASURED_DRAFTERS, PRESETS
 from lab.prompts import encode_prompt
 from lab.core.request import REQUEST_TOKENS
 from uikit import palette
@@ -28,8 +28,10 @@ from uikit.figures import projector_type, static_figure
 from intercept.pacing import in_document
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
+from uikit.presets import DRAFTER_NAMES
 from uikit.progress import TimeLeft
 from uikit.styles import TABLE_CSS
+from uikit.verdicts import against_break_even
 
 PER_KIND = 2            # held-out prompts per kind
 GAMMA = 4               # the lecture's γ: the argument's numbers
@@ -117,7 +119,7 @@ def verdict_html(kinds: list[textkinds.KindResult], be: float | None, yours=None
         text += f" Your prompt, measured: α = {a:.2f}, {yours.speedup:.2f}× plain decoding's speed on this machine"
         if be is not None and not math.isnan(be) and word != "level" and (a >= be) != (word == "faster"):
             side = "below" if word == "faster" else "above"     # the line says the other word: say why
-            text += f", {word} though its α is {side} the line: " + yours.against_break_even()
+            text += f", {word} though its α is {side} the line: " + against_break_even(yours)
         text += "."
     if profile is not None and profile.busy:
         text += " " + profile.why_busy()
@@ -180,7 +182,7 @@ class PredictableChapter(Chapter):
         tokenizer = student.service.pair.tokenizer
         for preset in PRESETS:
             ids = encode_prompt(tokenizer, preset.prompt)
-            jobs += [(f"the preset {preset.label!r} guessed by {NAMES[d]}", student.service.outcome,
+            jobs += [(f"the preset {preset.label!r} guessed by {dict(DRAFTER_NAMES)[d]}", student.service.outcome,
                       (student.request(ids, drafter=d),), {}) for d in MEASURED_DRAFTERS]
         return jobs
 

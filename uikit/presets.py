@@ -27,7 +27,7 @@ import param
 from lab.experiments.presets import MEASURED_DRAFTERS, PRESETS, preset_by_key, preset_for_prompt, winner
 from lab.prompts import PromptError
 from lab.i18n import N_
-from uikit.language import gettext as _
+from uikit.language import gettext as _, number
 from uikit.words import CONTROL, WHO
 from lab.pairs.variants import DEFAULT, DraftVariants
 from intercept.clicks import on_click
@@ -65,15 +65,15 @@ def reading(outcomes: dict) -> str:
 
     def figures(d) -> str:
         return _("{who} keeps α = {alpha}, {speedup}×").format(
-            who=_(dict(DRAFTER_NAMES)[d]), alpha=f"{outcomes[d].alpha or 0:.2f}", speedup=f"{outcomes[d].speedup:.2f}")
+            who=_(dict(DRAFTER_NAMES)[d]), alpha=number(outcomes[d].alpha or 0, 2), speedup=number(outcomes[d].speedup, 2))
     best = winner(outcomes)
     ordered = sorted(outcomes, key=lambda d: -outcomes[d].speedup)
     if best is None:
         return _("Measured here, no guesser beats plain decoding: {figures}.").format(
             figures="; ".join(figures(d) for d in ordered))
     rest = "; ".join(figures(d) for d in ordered if d != best)
-    said = dict(who=_(dict(DRAFTER_NAMES)[best]), alpha=f"{outcomes[best].alpha or 0:.2f}",
-                speedup=f"{outcomes[best].speedup:.2f}", others=rest)
+    said = dict(who=_(dict(DRAFTER_NAMES)[best]), alpha=number(outcomes[best].alpha or 0, 2),
+                speedup=number(outcomes[best].speedup, 2), others=rest)
     return (_("Measured here, {who} wins: α = {alpha}, {speedup}× plain decoding's speed; {others}.") if rest
             else _("Measured here, {who} wins: α = {alpha}, {speedup}× plain decoding's speed.")).format(**said)
 

@@ -17,6 +17,7 @@ from lab.core import analytic
 from lab.experiments.breakeven import QUESTION
 from lab.speed.request import measured_break_even
 from uikit.styles import sheet
+from uikit.verdicts import formula_sentence, projection_sentence, reasons as gap_reasons, retimed, verdict, who
 from uikit.words import describe
 
 VERDICT_CSS = sheet("verdict")     # the verdict line, busy warning, re-timed line and folded details
@@ -93,7 +94,7 @@ def busy_html(profile) -> str:
 
 def retimed_html(o) -> str:
     """One line when the machine was re-timed and that changed this request's verdict ("" otherwise)."""
-    line = o.retimed()
+    line = retimed(o)
     return f"<p class='retimed' role='status'>{html.escape(line)}</p>" if line else ""
 
 
@@ -114,7 +115,7 @@ def headline(o) -> str:
     formula = "faster" if predicted > 1 else "slower"
     line = f"Measured on this machine: <b class='priced-speedup'>{o.speedup:.2f}×</b> — {MEASURED_WORDS[word]}"
     if word != formula:
-        reasons = o.gap_reasons()
+        reasons = gap_reasons(o)
         line += (f", though the formula at this request's {at_request(o)} predicts {predicted:.2f}× ({formula})"
                  + (": " + html.escape("; ".join(reasons)) if reasons else ""))
     return line + "."
@@ -158,7 +159,7 @@ def live_html(o) -> str:
             + retimed_html(o) + busy_html(o.profile)
             + f"<details><summary>Why — your request, its verdict and the formula</summary>"
             f"<p>Your request: {r.max_new_tokens} tokens, {html.escape(r.settings.describe())}; guesses by "
-            f"<b class='drafter'>{html.escape(describe(r))}</b> ({html.escape(o.who())}). Every call is priced "
+            f"<b class='drafter'>{html.escape(describe(r))}</b> ({html.escape(who(o))}). Every call is priced "
             f"by this pair's cost profile, as chapters 11 and 12 show this request.</p>"
-            f"<p>{html.escape(o.verdict())}</p><p>At this request's {at_request(o)}: "
-            f"{html.escape(o.formula_sentence())}</p><p><i>{html.escape(o.projection_sentence())}</i></p></details></div>")
+            f"<p>{html.escape(verdict(o))}</p><p>At this request's {at_request(o)}: "
+            f"{html.escape(formula_sentence(o))}</p><p><i>{html.escape(projection_sentence(o))}</i></p></details></div>")

@@ -21,7 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from lab.core.drafting import DEFAULT_CONFIDENCE
-from lab.speed import payoff
 from lab.core.request import Request
 from lab.speed.request import Outcome
 
@@ -74,18 +73,6 @@ class Row:
     @property
     def busy(self) -> str:
         return self.outcome.profile.why_busy()
-
-    @property
-    def drafting_words(self) -> str:
-        """How often this drafting guessed: "drafted in 6 of 31 rounds; plain steps elsewhere"."""
-        return default_drafting_words(self.outcome)
-
-
-def default_drafting_words(outcome: Outcome) -> str:
-    """How often a request's drafting guessed and where it fell back to plain steps (the lab's
-    default, auto γ, takes a plain step where guessing does not pay): "drafted in 6 of 31 rounds;
-    plain steps elsewhere". The lecturer's view may show it beside any request's outcome."""
-    return payoff.drafting_words(*payoff.rounds_of(outcome.spec))
 
 
 def winner(rows: list[Row], among: tuple[str, ...] = ("model", "lookup", "hybrid")) -> Row:

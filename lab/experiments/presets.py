@@ -4,19 +4,19 @@ Four texts of different kinds: a record to copy with one change, a story's openi
 header and the start of a JSON object. Which drafter wins on one — the draft model, or copying from
 the text (prompt lookup) — and by how much depends on the pair, the machine and the settings, so the
 preset bar never says it in fixed words: it measures the student's request on the preset with each
-drafter (lab.speed.request.Outcome) and `reading` says who won, with the α and the speed-up measured.
+drafter (lab.speed.request.Outcome), `winner` picks who won, and the bar says it with the α and the
+speed-up measured (uikit.presets.reading, in the page's language).
 
     for preset in PRESETS:
         preset.key, preset.label, preset.prompt, preset.what
     state.prompt = preset_by_key("edit").prompt
-    reading({"model": outcome_a, "lookup": outcome_b})   # "Copying from the text wins here: …"
+    winner({"model": outcome_a, "lookup": outcome_b})    # "lookup", or None when no drafter beats plain
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 MEASURED_DRAFTERS = ("model", "lookup")   # the two drafters a preset is measured with (lab.speed.request.WHO)
-NAMES = {"model": "the draft model", "lookup": "copying from the text"}
 
 
 @dataclass(frozen=True)
@@ -56,28 +56,8 @@ def preset_for_prompt(prompt: str) -> Preset | None:
     return next((p for p in PRESETS if p.prompt == prompt), None)
 
 
-def _figures(drafter: str, outcome) -> str:
-    return f"{NAMES[drafter]} keeps α = {outcome.alpha or 0:.2f}, {outcome.speedup:.2f}×"
-
-
 def winner(outcomes: dict) -> str | None:
     """The drafter (a key of `outcomes`, drafter → lab.speed.request.Outcome) that decodes fastest and
     beats plain decoding beyond the machine's noise (Outcome.verdict_word); None when none does."""
     faster = [d for d, o in outcomes.items() if o.verdict_word() == "faster"]
     return max(faster, key=lambda d: outcomes[d].speedup) if faster else None
-
-
-def reading(outcomes: dict) -> str:
-    """Who wins on this request, in one sentence computed from the measured outcomes (drafter →
-    Outcome): the winner with its α and speed-up, then the other drafters'."""
-    if not outcomes:
-        return ""
-    best = winner(outcomes)
-    ordered = sorted(outcomes, key=lambda d: -outcomes[d].speedup)
-    if best is None:
-        parts = "; ".join(_figures(d, outcomes[d]) for d in ordered)
-        return f"Measured here, no guesser beats plain decoding: {parts}."
-    rest = "; ".join(_figures(d, outcomes[d]) for d in ordered if d != best)
-    head = (f"Measured here, {NAMES[best]} wins: α = {outcomes[best].alpha or 0:.2f}, "
-            f"{outcomes[best].speedup:.2f}× plain decoding's speed")
-    return f"{head}; {rest}." if rest else f"{head}."

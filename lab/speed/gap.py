@@ -16,26 +16,28 @@ and each factor splits into terms measured on the request's own rounds:
     cut       the text ending inside a round
     verify    the verify pass: v calls on this machine, 1 in the formula
 
-A term is named only when it moves the speed-up by more than TERM, each with its numbers:
+A term is named only when it moves the speed-up by more than TERM. Each is a `Term`: its name, its
+factor on the speed-up and the figures that make it (the pages say them in words: uikit.verdicts):
 
-    for line in reasons(outcome): ...          # the terms, largest first, in words
-    terms(outcome)                             # the same as (name, factor, words)
+    for term in named(outcome): term.name, term.factor, term.facts
+    terms(outcome)                             # every term, largest first
 """
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 from lab.core import analytic
 
 TERM = 0.04           # a term is named when it moves the speed-up by more than 4%
 
 
-def _count(n: float) -> str:
-    return f"{n:.1f}" if n < 10 else f"{n:.0f}"
-
-
-def _rounds(n: int) -> str:
-    return f"{n} round{'s' * (n != 1)}"
+class Term(NamedTuple):
+    """One term of the gap: its name (see the module's text), its factor on the speed-up (above 1:
+    the measured rounds did better than the formula) and the figures that make it."""
+    name: str
+    factor: float
+    facts: dict
 
 
 def kept_moments(alpha: float, gamma: int) -> tuple[float, float]:
@@ -46,10 +48,9 @@ def kept_moments(alpha: float, gamma: int) -> tuple[float, float]:
     return mean, sum(k * k * p for k, p in enumerate(probs)) - mean ** 2
 
 
-def token_terms(rounds, alpha: float, gamma: int) -> list[tuple[str, float, str]]:
-    """(name, factor on the speed-up, words) of the tokens a round gave against E(α, γ), beyond the
-    rounds' own number of guesses (`guess_terms`): a factor above 1 made the measured rounds faster
-    than the formula. Uneven keeping is named only beyond chance: more than two standard errors from
+def token_terms(rounds, alpha: float, gamma: int) -> list[Term]:
+    """The terms of the tokens a round gave against E(α, γ), beyond the rounds' own number of guesses
+    (`guess_terms`). Uneven keeping is named only beyond chance: more than two standard errors from
     what independent guesses at α give over these rounds."""
     n = len(rounds)
     if not n:
@@ -61,72 +62,52 @@ def token_terms(rounds, alpha: float, gamma: int) -> list[tuple[str, float, str]
     guessed = [r for r in rounds if r.gamma]
     if guessed and full != own:
         spread = 2 * math.sqrt(sum(kept_moments(alpha, r.gamma)[1] for r in guessed)) / n
-        more = "more" if full > own else "fewer"
         if abs(full - own) > spread:
-            all_kept = sum(r.n_accepted == r.gamma for r in guessed)
-            none_kept = sum(r.n_accepted == 0 for r in guessed)
-            want_all = sum(alpha ** r.gamma for r in guessed)
-            want_none = len(guessed) * (1 - alpha)
-            out.append(("uneven", full / own,
-                        f"the guesses were kept unevenly across rounds: {all_kept} of {_rounds(len(guessed))} kept "
-                        f"every guess and {none_kept} kept none, where independent guesses at α = {alpha:.2f} would "
-                        f"give {_count(want_all)} and {_count(want_none)}, so a round gave {full:.2f} tokens, {more} "
-                        f"than the {own:.2f} ± {spread:.2f} of independent guesses"))
+            out.append(Term("uneven", full / own, dict(
+                all_kept=sum(r.n_accepted == r.gamma for r in guessed), guessed=len(guessed),
+                none_kept=sum(r.n_accepted == 0 for r in guessed), alpha=alpha,
+                want_all=sum(alpha ** r.gamma for r in guessed), want_none=len(guessed) * (1 - alpha),
+                measured=full, independent=own, spread=spread)))
         else:
-            out.append(("chance", full / own,
-                        f"chance: over {_rounds(n)}, independent guesses at α = {alpha:.2f} give {own:.2f} ± "
-                        f"{spread:.2f} tokens a round, and the {full:.2f} measured is within that"))
+            out.append(Term("chance", full / own, dict(rounds=n, alpha=alpha, independent=own, spread=spread,
+                                                       measured=full)))
     if given < full:
-        out.append(("cut", given / full, f"the text ended inside a round, so the rounds gave {given:.2f} tokens "
-                    f"each, not the {full:.2f} they kept and added"))
+        out.append(Term("cut", given / full, dict(given=given, kept=full)))
     return out
 
 
 def guess_terms(rounds, alpha: float, gamma: int, c: float, drafting: float,
-                verify_ref: float = 1.0) -> list[tuple[str, float, str]]:
+                verify_ref: float = 1.0) -> list[Term]:
     """The rounds' own number of guesses against the formula's γ, both ways it counts: the tokens
     (E at each round's count) and the cost (the guesses' measured time, not γc); one term, their net
-    factor on the speed-up."""
+    factor on the speed-up. Its facts count the rounds that guessed fewer than γ or more."""
     n = len(rounds)
     if not n:
         return []
     e = float(analytic.expected_tokens(alpha, gamma))
     own = sum(float(analytic.expected_tokens(alpha, r.gamma)) if r.gamma else 1.0 for r in rounds) / n
-    guesses = sum(r.gamma for r in rounds) / n
     if own == e and drafting == gamma * c:
         return []
     formula = verify_ref + gamma * c
-    factor = own / e * formula / (formula + drafting - gamma * c)
-    return [("guesses", factor,
-             f"the rounds made {guesses:.1f} guesses on average, not γ = {gamma} (" + _fewer(rounds, gamma)
-             + f"), so the formula at each round's own count gives E = {own:.2f} tokens, not {e:.2f}, and their "
-             f"guesses cost {drafting:.2f} a round, not γc = {gamma}·{c:.2f} = {gamma * c:.2f}")]
-
-
-def _fewer(rounds, gamma: int) -> str:
-    """Why rounds guessed fewer than γ, in words: "3 plain steps, 2 shorter near the text's end"."""
-    plain = sum(1 for r in rounds if not r.gamma)
-    short = sum(1 for r in rounds if 0 < r.gamma < gamma)
-    longer = sum(1 for r in rounds if r.gamma > gamma)
-    parts = [f"{plain} plain step{'s' * (plain != 1)} without a guess" if plain else "",
-             f"{short} with fewer guesses" if short else "", f"{longer} with more" if longer else ""]
-    return ", ".join(p for p in parts if p) or "every round"
+    return [Term("guesses", own / e * formula / (formula + drafting - gamma * c), dict(
+        guesses=sum(r.gamma for r in rounds) / n, gamma=gamma, c=c, own_e=own, e=e, drafting=drafting,
+        plain=sum(1 for r in rounds if not r.gamma), short=sum(1 for r in rounds if 0 < r.gamma < gamma),
+        longer=sum(1 for r in rounds if r.gamma > gamma)))]
 
 
 def cost_terms(verify: float, drafting: float, gamma: int, c: float,
-               verify_ref: float = 1.0) -> list[tuple[str, float, str]]:
-    """(name, factor on the speed-up, words) of a round's mean verify pass `verify` against the
-    formula's `verify_ref` calls (1 in the lecture's 1 + γc), the round's guesses at their measured
-    cost `drafting` (their count's term is `guess_terms`')."""
+               verify_ref: float = 1.0) -> list[Term]:
+    """The term of a round's mean verify pass `verify` against the formula's `verify_ref` calls (1 in
+    the lecture's 1 + γc; the break-even counts v(γ + 1)), the round's guesses at their measured cost
+    `drafting` (their count's term is `guess_terms`')."""
     if verify == verify_ref:
         return []
-    where = "the formula counts 1" if verify_ref == 1 else f"the break-even counts v({gamma + 1}) = {verify_ref:.2f}"
     measured = drafting + verify_ref
-    return [("verify", measured / (measured + verify - verify_ref),
-             f"a verify pass cost {verify:.2f} target calls on average here, where {where}")]
+    return [Term("verify", measured / (measured + verify - verify_ref),
+                 dict(verify=verify, verify_ref=verify_ref, positions=gamma + 1))]
 
 
-def terms(o, verify_ref: float = 1.0) -> list[tuple[str, float, str]]:
+def terms(o, verify_ref: float = 1.0) -> list[Term]:
     """Every term of an Outcome's gap between the formula (at its α, γ, c as pages print them, and a
     verify pass of `verify_ref`) and its measured rounds, largest first."""
     g, a, c = o.mean_gamma, round(o.alpha or 0.0, 2), round(o.c, 2)
@@ -135,12 +116,12 @@ def terms(o, verify_ref: float = 1.0) -> list[tuple[str, float, str]]:
     rounds = o.spec.rounds
     found = (guess_terms(rounds, a, g, c, drafting, verify_ref) + token_terms(rounds, a, g)
              + cost_terms(o.verify_cost, drafting, g, c, verify_ref))
-    return sorted(found, key=lambda t: -abs(math.log(t[1])))
+    return sorted(found, key=lambda t: -abs(math.log(t.factor)))
 
 
-def reasons(o, verify_ref: float = 1.0) -> list[str]:
-    """The terms that move the speed-up by more than TERM, in words, largest first; when none does
-    alone, the largest."""
+def named(o, verify_ref: float = 1.0) -> list[Term]:
+    """The terms that move the speed-up by more than TERM, largest first; when none does alone, the
+    largest."""
     found = terms(o, verify_ref)
-    big = [words for _, f, words in found if abs(math.log(f)) > math.log(1 + TERM)]
-    return big or [words for _, _, words in found[:1]]
+    big = [t for t in found if abs(math.log(t.factor)) > math.log(1 + TERM)]
+    return big or found[:1]

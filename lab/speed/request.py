@@ -14,7 +14,7 @@ speculatively (ModelService's cached generations) and prices both with the pair'
 
     request = Request(ids, drafter="model", policy="constant", gamma=4)     # lab.core.request
     outcome = Outcome.of(request, plain_trace, spec_trace, profile)
-    outcome.speedup, outcome.verdict(), outcome.projection()
+    outcome.speedup, outcome.verdict_word(), outcome.projection()     # in words: uikit.verdicts
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from lab.speed.costs import CostProfile
 from lab.core.sampling import GREEDY, SamplingSettings
 from lab.core.request import Request
 from lab.speed.timeline import Schedule, schedule
-from lab.speed.verdicts import OutcomeWords
+from lab.speed.verdicts import OutcomeVerdict
 from lab.core.trace import GenerationTrace
 
 def measured_break_even(profile: CostProfile, gamma: int, c: float) -> float:
@@ -40,9 +40,9 @@ def measured_break_even(profile: CostProfile, gamma: int, c: float) -> float:
 
 
 @dataclass(frozen=True)
-class Outcome(OutcomeWords):
+class Outcome(OutcomeVerdict):
     """A request decoded both ways and priced by the pair's cost profile: its figures here, what they
-    mean in words in lab.speed.verdicts."""
+    mean in lab.speed.verdicts, in words in uikit.verdicts."""
     request: Request
     plain: GenerationTrace
     spec: GenerationTrace

@@ -7,7 +7,7 @@ only as many guesses as pay, a plain step where none does). Its outcome for a ne
 start-up warm-up (`warmup_job`, shell.frame.warmup) into the model service's outcomes, shared by the
 class's processes, where chapter 12's "Measure all six" finds it too. The lecturer's view only reads
 it there, every LOOK_MS, and never computes it on a page load; it says it in chapter 12's words
-(cheaper.default_drafting_words), beside the speed-up chapter 12's table prints (and the busy
+(uikit.verdicts.drafting), beside the speed-up chapter 12's table prints (and the busy
 warning every figure priced by a busy cost profile has):
 
     Default drafting of the default request on this pair (tiny): drafted in 6 of 31 rounds; plain
@@ -23,11 +23,12 @@ import weakref
 
 import panel as pn
 
-from lab.experiments.cheaper import BY_KEY, default_drafting_words
+from lab.experiments.cheaper import BY_KEY
 from serving.service import kept_outcome
 from intercept.pacing import served
 from uikit.readouts import VERDICT_CSS, busy_html
 from uikit.state import LabState
+from uikit.verdicts import drafting
 
 WHAT = "the default drafting of the default request (chapter 12's default row, the lecturer's view)"
 HEAD = "Default drafting of the default request"
@@ -48,7 +49,7 @@ def warmup_job(service) -> tuple:
 
 def drafting_sentence(outcome) -> str:
     """What the outcome says: how often it drafted, and its speed-up as chapter 12 prints it."""
-    return f"{default_drafting_words(outcome)} — {outcome.speedup:.2f}× the speed of plain decoding."
+    return f"{drafting(outcome)} — {outcome.speedup:.2f}× the speed of plain decoding."
 
 
 class DraftingLine(pn.viewable.Viewer):

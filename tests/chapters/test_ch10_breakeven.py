@@ -14,6 +14,7 @@ from lab.speed.timeline import schedule
 from serving.service import ModelService
 from uikit import palette
 from uikit.state import LabState
+from uikit import verdicts
 
 
 def fresh_server(tiny_service) -> ModelService:
@@ -83,7 +84,7 @@ def test_use_my_models_fills_alpha_gamma_and_c_from_the_request(chapter):
     assert chapter.c == pytest.approx(round(min(2, o.c), 2))
     live = chapter.live.object
     assert f"<b class='priced-speedup'>{o.speedup:.2f}×</b>" in live
-    assert f"predicts {o.predicted():.2f}×" in live and html.escape(o.verdict().split(":")[0]) in live
+    assert f"predicts {o.predicted():.2f}×" in live and html.escape(verdicts.verdict(o).split(":")[0]) in live
     assert "the draft model, γ = 4 guesses a round" in live and f"<b class='target-calls'>{o.target_calls}</b>" in live
     assert "Projection, not a measurement" in live
     # the formula read-out at the sliders now gives the prediction shown beside the measurement

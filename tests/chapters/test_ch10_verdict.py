@@ -14,6 +14,7 @@ from lab.speed.request import Outcome
 from serving.service import ModelService
 from tests.helpers import CHEAP, DEAR, made_profile, scripted_outcome, scripted_round
 from uikit.state import LabState
+from uikit import verdicts
 
 
 @pytest.fixture
@@ -78,7 +79,7 @@ def test_the_live_box_is_one_verdict_line_and_its_figures_with_the_details_folde
     # every first guess rejected: α = 0, slower by the formula and measured alike (no gap to explain up front)
     o = scripted_outcome([scripted_round(i, 4, 0) for i in range(8)], DEAR, 0.018)
     live = applied(chapter, monkeypatch, o)
-    assert "<details><summary>" in live and html.escape(o.verdict()) in live and "Projection, not a measurement" in live
+    assert "<details><summary>" in live and html.escape(verdicts.verdict(o)) in live and "Projection, not a measurement" in live
     line = shown(live)
     assert line.startswith(f"Measured on this machine: {o.speedup:.2f}× — slower than plain decoding.")
     assert len(line) < 220 and "Slower here" not in line and "Projection" not in line
@@ -88,7 +89,7 @@ def test_the_read_out_and_the_verdict_name_one_break_even(chapter, monkeypatch):
     o = scripted_outcome([scripted_round(i, 4, 1) for i in range(8)], DEAR, 0.0183)
     applied(chapter, monkeypatch, o)
     be = o.break_even()
-    assert f"below the break-even α = {be:.2f} for c = {o.c:.2f} at γ = 4 (with this machine's verify cost)" in o.verdict()
+    assert f"below the break-even α = {be:.2f} for c = {o.c:.2f} at γ = 4 (with this machine's verify cost)" in verdicts.verdict(o)
     assert f"α = {be:.2f} with this machine's verify cost v(5) = 1.50" in chapter.readout.object
     assert "with the lecture's cost 1 + γc" in chapter.readout.object
 
@@ -107,7 +108,7 @@ def test_a_re_timing_that_changed_the_verdict_says_so_in_one_line(chapter, monke
     cheap = replace(slower.profile, draft_seconds=0.001, verify_seconds=tuple(CHEAP))
     faster = Outcome.of(slower.request, slower.plain, slower.spec, cheap, earlier=slower)
     live = applied(chapter, monkeypatch, faster)
-    assert faster.retimed() in shown(live) and faster.retimed().startswith("This machine re-timed: now")
+    assert verdicts.retimed(faster) in shown(live) and verdicts.retimed(faster).startswith("This machine re-timed: now")
 
 
 def test_a_kept_measurement_is_priced_anew_once_the_machine_is_re_timed(chapter):

@@ -3,6 +3,7 @@ import html
 import pytest
 
 from chapters.ch11_timeline import TimelineChapter
+from uikit import verdicts
 
 
 @pytest.fixture(scope="module")
@@ -90,9 +91,9 @@ def test_the_captions_say_slower_or_faster_as_the_figure_does(make_chapter, fast
     # α as the formula takes it, its counts, and the formula against the measured rounds, derived
     alpha = "1.00 (32 of 32)" if faster else "0.50 (8 of 16)"
     assert f"α, the acceptance rate: kept ÷ (kept + rejected)</td><td>–</td><td>{alpha}</td>" in summary
-    assert html.escape(o.formula_sentence()) in summary and "kept in runs" not in summary
+    assert html.escape(verdicts.formula_sentence(o)) in summary and "kept in runs" not in summary
     if faster:
-        assert o.formula_sentence().endswith(f"{o.speedup:.2f}×, as predicted.")
+        assert verdicts.formula_sentence(o).endswith(f"{o.speedup:.2f}×, as predicted.")
     else:
         assert "a verify pass cost 1.50 target calls on average here, where the formula counts 1" in summary
 

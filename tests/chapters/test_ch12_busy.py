@@ -6,6 +6,7 @@ from chapters.ch12_cheaper_guesses import CheaperGuessesChapter
 from lab.experiments import cheaper
 from lab.speed.request import Outcome
 from tests.helpers import CHEAP, DEAR, scripted_outcome, scripted_round
+from uikit import verdicts
 
 
 def test_the_busy_warning_and_the_re_timed_line_stand_beside_the_prices(make_chapter):
@@ -17,8 +18,8 @@ def test_the_busy_warning_and_the_re_timed_line_stand_beside_the_prices(make_cha
     ch._draw()
     warning = busy.why_busy()
     assert ch.table.object.startswith("<p class='busy-warning' role='note'>") and warning in ch.table.object
-    assert warning in ch.summary.object and faster.retimed() in ch.summary.object
-    assert faster.retimed().startswith("This machine re-timed: now")
+    assert warning in ch.summary.object and verdicts.retimed(faster) in ch.summary.object
+    assert verdicts.retimed(faster).startswith("This machine re-timed: now")
     calm = Outcome.of(slower.request, slower.plain, slower.spec, replace(busy, busy=False))
     ch.rows = [cheaper.Row(d, calm) for d in cheaper.DRAFTINGS]
     ch._draw()

@@ -11,6 +11,7 @@ from lab.speed.timeline import schedule
 from lab.experiments.presets import preset_by_key
 from lab.core.sampling import GREEDY, SamplingSettings
 from tests.helpers import measured
+from uikit import verdicts
 
 N = 12      # new tokens per run in these tests (the page decodes more)
 
@@ -142,7 +143,7 @@ def test_the_default_row_says_how_often_it_drafted_and_where_it_took_plain_steps
     words = (f"drafted in every round ({len(spec.rounds)})" if drafted == len(spec.rounds) else
              f"no guesses: plain steps in all {len(spec.rounds)} rounds" if drafted == 0 else
              f"drafted in {drafted} of {len(spec.rounds)} rounds; plain steps elsewhere")
-    assert rows["auto"].drafting_words == words
+    assert verdicts.drafting(rows["auto"].outcome) == words
     table = chapter.table.object
     assert table.count("class='fallback'") == 1
     assert f"<tr data-drafting='auto'><td><b>Hybrid, auto γ</b><br><small class='fallback'>{words}</small>" in table

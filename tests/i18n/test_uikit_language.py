@@ -16,7 +16,7 @@ from chapters.registry import kicker
 from chapters.ch01_dilemma import CHOICES, RIGHT, dilemma_card
 from intercept.clicks import DISABLED, TOO_FAST
 from lab import i18n
-from lab.experiments.presets import NAMES, PRESETS
+from lab.experiments.presets import MEASURED_DRAFTERS, PRESETS
 from lab.i18n.catalogs import TEMPLATE, read_catalog
 from lab.pairs.tiny import tiny_pair
 from lab.pairs.variants import DraftVariants
@@ -115,7 +115,7 @@ def test_words_marked_in_uikit_are_the_labs_own():
     """The preset bar and the working line mark for the catalog words that lab.experiments.presets
     and intercept.clicks write: they must be the same words, or the page would show English."""
     assert set(PRESET_WORDS) == {w for p in PRESETS for w in (p.label, p.what)}
-    assert dict(DRAFTER_NAMES) == NAMES
+    assert [d for d, _ in DRAFTER_NAMES] == list(MEASURED_DRAFTERS)
     assert DROPPED == (DISABLED, TOO_FAST)
     assert KICKER[0] == kicker(OnePassChapter)
     assert DraftVariants.offered(tiny_pair())["weak"] in VARIANT_WHY

@@ -7,6 +7,7 @@ import pytest
 from lab.core import analytic
 from lab.core.trace import acceptance_rate
 from tests.helpers import CHEAP, scripted_outcome as outcome, scripted_round as one, scripted_trace as trace
+from uikit import verdicts
 
 
 def by_definition(rounds) -> float | None:
@@ -65,7 +66,7 @@ def test_E_of_alpha_matches_tokens_per_round_on_independent_guesses(alpha, gamma
 def test_independent_rounds_leave_no_gap_to_explain():
     rounds = iid_rounds(np.random.default_rng(3), 0.6, 4, 400)
     o = outcome(rounds, CHEAP, draft=0.01)
-    assert abs(o.predicted() - o.speedup) < 0.05 and o.gap() == ""
+    assert abs(o.predicted() - o.speedup) < 0.05 and verdicts.gap(o) == ""
 
 
 def test_rounds_all_or_nothing_are_named_with_their_numbers():
@@ -73,16 +74,16 @@ def test_rounds_all_or_nothing_are_named_with_their_numbers():
     # 3.00 — further from E than 200 rounds of independent guesses stray (± 0.23)
     o = outcome([one(i, 4, 4 if i % 2 else 0) for i in range(200)], CHEAP, draft=0.01)
     assert o.alpha == pytest.approx(0.8) and o.tokens_per_call == pytest.approx(3.0)
-    assert o.gap_reasons() == ["the guesses were kept unevenly across rounds: 100 of 200 rounds kept every guess "
+    assert verdicts.reasons(o) == ["the guesses were kept unevenly across rounds: 100 of 200 rounds kept every guess "
                                "and 100 kept none, where independent guesses at α = 0.80 would give 82 and 40, so "
                                "a round gave 3.00 tokens, fewer than the 3.36 ± 0.23 of independent guesses"]
-    assert "kept in runs" not in o.gap()
+    assert "kept in runs" not in verdicts.gap(o)
 
 
 def test_a_few_rounds_off_the_formula_are_called_chance_not_unevenness():
     # the same pattern over 16 rounds: independent guesses stray ± 0.80 over so few, so 3.00 is chance
     o = outcome([one(i, 4, 4 if i % 2 else 0) for i in range(16)], CHEAP, draft=0.01)
-    assert o.gap_reasons() == ["chance: over 16 rounds, independent guesses at α = 0.80 give 3.36 ± 0.80 tokens "
+    assert verdicts.reasons(o) == ["chance: over 16 rounds, independent guesses at α = 0.80 give 3.36 ± 0.80 tokens "
                                "a round, and the 3.00 measured is within that"]
 
 
@@ -99,11 +100,11 @@ def test_fewer_guesses_are_one_term_of_both_their_tokens_and_their_cost():
     # half the rounds are plain steps: fewer tokens a round (E 1.81, not 2.62) and cheaper rounds
     # (guesses 0.20, not 0.40): one term, their net effect on the speed-up
     o = outcome([one(i, 4, 2) if i % 2 else one(i, 0, 0) for i in range(10)], CHEAP, draft=0.01, drafter="hybrid")
-    (reason,) = [r for r in o.gap_reasons() if r.startswith("the rounds made")]
+    (reason,) = [r for r in verdicts.reasons(o) if r.startswith("the rounds made")]
     assert reason == ("the rounds made 2.0 guesses on average, not γ = 4 (5 plain steps without a guess), so the "
                       "formula at each round's own count gives E = 1.81 tokens, not 2.62, and their guesses cost "
                       "0.20 a round, not γc = 4·0.10 = 0.40")
-    assert not any("verify" in r for r in o.gap_reasons())          # a verify pass costs 1 call on CHEAP
+    assert not any("verify" in r for r in verdicts.reasons(o))          # a verify pass costs 1 call on CHEAP
 
 
 def test_the_terms_multiply_to_the_gap():
@@ -122,7 +123,7 @@ def test_a_faster_run_below_break_even_says_why_from_its_rounds():
     # chance over 16 rounds; at c = 0.55 the break-even α is 0.77, and the run is faster all the same
     o = outcome([one(i, 4, 3) for i in range(16)], CHEAP, draft=0.055)
     assert o.alpha == pytest.approx(0.75) and o.speedup > 1 and o.break_even() > o.alpha
-    text = o.verdict()
+    text = verdicts.verdict(o)
     assert text.startswith(f"Faster here ({o.speedup:.2f}×)")
     assert f"though α = 0.75 is below the break-even α = {o.break_even():.2f}: " in text
     assert "0 of 16 rounds kept every guess and 0 kept none" in text and "more than the 3.05 ± 0.80" in text

@@ -15,6 +15,7 @@ from tests.helpers import scripted_outcome as _outcome, scripted_round as _round
 
 
 from tests.helpers import CHEAP, DEAR
+from uikit import verdicts
 
 
 def test_a_slower_run_says_slower_and_why():
@@ -24,7 +25,7 @@ def test_a_slower_run_says_slower_and_why():
     assert o.speedup < 1
     assert o.alpha == pytest.approx(0.5) and o.spec.kept_share == pytest.approx(0.25) and (o.target_calls, o.plain_calls) == (8, 16)
     assert o.c == pytest.approx(0.18) and o.mean_gamma == 4
-    text = o.verdict()
+    text = verdicts.verdict(o)
     assert text.startswith(f"Slower here ({o.speedup:.2f}×)") and "faster" not in text.lower()
     assert f"break-even α = {o.break_even():.2f}" in text and "costs 1.50 target calls" in text
     assert o.break_even() > o.alpha                           # the reason given is true
@@ -35,21 +36,21 @@ def test_a_faster_run_says_faster_and_credits_the_copies():
     # 8 rounds of copied guesses, 4 of 4 kept: 40 tokens for 8 calls, each copy costing nothing
     o = _outcome([_round(i, 4, 4, "lookup") for i in range(8)], CHEAP, draft=0.02, drafter="lookup")
     assert o.speedup > 1 and o.c == 0.0 and o.sources["lookup"] == 8
-    text = o.verdict()
+    text = verdicts.verdict(o)
     assert text.startswith(f"Faster here ({o.speedup:.2f}×)") and "slower" not in text.lower()
     assert "8 of 8 rounds copied their guesses from the text" in text
-    assert o.who() == "copied from the text in 8 rounds"
+    assert verdicts.who(o) == "copied from the text in 8 rounds"
 
 
 def test_a_faster_model_run_credits_alpha_above_break_even():
     o = _outcome([_round(i, 4, 4) for i in range(8)], CHEAP, draft=0.01)
-    assert o.speedup > 1 and "above the break-even" in o.verdict() and "the draft model in 8 rounds" == o.who()
+    assert o.speedup > 1 and "above the break-even" in verdicts.verdict(o) and "the draft model in 8 rounds" == verdicts.who(o)
 
 
 def test_mixed_rounds_are_counted_by_source():
     rounds = [_round(0, 3, 3, "lookup"), _round(1, 2, 0), _round(2, 0, 0), _round(3, 4, 4, "lookup")]
     o = _outcome(rounds, CHEAP, draft=0.02, drafter="hybrid")
-    assert o.who() == "copied from the text in 2 rounds, the draft model in 1 round, no guess in 1 round"
+    assert verdicts.who(o) == "copied from the text in 2 rounds, the draft model in 1 round, no guess in 1 round"
 
 
 def test_prediction_gap_and_projection_follow_the_formula():
@@ -57,16 +58,16 @@ def test_prediction_gap_and_projection_follow_the_formula():
     assert o.predicted() == pytest.approx(float(analytic.speedup(0.5, 4, 0.18)))
     # every round kept exactly one guess: 2 tokens a round where independent guesses at α = 0.5 give
     # 1.94, and a verify pass over 5 positions costs 1.5 calls where the formula counts 1
-    assert o.gap().startswith(f"The formula predicts {o.predicted():.2f}× from E = 1.94 tokens for a round of "
+    assert verdicts.gap(o).startswith(f"The formula predicts {o.predicted():.2f}× from E = 1.94 tokens for a round of "
                               "1 + γc = 1.72; measured, a round gave 2.00 tokens for 2.22: ")
     # the one term that accounts for it: 2.00 tokens against 1.94 over 8 rounds is chance (under 4%)
-    assert o.gap().endswith(": a verify pass cost 1.50 target calls on average here, where the formula counts 1.")
-    assert "kept in runs" not in o.gap() and "unevenly" not in o.gap()
+    assert verdicts.gap(o).endswith(": a verify pass cost 1.50 target calls on average here, where the formula counts 1.")
+    assert "kept in runs" not in verdicts.gap(o) and "unevenly" not in verdicts.gap(o)
     assert o.projection() == pytest.approx(2.0 / (1 + 4 * PROJECTED_C))   # 2 tokens a round, 4 guesses at 0.05
-    assert "Projection, not a measurement" in o.projection_sentence()
+    assert "Projection, not a measurement" in verdicts.projection_sentence(o)
     copied = _outcome([_round(i, 4, 4, "lookup") for i in range(8)], CHEAP, draft=0.02, drafter="lookup")
     assert copied.projection() == pytest.approx(5.0)          # copies are free anywhere: E = γ + 1 at α = 1
-    assert copied.gap() == ""                                 # formula and figure agree when v = 1 and c = 0
+    assert verdicts.gap(copied) == ""                                 # formula and figure agree when v = 1 and c = 0
 
 
 def test_a_request_decoded_by_the_service_is_the_engines_and_its_figures_agree():
@@ -93,26 +94,26 @@ def test_a_speed_up_within_the_profiles_noise_is_level():
     from dataclasses import replace
     from lab.speed.request import Outcome
     o = _outcome([_round(i, 4, 2) for i in range(8)], CHEAP, draft=0.04)
-    assert 1.0 < o.speedup < 1.2 and o.verdict_word() == "faster" and o.verdict().startswith("Faster here")
+    assert 1.0 < o.speedup < 1.2 and o.verdict_word() == "faster" and verdicts.verdict(o).startswith("Faster here")
     noisy = Outcome.of(o.request, o.plain, o.spec, replace(o.profile, spread=0.2))
     assert noisy.speedup == o.speedup and noisy.noise == 0.2 and noisy.verdict_word() == "level"
-    assert noisy.verdict().startswith(f"Level with plain decoding here ({o.speedup:.2f}×, within this "
+    assert verdicts.verdict(noisy).startswith(f"Level with plain decoding here ({o.speedup:.2f}×, within this "
                                       "machine's timing noise (±20%)")
-    assert "faster" not in noisy.verdict().lower() and "slower" not in noisy.verdict().lower()
+    assert "faster" not in verdicts.verdict(noisy).lower() and "slower" not in verdicts.verdict(noisy).lower()
 
 
 def test_a_re_timing_that_changes_the_verdict_is_named_in_one_line():
     from dataclasses import replace
     from lab.speed.request import Outcome
     slower = _outcome([_round(i, 4, 1) for i in range(8)], DEAR, draft=0.018)
-    assert slower.retimed() == ""                                      # nothing before it
+    assert verdicts.retimed(slower) == ""                                      # nothing before it
     cheap = replace(slower.profile, draft_seconds=0.001, verify_seconds=tuple(CHEAP))
     faster = Outcome.of(slower.request, slower.plain, slower.spec, cheap, earlier=slower)
     assert faster.verdict_word() == "faster" and faster.earlier_speedup == slower.speedup
-    assert faster.retimed() == (f"This machine re-timed: now {faster.speedup:.2f}× (faster), "
+    assert verdicts.retimed(faster) == (f"This machine re-timed: now {faster.speedup:.2f}× (faster), "
                                 f"was {slower.speedup:.2f}× (slower).")
     same = Outcome.of(slower.request, slower.plain, slower.spec, replace(slower.profile, load=0.1), earlier=slower)
-    assert same.retimed() == ""                                        # re-timed, same verdict: nothing to say
+    assert verdicts.retimed(same) == ""                                        # re-timed, same verdict: nothing to say
 
 
 def test_the_verdicts_break_even_is_the_one_the_read_out_gives_at_the_sliders():
@@ -121,4 +122,4 @@ def test_the_verdicts_break_even_is_the_one_the_read_out_gives_at_the_sliders():
     from lab.speed.request import measured_break_even
     o = _outcome([_round(i, 4, 1) for i in range(8)], DEAR, draft=0.0183)
     assert o.break_even() == measured_break_even(o.profile, 4, round(o.c, 2))
-    assert f"break-even α = {o.break_even():.2f}" in o.verdict() and "with this machine's verify cost" in o.verdict()
+    assert f"break-even α = {o.break_even():.2f}" in verdicts.verdict(o) and "with this machine's verify cost" in verdicts.verdict(o)

@@ -13,6 +13,7 @@ from serving import retime
 from serving.service import ModelService
 from serving.workqueue import Owner
 from tests.helpers import made_profile
+from uikit import verdicts
 
 OLD = time.monotonic() - costs.RETRY_AFTER - 1      # measured long enough ago to be timed again
 
@@ -75,13 +76,13 @@ def test_after_a_re_timing_the_request_is_priced_anew_and_names_its_old_figure(s
     # busy: a draft call as dear as a target call (slower); quiet: drafting nearly free (faster)
     service.profiles.adopt(service.pair_for("aligned"), made_profile(draft=1.0, busy=True, spread=0.0, measured_at=OLD))
     before = service.submit(service.outcome, request).result(60)
-    assert before.verdict_word() == "slower" and before.retimed() == ""
+    assert before.verdict_word() == "slower" and verdicts.retimed(before) == ""
     timed_as(monkeypatch, made_profile(draft=0.001, measured_at=time.monotonic()))
     assert retime.Retimer(service, is_quiet=lambda s: True).check() == ["aligned"]
     after = service.submit(service.outcome, request).result(60)
     assert after is not before and after.profile is service.profiles.already_measured()
     assert after.earlier_speedup == before.speedup and after.verdict_word() == "faster"
-    assert after.retimed() == (f"This machine re-timed: now {after.speedup:.2f}× (faster), "
+    assert verdicts.retimed(after) == (f"This machine re-timed: now {after.speedup:.2f}× (faster), "
                                f"was {before.speedup:.2f}× (slower).")
 
 

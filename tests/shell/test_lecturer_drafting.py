@@ -4,11 +4,11 @@ import asyncio
 import html
 
 from chapters.ch12_cheaper_guesses import CheaperGuessesChapter
-from lab.experiments.cheaper import default_drafting_words
 from serving.service import kept_outcome
 from shell.frame import warmup
 from shell.lecturer import controls as lecturer, drafting as lecturer_drafting
 from tests.helpers import wait_until
+from uikit import verdicts
 from uikit.state import LabState
 
 
@@ -49,7 +49,7 @@ def test_the_line_waits_for_the_warm_up_then_says_what_chapter_12s_default_row_s
     rows = {row.drafting.key: row for row in asyncio.run(chapter.measure())}
     auto = rows["auto"].outcome
     assert auto is kept_outcome(service, lecturer_drafting.default_request(service))
-    words = default_drafting_words(auto)
+    words = verdicts.drafting(auto)
     assert html.escape(words) in chapter.table.object and f"<b class='speedup'>{auto.speedup:.2f}×</b>" in chapter.table.object
     assert line.startswith(f'<p class="drafting" role="status">Default drafting of the default request on this '
                            f"pair (tiny): {html.escape(words)} — {auto.speedup:.2f}× the speed of plain decoding.</p>")

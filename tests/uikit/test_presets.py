@@ -3,10 +3,10 @@ drafts the running pair can have are offered (the tiny pair has no weak draft)."
 
 import pytest
 
-from lab.experiments.presets import NAMES, PRESETS, preset_by_key, reading, winner
+from lab.experiments.presets import PRESETS, preset_by_key, winner
 from lab.speed.request import Outcome
 from tests.helpers import run_apart
-from uikit.presets import PresetBar
+from uikit.presets import DRAFTER_NAMES, PresetBar, reading
 
 
 def test_a_preset_click_sets_the_prompt_and_marks_the_preset(state):
@@ -47,7 +47,7 @@ def test_every_preset_prompt_is_usable(state):
 
 
 def test_the_switch_of_who_guesses_sets_the_drafter_and_says_who(state):
-    from uikit.presets import PresetBar
+    from uikit.presets import DRAFTER_NAMES, PresetBar, reading
     hidden = PresetBar(state)
     assert not hidden.drafter_switch.visible and "Who guesses" not in hidden.note.object
     bar = PresetBar(state, drafters=True)
@@ -82,7 +82,7 @@ def test_the_bar_credits_the_guesser_that_won_on_the_preset(state, key):
     if best is None:
         assert "no guesser beats plain decoding" in said
     else:
-        assert said.startswith(f"Measured here, {NAMES[best]} wins: α = {outcomes[best].alpha or 0:.2f}")
+        assert said.startswith(f"Measured here, {dict(DRAFTER_NAMES)[best]} wins: α = {outcomes[best].alpha or 0:.2f}")
     assert said in bar.note.object.replace("&#x27;", "'")
 
 
