@@ -29,19 +29,28 @@ from intercept.pacing import in_document, served
 from uikit import verdicts
 from uikit.readouts import VERDICT_CSS, busy_html, retimed_html
 from uikit.styles import BOX_CSS, TABLE_CSS, sheet
+from lab.i18n import N_
+from uikit.language import Translated, gettext as _, number
 
 MAX_NEW_TOKENS = REQUEST_TOKENS      # every live page's request length (lab.speed.request)
 COLOURS = {"prefill": palette.MUTED, "target": palette.TARGET, "draft": palette.DRAFT}
 HATCH = {"prefill": "x", "target": " ", "draft": "/"}
-LABELS = {"prefill": "prefill (the prompt, once)", "target": "target call (measured cost)",
-          "draft": "draft call (c units)"}
+LABELS = {"prefill": N_("prefill (the prompt, once)"), "target": N_("target call (measured cost)"),
+          "draft": N_("draft call (c units)")}
+LANE_NAMES = {"standard": N_("standard"), "draft + verify": N_("draft + verify")}     # lab.speed.timeline.LANES
+
+
+def lane_name(lane: str) -> str:
+    """A lane's name on the page (the figures' axis, the table's columns), in the page's language."""
+    return _(LANE_NAMES[lane])
 
 
 def same_text(plain: GenerationTrace, spec: GenerationTrace) -> str:
     """What both lanes wrote, in words."""
     if plain.new_ids == spec.new_ids:
-        return "the same text, token for token (greedy decoding)" if plain.settings.greedy else "the same text"
-    return f"different draws from the same distribution (sampling, {html.escape(plain.settings.describe())})"
+        return _("the same text, token for token (greedy decoding)") if plain.settings.greedy else _("the same text")
+    return _("different draws from the same distribution (sampling, {settings})").format(
+        settings=html.escape(plain.settings.describe()))
 
 
 def summary_html(o: Outcome) -> str:
@@ -49,29 +58,34 @@ def summary_html(o: Outcome) -> str:
     s, plain, spec = o.timed, o.plain, o.spec
     p, (lo, hi) = s.profile, s.verify_range()
     copied = sum(len(r.guesses) for r in spec.rounds if r.draft_source == "lookup")
-    rows = [("tokens delivered", s.tokens("standard"), s.tokens("draft + verify")),
-            ("target calls", plain.target_calls, f"<b class='target-calls'>{spec.target_calls}</b>"),
-            (f"draft-model calls (c = {s.c:.2f} each)", 0, spec.draft_calls - copied),
-            ("guesses copied from the text (about 0 each)", 0, copied),
-            ("prefill", f"{s.prefill:.1f}", f"{s.prefill:.1f}"),
-            ("first token at", f"{s.first_token('standard'):.1f}", f"{s.first_token('draft + verify'):.1f}"),
-            ("decode time", f"{s.decode_time('standard'):.1f}", f"{s.decode_time('draft + verify'):.1f}"),
-            ("tokens per target call", f"{plain.tokens_per_round:.2f}", f"{spec.tokens_per_round:.2f}"),
-            ("α, the acceptance rate: kept ÷ (kept + rejected)", "–",
-             "–" if spec.alpha is None else f"{spec.alpha:.2f} ({spec.accepted} of {spec.accepted + spec.rejected})")]
-    passes = f"{lo:.2f}" if hi - lo < 0.005 else f"{lo:.2f} to {hi:.2f}"
-    return (f"<p class='speclab-formula'>Guesses by <b class='drafter'>{html.escape(describe(o.request))}</b> "
-            f"({html.escape(verdicts.who(o))}).</p>{busy_html(p)}<table class='speclab-table'><thead><tr><th></th><th>standard</th><th>draft + verify</th></tr>"
-            "</thead><tbody>" + "".join(f"<tr><td>{a}</td><td>{b}</td><td>{c}</td></tr>" for a, b, c in rows)
-            + "</tbody></table>"
-            f"<p class='speclab-formula'>Both lanes wrote {same_text(plain, spec)}. Time in target-call units, "
-            f"all measured on this pair's cost profile: a one-position target call = 1 ({1000 * p.unit:.1f} ms); "
-            f"a verify pass costs what it measured for its positions ({passes} here, where the lecture counts "
-            f"1); one draft "
-            f"call c = {s.c:.2f}; prefill {s.prefill:.1f}. Decode speed-up on this request: "
-            f"<b class='decode-speedup'>{s.decode_speedup:.2f}×</b>. Prefill is the same in both lanes, so "
-            f"the first token is not faster.</p><div class='speclab-live verdict'>{retimed_html(o)}"
-            f"<b>{html.escape(verdicts.verdict(o))}</b><br>{html.escape(verdicts.formula_sentence(o))}"
+    one = lambda value: number(value, 1)       # noqa: E731 (a time in target-call units)
+    alpha = "–" if spec.alpha is None else _("{alpha} ({kept} of {judged})").format(
+        alpha=number(spec.alpha, 2), kept=spec.accepted, judged=spec.accepted + spec.rejected)
+    rows = [(_("tokens delivered"), s.tokens("standard"), s.tokens("draft + verify")),
+            (_("target calls"), plain.target_calls, f"<b class='target-calls'>{spec.target_calls}</b>"),
+            (_("draft-model calls (c = {c} each)").format(c=number(s.c, 2)), 0, spec.draft_calls - copied),
+            (_("guesses copied from the text (about 0 each)"), 0, copied),
+            (_("prefill"), one(s.prefill), one(s.prefill)),
+            (_("first token at"), one(s.first_token("standard")), one(s.first_token("draft + verify"))),
+            (_("decode time"), one(s.decode_time("standard")), one(s.decode_time("draft + verify"))),
+            (_("tokens per target call"), number(plain.tokens_per_round, 2), number(spec.tokens_per_round, 2)),
+            (_("α, the acceptance rate: kept ÷ (kept + rejected)"), "–", alpha)]
+    passes = number(lo, 2) if hi - lo < 0.005 else _("{low} to {high}").format(low=number(lo, 2), high=number(hi, 2))
+    guesses = _("Guesses by {drafting} ({who}).").format(
+        drafting=f"<b class='drafter'>{html.escape(describe(o.request))}</b>", who=html.escape(verdicts.who(o)))
+    lanes = _("Both lanes wrote {what}. Time in target-call units, all measured on this pair's cost profile: a "
+              "one-position target call = 1 ({ms} ms); a verify pass costs what it measured for its positions "
+              "({passes} here, where the lecture counts 1); one draft call c = {c}; prefill {prefill}. Decode "
+              "speed-up on this request: {speedup}. Prefill is the same in both lanes, so the first token is not "
+              "faster.").format(what=same_text(plain, spec), ms=number(1000 * p.unit, 1), passes=passes,
+                                c=number(s.c, 2), prefill=one(s.prefill),
+                                speedup=f"<b class='decode-speedup'>{number(s.decode_speedup, 2)}×</b>")
+    head = "".join(f"<th>{html.escape(lane_name(lane))}</th>" for lane in ("standard", "draft + verify"))
+    return (f"<p class='speclab-formula'>{guesses}</p>{busy_html(p)}<table class='speclab-table'><thead><tr><th></th>"
+            f"{head}</tr></thead><tbody>" + "".join(f"<tr><td>{html.escape(a)}</td><td>{b}</td><td>{c}</td></tr>"
+                                                  for a, b, c in rows)
+            + f"</tbody></table><p class='speclab-formula'>{lanes}</p><div class='speclab-live verdict'>"
+            f"{retimed_html(o)}<b>{html.escape(verdicts.verdict(o))}</b><br>{html.escape(verdicts.formula_sentence(o))}"
             f"<br><i>{html.escape(verdicts.projection_sentence(o))}</i></div>")
 
 
@@ -79,13 +93,13 @@ class TimelineChapter(Chapter):
     number = 11
     slug = "timeline"
     part = "III"
-    kicker = "Putting it together"
-    title = "Same distribution, a different schedule."
-    intro = ("Back to the dilemma of Part I. One request, drawn both ways on the same time axis. Each "
-             "tick is a token reaching the user: standard decoding ticks evenly, draft-and-verify "
-             "delivers tokens in bursts.")
-    takeaway = ("Drafting changes when the tokens arrive, never which tokens: it is faster only where the "
-                "guesses kept pay for the guessing and the checking.")
+    kicker = Translated("Putting it together")
+    title = Translated("Same distribution, a different schedule.")
+    intro = Translated("Back to the dilemma of Part I. One request, drawn both ways on the same time axis. Each "
+                       "tick is a token reaching the user: standard decoding ticks evenly, draft-and-verify "
+                       "delivers tokens in bursts.")
+    takeaway = Translated("Drafting changes when the tokens arrive, never which tokens: it is faster only where the "
+                          "guesses kept pay for the guessing and the checking.")
     tour_parts = ("draw_button", "warning", "lane_fig", "summary", "cards")    # what shell/tour/steps.py shows
     presets = True       # the preset prompts and the aligned / weak / random draft variant (chapters.base)
     drafters = True      # and the drafter: the draft model, a copy from the text, or both
@@ -100,7 +114,7 @@ class TimelineChapter(Chapter):
         super().__init__(state, **params)
         self.plain = self.spec = self.outcome = None
         self.sched: Schedule | None = None
-        self.draw_button = pn.widgets.Button(label="Read the timeline", color="primary", width=200)
+        self.draw_button = pn.widgets.Button(label=_("Read the timeline"), color="primary", width=200)
         on_click(self.draw_button, self._on_draw)
         self.summary = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, VERDICT_CSS])
         self.cards = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[BOX_CSS, sheet("ch11-cards")])
@@ -116,7 +130,7 @@ class TimelineChapter(Chapter):
         if ids is None:
             return
         outcome = await self.run_model(self.state.service.outcome, self.request(ids, max_new_tokens=MAX_NEW_TOKENS),
-                                       message="Decoding your request plainly and with drafting…")
+                                       message=N_("Decoding your request plainly and with drafting…"))
         if outcome is not None:
             in_document(self.show, outcome)   # raw Bokeh models change after an await
 
@@ -133,14 +147,14 @@ class TimelineChapter(Chapter):
         s = self.sched = outcome.timed
         lanes, lefts, rights, colours, hatches, kinds = [], [], [], [], [], []
         for lane, a, b, kind in s.blocks:
-            lanes.append(lane); lefts.append(a); rights.append(b)
-            colours.append(COLOURS[kind]); hatches.append(HATCH[kind]); kinds.append(LABELS[kind])
+            lanes.append(lane_name(lane)); lefts.append(a); rights.append(b)
+            colours.append(COLOURS[kind]); hatches.append(HATCH[kind]); kinds.append(_(LABELS[kind]))
         self.block_src.data = dict(lane=lanes, left=lefts, right=rights, color=colours, hatch=hatches,
                                    kind=kinds)
         self.lane_fig.legend.visible = self.cum_fig.legend.visible = bool(kinds)
         ticks = dict(lane=[], t=[], label=[])
         for lane, t, n in s.arrivals:
-            ticks["lane"].append(lane); ticks["t"].append(t); ticks["label"].append(f"+{n}" if n > 1 else "")
+            ticks["lane"].append(lane_name(lane)); ticks["t"].append(t); ticks["label"].append(f"+{n}" if n > 1 else "")
         self.tick_src.data = ticks
         end = max(s.lane_end(lane) for lane in LANES) * 1.03
         self.lane_fig.x_range.start, self.lane_fig.x_range.end = 0, end
@@ -158,22 +172,23 @@ class TimelineChapter(Chapter):
     def _draw_cards(self):
         faster = ""
         if self.sched is not None:
-            calls, x = f" Here: {self.plain.target_calls} target calls became {self.spec.target_calls}", self.sched.decode_speedup
+            said = dict(plain=self.plain.target_calls, spec=self.spec.target_calls,
+                        speedup=number(self.sched.decode_speedup, 2))
             word = self.outcome.verdict_word()
-            faster = (f"{calls}, and decoding ran {x:.2f}× as fast." if word == "faster" else
-                      f"{calls}, and decoding ran level with plain decoding ({x:.2f}×, within this machine's "
-                      "timing noise)." if word == "level" else
-                      f"{calls}, yet decoding was slower ({x:.2f}×): the guessing and the longer checks cost more "
-                      "than the calls saved.")
+            faster = " " + (_("Here: {plain} target calls became {spec}, and decoding ran {speedup}× as fast.")
+                            if word == "faster" else
+                            _("Here: {plain} target calls became {spec}, and decoding ran level with plain decoding "
+                              "({speedup}×, within this machine's timing noise).") if word == "level" else
+                            _("Here: {plain} target calls became {spec}, yet decoding was slower ({speedup}×): the "
+                              "guessing and the longer checks cost more than the calls saved.")).format(**said)
         cards = [
-            ("What stays the same?", "the output distribution",
-             "Tokens are still samples from the target model, with its temperature, top-k or top-p settings."),
-            ("What gets faster?", "fewer target calls",
-             "Decode time, when the draft is cheap and usually right. Prefill and time-to-first-token do "
-             "not improve." + faster),
-            ("What does it cost?", "a second model",
-             "Draft compute, its own KV cache in memory, wasted work after a rejection, and burstier "
-             "streaming."),
+            (_("What stays the same?"), _("the output distribution"),
+             _("Tokens are still samples from the target model, with its temperature, top-k or top-p settings.")),
+            (_("What gets faster?"), _("fewer target calls"),
+             _("Decode time, when the draft is cheap and usually right. Prefill and time-to-first-token do not "
+               "improve.") + faster),
+            (_("What does it cost?"), _("a second model"),
+             _("Draft compute, its own KV cache in memory, wasted work after a rejection, and burstier streaming.")),
         ]
         self.cards.object = "<div class='cards'>" + "".join(
             f"<div class='card'><div class='label'>{html.escape(h)} <span class='sub'>{html.escape(sub)}</span>"
@@ -182,9 +197,9 @@ class TimelineChapter(Chapter):
     def _build_figures(self):
         self.block_src = ColumnDataSource(dict(lane=[], left=[], right=[], color=[], hatch=[], kind=[]))
         self.tick_src = ColumnDataSource(dict(lane=[], t=[], label=[]))
-        f = static_figure(height=230, sizing_mode="stretch_width", y_range=list(LANES), x_range=Range1d(0, 10),
-                          title="One request, two schedules",
-                          x_axis_label="time (target-call units)")
+        f = static_figure(height=230, sizing_mode="stretch_width", y_range=[lane_name(lane) for lane in LANES],
+                          x_range=Range1d(0, 10), title=_("One request, two schedules"),
+                          x_axis_label=_("time (target-call units)"))
         f.hbar(y="lane", left="left", right="right", height=0.5, source=self.block_src, fill_color="color",
                line_color="white", hatch_pattern="hatch", hatch_color="white", legend_field="kind")
         f.scatter(x="t", y=dodge("lane", 0.36, range=f.y_range), source=self.tick_src, marker="inverted_triangle",
@@ -201,12 +216,12 @@ class TimelineChapter(Chapter):
         self.plain_cum = ColumnDataSource(dict(t=[], n=[]))
         self.spec_cum = ColumnDataSource(dict(t=[], n=[]))
         g = static_figure(height=240, sizing_mode="stretch_width", x_range=f.x_range, y_range=(0, 10),
-                          title="Tokens delivered to the user (▼ = a token or a burst)",
-                          x_axis_label="time (target-call units)", y_axis_label="tokens")
+                          title=_("Tokens delivered to the user (▼ = a token or a burst)"),
+                          x_axis_label=_("time (target-call units)"), y_axis_label=_("tokens"))
         g.step("t", "n", source=self.plain_cum, mode="after", line_width=3, color=palette.MUTED,
-               line_dash="dashed", legend_label="standard: one token per target call")
+               line_dash="dashed", legend_label=_("standard: one token per target call"))
         g.step("t", "n", source=self.spec_cum, mode="after", line_width=3, color=palette.TARGET,
-               legend_label="draft + verify: bursts")
+               legend_label=_("draft + verify: bursts"))
         g.legend.location = "top_left"
         g.legend.visible = False          # with no steps yet its lines have no swatches: shown with them
         self.cum_fig = g

@@ -24,40 +24,75 @@ from uikit.figures import projector_type, static_figure
 from intercept.pacing import in_document
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
+from lab.core.drafting import DEFAULT_CONFIDENCE
+from lab.i18n import N_
 from uikit import verdicts
+from uikit.language import Translated, gettext as _, number, percent
 from uikit.readouts import VERDICT_CSS, busy_html, retimed_html
 from uikit.styles import TABLE_CSS
 
 MAX_NEW_TOKENS = REQUEST_TOKENS      # every live page's request length (lab.speed.request)
-# The predict question's choices: who guesses (the drafter), as lab.experiments.cheaper keys.
-DRAFTER_NAMES = {"model": "The draft model", "lookup": "Prompt lookup (copy from the text)",
-                 "hybrid": "Hybrid (lookup, else the draft model)"}
+# The predict question's choices: who guesses (the drafter), as lab.experiments.cheaper keys; the
+# English names are the class poll's keys, shown in the page's language.
+DRAFTER_NAMES = {"model": N_("The draft model"), "lookup": N_("Prompt lookup (copy from the text)"),
+                 "hybrid": N_("Hybrid (lookup, else the draft model)")}
+# Each drafting of lab.experiments.cheaper.DRAFTINGS: its name and how it guesses
+DRAFTING_WORDS = {
+    "model": (N_("Draft model"), N_("The lecture’s draft: a small model guesses γ tokens, one call each.")),
+    "lookup": (N_("Prompt lookup"), N_("No model at all: copy the tokens that followed the last earlier occurrence "
+                                       "of the text’s final words (up to 3 of them), in microseconds.")),
+    "hybrid": (N_("Hybrid"), N_("Prompt lookup when the text repeats itself, the draft model otherwise.")),
+    "adaptive": (N_("Adaptive γ"), N_("The draft model, with transformers’ schedule: γ + 2 after a round that kept "
+                                      "every guess, γ − 1 after a miss.")),
+    "confident": (N_("Confidence stop"), N_("The draft model stops guessing after a token it gave less than "
+                                            "{share}.")),
+    "auto": (N_("Hybrid, auto γ"), N_("This lab’s default: copy or draft, whichever source pays more, only as many "
+                                      "tokens (up to 12) as its recent hit rate pays for on this machine, and a plain "
+                                      "step (no guess) where neither pays.")),
+}
+
+
+def drafting_name(key: str) -> str:
+    """A drafting's name in the page's language."""
+    return _(DRAFTING_WORDS[key][0])
+
+
+def drafting_how(key: str) -> str:
+    """How a drafting guesses, in one sentence in the page's language."""
+    return _(DRAFTING_WORDS[key][1]).format(share=percent(DEFAULT_CONFIDENCE))
 
 
 def rows_html(rows: list[cheaper.Row], plain_calls: int | None, greedy: bool) -> str:
     """The side-by-side table: plain decoding, then each drafting measured so far."""
-    head = ("<tr><th>drafting</th><th>α</th><th>tokens per target call</th><th>c</th>"
-            "<th>speed-up</th><th>same text as plain decoding?</th></tr>")
-    body = [f"<tr><td>Plain decoding (the target alone)</td><td>–</td><td>1.00</td><td>–</td><td>1.00×</td>"
-            f"<td>the reference{f' ({plain_calls} target calls)' if plain_calls else ''}</td></tr>"]
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in (
+        _("drafting"), "α", _("tokens per target call"), "c", _("speed-up"), _("same text as plain decoding?")))
+    reference = (_("the reference ({calls} target calls)").format(calls=plain_calls) if plain_calls
+                 else _("the reference"))
+    one = number(1, 2)
+    body = [f"<tr><td>{html.escape(_('Plain decoding (the target alone)'))}</td><td>–</td><td>{one}</td><td>–</td>"
+            f"<td>{one}×</td><td>{html.escape(reference)}</td></tr>"]
     for r in rows:
         o = r.outcome
-        alpha = "–" if o.alpha is None else f"{o.alpha:.2f}"
-        same = ("sampling: same distribution, other draws" if o.exact is None
-                else "✓ yes, token for token" if o.exact else "✗ no")
+        alpha = "–" if o.alpha is None else number(o.alpha, 2)
+        same = (_("sampling: same distribution, other draws") if o.exact is None
+                else _("✓ yes, token for token") if o.exact else _("✗ no"))
         fallback = (f"<br><small class='fallback'>{html.escape(verdicts.drafting(o))}</small>"
                     if r.drafting.key == "auto" else "")
-        body.append(f"<tr data-drafting='{r.drafting.key}'><td><b>{html.escape(r.drafting.label)}</b>{fallback}</td>"
-                    f"<td>{alpha}</td><td>{o.tokens_per_call:.2f} (<span class='target-calls'>{o.target_calls}"
-                    f"</span> calls)</td><td>{o.c:.3f}</td><td><b class='speedup'>{o.speedup:.2f}×</b></td>"
-                    f"<td>{same}</td></tr>")
-    note = "" if greedy else ("<p>At temperature &gt; 0 each drafting draws other random numbers, so the texts "
-                              "differ; each still follows the target's distribution exactly.</p>")
-    return f"<table class='speclab-table'><thead>{head}</thead><tbody>{''.join(body)}</tbody></table>{note}"
+        calls = _("{tokens} (<span class='target-calls'>{calls}</span> calls)").format(
+            tokens=number(o.tokens_per_call, 2), calls=o.target_calls)
+        body.append(f"<tr data-drafting='{r.drafting.key}'><td><b>{html.escape(drafting_name(r.drafting.key))}</b>"
+                    f"{fallback}</td><td>{alpha}</td><td>{calls}</td><td>{number(o.c, 3)}</td>"
+                    f"<td><b class='speedup'>{number(o.speedup, 2)}×</b></td><td>{html.escape(same)}</td></tr>")
+    note = "" if greedy else "<p>" + html.escape(_("At temperature > 0 each drafting draws other random numbers, so "
+                                                   "the texts differ; each still follows the target's distribution "
+                                                   "exactly.")) + "</p>"
+    return (f"<table class='speclab-table'><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+            f"{note}")
 
 
 def how_html() -> str:
-    items = "".join(f"<li><b>{html.escape(d.label)}</b> — {html.escape(d.how)}</li>" for d in cheaper.DRAFTINGS)
+    items = "".join(f"<li><b>{html.escape(drafting_name(d.key))}</b> — {html.escape(drafting_how(d.key))}</li>"
+                    for d in cheaper.DRAFTINGS)
     return f"<div class='speclab-live'><ul style='margin:4px 0'>{items}</ul></div>"
 
 
@@ -65,11 +100,12 @@ class SpeedupBars:
     """Measured speed-up per drafting (bars), with the break-even line at 1×; built once."""
 
     def __init__(self):
-        labels = [d.label for d in cheaper.DRAFTINGS]
+        labels = [drafting_name(d.key) for d in cheaper.DRAFTINGS]
         self.source = ColumnDataSource(self._data([]))
         f = static_figure(height=300, sizing_mode="stretch_width", y_range=labels[::-1], x_range=(0, 2),
-                          title="Decode speed-up over plain decoding, calls priced as measured (right of the dashed line: faster)",
-                          x_axis_label="speed-up ×")
+                          title=_("Decode speed-up over plain decoding, calls priced as measured (right of the "
+                                  "dashed line: faster)"),
+                          x_axis_label=_("speed-up ×"))
         f.hbar(y="label", right="speedup", source=self.source, height=0.7, fill_color="color",
                line_color=palette.INK, hatch_pattern="hatch", hatch_color="white", hatch_alpha=0.6)
         f.add_layout(Span(location=1, dimension="height", line_dash="dashed", line_color=palette.INK, line_width=2))
@@ -82,10 +118,10 @@ class SpeedupBars:
 
     @staticmethod
     def _data(rows):
-        return dict(label=[r.drafting.label for r in rows], speedup=[r.outcome.speedup for r in rows],
+        return dict(label=[drafting_name(r.drafting.key) for r in rows], speedup=[r.outcome.speedup for r in rows],
                     color=[palette.TARGET if r.outcome.speedup >= 1 else palette.EAGER for r in rows],
                     hatch=[" " if r.outcome.speedup >= 1 else "/" for r in rows],
-                    text=[f"{r.outcome.speedup:.2f}×" for r in rows])
+                    text=[number(r.outcome.speedup, 2) + "×" for r in rows])
 
     def draw(self, rows: list[cheaper.Row]) -> None:
         self.source.data = self._data(rows)
@@ -97,25 +133,25 @@ class CheaperGuessesChapter(Chapter):
     slug = "cheaper-guesses"
     part = "IV"
     presets = True
-    kicker = "Beyond the lecture · other ways to guess"
-    title = "Cheaper guesses."
-    intro = ("A guess need not come from a model. It can be **copied from the text itself** (prompt lookup), "
-             "the two can be **mixed** (a hybrid), and the number of guesses can **adapt**: grow after a round "
-             "that kept them all, shrink after a miss, or stop when the draft is unsure. The accept rule never "
-             "changes, so every one of them writes the target's text; only the speed differs. Press "
-             "**Measure all six** to decode your prompt each way.")
-    takeaway = ("Who guesses and how many only changes the speed, never the text: the best guesser is the "
-                "one that is right most cheaply on your kind of text.")
+    kicker = Translated("Beyond the lecture · other ways to guess")
+    title = Translated("Cheaper guesses.")
+    intro = Translated("A guess need not come from a model. It can be **copied from the text itself** (prompt "
+                       "lookup), the two can be **mixed** (a hybrid), and the number of guesses can **adapt**: grow "
+                       "after a round that kept them all, shrink after a miss, or stop when the draft is unsure. The "
+                       "accept rule never changes, so every one of them writes the target's text; only the speed "
+                       "differs. Press **Measure all six** to decode your prompt each way.")
+    takeaway = Translated("Who guesses and how many only changes the speed, never the text: the best guesser is the "
+                          "one that is right most cheaply on your kind of text.")
     tour_parts = ("run_button", "table")    # what shell/tour/steps.py shows
-    question = ("On an edit prompt — copy a text with one change — which guesser needs the fewest target calls "
-                "for the same text?")
+    question = Translated("On an edit prompt — copy a text with one change — which guesser needs the fewest target "
+                          "calls for the same text?")
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
         self.rows: list[cheaper.Row] = []
         self.plain = None               # the plain run (GenerationTrace) the rows are compared with
         self.edit_rows: list[cheaper.Row] = []   # the last complete measurement of the edit prompt
-        self.run_button = pn.widgets.Button(label="▶ Measure all six", color="primary", width=200)
+        self.run_button = pn.widgets.Button(label=_("▶ Measure all six"), color="primary", width=200)
         on_click(self.run_button, self._on_run)
         self.prompt_line = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, VERDICT_CSS])
@@ -125,17 +161,19 @@ class CheaperGuessesChapter(Chapter):
 
     def make_predict(self):
         def explain(truth):
-            calls = [f"{DRAFTER_NAMES[k].split(' (')[0]} {row.outcome.target_calls}" for k in DRAFTER_NAMES
-                     if (row := self._row(self.edit_rows, k)) is not None]
-            why = ("Most of an edit is a copy of the text above it, so copying guesses long runs the target "
-                   "keeps, and a copy costs no model call at all." if truth != DRAFTER_NAMES["model"] else
-                   "Here the draft model's guesses were kept more often than the copies: copying only helps "
-                   "where the text repeats itself word for word.")
-            return f"Target calls for the same {self.edit_rows[0].new_tokens} tokens: {', '.join(calls)}. {why}"
+            calls = _(", ").join(
+                _("{who} {calls}").format(who=drafting_name(k), calls=row.outcome.target_calls)
+                for k in DRAFTER_NAMES if (row := self._row(self.edit_rows, k)) is not None)
+            why = (_("Most of an edit is a copy of the text above it, so copying guesses long runs the target keeps, "
+                     "and a copy costs no model call at all.") if truth != DRAFTER_NAMES["model"] else
+                   _("Here the draft model's guesses were kept more often than the copies: copying only helps where "
+                     "the text repeats itself word for word."))
+            return _("Target calls for the same {tokens} tokens: {calls}. {why}").format(
+                tokens=self.edit_rows[0].new_tokens, calls=calls, why=why)
         return PredictCard(self.state, 12, self.question, choices=list(DRAFTER_NAMES.values()),
                            answer=lambda: DRAFTER_NAMES[cheaper.winner(self.edit_rows).drafting.key],
                            explanation=explain,
-                           hint="Press “Edit a record” above, then Measure all six, to check.")
+                           hint=_("Press “Edit a record” above, then Measure all six, to check."))
 
     @staticmethod
     def _row(rows, key):
@@ -169,7 +207,8 @@ class CheaperGuessesChapter(Chapter):
         base, total = self.request(ids, max_new_tokens=MAX_NEW_TOKENS), len(cheaper.DRAFTINGS)
         for i, d in enumerate(cheaper.DRAFTINGS):
             outcome = await self.run_model(self.state.service.outcome, d.request(base),
-                                           message=f"Measuring {d.label} ({i + 1} of {total})…")
+                                           message=_("Measuring {drafting} ({i} of {total})…").format(
+                                               drafting=drafting_name(d.key), i=i + 1, total=total))
             if outcome is None or request != self._request():     # failed, or the student changed the prompt
                 return None
             self.plain = outcome.plain
@@ -193,10 +232,11 @@ class CheaperGuessesChapter(Chapter):
     def _draw(self):
         s = self.state
         text = s.prompt if len(s.prompt) <= 160 else s.prompt[:157] + "…"
-        self.prompt_line.object = (f"<div class='speclab-formula'>Your prompt: <code>{html.escape(text)}</code>"
-                                   f"<br>{html.escape(s.settings.describe())} · γ = {s.gamma} for every drafting "
-                                   f"(the adaptive one starts there; auto γ goes up to 12) · "
-                                   f"{MAX_NEW_TOKENS} new tokens</div>")
+        line = _("Your prompt: {prompt}<br>{settings} · γ = {gamma} for every drafting (the adaptive one starts "
+                 "there; auto γ goes up to 12) · {tokens} new tokens").format(
+            prompt=f"<code>{html.escape(text)}</code>", settings=html.escape(s.settings.describe()), gamma=s.gamma,
+            tokens=MAX_NEW_TOKENS)
+        self.prompt_line.object = f"<div class='speclab-formula'>{line}</div>"
         greedy = s.settings.greedy
         busy = busy_html(self.rows[0].outcome.profile) if self.rows else ""    # the warning beside the prices
         self.table.object = busy + rows_html(self.rows, self.plain.target_calls if self.plain else None, greedy) \
@@ -210,13 +250,17 @@ class CheaperGuessesChapter(Chapter):
         best = max(self.rows, key=lambda r: r.outcome.speedup)
         fewest = cheaper.winner(self.rows, tuple(d.key for d in cheaper.DRAFTINGS))
         exact = [r.outcome.exact for r in self.rows]
-        same = ("Every drafting wrote exactly plain decoding's text." if all(e is True for e in exact)
-                else "" if any(e is None for e in exact) else "Some drafting changed the text!")
-        fastest = (f"Fastest: <b>{html.escape(best.drafting.label)}</b>. {html.escape(verdicts.verdict(best.outcome))}"
-                   if best.outcome.speedup >= 1 else f"None was faster than plain decoding here; the best, <b>"
-                   f"{html.escape(best.drafting.label)}</b>: {html.escape(verdicts.verdict(best.outcome))}")
-        return (f"<div class='speclab-live'>Fewest target calls: <b>{html.escape(fewest.drafting.label)}</b> "
-                f"({fewest.outcome.target_calls} for {fewest.new_tokens} tokens). {fastest} {same}<br>The text: <code>{html.escape(self.plain.text)}</code>"
+        same = (_("Every drafting wrote exactly plain decoding's text.") if all(e is True for e in exact)
+                else "" if any(e is None for e in exact) else _("Some drafting changed the text!"))
+        said = dict(name=f"<b>{html.escape(drafting_name(best.drafting.key))}</b>",
+                    verdict=html.escape(verdicts.verdict(best.outcome)))
+        fastest = (_("Fastest: {name}. {verdict}") if best.outcome.speedup >= 1 else
+                   _("None was faster than plain decoding here; the best, {name}: {verdict}")).format(**said)
+        fewest_line = _("Fewest target calls: {name} ({calls} for {tokens} tokens).").format(
+            name=f"<b>{html.escape(drafting_name(fewest.drafting.key))}</b>", calls=fewest.outcome.target_calls,
+            tokens=fewest.new_tokens)
+        text = _("The text: {text}").format(text=f"<code>{html.escape(self.plain.text)}</code>")
+        return (f"<div class='speclab-live'>{fewest_line} {fastest} {same}<br>{text}"
                 + retimed_html(best.outcome) + busy_html(best.outcome.profile)
                 + "</div>")
 
@@ -229,11 +273,11 @@ class CheaperGuessesChapter(Chapter):
             pn.pane.Bokeh(self.bars.figure, sizing_mode="stretch_width"),
             self.summary,
             pn.pane.Markdown(
-                "α is chapter 4's acceptance rate, kept ÷ (kept + rejected) guesses (those dropped after a "
-                "rejection are never checked and do not count); c is a guess's cost in one-position target calls (a copy's is "
-                "about 0); the speed-up is plain decoding's decode time ÷ this drafting's, every call priced "
-                "by this pair's measured cost profile — a verify pass over k positions as timed on this "
-                "machine — as chapter 11 draws one request. Prompt lookup's guesses are one-hot (q = 1 on the "
-                "copied token), so a guess is kept with probability p(x) and the output stays exact.",
+                _("α is chapter 4's acceptance rate, kept ÷ (kept + rejected) guesses (those dropped after a rejection "
+                  "are never checked and do not count); c is a guess's cost in one-position target calls (a copy's is "
+                  "about 0); the speed-up is plain decoding's decode time ÷ this drafting's, every call priced by this "
+                  "pair's measured cost profile — a verify pass over k positions as timed on this machine — as chapter "
+                  "11 draws one request. Prompt lookup's guesses are one-hot (q = 1 on the copied token), so a guess "
+                  "is kept with probability p(x) and the output stays exact."),
                 sizing_mode="stretch_width", styles={"font-size": "1rem", "color": palette.MUTED}),
             sizing_mode="stretch_width")

@@ -32,52 +32,115 @@ from uikit.presets import DRAFTER_NAMES
 from uikit.progress import TimeLeft
 from uikit.styles import TABLE_CSS
 from uikit.verdicts import against_break_even
+from lab.i18n import N_
+from uikit.language import Translated, gettext as _, ngettext, number, percent
 
 PER_KIND = 2            # held-out prompts per kind
 GAMMA = 4               # the lecture's γ: the argument's numbers
 MAX_NEW_TOKENS = REQUEST_TOKENS      # every live page's request length (lab.speed.request)
 YOURS = "yours"
+# Each kind's name on the page (lab.experiments.textkinds.KINDS); the English names are the predict
+# card's poll keys, shown in the page's language.
+KIND_NAMES = {"stories": N_("Stories"), "facts": N_("Facts"), "instructions": N_("Instructions"), "code": N_("Code"),
+              "json": N_("JSON"), "edit": N_("Edits"), YOURS: N_("Your prompt")}
+
+
+def kind_name(kind: str) -> str:
+    """A kind of text's name in the page's language."""
+    return _(KIND_NAMES[kind]) if kind in KIND_NAMES else kind
+
+
+def _listed(names: list[str]) -> str:
+    return _(", ").join(names)
+
+
+def reading(results: list[textkinds.KindResult], be: float | None = None) -> str:
+    """What the measured bars say, in words computed from them: the order of the kinds, whether the
+    structured kinds (textkinds.STRUCTURED) were the predictable ones, and (given the break-even α `be`)
+    which kinds draft faster than plain decoding on this machine and which slower."""
+    kinds = sorted((r for r in results if r.kind in textkinds.KINDS), key=lambda r: -r.alpha)
+    if not kinds:
+        return ""
+    order = _listed([_("{kind} {alpha}").format(kind=kind_name(r.kind), alpha=number(r.alpha, 2)) for r in kinds])
+    out = [_("Measured α, highest first: {order}.").format(order=order)]
+    structured = [r for r in kinds if r.kind in textkinds.STRUCTURED]
+    free = [r for r in kinds if r.kind in textkinds.FREE]
+    if structured and free:
+        worst, best = min(structured, key=lambda r: r.alpha), max(free, key=lambda r: r.alpha)
+        if worst.alpha >= best.alpha:
+            out.append(_("The kinds with a fixed structure (code, JSON, edits) had a higher α than the free ones, "
+                         "as the argument above expects."))
+        else:
+            out.append(_("Structure alone did not decide it: {low} ({low_alpha}) had a lower α than {high} "
+                         "({high_alpha}). What counts is what this draft model learned to guess, not how "
+                         "predictable the text looks to us.").format(
+                low=kind_name(worst.kind), low_alpha=number(worst.alpha, 2), high=kind_name(best.kind),
+                high_alpha=number(best.alpha, 2)))
+    if be is not None:
+        if math.isnan(be):
+            out.append(_("By the lecture's formula at this machine's costs no α breaks even: drafting with the draft "
+                         "model costs time on every kind."))
+        else:
+            faster = [kind_name(r.kind) for r in kinds if r.alpha >= be]
+            slower = [kind_name(r.kind) for r in kinds if r.alpha < be]
+            if not faster:
+                out.append(_("Every kind is below the break-even α = {be}: by the lecture's formula at this machine's "
+                             "costs the draft model makes every kind slower than plain decoding.").format(
+                    be=number(be, 2)))
+            elif not slower:
+                out.append(_("Every kind is above the break-even α = {be}: by the lecture's formula at this machine's "
+                             "costs the draft model makes every kind faster.").format(be=number(be, 2)))
+            else:
+                out.append(_("By the lecture's formula at this machine's costs, drafting pays above the break-even "
+                             "α = {be}: {faster}; below it, it costs time: {slower}.").format(
+                    be=number(be, 2), faster=_listed(faster), slower=_listed(slower)))
+    return " ".join(out)
 
 
 def argument_html(gamma: int = GAMMA) -> str:
     """Seed 001's argument, its numbers from the analytic model."""
     e70 = float(analytic.expected_tokens(0.7, gamma))
     be = {c: float(analytic.break_even_alpha(gamma, c)) for c in (0.1, 0.3)}
-    return (
-        "<div class='speclab-live'><b>Where the speed-up comes from.</b><ul style='margin:4px 0'>"
-        "<li>Why not skip the draft and hand the target random guesses? Verification is a chain: a "
-        "rejected guess drops every guess after it. A random guess 1 is rejected, so a round gives one "
-        "token — the same as plain decoding, plus the cost of drafting and checking dead positions.</li>"
-        "<li>So the target fixing mistakes was never the win: fixing only gets you back to one token per "
-        "call. <b>The win is the draft being right</b>: every kept guess is a token the target skips writing.</li>"
-        f"<li>Language is often predictable: a closing bracket, “the”, “of”, the rest of a half-typed word, "
-        f"the same variable name three lines down. If the target keeps each of γ = {gamma} guesses with "
-        f"chance α = 0.7 (given it kept the ones before), a target call gives <b>{e70:.2f}</b> tokens "
-        "instead of 1.</li>"
-        f"<li>When guessing goes badly, α collapses and the draft is a tax: with γ = {gamma}, drafting breaks "
-        f"even at α = {be[0.1]:.2f} when a draft call costs 10% of a target call, and at α = {be[0.3]:.2f} "
-        "when it costs 30%. Below that it is slower than doing nothing.</li></ul>"
-        "So it is a bet on how predictable your text is — to this draft model. Which kinds are the "
-        "predictable kind? Measure them: the reading under the bars says whether the argument held.</div>")
+    items = [
+        _("Why not skip the draft and hand the target random guesses? Verification is a chain: a rejected guess "
+          "drops every guess after it. A random guess 1 is rejected, so a round gives one token — the same as "
+          "plain decoding, plus the cost of drafting and checking dead positions."),
+        _("So the target fixing mistakes was never the win: fixing only gets you back to one token per call. "
+          "<b>The win is the draft being right</b>: every kept guess is a token the target skips writing."),
+        _("Language is often predictable: a closing bracket, “the”, “of”, the rest of a half-typed word, the same "
+          "variable name three lines down. If the target keeps each of γ = {gamma} guesses with chance α = {alpha} "
+          "(given it kept the ones before), a target call gives <b>{tokens}</b> tokens instead of 1.").format(
+            gamma=gamma, alpha=number(0.7, 1), tokens=number(e70, 2)),
+        _("When guessing goes badly, α collapses and the draft is a tax: with γ = {gamma}, drafting breaks even at "
+          "α = {cheap} when a draft call costs {cheap_cost} of a target call, and at α = {dear} when it costs "
+          "{dear_cost}. Below that it is slower than doing nothing.").format(
+            gamma=gamma, cheap=number(be[0.1], 2), dear=number(be[0.3], 2), cheap_cost=percent(0.1),
+            dear_cost=percent(0.3))]
+    return ("<div class='speclab-live'><b>" + _("Where the speed-up comes from.") + "</b><ul style='margin:4px 0'>"
+            + "".join(f"<li>{item}</li>" for item in items) + "</ul>"
+            + _("So it is a bet on how predictable your text is — to this draft model. Which kinds are the "
+                "predictable kind? Measure them: the reading under the bars says whether the argument held.")
+            + "</div>")
 
 
-REFLECTION = (
-    "<div class='speclab-live' style='border-left:6px solid #2b7a4b'><b>To think about: two minds drew the "
-    "path. Where did the deciding happen?</b><br>The fast guesser and the slow target, together, write exactly "
-    "the words the target would have written alone. If a quick guess and a careful nod give the very same "
-    "answer as the careful mind alone, where in all that was the choosing — in the leap, or only in the "
-    "check?</div>")
+def reflection_html() -> str:
+    """Seed 000's closing question."""
+    return ("<div class='speclab-live' style='border-left:6px solid #2b7a4b'><b>"
+            + _("To think about: two minds drew the path. Where did the deciding happen?") + "</b><br>"
+            + _("The fast guesser and the slow target, together, write exactly the words the target would have "
+                "written alone. If a quick guess and a careful nod give the very same answer as the careful mind "
+                "alone, where in all that was the choosing — in the leap, or only in the check?") + "</div>")
 
 
 class KindBars:
     """α per kind of text (and the student's prompt, hatched), with the value on each bar; built once."""
 
     def __init__(self):
-        self.labels = [textkinds.LABELS[k] for k in (*textkinds.KINDS, YOURS)]
+        self.labels = [kind_name(k) for k in (*textkinds.KINDS, YOURS)]
         self.source = ColumnDataSource(self._data([]))
         f = static_figure(height=290, sizing_mode="stretch_width", x_range=self.labels, y_range=(0, 1.15),
-                          title="α: the chance the target keeps a draft model's guess, given it kept the ones "
-                                "before (temperature 0)",
+                          title=_("α: the chance the target keeps a draft model's guess, given it kept the ones "
+                                  "before (temperature 0)"),
                           y_axis_label="α")
         f.vbar(x="label", top="alpha", source=self.source, width=0.7, fill_color="color", line_color=palette.INK,
                hatch_pattern="hatch", hatch_color="white", hatch_alpha=0.6)
@@ -95,10 +158,10 @@ class KindBars:
 
     @staticmethod
     def _data(results):
-        return dict(label=[r.label for r in results], alpha=[r.alpha for r in results],
+        return dict(label=[kind_name(r.kind) for r in results], alpha=[r.alpha for r in results],
                     color=[palette.DRAFT if r.kind == YOURS else palette.TARGET for r in results],
                     hatch=["/" if r.kind == YOURS else " " for r in results],
-                    text=[f"{r.alpha:.2f}" for r in results])
+                    text=[number(r.alpha, 2) for r in results])
 
     def draw(self, results, be: float | None = None) -> None:
         """The bars, and the break-even α `be` as a dashed line (hidden while None or nan: then as
@@ -107,23 +170,31 @@ class KindBars:
         shown = be is not None and not math.isnan(be)
         self.line.visible = self.line_label.visible = shown
         self.line.location = self.line_label.y = be if shown else 0
-        self.line_label.text = f"break-even α = {be:.2f}: above it drafting pays here" if shown else ""
+        self.line_label.text = _("break-even α = {be}: above it drafting pays here").format(
+            be=number(be, 2)) if shown else ""
 
 
 def verdict_html(kinds: list[textkinds.KindResult], be: float | None, yours=None, profile=None) -> str:
-    """The reading of the bars (lab.experiments.textkinds.reading), the student's prompt measured
-    (`yours`, an Outcome) and, on a busy cost `profile`, why its verdicts are unreliable."""
-    text = textkinds.reading(kinds, be)
+    """The reading of the bars (`reading`), the student's prompt measured (`yours`, an Outcome) and, on
+    a busy cost `profile`, why its verdicts are unreliable."""
+    text = reading(kinds, be)
     if yours is not None:
         a, word = yours.alpha or 0.0, yours.verdict_word()
-        text += f" Your prompt, measured: α = {a:.2f}, {yours.speedup:.2f}× plain decoding's speed on this machine"
+        said = dict(alpha=number(a, 2), speedup=number(yours.speedup, 2))
         if be is not None and not math.isnan(be) and word != "level" and (a >= be) != (word == "faster"):
-            side = "below" if word == "faster" else "above"     # the line says the other word: say why
-            text += f", {word} though its α is {side} the line: " + against_break_even(yours)
-        text += "."
+            # the line says the other word: say why, from the prompt's own rounds
+            said["reasons"] = against_break_even(yours)
+            text += " " + (_("Your prompt, measured: α = {alpha}, {speedup}× plain decoding's speed on this machine, "
+                             "faster though its α is below the line: {reasons}.") if word == "faster" else
+                           _("Your prompt, measured: α = {alpha}, {speedup}× plain decoding's speed on this machine, "
+                             "slower though its α is above the line: {reasons}.")).format(**said)
+        else:
+            text += " " + _("Your prompt, measured: α = {alpha}, {speedup}× plain decoding's speed on this "
+                            "machine.").format(**said)
     if profile is not None and profile.busy:
         text += " " + profile.why_busy()
-    return f"<div class='speclab-live' role='status'><b>What the bars say.</b> {html.escape(text)}</div>"
+    return (f"<div class='speclab-live' role='status'><b>{html.escape(_('What the bars say.'))}</b> "
+            f"{html.escape(text)}</div>")
 
 
 def table_html(results: list[textkinds.KindResult]) -> str:
@@ -134,12 +205,15 @@ def table_html(results: list[textkinds.KindResult]) -> str:
         first = r.prompts[0].replace("\n", " ")
         example = first if len(first) <= 60 else first[:57] + "…"
         mark = " class='current'" if r.kind == YOURS else ""
-        rows.append(f"<tr{mark}><td><b>{html.escape(r.label)}</b></td><td>{r.alpha:.2f}</td>"
-                    f"<td>{r.tokens_per_call:.2f}</td><td>{r.accepted} of {r.judged} judged · {r.drafted} drafted</td>"
-                    f"<td><code>{html.escape(example)}</code>"
-                    f"{f' and {len(r.prompts) - 1} more' if len(r.prompts) > 1 else ''}</td></tr>")
-    return ("<table class='speclab-table'><thead><tr><th>kind of text</th><th>α</th>"
-            "<th>tokens per target call</th><th>guesses kept</th><th>prompts</th></tr></thead>"
+        kept = _("{kept} of {judged} judged · {drafted} drafted").format(kept=r.accepted, judged=r.judged,
+                                                                          drafted=r.drafted)
+        more = _(" and {n} more").format(n=len(r.prompts) - 1) if len(r.prompts) > 1 else ""
+        rows.append(f"<tr{mark}><td><b>{html.escape(kind_name(r.kind))}</b></td><td>{number(r.alpha, 2)}</td>"
+                    f"<td>{number(r.tokens_per_call, 2)}</td><td>{kept}</td>"
+                    f"<td><code>{html.escape(example)}</code>{html.escape(more)}</td></tr>")
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in (
+        _("kind of text"), "α", _("tokens per target call"), _("guesses kept"), _("prompts")))
+    return (f"<table class='speclab-table'><thead><tr>{head}</tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>")
 
 
@@ -148,20 +222,20 @@ class PredictableChapter(Chapter):
     slug = "predictable"
     part = "IV"
     presets = True
-    kicker = "Beyond the lecture · a bet on your text"
-    title = "How predictable is your text?"
-    intro = ("Chapter 10 said drafting pays when α is high. But α is not the draft's alone: it depends on "
-             "what is being written. Measure α for six kinds of text on the live models, and place your own "
-             "prompt among them.")
-    takeaway = ("Speculative decoding is a bet on how predictable your text is: the speed comes from the "
-                "draft being right, never from the target fixing it.")
+    kicker = Translated("Beyond the lecture · a bet on your text")
+    title = Translated("How predictable is your text?")
+    intro = Translated("Chapter 10 said drafting pays when α is high. But α is not the draft's alone: it depends on "
+                       "what is being written. Measure α for six kinds of text on the live models, and place your "
+                       "own prompt among them.")
+    takeaway = Translated("Speculative decoding is a bet on how predictable your text is: the speed comes from the "
+                          "draft being right, never from the target fixing it.")
     tour_parts = ("run_button", "progress", "kinds_fig", "verdict")    # what shell/tour/steps.py shows
-    question = "Which kind of text will the draft model guess best — the highest α?"
+    question = Translated("Which kind of text will the draft model guess best — the highest α?")
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
         self.results: list[textkinds.KindResult] = []
-        self.run_button = pn.widgets.Button(label="▶ Measure the six kinds", color="primary", width=240)
+        self.run_button = pn.widgets.Button(label=_("▶ Measure the six kinds"), color="primary", width=240)
         on_click(self.run_button, self._on_run)
         self.progress = TimeLeft()     # its bar and time left, estimated from the kinds measured so far
         self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
@@ -176,7 +250,7 @@ class PredictableChapter(Chapter):
         then each preset with each drafter, so the preset bar of chapters 4, 8 and 10–13 says who
         wins on a preset's first press."""
         kinds = textkinds.kind_prompts(PER_KIND)
-        jobs = [(f"chapter 13's {textkinds.LABELS[k].lower()}", textkinds.cached_kind,
+        jobs = [(f"chapter 13's {KIND_NAMES[k].lower()}", textkinds.cached_kind,
                  (student.service, k, kinds[k], student.gamma, MAX_NEW_TOKENS), dict(variant="aligned"))
                 for k in textkinds.KINDS]
         tokenizer = student.service.pair.tokenizer
@@ -198,13 +272,13 @@ class PredictableChapter(Chapter):
         return None if self.profile is None else textkinds.break_even(self.profile, self.state.gamma)
 
     def make_predict(self):
-        labels = [textkinds.LABELS[k] for k in textkinds.KINDS]
+        keys = [KIND_NAMES[k] for k in textkinds.KINDS]      # the class poll's keys: English, shown translated
 
         def explain(truth):
-            return textkinds.reading(self.kind_results)
-        return PredictCard(self.state, 13, self.question, choices=labels,
-                           answer=lambda: textkinds.most_predictable(self.kind_results).label,
-                           explanation=explain, hint="Now press Measure the six kinds below to check.")
+            return reading(self.kind_results)
+        return PredictCard(self.state, 13, self.question, choices=keys,
+                           answer=lambda: KIND_NAMES[textkinds.most_predictable(self.kind_results).kind],
+                           explanation=explain, hint=_("Now press Measure the six kinds below to check."))
 
     @property
     def kind_results(self) -> list[textkinds.KindResult]:
@@ -236,9 +310,11 @@ class PredictableChapter(Chapter):
         total, started = len(textkinds.KINDS) + 1, time.monotonic()
         async with self.progress.running() as left:
             for i, kind in enumerate(textkinds.KINDS):
-                what = f"{textkinds.LABELS[kind].lower()} ({len(kinds[kind])} prompts)"
+                message = ngettext("Measuring {kind} ({n} prompt): {i} of {total}…",
+                                   "Measuring {kind} ({n} prompts): {i} of {total}…", len(kinds[kind])).format(
+                    kind=kind_name(kind), n=len(kinds[kind]), i=i + 1, total=total)
                 got = await self.run_model(textkinds.cached_kind, service, kind, kinds[kind], gamma, MAX_NEW_TOKENS,
-                                           message=f"Measuring {what}: {i + 1} of {total}…")
+                                           message=message)
                 if request != self._request() or got is None:
                     return None
                 self.results.append(got)
@@ -246,7 +322,7 @@ class PredictableChapter(Chapter):
                 self._draw()
             ids = self.prompt_ids()     # the student's prompt: one sentence when it cannot be used
             outcome = None if ids is None else await self.run_model(
-                service.outcome, self.request(ids, max_new_tokens=MAX_NEW_TOKENS), message=f"Measuring your prompt: {total} of {total}…")
+                service.outcome, self.request(ids, max_new_tokens=MAX_NEW_TOKENS), message=_("Measuring your prompt: {i} of {total}…").format(i=total, total=total))
             if request != self._request():
                 return None
             if outcome is not None:
@@ -254,7 +330,7 @@ class PredictableChapter(Chapter):
                 self.yours = outcome
             self.profile = outcome.profile if outcome is not None else \
                 service.profiles.already_measured(request[1]) or await self.run_model(
-                    service.profiles.of, message="Timing this pair's calls (once per server)…")
+                    service.profiles.of, message=N_("Timing this pair's calls (once per server)…"))
             self._draw()
         if self.predict is not None:
             self.predict.reveal()
@@ -281,12 +357,12 @@ class PredictableChapter(Chapter):
 
     def body(self):
         caption = pn.pane.Markdown(
-            f"Each kind: its first {PER_KIND} held-out prompts (prompts kept apart from the ones the draft was "
-            f"trained and tuned on), {MAX_NEW_TOKENS} new tokens each, the draft model guessing your γ "
-            f"({self.state.gamma}) a round at temperature 0. α pools the kind's guesses: kept ÷ judged, where a "
-            "guess is judged when the target keeps or rejects it (the guesses after a rejection are dropped "
-            "unjudged), as chapter 4 defines it. Your prompt is your "
-            "request with the draft model guessing, as chapters 10, 11 and 12 measure it.",
+            _("Each kind: its first {per_kind} held-out prompts (prompts kept apart from the ones the draft was "
+              "trained and tuned on), {tokens} new tokens each, the draft model guessing your γ ({gamma}) a round "
+              "at temperature 0. α pools the kind's guesses: kept ÷ judged, where a guess is judged when the target "
+              "keeps or rejects it (the guesses after a rejection are dropped unjudged), as chapter 4 defines it. "
+              "Your prompt is your request with the draft model guessing, as chapters 10, 11 and 12 measure "
+              "it.").format(per_kind=PER_KIND, tokens=MAX_NEW_TOKENS, gamma=self.state.gamma),
             sizing_mode="stretch_width", styles={"font-size": "1rem", "color": palette.MUTED})
         return pn.Column(
             pn.pane.HTML(argument_html(), sizing_mode="stretch_width", stylesheets=[TABLE_CSS]),
@@ -294,5 +370,5 @@ class PredictableChapter(Chapter):
                    sizing_mode="stretch_width"),
             pn.pane.Bokeh(self.bars.figure, sizing_mode="stretch_width"),
             self.verdict, self.table, caption,
-            pn.pane.HTML(REFLECTION, sizing_mode="stretch_width", stylesheets=[TABLE_CSS], margin=(12, 5, 0, 5)),
+            pn.pane.HTML(reflection_html(), sizing_mode="stretch_width", stylesheets=[TABLE_CSS], margin=(12, 5, 0, 5)),
             sizing_mode="stretch_width")

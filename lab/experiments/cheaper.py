@@ -27,12 +27,10 @@ from lab.speed.request import Outcome
 
 @dataclass(frozen=True)
 class Drafting:
-    """One way of guessing, as a page names and explains it."""
+    """One way of guessing (chapter 12 names and explains each by its key)."""
     key: str          # e.g. "lookup"
-    label: str        # e.g. "Prompt lookup"
     drafter: str      # lab.core.drafting drafter: "model" | "lookup" | "hybrid"
     policy: str       # lab.core.drafting policy text; the request's γ replaces its γ unless `gamma` is set
-    how: str          # one sentence: how it guesses
     gamma: int | None = None   # a γ of its own (the auto schedule's cap)
 
     def request(self, base: Request) -> Request:
@@ -41,21 +39,12 @@ class Drafting:
 
 
 DRAFTINGS = (
-    Drafting("model", "Draft model", "model", "constant",
-             "The lecture’s draft: a small model guesses γ tokens, one call each."),
-    Drafting("lookup", "Prompt lookup", "lookup", "constant",
-             "No model at all: copy the tokens that followed the last earlier occurrence of the text’s "
-             "final words (up to 3 of them), in microseconds."),
-    Drafting("hybrid", "Hybrid", "hybrid", "constant",
-             "Prompt lookup when the text repeats itself, the draft model otherwise."),
-    Drafting("adaptive", "Adaptive γ", "model", "heuristic",
-             "The draft model, with transformers’ schedule: γ + 2 after a round that kept every guess, "
-             "γ − 1 after a miss."),
-    Drafting("confident", "Confidence stop", "model", f"constant+confidence:{DEFAULT_CONFIDENCE}",
-             f"The draft model stops guessing after a token it gave less than {DEFAULT_CONFIDENCE:.0%}."),
-    Drafting("auto", "Hybrid, auto γ", "hybrid", "auto", "This lab’s default: copy or draft, whichever source "
-             "pays more, only as many tokens (up to 12) as its recent hit rate pays for on this machine, and a "
-             "plain step (no guess) where neither pays.", gamma=12),
+    Drafting("model", "model", "constant"),                  # the lecture's draft: γ guesses, one call each
+    Drafting("lookup", "lookup", "constant"),                # copy what followed the text's last words
+    Drafting("hybrid", "hybrid", "constant"),                # lookup where the text repeats, else the model
+    Drafting("adaptive", "model", "heuristic"),              # transformers' schedule: +2 after all kept, −1
+    Drafting("confident", "model", f"constant+confidence:{DEFAULT_CONFIDENCE}"),   # stop on an unsure guess
+    Drafting("auto", "hybrid", "auto", gamma=12),            # the lab's default (lab.core.adaptive)
 )
 BY_KEY = {d.key: d for d in DRAFTINGS}
 

@@ -14,13 +14,11 @@ Greedy and seeded, so the figures depend on the pair and the prompts only: pages
     kinds = kind_prompts(per_kind=2)               # {"stories": [...], ..., "edit": [...]}
     result = measure_kind(pair, "code", kinds["code"])
     be = break_even(profile, gamma=4)              # the α below which drafting is slower here
-    reading(results, be)                           # the order, the line, the verdict, in words
+    most_predictable(results)                      # the highest α (chapter 13 says it in words)
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import numpy as np
 
 from lab.core.engine import generate
 from lab.core.request import REQUEST_TOKENS, Request
@@ -30,8 +28,6 @@ from lab.core.trace import acceptance_rate
 from lab.speed.request import measured_break_even
 
 KINDS = ("stories", "facts", "instructions", "code", "json", "edit")
-LABELS = {"stories": "Stories", "facts": "Facts", "instructions": "Instructions", "code": "Code",
-          "json": "JSON", "edit": "Edits", "yours": "Your prompt"}
 DRAFTER, POLICY = "model", "constant"       # the lecture's drafting: the draft model, constant γ
 
 
@@ -51,10 +47,6 @@ class KindResult:
         """One prompt's generation (lab.core.trace.GenerationTrace) as a result of its own."""
         return cls(kind, (prompt,), trace.drafted, trace.accepted, len(trace.new_ids), trace.target_calls,
                    trace.rejected)
-
-    @property
-    def label(self) -> str:
-        return LABELS.get(self.kind, self.kind)
 
     @property
     def alpha(self) -> float:
@@ -111,7 +103,7 @@ def most_predictable(results: list[KindResult]) -> KindResult:
 
 
 # The kinds with a fixed structure (syntax, a copy of the prompt) and those whose words are free: the
-# lecture's argument says the first should be the predictable ones; `reading` says whether they were.
+# lecture's argument says the first should be the predictable ones; chapter 13 says whether they were.
 STRUCTURED, FREE = ("code", "json", "edit"), ("stories", "facts", "instructions")
 
 
@@ -120,42 +112,3 @@ def break_even(profile, gamma: int, c: float | None = None) -> float:
     every verdict names (lab.speed.request.measured_break_even), at the profile's measured c unless
     given; nan when no α does."""
     return measured_break_even(profile, gamma, profile.c if c is None else c)
-
-
-def reading(results: list[KindResult], be: float | None = None) -> str:
-    """What the measured bars say, in words computed from them: the order of the kinds, whether the
-    structured kinds were the predictable ones, and (given the break-even α `be`) which kinds draft
-    faster than plain decoding on this machine and which slower."""
-    kinds = sorted((r for r in results if r.kind in KINDS), key=lambda r: -r.alpha)
-    if not kinds:
-        return ""
-    order = ", ".join(f"{r.label} {r.alpha:.2f}" for r in kinds)
-    out = [f"Measured α, highest first: {order}."]
-    low_structured = [r for r in kinds if r.kind in STRUCTURED]
-    high_free = [r for r in kinds if r.kind in FREE]
-    if low_structured and high_free:
-        worst, best = min(low_structured, key=lambda r: r.alpha), max(high_free, key=lambda r: r.alpha)
-        if worst.alpha >= best.alpha:
-            out.append("The kinds with a fixed structure (code, JSON, edits) had a higher α than the free ones, "
-                       "as the argument above expects.")
-        else:
-            out.append(f"Structure alone did not decide it: {worst.label} ({worst.alpha:.2f}) had a lower α "
-                       f"than {best.label} ({best.alpha:.2f}). What counts is what this draft model learned to "
-                       "guess, not how predictable the text looks to us.")
-    if be is not None:
-        if np.isnan(be):
-            out.append("By the lecture's formula at this machine's costs no α breaks even: drafting with the draft "
-                       "model costs time on every kind.")
-        else:
-            faster = [r.label for r in kinds if r.alpha >= be]
-            slower = [r.label for r in kinds if r.alpha < be]
-            if not faster:
-                out.append(f"Every kind is below the break-even α = {be:.2f}: by the lecture's formula at this "
-                           "machine's costs the draft model makes every kind slower than plain decoding.")
-            elif not slower:
-                out.append(f"Every kind is above the break-even α = {be:.2f}: by the lecture's formula at this "
-                           "machine's costs the draft model makes every kind faster.")
-            else:
-                out.append(f"By the lecture's formula at this machine's costs, drafting pays above the break-even "
-                           f"α = {be:.2f}: {', '.join(faster)}; below it, it costs time: {', '.join(slower)}.")
-    return " ".join(out)

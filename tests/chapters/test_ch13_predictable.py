@@ -1,7 +1,7 @@
 """Chapter 13: α per kind of text, measured on the pair, shared by a class, the student's prompt among them."""
 import pytest
 
-from chapters.ch13_predictable import KindBars, PredictableChapter, argument_html
+from chapters.ch13_predictable import KindBars, PredictableChapter, argument_html, kind_name, reading
 from lab.core.request import Request
 from lab.core import analytic
 from lab.experiments import textkinds
@@ -42,9 +42,9 @@ def test_the_verdict_shows_after_the_measurement_and_names_the_highest_alpha(cha
     results = measured(chapter)
     kinds = [r for r in results if r.kind != "yours"]
     best = max(kinds, key=lambda r: r.alpha)
-    assert chapter.predict.ready and chapter.predict.correct_answer() == best.label
-    assert chapter.predict.correct is (best.label == "JSON")
-    assert f"{best.label} {best.alpha:.2f}" in chapter.predict.verdict_text
+    assert chapter.predict.ready and chapter.predict.correct_answer() == kind_name(best.kind)
+    assert chapter.predict.correct is (kind_name(best.kind) == "JSON")
+    assert f"{kind_name(best.kind)} {best.alpha:.2f}" in chapter.predict.verdict_text
 
 
 def test_a_class_shares_one_measurement_per_server(chapter, make_chapter):
@@ -99,12 +99,12 @@ def test_the_bars_get_a_break_even_line_and_a_reading_computed_from_them(chapter
     kinds = [r for r in results if r.kind != "yours"]
     be = textkinds.break_even(chapter.profile, chapter.state.gamma)
     assert chapter.profile is chapter.yours.profile
-    order = ", ".join(f"{r.label} {r.alpha:.2f}" for r in sorted(kinds, key=lambda r: -r.alpha))
+    order = ", ".join(f"{kind_name(r.kind)} {r.alpha:.2f}" for r in sorted(kinds, key=lambda r: -r.alpha))
     verdict = chapter.verdict.object
     assert f"Measured α, highest first: {order}." in verdict
     assert chapter.bars.line.visible == (be == be) and (be != be or chapter.bars.line.location == be)
     if be == be:
-        slower = [r.label for r in sorted(kinds, key=lambda r: -r.alpha) if r.alpha < be]
+        slower = [kind_name(r.kind) for r in sorted(kinds, key=lambda r: -r.alpha) if r.alpha < be]
         assert f"break-even α = {be:.2f}" in verdict and all(label in verdict for label in slower)
     assert f"Your prompt, measured: α = {chapter.yours.alpha or 0:.2f}, {chapter.yours.speedup:.2f}×" in verdict
 
@@ -133,13 +133,13 @@ def test_the_reading_says_when_structure_did_not_decide_it():
     alphas = {"json": 0.35, "facts": 0.25, "edit": 0.20, "stories": 0.14, "code": 0.12, "instructions": 0.11}
     # α = kept ÷ (kept + rejected): 100 kept guesses, and rejections to give each kind its α
     results = [textkinds.KindResult(k, ("x",), 400, 100, 10, 5, round(100 / a) - 100) for k, a in alphas.items()]
-    text = textkinds.reading(results, 0.42)
+    text = reading(results, 0.42)
     assert text.startswith("Measured α, highest first: JSON 0.35, Facts 0.25, Edits 0.20, Stories 0.14, Code 0.12, "
                            "Instructions 0.11.")
     assert "Code (0.12) had a lower α than Facts (0.25)" in text
     assert "Every kind is below the break-even α = 0.42" in text and "formula" in text
     assert "as the argument above expects" not in text
-    mixed = textkinds.reading(results, 0.2)
+    mixed = reading(results, 0.2)
     assert "drafting pays above the break-even α = 0.20: JSON, Facts, Edits; below it, it costs time" in mixed
 
 

@@ -70,14 +70,14 @@ def test_ch13_measures_alpha_per_kind_and_places_the_prompt(page, server, shot, 
     best = None
     for kind in textkinds.KINDS:
         r = textkinds.measure_kind(pair, kind, kinds[kind], gamma=ch13.GAMMA, max_new_tokens=ch13.MAX_NEW_TOKENS)
-        row = page.locator("tr", has=page.locator("td", has_text=r.label)).first
+        row = page.locator("tr", has=page.locator("td", has_text=ch13.kind_name(r.kind))).first
         assert f"{r.alpha:.2f}" in row.inner_text()
         assert f"{r.accepted} of {r.judged} judged · {r.drafted} drafted" in row.inner_text()
         best = r if best is None or r.alpha > best.alpha else best
     verdict = page.locator(".verdict.right, .verdict.wrong").first
     verdict.wait_for()
-    assert ("✓ Right." in verdict.inner_text()) == (best.label == "Edits")
-    assert f"{best.label} {best.alpha:.2f}" in verdict.inner_text()
+    assert ("✓ Right." in verdict.inner_text()) == (ch13.kind_name(best.kind) == "Edits")
+    assert f"{ch13.kind_name(best.kind)} {best.alpha:.2f}" in verdict.inner_text()
     page.get_by_text("in the leap, or only in the check?", exact=False).first.wait_for()
     shot(page, "ch13-measured", page.locator("td", has_text="Your prompt").first)
     # a preset changes the student's prompt: its bar is measured again
