@@ -30,6 +30,7 @@ from uikit.predict import PredictCard
 from uikit.progress import TimeLeft
 from uikit.styles import BOX_CSS
 from uikit.tokens import Chip, TokenStrip, count_html, lane, legend
+from uikit.verdicts import why_busy
 
 N_WORDS = 5
 MAX_POSITIONS = 8
@@ -248,7 +249,7 @@ class CheckingChapter(Chapter):
         self.figure.y_range.end = max(MAX_POSITIONS, max(c.ratio for c in costs)) + 1
         self.placeholder.visible = False
         one = costs[0].seconds
-        busy = self.profile.why_busy() if self.profile is not None else ""
+        busy = why_busy(self.profile)
         timed = _("One call over 1 position: <b>{ms} ms</b> (timed for this server, after {n} tokens of "
                   "text).").format(ms=f"{one * 1000:.1f}", n=PREFILL_TOKENS)
         self.reading.object = f'<div class="verdict waiting">{timed} {html.escape(honest_reading(costs, busy))}</div>'

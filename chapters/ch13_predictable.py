@@ -31,7 +31,7 @@ from uikit.predict import PredictCard
 from uikit.presets import DRAFTER_NAMES
 from uikit.progress import TimeLeft
 from uikit.styles import TABLE_CSS
-from uikit.verdicts import against_break_even
+from uikit.verdicts import against_break_even, why_busy
 from lab.i18n import N_
 from uikit.language import Translated, gettext as _, ngettext, number, percent
 
@@ -192,7 +192,7 @@ def verdict_html(kinds: list[textkinds.KindResult], be: float | None, yours=None
             text += " " + _("Your prompt, measured: α = {alpha}, {speedup}× plain decoding's speed on this "
                             "machine.").format(**said)
     if profile is not None and profile.busy:
-        text += " " + profile.why_busy()
+        text += " " + why_busy(profile)
     return (f"<div class='speclab-live' role='status'><b>{html.escape(_('What the bars say.'))}</b> "
             f"{html.escape(text)}</div>")
 

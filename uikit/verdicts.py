@@ -76,6 +76,38 @@ def drafting(o) -> str:
         drafted=drafted, rounds=rounds)
 
 
+def why_busy(profile) -> str:
+    """One sentence on why a cost profile (lab.speed.costs.CostProfile) is flagged busy ("" when it is
+    not, or there is none)."""
+    if profile is None or not profile.busy:
+        return ""
+    if profile.load > profile.cores:
+        return ngettext("The machine was busy while timing (load {load} on {cores} core), so these figures are "
+                        "unreliable.", "The machine was busy while timing (load {load} on {cores} cores), so these "
+                        "figures are unreliable.", profile.cores).format(load=number(profile.load, 1),
+                                                                          cores=profile.cores)
+    return _("Repeated runs of one call differed by {share} while timing (the machine was busy), so these figures "
+             "are unreliable.").format(share=percent(profile.spread))
+
+
+def verify_note(profile, gamma: int) -> str:
+    """One sentence on the lecture's round cost 1 + γc against this machine's v(γ + 1) + γc (and why
+    the profile is unreliable, when it is)."""
+    v = profile.verify_units(gamma + 1)
+    said = dict(k=gamma + 1, v=_f(v), by=_f(abs(v - 1)))
+    note = (_("The lecture counts a verify pass over γ + 1 positions as one target call whatever γ; measured on "
+              "this machine, a pass over {k} costs v({k}) = {v} calls, so a round costs {by} more than 1 + γc and "
+              "the measured speed-up curve lies below the lecture's.") if v > 1 else
+            _("The lecture counts a verify pass over γ + 1 positions as one target call whatever γ; measured on "
+              "this machine, a pass over {k} costs v({k}) = {v} calls, so a round costs {by} more than 1 + γc and "
+              "the measured speed-up curve lies on the lecture's.") if v == 1 else
+            _("The lecture counts a verify pass over γ + 1 positions as one target call whatever γ; measured on "
+              "this machine, a pass over {k} costs v({k}) = {v} calls, so a round costs {by} less than 1 + γc and "
+              "the measured speed-up curve lies above the lecture's.")).format(**said)
+    busy = why_busy(profile)
+    return f"{note} {busy}" if busy else note
+
+
 def _spent(o) -> str:
     """What a round spent: "3.6 guesses at 0.14 each and a verify pass of 1.20"."""
     guesses = o.spec.drafted / max(1, o.target_calls)

@@ -23,6 +23,7 @@ from uikit import palette
 from uikit.figures import static_figure
 from uikit.language import gettext as _, ngettext, number, percent
 from uikit.tokens import Chip, count_html
+from uikit.verdicts import why_busy
 
 N_TOKENS = 20
 LANES = ("Small model", "Big model")   # bottom → top on the time axis, in the page's language on the page
@@ -44,7 +45,7 @@ def summary_html(r: Race, reduced_motion: bool) -> str:
     n_unlikely = sum(r.unlikely)
     per_big = r.target_done / max(1, len(r.target_ends))
     per_small = r.draft_done / max(1, len(r.draft_ends))
-    busy = f" <b>{html.escape(r.busy)}</b>" if r.busy else ""
+    busy = f" <b>{html.escape(why_busy(r.profile))}</b>" if r.profile is not None and r.profile.busy else ""
     times = html.escape(_(
         "The small model finished in {small}, the big model in {big} ({ratio}× the small model’s time; both make "
         "one call per word: {per_big} vs {per_small} a call, as this pair’s cost profile times them for chapters "

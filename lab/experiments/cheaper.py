@@ -59,9 +59,6 @@ class Row:
     def new_tokens(self) -> int:
         return len(self.outcome.spec.new_ids)
 
-    @property
-    def busy(self) -> str:
-        return self.outcome.profile.why_busy()
 
 
 def winner(rows: list[Row], among: tuple[str, ...] = ("model", "lookup", "hybrid")) -> Row:

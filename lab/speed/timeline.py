@@ -7,7 +7,7 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lab.speed.costs import CostProfile
 from lab.core.trace import GenerationTrace
@@ -36,7 +36,7 @@ class Race:
     draft_texts: list[str]
     draft_ends: list[float]
     draft_target_p: list[float]        # target's probability of each draft token, same prefix
-    busy: str = ""                     # why the cost profile's times are unreliable ("" when they are not)
+    profile: CostProfile | None = field(default=None, repr=False)   # what priced the calls (busy: unreliable)
 
     @classmethod
     def of(cls, big: GenerationTrace, small: GenerationTrace, draft_target_p: list[float],
@@ -44,7 +44,7 @@ class Race:
         """Both lanes, each call priced by `profile` (a target call its `unit`, a draft call its
         `draft_seconds`: the times chapters 3, 10 and 11 use), or as timed when there is none."""
         (tt, te), (dt, de) = (lane(big, profile and profile.unit), lane(small, profile and profile.draft_seconds))
-        return cls(tt, te, dt, de, list(draft_target_p), profile.why_busy() if profile else "")
+        return cls(tt, te, dt, de, list(draft_target_p), profile)
 
     @property
     def target_done(self) -> float:

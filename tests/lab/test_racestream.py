@@ -9,6 +9,7 @@ from lab.experiments.racestream import cached_race, stream_race
 from lab.core.sampling import GREEDY, SamplingSettings
 from serving.service import ModelService
 from lab.pairs.tiny import tiny_pair
+from uikit.verdicts import why_busy
 
 
 def test_the_streamed_race_is_the_service_race_and_grows_in_time_order():
@@ -27,7 +28,7 @@ def test_the_streamed_race_is_the_service_race_and_grows_in_time_order():
     assert race.target_ends == reference.target_ends == pytest.approx(
         [profile.unit * (i + 1) for i in range(len(race.target_ends))])
     assert race.draft_ends == pytest.approx([profile.draft_seconds * (i + 1) for i in range(len(race.draft_ends))])
-    assert race.busy == profile.why_busy()
+    assert race.profile is profile
     assert len(steps) == len(race.target_texts) + len(race.draft_texts) - 1
     frontiers = [t for _, t in steps]
     assert frontiers == sorted(frontiers)
@@ -65,5 +66,5 @@ def test_a_busy_profile_is_flagged_on_the_race():
     ids = encode_prompt(pair.tokenizer, DEFAULT_PROMPT)
     busy = made_profile(verify=[0.05] * 17, draft=0.01, busy=True, load=5.0)
     race = stream_race(pair, Request(ids, settings=GREEDY, max_new_tokens=4), busy)
-    assert race.busy == busy.why_busy() and "busy" in race.busy
+    assert race.profile is busy and "busy" in why_busy(race.profile)
     assert race.target_done == pytest.approx(0.05 * len(race.target_ends))
