@@ -9,6 +9,7 @@
 //   lab/experiments/display.py      regions
 //   lab/core/sampling.py     accept_probability; lab/experiments/twotokens.py thresholds
 //   Python's format(x, ".Nf")   fixed
+//   lab/i18n: number (number, number_format), plural (plural_rule), str.format's named fields  fill
 //
 // Inputs are numbers the page's own sliders produce (already in range), so the Python functions'
 // checks of their input are not repeated here.
@@ -102,6 +103,46 @@ const analytic = (() => {
     return x.toFixed(d)
   }
 
-  return {MAX_GAMMA, fixed, expected_tokens, round_cost, speedup, break_even_alpha, best_gamma, ALPHAS, numbers,
-          profile_round_cost, profile_speedup, regions, accept_probability, thresholds}
+  // lab/i18n/formats.py number: `x` with `d` decimals as the page's language writes it, `format` being
+  // uikit.language.browser_language()'s. English is Python's own formatting (fixed; "," between
+  // thousands when `group`); another language is Babel's: the shortest decimal that reads back as x
+  // (JS's String is Python's repr), rounded half to even, with the language's decimal sign and
+  // thousands separator. So 2.675 is "2.67" in English (its binary value is below the tie), "2,68" in Spanish.
+  function number(x, d, format, group = false) {
+    let int, frac
+    if (format.python) {
+      [int, frac] = fixed(Math.abs(x), d).split(".")
+    } else {
+      const [, whole, part = "", exp = "0"] = /^(\d+)(?:\.(\d+))?(?:e([-+]\d+))?$/.exec(String(Math.abs(x)))
+      let digits = whole + part, point = whole.length + Number(exp)       // x = 0.digits × 10^point
+      if (point < 1) { digits = "0".repeat(1 - point) + digits; point = 1 }
+      digits = digits.padEnd(point + d + 1, "0")
+      const kept = digits.slice(0, point + d), rest = digits.slice(point + d)
+      const odd = Number(kept[kept.length - 1]) % 2 === 1
+      const up = rest[0] > "5" || (rest[0] === "5" && (/[1-9]/.test(rest.slice(1)) || odd))
+      const rounded = (BigInt(kept) + (up ? 1n : 0n)).toString().padStart(d + 1, "0")
+      int = rounded.slice(0, rounded.length - d)
+      frac = d ? rounded.slice(rounded.length - d) : undefined
+    }
+    if (group) int = int.replace(/\B(?=(\d{3})+$)/g, format.python ? "," : format.group)
+    const sign = x < 0 || Object.is(x, -0) ? "-" : ""
+    return sign + int + (frac === undefined ? "" : (format.python ? "." : format.decimal) + frac)
+  }
+
+  // lab/i18n plural_rule: the page's language's plural rule (its catalog's C expression, which JS
+  // reads alike; nothing but n, digits and operators is let through) as a function from a count to
+  // the index of its form, the order uikit.language.plural_samples hands a message's forms in.
+  function plural(rule) {
+    if (!/^[n0-9\s()?:!=<>&|%+*\/-]*$/.test(rule)) throw new Error(`not a plural rule: ${rule}`)
+    const index = new Function("n", `return Number(${rule})`)
+    return (forms, n) => forms[Math.min(index(n), forms.length - 1)]
+  }
+
+  // str.format's named fields: fill("{n} of {total}", {n: 1, total: 3}) is "1 of 3" ("{{" is "{").
+  function fill(template, values) {
+    return template.replace(/\{\{|\}\}|\{(\w+)\}/g, (m, name) => (name === undefined ? m[0] : String(values[name])))
+  }
+
+  return {MAX_GAMMA, fixed, number, plural, fill, expected_tokens, round_cost, speedup, break_even_alpha, best_gamma,
+          ALPHAS, numbers, profile_round_cost, profile_speedup, regions, accept_probability, thresholds}
 })()

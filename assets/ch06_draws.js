@@ -9,13 +9,13 @@
 //
 // args: n (rounds; 0 resets), seed_state, seed_inc (the generator's state, decimal strings), the sources
 // and models of chapters/ch06_accept_rule/figures.py, tokens, kept_colour, rejected_colour, share_axis,
-// share_points, settled, no_draw, seed_note (texts), prefix (the panes' class prefix, uikit.browser).
+// share_points, settled, seed_note (its text), words (the page's sentences in its language and how it
+// writes numbers and counts: chapters/ch06_accept_rule/__init__.py browser_words), prefix (the panes'
+// class prefix, uikit.browser).
 // cb_data may name the panes (last_draw, freq_table, share_note); else they are found on the page.
 const quiet = {sync: false}
 const escape = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
   .replace(/"/g, "&quot;").replace(/'/g, "&#x27;")          // Python's html.escape, as Panel sends text
-
-const fixed = analytic.fixed
 
 // numpy's PCG64 (XSL-RR 128/64): step, then output; random() = (next64 >> 11) · 2^-53
 const MASK128 = (1n << 128n) - 1n, MASK64 = (1n << 64n) - 1n
@@ -36,6 +36,9 @@ if (!Object.keys(panes).length && share_src.document)      // the page's models 
     for (const c of m.css_classes ?? [])
       if (c.startsWith(prefix)) panes[c.slice(prefix.length)] = m
 
+const num = (x, d) => analytic.number(x, d, words.language.format)     // uikit.language's number
+const form = analytic.plural(words.language.plural)                    // ngettext's pick: form(forms, n)
+const fill = analytic.fill
 const p_a = lines_src.data.p[0], q_a = lines_src.data.q[0]
 const p = [p_a, 1 - p_a], q = [q_a, 1 - q_a]
 const thr = analytic.thresholds(p_a, q_a)
@@ -85,7 +88,7 @@ const last = s.last
 if (last) {
   thr_src.setv({data: {left: [0], right: [last.threshold]}}, quiet)
   u_src.setv({data: {u: [last.u], y: [0.5], color: [last.kept ? kept_colour : rejected_colour]}}, quiet)
-  u_label.setv({text: `u = ${fixed(last.u, 3)}`}, quiet)
+  u_label.setv({text: `u = ${num(last.u, 3)}`}, quiet)
 } else {
   thr_src.setv({data: {left: [0], right: [0]}}, quiet)
   u_src.setv({data: {u: [], y: [], color: []}}, quiet)
@@ -93,36 +96,32 @@ if (last) {
 }
 
 // ---- the panes: last_draw_html, frequency_table_html, share_note_html + seed_note ----
-let last_draw = no_draw
+// (last_draw_html, draw_sentence, frequency_table_html, share_note_html and its notes, in words' templates)
+let last_draw = words.no_draw
 if (last) {
-  const [verdict, rel] = last.kept ? ["✓ kept", "<"] : ["✗ rejected", "≥"]
-  const which = last.n > 1 ? `Last of ${last.n} draws` : "Draw"
-  last_draw = `<p class='speclab-formula'>${which}: the draft proposed <b>${last.token}</b>; u = ${fixed(last.u, 3)} ` +
-    `${rel} min(1, p/q) = ${fixed(last.threshold, 3)} → <b>${verdict}</b></p>`
+  const [verdict, rel] = last.kept ? [words.kept, "<"] : [words.rejected, "≥"]
+  const said = fill(last.n > 1 ? words.many_draws : words.one_draw, {n: last.n, token: last.token, u: num(last.u, 3),
+                                                                     rel, threshold: num(last.threshold, 3), verdict})
+  last_draw = `<p class='speclab-formula'>${said}</p>`
 }
 const rows = tokens.map((t, i) => {
-  const kind = q[i] > p[i] ? "draft too eager" : (q[i] < p[i] ? "draft too shy" : "both agree")
-  const f = isNaN(freq[i]) ? "—" : fixed(freq[i], 3)
-  return `<tr><td><b>${t}</b></td><td>${fixed(p[i], 2)}</td><td>${fixed(q[i], 2)}</td><td>${kind}</td>` +
-    `<td>${s.proposed[i]}</td><td>${s.kept[i]}</td><td>${f}</td><td>${fixed(thr[i], 3)}</td></tr>`
+  const kind = words.regions[q[i] > p[i] ? "eager" : (q[i] < p[i] ? "shy" : "agree")]
+  const f = isNaN(freq[i]) ? "—" : num(freq[i], 3)
+  return `<tr><td><b>${t}</b></td><td>${num(p[i], 2)}</td><td>${num(q[i], 2)}</td><td>${kind}</td>` +
+    `<td>${s.proposed[i]}</td><td>${s.kept[i]}</td><td>${f}</td><td>${num(thr[i], 3)}</td></tr>`
 }).join("")
-const table = "<table class='speclab-table'><thead><tr><th>token</th><th>p</th><th>q</th><th>region</th>" +
-  "<th>proposed</th><th>kept</th><th>kept ÷ proposed</th><th>min(1, p/q)</th></tr></thead>" +
-  `<tbody>${rows}</tbody></table>`
+const table = `${words.table_head}<tbody>${rows}</tbody></table>`
 const total = s.outputs[0] + s.outputs[1], a = s.outputs[0]
 let note
 if (!total)
-  note = "<p>Each draw is a whole round: the kept draft, or the correction from the residual. " +
-    "Draw 1000 and watch the share of A.</p>"
+  note = words.first_note
 else if (total < settled)
-  note = `<p class='speclab-formula'>After <b>${total}</b> round${total !== 1 ? "s" : ""}, ` +
-    `${a} ${a === 1 ? "output is" : "outputs are"} A. Each round writes A or B, so a few rounds ` +
-    `say little about p(A): draw more to see the share settle (it is read from ${settled} rounds ` +
-    "on; press Draw 1000).</p>"
+  note = `<p class='speclab-formula'>${fill(form(words.few_rounds, total), {
+    total, outputs: fill(form(words.outputs, a), {a}), settled})}</p>`
 else
-  note = `<p class='speclab-formula'>After <b>${total}</b> rounds, <b>${fixed(a / total, 3)}</b> of the outputs are A — ` +
-    `the target's p(A) = ${fixed(p_a, 2)} (give or take ${fixed(2 * (p_a * (1 - p_a) / total) ** 0.5, 3)}, sampling noise), not ` +
-    `the draft's q(A) = ${fixed(q_a, 2)}: kept drafts plus corrections write exactly what the target would.</p>`
+  note = `<p class='speclab-formula'>${fill(form(words.settled, total), {
+    total, share: num(a / total, 3), p: num(p_a, 2), spread: num(2 * (p_a * (1 - p_a) / total) ** 0.5, 3),
+    q: num(q_a, 2)})}</p>`
 const html = {last_draw, freq_table: table, share_note: note + seed_note}
 for (const [name, text] of Object.entries(html))
   if (panes[name] != null) panes[name].setv({text: escape(text)}, quiet)

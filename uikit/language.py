@@ -5,6 +5,7 @@ students on one server read the lab in two languages; the process has none.
     _("Big model")                                  # in the language of the page built or clicked
     ngettext("{n} word", "{n} words", n).format(n=n)   # by the language's plural rule
     percent(0.15), number(2.345, 1)                 # '15 %' and '2,3' on a Spanish page
+    browser_language()                              # the same number format and plural rule, for browser code
 
 The frame chooses a page's language once, when it is built (shell.frame.language), and keeps it on
 the page's Bokeh document (`use_language`); every callback of the page runs with its document as
@@ -52,6 +53,20 @@ def number(value: float, digits: int = 0, group: bool = False) -> str:
 def percent(fraction: float, digits: int = 0) -> str:
     """`fraction` as a percentage, as the page's language writes it."""
     return i18n.percent(page_language(), fraction, digits)
+
+
+def browser_language() -> dict:
+    """How the page's language writes numbers and picks a count's form, for a page's browser code
+    (assets/analytic.js: `analytic.number(x, digits, language.format)`, `analytic.plural(language.plural)`),
+    so what it writes reads as what Python writes: {"format": …, "plural": the rule}."""
+    language = page_language()
+    return {"format": i18n.number_format(language), "plural": i18n.plural_rule(language)}
+
+
+def plural_samples() -> tuple[int, ...]:
+    """One count per form of the page's language's plural rule, in the rule's order: a message's
+    `ngettext` at each gives the browser every form of it (`analytic.plural` picks one by the count)."""
+    return i18n.plural_samples(page_language())
 
 
 class Translated:

@@ -4,13 +4,16 @@ The student sets p(A) and q(A); every draw is a whole round (lab.experiments.two
 student's own seeded generator, kept when u < min(1, p(x)/q(x)) (`lab.core.sampling.accept_probability`),
 otherwise corrected from the residual. Running frequencies of "kept" per token are shown against
 min(1, p/q), and the payoff: the share of outputs that are A approaching p(A), not q(A). The figures
-are chapters/ch06_accept_rule/figures.py; this module holds the page's behaviour and its sentences.
+are chapters/ch06_accept_rule/figures.py, the sentences chapters/ch06_accept_rule/words.py; this module
+holds the page's behaviour.
 
 The sliders redraw in the browser (uikit.browser: assets/analytic.js and assets/ch06_accept_rule.js,
 lab.experiments.display.regions and the accept rule, the counts cleared); Python's p(A) and q(A) follow
 when the student lets go, and Python then resets the counts and draws the same. The offline copy
 (export/) draws in the browser too (`browser_presses`: assets/ch06_draws.js, the same draws from
-the same seed, at the sliders' current values).
+the same seed, at the sliders' current values). Every sentence is in the page's language, the browser's
+too: the page hands its code the sentences' templates and how the language writes numbers and counts
+(chapters/ch06_accept_rule/words.py).
 """
 from __future__ import annotations
 
@@ -20,10 +23,13 @@ import param
 
 from chapters.base import Chapter
 from chapters.ch06_accept_rule.figures import FIG_HEIGHT, FIG_WIDTH, SHARE_HEIGHT, SHARE_WIDTH, U_HEIGHT, U_WIDTH, AcceptRuleFigures
-from lab.experiments.twotokens import (SETTLED, TOKENS, rounds, running_share, share_settled, share_spread,
-                                       student_rng, student_seed, thresholds)
+from chapters.ch06_accept_rule.words import (browser_words, frequency_table_html, last_draw_html, no_draw_html,
+                                             share_note_html, slider_format)
+from lab.experiments.twotokens import SETTLED, TOKENS, rounds, running_share, student_rng, student_seed, thresholds
+from lab.i18n import N_
 from uikit.browser import PANE_CLASS, browser_slider, redraw_on_move
 from intercept.clicks import on_click
+from uikit.language import Translated, gettext as _, number, percent
 from uikit.lazy import Lazy, lazy_figure
 from intercept.pacing import in_document
 from uikit.predict import PredictCard
@@ -31,61 +37,27 @@ from uikit.styles import TABLE_CSS
 
 QUESTION_P, QUESTION_Q = 0.6, 0.8   # the predict question's numbers
 SHARE_POINTS = 60                    # points a batch of draws adds to the share-of-A line
-NO_DRAW = "<p>Press <b>Draw</b>: the draft proposes A or B from q.</p>"   # the last draw, before one
 
-
-def frequency_table_html(p_a: float, q_a: float, proposed, kept, freq, thr) -> str:
-    """Per token: p, q, its region, how often it was proposed and kept, against min(1, p/q)."""
-    rows = []
-    p = (p_a, 1 - p_a)
-    q = (q_a, 1 - q_a)
-    for i, t in enumerate(TOKENS):
-        f = "—" if np.isnan(freq[i]) else f"{freq[i]:.3f}"
-        kind = "draft too eager" if q[i] > p[i] else ("draft too shy" if q[i] < p[i] else "both agree")
-        rows.append(f"<tr><td><b>{t}</b></td><td>{p[i]:.2f}</td><td>{q[i]:.2f}</td><td>{kind}</td>"
-                    f"<td>{proposed[i]}</td><td>{kept[i]}</td><td>{f}</td><td>{thr[i]:.3f}</td></tr>")
-    return (
-        "<table class='speclab-table'><thead><tr><th>token</th><th>p</th><th>q</th><th>region</th>"
-        "<th>proposed</th><th>kept</th><th>kept ÷ proposed</th><th>min(1, p/q)</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table>")
-
-
-def last_draw_html(last: dict) -> str:
-    """The last draw: the token proposed, u against min(1, p/q), and whether it was kept."""
-    if not last:
-        return NO_DRAW
-    verdict, rel = ("✓ kept", "<") if last["kept"] else ("✗ rejected", "≥")
-    which = f"Last of {last['n']} draws" if last["n"] > 1 else "Draw"
-    return (f"<p class='speclab-formula'>{which}: the draft proposed <b>{last['token']}</b>; u = {last['u']:.3f} "
-            f"{rel} min(1, p/q) = {last['threshold']:.3f} → <b>{verdict}</b></p>")
-
-
-def share_note_html(share: float | None, total: int, p_a: float, q_a: float) -> str:
-    """What the share of outputs that are A says so far: nothing yet (no rounds), too little to read
-    (a few rounds: each writes A or B), then the share against p(A) with its sampling noise."""
-    if not total:
-        return ("<p>Each draw is a whole round: the kept draft, or the correction from the residual. "
-                "Draw 1000 and watch the share of A.</p>")
-    a = round(share * total)
-    if not share_settled(total):
-        return (f"<p class='speclab-formula'>After <b>{total}</b> round{'s' if total != 1 else ''}, "
-                f"{a} {'output is' if a == 1 else 'outputs are'} A. Each round writes A or B, so a few rounds "
-                f"say little about p(A): draw more to see the share settle (it is read from {SETTLED} rounds "
-                "on; press Draw 1000).</p>")
-    return (f"<p class='speclab-formula'>After <b>{total}</b> rounds, <b>{share:.3f}</b> of the outputs are A — "
-            f"the target's p(A) = {p_a:.2f} (give or take {share_spread(p_a, total):.3f}, sampling noise), not "
-            f"the draft's q(A) = {q_a:.2f}: kept drafts plus corrections write exactly what the target would.</p>")
+# chapters.bridge.QUESTIONS' question this page answers, its kicker (chapters.registry.kicker): marked
+# here for the catalog
+KICKER = (N_("When is a guess good enough to keep?"),)
+# The question's choices: the class poll's keys, in English here, in the catalog for the card to show.
+# Their numbers are QUESTION_P and p / q at QUESTION_P, QUESTION_Q (tests/chapters/test_ch06_accept_rule.py).
+CHOICES = (N_("Always keep it: the draft proposed it"),
+           N_("Always reject it: the target likes A less"),
+           N_("Keep it with probability p / q = 0.75"),
+           N_("Keep it with probability p = 0.6"))
 
 
 def browser_draws(chapter) -> list[tuple]:
     """Draw, Draw 1000 and Reset counts as the offline copy computes them in the browser, each as
     (button, its browser code, what the served press does beyond it: a draw reveals the predict
     card's verdict). The code draws what `draw` draws, from the student's seeded generator, at the
-    values the sliders show (assets/ch06_draws.js)."""
+    values the sliders show, and writes its sentences in the page's language (assets/ch06_draws.js)."""
     state = student_rng(chapter.state.seed, chapter.state.owner).bit_generator.state["state"]
     prefix = PANE_CLASS.format(redraw=chapter.figs.redraw.id, name="")
     code = dict(seed_state=str(state["state"]), seed_inc=str(state["inc"]), share_points=SHARE_POINTS,
-                settled=SETTLED, no_draw=NO_DRAW, seed_note=chapter.seed_note(), prefix=prefix)
+                settled=SETTLED, seed_note=chapter.seed_note(), prefix=prefix, words=chapter.words)
 
     def reveal():
         if chapter.predict is not None:
@@ -99,17 +71,17 @@ class AcceptRuleChapter(Chapter):
     number = 6
     slug = "accept-rule"
     part = "III"
-    kicker = "Question 2 · the accept rule"
-    title = "Keep a guess as often as the target agrees."
-    intro = ("In Part I, “agree” meant “same first guess”. But models roll dice, so agreement comes "
-             "in degrees: the draft proposes a token with probability q, and the target would have "
-             "chosen it with probability p. One position, two possible tokens — drag both and press "
-             "Draw.")
-    takeaway = "Accept a draft token with probability min(1, p / q)."
+    kicker = Translated("Question 2 · the accept rule")
+    title = Translated("Keep a guess as often as the target agrees.")
+    intro = Translated("In Part I, “agree” meant “same first guess”. But models roll dice, so agreement comes "
+                       "in degrees: the draft proposes a token with probability q, and the target would have "
+                       "chosen it with probability p. One position, two possible tokens — drag both and press "
+                       "Draw.")
+    takeaway = Translated("Accept a draft token with probability min(1, p / q).")
     tour_parts = ("p_slider", "q_slider", "region_fig", "draw_button", "draw_many_button", "reset_button",
                   "u_fig", "last_draw", "freq_fig", "freq_table")    # what shell/tour/steps.py shows
-    question = ("The draft proposes A with q = 0.8, but the target only gives A p = 0.6. What should "
-                "we do with a proposed A?")
+    question = Translated("The draft proposes A with q = 0.8, but the target only gives A p = 0.6. What should "
+                          "we do with a proposed A?")
 
     p_a = param.Number(default=QUESTION_P, bounds=(0.0, 1.0), step=0.01, doc="p(A), the target's probability of A.")
     q_a = param.Number(default=QUESTION_Q, bounds=(0.01, 0.99), step=0.01, doc="q(A), the draft's probability of A.")
@@ -121,17 +93,19 @@ class AcceptRuleChapter(Chapter):
     def __init__(self, state, **params):
         super().__init__(state, **params)
         self.rng = student_rng(state.seed, state.owner)     # the student's own, reproducible
-        self.p_slider = browser_slider(self.param.p_a, label="p(A) — target", width=250)
-        self.q_slider = browser_slider(self.param.q_a, label="q(A) — draft", width=250)
-        self.draw_button = pn.widgets.Button(label="Draw", color="primary", width=120)
-        self.draw_many_button = pn.widgets.Button(label="Draw 1000", color="default", width=120)
-        self.reset_button = pn.widgets.Button(label="Reset counts", color="light", width=120)
+        shown = slider_format()                # one formatter for both
+        self.p_slider = browser_slider(self.param.p_a, label=_("p(A) — target"), width=250, **shown)
+        self.q_slider = browser_slider(self.param.q_a, label=_("q(A) — draft"), width=250, **shown)
+        self.draw_button = pn.widgets.Button(label=_("Draw"), color="primary", width=120)
+        self.draw_many_button = pn.widgets.Button(label=_("Draw 1000"), color="default", width=120)
+        self.reset_button = pn.widgets.Button(label=_("Reset counts"), color="light", width=120)
         on_click(self.draw_button, lambda e: self.draw(1))
         on_click(self.draw_many_button, lambda e: self.draw(1000))
         on_click(self.reset_button, lambda e: self.reset())
         self.last_draw = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.freq_table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
-        self.figs = AcceptRuleFigures()
+        self.words = browser_words()           # the page's sentences, for its browser code
+        self.figs = AcceptRuleFigures(self.words)
         self.share_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         redraw_on_move(self.figs.redraw, dict(p_a=self.p_slider, q_a=self.q_slider),
                        dict(last_draw=self.last_draw, freq_table=self.freq_table, share_note=self.share_note))
@@ -147,19 +121,17 @@ class AcceptRuleChapter(Chapter):
     # ---- predict ------------------------------------------------------------------------------------
     def make_predict(self):
         ratio = float(thresholds(QUESTION_P, QUESTION_Q)[0])
-        self._question_choices = ["Always keep it: the draft proposed it",
-                                  "Always reject it: the target likes A less",
-                                  f"Keep it with probability p / q = {ratio:.2f}",
-                                  f"Keep it with probability p = {QUESTION_P}"]
+        self._question_choices = list(CHOICES)   # the class poll's keys: English, shown translated by the card
 
         def explain(truth):
-            return (f"The draft offers A {QUESTION_Q:.0%} of the time but the target wants it only "
-                    f"{QUESTION_P:.0%} of the time, so keeping a proposed A with probability "
-                    f"{QUESTION_P} / {QUESTION_Q} = {ratio:.2f} brings A's share down to exactly p(A). "
-                    "Press Draw 1000 at these values: the measured frequency lands on that line.")
+            return _("The draft offers A {q} of the time but the target wants it only {p} of the time, so keeping "
+                     "a proposed A with probability {p_value} / {q_value} = {ratio} brings A's share down to "
+                     "exactly p(A). Press Draw 1000 at these values: the measured frequency lands on that "
+                     "line.").format(q=percent(QUESTION_Q), p=percent(QUESTION_P), p_value=number(QUESTION_P, 1),
+                                     q_value=number(QUESTION_Q, 1), ratio=number(ratio, 2))
         return PredictCard(self.state, 6, self.question, choices=self._question_choices,
                            answer=self._question_choices[2], explanation=explain,
-                           hint="Now press Draw 1000 below to check.")
+                           hint=_("Now press Draw 1000 below to check."))
 
     # ---- the rule -------------------------------------------------------------------------------
     def on_settings_changed(self, changed):
@@ -223,19 +195,19 @@ class AcceptRuleChapter(Chapter):
         self.share_note.object = (share_note_html(self.share_of_a(), int(self.outputs.sum()), self.p_a, self.q_a)
                                   + self.seed_note())
         # what the browser shows while a slider moves: the counts cleared (uikit.browser)
-        texts = dict(last_draw_text=NO_DRAW, share_note_text=share_note_html(None, 0, 0, 0) + self.seed_note())
+        texts = dict(last_draw_text=no_draw_html(), share_note_text=share_note_html(None, 0, 0, 0) + self.seed_note())
         if any(self.figs.redraw.args.get(k) != v for k, v in texts.items()):
             self.figs.redraw.args = dict(self.figs.redraw.args, **texts)
 
     def seed_note(self) -> str:
         """Which seed the student's draws use, under the share of A."""
-        return (f"<p style='color:#44474d'>Your draws use seed {student_seed(self.state.seed, self.state.owner)} "
-                "(your seed setting and this browser): the same draws again after Reset, other draws for a "
-                "classmate.</p>")
+        said = _("Your draws use seed {seed} (your seed setting and this browser): the same draws again after "
+                 "Reset, other draws for a classmate.").format(seed=student_seed(self.state.seed, self.state.owner))
+        return f"<p style='color:#44474d'>{said}</p>"
 
     # ---- page -------------------------------------------------------------------------------------------
     def body(self):
-        controls = pn.Column("#### Set p and q, then draw", self.p_slider, self.q_slider,
+        controls = pn.Column("#### " + _("Set p and q, then draw"), self.p_slider, self.q_slider,
                              pn.Row(self.draw_button, self.draw_many_button), self.reset_button, width=290)
         # The figures are built when the student scrolls to them (the whole body is below the fold
         # at 1280×720); their sentences and the table are light, and on the page at once.

@@ -20,11 +20,13 @@ template (lab.i18n.pseudo). `python -m lab i18n` extracts the template and updat
 """
 from __future__ import annotations
 
-from lab.i18n.catalogs import DEFAULT, PSEUDO, known, languages, negotiate, shipped, translations
-from lab.i18n.formats import number, percent
+from functools import cache
 
-__all__ = ("DEFAULT", "PSEUDO", "N_", "known", "languages", "negotiate", "number", "percent", "shipped",
-           "translate", "translate_plural", "translations")
+from lab.i18n.catalogs import DEFAULT, PSEUDO, known, languages, negotiate, shipped, translations
+from lab.i18n.formats import number, number_format, percent
+
+__all__ = ("DEFAULT", "PSEUDO", "N_", "known", "languages", "negotiate", "number", "number_format", "percent",
+           "plural_rule", "plural_samples", "shipped", "translate", "translate_plural", "translations")
 
 
 def N_(message: str) -> str:
@@ -41,3 +43,29 @@ def translate(language: str, message: str) -> str:
 def translate_plural(language: str, singular: str, plural: str, n: int) -> str:
     """The form of a message for the count `n`, by `language`'s plural rule."""
     return translations(language).ngettext(singular, plural, n)
+
+
+# Counts that reach every form of a plural rule: CLDR's rules tell forms apart below 1000 and by
+# whole millions (Spanish "1.000.000 de rondas")
+_COUNTS = (*range(1001), 10**6, 2 * 10**6, 10**9)
+
+
+def plural_rule(language: str) -> str:
+    """`language`'s plural rule, the C expression of its catalog's Plural-Forms header ("(n != 1)"
+    in English), for browser code that picks a count's form as gettext does (analytic.plural)."""
+    forms = translations(language).info().get("plural-forms", "")
+    rule = next((part.strip()[len("plural="):] for part in forms.split(";") if part.strip().startswith("plural=")),
+                "")
+    return rule or "(n != 1)"
+
+
+@cache
+def plural_samples(language: str) -> tuple[int, ...]:
+    """One count for each form of `language`'s plural rule, in the rule's order: a plural message's
+    `translate_plural` at each is every form of it (for browser code, which picks one by `plural_rule`)."""
+    translation = translations(language)
+    pick = getattr(translation, "plural", lambda n: int(n != 1))
+    found: dict[int, int] = {}
+    for n in _COUNTS:
+        found.setdefault(pick(n), n)
+    return tuple(found[i] for i in sorted(found))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from babel import Locale
-from babel.numbers import format_decimal, format_percent
+from babel.numbers import format_decimal, format_percent, get_decimal_symbol, get_group_symbol
 
 from lab.i18n.catalogs import DEFAULT, PSEUDO
 
@@ -37,3 +37,13 @@ def percent(language: str, fraction: float, digits: int = 0) -> str:
     if digits:
         pattern = re.sub(r"0(?=[^0#]*$)", "0." + "0" * digits, pattern, count=1)
     return format_percent(fraction, format=pattern, locale=locale)
+
+
+def number_format(language: str) -> dict:
+    """How `number` writes in `language`, for browser code that writes the same (assets/analytic.js:
+    analytic.number): {"python": True} where it is Python's own formatting (English), else the
+    language's decimal sign and thousands separator (Babel rounds the shortest decimal of the value
+    half to even, which the browser repeats)."""
+    if _locale(language) == DEFAULT:
+        return {"python": True}
+    return {"python": False, "decimal": get_decimal_symbol(language), "group": get_group_symbol(language)}

@@ -117,3 +117,11 @@ def test_a_few_draws_are_not_read_as_a_share(chapter):
     note = chapter.share_note.object
     assert "draw more" not in note and "give or take" in note
     assert f"{chapter.share_of_a():.3f}</b> of the outputs are A" in note
+
+
+def test_the_questions_choices_say_its_numbers():
+    """The choices are the poll's keys, written out for the catalog: their numbers are the question's."""
+    from chapters.ch06_accept_rule import CHOICES, QUESTION_P, QUESTION_Q
+    assert f"p / q = {thresholds(QUESTION_P, QUESTION_Q)[0]:.2f}" in CHOICES[2]
+    assert f"p = {QUESTION_P}" in CHOICES[3]
+    assert f"q = {QUESTION_Q}" in AcceptRuleChapter.question and f"p = {QUESTION_P}" in AcceptRuleChapter.question

@@ -1,7 +1,9 @@
 """Chapter 6's draws in the browser (assets/ch06_draws.js, the offline copy's Draw, Draw 1000 and Reset
 counts) against Python's own draws of the same page, run in node: the same generator (numpy's PCG64 from
 the student's seed), the same counts, figures' data and sentences, press after press; a slider's move
-(assets/ch06_accept_rule.js) clears the counts and the next draw uses the moved p(A) and q(A)."""
+(assets/ch06_accept_rule.js) clears the counts and the next draw uses the moved p(A) and q(A). On a
+Chinese or Spanish page the browser writes what Python writes there: the same sentences, counts'
+forms and numbers in that language."""
 import html
 import json
 import shutil
@@ -9,12 +11,15 @@ import subprocess
 
 import numpy as np
 import pytest
+from bokeh.document import Document
 from bokeh.models import Label, LegendItem
+from panel.io.state import set_curdoc
 
 from chapters.ch06_accept_rule import AcceptRuleChapter
 from lab.experiments.twotokens import student_rng
 from tests.helpers import JS_MODEL
 from uikit.browser import js_code
+from uikit.language import use_language
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
 
@@ -77,14 +82,29 @@ def stand_ins(callbacks: dict) -> tuple[dict, dict]:
     return models, args
 
 
-def test_browser_draws_are_pythons_draws(make_chapter):
-    ch = make_chapter(AcceptRuleChapter)
-    presses = {"draw": ch.browser_presses()[0][1], "many": ch.browser_presses()[1][1],
-               "reset": ch.browser_presses()[2][1], "move": ch.figs.redraw}
+# What a page in each language shows after the script's 1000 draws at p(A) = 0.90, q(A) = 0.30, and after
+# one and two rounds (each count in its form)
+SAID = {"en": ("After <b>1000</b> rounds, <b>", "p(A) = 0.90", "draft too shy", "After <b>1</b> round, ",
+               "After <b>2</b> rounds, "),
+        "es": ("Tras <b>1000</b> rondas, la proporción de salidas que son A es <b>", "p(A) del objetivo = 0,90",
+               "borrador demasiado tímido", "Tras <b>1</b> ronda, ", "Tras <b>2</b> rondas, "),
+        "zh": ("<b>1000</b> 轮之后，输出为 A 的占比是 <b>", "p(A) = 0.90", "草稿过于保守", "<b>1</b> 轮之后，",
+               "<b>2</b> 轮之后，")}
+
+
+@pytest.mark.parametrize("language", ["en", "es", "zh"])
+def test_browser_draws_are_pythons_draws(make_chapter, language):
+    doc = Document()
+    use_language(language, doc)
+    with set_curdoc(doc):                          # the page, built in its language
+        ch = make_chapter(AcceptRuleChapter)
+        pressed = ch.browser_presses()
+    presses = {"draw": pressed[0][1], "many": pressed[1][1], "reset": pressed[2][1], "move": ch.figs.redraw}
     models, args = stand_ins(presses)
     figs = ch.figs
     script = [("draw", None), ("many", None), ("draw", None), ("reset", None), ("many", None), ("many", None),
-              ("move", (0.25, 0.8)), ("draw", None), ("many", None), ("move", (0.9, 0.3)), ("many", None)]
+              ("move", (0.25, 0.8)), ("draw", None), ("many", None), ("move", (0.9, 0.3)), ("many", None),
+              ("reset", None), ("draw", None), ("draw", None)]
     calls = [[name, dict(p_a=pq[0], q_a=pq[1]) if pq else {}] for name, pq in script]
     done = subprocess.run(["node", "-e", RUN], input=json.dumps(
         {"codes": {k: v.code for k, v in presses.items()}, "args": args, "models": models, "calls": calls}),
@@ -93,16 +113,19 @@ def test_browser_draws_are_pythons_draws(make_chapter):
     states = json.loads(done.stdout)
     src = {figs.share_src.id: "share_src", figs.freq_src.id: "freq_src", figs.thr_src.id: "thr_src",
            figs.u_src.id: "u_src", figs.lines_src.id: "lines_src"}
+    notes = []
     for (name, pq), st in zip(script, states):
-        if name == "move":
-            ch.param.update(p_a=pq[0], q_a=pq[1])     # let go: Python resets the counts
-        elif name == "reset":
-            ch.reset()
-        else:
-            ch.draw(1 if name == "draw" else 1000)
+        with set_curdoc(doc):                      # each press answered on its page, in its language
+            if name == "move":
+                ch.param.update(p_a=pq[0], q_a=pq[1])     # let go: Python resets the counts
+            elif name == "reset":
+                ch.reset()
+            else:
+                ch.draw(1 if name == "draw" else 1000)
+        notes.append(ch.share_note.object)
         for pane, text in (("last_draw", ch.last_draw.object), ("freq_table", ch.freq_table.object),
                            ("share_note", ch.share_note.object)):
-            if name != "move":
+            if name != "move" or pane == "freq_table":    # a move writes the table; Python's notes add the seed
                 assert html.unescape(st[pane]["text"]) == text, (name, pq, pane)
         for model_id, label in src.items():
             for col, values in getattr(figs, label).data.items():
@@ -112,8 +135,12 @@ def test_browser_draws_are_pythons_draws(make_chapter):
         assert st[figs.u_label.id]["text"] == figs.u_label.text
         assert st[figs.share_range.id]["end"] == figs.share_range.end
         assert st[figs.share_item.id]["visible"] == figs.share_item.visible
-    # the last draws were made at the moved values: p(A) = 0.90 in the sentence, not the default 0.60
-    assert "p(A) = 0.90" in ch.share_note.object
+        for item in (figs.p_item, figs.q_item):    # the share chart's legend: p(A), q(A) with their values
+            assert st[item.id]["label"]["value"] == item.label.value, (name, pq)
+    # the last 1000 draws were made at the moved values: p(A) = 0.90 in the sentence, not the default 0.60
+    settled, p_a, shy, one, two = SAID[language]
+    assert settled in notes[10] and p_a in notes[10] and shy in ch.freq_table.object
+    assert one in notes[12] and two in notes[13]
 
 
 def test_browser_generator_is_numpys_pcg64():

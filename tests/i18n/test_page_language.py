@@ -12,7 +12,9 @@ from panel.io.state import set_curdoc
 
 from chapters.ch01_dilemma import DilemmaChapter
 from chapters.ch02_easy_words import EasyWordsChapter
+from chapters.ch06_accept_rule import CHOICES as CH06_CHOICES, KICKER as CH06_KICKER, AcceptRuleChapter
 from chapters.ch07_correction import CorrectionChapter
+from chapters.registry import kicker
 from lab import i18n
 from shell.frame.language import choose, html_tag, lecturer_language, menu_html
 from shell.frame.pages import landing_html, nav_html
@@ -92,6 +94,59 @@ def test_chapter_7_runs_its_rules_in_the_pages_language_and_keeps_their_keys(mak
     with set_curdoc(spanish):
         assert chapter.predict.explanation(True).startswith("Aquí un token del borrador se rechaza el ")
         assert chapter.title == "Las correcciones van donde el borrador se quedó corto."
+
+
+@pytest.mark.parametrize("language", ["zh", "es"])
+def test_chapter_6_draws_in_the_pages_language_and_hands_its_browser_code_the_same_words(make_chapter, language):
+    """Its heading, controls, figures and every sentence a draw writes, in the page's language with
+    numbers as that language writes them; the templates its browser code fills (the slider's redraw,
+    the offline copy's draws) are the same words; the predict card's keys stay English."""
+    said = {"zh": dict(title="目标模型有多常同意，就有多常保留猜测。", draw="抽样", many="抽样 1000 次",
+                       fig="一个位置 · 两个词元", one="本次抽样：草稿模型提议了 <b>", head="<th>区域</th>",
+                       eager="草稿过于积极", few="<b>1</b> 轮之后，", settled="<b>1001</b> 轮之后，输出为 A 的占比是 <b>",
+                       p_label="p(A) = {p}：目标模型", answer="以概率 p / q = 0.75 保留", kicker="猜测要多好才值得保留？"),
+            "es": dict(title="Conserva la conjetura tanto como el objetivo coincida.",
+                       draw="Sortear", many="Sortear 1000", fig="Una posición · dos tokens",
+                       one="Sorteo: el borrador propuso <b>", head="<th>región</th>",
+                       eager="borrador demasiado entusiasta", few="Tras <b>1</b> ronda, ",
+                       settled="Tras <b>1001</b> rondas, la proporción de salidas que son A es <b>",
+                       p_label="p(A) = {p}: el objetivo", answer="Conservarla con probabilidad p / q = 0,75",
+                       kicker="¿Cuándo es una conjetura lo bastante buena para conservarla?")}[language]
+    doc = page(language)
+    with set_curdoc(doc):
+        chapter = make_chapter(AcceptRuleChapter)
+        head = chapter.__panel__().objects[0].objects[0].object
+        chapter.draw(1)
+        one, few, last = chapter.last_draw.object, chapter.share_note.object, chapter.last
+        chapter.draw(1000)
+        presses = chapter.browser_presses()
+        answers = [b.label for b in chapter.predict.buttons]
+        assert chapter.region_fig.title.text == said["fig"]
+        assert gettext(kicker(AcceptRuleChapter)) == said["kicker"] and kicker(AcceptRuleChapter) == CH06_KICKER[0]
+    assert f"<h1>{said['title']}</h1>" in head
+    assert (chapter.draw_button.label, chapter.draw_many_button.label) == (said["draw"], said["many"])
+    u = i18n.number(language, last["u"], 3)
+    assert said["one"] in one and f"u = {u} " in one and said["few"] in few
+    assert ("," in u) == (language == "es")                         # Spanish writes a decimal comma
+    share = chapter.outputs[0] / chapter.outputs.sum()
+    assert said["settled"] + i18n.number(language, share, 3) + "</b>" in chapter.share_note.object
+    assert said["head"] in chapter.freq_table.object and said["eager"] in chapter.freq_table.object
+    assert chapter.figs.p_item.label.value == said["p_label"].format(p=i18n.number(language, 0.6, 2))
+    # the browser's code is handed the same words: the redraw's and each press's
+    for words in [chapter.figs.redraw.args["words"]] + [code.args["words"] for _, code, _ in presses]:
+        assert words["p_label"] == said["p_label"] and words["table_head"] in chapter.freq_table.object
+        assert words["one_draw"].startswith(said["one"]) and words["regions"]["eager"] == said["eager"]
+        assert words["language"]["format"]["decimal"] == {"zh": ".", "es": ","}[language]
+        assert len(words["few_rounds"]) == len(i18n.plural_samples(language)) and "Draw" not in words["first_note"]
+    assert "Draw" not in presses[0][1].args["seed_note"] and "seed" not in presses[0][1].args["seed_note"]
+    # the sliders write their values as the page's language does (analytic.number, in the browser)
+    assert chapter.p_slider.format.args["language"] == chapter.words["language"]["format"]
+    assert chapter.q_slider.format is chapter.p_slider.format
+    # the predict card: its buttons in the page's language, its answers the poll's English keys
+    assert said["answer"] in answers and not set(answers) & set(CH06_CHOICES)
+    assert chapter.predict.choices == list(CH06_CHOICES) and chapter.predict.answer == CH06_CHOICES[2]
+    chapter.predict.commit(CH06_CHOICES[2])
+    assert chapter.predict.committed == "Keep it with probability p / q = 0.75"
 
 
 def test_the_speed_switch_keeps_its_english_value_in_every_language(make_chapter):
