@@ -80,11 +80,11 @@ def _f(value: float) -> str:
 def short(value: float) -> str:
     """A slider's value as Python's `format(value, "g")` writes it ("0.8", "0.15"), with the page's
     language's decimal sign."""
-    text, written = f"{value:g}", _number_format()
+    text, written = f"{value:g}", page_number_format()
     return text if written["python"] else text.replace(".", written["decimal"])
 
 
-def _number_format() -> dict:
+def page_number_format() -> dict:
     """How `number` writes on this page, for the browser (lab.i18n.formats.number): {"python": True}
     where it is Python's own formatting (English and the pseudo-locale), else the language's decimal
     sign and thousands separator (Babel rounds the shortest decimal of a value half to even)."""
@@ -97,7 +97,7 @@ def _number_format() -> dict:
 def browser_words() -> dict:
     """SAID in the page's language, the list mark between its two break-evens and how the page writes
     numbers: what assets/ch10_breakeven.js writes with (chapters/ch10_breakeven/figures.py passes it)."""
-    return {**{key: _(text) for key, text in SAID.items()}, "semicolon": _(SEMICOLON), "format": _number_format()}
+    return {**{key: _(text) for key, text in SAID.items()}, "semicolon": _(SEMICOLON), "format": page_number_format()}
 
 
 def table_html(c: float, current: tuple[float, int] | None = None) -> str:

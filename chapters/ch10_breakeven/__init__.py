@@ -16,6 +16,7 @@ import time
 
 import panel as pn
 import param
+from bokeh.models import CustomJSTickFormatter
 
 from chapters.base import Chapter
 from chapters.ch10_breakeven.figures import FIGURES_HEIGHT, BreakEvenFigures, browser_profile  # noqa: F401  browser_profile: tests/uikit
@@ -32,8 +33,8 @@ from intercept.pacing import Throttled, in_document, served
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.progress import TimeLeft
-from uikit.readouts import (VERDICT_CSS, cost_note_html, live_html, measured_point, question_explanation,
-                            readout_html, table_html, versus_html)
+from uikit.readouts import (VERDICT_CSS, cost_note_html, live_html, measured_point, page_number_format,
+                            question_explanation, readout_html, table_html, versus_html)
 from uikit.state import GAMMA_MAX
 from uikit.styles import TABLE_CSS
 
@@ -49,6 +50,17 @@ KICKER = (N_("When is it really faster?"),)
 # The question's choices: the class poll's keys (and lab.experiments.breakeven.question_verdict's
 # answer), in English here, in the catalog for the card to show
 CHOICES = (N_("faster"), N_("slower"))
+
+
+def slider_format() -> dict:
+    """The α and c sliders' keyword for their value as the page's language writes it, two decimals
+    ("0,60" in Spanish; a slider's value has no more decimals, so no rounding differs from
+    uikit.language.number); none where the language writes a decimal point (the slider's own "0.60")."""
+    written = page_number_format()
+    if written["python"] or written["decimal"] == ".":
+        return {}
+    return dict(format=CustomJSTickFormatter(code="return tick.toFixed(2).replace('.', decimal)",
+                                             args=dict(decimal=written["decimal"])))
 
 
 class BreakEvenChapter(Chapter):
@@ -77,9 +89,10 @@ class BreakEvenChapter(Chapter):
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
-        self.alpha_slider = browser_slider(self.param.alpha, label=_("α acceptance rate"), width=260)
+        shown = slider_format()
+        self.alpha_slider = browser_slider(self.param.alpha, label=_("α acceptance rate"), width=260, **shown)
         self.gamma_slider = browser_slider(self.param.gamma, label=_("γ draft length"), width=260)
-        self.c_slider = browser_slider(self.param.c, label=_("c draft cost ÷ target cost"), width=260)
+        self.c_slider = browser_slider(self.param.c, label=_("c draft cost ÷ target cost"), width=260, **shown)
         self.use_models = pn.widgets.Button(label=_("Use my models"), color="primary", width=160)
         on_click(self.use_models, self.use_my_models)
         a, g, c = QUESTION

@@ -39,7 +39,7 @@ SPANISH = dict(
     row="<td>α = 0,8; γ = 4</td><td>0,328</td><td>3,36</td><td>2,40×</td>", head="aceleración con c = 0,1",
     slower="más lento que la decodificación estándar", dont="<b>no uses borrador</b>",
     note="La curva del costo medido aparece", measured="con el costo de verificación de esta máquina, v(5) = 1,40",
-    fig="Aceleración frente a α (γ y c elegidos)",
+    fig="Aceleración vs. α (γ y c dados)",
     axis="α (tasa de aceptación)", legend="tu α", label="equilibrio: α = ", never="ningún α llega al equilibrio",
     explain="E = (1 − 0,6^6) / (1 − 0,6) = 2,38 tokens por ronda, pero una ronda cuesta 1 + 5·0,3 = 2,50 "
             "llamadas al objetivo: aceleración de 0,95× — más lento.",
@@ -82,6 +82,9 @@ def test_chapter_10_speaks_the_pages_language_and_keeps_its_poll_keys(make_chapt
     assert f"<h1>{words['title']}</h1>" in head
     assert chapter.use_models.label == words["use"] and chapter.alpha_slider.name == words["alpha"]
     assert chapter.try_question.label == words["try_"]
+    # the sliders show their value with the page's decimal sign ("0,80"): a formatter where it is not "."
+    formatter = chapter.alpha_slider.format
+    assert (formatter is not None and formatter.args["decimal"] == ",") if language == "es" else formatter is None
     # the card shows the choices translated and keeps the class poll's keys English
     assert labels == words["choices"] and chapter.predict.choices == list(CHOICES) == ["faster", "slower"]
     assert question_verdict()[0] in CHOICES and explained.startswith(words["explain"])
