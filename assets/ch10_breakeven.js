@@ -1,19 +1,46 @@
 // Chapter 10 redrawn in the browser while α, γ or c moves: BreakEvenFigures.draw
-// (chapters/ch10_breakeven/figures.py) and readout_html, table_html, cost_note_html (uikit/readouts.py),
-// over analytic.js's numbers. The same HTML and data as Python's, so the server's redraw after a
-// slider is released changes nothing on the page. Nothing here is sent to the server ({sync: false}).
+// (chapters/ch10_breakeven/figures.py) and readout_html, table_html, cost_note_html, versus_html
+// (uikit/readouts.py), over analytic.js's numbers. The same HTML and data as Python's, in the page's
+// language (words: uikit.readouts.browser_words, the same templates Python fills, and how the page
+// writes numbers), so the server's redraw after a slider is released changes nothing on the page.
+// Nothing here is sent to the server ({sync: false}).
 //
 // args: curve, point, measured, bars, lecture_cost, measured_cost (sources), speed_range,
 // gamma_range, cost_range, break_span, break_label, span_as_built (the hidden line's α), profile
-// ({verify, busy} or null), gamma_max, colours, request (the measured request's α, γ, c and speed-up:
-// readouts.measured_point; empty before Use my models); cb_data: alpha, gamma, c and the readout,
-// table, note and versus panes' models.
+// ({verify, busy, notes} or null: figures.browser_profile), gamma_max, colours, request (the measured
+// request's α, γ, c and speed-up: readouts.measured_point; empty before Use my models), words (the
+// sentences and number format); cb_data: alpha, gamma, c and the readout, table, note and versus panes' models.
 const {alpha: a, gamma: g, c, readout, table, note, versus} = cb_data
 const quiet = {sync: false}
-const f2 = (x) => analytic.fixed(x, 2)
 const escape = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
   .replace(/"/g, "&quot;").replace(/'/g, "&#x27;")          // Python's html.escape, as Panel sends text
-const short = (x) => String(Number(x.toPrecision(6)))       // Python's format(x, "g") for these values
+
+// lab/i18n/formats.py number: English is Python's own formatting (analytic.fixed); another language
+// is Babel's: the shortest decimal that reads back as x (JS's String is Python's repr) rounded half to
+// even, with the language's decimal sign. So 2.675 is "2.67" in English, "2,68" in Spanish.
+const written = words.format
+function number(x, d) {
+  if (written.python) return analytic.fixed(x, d)
+  const [, whole, part = "", exp = "0"] = /^(\d+)(?:\.(\d+))?(?:e([-+]\d+))?$/.exec(String(Math.abs(x)))
+  let digits = whole + part, point = whole.length + Number(exp)       // |x| = 0.digits × 10^point
+  if (point < 1) { digits = "0".repeat(1 - point) + digits; point = 1 }
+  digits = digits.padEnd(point + d + 1, "0")
+  const kept = digits.slice(0, point + d), rest = digits.slice(point + d)
+  const odd = Number(kept[kept.length - 1]) % 2 === 1
+  const up = rest[0] > "5" || (rest[0] === "5" && (/[1-9]/.test(rest.slice(1)) || odd))
+  const rounded = (BigInt(kept) + (up ? 1n : 0n)).toString().padStart(d + 1, "0")
+  const int = rounded.slice(0, rounded.length - d), frac = rounded.slice(rounded.length - d)
+  return (x < 0 ? "-" : "") + int + (d ? written.decimal + frac : "")
+}
+const f2 = (x) => number(x, 2)
+// readouts.short: Python's format(x, "g") for these values, with the page's decimal sign
+const short = (x) => {
+  const text = String(Number(x.toPrecision(6)))
+  return written.python ? text : text.replace(".", written.decimal)
+}
+// str.format's named fields: fill("{n} of {total}", {n: 1, total: 3}) is "1 of 3" ("{{" is "{")
+const fill = (template, values) =>
+  template.replace(/\{\{|\}\}|\{(\w+)\}/g, (m, name) => (name === undefined ? m[0] : String(values[name])))
 const GAMMAS = Array.from({length: gamma_max}, (_, i) => i + 1)
 const n = analytic.numbers(a, g, c, gamma_max)
 const max = (xs) => Math.max(...xs)
@@ -26,12 +53,12 @@ point.setv({data: {alpha: [a], speedup: [n.speedup]}}, quiet)
 speed_range.setv({end: top}, quiet)
 if (Number.isNaN(be)) {
   break_span.setv({visible: false, location: span_as_built}, quiet)   // hidden: as the page built it
-  break_label.setv({text: "no α breaks even\n(c too large)", x: 0.98, y: top * 0.6, text_align: "right",
+  break_label.setv({text: words.no_label, x: 0.98, y: top * 0.6, text_align: "right",
                     x_offset: 0}, quiet)
 } else {
   const left = be > 0.6
   break_span.setv({visible: true, location: be}, quiet)
-  break_label.setv({text: `break-even α = ${f2(be)}`, x: be, y: top * 0.04, text_align: left ? "right" : "left",
+  break_label.setv({text: fill(words.label, {be: f2(be)}), x: be, y: top * 0.04, text_align: left ? "right" : "left",
                     x_offset: left ? -4 : 4}, quiet)
 }
 const pays = n.best_speedup > 1
@@ -50,62 +77,52 @@ if (profile != null) {
 }
 cost_range.setv({end: 1.1 * max([...lecture, ...measured_costs])}, quiet)
 
-// ---- the read-outs (uikit/readouts.py) ----
-const verdict = n.speedup > 1 ? "faster" : (n.speedup === 1 ? "the same" : "slower")
-const be_text = Number.isNaN(be) ? "never (even α = 1 is slower)" : `α = ${f2(be)}`
-const best = pays ? `<b>γ = ${n.best_gamma}</b> (${f2(n.best_speedup)}×)`
-  : `<b>don't draft</b> — no γ pays (the best, γ = ${n.best_gamma}, gives ${f2(n.best_speedup)}×)`
-// the break-even with this machine's verify cost (lab.speed.request.measured_break_even: α to 0.001)
-let measured_be = ""
+// ---- the read-outs (uikit/readouts.py), from words' templates ----
+const word = n.speedup > 1 ? "faster" : (n.speedup === 1 ? "same" : "slower")
+const said = {alpha: f2(a), gamma: g, c: f2(c), k: g + 1, e: f2(n.E), cost: f2(n.cost)}
+const best = fill(pays ? words.best : words.dont, {...said, best: n.best_gamma, speedup: f2(n.best_speedup)})
+// the break-even line: the lecture's cost, and this machine's verify cost
+// (lab.speed.request.measured_break_even: α to 0.001; readouts.break_even_line)
+let be_line = fill(Number.isNaN(be) ? words.never : words.break_even, {gamma: g, c: f2(c), be: Number.isNaN(be) ? "" : f2(be)})
 if (profile != null) {
   const c2 = Math.round(c * 100) / 100
-  let at = "never"
+  let at = null
   for (let i = 0; i <= 1000; i++) {
     const x = i === 1000 ? 1 : i * (1 / 1000)
-    if (analytic.profile_speedup(profile.verify, x, g, c2) >= 1) { at = `α = ${f2(x)}`; break }
+    if (analytic.profile_speedup(profile.verify, x, g, c2) >= 1) { at = x; break }
   }
-  measured_be = `; ${at} with this machine's verify cost v(${g + 1}) = ${f2(profile.verify[g])}${profile.busy ? "." + profile.busy : ""}`
+  const measured = fill(at === null ? words.measured_never : words.measured,
+                        {be: at === null ? "" : f2(at), k: g + 1, v: f2(profile.verify[g])})
+  be_line = [be_line, measured].join(words.semicolon)
+  if (profile.busy) be_line = fill(words.busy, {line: be_line, busy: profile.busy})
 }
-const formula = `<div class='speclab-formula'>E = (1 − α<sup>γ+1</sup>) / (1 − α) = ` +
-  `(1 − ${f2(a)}<sup>${g + 1}</sup>) / (1 − ${f2(a)}) = <b>${f2(n.E)}</b> tokens per round` +
-  `<br>cost = 1 + γc = 1 + ${g}·${f2(c)} = <b>${f2(n.cost)}</b> target calls` +
-  `<br>speed-up = ${f2(n.E)} / ${f2(n.cost)} = <b>${f2(n.speedup)}×</b> — ${verdict} ` +
-  `than standard decoding<br>break-even for γ = ${g}, c = ${f2(c)}: ${be_text} with the lecture's cost ` +
-  `1 + γc${measured_be}` +
-  `<br>best γ for α = ${f2(a)}, c = ${f2(c)}: ${best}</div>`
+const lines = [fill(words.tokens, said), fill(words.cost, said), fill(words[word], {...said, speedup: f2(n.speedup)}),
+               be_line, best]
+const formula = `<div class='speclab-formula'>${lines.join("<br>")}</div>`
 
 const current = [Math.round(a * 100) / 100, g]
 const rows = table_rows.map((r) => r.slice())
 if (!rows.some(([x, k]) => x === current[0] && k === current[1])) rows.push(current)
 const body = rows.map(([x, k]) => {
   const mark = x === current[0] && k === current[1] ? " class='current'" : ""
-  return `<tr${mark}><td>α = ${short(x)}, γ = ${k}</td><td>${analytic.fixed(x ** (k + 1), 3)}</td>` +
+  return `<tr${mark}><td>${fill(words.alpha_gamma, {alpha: short(x), gamma: k})}</td><td>${number(x ** (k + 1), 3)}</td>` +
     `<td>${f2(analytic.expected_tokens(x, k))}</td><td>${f2(analytic.speedup(x, k, c))}×</td></tr>`
 }).join("")
 const lecture_table = "<table class='speclab-table'><thead><tr><th>α, γ</th><th>α<sup>γ+1</sup></th>" +
-  `<th>E (tokens / round)</th><th>speed-up at c = ${short(c)}</th></tr></thead>` +
+  `<th>${words.tokens_head}</th><th>${fill(words.speedup_head, {c: short(c)})}</th></tr></thead>` +
   `<tbody>${body}</tbody></table>`
 
-let cost_note = "The measured cost curve appears once this pair's calls are timed."
-if (profile != null) {
-  const v = profile.verify[g]
-  cost_note = "The lecture counts a verify pass over γ + 1 positions as one target call whatever γ; " +
-    `measured on this machine, a pass over ${g + 1} costs v(${g + 1}) = ${f2(v)} calls, so ` +
-    `a round costs ${f2(Math.abs(v - 1))} ${v >= 1 ? "more" : "less"} than 1 + γc and the measured ` +
-    `speed-up curve lies ${v > 1 ? "below" : "above"} the lecture's.` + profile.busy
-}
+// the note beside the round-cost figure (uikit.verdicts.verify_note, one per γ from Python)
+const cost_note = profile != null ? profile.notes[g - 1] : words.no_profile
 // the sliders against the measured request (uikit/readouts.py versus_html)
 let against = ""
 if (request.data.alpha.length) {
   const [ra, rg, rc, rs] = ["alpha", "gamma", "c", "speedup"].map((k) => request.data[k][0])
   const there = analytic.speedup(ra, rg, rc), here = analytic.speedup(a, g, c)
-  const where = `α = ${f2(ra)}, γ = ${rg}, c = ${f2(rc)}`
+  const where = fill(words.alpha_gamma_c, {alpha: f2(ra), gamma: rg, c: f2(rc)})
   const same = Math.round(a * 100) === Math.round(ra * 100) && g === rg && Math.round(c * 100) === Math.round(rc * 100)
-  against = same
-    ? `<p class='versus'>The sliders are at your request's ${where}: the formula predicts ${f2(there)}× there; ` +
-      `your request measured ${f2(rs)}×.</p>`
-    : `<p class='versus'>The sliders have moved from your request's ${where}: the formula predicts ${f2(here)}× ` +
-      `at the sliders and ${f2(there)}× there; your request measured ${f2(rs)}× there.</p>`
+  against = `<p class='versus'>${fill(same ? words.at_request : words.moved,
+                                      {where, there: f2(there), here: f2(here), measured: f2(rs)})}</p>`
 }
 const html = {formula, table: lecture_table, note: `<p class='cost-note'>${cost_note}</p>`, versus: against}
 for (const [pane, text] of [[readout, html.formula], [table, html.table], [note, html.note], [versus, html.versus]])

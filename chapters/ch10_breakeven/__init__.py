@@ -16,6 +16,7 @@ import time
 
 import panel as pn
 import param
+from bokeh.models import CustomJSTickFormatter
 
 from chapters.base import Chapter
 from chapters.ch10_breakeven.figures import FIGURES_HEIGHT, BreakEvenFigures, browser_profile  # noqa: F401  browser_profile: tests/uikit
@@ -23,15 +24,17 @@ from lab.experiments import breakeven
 from lab.experiments.breakeven import QUESTION
 from lab.core.request import REQUEST_TOKENS
 from intercept.clicks import on_click
+from lab.i18n import N_
 from uikit.browser import browser_slider, redraw_on_move
+from uikit.language import Translated, gettext as _, number
 from uikit.kept import KeptWork
 from uikit.lazy import Lazy
 from intercept.pacing import Throttled, in_document, served
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.progress import TimeLeft
-from uikit.readouts import (VERDICT_CSS, cost_note_html, live_html, measured_point, question_explanation,
-                            readout_html, table_html, versus_html)
+from uikit.readouts import (VERDICT_CSS, cost_note_html, live_html, measured_point, page_number_format,
+                            question_explanation, readout_html, table_html, versus_html)
 from uikit.state import GAMMA_MAX
 from uikit.styles import TABLE_CSS
 
@@ -41,24 +44,42 @@ LIVE_FRESH_SECONDS = 600   # "Use my models" takes a kept measurement of the sam
 
 TOOK = "live measurement"  # the model service's record of how long the last one took (ModelService.took)
 
+# chapters.bridge.QUESTIONS' question this page answers, its kicker (chapters.registry.kicker): marked
+# here for the catalog
+KICKER = (N_("When is it really faster?"),)
+# The question's choices: the class poll's keys (and lab.experiments.breakeven.question_verdict's
+# answer), in English here, in the catalog for the card to show
+CHOICES = (N_("faster"), N_("slower"))
+
+
+def slider_format() -> dict:
+    """The α and c sliders' keyword for their value as the page's language writes it, two decimals
+    ("0,60" in Spanish; a slider's value has no more decimals, so no rounding differs from
+    uikit.language.number); none where the language writes a decimal point (the slider's own "0.60")."""
+    written = page_number_format()
+    if written["python"] or written["decimal"] == ".":
+        return {}
+    return dict(format=CustomJSTickFormatter(code="return tick.toFixed(2).replace('.', decimal)",
+                                             args=dict(decimal=written["decimal"])))
+
 
 class BreakEvenChapter(Chapter):
     number = 10
     slug = "breakeven"
     part = "III"
-    kicker = "Question 5 · when does drafting save time?"
-    title = "Tokens per round, divided by cost per round."
-    intro = ("A round costs γ draft calls plus one target call, and returns a few tokens. Three "
-             "numbers decide whether that beats standard decoding: the acceptance rate α, the "
-             "draft's relative cost c, and the draft length γ.")
-    takeaway = "Drafting pays off when α is high and c is small — and it can be slower."
+    kicker = Translated("Question 5 · when does drafting save time?")
+    title = Translated("Tokens per round, divided by cost per round.")
+    intro = Translated("A round costs γ draft calls plus one target call, and returns a few tokens. Three "
+                       "numbers decide whether that beats standard decoding: the acceptance rate α, the "
+                       "draft's relative cost c, and the draft length γ.")
+    takeaway = Translated("Drafting pays off when α is high and c is small — and it can be slower.")
     tour_parts = ("try_question", "alpha_slider", "gamma_slider", "c_slider", "readout", "speed_fig",
                   "use_models", "time_left", "live", "gamma_fig")    # what shell/tour/steps.py shows
     presets = True       # the preset prompts and the aligned / weak / random draft variant (chapters.base)
     drafters = True      # and the drafter: the draft model, a copy from the text, or both
 
-    question = ("The draft is accepted 60% of the time and each draft call costs 30% of a target "
-                "call. With γ = 5, is drafting faster?")
+    question = Translated("The draft is accepted 60% of the time and each draft call costs 30% of a target "
+                          "call. With γ = 5, is drafting faster?")
 
     alpha = param.Number(default=0.8, bounds=(0.0, 1.0), step=0.01, doc="α, the acceptance rate.")
     gamma = param.Integer(default=4, bounds=(1, GAMMA_MAX), doc="γ, the draft length.")
@@ -68,13 +89,15 @@ class BreakEvenChapter(Chapter):
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
-        self.alpha_slider = browser_slider(self.param.alpha, label="α acceptance rate", width=260)
-        self.gamma_slider = browser_slider(self.param.gamma, label="γ draft length", width=260)
-        self.c_slider = browser_slider(self.param.c, label="c draft cost ÷ target cost", width=260)
-        self.use_models = pn.widgets.Button(label="Use my models", color="primary", width=160)
+        shown = slider_format()
+        self.alpha_slider = browser_slider(self.param.alpha, label=_("α acceptance rate"), width=260, **shown)
+        self.gamma_slider = browser_slider(self.param.gamma, label=_("γ draft length"), width=260)
+        self.c_slider = browser_slider(self.param.c, label=_("c draft cost ÷ target cost"), width=260, **shown)
+        self.use_models = pn.widgets.Button(label=_("Use my models"), color="primary", width=160)
         on_click(self.use_models, self.use_my_models)
         a, g, c = QUESTION
-        self.try_question = pn.widgets.Button(label=f"Try α = {a}, γ = {g}, c = {c}", width=200)
+        self.try_question = pn.widgets.Button(label=_("Try α = {alpha}, γ = {gamma}, c = {c}").format(
+            alpha=number(a, 1), gamma=g, c=number(c, 1)), width=200)
         on_click(self.try_question, lambda e: self.param.update(alpha=a, gamma=g, c=c))
         # the formula, the live pair's measurement, the lecture's table, the note on the measured cost,
         # and the sliders against the measured request (redrawn in the browser with the formula)
@@ -98,7 +121,7 @@ class BreakEvenChapter(Chapter):
         once, without the model worker, when it is measured already."""
         profiles = self.state.service.profiles
         got = profiles.already_measured(self.variant) or await self.run_model(
-            profiles.of, message="Timing this pair's calls (once per server)…")
+            profiles.of, message=N_("Timing this pair's calls (once per server)…"))
         if got is not None and got is not self.profile:
             self.profile = got
 
@@ -161,7 +184,7 @@ class BreakEvenChapter(Chapter):
                 left.set_estimate(last)
             started = time.monotonic()
             outcome = await self.run_model(self.state.service.outcome, request,
-                                           message="Decoding your request plainly and with drafting…")
+                                           message=N_("Decoding your request plainly and with drafting…"))
         if outcome is not None:
             self.state.service.took[TOOK] = time.monotonic() - started
         return outcome
@@ -185,8 +208,8 @@ class BreakEvenChapter(Chapter):
     # ---- predict ------------------------------------------------------------------------------------
     def make_predict(self):
         return PredictCard(self.state, 10, self.question,
-                           choices=["faster", "slower"], answer=lambda: breakeven.question_verdict()[0],
-                           explanation=question_explanation, hint="Now set α, γ and c below to check.")
+                           choices=list(CHOICES), answer=lambda: breakeven.question_verdict()[0],
+                           explanation=question_explanation, hint=_("Now set α, γ and c below to check."))
 
     def _maybe_reveal(self):
         if self.predict is not None and (round(self.alpha, 2), self.gamma, round(self.c, 2)) == QUESTION:
@@ -194,7 +217,7 @@ class BreakEvenChapter(Chapter):
 
     # ---- page ------------------------------------------------------------------------------------------
     def body(self):
-        controls = pn.Column("#### Find the break-even", self.alpha_slider, self.gamma_slider,
+        controls = pn.Column("#### " + _("Find the break-even"), self.alpha_slider, self.gamma_slider,
                              self.c_slider, self.try_question, self.use_models, self.busy, self.time_left, width=300)
         return pn.Column(
             pn.Row(controls, pn.Column(self.readout, self.live, self.versus, sizing_mode="stretch_width"),

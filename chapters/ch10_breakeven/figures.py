@@ -1,5 +1,6 @@
 """Chapter 10's figures: speed-up against α, speed-up against γ and the cost of a round, and the
-section below the fold that lays them out with the lecture's table and the model's caption.
+section below the fold that lays them out with the lecture's table and the model's caption, in the
+page's language (the browser's redraw is given its words: uikit.readouts.browser_words).
 
 The sources, ranges and break-even marks are built with the page, because the browser's redraw
 (uikit.browser: assets/analytic.js and assets/ch10_breakeven.js) writes into them while a slider
@@ -15,26 +16,31 @@ import panel as pn
 from bokeh.models import Label, Range1d, Span
 
 from lab.experiments.breakeven import ALPHAS
+from lab.i18n import N_
 from uikit import palette
 from uikit.browser import browser_redraw
 from uikit.figures import page_sources, static_figure
-from uikit.readouts import TABLE_ROWS
+from uikit.language import gettext as _, number
+from uikit.readouts import SAID, TABLE_ROWS, browser_words
 from uikit.state import GAMMA_MAX
+from uikit.verdicts import verify_note, why_busy
 
 GAMMAS = np.arange(1, GAMMA_MAX + 1)   # the γ bars
 SPAN_AS_BUILT = 0.5         # α where the break-even line sits while hidden (as a fresh page builds it)
 COST_HEIGHT = 290           # px: the cost figure, its legend's row above the plot included
 FIGURES_HEIGHT = 885        # px: the figures, the table and the caption, as laid out at 1280 px wide
-CAPTION = ("Analytic model of Leviathan, Kalman & Matias (2023): acceptances are treated as independent with "
-           "rate α; one verification pass over γ + 1 positions takes about as long as one target call; c is "
-           "the time of a draft call divided by a target call. It predicts shapes, not benchmarks.")
+CAPTION = N_("Analytic model of Leviathan, Kalman & Matias (2023): acceptances are treated as independent with "
+             "rate α; one verification pass over γ + 1 positions takes about as long as one target call; c is "
+             "the time of a draft call divided by a target call. It predicts shapes, not benchmarks.")
 
 
 def browser_profile(profile) -> dict:
-    """What the browser's redraw needs of the pair's cost profile (lab.speed.costs.CostProfile): each verify
-    pass in target calls (index k: a pass over k + 1 positions) and the busy sentence, if any."""
-    return dict(verify=[s / profile.unit for s in profile.verify_seconds],
-                busy=" " + profile.why_busy() if profile.busy else "")
+    """What the browser's redraw needs of the pair's cost profile (lab.speed.costs.CostProfile), in the
+    page's language: each verify pass in target calls (index k: a pass over k + 1 positions), the busy
+    sentence ("" when it does not apply) and the note beside the round-cost figure at each γ (`notes`,
+    index γ − 1: uikit.verdicts.verify_note; "" past the passes the profile timed)."""
+    return dict(verify=[s / profile.unit for s in profile.verify_seconds], busy=why_busy(profile),
+                notes=[verify_note(profile, int(g)) if g + 1 <= profile.max_positions else "" for g in GAMMAS])
 
 
 class BreakEvenFigures:
@@ -66,33 +72,33 @@ class BreakEvenFigures:
             lecture_cost=self.lecture_cost, measured_cost=self.measured_cost, speed_range=self.speed_range,
             gamma_range=self.gamma_range, cost_range=self.cost_range, break_span=self.break_span,
             break_label=self.break_label, span_as_built=SPAN_AS_BUILT, profile=None, gamma_max=GAMMA_MAX,
-            request=self.request,
+            request=self.request, words=browser_words(),
             colours=dict(target=palette.TARGET, muted=palette.MUTED), table_rows=[list(r) for r in TABLE_ROWS])
 
     @cached_property
     def speed_fig(self):
         f = static_figure(syncable=False, height=300, sizing_mode="stretch_width", x_range=(0, 1),
-                          y_range=self.speed_range, title="Speed-up vs α (chosen γ and c)",
-                          x_axis_label="α (acceptance rate)", y_axis_label="speed-up ×")
+                          y_range=self.speed_range, title=_("Speed-up vs α (chosen γ and c)"),
+                          x_axis_label=_("α (acceptance rate)"), y_axis_label=_("speed-up ×"))
         f.line("alpha", "speedup", source=self.curve, line_width=3, color=palette.TARGET,
-               legend_label="speed-up E / (1 + γc)")
+               legend_label=_("speed-up E / (1 + γc)"))
         f.line("alpha", "speedup", source=self.measured, line_width=3, color=palette.OVERLAP, line_dash="dashdot",
-               legend_label="E / (γc + v(γ + 1)), v measured")
+               legend_label=_("E / (γc + v(γ + 1)), v measured"))
         f.scatter("alpha", "speedup", source=self.point, size=12, color=palette.DRAFT,
-                  marker="diamond", legend_label="your α")
+                  marker="diamond", legend_label=_("your α"))
         f.add_layout(self.break_span)
         f.add_layout(self.break_label)
         # speed-up = 1 across the whole α axis, its key in the legend (a label would cross the curve)
         f.line([0, 1], [1, 1], line_dash="dashed", line_color=palette.INK, line_width=2,
-               legend_label="speed-up = 1: break-even")
+               legend_label=_("speed-up = 1: break-even"))
         f.legend.location = "top_left"
         return f
 
     @cached_property
     def gamma_fig(self):
         g = static_figure(syncable=False, height=300, sizing_mode="stretch_width", x_range=[str(g) for g in GAMMAS],
-                          title="Speed-up vs γ (chosen α and c) — best γ filled",
-                          x_axis_label="γ (draft length)", y_axis_label="speed-up ×", y_range=self.gamma_range)
+                          title=_("Speed-up vs γ (chosen α and c) — best γ filled"),
+                          x_axis_label=_("γ (draft length)"), y_axis_label=_("speed-up ×"), y_range=self.gamma_range)
         g.vbar(x="gamma", top="speedup", source=self.bars, width=0.8, fill_color="color",
                line_color=palette.INK, hatch_pattern="hatch", hatch_color="white", hatch_alpha=0.6)
         g.add_layout(Span(location=1, dimension="width", line_dash="dashed", line_color=palette.INK, line_width=2))
@@ -101,12 +107,12 @@ class BreakEvenFigures:
     @cached_property
     def cost_fig(self):
         h = static_figure(syncable=False, height=COST_HEIGHT, sizing_mode="stretch_width", x_range=(0.5, GAMMA_MAX + 0.5),
-                          y_range=self.cost_range, title="Cost of one round (target calls) vs γ, chosen c",
-                          x_axis_label="γ (draft length)", y_axis_label="target calls")
+                          y_range=self.cost_range, title=_("Cost of one round (target calls) vs γ, chosen c"),
+                          x_axis_label=_("γ (draft length)"), y_axis_label=_("target calls"))
         h.line("gamma", "cost", source=self.lecture_cost, line_width=3, color=palette.TARGET,
-               legend_label="lecture: 1 + γc")
+               legend_label=_("lecture: 1 + γc"))
         h.line("gamma", "cost", source=self.measured_cost, line_width=3, color=palette.OVERLAP,
-               line_dash="dashdot", legend_label="measured: v(γ + 1) + γc")
+               line_dash="dashdot", legend_label=_("measured: v(γ + 1) + γc"))
         h.scatter("gamma", "cost", source=self.measured_cost, size=7, color=palette.OVERLAP)
         # The legend sits above the plot, in a row of its own: inside it, some corner always holds
         # points or a line for some c and verify costs (γ 4–6's measured points were hidden so).
@@ -129,13 +135,13 @@ class BreakEvenFigures:
         if np.isnan(be):   # the whole curve is below 1: write above it, on the right; the hidden line
             # goes back as built, so what looks the same is the same figure (the export records it once)
             self.break_span.update(visible=False, location=SPAN_AS_BUILT)
-            self.break_label.update(text="no α breaks even\n(c too large)", x=0.98, y=top * 0.6,
+            self.break_label.update(text=_(SAID["no_label"]), x=0.98, y=top * 0.6,
                                     text_align="right", x_offset=0)
         else:              # the curve is above 1 right of the line: write at its foot
             self.break_span.update(visible=True, location=be)
             # Keep the label inside the plot: right of the line, or left of it near α = 1.
             left = be > 0.6
-            self.break_label.update(text=f"break-even α = {be:.2f}", x=be, y=top * 0.04,
+            self.break_label.update(text=_(SAID["label"]).format(be=number(be, 2)), x=be, y=top * 0.04,
                                     text_align="right" if left else "left", x_offset=-4 if left else 4)
         pays = n["best_speedup"] > 1             # no γ filled when none beats standard decoding
         self.bars.data.update(speedup=s,
@@ -152,7 +158,7 @@ class BreakEvenFigures:
     def section(self, cost_note: pn.pane.HTML, table: pn.pane.HTML) -> pn.Column:
         """The three figures, the chapter's note on the measured cost, its lecture's table and the
         caption: the page's section below the fold."""
-        caption = pn.pane.Markdown(CAPTION, sizing_mode="stretch_width",
+        caption = pn.pane.Markdown(_(CAPTION), sizing_mode="stretch_width",
                                    styles={"font-size": "1rem", "color": palette.MUTED})
         return pn.Column(
             pn.Row(pn.pane.Bokeh(self.speed_fig, sizing_mode="stretch_width"),

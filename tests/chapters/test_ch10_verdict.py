@@ -98,7 +98,7 @@ def test_the_busy_warning_stands_beside_the_priced_figures(chapter, monkeypatch)
     o = in_runs()
     busy = Outcome.of(o.request, o.plain, o.spec, replace(o.profile, busy=True, load=5.0))
     live = applied(chapter, monkeypatch, busy)
-    warning = busy.profile.why_busy()
+    warning = verdicts.why_busy(busy.profile)
     assert "unreliable" in warning and warning in shown(live)          # in the verdict's box, not folded
     assert warning in chapter.readout.object and warning in chapter.cost_note.object
 

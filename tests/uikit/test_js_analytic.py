@@ -1,6 +1,7 @@
 """The browser's formulas (assets/analytic.js) against lab/ at many points, run in node; and the
 browser redraws of chapters 10 and 6 (assets/ch10_breakeven.js, assets/ch06_accept_rule.js) against
-the Python redraws of the same pages: the same numbers, data and HTML."""
+the Python redraws of the same pages: the same numbers, data and HTML, chapter 10's in the page's
+language too."""
 import html
 import json
 import shutil
@@ -8,6 +9,8 @@ import subprocess
 
 import numpy as np
 import pytest
+from bokeh.document import Document
+from panel.io.state import set_curdoc
 
 from chapters.ch06_accept_rule import AcceptRuleChapter
 from chapters.ch10_breakeven import BreakEvenChapter, browser_profile
@@ -17,6 +20,7 @@ from lab.experiments.display import regions
 from lab.experiments.twotokens import thresholds
 from tests.helpers import JS_MODEL, made_profile
 from uikit.browser import js_code
+from uikit.language import use_language
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
 
@@ -207,6 +211,61 @@ def test_chapter_10_browser_redraw_draws_what_python_draws(make_chapter, with_pr
         for prop in ("text", "text_align", "x_offset"):
             assert st["break_label"][prop] == getattr(figs.break_label, prop), prop
         assert close([st["break_label"]["x"], st["break_label"]["y"]], [figs.break_label.x, figs.break_label.y])
+
+
+def page(language: str) -> Document:
+    """A page's document speaking `language` (as shell.frame.app.build_app makes it)."""
+    doc = Document()
+    use_language(language, doc)
+    return doc
+
+
+@pytest.mark.parametrize("language", ["es", "zh", "en-XA"])
+def test_chapter_10_browser_redraw_writes_what_python_writes_on_a_translated_page(make_chapter, language):
+    """assets/ch10_breakeven.js fills the page's templates and writes numbers as the page does
+    (Babel's rounding of the shortest decimal, half to even, with the decimal comma in Spanish), so
+    the server's redraw after a slider is released changes nothing the student reads."""
+    doc = page(language)
+    with set_curdoc(doc):
+        ch = make_chapter(BreakEvenChapter)
+        ch.point = dict(alpha=[0.6], gamma=[4], c=[0.1], speedup=[1.2345])
+        ch.figs.request.data = ch.point
+        ch.profile = made_profile(verify=[0.1 * (1 + 0.1 * k) for k in range(17)], draft=0.02, busy=True, load=5.0,
+                                  cores=2)
+        points = [(a, g, c) for a in (0.0, 0.37, 0.6, 0.8, 0.95, 1.0) for g in (1, 4, 5, 12)
+                  for c in (0.0, 0.1, 0.15, 0.3, 1.2, 1.5)]
+        out = node(RUN_REDRAW, {"code": ch.figs.redraw.code, "args": _ch10_args(ch.figs),
+                                "panes": ["readout", "table", "note", "versus"],
+                                "calls": [dict(alpha=a, gamma=g, c=c) for a, g, c in points]})
+        for (a, g, c), got in zip(points, out):
+            ch.param.update(alpha=a, gamma=g, c=c)
+            assert got["html"] == dict(formula=ch.readout.object, table=ch.table.object, note=ch.cost_note.object,
+                                       versus=ch.versus.object), (a, g, c)
+            assert html.unescape(got["state"]["readout"]["text"]) == ch.readout.object
+            assert got["state"]["break_label"]["text"] == ch.figs.break_label.text
+    if language == "es":
+        assert "α = 0,60; γ = 4; c = 0,10" in ch.versus.object and "1,2345" not in ch.versus.object
+
+
+@pytest.mark.parametrize("language", ["en", "es", "zh"])
+def test_chapter_10_browser_rounds_a_figure_as_the_page_does(make_chapter, language):
+    """A measured speed-up on a tie (2.675, 0.125, 1.005 …) is written by the browser as by Python:
+    Python's rounding of the binary value in English, Babel's half to even of the shortest decimal
+    in Spanish and Chinese ("2,68" and "2.68", where English writes "2.67")."""
+    speedups = [2.675, 0.125, 0.135, 1.005, 1.015, 2.5, 1e-07, 0.0, 12345.675, 0.9999999]
+    with set_curdoc(page(language)):
+        ch = make_chapter(BreakEvenChapter)
+        ch.param.update(alpha=0.6, gamma=4, c=0.1)      # at the request: the line names its measured figure
+        shown = []
+        for s in speedups:
+            ch.point = dict(alpha=[0.6], gamma=[4], c=[0.1], speedup=[s])
+            ch.figs.request.data = ch.point
+            got = node(RUN_REDRAW, {"code": ch.figs.redraw.code, "args": _ch10_args(ch.figs), "panes": [],
+                                    "calls": [dict(alpha=0.6, gamma=4, c=0.1)]})
+            ch._update()
+            assert got[0]["html"]["versus"] == ch.versus.object, s
+            shown.append(ch.versus.object)
+    assert ("2,68×" if language == "es" else "2.68×" if language == "zh" else "2.67×") in shown[0]
 
 
 def test_chapter_6_browser_redraw_draws_what_python_draws(make_chapter):
