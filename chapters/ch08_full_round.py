@@ -16,17 +16,31 @@ import html
 import panel as pn
 import param
 
-from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, round_settings, seed_note, settings_note
+from chapters.rounds import MAX_NEW_TOKENS, RoundChapter, listed, round_settings, seed_note, settings_note
 from lab.experiments.casesearch import (Found, Luck, SeedSearch, all_kept_key, all_kept_steps, cached_all_kept,
                                        luck, teaching_request)
 from lab.core.trace import RoundTrace
 from intercept.clicks import on_click
+from lab.i18n import N_
+from uikit.language import Translated, gettext as _, ngettext, number, percent
+from uikit.panels import sampling_words
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, TABLE_CSS
 from uikit.tokens import Chip, TokenStrip, legend, show_text
 
 QUESTION_GAMMA = 4
-FIND_LABEL = "Show a round where every draft is kept"   # the tour points at this button by its label
+FIND_LABEL = N_("Show a round where every draft is kept")   # the tour points at this button by its label
+
+# chapters.bridge.QUESTIONS' question this page answers, its kicker (chapters.registry.kicker): marked
+# here for the catalog (tests/i18n checks it is the bridge's)
+KICKER = (N_("How do the pieces fit together?"),)
+
+
+def extra_words(kind: str) -> str:
+    """The tooltip of the token a round ends with, by its kind (RoundTrace.extra_kind)."""
+    if kind == "correction":
+        return _("the target's correction, from the residual")
+    return _("bonus token from the target") if kind == "bonus" else _("written by the target")
 
 
 def round_steps(r: RoundTrace) -> int:
@@ -42,16 +56,17 @@ def checked_after(r: RoundTrace, step: int) -> int:
 
 def chips_after(r: RoundTrace, step: int, prefix: str) -> list[Chip]:
     """The text so far after `step` steps of round r (0 = nothing revealed yet)."""
-    chips = [Chip(prefix, "prompt", "the text before this round")]
+    chips = [Chip(prefix, "prompt", _("the text before this round"))]
     checked = checked_after(r, step)
     for d in r.guesses[:checked]:
         if d.accepted:
-            chips.append(Chip(d.text, "kept", f"kept: u = {d.uniform:.3f} < {d.accept_probability:.3f}"))
+            chips.append(Chip(d.text, "kept", _("kept: u = {u} < {threshold}").format(
+                u=number(d.uniform, 3), threshold=number(d.accept_probability, 3))))
     if step >= round_steps(r):
         chips = chips[:1] + [Chip(t, "kept") for t in r.emitted_texts[:-1]]
         if len(r.emitted_ids) == r.n_accepted + 1:          # not cut short by an end-of-text token
             kind = "fixed" if r.extra_kind == "correction" else ("bonus" if r.extra_kind == "bonus" else "target")
-            chips.append(Chip(r.extra_text, kind, f"{r.extra_kind} token from the target"))
+            chips.append(Chip(r.extra_text, kind, extra_words(r.extra_kind)))
         else:
             chips.append(Chip(r.emitted_texts[-1], "kept"))
     return chips
@@ -61,15 +76,15 @@ class FullRoundChapter(RoundChapter):
     number = 8
     slug = "full-round"
     part = "III"
-    kicker = "Question 4 · a full round"
-    title = "Keep the prefix, correct once, drop the rest."
-    intro = ("Now the three moves from Part II with real numbers. Check the draft tokens left to right: "
-             "everything before the first rejection is kept, the rejected position is corrected from "
-             "the residual, and later drafts are thrown away because their context is now wrong.")
-    takeaway = "Each target call commits 1 to γ + 1 tokens — more when the draft is good."
+    kicker = Translated("Question 4 · a full round")
+    title = Translated("Keep the prefix, correct once, drop the rest.")
+    intro = Translated("Now the three moves from Part II with real numbers. Check the draft tokens left to right: "
+                       "everything before the first rejection is kept, the rejected position is corrected from "
+                       "the residual, and later drafts are thrown away because their context is now wrong.")
+    takeaway = Translated("Each target call commits 1 to γ + 1 tokens — more when the draft is good.")
     tour_parts = ("step_button", "next_button", "restart_button", "round_note", "drafts_strip", "table",
                   "explain", "text_strip")    # what shell/tour/steps.py shows
-    question = "All γ = 4 draft tokens are accepted. How many tokens does this round add to the text?"
+    question = Translated("All γ = 4 draft tokens are accepted. How many tokens does this round add to the text?")
 
     presets = True
     step = param.Integer(default=0, doc="Steps revealed of the current round.")
@@ -86,18 +101,18 @@ class FullRoundChapter(RoundChapter):
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
-        self.step_button = pn.widgets.Button(label="Step", color="primary", width=120)
+        self.step_button = pn.widgets.Button(label=_("Step"), color="primary", width=120)
         on_click(self.step_button, self._on_step)
-        self.next_button = pn.widgets.Button(label="Next round", width=140)
+        self.next_button = pn.widgets.Button(label=_("Next round"), width=140)
         on_click(self.next_button, self._on_next_round)
-        self.restart_button = pn.widgets.Button(label="Restart this round", color="light", width=190)
+        self.restart_button = pn.widgets.Button(label=_("Restart this round"), color="light", width=190)
         on_click(self.restart_button, lambda e: self.restart())
         self.round_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
-        self.drafts_strip = TokenStrip(empty="Press Step: the draft proposes γ tokens.")
+        self.drafts_strip = TokenStrip(empty=_("Press Step: the draft proposes γ tokens."))
         self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, BOX_CSS])
         self.explain = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, BOX_CSS])
         self.text_strip = TokenStrip(empty="")
-        self.find_button = pn.widgets.Button(label=FIND_LABEL, color="primary", width=330)
+        self.find_button = pn.widgets.Button(label=_(FIND_LABEL), color="primary", width=330)
         on_click(self.find_button, self._on_find)
         self.case_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self._searches: dict = {}       # (prompt, settings, γ, seed) → its SeedSearch, resumed on each press
@@ -105,9 +120,11 @@ class FullRoundChapter(RoundChapter):
     def make_predict(self):
         return PredictCard(
             self.state, 8, self.question, answer=lambda: QUESTION_GAMMA + 1, bounds=(0, 10),
-            explanation=(f"The {QUESTION_GAMMA} kept drafts, plus one bonus token: the target pass already "
-                         f"returned p at position {QUESTION_GAMMA + 1}, so sampling from it is free."),
-            hint=f"Now press “{FIND_LABEL}” below (or step through rounds) and watch what such a round adds.")
+            explanation=_("The {gamma} kept drafts, plus one bonus token: the target pass already returned p at "
+                          "position {next}, so sampling from it is free.").format(gamma=QUESTION_GAMMA,
+                                                                                next=QUESTION_GAMMA + 1),
+            hint=_("Now press “{button}” below (or step through rounds) and watch what such a round "
+                   "adds.").format(button=_(FIND_LABEL)))
 
     # ---- data ----------------------------------------------------------------------------------------
     @property
@@ -144,22 +161,25 @@ class FullRoundChapter(RoundChapter):
                 searches[key] = SeedSearch(state.service.pair_for(variant), ids, settings=settings, gamma=state.gamma,
                                            max_new_tokens=MAX_NEW_TOKENS, first_seed=state.seed)
             return cached_all_kept(state.service, ids, search=searches[key], **request)
-        found = await self.run_model(search, message="Trying seeds until a round keeps every draft…")
+        found = await self.run_model(search, message=N_("Trying seeds until a round keeps every draft…"))
         if found is None:
             return False
         if found.seed is None:
-            self.case_note.object = no_case_html(found, state.gamma, settings.describe())
+            self.case_note.object = no_case_html(found, state.gamma, sampling_words(settings))
             return False
         generation = await self.run_model(
             state.service.generation_steps, teaching_request(ids, settings=settings, gamma=state.gamma, seed=found.seed,
                                                              max_new_tokens=MAX_NEW_TOKENS, variant=variant),
-            keep_rows=True, message="Running the draft and the target…")
+            keep_rows=True, message=N_("Running the draft and the target…"))
         if generation is None:
             return False
-        self.case_note.object = (f"<p class='speclab-formula' role='status'>Seed {found.seed}, round "
-                                 f"{found.index + 1}: all {state.gamma} drafts kept (found after "
-                                 f"{_seeds(found.tried)}, {found.rounds} round{'s' if found.rounds != 1 else ''} "
-                                 "checked): a round picked for the question, not a typical one.</p>")
+        said = ngettext("Seed {seed}, round {round}: its {gamma} draft kept (found after {seeds}, {rounds}): a "
+                        "round picked for the question, not a typical one.",
+                        "Seed {seed}, round {round}: all {gamma} drafts kept (found after {seeds}, {rounds}): a "
+                        "round picked for the question, not a typical one.", state.gamma).format(
+            seed=found.seed, round=found.index + 1, gamma=state.gamma, seeds=_seeds(found.tried),
+            rounds=ngettext("{n} round checked", "{n} rounds checked", found.rounds).format(n=found.rounds))
+        self.case_note.object = f"<p class='speclab-formula' role='status'>{html.escape(said)}</p>"
         self.show_generation(generation, found.index)
         self.step = round_steps(self.round)
         self._draw()
@@ -176,10 +196,10 @@ class FullRoundChapter(RoundChapter):
         tok = self.state.service.pair.tokenizer
         prefix = tok.decode(r.prefix_ids)
         n = len(self.generation.rounds)
+        head = _("Round {n} of {rounds} (seed {seed}) · {who} · step {step} of {steps}.").format(
+            n=r.index + 1, rounds=n, seed=self.generation.seed, who=guesser(r), step=self.step, steps=round_steps(r))
         self.round_note.object = (
-            f"<p class='speclab-formula'>Round {r.index + 1} of {n} (seed {self.generation.seed}) · "
-            f"{guesser(r)} · step "
-            f"{self.step} of {round_steps(r)}. {html.escape(settings_note(self.settings, self.state))}"
+            f"<p class='speclab-formula'>{html.escape(head)} {html.escape(settings_note(self.settings, self.state))}"
             f"{html.escape(seed_note(self.generation, self.state))}</p>")
         self.step_button.disabled = self.done
         checked = checked_after(r, self.step)
@@ -192,7 +212,7 @@ class FullRoundChapter(RoundChapter):
                     state = "dropped"
                 else:
                     state = "draft"
-                chips.append(Chip(d.text, state, f"draft guess {d.index + 1}"))
+                chips.append(Chip(d.text, state, _("draft guess {n}").format(n=d.index + 1)))
         self.drafts_strip.chips = chips
         self.table.object = table_html(r, self.step, checked, self.done)
         self.explain.object = explain_html(r, self.step, checked, self.done)
@@ -210,22 +230,26 @@ class FullRoundChapter(RoundChapter):
             pn.Row(self.step_button, self.next_button, self.restart_button, self.find_button, self.busy),
             self.case_note, self.round_note,
             legend(["draft", "kept", "rejected", "fixed", "bonus", "dropped"],
-                   {"draft": "drafted, not checked yet"}),
-            "#### The draft's guesses", self.drafts_strip,
+                   {"draft": _("drafted, not checked yet")}),
+            "#### " + _("The draft's guesses"), self.drafts_strip,
             self.table, self.explain,
-            "#### Text so far", pn.Column(self.text_strip, css_classes=["text-so-far"], sizing_mode="stretch_width"),
+            "#### " + _("Text so far"),
+            pn.Column(self.text_strip, css_classes=["text-so-far"], sizing_mode="stretch_width"),
             sizing_mode="stretch_width")
 
 
 def guesser(r: RoundTrace) -> str:
     """Who guesses this round, in words: these pages draft with the draft model at the student's γ."""
     if r.gamma == 0:
-        return "no guesses this round: the target writes one token"
-    return f"the draft model guesses γ = {r.gamma} token{'s' if r.gamma != 1 else ''}"
+        return _("no guesses this round: the target writes one token")
+    return ngettext("the draft model guesses γ = {gamma} token", "the draft model guesses γ = {gamma} tokens",
+                    r.gamma).format(gamma=r.gamma)
 
 
 def _share(x: float) -> str:
-    return "less than 1%" if x < 0.01 else f"about {x:.0%}"
+    """How often, in words: "about 25%", or "less than 1%"."""
+    return (_("less than {share}").format(share=percent(0.01)) if x < 0.01
+            else _("about {share}").format(share=percent(x)))
 
 
 def luck_html(lk: Luck | None) -> str:
@@ -234,42 +258,56 @@ def luck_html(lk: Luck | None) -> str:
     write, a rare correction), so a lucky round is not read as the rule."""
     if lk is None:
         return ""
-    typical = f"a typical round of this generation (α = {lk.alpha:.2f}) keeps about {lk.expected_kept:.1f} of {lk.gamma}"
+    alpha = number(lk.alpha, 2)
+    typical = _("a typical round of this generation (α = {alpha}) keeps about {expected} of {gamma}").format(
+        alpha=alpha, expected=number(lk.expected_kept, 1), gamma=lk.gamma)
     if lk.lucky:
-        text = (f"A lucky round: at α = {lk.alpha:.2f} a round keeps all {lk.gamma} drafts only "
-                f"{_share(lk.all_kept)} of the time; {typical}.")
+        text = ngettext("A lucky round: at α = {alpha} a round keeps its {gamma} draft only {share} of the time; "
+                        "{typical}.",
+                        "A lucky round: at α = {alpha} a round keeps all {gamma} drafts only {share} of the time; "
+                        "{typical}.", lk.gamma).format(alpha=alpha, gamma=lk.gamma, share=_share(lk.all_kept),
+                                                      typical=typical)
     elif lk.kept == lk.gamma:
-        text = f"At α = {lk.alpha:.2f} a round keeps all {lk.gamma} drafts {_share(lk.all_kept)} of the time."
+        text = ngettext("At α = {alpha} a round keeps its {gamma} draft {share} of the time.",
+                        "At α = {alpha} a round keeps all {gamma} drafts {share} of the time.", lk.gamma).format(
+            alpha=alpha, gamma=lk.gamma, share=_share(lk.all_kept))
     elif lk.hopeless is not None:
         i, p = lk.hopeless
-        text = (f"An unlucky round: the target gives guess {i + 1} p = {p:.3f}, a token it would almost never "
-                f"write here, so that guess was sure to be rejected; {typical}.")
+        text = _("An unlucky round: the target gives guess {n} p = {p}, a token it would almost never write "
+                 "here, so that guess was sure to be rejected; {typical}.").format(n=i + 1, p=number(p, 3),
+                                                                                  typical=typical)
     else:
-        text = f"This round kept {lk.kept}; {typical}."
+        text = _("This round kept {kept}; {typical}.").format(kept=lk.kept, typical=typical)
     if lk.rare_correction is not None:
-        text += (f" The correction “{show_text(lk.rare_correction)}” is none of the residual's five "
-                 "likeliest tokens: a rare draw.")
+        text += " " + _("The correction “{token}” is none of the residual's five likeliest tokens: a rare "
+                        "draw.").format(token=show_text(lk.rare_correction))
     return f"<p class='speclab-formula luck' role='note'>{html.escape(text)}</p>"
 
 
 def _ratio(p: float, q: float) -> str:
-    return "∞" if q <= 0 else f"{p / q:.3f}"
+    return "∞" if q <= 0 else number(p / q, 3)
 
 
 def _seeds(n: int) -> str:
-    return f"{n} seed{'s' if n != 1 else ''}"
+    return ngettext("{n} seed", "{n} seeds", n).format(n=n)
 
 
 def no_case_html(found: Found, gamma: int, settings: str) -> str:
-    """One sentence: no round kept every draft in the rounds checked, and what to do."""
+    """One sentence: no round kept every draft in the rounds checked, and what to do (`settings` in
+    words, as uikit.panels.sampling_words says them)."""
     if found.timed_out:
-        what = (f"No round kept all γ = {gamma} drafts in the {found.rounds} round"
-                f"{'s' if found.rounds != 1 else ''} checked so far at {html.escape(settings)}; press the "
-                "button again to search on, or lower the temperature (or γ) in the side panel.")
+        what = ngettext("No round kept all γ = {gamma} drafts in the {n} round checked so far at {settings}; press "
+                        "the button again to search on, or lower the temperature (or γ) in the side panel.",
+                        "No round kept all γ = {gamma} drafts in the {n} rounds checked so far at {settings}; "
+                        "press the button again to search on, or lower the temperature (or γ) in the side panel.",
+                        found.rounds).format(gamma=gamma, n=found.rounds, settings=settings)
     else:
-        what = (f"None of {_seeds(found.tried)} gave a round keeping all γ = {gamma} drafts at "
-                f"{html.escape(settings)}; lower the temperature (or γ) in the side panel and try again.")
-    return f"<p class='speclab-formula' role='status'>{what}</p>"
+        what = ngettext("None of {n} seed gave a round keeping all γ = {gamma} drafts at {settings}; lower the "
+                        "temperature (or γ) in the side panel and try again.",
+                        "None of {n} seeds gave a round keeping all γ = {gamma} drafts at {settings}; lower the "
+                        "temperature (or γ) in the side panel and try again.",
+                        found.tried).format(n=found.tried, gamma=gamma, settings=settings)
+    return f"<p class='speclab-formula' role='status'>{html.escape(what)}</p>"
 
 
 def table_html(r: RoundTrace, step: int, checked: int, done: bool) -> str:
@@ -280,46 +318,60 @@ def table_html(r: RoundTrace, step: int, checked: int, done: bool) -> str:
     for d in r.guesses:
         head = f"<tr><td>{d.index + 1}</td><td>{html.escape(show_text(d.text))}</td>"
         if d.index < checked:
-            verdict = "✓ keep" if d.accepted else "✗ reject"
-            rows.append(f"{head}<td>{d.p:.3f}</td><td>{d.q:.3f}</td><td>{_ratio(d.p, d.q)}</td>"
-                        f"<td>{d.accept_probability:.3f}</td><td>{d.uniform:.3f}</td><td><b>{verdict}</b></td></tr>")
+            verdict = _("✓ keep") if d.accepted else _("✗ reject")
+            numbers = [number(x, 3) for x in (d.p, d.q)] + [_ratio(d.p, d.q)] + [
+                number(x, 3) for x in (d.accept_probability, d.uniform)]
+            rows.append(head + "".join(f"<td>{x}</td>" for x in numbers)
+                        + f"<td><b>{html.escape(verdict)}</b></td></tr>")
         elif done and d.uniform is None:
-            rows.append(f"{head}<td colspan='6'>– dropped: its context contained a rejected guess</td></tr>")
+            said = _("– dropped: its context contained a rejected guess")
+            rows.append(f"{head}<td colspan='6'>{html.escape(said)}</td></tr>")
         else:
-            rows.append(f"{head}<td colspan='6'>not checked yet (q = {d.q:.3f})</td></tr>")
-    return ("<table class='speclab-table'><thead><tr><th>i</th><th>draft x</th><th>p(x)</th><th>q(x)</th>"
-            "<th>p / q</th><th>keep if u &lt; min(1, p/q)</th><th>u</th><th>verdict</th></tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table>")
+            said = _("not checked yet (q = {q})").format(q=number(d.q, 3))
+            rows.append(f"{head}<td colspan='6'>{html.escape(said)}</td></tr>")
+    heads = ("i", _("draft x"), "p(x)", "q(x)", "p / q", _("keep if u < min(1, p/q)"), "u", _("verdict"))
+    return ("<table class='speclab-table'><thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in heads)
+            + f"</tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
 def explain_html(r: RoundTrace, step: int, checked: int, done: bool) -> str:
     """One sentence on what the latest step did."""
     if step == 0:
-        return (f"<p class='speclab-formula'>Each <b>Step</b> makes one move: first {guesser(r)}, "
-                "and one target call scores them all, then the guesses are checked left to right.</p>")
+        return "<p class='speclab-formula'>" + _(
+            "Each <b>{step}</b> makes one move: first {who}, and one target call scores them all, then the guesses "
+            "are checked left to right.").format(step=html.escape(_("Step")), who=guesser(r)) + "</p>"
     if step == 1:
-        return (f"<p class='speclab-formula'>The draft model guessed {r.gamma} token{'s' if r.gamma != 1 else ''}, "
-                "each sampled from its q. One target call has scored them all. Step to check them left to "
-                "right.</p>")
+        return "<p class='speclab-formula'>" + ngettext(
+            "The draft model guessed {n} token, sampled from its q. One target call has scored it. Step to check "
+            "it.",
+            "The draft model guessed {n} tokens, each sampled from its q. One target call has scored them all. "
+            "Step to check them left to right.", r.gamma).format(n=r.gamma) + "</p>"
     if not done:
         d = r.guesses[checked - 1]
-        rel = "&lt;" if d.accepted else "≥"
-        return (f"<p class='speclab-formula'>Position {d.index + 1}: u = {d.uniform:.3f} {rel} "
-                f"min(1, {d.p:.3f} / {d.q:.3f}) = {d.accept_probability:.3f} → "
-                f"<b>{'keep' if d.accepted else 'reject'}</b>.</p>")
-    top = ", ".join(f"{html.escape(show_text(c.text))} {c.prob:.2f}" for c in r.extra_top[:5])
+        said = (_("Position {n}: u = {u} &lt; min(1, {p} / {q}) = {threshold} → <b>keep</b>.") if d.accepted else
+                _("Position {n}: u = {u} ≥ min(1, {p} / {q}) = {threshold} → <b>reject</b>."))
+        return "<p class='speclab-formula'>" + said.format(
+            n=d.index + 1, u=number(d.uniform, 3), p=number(d.p, 3), q=number(d.q, 3),
+            threshold=number(d.accept_probability, 3)) + "</p>"
+    top = html.escape(listed([f"{show_text(c.text)} {number(c.prob, 2)}" for c in r.extra_top[:5]]))
     extra = f"<b>{html.escape(show_text(r.extra_text))}</b>"
     if r.extra_kind == "correction":
         j = r.n_accepted
         dropped = r.gamma - j - 1
-        msg = (f"Guess {j + 1} was rejected, so the target writes position {j + 1} itself, sampling from "
-               f"the residual (p − q)+ normalised ({top}): {extra}."
-               + (f" The {dropped} later draft{'s' if dropped != 1 else ''} are dropped." if dropped else ""))
+        msg = _("Guess {n} was rejected, so the target writes position {n} itself, sampling from the residual "
+                "(p − q)+ normalised ({top}): {token}.").format(n=j + 1, top=top, token=extra)
+        if dropped:
+            msg += " " + ngettext("The {n} later draft is dropped.", "The {n} later drafts are dropped.",
+                                  dropped).format(n=dropped)
     elif r.extra_kind == "bonus":
-        msg = (f"All {r.gamma} drafts kept — and the target pass already returned p at position "
-               f"{r.gamma + 1} ({top}), so a bonus token comes free: {extra}.")
+        msg = ngettext("The {gamma} draft kept — and the target pass already returned p at position {next} ({top}), "
+                       "so a bonus token comes free: {token}.",
+                       "All {gamma} drafts kept — and the target pass already returned p at position {next} ({top}), "
+                       "so a bonus token comes free: {token}.", r.gamma).format(gamma=r.gamma, next=r.gamma + 1,
+                                                                               top=top, token=extra)
     else:
-        msg = f"No drafts this round; the target wrote {extra}."
+        msg = _("No drafts this round; the target wrote {token}.").format(token=extra)
     added = len(r.emitted_ids)
-    return (f"<p class='speclab-formula'>{msg} This round adds <b>{added}</b> token"
-            f"{'s' if added != 1 else ''} for one target call.</p>")
+    adds = ngettext("This round adds <b>{n}</b> token for one target call.",
+                    "This round adds <b>{n}</b> tokens for one target call.", added).format(n=added)
+    return f"<p class='speclab-formula'>{msg} {adds}</p>"

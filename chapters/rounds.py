@@ -17,9 +17,12 @@ import param
 
 from chapters.base import Chapter
 from lab.experiments.casesearch import teaching_request, teaching_seed_steps
+from lab.i18n import N_
 from lab.core.sampling import SamplingSettings
 from lab.core.trace import GenerationTrace, RoundTrace
 from intercept.pacing import served
+from uikit.language import gettext as _, number
+from uikit.panels import sampling_words
 
 MAX_NEW_TOKENS = 16     # a handful of rounds to step through; keeps a slow CPU responsive
 
@@ -46,10 +49,18 @@ def page_settings(settings: SamplingSettings, temperature: float) -> SamplingSet
 
 
 def settings_note(settings: SamplingSettings, state) -> str:
+    """What this page samples with, in the page's language (the same messages as chapter 5's)."""
     if state.settings.greedy and not settings.greedy:
-        return (f"Sampling: {settings.describe()} on this page — your session is greedy, which would make "
-                "every p and q one-hot (chapter 9's temperature slider goes down to greedy).")
-    return f"Sampling: {settings.describe()}."
+        return _("Sampling: {settings} on this page — your session is greedy, which would make every p and q "
+                 "one-hot (chapter 9's temperature slider goes down to greedy).").format(
+            settings=sampling_words(settings))
+    return _("Sampling: {settings}.").format(settings=sampling_words(settings))
+
+
+def listed(items: list[str]) -> str:
+    """Items in a row, in the page's language, separated so that a decimal comma (Spanish "0,45")
+    cannot be read as the separator."""
+    return ("; " if "," in number(0.5, 1) else ", ").join(items)
 
 
 def teaching_round(generation: GenerationTrace) -> int:
@@ -79,11 +90,12 @@ def teaching_generation_steps(service, prompt_ids: list[int], *, settings: Sampl
 
 
 def seed_note(generation: GenerationTrace, state) -> str:
-    """Says so when the rounds shown are not at the student's own seed, and why."""
+    """Says so when the rounds shown are not at the student's own seed, and why (in the page's language)."""
     if generation.seed == state.seed:
         return ""
-    return (f" Seed {generation.seed}, not your {state.seed}: the first from yours whose text reaches a round that "
-            "keeps some guesses and corrects one, with no rare draw on the way.")
+    return " " + _("Seed {seed}, not your {yours}: the first from yours whose text reaches a round that keeps some "
+                   "guesses and corrects one, with no rare draw on the way.").format(seed=generation.seed,
+                                                                                    yours=state.seed)
 
 
 async def generation_for(chapter: Chapter, settings: SamplingSettings) -> GenerationTrace | None:
@@ -98,7 +110,7 @@ async def generation_for(chapter: Chapter, settings: SamplingSettings) -> Genera
     state = chapter.state
     return await chapter.run_model(
         teaching_generation_steps, state.service, ids, settings=settings, gamma=state.gamma, first_seed=state.seed,
-        variant=chapter.variant, message="Running the draft and the target…")
+        variant=chapter.variant, message=N_("Running the draft and the target…"))
 
 
 class RoundChapter(Chapter):

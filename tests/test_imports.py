@@ -249,6 +249,7 @@ MODULE_STATE_ALLOWED = {
     "chapters.ch01_dilemma.race:LABEL_Y": CONSTANT,
     "chapters.ch02_easy_words:SPACE_MARKS": CONSTANT,
     "chapters.ch07_correction:RUN_SIZES": CONSTANT,
+    "chapters.ch08_full_round:FIND_LABEL": CONSTANT,
     "chapters.ch10_breakeven:GAMMAS": CONSTANT, "chapters.ch10_breakeven.figures:GAMMAS": CONSTANT,
     "chapters.ch11_timeline:COLOURS": CONSTANT, "chapters.ch11_timeline:HATCH": CONSTANT,
     "chapters.ch11_timeline:LABELS": CONSTANT, "chapters.ch11_timeline:LANE_NAMES": CONSTANT,
