@@ -69,7 +69,8 @@ def rows_html(rows: list[cheaper.Row], plain_calls: int | None, greedy: bool) ->
     reference = (_("the reference ({calls} target calls)").format(calls=plain_calls) if plain_calls
                  else _("the reference"))
     one = number(1, 2)
-    body = [f"<tr><td>{html.escape(_('Plain decoding (the target alone)'))}</td><td>–</td><td>{one}</td><td>–</td>"
+    plain = html.escape(_("Plain decoding (the target alone)"))
+    body = [f"<tr><td>{plain}</td><td>–</td><td>{one}</td><td>–</td>"
             f"<td>{one}×</td><td>{html.escape(reference)}</td></tr>"]
     for r in rows:
         o = r.outcome

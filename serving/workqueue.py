@@ -24,6 +24,8 @@ queue's only user.
 from __future__ import annotations
 
 import atexit
+import logging
+import os
 import threading
 import time
 from concurrent.futures import CancelledError, Future
@@ -35,6 +37,7 @@ MAX_PENDING = 3      # waiting jobs per browser
 MAX_TOTAL = 160      # waiting jobs on the whole server (a class of 40 with 3 each fits; a flood does not)
 HALF_LIFE = 30.0     # seconds: a browser's model work counts half as much this long after
 STEP_ASIDE = 5.0     # seconds of less recent use that make a running long job step aside
+EXIT_WAIT = 3.0      # seconds the worker may take to end its step when the server stops
 QUIET = 2.0          # seconds without browser work before the server's own work (the warm-up) goes on
 
 
@@ -59,7 +62,7 @@ class FairQueue:
         self._closed = False
         self._worker = threading.Thread(target=self._work, name="model-worker", daemon=True)
         self._worker.start()
-        atexit.register(self.close)
+        atexit.register(self.close_at_exit)
 
     def close(self, timeout: float = 10.0) -> None:
         """Take no more jobs; wait (at most `timeout`) for the worker to finish the job or step it is
@@ -70,6 +73,17 @@ class FairQueue:
             self._ready.notify_all()
         if threading.current_thread() is not self._worker:
             self._worker.join(timeout)
+
+    def close_at_exit(self, timeout: float = EXIT_WAIT) -> None:
+        """At exit (Ctrl-C, SIGTERM): `close`, waiting at most `timeout` for the worker. A worker
+        still inside torch then would abort the process as Python shuts down, so the process ends
+        at once instead (the class's records are already written: every write commits)."""
+        self.close(timeout)
+        if self._worker.is_alive() and threading.current_thread() is not self._worker:
+            logging.getLogger(__name__).warning(
+                "stopping: the model worker was still computing after %.0f s; ended without waiting for it", timeout)
+            logging.shutdown()
+            os._exit(0)
 
     def submit(self, owner, fn, args, kwargs) -> Future:
         """Queue `fn(*args, **kwargs)` for `owner` (an Owner, or None: the server's own work); the

@@ -261,7 +261,7 @@ MODULE_STATE_ALLOWED = {
     "lab.devices:CPU": FROZEN, "lab.pairs.wheel:DEFAULT_SOURCE": FROZEN,
     "lab.errors:__all__": CONSTANT,
     "lab.experiments.breakeven:ALPHAS": CONSTANT, "lab.experiments.cheaper:BY_KEY": CONSTANT,
-    "chapters.ch13_predictable:KIND_NAMES": CONSTANT,
+    "chapters.ch13_predictable.words:KIND_NAMES": CONSTANT,
     "lab.pairs.cachedir:CACHE_ERRNOS": CONSTANT, "lab.pairs.hub:FILES": CONSTANT,
     "lab.pairs.tiny:WORDS": CONSTANT, "lab.pairs.variants:LABELS": CONSTANT, "lab.records:RECORDS": CONSTANT,
     "uikit.words:WHO": CONSTANT, "uikit.words:CONTROL": CONSTANT, "uikit.words:SCHEDULE_WORDS": CONSTANT,

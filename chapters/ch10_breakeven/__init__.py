@@ -207,15 +207,13 @@ class BreakEvenChapter(Chapter):
 
     # ---- predict ------------------------------------------------------------------------------------
     def make_predict(self):
-        return PredictCard(self.state, 10, self.question,
-                           choices=list(CHOICES), answer=lambda: breakeven.question_verdict()[0],
+        return PredictCard(self.state, 10, self.question, choices=list(CHOICES), answer=lambda: breakeven.question_verdict()[0],
                            explanation=question_explanation, hint=_("Now set α, γ and c below to check."))
 
     def _maybe_reveal(self):
         if self.predict is not None and (round(self.alpha, 2), self.gamma, round(self.c, 2)) == QUESTION:
             self.predict.reveal()
 
-    # ---- page ------------------------------------------------------------------------------------------
     def body(self):
         controls = pn.Column("#### " + _("Find the break-even"), self.alpha_slider, self.gamma_slider,
                              self.c_slider, self.try_question, self.use_models, self.busy, self.time_left, width=300)

@@ -19,6 +19,7 @@ from bokeh.model import Model as BokehModel
 from chapters import registry
 from chapters.registry import PARTS
 from shell.tour.steps import TOUR, first_step
+from uikit.language import gettext as _
 from uikit.panels import takeaway_box
 from uikit.state import LabState
 from uikit.styles import sheet
@@ -156,8 +157,9 @@ class StepItems:
         return value
 
     def button(self, number: int, label: str):
-        """The chapter's button labelled `label` (an empty spacer while the chapter has none)."""
-        found = [b for b in self.body(number).select(pn.widgets.Button) if b.label == label]
+        """The chapter's button labelled `label` (its English message: the page may show it translated;
+        an empty spacer while the chapter has none)."""
+        found = [b for b in self.body(number).select(pn.widgets.Button) if b.label in (label, _(label))]
         if not found:
             log.warning("tour: chapter %s has no button %r; the step shows the rest", number, label)
             return pn.Spacer(width=0, height=0, margin=0)
