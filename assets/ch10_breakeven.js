@@ -15,32 +15,15 @@ const quiet = {sync: false}
 const escape = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
   .replace(/"/g, "&quot;").replace(/'/g, "&#x27;")          // Python's html.escape, as Panel sends text
 
-// lab/i18n/formats.py number: English is Python's own formatting (analytic.fixed); another language
-// is Babel's: the shortest decimal that reads back as x (JS's String is Python's repr) rounded half to
-// even, with the language's decimal sign. So 2.675 is "2.67" in English, "2,68" in Spanish.
 const written = words.format
-function number(x, d) {
-  if (written.python) return analytic.fixed(x, d)
-  const [, whole, part = "", exp = "0"] = /^(\d+)(?:\.(\d+))?(?:e([-+]\d+))?$/.exec(String(Math.abs(x)))
-  let digits = whole + part, point = whole.length + Number(exp)       // |x| = 0.digits × 10^point
-  if (point < 1) { digits = "0".repeat(1 - point) + digits; point = 1 }
-  digits = digits.padEnd(point + d + 1, "0")
-  const kept = digits.slice(0, point + d), rest = digits.slice(point + d)
-  const odd = Number(kept[kept.length - 1]) % 2 === 1
-  const up = rest[0] > "5" || (rest[0] === "5" && (/[1-9]/.test(rest.slice(1)) || odd))
-  const rounded = (BigInt(kept) + (up ? 1n : 0n)).toString().padStart(d + 1, "0")
-  const int = rounded.slice(0, rounded.length - d), frac = rounded.slice(rounded.length - d)
-  return (x < 0 ? "-" : "") + int + (d ? written.decimal + frac : "")
-}
+const number = (x, d) => analytic.number(x, d, written)     // lab/i18n/formats.py number, in the page's language
 const f2 = (x) => number(x, 2)
 // readouts.short: Python's format(x, "g") for these values, with the page's decimal sign
 const short = (x) => {
   const text = String(Number(x.toPrecision(6)))
   return written.python ? text : text.replace(".", written.decimal)
 }
-// str.format's named fields: fill("{n} of {total}", {n: 1, total: 3}) is "1 of 3" ("{{" is "{")
-const fill = (template, values) =>
-  template.replace(/\{\{|\}\}|\{(\w+)\}/g, (m, name) => (name === undefined ? m[0] : String(values[name])))
+const fill = analytic.fill
 const GAMMAS = Array.from({length: gamma_max}, (_, i) => i + 1)
 const n = analytic.numbers(a, g, c, gamma_max)
 const max = (xs) => Math.max(...xs)

@@ -1,6 +1,6 @@
 """What a served page says of the machine it runs on, said in the export as the recording's fact.
 
-A served page flags figures timed while its machine was busy (lab.speed.costs.CostProfile.why_busy:
+A served page flags figures timed while its machine was busy (uikit.verdicts.why_busy, here in English:
 "The machine was busy while timing (load 4.5 on 2 cores), so these figures are unreliable.").
 In the export that sentence is about the lecturer's machine on the day it was exported, not the
 student's who opens the copy at home, so every exported page and recording says it as a fact of the
@@ -20,9 +20,9 @@ import re
 from functools import lru_cache
 from types import SimpleNamespace
 
-from lab.speed.costs import CostProfile
+from uikit.verdicts import why_busy
 
-_LOAD, _CORES, _SPREAD = "98765.4", "7777", "8765"     # probe numbers no sentence holds otherwise
+_LOAD, _CORES, _SPREAD = "98765.4", "7777", "876"     # probe numbers no sentence holds otherwise
 _NUMBER = r"\d+(?:\.\d+)?"
 
 
@@ -31,7 +31,7 @@ def _pattern(sentence: str, probes: dict[str, str]) -> re.Pattern:
     for name, probe in probes.items():
         escaped = re.escape(probe)
         if pattern.count(escaped) != 1:
-            raise ValueError(f"CostProfile.why_busy's sentence {sentence!r} does not hold {probe} once")
+            raise ValueError(f"why_busy's sentence {sentence!r} does not hold {probe} once")
         pattern = pattern.replace(escaped, f"(?P<{name}>{_NUMBER})")
     return re.compile(pattern)
 
@@ -42,10 +42,10 @@ def busy_sentences() -> tuple[tuple[re.Pattern, str], ...]:
     loaded = SimpleNamespace(busy=True, load=float(_LOAD), cores=int(_CORES), spread=0.0)
     noisy = SimpleNamespace(busy=True, load=0.0, cores=int(_CORES), spread=int(_SPREAD) / 100)
     return (
-        (_pattern(CostProfile.why_busy(loaded), {"load": _LOAD, "cores": _CORES}),
+        (_pattern(why_busy(loaded), {"load": _LOAD, "cores": _CORES}),
          "Recorded on a machine that was busy (load {load} on {cores} cores while timing), so these "
          "recorded figures are unreliable."),
-        (_pattern(CostProfile.why_busy(noisy), {"spread": _SPREAD}),
+        (_pattern(why_busy(noisy), {"spread": _SPREAD}),
          "Recorded on a machine that was busy (repeated runs of one call differed by {spread}% while "
          "timing), so these recorded figures are unreliable."),
     )

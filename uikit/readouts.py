@@ -14,7 +14,6 @@ from __future__ import annotations
 import html
 
 import numpy as np
-from babel.numbers import get_decimal_symbol, get_group_symbol
 
 from lab import i18n
 from lab.core import analytic
@@ -85,13 +84,8 @@ def short(value: float) -> str:
 
 
 def page_number_format() -> dict:
-    """How `number` writes on this page, for the browser (lab.i18n.formats.number): {"python": True}
-    where it is Python's own formatting (English and the pseudo-locale), else the language's decimal
-    sign and thousands separator (Babel rounds the shortest decimal of a value half to even)."""
-    language = page_language()
-    if language in (i18n.DEFAULT, i18n.PSEUDO):
-        return {"python": True}
-    return {"python": False, "decimal": get_decimal_symbol(language), "group": get_group_symbol(language)}
+    """How `number` writes on this page, for the browser (lab.i18n.formats.number_format)."""
+    return i18n.number_format(page_language())
 
 
 def browser_words() -> dict:

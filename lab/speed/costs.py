@@ -120,25 +120,6 @@ class CostProfile:
         """E / (γc + v(γ + 1)): the analytic speed-up with this machine's verify costs."""
         return analytic.expected_tokens(alpha, gamma) / self.round_cost(gamma, c)
 
-    def verify_note(self, gamma: int) -> str:
-        """One sentence on the lecture's round cost 1 + γc against this machine's v(γ + 1) + γc."""
-        v = self.verify_units(gamma + 1)
-        note = (f"The lecture counts a verify pass over γ + 1 positions as one target call whatever γ; "
-                f"measured on this machine, a pass over {gamma + 1} costs v({gamma + 1}) = {v:.2f} calls, so "
-                f"a round costs {abs(v - 1):.2f} {'more' if v >= 1 else 'less'} than 1 + γc and the measured "
-                f"speed-up curve lies {'below' if v > 1 else 'above'} the lecture's.")
-        return note + (" " + self.why_busy() if self.busy else "")
-
-    def why_busy(self) -> str:
-        """One sentence on why the profile is flagged busy ("" when it is not)."""
-        if not self.busy:
-            return ""
-        if self.load > self.cores:
-            return (f"The machine was busy while timing (load {self.load:.1f} on {self.cores} cores), "
-                    f"so these figures are unreliable.")
-        return (f"Repeated runs of one call differed by {100 * self.spread:.0f}% while timing (the machine "
-                f"was busy), so these figures are unreliable.")
-
 
 def measure_profile(pair, *, runs: int = RUNS, positions: int = POSITIONS) -> CostProfile:
     """Time the pair's calls now (several seconds on a large pair)."""

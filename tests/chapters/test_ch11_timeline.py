@@ -4,6 +4,7 @@ import pytest
 
 from chapters.ch11_timeline import TimelineChapter
 from uikit import verdicts
+from uikit.verdicts import why_busy
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +113,7 @@ def test_the_busy_warning_the_re_timed_line_and_a_level_verdict_stand_beside_the
     ch = make_chapter(TimelineChapter)
     ch.show(faster)
     table, verdict = ch.summary.object.split("<table", 1)[0], ch.summary.object.split("verdict'>", 1)[1]
-    warning = faster.profile.why_busy()
+    warning = why_busy(faster.profile)
     assert warning in table and ch.summary.object.count(warning) == 1
     assert verdict.startswith(f"<p class='retimed' role='status'>This machine re-timed: now {faster.speedup:.2f}×")
     level = scripted_outcome([scripted_round(i, 4, 2) for i in range(8)], CHEAP, 0.04)
@@ -134,5 +135,5 @@ def test_the_priced_lanes_carry_the_busy_warning_and_the_re_timed_line(make_chap
     assert ch.warning.object == ""
     busy = replace(slower.profile, draft_seconds=0.001, verify_seconds=tuple(CHEAP), busy=True, load=5.0)
     ch.show(Outcome.of(slower.request, slower.plain, slower.spec, busy, earlier=slower))
-    assert "This machine re-timed: now" in ch.warning.object and busy.why_busy() in ch.warning.object
+    assert "This machine re-timed: now" in ch.warning.object and why_busy(busy) in ch.warning.object
     assert "warning" in TimelineChapter.tour_parts

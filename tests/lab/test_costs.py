@@ -11,6 +11,7 @@ from lab.speed import costs
 from lab.speed.timing import fixed_threads, interleaved, robust
 from lab.pairs.tiny import tiny_pair
 from tests.helpers import made_profile
+from uikit.verdicts import why_busy
 
 
 def test_robust_keeps_the_fastest_run_and_the_spread_of_the_median():
@@ -49,17 +50,17 @@ def test_a_profile_keeps_the_fastest_of_interleaved_runs(monkeypatch):
     p = costs.measure_profile(tiny_pair(), positions=5)
     assert p.draft_seconds == 0.002 and p.verify_seconds == (0.01,) * 5 and p.prefill_seconds == 0.01
     assert p.c == pytest.approx(0.2) and p.spread == pytest.approx(0.0)
-    assert not p.busy and p.why_busy() == ""
+    assert not p.busy and why_busy(p) == ""
     monkeypatch.setattr(costs, "load_average", lambda: costs.cores() + 1.5)
     loaded = costs.measure_profile(tiny_pair(), positions=5)
-    assert loaded.busy and "unreliable" in loaded.why_busy() and f"load {loaded.load:.1f}" in loaded.why_busy()
+    assert loaded.busy and "unreliable" in why_busy(loaded) and f"load {loaded.load:.1f}" in why_busy(loaded)
 
 
 def test_noisy_runs_flag_the_profile_busy(monkeypatch):
     monkeypatch.setattr(costs, "interleaved", lambda calls, runs: {n: [0.01, 0.03, 0.03, 0.04, 0.01] for n in calls})
     monkeypatch.setattr(costs, "load_average", lambda: 0.0)
     p = costs.measure_profile(tiny_pair(), positions=3)
-    assert p.spread == pytest.approx(2.0) and p.busy and "differed by 200%" in p.why_busy()
+    assert p.spread == pytest.approx(2.0) and p.busy and "differed by 200%" in why_busy(p)
 
 
 def test_a_real_profile_of_the_tiny_pair():

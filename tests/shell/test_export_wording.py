@@ -13,6 +13,7 @@ from export.build import build_page
 from export.explore import press
 from export.site import export_site
 from export.wording import as_recorded
+from uikit.verdicts import why_busy
 
 LOAD = 99.0     # the load faked while the pair is timed (far above any core count)
 
@@ -58,12 +59,12 @@ def test_chapter_1_exported_on_a_busy_machine_says_it_of_the_recording(busy_serv
 def test_every_busy_sentence_is_said_of_the_recording():
     from tests.helpers import made_profile
     for profile in (made_profile(busy=True, load=5.25, cores=2), made_profile(busy=True, spread=0.734, load=0.5)):
-        sentence = profile.why_busy()
+        sentence = why_busy(profile)
         recorded = as_recorded(f"<b>{sentence}</b>")
         assert sentence not in recorded and recorded.startswith("<b>Recorded on a machine that was busy (")
         assert recorded.endswith("while timing), so these recorded figures are unreliable.</b>")
-    assert "(load 5.2 on 2 cores while timing)" in as_recorded(made_profile(busy=True, load=5.25, cores=2).why_busy())
-    assert "differed by 73% while timing" in as_recorded(made_profile(busy=True, spread=0.734).why_busy())
+    assert "(load 5.2 on 2 cores while timing)" in as_recorded(why_busy(made_profile(busy=True, load=5.25, cores=2)))
+    assert "differed by 73% while timing" in as_recorded(why_busy(made_profile(busy=True, spread=0.734)))
 
 
 def test_this_machine_is_said_as_the_recording_machine():

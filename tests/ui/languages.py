@@ -31,7 +31,7 @@ FIGURE_TEXT = """() => { const out = [];
     if (m.type === 'FactorRange') out.push(...m.factors);
   }
   return out.join(' | '); }"""
-# lab/speed/costs.py's CostProfile.why_busy(), carried in the shared race as text: not yet translatable.
+# uikit.verdicts.why_busy's English, as a page in English shows it beside a busy profile's figures.
 BUSY = re.compile(r"The machine was busy while timing \(load [\d.]+ on \d+ cores\), so these figures are "
                   r"unreliable\.|Repeated runs of one call differed by \d+% while timing \(the machine was busy\), "
                   r"so these figures are unreliable\.")
