@@ -53,8 +53,8 @@ def bandwidth() -> str:
 def honest_reading(costs, busy: str = "") -> str:
     """What the bars show, in words, every figure read off a bar: where checking stops being nearly
     free (the first bar over ABOUT_ONE× a one-position call), the bars that dip back under it, what
-    the question's five words cost, and whether checking still beats writing. `busy` (a profile's
-    why_busy()) replaces any conclusion: busy figures prove nothing."""
+    the question's five words cost, and whether checking still beats writing. `busy`
+    (uikit.verdicts.why_busy) replaces any conclusion: busy figures prove nothing."""
     if busy:
         return _("{busy} Press Measure again when the machine is quieter; until then the tick-the-clock count "
                  "stands.").format(busy=busy)

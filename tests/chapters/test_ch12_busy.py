@@ -16,7 +16,7 @@ def test_the_busy_warning_and_the_re_timed_line_stand_beside_the_prices(make_cha
     ch = make_chapter(CheaperGuessesChapter)
     ch.rows, ch.plain = [cheaper.Row(d, faster) for d in cheaper.DRAFTINGS], faster.plain
     ch._draw()
-    warning = busy.why_busy()
+    warning = verdicts.why_busy(busy)
     assert ch.table.object.startswith("<p class='busy-warning' role='note'>") and warning in ch.table.object
     assert warning in ch.summary.object and verdicts.retimed(faster) in ch.summary.object
     assert verdicts.retimed(faster).startswith("This machine re-timed: now")
