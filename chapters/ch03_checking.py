@@ -23,7 +23,7 @@ from lab.speed.profile_eta import profile_with_eta
 from uikit import palette
 from intercept.clicks import on_click
 from uikit.figures import static_figure
-from uikit.language import Translated, gettext as _
+from uikit.language import Translated, gettext as _, ngettext
 from intercept.pacing import in_document
 from uikit.panels import Busy, button_disabled
 from uikit.predict import PredictCard
@@ -175,7 +175,7 @@ class CheckingChapter(Chapter):
 
     @staticmethod
     def _calls_html(n: int) -> str:
-        return count_html(n, _("big-model calls"))     # a counter's unit, whatever the count
+        return count_html(n, ngettext("big-model call", "big-model calls", n))
 
     # --- tick the clock ---
     async def _on_tick(self, event=None):

@@ -205,7 +205,7 @@ class GuessCheckKeepChapter(Chapter):
 
     @staticmethod
     def _calls_html(n: int) -> str:
-        return count_html(n, _("target calls"))     # a counter's unit, whatever the count
+        return count_html(n, ngettext("target call", "target calls", n))
 
     # --- counters the page (and the tests) read ---
     @property

@@ -53,6 +53,21 @@ def same_text(plain: GenerationTrace, spec: GenerationTrace) -> str:
         settings=html.escape(plain.settings.describe()))
 
 
+def first_token_sentence(s) -> str:
+    """When each lane's first token arrived (a lab.speed.timeline.Race), in words that follow the
+    table's row: drafting never brings it sooner, and its first round's guesses may delay it."""
+    plain, spec = s.first_token("standard"), s.first_token("draft + verify")
+    said = dict(plain=number(plain, 1), spec=number(spec, 1))
+    if round(spec, 1) > round(plain, 1):
+        return _("Prefill is the same in both lanes, and the first token comes later with drafting ({spec} "
+                 "against {plain}): the first round's guesses and verify pass come before it.").format(**said)
+    if round(spec, 1) < round(plain, 1):
+        return _("Prefill is the same in both lanes; the first token arrives at {spec} against {plain}, a "
+                 "difference of the first verify pass's measured cost, not a gain from drafting.").format(**said)
+    return _("Prefill is the same in both lanes, so the first token comes no sooner ({spec} against "
+             "{plain}).").format(**said)
+
+
 def summary_html(o: Outcome) -> str:
     """The table of both lanes, the sentence that gives the request's decode speed-up, and why."""
     s, plain, spec = o.timed, o.plain, o.spec
@@ -76,10 +91,10 @@ def summary_html(o: Outcome) -> str:
     lanes = _("Both lanes wrote {what}. Time in target-call units, all measured on this pair's cost profile: a "
               "one-position target call = 1 ({ms} ms); a verify pass costs what it measured for its positions "
               "({passes} here, where the lecture counts 1); one draft call c = {c}; prefill {prefill}. Decode "
-              "speed-up on this request: {speedup}. Prefill is the same in both lanes, so the first token is not "
-              "faster.").format(what=same_text(plain, spec), ms=number(1000 * p.unit, 1), passes=passes,
-                                c=number(s.c, 2), prefill=one(s.prefill),
-                                speedup=f"<b class='decode-speedup'>{number(s.decode_speedup, 2)}×</b>")
+              "speed-up on this request: {speedup}. {first}").format(
+        what=same_text(plain, spec), ms=number(1000 * p.unit, 1), passes=passes, c=number(s.c, 2),
+        prefill=one(s.prefill), speedup=f"<b class='decode-speedup'>{number(s.decode_speedup, 2)}×</b>",
+        first=first_token_sentence(s))
     head = "".join(f"<th>{html.escape(lane_name(lane))}</th>" for lane in ("standard", "draft + verify"))
     return (f"<p class='speclab-formula'>{guesses}</p>{busy_html(p)}<table class='speclab-table'><thead><tr><th></th>"
             f"{head}</tr></thead><tbody>" + "".join(f"<tr><td>{html.escape(a)}</td><td>{b}</td><td>{c}</td></tr>"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from lab.i18n import N_
-from lab.speed.verdicts import LEVEL, PROJECTED_C
+from lab.speed.verdicts import LEVEL, NOISY, PROJECTED_C
 from uikit.language import gettext as _, ngettext, number, percent
 
 WORDS = {"faster": N_("faster"), "level": N_("level"), "slower": N_("slower")}
@@ -128,10 +128,15 @@ def verdict(o) -> str:
                 gamma=o.mean_gamma)
     word = o.verdict_word()
     if word == "level":
+        if o.noise > NOISY:
+            return _("Too noisy to tell here ({speedup}×): repeated timings of one call on this machine differ by "
+                     "up to {share}, so anything from {low}× to {high}× reads as level; {head}. Measure again "
+                     "when the machine is quieter.").format(share=percent(o.noise), low=_f(1 / (1 + o.noise)),
+                                                            high=_f(1 + o.noise), **said)
         noise = (_("within this machine's timing noise (±{share})").format(share=percent(o.noise))
                  if o.noise > LEVEL else _("within {share}").format(share=percent(LEVEL)))
-        return _("Level with plain decoding here ({speedup}×, {noise}): {head}, so the guesses kept about pay "
-                 "for themselves.").format(noise=noise, **said)
+        return _("Level with plain decoding here ({speedup}×, {noise}): {head}, so the guesses it kept roughly "
+                 "pay for themselves.").format(noise=noise, **said)
     if word == "faster":
         if o.sources["lookup"] * 2 >= o.target_calls:
             why = _("{copied} of {rounds} rounds copied their guesses from the text, which costs no model "

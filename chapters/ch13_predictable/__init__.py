@@ -38,14 +38,17 @@ from lab.i18n import N_
 from uikit.language import Translated, gettext as _, ngettext, number
 
 PER_KIND = 2            # held-out prompts per kind
+KEY_Y = 1.14            # the break-even key's height on the α axis, above every bar and its value
 MAX_NEW_TOKENS = REQUEST_TOKENS      # every live page's request length (lab.speed.request)
+
+
 class KindBars:
     """α per kind of text (and the student's prompt, hatched), with the value on each bar; built once."""
 
     def __init__(self):
         self.labels = [kind_name(k) for k in (*textkinds.KINDS, YOURS)]
         self.source = ColumnDataSource(self._data([]))
-        f = static_figure(height=290, sizing_mode="stretch_width", x_range=self.labels, y_range=(0, 1.15),
+        f = static_figure(height=290, sizing_mode="stretch_width", x_range=self.labels, y_range=(0, 1.32),
                           title=_("α: the chance the target keeps a draft model's guess, given it kept the ones "
                                   "before (temperature 0)"),
                           y_axis_label="α")
@@ -55,7 +58,8 @@ class KindBars:
                               text_align="center", text_font_size="16px", text_color=palette.INK))
         self.line = Span(location=0, dimension="width", line_color=palette.INK, line_dash="dashed", line_width=2,
                          visible=False)
-        self.line_label = Label(x=0, y=0, x_offset=6, y_offset=4, text="", text_font_size="16px",
+        # the line's key sits in the headroom over the bars (α ≤ 1 and its value), never over a bar
+        self.line_label = Label(x=0, y=KEY_Y, x_offset=6, text="", text_font_size="16px",
                                 text_color=palette.INK, background_fill_color=palette.PAPER,
                                 background_fill_alpha=0.85, visible=False)
         f.add_layout(self.line)
@@ -70,15 +74,16 @@ class KindBars:
                     hatch=["/" if r.kind == YOURS else " " for r in results],
                     text=[number(r.alpha, 2) for r in results])
 
-    def draw(self, results, be: float | None = None) -> None:
-        """The bars, and the break-even α `be` as a dashed line (hidden while None or nan: then as
-        built, so the figure is the same whatever line it showed before)."""
+    def draw(self, results, be: float | None = None, gamma: int = 0, c: float = 0.0) -> None:
+        """The bars, and the break-even α `be` (of γ = `gamma` guesses at cost `c`) as a dashed line
+        with its key over the bars (hidden while None or nan: then as built, so the figure is the
+        same whatever line it showed before)."""
         self.source.data = self._data(results)
         shown = be is not None and not math.isnan(be)
         self.line.visible = self.line_label.visible = shown
-        self.line.location = self.line_label.y = be if shown else 0
-        self.line_label.text = _("break-even α = {be}: above it drafting pays here").format(
-            be=number(be, 2)) if shown else ""
+        self.line.location = be if shown else 0
+        self.line_label.text = _("- - - break-even α = {be} (γ = {gamma}, c = {c}): above it drafting pays "
+                                 "here").format(be=number(be, 2), gamma=gamma, c=number(c, 2)) if shown else ""
 
 
 def verdict_html(kinds: list[textkinds.KindResult], be: float | None, yours=None, profile=None) -> str:
@@ -258,7 +263,8 @@ class PredictableChapter(Chapter):
     def _draw(self):
         done = len(self.kind_results) == len(textkinds.KINDS)
         be = self.break_even() if done else None
-        in_document(self.bars.draw, list(self.results), be)
+        in_document(self.bars.draw, list(self.results), be, self.state.gamma,
+                    self.profile.c if self.profile is not None else 0.0)
         self.table.object = table_html(self.results) if self.results else ""
         self.verdict.object = verdict_html(self.kind_results, be, self.yours, self.profile) if done else ""
 

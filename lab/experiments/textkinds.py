@@ -110,5 +110,5 @@ STRUCTURED, FREE = ("code", "json", "edit"), ("stories", "facts", "instructions"
 def break_even(profile, gamma: int, c: float | None = None) -> float:
     """The α at which γ draft-model guesses a round break even on this machine: the one break-even
     every verdict names (lab.speed.request.measured_break_even), at the profile's measured c unless
-    given; nan when no α does."""
-    return measured_break_even(profile, gamma, profile.c if c is None else c)
+    given, rounded as pages print it (chapter 10's slider gives the same α); nan when no α does."""
+    return measured_break_even(profile, gamma, round(profile.c if c is None else c, 2))

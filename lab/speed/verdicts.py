@@ -13,6 +13,7 @@ from lab.core import analytic
 from lab.speed import gap as gap_terms
 
 LEVEL = 0.01                 # speed-ups within 1% of 1× (or the profile's noise, if more) are "level"
+NOISY = 0.5                  # past this noise (±50%) a speed-up on the profile tells nothing either way
 AGREE = 0.05                 # the formula agrees with a measured speed-up within this much
 # The lecture-scale pair of the projection: a draft call 5% of a target call and a verify pass that
 # costs one target call whatever γ, as with a 1B draft for an 8B target on a GPU.

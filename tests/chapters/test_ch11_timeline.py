@@ -30,6 +30,24 @@ def test_prefill_is_identical_and_standard_ticks_evenly(chapter):
     assert all(abs((b - a) - 1) < 1e-9 for a, b in zip(times, times[1:]))
 
 
+def test_the_first_token_sentence_follows_the_table_row(chapter):
+    """The sentence under the table says what its "first token at" row shows: later with drafting
+    when the first round's guesses come before it, never "no sooner" beside a later figure."""
+    from types import SimpleNamespace
+    from chapters.ch11_timeline import first_token_sentence, summary_html
+    s = chapter.sched
+    plain, spec = s.first_token("standard"), s.first_token("draft + verify")
+    said = first_token_sentence(s)
+    assert said in html.unescape(summary_html(chapter.outcome))
+    assert f"({spec:.1f} against {plain:.1f})" in said
+    assert ("comes later with drafting" in said) == (round(spec, 1) > round(plain, 1))
+    for times, words in (((5.0, 6.4), "comes later with drafting (6.4 against 5.0)"),
+                         ((5.0, 5.0), "comes no sooner (5.0 against 5.0)"),
+                         ((5.0, 4.6), "not a gain from drafting")):
+        race = SimpleNamespace(first_token=dict(zip(("standard", "draft + verify"), times)).get)
+        assert words in first_token_sentence(race)
+
+
 def test_bursts_and_cards(chapter):
     s = chapter.sched
     bursts = [n for lane, _, n in s.arrivals if lane == "draft + verify"]

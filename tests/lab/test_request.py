@@ -100,6 +100,11 @@ def test_a_speed_up_within_the_profiles_noise_is_level():
     assert verdicts.verdict(noisy).startswith(f"Level with plain decoding here ({o.speedup:.2f}×, within this "
                                       "machine's timing noise (±20%)")
     assert "faster" not in verdicts.verdict(noisy).lower() and "slower" not in verdicts.verdict(noisy).lower()
+    wild = Outcome.of(o.request, o.plain, o.spec, replace(o.profile, spread=2.4))
+    said = verdicts.verdict(wild)
+    assert wild.verdict_word() == "level" and said.startswith(f"Too noisy to tell here ({o.speedup:.2f}×)")
+    assert "differ by up to 240%, so anything from 0.29× to 3.40× reads as level" in said
+    assert said.endswith("Measure again when the machine is quieter.") and "±" not in said
 
 
 def test_a_re_timing_that_changes_the_verdict_is_named_in_one_line():
