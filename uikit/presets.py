@@ -198,8 +198,12 @@ class PresetBar(pn.viewable.Viewer):
                                margin=(6, 2, 6, 14))
         who = pn.pane.HTML(bar_label(html.escape(_("Who guesses"))), stylesheets=[sheet("presets")],
                            margin=(6, 2, 6, 14), visible=self.drafter_switch.visible)
-        row = pn.FlexBox(label, *self.buttons.values(), who, self.drafter_switch, variant, self.variant_switch,
-                         flex_wrap="wrap", align_items="center", sizing_mode="stretch_width", margin=0)
+        # each label wraps with its buttons, never to the end of the line before them
+        group = lambda *items, **kw: pn.FlexBox(*items, flex_wrap="nowrap", align_items="center", margin=0, **kw)  # noqa: E731
+        row = pn.FlexBox(pn.FlexBox(label, *self.buttons.values(), flex_wrap="wrap", align_items="center", margin=0),
+                         group(who, self.drafter_switch, visible=self.drafter_switch.visible),
+                         group(variant, self.variant_switch), flex_wrap="wrap", align_items="center",
+                         sizing_mode="stretch_width", margin=0)
         self._view = pn.Column(row, self.note, sizing_mode="stretch_width", css_classes=["preset-bar"],
                                margin=(0, 0, 6, 0))
         return self._view
