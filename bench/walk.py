@@ -33,6 +33,7 @@ from shell.tour.steps import TOUR  # noqa: E402
 from tests.ui.helpers import ACTIONS, BENIGN, CHROMIUM, CHROMIUM_ARGS, UNSETTLED  # noqa: E402
 
 TRACEBACK = "Traceback (most recent call last):"
+STARTS = 5.0          # seconds a press may take to show its work begun (a round trip on a busy machine)
 
 
 def wait_until(fn, timeout: float, message: str, interval: float = 0.2):
@@ -129,6 +130,16 @@ class Walk:
             return time.monotonic() - last["at"] >= self.quiet
         wait_until(log_quiet, 60, "the server's log to be quiet")
 
+    def started(self, button, within: float = STARTS) -> None:
+        """After a press: wait until the page shows its work begun (the button off or a working line
+        spinning), so a settle that follows cannot read the page before the server answered the
+        press. Work quicker than a poll has begun and ended: nothing to wait for then."""
+        try:
+            wait_until(lambda: not button.is_enabled() or self.page.evaluate(UNSETTLED) > 0, within,
+                       "the press to start its work", interval=0.05)
+        except TimeoutError:
+            pass
+
     def visit(self, where: str, action) -> None:
         errors_before, log_before, t0 = len(self.errors), len(self.server.text()), time.monotonic()
         try:
@@ -170,6 +181,7 @@ class Walk:
                     button = self.page.get_by_role("button", name=label, exact=True).first
                     for _ in range(times):
                         button.click()
+                        self.started(button)
                         wait_until(button.is_enabled, 120, f"step {n}'s {label!r} to finish")
                 self.settle(None)
             self.visit(f"tour step {n}", step)

@@ -147,12 +147,14 @@ def no_scroll(page) -> tuple[int, int]:
 
 
 UNSETTLED = """() => {
-    // what is still to come: a working line's spinner, a slider handle the shell has not named yet
+    // what is still to come: a working line's spinner, a time-left bar on screen, a slider handle
+    // the shell has not named yet
     const roots = [document];
     let count = 0;
     while (roots.length) {
         const root = roots.pop();
         count += root.querySelectorAll(".busy .spin, .noUi-handle:not([aria-label])").length;
+        for (const bar of root.querySelectorAll(".time-left")) if (bar.getClientRects().length) count += 1;
         for (const el of root.querySelectorAll("*")) if (el.shadowRoot) roots.push(el.shadowRoot);
     }
     return count;
