@@ -24,6 +24,8 @@ from intercept.pacing import served
 from uikit.language import gettext as _
 from uikit.styles import SHELL_CSS
 
+PAIR_SHARE = 0.95     # the bar's share for loading the pair; the rest is settling it, so 100% means ready
+
 log = logging.getLogger(__name__)
 
 
@@ -75,7 +77,9 @@ class PairLoader:
         as one path-free sentence; then wake the pages waiting for it."""
         started = time.monotonic()
         try:
-            self.pair_in_use.load(progress=self.progress)   # the server's --args, else the environment, else the default
+            # the server's --args, else the environment, else the default; its 100% is not yet ready
+            self.pair_in_use.load(progress=lambda fraction, message="": self.progress(
+                min(1.0, float(fraction)) * PAIR_SHARE, message))
             pair = self.pair_in_use.service().pair
             self.heap.settle()
             self.progress(1.0, f"Loaded {pair.target_label} and {pair.draft_label}.")
