@@ -11,12 +11,14 @@ from functools import partial
 
 import panel as pn
 from bokeh.models import (AllIndices, AllLabels, BasicTicker, BasicTickFormatter, CategoricalTicker,
-                          CategoricalTickFormatter, ColumnDataSource, GlyphRenderer, UnionRenderers)
+                          CategoricalTickFormatter, ColumnDataSource, CustomJSTickFormatter, GlyphRenderer,
+                          UnionRenderers)
 from bokeh.plotting import figure
 from bokeh.transform import dodge
 
+from lab import i18n
 from uikit import palette
-from uikit.language import gettext as _
+from uikit.language import gettext as _, page_language
 
 
 def static_figure(**kwargs):
@@ -104,6 +106,18 @@ def finish_figures(view, floor: dict = PAGE_TYPE, shared: dict | None = None) ->
 STATELESS = (BasicTicker, BasicTickFormatter, CategoricalTicker, CategoricalTickFormatter, AllLabels)
 
 
+# A number axis's tick as the page's language writes it: the shortest decimal of the tick (no float
+# noise such as 0.30000000000000004), its decimal point swapped for the language's sign
+DECIMAL_TICKS = "return String(Number(tick.toPrecision(12))).replace('.', decimal)"
+
+
+def decimal_formatter() -> CustomJSTickFormatter | None:
+    """A number formatter (an axis's ticks, a slider's value) writing the page's decimal sign, or None
+    where the page writes a decimal point, as Bokeh does."""
+    decimal = i18n.number_format(page_language()).get("decimal", ".")
+    return None if decimal == "." else CustomJSTickFormatter(args={"decimal": decimal}, code=DECIMAL_TICKS)
+
+
 def _key(model) -> tuple:
     return type(model), tuple(sorted((k, repr(v)) for k, v in model.properties_with_values(include_defaults=False)
                                      .items() if k != "id"))
@@ -116,8 +130,12 @@ def share_stateless(fig, shared: dict) -> None:
         return shared.setdefault(_key(model), model)
     if not hasattr(fig, "renderers"):
         return
+    comma = decimal_formatter()
     for axis in (*fig.xaxis, *fig.yaxis):
-        axis.update(ticker=one(axis.ticker), formatter=one(axis.formatter),
+        formatter = axis.formatter
+        if comma is not None and type(formatter) is BasicTickFormatter:     # the page writes "0,5", not "0.5"
+            formatter = comma
+        axis.update(ticker=one(axis.ticker), formatter=one(formatter),
                     major_label_policy=one(axis.major_label_policy))
     for grid in fig.grid:
         if not isinstance(grid.ticker, (str, type(None))):

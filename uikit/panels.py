@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import html
+import re
 import weakref
 
 import panel as pn
@@ -20,8 +21,10 @@ from uikit.words import WHO
 from intercept import validate
 from intercept.clicks import on_click
 from intercept.pacing import served
+from lab import i18n
 from lab.i18n import N_
-from uikit.language import gettext as _
+from uikit.figures import decimal_formatter
+from uikit.language import gettext as _, page_language
 from uikit.state import SAMPLING, SETTINGS, LabState
 from uikit.styles import BOX_CSS
 
@@ -109,8 +112,9 @@ def field_widget(state: LabState, name: str):
     if isinstance(spec, param.Integer):
         return pn.widgets.IntSlider(label=_(FIELD_LABELS[name]), start=start, end=end, value=value,
                                     sizing_mode="stretch_width")
+    comma = decimal_formatter()       # the value as the page writes it ("0,70" on a Spanish page)
     return pn.widgets.FloatSlider(label=_(FIELD_LABELS[name]), start=start, end=end, step=spec.step, value=value,
-                                  sizing_mode="stretch_width")
+                                  sizing_mode="stretch_width", **({} if comma is None else {"format": comma}))
 
 
 class SettingsPanel(pn.viewable.Viewer):
@@ -214,7 +218,9 @@ def described_words(described: str) -> str:
     first, *rest = described.split(", ")
     if not first.startswith("temperature "):
         return described
-    return ", ".join([_("temperature {value}").format(value=first.removeprefix("temperature ")), *rest])
+    decimal = i18n.number_format(page_language()).get("decimal", ".")
+    said = ", ".join([_("temperature {value}").format(value=first.removeprefix("temperature ")), *rest])
+    return re.sub(r"(?<=\d)\.(?=\d)", decimal, said)      # "top-p 0,9" on a Spanish page
 
 
 

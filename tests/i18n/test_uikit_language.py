@@ -108,6 +108,10 @@ def test_the_preset_bar_and_settings_panel_speak_the_page_language(state):
         assert panel.commit() and "已为本次会话保存：贪心" in panel.message.object
         assert palette.label("kept") == "保留的草稿词元"
         assert described_words("temperature 0.7, top-p 0.9") == "温度 0.7, top-p 0.9"
+    with set_curdoc(page("es")):
+        said = described_words("temperature 0.7, top-k 50, top-p 0.9")
+        assert said.endswith("0,7, top-k 50, top-p 0,9") and "temperature" not in said
+        assert SettingsPanel(state).temperature.format.args == {"decimal": ","}      # the slider writes "0,70"
     assert PresetBar(state).buttons["story"].label == "Story opening" and palette.label("kept") == "draft token kept"
 
 

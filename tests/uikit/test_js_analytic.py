@@ -303,3 +303,32 @@ def test_chapter_6_browser_redraw_draws_what_python_draws(make_chapter):
         assert st["q_item"]["label"]["value"] == legend[1].label.value
         assert st["share_item"]["visible"] == legend[2].visible is False
         assert st["share_range"]["end"] == figs.share_fig.x_range.end and st["u_label"]["text"] == figs.u_label.text
+
+
+def test_a_spanish_pages_number_axes_write_a_decimal_comma():
+    """uikit.figures.finish_figures gives a Spanish page's number axes the tick formatter that writes
+    "0,2" (and 0.30000000000000004 as "0,3"); an English page keeps Bokeh's own; categories stay."""
+    import panel as pn
+    from bokeh.document import Document
+    from bokeh.models import BasicTickFormatter, CategoricalTickFormatter, CustomJSTickFormatter
+    from panel.io.state import set_curdoc
+    from uikit.figures import finish_figures, static_figure
+    from uikit.language import use_language
+
+    def finished(language):
+        doc = Document()
+        use_language(language, doc)
+        with set_curdoc(doc):
+            fig = static_figure(x_range=["A", "B"], y_range=(0, 1))
+            finish_figures(pn.Column(pn.pane.Bokeh(fig)))
+        return fig
+    spanish, english = finished("es"), finished("en")
+    assert type(english.yaxis[0].formatter) is BasicTickFormatter
+    assert isinstance(spanish.xaxis[0].formatter, CategoricalTickFormatter)
+    formatter = spanish.yaxis[0].formatter
+    assert isinstance(formatter, CustomJSTickFormatter)
+    script = ("const f = new Function('tick', 'decimal', process.argv[1]);"
+              "console.log(JSON.stringify([0, 0.2, 0.1 + 0.2, 1, 12.5].map(t => f(t, process.argv[2]))));")
+    done = subprocess.run(["node", "-e", script, formatter.code, formatter.args["decimal"]], capture_output=True,
+                          text=True, timeout=60, check=True)
+    assert json.loads(done.stdout) == ["0", "0,2", "0,3", "1", "12,5"]
