@@ -69,7 +69,7 @@ def test_chapter_8_steps_a_round_in_spanish_with_decimal_commas(make_chapter):
             assert f"La conjetura {r.n_accepted + 1} fue rechazada" in chapter.explain.object
         note = chapter.round_note.object
         assert f"Ronda {r.index + 1} de {len(chapter.generation.rounds)} (semilla " in note
-        assert "paso " in note and "Muestreo: temperatura 0.7, top-p 0.9 en esta página" in note
+        assert "paso " in note and "Muestreo: temperatura 0,7, top-p 0,9 en esta página" in note
         assert "una ronda típica de esta generación (α = " in chapter.explain.object
         none = no_case_html(Found(None, None, 200, rounds=2000), 4, "temperatura 1.3")
         timed = no_case_html(Found(None, None, 3, timed_out=True, rounds=1), 4, "temperatura 1.3")
@@ -111,7 +111,7 @@ def test_chapter_9_runs_its_code_in_spanish_and_keeps_its_poll_keys(make_chapter
         assert ps.variables["ps"] == "5 filas de p, una llamada al objetivo"
         assert "; " in ps.variables["p[x] por token del borrador"]     # decimal commas, so ; between
         note = chapter.round_note.object
-        assert "· γ = 4 · temperatura 0.7, top-p 0.9 · evento de línea 5 de" in note
+        assert "· γ = 4 · temperatura 0,7, top-p 0,9 · evento de línea 5 de" in note
         asyncio.run(chapter._on_run(None))
         assert chapter.done and "tokens fijados" in chapter.events[-1].variables
         body = chapter.body()
