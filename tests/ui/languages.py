@@ -31,10 +31,6 @@ FIGURE_TEXT = """() => { const out = [];
     if (m.type === 'FactorRange') out.push(...m.factors);
   }
   return out.join(' | '); }"""
-# uikit.verdicts.why_busy's English, as a page in English shows it beside a busy profile's figures.
-BUSY = re.compile(r"The machine was busy while timing \(load [\d.]+ on \d+ cores\), so these figures are "
-                  r"unreliable\.|Repeated runs of one call differed by \d+% while timing \(the machine was busy\), "
-                  r"so these figures are unreliable\.")
 SUMMARY = ("The small model finished in {small}, the big model in {big} ({ratio}× the small model’s time; both make "
            "one call per word: {per_big} vs {per_small} a call, as this pair’s cost profile times them for chapters "
            "3, 10 and 11).")
@@ -50,7 +46,6 @@ def english_words(text: str, language: str) -> list[str]:
     """The English words in `text`, proper names (the lab's, the models') and Roman numerals left out.
     In Spanish, a word of the lab's English messages that Spanish does not use itself."""
     pair = tiny_pair()
-    text = BUSY.sub(" ", text)
     for name in ("Speculative Lab", "KV Cache Lab", "GPU", "JSON", "SmolLM2", "top-k", "top-p", pair.target_label,
                  pair.draft_label, pair.dtype):
         text = text.replace(name, " ")

@@ -2,9 +2,8 @@
 (its race run) show no English word outside model output and proper names, in the page's text and
 in its figure's; the language menu switches a page keeping its place, and the browser keeps the
 choice for its next pages; 0 console errors (the `page` fixture) and no server traceback. The
-predict card and the preset bar are checked with the rest; the busy machine's sentence, which
-lab/speed/costs.py writes into the race the class shares (worded in English before any page sees
-it), is left out (tests/ui/languages.py, shared with test_languages_uikit.py)."""
+predict card, the preset bar and, on a busy machine, the busy sentence (uikit.verdicts.why_busy)
+are checked with the rest (tests/ui/languages.py, shared with test_languages_uikit.py)."""
 from __future__ import annotations
 
 import pytest

@@ -2,8 +2,8 @@
 catalog: the predict card (answered, its verdict shown), the preset bar and the lanes and legends
 are checked too. Each page's visible text, after its experiment ran, has no English word outside
 model output (token chips) and proper names; 0 console errors (the `page` fixture); screenshots
-at 1280x720 and 1920x1080. The busy machine's sentence (lab/speed/costs.py) is still English and
-left out by test_languages.BUSY."""
+at 1280x720 and 1920x1080. On a busy machine the busy sentence is in the page's language too
+(uikit.verdicts.why_busy)."""
 from __future__ import annotations
 
 import re
