@@ -5,6 +5,7 @@ keep chapter 9's poll keys English; outside a page both are English, as before."
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from bokeh.document import Document
 from panel.io.state import set_curdoc
@@ -95,11 +96,17 @@ def test_chapter_8_in_chinese(make_chapter):
     assert chapter.drafts_strip.chips and chapter.text_strip.chips
 
 
-def test_chapter_9_runs_its_code_in_spanish_and_keeps_its_poll_keys(make_chapter):
-    es = page("es")
-    with set_curdoc(es):
+@contextlib.contextmanager
+def code_page(make_chapter, language: str):
+    """Chapter 9 on a page speaking `language`, restarted at line 1 (the page stays current inside)."""
+    with set_curdoc(page(language)):
         chapter = make_chapter(CodeChapter, load=True)
         chapter.restart()
+        yield chapter
+
+
+def test_chapter_9_runs_its_code_in_spanish_and_keeps_its_poll_keys(make_chapter):
+    with code_page(make_chapter, "es") as chapter:
         assert "Pulsa <b>Avanzar</b> para ejecutar la línea 1." in chapter.variables.object
         assert "# la prueba de aceptación" in chapter.code.object and "# el residuo" in chapter.code.object
         press(chapter, 5)
@@ -124,10 +131,7 @@ def test_chapter_9_runs_its_code_in_spanish_and_keeps_its_poll_keys(make_chapter
 
 
 def test_chapter_9_in_chinese(make_chapter):
-    zh = page("zh")
-    with set_curdoc(zh):
-        chapter = make_chapter(CodeChapter, load=True)
-        chapter.restart()
+    with code_page(make_chapter, "zh") as chapter:
         assert "# 接受检验" in chapter.code.object
         press(chapter)
         assert "刚刚执行了第 1 行：" in chapter.variables.object
