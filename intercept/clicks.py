@@ -8,7 +8,8 @@ check each served page registers, intercept.checks; a page without one may alway
 A dropped click is never silent: it says one sentence to the student who pressed (DISABLED or
 TOO_FAST), through the `say` given with the button, else the one its page had registered with
 `say_dropped_on` when the button was wired (a chapter: its working line, chapters.base; a tour holds
-several chapters, each button says on its own), else the terminal's debug log.
+several chapters, each button says on its own), else the terminal's debug log. The sentence is the
+English constant (marked `N_`): each `say` shows it in its page's language (`_(sentence)`).
 tests/intercept/test_clicks.py checks that no module of the lab registers a click any other way.
 
     on_click(self.run_button, self._on_run)                 # an async method works too
@@ -24,6 +25,7 @@ from typing import Callable
 
 import panel as pn
 
+from lab.i18n import N_
 from intercept.checks import change_checks, checks_of
 from intercept.pacing import served
 
@@ -31,10 +33,11 @@ log = logging.getLogger(__name__)
 
 SAY = "speclab_say_dropped"     # a page's attribute: where its dropped clicks are said (gone with it)
 
-DISABLED = ("That press came while its button was off (its last press still running, or the page not "
-            "ready yet), so it did nothing; press again once the button is on.")
-TOO_FAST = ("That press came faster than this browser's share of the class allows, so it did nothing; "
-            "wait a second and press again.")
+# English, marked for the catalog: the page that says one translates it (`_(sentence)`, in its language)
+DISABLED = N_("That press came while its button was off (its last press still running, or the page not "
+              "ready yet), so it did nothing; press again once the button is on.")
+TOO_FAST = N_("That press came faster than this browser's share of the class allows, so it did nothing; "
+              "wait a second and press again.")
 
 
 def allow_clicks_when(doc, allowed: Callable[[object], bool] | None) -> None:

@@ -16,7 +16,8 @@ every page, and decides per value:
 
 Each problem is one sentence for the student. It goes to the widget's own message spot when one was
 given (`guard(widget, say)`), else to the page's (`on_problems(say)`, set once per page by the
-shell), else to the log.
+shell), else to the log; it is in the page's language (the one uikit.language keeps on the page's
+document: the interception sits below uikit, so it reads the document's template variable itself).
 
     guard(self.top_k, lambda sentence: show(sentence))      # optional: say it next to the widget
 """
@@ -29,6 +30,8 @@ import weakref
 
 import panel as pn
 
+from lab import i18n
+from lab.i18n import N_
 from intercept.pacing import served
 
 log = logging.getLogger(__name__)
@@ -40,8 +43,20 @@ TEXT_PROPS = ("value", "value_input")
 # other property of a widget (its limits, options, labels, disabled) is refused, said once.
 BROWSER_PROPS = frozenset({"value", "value_throttled", "value_input", "active"})
 
+LANGUAGE_KEY = "speclab_language"    # the document's template variable of its language (uikit.language.KEY)
 _SAY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()        # widget → say(sentence)
 _PAGE_SAY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # document → say(sentence)
+
+
+def page_language(doc=None) -> str:
+    """The language of page `doc` (default: the current one), English outside a page."""
+    doc = doc if doc is not None else pn.state.curdoc
+    return (doc.template_variables.get(LANGUAGE_KEY) if doc is not None else None) or i18n.DEFAULT
+
+
+def _(message: str) -> str:
+    """`message` in the current page's language."""
+    return i18n.translate(page_language(), message)
 
 
 def guard(widget, say) -> None:
@@ -77,7 +92,7 @@ class Refused(ValueError):
 
 def _label(widget) -> str:
     label = getattr(widget, "label", None)
-    return f"“{label}”" if label else "This field"
+    return _("“{label}”").format(label=label) if label else _("This field")
 
 
 def _number(widget, value, whole: bool) -> tuple[object, str | None]:
@@ -86,24 +101,27 @@ def _number(widget, value, whole: bool) -> tuple[object, str | None]:
     if value is None and isinstance(widget, (pn.widgets.IntInput, pn.widgets.FloatInput)):
         return None, None                                  # an emptied number box: no answer yet
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise Refused(f"{label} takes a number; it keeps {_shown(widget.value)}.")
+        raise Refused(_("{field} takes a number; it keeps {value}.").format(field=label, value=_shown(widget.value)))
     if not math.isfinite(value):
-        raise Refused(f"{label} takes a finite number; it keeps {_shown(widget.value)}.")
+        raise Refused(_("{field} takes a finite number; it keeps {value}.").format(field=label,
+                                                                                   value=_shown(widget.value)))
     if whole:
         if value != int(value):
-            raise Refused(f"{label} takes a whole number; it keeps {_shown(widget.value)}.")
+            raise Refused(_("{field} takes a whole number; it keeps {value}.").format(field=label,
+                                                                                      value=_shown(widget.value)))
         value = int(value)
     start, end = getattr(widget, "start", None), getattr(widget, "end", None)
     if start is not None and value < start or end is not None and value > end:
         clamped = start if start is not None and value < start else end
-        return clamped, (f"{label} goes from {_shown(start)} to {_shown(end)}; "
-                         f"{_shown(sent)} is out of range, so it is set to {_shown(clamped)}.")
+        return clamped, _("{field} goes from {start} to {end}; {sent} is out of range, so it is set to "
+                          "{clamped}.").format(field=label, start=_shown(start), end=_shown(end), sent=_shown(sent),
+                                               clamped=_shown(clamped))
     return value, None
 
 
 def _shown(x) -> str:
     if x is None:
-        return "nothing"
+        return _("nothing")
     if isinstance(x, numbers.Real) and not isinstance(x, bool) and abs(x) >= 1e6:
         return f"{float(x):.3g}"
     if isinstance(x, float) and x != round(x, 6):
@@ -113,11 +131,11 @@ def _shown(x) -> str:
 
 def _text(widget, value) -> tuple[object, str | None]:
     if not isinstance(value, str):
-        raise Refused(f"{_label(widget)} takes text; it keeps what it had.")
+        raise Refused(_("{field} takes text; it keeps what it had.").format(field=_label(widget)))
     limit = getattr(widget, "max_length", None) or MAX_TEXT
     if len(value) > limit:
-        return value[:limit], (f"{_label(widget)} keeps at most {limit} characters; "
-                               f"the rest of the {len(value)} was cut.")
+        return value[:limit], _("{field} keeps at most {limit} characters; the rest of the {n} was cut.").format(
+            field=_label(widget), limit=limit, n=len(value))
     return value, None
 
 
@@ -128,7 +146,8 @@ def _choice(widget, value) -> tuple[object, str | None]:
     labels = list(widget.labels) if hasattr(widget, "labels") else [str(o) for o in widget.options]
     values = list(widget.unicode_values) if hasattr(widget, "unicode_values") else labels
     if not isinstance(value, str) or value not in labels and value not in values:
-        raise Refused(f"{_label(widget)} offers only its listed choices; it keeps {_choice_shown(widget)}.")
+        raise Refused(_("{field} offers only its listed choices; it keeps {value}.").format(
+            field=_label(widget), value=_choice_shown(widget)))
     return value, None
 
 
@@ -143,7 +162,8 @@ def _choice_shown(widget) -> str:
 
 def _active(widget, value) -> tuple[object, str | None]:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < len(widget.options):
-        raise Refused(f"{_label(widget)} offers only its listed choices; it keeps {widget.value!r}.")
+        raise Refused(_("{field} offers only its listed choices; it keeps {value}.").format(
+            field=_label(widget), value=repr(widget.value)))
     return value, None
 
 
@@ -172,8 +192,8 @@ def screen(widget, events: dict) -> list[str]:
     for prop in others:
         del events[prop]
     if others:
-        sentences.append(f"{_label(widget)} keeps its own settings; the page may change only its value, "
-                         f"so the change to {', '.join(sorted(others))} was refused.")
+        sentences.append(_("{field} keeps its own settings; the page may change only its value, so the change "
+                           "to {names} was refused.").format(field=_label(widget), names=", ".join(sorted(others))))
     for prop in props:
         if prop not in events:
             continue
@@ -185,7 +205,7 @@ def screen(widget, events: dict) -> list[str]:
         except Exception:             # a rule must never be the traceback it prevents
             log.exception("checking %r for %s failed", events[prop], type(widget).__name__)
             del events[prop]
-            sentence = f"{_label(widget)} could not take that value; it keeps its own."
+            sentence = _("{field} could not take that value; it keeps its own.").format(field=_label(widget))
         else:
             events[prop] = value
         if sentence and sentence not in sentences:
@@ -196,8 +216,8 @@ def screen(widget, events: dict) -> list[str]:
     return sentences
 
 
-REFUSED_BY_BOKEH = ("Your browser sent a value a control on this page cannot take, so it was ignored; "
-                    "reload the page if a control shows something odd.")
+REFUSED_BY_BOKEH = N_("Your browser sent a value a control on this page cannot take, so it was ignored; "
+                      "reload the page if a control shows something odd.")
 
 
 def refused_by_bokeh(doc, err: ValueError) -> None:
@@ -205,7 +225,8 @@ def refused_by_bokeh(doc, err: ValueError) -> None:
     the page says so in one sentence; the log has one line from Bokeh's own handler."""
     say = page_spot(doc)
     if say is not None and doc.session_context is not None:
-        doc.add_next_tick_callback(lambda: say(REFUSED_BY_BOKEH))
+        said = i18n.translate(page_language(doc), REFUSED_BY_BOKEH)
+        doc.add_next_tick_callback(lambda: say(said))
 
 
 def install() -> None:

@@ -239,6 +239,8 @@ MODULE_STATE_ALLOWED = {
     "intercept.pacing:_TURNSTILES": PER_PAGE + " (one turnstile per event loop)",
     "intercept.inbox:_WAITING": PER_PAGE,
     "intercept.patched:WRITTEN_FOR": CONSTANT,
+    "intercept.clicks:DISABLED": CONSTANT, "intercept.clicks:TOO_FAST": CONSTANT,
+    "intercept.validate:REFUSED_BY_BOKEH": CONSTANT,
     "uikit.figures:MIN_TYPE": CONSTANT, "uikit.figures:PAGE_TYPE": CONSTANT,
     "uikit.palette:TOKEN_STATES": CONSTANT, "uikit.palette:UNDERLINE": CONSTANT,
     "uikit.panels:FIELD_LABELS": CONSTANT, "uikit.predict:CARD_STYLES": CONSTANT,

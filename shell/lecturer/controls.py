@@ -29,6 +29,7 @@ from shell.lecturer.drafting import DraftingLine
 from shell.poll.answers import DocumentWatch, PollView
 from intercept.clicks import on_click
 from intercept.pacing import served
+from uikit.language import gettext as _, ngettext, number
 from uikit.styles import BOX_CSS
 from uikit.tokens import plural
 
@@ -88,9 +89,9 @@ class LecturerPanel(pn.viewable.Viewer):
         self.pair_names = pair_options(names)
         self.drafting = DraftingLine(the_class)   # the default drafting on this pair, as chapter 12 words it
         in_use = the_class.pair.loaded().name if the_class.pair.loaded() is not None else (asked or [None])[0]
-        self.pair_select = pn.widgets.Select(label="Pair for everyone", options=list(self.pair_names), width=260,
+        self.pair_select = pn.widgets.Select(label=_("Pair for everyone"), options=list(self.pair_names), width=260,
                                              **{"value": k for k, v in self.pair_names.items() if v == in_use})
-        self.switch_button = pn.widgets.Button(label="Switch pair for everyone", color="warning")
+        self.switch_button = pn.widgets.Button(label=_("Switch pair for everyone"), color="warning")
         self.status = pn.pane.HTML("", sizing_mode="stretch_width")
         on_click(self.switch_button, self.switch, say=self._say)
         self._build_reset()
@@ -113,20 +114,22 @@ class LecturerPanel(pn.viewable.Viewer):
     # --- the open sessions, live ---
     def _sessions_html(self) -> str:
         n = self.the_class.open_pages.total()
-        return (f'<p class="sessions" role="status">{n} open {plural(n, "session")} on this server '
-                f"(this page included).</p>")
+        said = ngettext("{n} open session on this server (this page included).",
+                        "{n} open sessions on this server (this page included).", n).format(n=number(n))
+        return f'<p class="sessions" role="status">{html.escape(said)}</p>'
 
     # --- reset the class: two steps, set apart from the pair switch ---
     def _build_reset(self) -> None:
-        self.reset_button = pn.widgets.Button(label="Reset the class…", color="danger", variant="outline",
-                                              description="Asks first: every student's page starts again")
+        self.reset_button = pn.widgets.Button(label=_("Reset the class…"), color="danger", variant="outline",
+                                              description=_("Asks first: every student's page starts again"))
+        warning = _("This sends every student's page back to the landing page and clears their work on this "
+                    "server. Sure?")
         self.reset_warning = pn.pane.HTML(
-            '<div class="error" role="alert">This sends every student\'s page back to the landing page and '
-            "clears their work on this server. Sure?</div>", stylesheets=[BOX_CSS],
+            f'<div class="error" role="alert">{html.escape(warning)}</div>', stylesheets=[BOX_CSS],
             sizing_mode="stretch_width", visible=False, margin=(4, 10))
-        self.confirm_reset = pn.widgets.Button(label="Yes, clear every student's work", color="danger",
+        self.confirm_reset = pn.widgets.Button(label=_("Yes, clear every student's work"), color="danger",
                                                visible=False)
-        self.cancel_reset = pn.widgets.Button(label="Cancel", color="light", visible=False)
+        self.cancel_reset = pn.widgets.Button(label=_("Cancel"), color="light", visible=False)
         on_click(self.reset_button, lambda e: self._ask_reset(True), say=self._say)
         on_click(self.cancel_reset, lambda e: self._ask_reset(False), say=self._say)
         on_click(self.confirm_reset, self._on_reset, say=self._say)
@@ -137,28 +140,31 @@ class LecturerPanel(pn.viewable.Viewer):
         self.reset_button.visible = not asking
 
     def _say(self, sentence: str) -> None:
-        self.status.object = f'<div role="status">{html.escape(sentence)}</div>'
+        """One sentence under the controls, in the page's language (a dropped press's, intercept.clicks,
+        comes in English: translated here; one made here is already)."""
+        said = html.escape(_(sentence)) if sentence else ""
+        self.status.object = f'<div role="status">{said}</div>'
 
     async def switch(self, event=None):
         """Switch every page to the selected pair (the switch button), or say in one sentence why not."""
         import asyncio
         name = self.pair_names.get(self.pair_select.value, self.pair_select.value)
         if needs_download(name):   # refused at once: offline, loading it would only retry the hub
-            self._say(f"{name} is not downloaded on this server, so the class keeps the pair it had; run "
-                      f"python -m lab prepare --pair {name} where the hub is reachable, then switch.")
+            self._say(_("{name} is not downloaded on this server, so the class keeps the pair it had; run "
+                        "python -m lab prepare --pair {name} where the hub is reachable, then switch.").format(name=name))
             return
-        self._say(f"Loading {name} for everyone…")
+        self._say(_("Loading {name} for everyone…").format(name=name))
         self.switch_button.disabled = True
         try:
             pair = await asyncio.wrap_future(self.the_class.pair.switch(name))
             log.info("lecturer switched the pair to %s", name)
             switched_everywhere(self.the_class, name)
             self.the_class.badges.pair_switched()     # every open page's badge names the new pair now
-            self._say(f"Everyone now uses {pair.target_label} / {pair.draft_label}; pages pick it up "
-                      f"on their next action.")
+            self._say(_("Everyone now uses {target} / {draft}; pages pick it up on their next action.").format(
+                target=pair.target_label, draft=pair.draft_label))
         except Exception as err:   # PairError, or a model that does not fit: keep the working pair
             log.warning("pair switch to %r failed: %s", name, err)
-            self._say(f"{public_message(err)} The class keeps the pair it had.")
+            self._say(_("{why} The class keeps the pair it had.").format(why=public_message(err)))
         finally:
             self.switch_button.disabled = False
 
@@ -167,12 +173,13 @@ class LecturerPanel(pn.viewable.Viewer):
         self._ask_reset(False)
         n = reset_class(self.the_class, except_id=self.session_id)
         log.info("lecturer reset the class (%d %s reloaded)", n, plural(n, "page"))
-        self._say(f"Reset: {n} student {plural(n, 'page')} {'starts' if n == 1 else 'start'} again "
-                  f"from the landing page.")
+        self._say(ngettext("Reset: {n} student page starts again from the landing page.",
+                           "Reset: {n} student pages start again from the landing page.", n).format(n=number(n)))
 
     def __panel__(self):
         pair = pn.Column(self.pair_select, self.switch_button, margin=0)
-        reset = pn.Column(pn.pane.HTML('<p class="danger-zone">The whole class</p>', stylesheets=[LECTURER_CSS],
+        whole = html.escape(_("The whole class"))
+        reset = pn.Column(pn.pane.HTML(f'<p class="danger-zone">{whole}</p>', stylesheets=[LECTURER_CSS],
                                        margin=(0, 10)),
                           self.reset_button, self.reset_warning, pn.Row(self.confirm_reset, self.cancel_reset, margin=0),
                           margin=0, css_classes=["reset-class"])
@@ -180,7 +187,7 @@ class LecturerPanel(pn.viewable.Viewer):
         rule = pn.pane.HTML("<hr>", margin=(14, 10), sizing_mode="stretch_width")
         return pn.Column(pn.Card(
             self.sessions, self.guessing, self.drafting, pair, rule, reset, self.status,
-            title="Lecturer controls", collapsed=False, width=360),
+            title=_("Lecturer controls"), collapsed=False, width=360),
             PollView(self.the_class.poll, current=self.chapter, ballot=self.the_class.ballots.page_ballot()),
             sizing_mode="stretch_width", margin=0)   # the class poll (shell/poll/answers.py)
 
@@ -194,8 +201,10 @@ def needs_download(name: str) -> bool:
 
 
 def pair_options(names: list[str]) -> dict[str, str]:
-    """The pair menu: label → name, the pairs this server cannot load offline marked "needs download"."""
-    return {f"{name} (needs download)" if needs_download(name) else name: name for name in names}
+    """The pair menu: label → name, the pairs this server cannot load offline marked "needs download"
+    (in the page's language: a page's labels are its own)."""
+    return {_("{name} (needs download)").format(name=name) if needs_download(name) else name: name
+            for name in names}
 
 
 LECTURER_CSS = """

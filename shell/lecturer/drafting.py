@@ -26,12 +26,12 @@ import panel as pn
 from lab.experiments.cheaper import BY_KEY
 from serving.service import kept_outcome
 from intercept.pacing import served
+from uikit.language import gettext as _, number
 from uikit.readouts import VERDICT_CSS, busy_html
 from uikit.state import LabState
 from uikit.verdicts import drafting
 
 WHAT = "the default drafting of the default request (chapter 12's default row, the lecturer's view)"
-HEAD = "Default drafting of the default request"
 LOOK_MS = 3000     # how often the lecturer's view looks for the outcome (the load line's pace, shell.frame.app)
 
 
@@ -48,8 +48,10 @@ def warmup_job(service) -> tuple:
 
 
 def drafting_sentence(outcome) -> str:
-    """What the outcome says: how often it drafted, and its speed-up as chapter 12 prints it."""
-    return f"{drafting(outcome)} — {outcome.speedup:.2f}× the speed of plain decoding."
+    """What the outcome says: how often it drafted, and its speed-up as chapter 12 prints it (in the
+    page's language)."""
+    return _("{drafting} — {speedup}× the speed of plain decoding.").format(
+        drafting=drafting(outcome), speedup=number(outcome.speedup, 2))
 
 
 class DraftingLine(pn.viewable.Viewer):
@@ -68,19 +70,22 @@ class DraftingLine(pn.viewable.Viewer):
     def said(self) -> tuple[str, object]:
         """(the line, the cost profile its figure is priced by, or None)."""
         if not self.the_class.loader.ready:   # no pair yet: asking the service would load it here
-            return f"{HEAD}: measured once the pair has loaded and the warm-up has run.", None
+            return _("Default drafting of the default request: measured once the pair has loaded and the "
+                     "warm-up has run."), None
         service = self.the_class.pair.service()
         pair = service.pair
         if self._asked[0]() is not pair:     # tokenized once per pair
             self._asked = (weakref.ref(pair), default_request(service))
         outcome = kept_outcome(service, self._asked[1])
-        head = f"{HEAD} on this pair ({pair.name})"
         if outcome is not None:
-            return f"{head}: {drafting_sentence(outcome)}", outcome.profile
+            return _("Default drafting of the default request on this pair ({pair}): {outcome}").format(
+                pair=pair.name, outcome=drafting_sentence(outcome)), outcome.profile
         if not self.the_class.warmup.done:
-            return f"{head}: measured once the warm-up has run.", None
-        return (f"{head}: not measured with this pair and its current timing yet; Measure all six in "
-                f"chapter 12, at the default prompt and settings, measures it."), None
+            return _("Default drafting of the default request on this pair ({pair}): measured once the warm-up "
+                     "has run.").format(pair=pair.name), None
+        return _("Default drafting of the default request on this pair ({pair}): not measured with this pair "
+                 "and its current timing yet; Measure all six in chapter 12, at the default prompt and "
+                 "settings, measures it.").format(pair=pair.name), None
 
     def html(self) -> str:
         line, profile = self.said()

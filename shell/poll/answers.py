@@ -7,13 +7,16 @@ plain Python, in this process or shared by several). This module is the poll in 
 `Ballots.page_ballot`) and the lecturer's `PollView`. Pages never touch the store from another
 page's document: `DocumentWatch` carries a change into each page's own document as a next-tick
 callback (Bokeh's thread-safe way in), several changes in one callback, so 40 votes in a second
-cost the lecturer's page a few updates.
+cost the lecturer's page a few updates. Every sentence is in the page's language, made when the page
+draws it (a change carried into a page runs with that page's document); the poll's keys, the choices
+a class votes on, stay English (the store counts every language's answer together).
 """
 from __future__ import annotations
 
 import html
 import threading
 import weakref
+from types import SimpleNamespace
 from typing import Callable
 
 import panel as pn
@@ -25,7 +28,8 @@ from shell.room.identity import client_address
 from shell.room.tabclose import when_tab_closes
 from intercept.clicks import on_click
 from intercept.pacing import served
-from uikit.pollchart import PollChart
+from uikit.language import gettext as _, ngettext, number as shown_number, page_language
+from uikit.pollchart import PollChart, summary
 from uikit.styles import BOX_CSS
 
 
@@ -90,7 +94,8 @@ class Ballot:
         self.store.ask(Question(number, kind, tuple(choices or ()), tuple(bounds)))
 
     def vote(self, number: int, value) -> str | None:
-        return self.store.vote(number, self._browser, value, self._address) if self.votes else None
+        return self.store.vote(number, self._browser, value, self._address, language=page_language()) \
+            if self.votes else None
 
     def tally(self, number: int) -> Tally | None:
         return self.store.tally(number)
@@ -181,14 +186,41 @@ class Ballots:
 
 # --- the lecturer's view ---------------------------------------------------------------------------
 def status_html(number: int, tally: Tally | None) -> str:
-    """The line under a question's histogram (the bench reads its count: data-q, 'N of M')."""
+    """The line under a question's histogram, in the page's language (the bench reads its count:
+    data-q, 'N of M')."""
     if tally is None:
-        text = "No one has opened this question yet."
+        text = _("No one has opened this question yet.")
     else:
-        text = tally.summary(left_out=False) + (" · revealed to the class." if tally.revealed else ".")
+        # who answered, as the students' cards say it (uikit.pollchart.summary), less the left-out
+        # part: the lecturer's own sentence on it follows
+        who = summary(SimpleNamespace(connected=tally.connected, here=tally.here, gone=tally.gone, left_out=0,
+                                      per_address=tally.per_address))
+        text = (_("{who} · revealed to the class.") if tally.revealed else _("{who}.")).format(who=who)
         if tally.left_out:
-            text += " " + tally.left_out_text()
+            text += " " + left_out_text(tally)
     return f'<div class="poll-status" data-q="{number}" role="status">{html.escape(text)}</div>'
+
+
+def left_out_text(tally: Tally) -> str:
+    """The lecturer's sentence on the answers left out of the histogram ("" when none), naming the
+    setting that raises the limit."""
+    if not tally.left_out:
+        return ""
+    return ngettext("1 answer left out of the histogram: it counts {limit} per question from one network "
+                    "address (students sharing a computer or a network); set SPECLAB_VOTES_PER_ADDRESS when "
+                    "you start the server to count more.",
+                    "{n} answers left out of the histogram: it counts {limit} per question from one network "
+                    "address (students sharing a computer or a network); set SPECLAB_VOTES_PER_ADDRESS when "
+                    "you start the server to count more.", tally.left_out).format(
+        n=shown_number(tally.left_out), limit=shown_number(tally.per_address or 0))
+
+
+def said_html(sentence: str) -> str:
+    """A dropped press's sentence (intercept.clicks, in English) in the page's language, as an alert."""
+    if not sentence:
+        return ""
+    said = html.escape(_(sentence))
+    return f'<div class="poll-status" role="alert">{said}</div>'
 
 
 class QuestionPoll(pn.viewable.Viewer):
@@ -203,14 +235,17 @@ class QuestionPoll(pn.viewable.Viewer):
         self.store, self.number, self.answer = store, number, answer
         self.chart: PollChart | None = None
         position = position or number
-        self.head = pn.pane.HTML(f'<div class="plabel">Question {position} · chapter {number}</div><p class="pq">'
-                                 f'{html.escape(question_text)}</p>', stylesheets=[BOX_CSS, POLL_CSS],
+        label = _("Question {position} · chapter {number}").format(position=position, number=number)
+        question = html.escape(_(question_text))
+        self.head = pn.pane.HTML(f'<div class="plabel">{html.escape(label)}</div><p class="pq">{question}</p>', stylesheets=[BOX_CSS, POLL_CSS],
                                  sizing_mode="stretch_width", margin=(4, 0, 0, 0))
         self.status = pn.pane.HTML(status_html(number, None), stylesheets=[POLL_CSS],
                                    sizing_mode="stretch_width", margin=0)
-        self.reveal_button = pn.widgets.Button(label=f"Reveal question {position}", color="primary",
-                                               description="Show the class's answers on every student's card")
-        self.reset_button = pn.widgets.Button(label=f"Reset question {position}", color="warning")
+        self.reveal_button = pn.widgets.Button(label=_("Reveal question {position}").format(position=position),
+                                               color="primary",
+                                               description=_("Show the class's answers on every student's card"))
+        self.reset_button = pn.widgets.Button(label=_("Reset question {position}").format(position=position),
+                                              color="warning")
         on_click(self.reveal_button, lambda e: self.store.reveal(self.number), say=self.say)
         on_click(self.reset_button, lambda e: self.store.reset(self.number), say=self.say)
         self.chart_slot = pn.Column(sizing_mode="stretch_width", margin=0)
@@ -221,8 +256,7 @@ class QuestionPoll(pn.viewable.Viewer):
 
     def say(self, sentence: str) -> None:
         """A press of this question's buttons was dropped (intercept.clicks): said under its status line."""
-        self.status.object = status_html(self.number, self.store.tally(self.number)) + (
-            f'<div class="poll-status" role="alert">{html.escape(sentence)}</div>' if sentence else "")
+        self.status.object = status_html(self.number, self.store.tally(self.number)) + said_html(sentence)
 
     def refresh(self) -> None:
         tally = self.store.tally(self.number)
@@ -263,13 +297,13 @@ class PollView(pn.viewable.Viewer):
         if self.ballot is not None:        # the chapter's card ran its experiment: its answer is known now
             self.ballot.on_answer(lambda number: self.refresh({number}))
         self.current = current if current in self.questions else None
-        self.reset_all_button = pn.widgets.Button(label="Reset all questions", color="danger")
+        self.reset_all_button = pn.widgets.Button(label=_("Reset all questions"), color="danger")
         self.said = pn.pane.HTML("", stylesheets=[POLL_CSS], sizing_mode="stretch_width", margin=0)
-        on_click(self.reset_all_button, lambda e: self.store.reset_all(), say=lambda sentence: setattr(
-            self.said, "object", sentence and f'<div class="poll-status" role="alert">{html.escape(sentence)}</div>'))
+        on_click(self.reset_all_button, lambda e: self.store.reset_all(),
+                 say=lambda sentence: setattr(self.said, "object", said_html(sentence)))
         others = [q for n, q in self.questions.items() if n != self.current]
-        title = (f"Other questions ({len(others)})" if self.current is not None
-                 else f"All {len(others)} questions")
+        title = (_("Other questions ({n})") if self.current is not None else _("All {n} questions")).format(
+            n=len(others))
         self.others = pn.Card(pn.FlexBox(*[pn.Column(q, width=440, margin=(0, 16, 0, 0)) for q in others],
                                          sizing_mode="stretch_width"),
                               title=title, collapsed=True, sizing_mode="stretch_width", margin=(4, 0),
@@ -288,20 +322,26 @@ class PollView(pn.viewable.Viewer):
                              sizing_mode="stretch_width", margin=0)
         mine = [pn.Column(self.questions[self.current], max_width=640, sizing_mode="stretch_width")] \
             if self.current is not None else []
-        return pn.Card(intro, *mine, self.others, self.reset_all_button, self.said, title="Class poll",
+        return pn.Card(intro, *mine, self.others, self.reset_all_button, self.said, title=_("Class poll"),
                        collapsed=False, sizing_mode="stretch_width", css_classes=["class-poll"])
 
 
 def intro_text(per_address: int | None) -> str:
-    """What the lecturer's poll counts, in words, with the setting that changes it."""
-    text = ("Each student's locked answer is theirs: kept in their browser, with their verdict after you "
-            "reveal the question (their latest answer until then). The histogram counts one anonymous bar "
-            "per browser")
+    """What the lecturer's poll counts, in words (the page's language), with the setting that changes it."""
     if per_address is None:
-        return text + "."
-    share = "1 browser" if per_address == 1 else f"{per_address} browsers"
-    return (text + f", at most {share} per question from one network address; answers beyond that are "
-            "kept for their students and left out of the histogram (SPECLAB_VOTES_PER_ADDRESS raises it).")
+        return _("Each student's locked answer is theirs: kept in their browser, with their verdict after you "
+                 "reveal the question (their latest answer until then). The histogram counts one anonymous bar "
+                 "per browser.")
+    return ngettext("Each student's locked answer is theirs: kept in their browser, with their verdict after you "
+                    "reveal the question (their latest answer until then). The histogram counts one anonymous "
+                    "bar per browser, at most {n} browser per question from one network address; answers beyond "
+                    "that are kept for their students and left out of the histogram (SPECLAB_VOTES_PER_ADDRESS "
+                    "raises it).",
+                    "Each student's locked answer is theirs: kept in their browser, with their verdict after you "
+                    "reveal the question (their latest answer until then). The histogram counts one anonymous "
+                    "bar per browser, at most {n} browsers per question from one network address; answers beyond "
+                    "that are kept for their students and left out of the histogram (SPECLAB_VOTES_PER_ADDRESS "
+                    "raises it).", per_address).format(n=shown_number(per_address))
 
 
 POLL_CSS = """

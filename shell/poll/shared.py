@@ -22,7 +22,8 @@ import functools
 import json
 from typing import Any
 
-from shell.poll.store import PollStore, Question, Tally, refusal
+from lab import i18n
+from shell.poll.store import PollStore, Question, Tally, in_language, refusal
 from shell.store.contract import ClassStore, PollState
 from shell.store.events import StoreFault
 
@@ -81,13 +82,15 @@ class SharedPollStore(PollStore):
             return self._questions.setdefault(number, known)
 
     @or_in_memory
-    def vote(self, number: Any, browser: str, value: Any, address: str = "") -> str | None:
+    def vote(self, number: Any, browser: str, value: Any, address: str = "",
+             language: str = i18n.DEFAULT) -> str | None:
+        _ = in_language(language)
         if isinstance(number, bool) or not isinstance(number, int):
-            return f"There is no question {refusal(number)} in this lab; nothing was counted."
+            return _("There is no question {number} in this lab; nothing was counted.").format(number=refusal(number))
         question = self.question(number)
         if question is None:
-            return f"There is no question {number} in this lab; nothing was counted."
-        index, why = question.index(value)
+            return _("There is no question {number} in this lab; nothing was counted.").format(number=number)
+        index, why = question.index(value, language)
         if index is None:
             return why
         voter = self.voter(browser)
@@ -95,10 +98,11 @@ class SharedPollStore(PollStore):
             and not self._counts_for(number, voter, address)     # kept for the student, not in the histogram
         done = self.store.cast_vote(number, voter, index, left)
         if done == "revealed":
-            return (f"The class's answers to question {number} are already revealed, so a new answer "
-                    "is not counted; yours stays in your card.")
+            return _("The class's answers to question {number} are already revealed, so a new answer is "
+                     "not counted; yours stays in your card.").format(number=number)
         if done == "full":
-            return f"Question {number} has all the answers the class's poll keeps; yours stays in your card."
+            return _("Question {number} has all the answers the class's poll keeps; yours stays in your "
+                     "card.").format(number=number)
         forget_kept(self, number, voter)        # the store holds the newer answer
         return None if done == "same" else self._notify(number, "vote")
 

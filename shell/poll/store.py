@@ -3,6 +3,7 @@
     poll = PollStore()
     poll.ask(Question(10, "choice", ("faster", "slower")))   # a card defines its question (once)
     poll.vote(10, browser_id, "slower")      # None (kept), or one sentence when the answer is refused
+    poll.vote(10, browser_id, "x", language="es")   # … that sentence in the voting page's language
     poll.tally(10).counts                    # [0, 1]: one bar per counted browser, its latest answer
     poll.reveal(10); poll.reset(10); poll.reset_all()
     unsubscribe = poll.subscribe(lambda number, what: ...)   # what: "ask" | "vote" | "reveal" | "reset"
@@ -15,7 +16,9 @@ minting browser ids on one machine is that many votes, however long it runs. An 
 limit (students sharing one computer, or a class behind one NAT address) is still the student's:
 kept under their browser (`answer_of`, their card's verdict after the reveal) but left out of the
 histogram, and the tally says how many were left out (`Tally.left_out`). Pages reach it through
-shell.poll.answers (their ballots and the lecturer's view).
+shell.poll.answers (their ballots and the lecturer's view). A refused answer's sentence is in the
+language the voting page names (`language`, a code of lab.i18n; English by default); the
+poll's keys, its choices, stay English whatever the page's language.
 
 The class's poll (its class state's `poll`, shell.poll.shared.class_poll) is a `PollStore` when one
 process serves the class, and with several (`panel serve --num-procs N`, or servers sharing
@@ -25,6 +28,7 @@ held by another. Validation stays in the process that receives the vote.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import secrets
@@ -32,6 +36,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from lab import i18n
 from shell.store.listeners import Listeners
 
 
@@ -39,6 +44,12 @@ MAX_TEXT = 200          # characters in a choice answer
 MAX_CHOICES = 12
 MAX_NUMBERS = 101       # a numeric question spans at most this many whole numbers
 MAX_QUESTION = 99
+
+
+def in_language(language: str = i18n.DEFAULT):
+    """The gettext of `language` (bound here, as `_`: the poll is plain Python, its pages' language
+    is given)."""
+    return functools.partial(i18n.translate, language)
 
 
 def refusal(value: Any) -> str:
@@ -76,24 +87,27 @@ class Question:
             return list(self.choices)
         return [str(n) for n in range(self.bounds[0], self.bounds[1] + 1)]
 
-    def index(self, value: Any) -> tuple[int | None, str]:
-        """The bar `value` counts in, or (None, the sentence that says why it cannot count)."""
+    def index(self, value: Any, language: str = i18n.DEFAULT) -> tuple[int | None, str]:
+        """The bar `value` counts in, or (None, the sentence in `language` that says why it cannot count)."""
+        _ = in_language(language)
         if self.kind == "choice":
             if not isinstance(value, str) or len(value) > MAX_TEXT:
-                return None, (f"An answer to question {self.number} is one of its choices (at most {MAX_TEXT} "
-                              "characters); this one was not counted — press one of the buttons.")
+                return None, _("An answer to question {number} is one of its choices (at most {limit} characters); "
+                               "this one was not counted — press one of the buttons.").format(
+                    number=self.number, limit=MAX_TEXT)
             if value not in self.choices:
-                return None, (f"{refusal(value)} is not one of question {self.number}'s choices, so it was not "
-                              "counted; press one of the buttons.")
+                return None, _("{answer} is not one of question {number}'s choices, so it was not counted; press "
+                               "one of the buttons.").format(answer=refusal(value), number=self.number)
             return self.choices.index(value), ""
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
                 or value != int(value):
-            return None, (f"Question {self.number} takes a whole number, not {refusal(value)}; type one and "
-                          "lock it in again.")
+            return None, _("Question {number} takes a whole number, not {answer}; type one and lock it in "
+                           "again.").format(number=self.number, answer=refusal(value))
         lo, hi = self.bounds
         if not lo <= int(value) <= hi:
-            return None, (f"Question {self.number} takes a whole number from {lo} to {hi}, not {refusal(value)}; "
-                          "type one in that range and lock it in again.")
+            return None, _("Question {number} takes a whole number from {low} to {high}, not {answer}; type one in "
+                           "that range and lock it in again.").format(number=self.number, low=lo, high=hi,
+                                                                       answer=refusal(value))
         return int(value) - lo, ""
 
 
@@ -137,15 +151,6 @@ class Tally:
                      "address)")
         return text
 
-    def left_out_text(self) -> str:
-        """The lecturer's sentence on the answers left out of the histogram ("" when none), naming the
-        setting that raises the limit."""
-        if not self.left_out:
-            return ""
-        answers = "1 answer" if self.left_out == 1 else f"{self.left_out} answers"
-        return (f"{answers} left out of the histogram: it counts {self.per_address} per question from one "
-                "network address (students sharing a computer or a network); set SPECLAB_VOTES_PER_ADDRESS "
-                "when you start the server to count more.")
 
 
 class PollStore:
@@ -189,18 +194,21 @@ class PollStore:
         with self._lock:
             return self._questions.get(number)
 
-    def vote(self, number: Any, browser: str, value: Any, address: str = "") -> str | None:
+    def vote(self, number: Any, browser: str, value: Any, address: str = "",
+             language: str = i18n.DEFAULT) -> str | None:
         """Keep `browser`'s answer to question `number` (replacing its earlier one); None when it is
-        kept, else one sentence saying why nothing changed. `address`: the client address it came
-        from ('' unknown), of which `per_address` browsers count in the histogram per question; a
-        browser beyond them keeps its answer, left out of the histogram (`left_out`)."""
+        kept, else one sentence (in `language`, the voting page's) saying why nothing changed.
+        `address`: the client address it came from ('' unknown), of which `per_address` browsers count
+        in the histogram per question; a browser beyond them keeps its answer, left out of the
+        histogram (`left_out`)."""
+        _ = in_language(language)
         if isinstance(number, bool) or not isinstance(number, int):
-            return f"There is no question {refusal(number)} in this lab; nothing was counted."
+            return _("There is no question {number} in this lab; nothing was counted.").format(number=refusal(number))
         with self._lock:
             question = self._questions.get(number)
             if question is None:
-                return f"There is no question {number} in this lab; nothing was counted."
-            index, why = question.index(value)
+                return _("There is no question {number} in this lab; nothing was counted.").format(number=number)
+            index, why = question.index(value, language)
             if index is None:
                 return why
             votes = self._votes.setdefault(number, {})
@@ -210,8 +218,8 @@ class PollStore:
             if number in self._revealed:
                 if had == index:
                     return None             # the same answer again (a page reload): already kept
-                return (f"The class's answers to question {number} are already revealed, so a new answer "
-                        "is not counted; yours stays in your card.")
+                return _("The class's answers to question {number} are already revealed, so a new answer is "
+                         "not counted; yours stays in your card.").format(number=number)
             if had == index:
                 return None
             if voter in left or (voter not in votes and not self._room(number, voter, address)):

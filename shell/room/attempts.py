@@ -8,14 +8,19 @@ several times waits before its own next try is checked (its own tries only: the 
 is never held up), and every sentence names what is limited.
 
     refused = judge(attempts, given, expected, (bid, "address …"), address)   # None: the lecturer
+    judge(…, language="es")      # the sentence in Spanish (default: the page's language, uikit.language)
 """
 from __future__ import annotations
 
+import functools
 import hmac
+import html
 import logging
 import time
 
+from lab import i18n
 from shell.room.identity import Buckets, table
+from uikit.language import ngettext, number, page_language
 
 log = logging.getLogger(__name__)
 
@@ -98,14 +103,22 @@ def guessing_line(attempts: Attempts) -> str:
     tries, addresses = attempts.guessing()
     if not tries:
         return ""
-    return (f'<p class="guessing" role="status">Someone is guessing the lecturer token: {tries} wrong '
-            f"{'try' if tries == 1 else 'tries'} in the last hour from {addresses} "
-            f"{'address' if addresses == 1 else 'addresses'}; each one waits longer before the next.</p>")
+    wheres = ngettext("from {n} address", "from {n} addresses", addresses).format(n=number(addresses))
+    said = ngettext("Someone is guessing the lecturer token: {n} wrong try in the last hour {wheres}; each one "
+                    "waits longer before the next.",
+                    "Someone is guessing the lecturer token: {n} wrong tries in the last hour {wheres}; each one "
+                    "waits longer before the next.", tries).format(n=number(tries), wheres=wheres)
+    return f'<p class="guessing" role="status">{html.escape(said)}</p>'
 
 
-def judge(attempts: Attempts, given, expected: str | None, keys: tuple, address: str = "") -> str | None:
-    """None when `given` is the lecturer token `expected`; else the sentence the page shows, the
-    wrong try counted (`keys`: the page's browser and hashed address; `address` for the log)."""
+def judge(attempts: Attempts, given, expected: str | None, keys: tuple, address: str = "",
+          language: str | None = None) -> str | None:
+    """None when `given` is the lecturer token `expected`; else the sentence the page shows (in
+    `language`, default the page's), the wrong try counted (`keys`: the page's browser and hashed
+    address; `address` for the log)."""
+    language = language or page_language()
+    _ = functools.partial(i18n.translate, language)                  # this sentence's language
+    ngettext = functools.partial(i18n.translate_plural, language)    # noqa: F811
     browser, where = keys[0], (keys[1] if len(keys) > 1 else "")
     own = {key: attempts.wait_of(key) for key in (browser, where) if key}
     if token_ok(given, expected) and not any(own.values()):
@@ -113,16 +126,27 @@ def judge(attempts: Attempts, given, expected: str | None, keys: tuple, address:
         return None
     if any(own.values()):     # this browser's or address's own wrong tries: not checked before its wait
         key = max(own, key=own.get)
-        whom = "from this browser" if key == browser else "from this address"
-        return (f"Too many wrong lecturer tokens {whom}; wait {int(own[key]) + 1} seconds, then reload "
-                "the page with the right link.")
+        seconds = int(own[key]) + 1
+        if key == browser:
+            said = ngettext("Too many wrong lecturer tokens from this browser; wait {n} second, then reload the "
+                            "page with the right link.", "Too many wrong lecturer tokens from this browser; wait "
+                            "{n} seconds, then reload the page with the right link.", seconds)
+        else:
+            said = ngettext("Too many wrong lecturer tokens from this address; wait {n} second, then reload the "
+                            "page with the right link.", "Too many wrong lecturer tokens from this address; wait "
+                            "{n} seconds, then reload the page with the right link.", seconds)
+        return said.format(n=i18n.number(language, seconds))
     server = attempts.server_wait()
     if server > 0:            # the whole server's share of wrong tokens is spent: this one is not counted
-        return (f"Too many wrong lecturer tokens on this server in the last hour, from many addresses; this "
-                f"one is wrong too, and no more are counted for {int(server) + 1} seconds. The lecturer's "
-                "own link still works.")
+        seconds = int(server) + 1
+        return ngettext("Too many wrong lecturer tokens on this server in the last hour, from many addresses; "
+                        "this one is wrong too, and no more are counted for {n} second. The lecturer's own link "
+                        "still works.",
+                        "Too many wrong lecturer tokens on this server in the last hour, from many addresses; "
+                        "this one is wrong too, and no more are counted for {n} seconds. The lecturer's own link "
+                        "still works.", seconds).format(n=i18n.number(language, seconds))
     attempts.failed(*keys)
     tries, addresses = attempts.guessing()
     log.warning("a wrong lecturer token was tried from %s (%d wrong in the last hour, from %d %s)",
                 address or "an unknown address", tries, addresses, "address" if addresses == 1 else "addresses")
-    return "That lecturer token is not right; ask the lecturer for the link they started the server with."
+    return _("That lecturer token is not right; ask the lecturer for the link they started the server with.")

@@ -12,6 +12,7 @@ state (shell.frame.classstate); its tables are keyed by the pages' documents and
 """
 from __future__ import annotations
 
+import html
 import weakref
 from collections import Counter
 
@@ -20,6 +21,7 @@ import panel as pn
 from serving.fairshare import Budget
 from serving.workqueue import BURST, RATE, Allowance
 from intercept.pacing import served
+from uikit.language import ngettext, number
 
 TABS_PER_BROWSER = 10          # open pages of one browser (all its tabs) on this process
 # Every message a page sends (a slider move, a tour step, a click) counts against its browser and its
@@ -93,8 +95,10 @@ class Browsers:
         if not over:
             return None
         self._uncount(doc)
-        return pn.pane.HTML(f'<p class="notice" role="alert">This browser has {TABS_PER_BROWSER} pages of the lab '
-                            "open already; close one of them, then reload this page.</p>", sizing_mode="stretch_width")
+        said = ngettext("This browser has {n} page of the lab open already; close it, then reload this page.",
+                        "This browser has {n} pages of the lab open already; close one of them, then reload this "
+                        "page.", TABS_PER_BROWSER).format(n=number(TABS_PER_BROWSER))
+        return pn.pane.HTML(f'<p class="notice" role="alert">{html.escape(said)}</p>', sizing_mode="stretch_width")
 
     def click_allowed(self, doc) -> bool:
         """Whether the browser showing `doc` may click now (intercept.clicks drops the click if not):

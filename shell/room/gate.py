@@ -15,7 +15,9 @@ with a small "Too many pages from this address" page (HTTP 429, Retry-After, and
 that many seconds, so a student's browser comes back by itself). A page with `?lecturer=` and a
 wrong token is answered the same cheap way (a small page with shell.room.attempts.judge's sentence); the right
 token is always let through. Addresses are tornado's (`--use-xheaders`: the proxy's X-Forwarded-For
-/ X-Real-IP, else the connection's).
+/ X-Real-IP, else the connection's). The small page speaks the language the page asked would have
+(`request_language`: `?lang`, the browser's last choice, its Accept-Language; there is no page, nor
+its document, yet).
 
     gate = PageGate(per_address, signer, attempts)   # one per server (shell.frame.classstate)
     gate(request)                                    # None: build the page; else a Refusal
@@ -23,10 +25,12 @@ token is always let through. Addresses are tornado's (`--use-xheaders`: the prox
 """
 from __future__ import annotations
 
+import functools
 import html
 import time
 from collections import defaultdict, deque
 
+from lab import i18n
 from shell.room.attempts import judge
 from shell.room.identity import Buckets, MemoryTable
 from intercept.doors import Refusal
@@ -39,18 +43,54 @@ SERVER_RETRY = 3           # seconds before a page refused for the whole server'
 KEYS_KEPT = 4096           # addresses and browsers with pages being built, at most (the oldest forgotten)
 
 
-def too_many_page(retry: int, whose: str = "from this address") -> str:
-    """The small page a refused request gets: one sentence, and a reload after `retry` seconds."""
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" '
-            f'content="{retry}"><title>Speculative Lab · wait a moment</title></head><body style="font: '
-            '1.25rem system-ui, sans-serif; margin: 3rem; max-width: 42rem"><p role="alert">Too many pages '
-            f'{whose} at once; this page reloads by itself in {retry} s.</p></body></html>')
+LANGUAGE_COOKIE = "speclab_lang"     # the browser's last choice (shell.frame.language.COOKIE)
 
 
-def refused_token_page(sentence: str) -> str:
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Speculative Lab</title></head>'
-            f'<body style="font: 1.25rem system-ui, sans-serif; margin: 3rem; max-width: 42rem"><p role="alert">'
-            f'{html.escape(sentence)}</p></body></html>')
+def request_language(request) -> str:
+    """The language of the page `request` asks for, as shell.frame.language.choose would pick it before
+    a session exists: its `?lang`, else the browser's last choice (cookie), else Accept-Language, else
+    English."""
+    asked = (getattr(request, "arguments", None) or {}).get("lang") or [b""]
+    try:
+        cookie = request.cookies.get(LANGUAGE_COOKIE)
+    except Exception:        # a malformed Cookie header, or no request at all
+        cookie = None
+    headers = getattr(request, "headers", None) or {}
+    for language in (i18n.known(asked[0].decode("utf-8", "replace") if isinstance(asked[0], bytes) else asked[0]),
+                     i18n.known(cookie.value if cookie is not None else None),
+                     i18n.negotiate(headers.get("Accept-Language"))):
+        if language is not None:
+            return language
+    return i18n.DEFAULT
+
+
+def _html_lang(language: str) -> str:
+    return {"zh": "zh-Hans", i18n.PSEUDO: "en"}.get(language, language.replace("_", "-"))
+
+
+def too_many_page(retry: int, whose: str = "address", language: str = i18n.DEFAULT) -> str:
+    """The small page a refused request gets: one sentence (in `language`), and a reload after `retry`
+    seconds. `whose`: "address" (too many from this address) or "server" (too many opening on it)."""
+    _ = functools.partial(i18n.translate, language)
+    ngettext = functools.partial(i18n.translate_plural, language)
+    if whose == "server":
+        said = ngettext("Too many pages opening on this server at once; this page reloads by itself in {n} s.",
+                        "Too many pages opening on this server at once; this page reloads by itself in {n} s.", retry)
+    else:
+        said = ngettext("Too many pages from this address at once; this page reloads by itself in {n} s.",
+                        "Too many pages from this address at once; this page reloads by itself in {n} s.", retry)
+    title = html.escape(_("Speculative Lab · wait a moment"))
+    said = html.escape(said.format(n=i18n.number(language, retry)))
+    return (f'<!doctype html><html lang="{_html_lang(language)}"><head><meta charset="utf-8"><meta '
+            f'http-equiv="refresh" content="{retry}"><title>{title}</title></head><body style="font: '
+            f'1.25rem system-ui, sans-serif; margin: 3rem; max-width: 42rem"><p role="alert">{said}</p></body></html>')
+
+
+def refused_token_page(sentence: str, language: str = i18n.DEFAULT) -> str:
+    """The small page a wrong lecturer token gets: `sentence` (shell.room.attempts.judge's, in `language`)."""
+    return (f'<!doctype html><html lang="{_html_lang(language)}"><head><meta charset="utf-8"><title>Speculative Lab'
+            f'</title></head><body style="font: 1.25rem system-ui, sans-serif; margin: 3rem; max-width: 42rem">'
+            f'<p role="alert">{html.escape(sentence)}</p></body></html>')
 
 
 class PageGate:
@@ -91,18 +131,19 @@ class PageGate:
         expected = self.token() if self.token is not None else None
         if given and expected and self.attempts is not None:
             token = given[0].decode("utf-8", "replace")
-            refused = judge(self.attempts, token, expected, self._token_keys(address, cookie), address)
+            language = request_language(request)
+            refused = judge(self.attempts, token, expected, self._token_keys(address, cookie), address, language)
             if refused is None:
                 return self._let_in(address, cookie)          # the lecturer: never held by page limits
             self.refused += 1
-            return Refusal(200, refused_token_page(refused))   # a page that says it (a 4xx is a console error)
+            return Refusal(200, refused_token_page(refused, language))   # a page that says it (a 4xx: a console error)
         now = self.clock()
         keys = self.keys(address, cookie)
         busy = [max(1.0, self.pending[key][0] - now) for kind, key in keys
                 if self._count(key, now) >= self.at_once[kind]]
         if not busy and self._count("server", now) >= SERVER_AT_ONCE:
             self.refused += 1
-            return Refusal(429, too_many_page(SERVER_RETRY, "opening on this server"), SERVER_RETRY)
+            return Refusal(429, too_many_page(SERVER_RETRY, "server", request_language(request)), SERVER_RETRY)
         if not busy:
             pages = {"address": self.address_pages, "browser": self.browser_pages}
             waits = [pages[kind].wait(key) for kind, key in keys]
@@ -114,7 +155,7 @@ class PageGate:
         if busy:
             self.refused += 1
             retry = max(1, min(60, round(max(busy))))
-            return Refusal(429, too_many_page(retry), retry)
+            return Refusal(429, too_many_page(retry, language=request_language(request)), retry)
         return self._let_in(address, cookie)
 
     def _token_keys(self, address: str, cookie) -> tuple:

@@ -17,6 +17,8 @@ them, blank, and every click wait behind them. So pages take turns:
   every REFRESH seconds; the wait is estimated from the builds measured (`pace`);
 - the lecturer's view shows the server's load in one line (`load_line`).
 
+Both sentences are made when a page shows them, in that page's language (uikit.language).
+
     line = PageLine()                           # one per server (shell.frame.classstate)
     ticket = line.join()                        # at the page's creation: its place
     async with line.turn(ticket, show_place):   # its build, once let in
@@ -31,6 +33,8 @@ import itertools
 import time
 from collections import OrderedDict
 from typing import Callable
+
+from uikit.language import gettext as _, ngettext, number
 
 KEEPING_UP = 0.02     # CPU seconds: a loop turn this short means the students' own work is answered
 HOLD_MAX = 1.0        # seconds a build waits for the loop to keep up before it goes anyway
@@ -106,17 +110,18 @@ class PageLine:
         """What a waiting page says of its place."""
         ahead = self.ahead(ticket)
         if ahead == 0:
-            return "Preparing your page…"
-        return (f"Preparing your page — {ahead} ahead of you, about {about(self.wait_for(ahead))}. "
-                "It appears here by itself.")
+            return _("Preparing your page…")
+        return ngettext("Preparing your page — {n} ahead of you, about {wait}. It appears here by itself.",
+                        "Preparing your page — {n} ahead of you, about {wait}. It appears here by itself.",
+                        ahead).format(n=number(ahead), wait=about(self.wait_for(ahead)))
 
     def load_line(self) -> str:
         """The server's load in one line, for the lecturer."""
         n = self.waiting()
         if n > 1:
-            return (f"Server busy: new pages wait ~{about(self.wait_for(n - 1))} ({n} in line; "
-                    f"a page takes {self.pace:.1f} s to build).")
-        return f"Server keeping up: a page takes {self.pace:.1f} s to build, none waiting."
+            return _("Server busy: new pages wait ~{wait} ({n} in line; a page takes {pace} s to build).").format(
+                wait=about(self.wait_for(n - 1)), n=number(n), pace=number(self.pace, 1))
+        return _("Server keeping up: a page takes {pace} s to build, none waiting.").format(pace=number(self.pace, 1))
 
     # --- turns ------------------------------------------------------------------------------------
     def _let_next_in(self) -> None:
@@ -173,7 +178,7 @@ class PageLine:
 
 
 def about(seconds: float) -> str:
-    """A wait in words a student reads at a glance: '5 s', '40 s', '2 min'."""
+    """A wait in words a student reads at a glance: '5 s', '40 s', '2 min' (the page's language)."""
     if seconds < 60:
-        return f"{max(1, round(seconds))} s"
-    return f"{round(seconds / 60)} min"
+        return _("{n} s").format(n=number(max(1, round(seconds))))
+    return _("{n} min").format(n=number(round(seconds / 60)))

@@ -26,6 +26,7 @@ import os
 import sqlite3
 from pathlib import Path
 
+from lab.i18n import N_
 from serving import serving_processes
 from shell.store.contract import GONE_AFTER, ClassStore, first_process, said_once
 from shell.store.events import INTERVAL, StoreFault
@@ -80,8 +81,8 @@ def open_class_store(environ=None) -> tuple[ClassStore | None, str | None]:
     except (OSError, sqlite3.Error, StoreFault) as exc:
         said_once(logging.ERROR, "The class store cannot be opened (%s); each server process now keeps its own "
                   "poll and settings: check SPECLAB_STORE or the cache folder (free space, write access).", exc)
-        return None, ("The class's shared store cannot be opened on the server, so each server process keeps "
-                      "its own poll and settings; the lecturer can check the cache folder.")
+        return None, N_("The class's shared store cannot be opened on the server, so each server process keeps "
+                        "its own poll and settings; the lecturer can check the cache folder.")   # translated where shown
 
 
 def share_cores() -> int | None:
