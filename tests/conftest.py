@@ -27,23 +27,6 @@ def pytest_collection_modifyitems(items):
             item.add_marker(marker)
 
 
-@pytest.fixture(autouse=True)
-def _no_browser_loop(request):
-    """A test without the browser runs with no event loop marked running on its thread, even after a
-    browser test there (Playwright's sync API keeps its loop marked running on the main thread from
-    its first test on, where `asyncio.run` refuses to start): with `-n 2` a worker may take a module
-    of browser tests before others. The mark comes back for the browser tests that follow."""
-    loop = asyncio.events._get_running_loop()
-    if loop is None or "browser" in request.fixturenames:
-        yield
-        return
-    asyncio.events._set_running_loop(None)
-    try:
-        yield
-    finally:
-        asyncio.events._set_running_loop(loop)
-
-
 class BrowserTestsLast:
     """The browser tests run last, in the order pytest chose for them (after its `-m` selection and
     its grouping by fixtures). Playwright's sync API holds an event loop on the main thread from its
