@@ -33,8 +33,10 @@ def test_a_chapter_page_is_shown_in_a_few_turns_its_figures_in_a_turn_of_their_o
 
     assert slot.objects == [view]
     assert sections.objects == expected
-    # The other task ran while the page was partly shown: after the first turn, before the last.
-    assert sorted(set(n for n in seen if n >= 0)) == [len(turns[0])]
+    # The other task ran while the page was partly shown: between turns, after the first, before the last.
+    between = {sum(len(t) for t in turns[:i + 1]) for i in range(len(turns) - 1)}
+    shown = set(n for n in seen if n >= 0)
+    assert len(turns[0]) in shown and shown <= between
 
 
 def test_a_page_without_sections_is_shown_at_once(tiny_service):
