@@ -52,28 +52,31 @@ function ownedByControl(e, key) {
 
 export function render({ model }) {
   const total = model.steps.length;
+  // the controls' words, in the page's language (shell/tour/view.py: deck_words); "{n}", "{total}" filled here
+  const words = model.words;
+  const fill = (template, n) => template.replace("{n}", String(n)).replace("{total}", String(total));
   const root = h("div", { class: "tour-deck" });
 
   const exit = h("a", { class: "tour-exit", href: "?" });
-  exit.append(h("span", { "aria-hidden": "true", text: "✕ " }), "Leave tour ",
+  exit.append(h("span", { "aria-hidden": "true", text: "✕ " }), `${words.leave} `,
               h("kbd", { text: "Esc" }));
   const select = h("select", { class: "tour-jump", id: "tour-jump" });
   for (const c of model.chapters) select.append(h("option", { value: String(c.first), text: c.label }));
-  const jump = h("label", { class: "tour-jump-label tour-sr", for: "tour-jump" }, "Chapter");
+  const jump = h("label", { class: "tour-jump-label tour-sr", for: "tour-jump" }, words.chapter);
   const back = h("button", { class: "tour-back", type: "button", "aria-keyshortcuts": "ArrowLeft PageUp" });
-  back.append(h("span", { "aria-hidden": "true", text: "← " }), "Back");
+  back.append(h("span", { "aria-hidden": "true", text: "← " }), words.back);
   const counter = h("span", { class: "tour-counter" });
   const next = h("button", { class: "tour-next", type: "button", "aria-keyshortcuts": "ArrowRight Space PageDown" });
-  next.append("Next", h("span", { "aria-hidden": "true", text: " →" }));
+  next.append(words.next, h("span", { "aria-hidden": "true", text: " →" }));
   const fs = h("button", { class: "tour-fs", type: "button", "aria-pressed": "false", "aria-keyshortcuts": "F" });
-  fs.append("Fullscreen ", h("kbd", { text: "F" }));
-  const bar = h("nav", { class: "tour-bar", "aria-label": "Guided tour" },
+  fs.append(`${words.fullscreen} `, h("kbd", { text: "F" }));
+  const bar = h("nav", { class: "tour-bar", "aria-label": words.bar },
                 exit, h("span", { class: "tour-jump-wrap" }, jump, select),
                 h("span", { class: "tour-move" }, back, counter, next), fs);
 
-  const fill = h("div", { class: "tour-fill" });
-  const progress = h("div", { class: "tour-progress", role: "progressbar", "aria-label": "Tour progress",
-                              "aria-valuemin": "1", "aria-valuemax": String(total) }, fill);
+  const barFill = h("div", { class: "tour-fill" });
+  const progress = h("div", { class: "tour-progress", role: "progressbar", "aria-label": words.progress,
+                              "aria-valuemin": "1", "aria-valuemax": String(total) }, barFill);
   const where = h("p", { class: "tour-where" });
   const text = h("h1", { class: "tour-text", tabindex: "-1" });
   const live = h("div", { class: "tour-sr", "aria-live": "polite" });
@@ -84,13 +87,13 @@ export function render({ model }) {
     const s = model.steps[n - 1];
     current = n;
     counter.textContent = `${n} / ${total}`;
-    counter.setAttribute("aria-label", `step ${n} of ${total}`);
-    fill.style.width = `${(100 * n) / total}%`;
+    counter.setAttribute("aria-label", fill(words.of, n));
+    barFill.style.width = `${(100 * n) / total}%`;
     progress.setAttribute("aria-valuenow", String(n));
-    progress.setAttribute("aria-valuetext", `step ${n} of ${total}`);
+    progress.setAttribute("aria-valuetext", fill(words.of, n));
     where.textContent = s.where;
     text.textContent = s.text;
-    live.textContent = `Step ${n} of ${total}. ${s.where}. ${s.text}`;
+    live.textContent = `${fill(words.announce, n)} ${s.where}. ${s.text}`;
     exit.setAttribute("href", s.exit);
     back.disabled = n <= 1;
     next.disabled = n >= total;
@@ -176,9 +179,13 @@ export function render({ model }) {
 
   // Fill the screen: once a step is drawn (and whenever its content changes size), report the free
   // room under and beside its content; Python grows the step's figures into it (shell/tour/fit.py).
-  // Growing takes a few rounds at most, so a step that cannot grow stops asking; a step that outgrew
-  // the screen always shrinks, and may then grow again (its content changed); 30 rounds a step in all.
+  // Growing takes a few rounds at most, so a step that cannot grow stops asking; 30 rounds a step in
+  // all. A step that outgrew the screen always shrinks, however many rounds it took (a race filling
+  // its strips chip by chip, step 3 after Write, takes many: issue 49), and may then grow again (its
+  // content changed); the same lack of room is sent again only within the 30 rounds (a figure at its
+  // smallest stays) and not while the last shrink is still on its way (a busy server).
   let fitTimer = null, fitStep = 0, fitRounds = 0, growRounds = 0;
+  let sent = null, sentAt = 0, seq = 0;     // the last room sent, when; each report unlike the last
   let overZoom = Infinity;        // the smallest zoom at which this step scrolled: it never grows back to it
   let chipZoom = 1, stageZoom = 1;
   const STAGE_FILL = 0.9, STAGE_ZOOM_MIN = 0.75, STAGE_ZOOM_MAX = 1.8;
@@ -196,8 +203,8 @@ export function render({ model }) {
     const n = model.rendered;
     if (!n || n !== current) return;
     const stage = deepFind(document.body, "tour-stage");
-    if (n !== fitStep) { fitStep = n; fitRounds = 0; growRounds = 0; overZoom = Infinity; }
-    if (!stage || fitRounds >= 30) return;
+    if (n !== fitStep) { fitStep = n; fitRounds = 0; growRounds = 0; overZoom = Infinity; sent = null; }
+    if (!stage) return;
     // the stage's box, and its components' boxes (Bokeh sizes them), may stay put while what they
     // hold grows (a button pressed on the step adds chips): watch each component's content too
     // (observing a node twice only renews it)
@@ -232,7 +239,8 @@ export function render({ model }) {
     // the deck, or shrinks back when it no longer fits, down or sideways
     if (!deepAll(stage).some((el) => el.tagName === "CANVAS" && el.getBoundingClientRect().width > 1)) {
       const chips = deepAll(stage).some((el) => el.classList && el.classList.contains("chip"));
-      const grow = chips && room.height > 0.25 * window.innerHeight && chipZoom < 1.6 && stageZoom === 1;
+      const grow = chips && room.height > 0.25 * window.innerHeight && chipZoom < 1.6 && stageZoom === 1 &&
+                   fitRounds < 30;
       const shrink = chips && room.height < 0 && chipZoom > 1 && stageZoom === 1;
       if (grow || shrink) {
         fitRounds += 1;
@@ -255,7 +263,7 @@ export function render({ model }) {
       // that scrolled, never back to it (no round trips between the two)
       if (over) overZoom = Math.min(overZoom, stageZoom);
       else if (zoom > stageZoom) zoom = Math.min(zoom, (stageZoom + overZoom) / 2);
-      if (Math.abs(zoom - stageZoom) > 0.03 && (over || growRounds < 6)) {
+      if (Math.abs(zoom - stageZoom) > 0.03 && (over || (growRounds < 6 && fitRounds < 30))) {
         fitRounds += 1;
         growRounds = over ? 0 : growRounds + 1;
         stageZoom = zoom;
@@ -269,10 +277,13 @@ export function render({ model }) {
     if (!over && room.height < 24 && room.width < 48) return;   // fits
     // figures grow for a few rounds, then the step stays; a step that outgrew the screen (a button
     // pressed on it added chips or text, a race filled its strips) always shrinks them again
-    if (!over && growRounds >= 4) return;
+    if (!over && (growRounds >= 4 || fitRounds >= 30)) return;
+    const again = sent && sent.height === room.height && sent.width === room.width;
+    if (again && (fitRounds >= 30 || performance.now() - sentAt < 1500)) return;
     fitRounds += 1;
     growRounds = over ? 0 : growRounds + 1;
-    model.room = room;
+    sent = room; sentAt = performance.now();
+    model.room = { ...room, seq: ++seq };    // a lack of room like the last one is still news
   };
   const askFit = () => { clearTimeout(fitTimer); fitTimer = setTimeout(measureFit, 400); };
   // a new step is drawn at its own size first (not the last step's zoom), then fitted afresh
@@ -282,14 +293,15 @@ export function render({ model }) {
     if (chipZoom !== 1) zoomChips(1);
   };
   model.on("rendered", () => { unzoom(); askFit(); });
-  // a zoomed step that has come to scroll (its content grew where no observer saw it) is fitted
-  // again at once: a cheap check, four times a second
+  // a step that has come to scroll (its content grew where no observer saw it) is fitted again at
+  // once: a cheap check, four times a second
   if (!window.__speclabTourOverflow) {
     window.__speclabTourOverflow = setInterval(() => {
       const m = document.getElementById("main");
-      if (m && stageZoom !== 1 && m.scrollHeight > m.clientHeight + 2) measureFit();
+      if (m && m.scrollHeight > m.clientHeight + 2 && window.__speclabTourMeasure) window.__speclabTourMeasure();
     }, 250);
   }
+  window.__speclabTourMeasure = measureFit;
   window.__speclabTourAskFit = askFit;
   // a new window size (a laptop plugged into the projector): new scale, and the step fits anew
   window.__speclabTourFit = () => { fitScale(); fitRounds = 0; growRounds = 0; askFit(); };

@@ -19,6 +19,8 @@ its canvas, so that is set here.
 """
 from __future__ import annotations
 
+import unicodedata
+
 import panel as pn
 from bokeh.models import Plot
 
@@ -103,8 +105,8 @@ class StageSizer:
 
 def _label_width(label: str, scale: float) -> int:
     """A button's width that shows its whole label (DejaVu Sans at the buttons' 1.05rem of 17 px:
-    about 0.6 em a character) plus its padding."""
-    return round((len(label) * 0.6 * 17.85 + 40) * scale)
+    about 0.6 em a Latin character, 1 em a Chinese one) plus its padding."""
+    return round((ems(label, 0.6) * 17.85 + 40) * scale)
 
 
 def _is_slider(obj) -> bool:
@@ -114,8 +116,14 @@ def _is_slider(obj) -> bool:
 
 def _title_width(title: str, scale: float) -> int:
     """A slider's width that shows its whole title (DejaVu Sans at Bokeh's 16 px: about 0.58 em a
-    character) plus its margins."""
-    return round((len(title) * 0.58 * 16 + 16) * scale)
+    Latin character, 1 em a Chinese one) plus its margins."""
+    return round((ems(title, 0.58) * 16 + 16) * scale)
+
+
+def ems(text: str, latin: float) -> float:
+    """How many em `text` takes, at `latin` em a Latin character: a CJK (wide) character takes a
+    whole em, whatever the language puts on a button or a slider's title."""
+    return sum(1.0 if unicodedata.east_asian_width(c) in "WF" else latin for c in text)
 
 
 def _apply(plan: dict) -> None:

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import html
 import logging
+import unicodedata
 
 import panel as pn
 from bokeh.model import Model as BokehModel
 
 from chapters import registry
 from chapters.registry import PARTS
-from shell.tour.steps import TOUR, first_step
+from shell.tour.steps import TOUR, first_step, label
 from uikit.language import gettext as _
 from uikit.panels import takeaway_box
 from uikit.state import LabState
@@ -63,14 +64,14 @@ class StepItems:
             self.chapter(number)
         except Exception as err:     # a chapter in progress must not take the tour down
             log.exception("tour: chapter %s could not be built", number)
-            return [note(f"Chapter {number} could not be built ({type(err).__name__}: {err}); the other "
-                         "steps work — press → to go on.", "tour-error")]
+            return [note(_("Chapter {n} could not be built ({error}); the other steps work — press → to go on.").format(
+                n=number, error=f"{type(err).__name__}: {err}"), "tour-error")]
         try:
             objects = [self.item(number, s) for s in spec.get("show", ["body"])]
         except Exception as err:
             log.exception("tour: step %s could not be drawn", step)
-            return [note(f"This step could not be drawn ({type(err).__name__}: {err}); press → to go on.",
-                         "tour-error")]
+            return [note(_("This step could not be drawn ({error}); press → to go on.").format(
+                error=f"{type(err).__name__}: {err}"), "tour-error")]
         # the HTML panes' small print and the fields' text (a browser draws an input's text at
         # 13.3 px whatever the page's type) at the stage's sizes, before the page draws them
         for pane in (p for obj in objects for p in _inside(obj, (pn.pane.HTML, pn.widgets.Widget))):
@@ -120,9 +121,10 @@ class StepItems:
         if isinstance(spec, dict) and "lane" in spec:
             strip = self.attribute(number, spec["strip"])
             count = self.attribute(number, spec["count"]) if spec.get("count") else None
-            return lane(spec["lane"], "", strip, count)
+            return lane(label(spec["lane"]), "", strip, count)
         if isinstance(spec, dict) and "legend" in spec:
-            return legend(spec["legend"], spec.get("labels"))
+            labels = {state: label(text) for state, text in (spec.get("labels") or {}).items()}
+            return legend(spec["legend"], labels or None)
         if isinstance(spec, dict) and "item" in spec:
             obj = self.item(number, spec["item"], in_row)
             if "width" in spec:
@@ -167,34 +169,44 @@ class StepItems:
 
     def _missing(self, number: int, name: str):
         log.warning("tour: chapter %s has no %r; showing its whole body", number, name)
-        return pn.Column(note(f"(This step shows the whole chapter {number}: it has no “{name}” component.)"),
+        return pn.Column(note(_("(This step shows the whole chapter {n}: it has no “{name}” component.)").format(
+                              n=number, name=name)),
                          self.body(number), sizing_mode="stretch_width", margin=0,
                          css_classes=["tour-missing"])
 
 
 def overview_html() -> str:
-    """Step 1: the parts and their chapters, each a link to its first tour step; the parts side by
-    side, each column as wide as its longest chapter name asks."""
+    """Step 1, in the page's language: the parts and their chapters, each a link to its first tour
+    step; the parts side by side, each column as wide as its longest chapter name asks."""
     cards, widths = [], []
     for key, part in PARTS.items():
         pages = [p for p in registry.chapter_pages() if p.part == key]
+        titles = {p.number: _(p.title).rstrip(".。") for p in pages}
+        name = _(part["name"])
         items = "".join(
-            f'<li><a href="?tour={first_step(p.number)}">{p.number} · {html.escape(p.short_title)}</a></li>'
+            f'<li><a href="?tour={first_step(p.number)}">{p.number} · {html.escape(titles[p.number])}</a></li>'
             for p in pages)
-        cards.append(f'<section class="part-{key}"><h2>Part {key} · {html.escape(part["name"])}</h2>'
-                     f'<ul>{items}</ul></section>')
-        widths.append(max([len(p.short_title) + 5 for p in pages] + [len(part["name"]) + 9, 16]))
+        heading = html.escape(_("Part {part} · {name}").format(part=key, name=name))
+        cards.append(f'<section class="part-{key}"><h2>{heading}</h2><ul>{items}</ul></section>')
+        widths.append(max([text_width(t) + 5 for t in titles.values()] + [text_width(name) + 9, 16]))
     columns = " ".join(f"minmax(0, {w}fr)" for w in widths)
+    keys = _("<kbd>→</kbd>, <kbd>Space</kbd> or a clicker next · <kbd>←</kbd> back · <kbd>F</kbd> fullscreen · "
+             "<kbd>Esc</kbd> leave the tour")
     return (f'<div class="tour-overview" style="grid-template-columns: {columns}">{"".join(cards)}</div>'
-            '<p class="tour-keys"><kbd>→</kbd>, <kbd>Space</kbd> or a clicker next · <kbd>←</kbd> back · '
-            '<kbd>F</kbd> fullscreen · <kbd>Esc</kbd> leave the tour</p>')
+            f'<p class="tour-keys">{keys}</p>')
 
 
 def closing_html() -> str:
-    """The tour's last words: what the lecture showed, in one breath, and where to go from here."""
-    return ('<div class="tour-closing" role="note"><b>End of the tour.</b> The target checks every guess in '
-            'one call and the text stays its own; how much faster depends on your text and machine. '
-            '<a href="?">The chapters</a> · <kbd>Esc</kbd> leave</div>')
+    """The tour's last words, in the page's language: what the lecture showed, in one breath, and
+    where to go from here."""
+    return '<div class="tour-closing" role="note">{}</div>'.format(_(
+        "<b>End of the tour.</b> The target checks every guess in one call and the text stays its own; how "
+        "much faster depends on your text and machine. <a href=\"?\">The chapters</a> · <kbd>Esc</kbd> leave"))
+
+
+def text_width(text: str) -> float:
+    """How wide `text` is, in the widths of a Latin letter: a CJK (wide) character is about two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 def note(text: str, cls: str = "tour-note") -> pn.pane.HTML:

@@ -28,8 +28,9 @@ from panel.io.state import set_curdoc
 from chapters import registry
 from shell.tour.fit import StageSizer
 from shell.tour.items import TOUR_CSS, StepItems
-from shell.tour.steps import TOUR, clamp_step, first_step
+from shell.tour.steps import TOUR, clamp_step, first_step, step_text
 from intercept.inbox import charge_sender
+from uikit.language import gettext as _
 from uikit.state import LabState
 from uikit.styles import ASSETS
 
@@ -37,28 +38,38 @@ TOUR_JS = (ASSETS / "tour.js").read_text()
 
 
 def step_meta() -> list[dict]:
-    """What the browser needs per step: the text, where it is, and where Esc leads."""
+    """What the browser needs per step, in the page's language: the text, where it is, and where Esc
+    leads."""
     out = []
     for i, s in enumerate(TOUR):
         n = s["chapter"]
         if n == 0:
-            where, exit_href = "Speculative Lab · the question", "?"
+            where, exit_href = _("Speculative Lab · the question"), "?"
         else:
             page = registry.page_by_number(n)
             mine = [j for j, t in enumerate(TOUR) if t["chapter"] == n]
-            where = f"Chapter {n} · {page.kicker} · {mine.index(i) + 1} of {len(mine)}"
+            where = _("Chapter {n} · {kicker} · {k} of {total}").format(
+                n=n, kicker=_(page.kicker), k=mine.index(i) + 1, total=len(mine))
             exit_href = f"?chapter={page.slug}"
-        out.append({"chapter": n, "text": s["text"], "where": where, "exit": exit_href})
+        out.append({"chapter": n, "text": step_text(s), "where": where, "exit": exit_href})
     return out
 
 
 def chapter_menu() -> list[dict]:
-    """The chapter jump menu: each chapter the tour visits, at its first step."""
-    menu = [{"label": "Start · the question", "first": 1}]
+    """The chapter jump menu, in the page's language: each chapter the tour visits, at its first step."""
+    menu = [{"label": _("Start · the question"), "first": 1}]
     for page in registry.chapter_pages():
         if any(s["chapter"] == page.number for s in TOUR):
-            menu.append({"label": page.nav_label, "first": first_step(page.number)})
+            menu.append({"label": f"{page.number} · {_(page.title).rstrip('.。')}", "first": first_step(page.number)})
     return menu
+
+
+def deck_words() -> dict:
+    """The words of the tour's controls (assets/tour.js writes none of its own), in the page's
+    language; "{n}" and "{total}" are filled in the browser."""
+    return {"leave": _("Leave tour"), "chapter": _("Chapter"), "back": _("Back"), "next": _("Next"),
+            "fullscreen": _("Fullscreen"), "bar": _("Guided tour"), "progress": _("Tour progress"),
+            "of": _("step {n} of {total}"), "announce": _("Step {n} of {total}.")}
 
 
 class TourDeck(pn.custom.JSComponent):
@@ -67,11 +78,14 @@ class TourDeck(pn.custom.JSComponent):
     rendered = param.Integer(default=0, doc="The step whose components Python has put on the page.")
     steps = param.List(default=[])
     chapters = param.List(default=[])
+    words = param.Dict(default={}, doc="The controls' words in the page's language (`deck_words`).")
     page_css = param.String(default="")
     scale = param.Number(default=1.0, bounds=(1.0, 2.0),
                          doc="How much larger than at 1280×720 the screen is (the browser reports it).")
     room = param.Dict(default={}, doc="The free room around the drawn step's content (the browser "
-                                      "reports it): {'step': n, 'height': px, 'width': px}.")
+                                      "reports it): {'step': n, 'height': px, 'width': px, 'seq': k}, "
+                                      "`seq` counting the reports, so a lack of room like the last one "
+                                      "is a change too.")
 
     _esm = TOUR_JS
     _stylesheets = [TOUR_CSS]
@@ -86,7 +100,8 @@ class Tour(pn.viewable.Viewer):
         self.items = StepItems(state)                # the chapters and the steps' components
         self._started: set[tuple] = set()            # (step, coroutine name) started ahead of its step
         step = clamp_step(step)
-        self.deck = TourDeck(step=step, steps=step_meta(), chapters=chapter_menu(), page_css=TOUR_CSS,
+        self.deck = TourDeck(step=step, steps=step_meta(), chapters=chapter_menu(), words=deck_words(),
+                             page_css=TOUR_CSS,
                              sizing_mode="stretch_width", margin=(0, 0, 4, 0))
         self.stage = pn.Column(sizing_mode="stretch_width", margin=(0, 0), css_classes=["tour-stage"])
         self.sizer = StageSizer(self.stage)

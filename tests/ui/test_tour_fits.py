@@ -208,3 +208,39 @@ def test_steps_34_35_and_41_fit_1920x1080_after_their_action(page, server, shot)
     assert "End of the tour" in page.evaluate(STAGE)["text"]
     # opened directly, the last step measures its own bars (no empty chart under its sentence)
     wait_until(lambda: "What the bars say" in page.evaluate(STAGE)["text"], timeout=240, message="step 41's bars")
+
+
+# A strip of the stage grows by `k` chips (a copy of its own), or loses its last `-k`: a real pair's
+# race fills the lanes of step 3 row by row, each row a change the step must fit again.
+GROW_STRIP = """(k) => {
+  const all = (root, out = []) => { for (const el of root.querySelectorAll("*")) { out.push(el);
+      if (el.shadowRoot) all(el.shadowRoot, out); } return out; };
+  const strip = all(document).find((el) => el.matches(".chips") && el.getBoundingClientRect().width > 0);
+  const chips = [...strip.querySelectorAll(".chip")];
+  for (let i = 0; i < Math.abs(k); i++)
+    if (k > 0) strip.append(chips[i % chips.length].cloneNode(true)); else strip.lastElementChild.remove();
+  return strip.getBoundingClientRect().height;
+}"""
+
+
+def test_step_3_fits_1920x1080_after_write_however_often_its_lanes_grow(page, server, shot):
+    """Issue 49: step 3 (chapter 1's race: both lanes and the figure) ran off the bottom of a
+    1920×1080 screen after Write. A real pair's race fills its lanes chip by chip, row by row; each
+    new row took a round of the step's fit, and after 30 rounds a step no longer shrank. Opened
+    directly, Write pressed, then its big lane grows by a row and back, again and again (far more
+    rounds than that): after each the step fits, its figure shrinking and growing again."""
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    n = next(i for i, s in enumerate(TOUR, 1) if s.get("action") == "✎ Write")
+    open_page(page, f"{server}?tour={n}")
+    rendered(page, n)
+    press(page, n)
+    found = overflow(settled(page, n), n)
+    row = None
+    for i in range(20):
+        grown = page.evaluate(GROW_STRIP, 11 if i % 2 == 0 else -11)
+        row = row or grown
+        m = settled(page, n)
+        found += [f"change {i + 1}: {o}" for o in overflow(m, n)]
+        if i == 18:
+            shot(page, "tour-fits-1920-step03-grown")
+    assert row and not found, "\n".join(dict.fromkeys(found))
