@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from deploy.proxy import free_port
 import serving.__main__ as launcher
 from lab.errors import PairError
 from serving import serving_processes
@@ -40,15 +41,14 @@ def test_a_pair_that_cannot_load_before_the_fork_is_left_to_each_process(monkeyp
 
 
 def serve(tmp_path: Path, *args: str) -> tuple[subprocess.Popen, Path, str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     env = {**os.environ, "SPECLAB_PAIR": "tiny", "SPECLAB_CACHE": str(tmp_path / "cache"), "PYTHONUNBUFFERED": "1"}
     env.pop("SPECLAB_STORE", None)
     log = tmp_path / "server.log"
     with open(log, "w") as out:
         server = subprocess.Popen(
-            [sys.executable, "-m", "serving", *args, "--port", str(port), "--address", "127.0.0.1"],
+            # the port before `args`: a lab's `--args …` takes every argument after it
+            [sys.executable, "-m", "serving", "--port", str(port), "--address", "127.0.0.1", *args],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     return server, log, f"http://127.0.0.1:{port}/app"
 
