@@ -82,10 +82,15 @@ window.SpeclabTourLine = function (data) {
     return { node, missed, made: log.length, codes };
   }
 
+  // The sentence in the page's language (export/site.py player_words: a form per count of the
+  // presses made, picked by the language's plural rule as analytic.plural does).
   function sentence(missed, made) {
-    return `The offline copy has no recording of ${missed} of the ${made} presses made on chapter ` +
-      `${tour.chapter}'s tour steps at this point, so step ${tour.step} shows the chapter as the other ` +
-      `${made - missed} leave it (the served tour keeps every press).`;
+    const words = data.words || {};
+    const forms = words.line || [];
+    const rule = /^[n0-9\s()?:!=<>&|%+*\/-]*$/.test(words.plural || "") ? words.plural : "(n != 1)";
+    const form = forms[Math.min(Number(new Function("n", `return Number(${rule})`)(made)), forms.length - 1)] || "";
+    const values = {missed, made, followed: made - missed};
+    return form.replace(/\{\{|\}\}|\{(\w+)\}/g, (m, name) => (name === undefined ? m[0] : String(values[name])));
   }
 
   return {

@@ -21,6 +21,8 @@
   const KEY = "speclab-export:" + data.page;
   const cards = data.cards || [];
   const scales = data.scales || {};
+  // the sentences the player says, in the page's language (export/site.py player_words)
+  const words = data.words || {};
   const line = window.SpeclabTourLine ? window.SpeclabTourLine(data) : null;   // tour steps only
   const answerOf = {};      // model id → [card index, its answer, or null for a number card's lock]
   cards.forEach((card, i) => {
@@ -54,7 +56,7 @@
       const close = document.createElement("button");
       close.type = "button";
       close.textContent = "×";
-      close.setAttribute("aria-label", "Close this note");
+      close.setAttribute("aria-label", words.close);
       close.style.cssText = "border:0;background:none;font-size:1.2rem;line-height:1;cursor:pointer;padding:0 4px";
       close.addEventListener("click", () => { box.remove(); keepRoom(0); });
       box.append(text, close);
@@ -164,13 +166,13 @@
       if (l) apply(l[0]);
       else missing = true;
     }
-    if (missing) say("Your answer is kept, but this state was not recorded with it in the offline copy; the served lab shows both.");
+    if (missing) say(words.answer_kept);
   }
 
   function answer(i, value) {
     const l = layer(node, i, value);
     if (!l) {
-      say("This answer was not recorded in this state of the offline copy; the served lab takes it live.");
+      say(words.answer_missing);
       return;
     }
     if (answers[i] === value) return;
@@ -228,7 +230,7 @@
     }
     if (computed(key)) {
       if (line) line.pressed(key);         // the next step's page runs its code again (export-tour.js)
-    } else say("This step was not recorded in the offline copy; the served lab computes it live.");
+    } else say(words.step_missing);
   }
 
   // A button whose press the page computes in the browser (its own click code: chapter 6's draws,
@@ -330,8 +332,7 @@
   function tourEnd() {
     const tour = data.tour;
     if (!tour || !tour.steps || tour.step !== tour.steps) return;
-    const said = () => say(`This copy of the tour ends at step ${tour.steps}; its other ${tour.of - tour.steps} ` +
-                           "steps are in the served lab and in a full export.");
+    const said = () => say(words.tour_end);
     document.addEventListener("keydown", (e) => {
       if (e.ctrlKey || e.metaKey || e.altKey) return;
       const tag = (e.target && e.target.tagName || "").toLowerCase();

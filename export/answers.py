@@ -70,9 +70,12 @@ def answers(card: PredictCard) -> list:
 
 
 def card_spec(card: PredictCard, doc, mapped) -> dict:
-    """What the player needs to know of a card: which models answer it, and with what."""
+    """What the player needs to know of a card: which models answer it, and with what (a choice's
+    button by the choice itself, the English poll key its layers are recorded under, whatever
+    language its label is in)."""
     if card.kind == "choice":
-        return {"kind": "choice", "buttons": {mapped(model_ids(b, doc)[0]): b.label for b in card.buttons}}
+        return {"kind": "choice", "buttons": {mapped(model_ids(b, doc)[0]): choice
+                                              for b, choice in zip(card.buttons, card.choices)}}
     lo, hi = card.bounds
     return {"kind": "number", "lock": mapped(model_ids(card.lock_button, doc)[0]),
             "box": mapped(model_ids(card.number_box, doc)[0]), "bounds": [lo, hi],

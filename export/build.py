@@ -9,7 +9,10 @@ card's place. Its document is dispatched as a connected page's (shell.frame.stan
 computes in the browser (its `browser_presses`: chapter 6's draws) gets its code on the button; the
 recording then holds only what the served press does beyond it (the predict card's reveal).
 
-    built = await build_page("guess-check-keep", service)
+The page speaks `language` (export/language.py), kept on its document as a served page's is (every
+chapter then speaks it); `menu`: the languages an export in several links each page to (none for one).
+
+    built = await build_page("guess-check-keep", service, language="zh")
     built.doc, built.chapter, built.frame
 """
 from __future__ import annotations
@@ -22,19 +25,29 @@ from bokeh.document import Document
 from panel.io.state import set_curdoc
 
 from export.answers import card_widgets, model_ids, page_cards
+from export.files import page_file
+from export.language import menu_html
 from export.record import IdFrame
+from lab.i18n import DEFAULT
 from shell.frame.app import SessionPage
+from shell.frame.language import MENU_CSS
 from shell.frame.pages import PageAsk, html_pane
 from shell.frame.standalone import bokeh_models, page_document
 from shell.tour.steps import TOUR
+from uikit.language import gettext as _, use_language
 from uikit.lazy import show_all
 from uikit.state import LabState
 
 EXPORT_BID = "offline-copy"     # the one "browser" of every exported page
-OFFLINE_NOTE = ("This is the offline copy of the lab: it replays what the models did for the preset prompts, "
-                "timed on the machine that made the copy (the recording machine). "
-                "Your own prompt and sampling settings need the served lab (ask your lecturer, or run "
-                "<code>panel serve app.py</code>).")
+
+
+def offline_note() -> str:
+    """The settings card's place on an exported page: one sentence on what the copy holds, in the
+    page's language (its "the recording machine" is export/wording.py's)."""
+    return _("This is the offline copy of the lab: it replays what the models did for the preset prompts, "
+             "timed on the machine that made the copy (the recording machine). "
+             "Your own prompt and sampling settings need the served lab (ask your lecturer, or run "
+             "<code>panel serve app.py</code>).")
 
 
 @dataclass
@@ -47,6 +60,8 @@ class Built:
     chapter: object = None
     tour: object = None
     tour_chapter: object = None     # the tour step's chapter (None on chapter pages and step 1)
+    language: str = DEFAULT         # the language the page speaks (export/language.py)
+    title: str = ""                 # its <title>, in that language (escaped)
     in_browser: dict = field(default_factory=dict)   # id(button) → what its served press does beyond
     codes: dict = field(default_factory=dict)        # id(button) → (button, its browser code)
     unshown: list = field(default_factory=list)      # a tour step's buttons of those not on the page
@@ -62,20 +77,29 @@ def page_ask(slug: str, tour_step: int | None) -> PageAsk:
     return PageAsk(slug, tour=tour_step is not None, step=tour_step or 1)
 
 
-async def build_page(slug: str, service, tour_step: int | None = None, tour_steps: int | None = None) -> Built:
+async def build_page(slug: str, service, tour_step: int | None = None, tour_steps: int | None = None,
+                     language: str = DEFAULT, menu: tuple[str, ...] = ()) -> Built:
     """Page `slug` ("" the landing page), or the tour at `tour_step`, over `service`'s pair; a tour
-    of `tour_steps` steps (an export of the tour's first steps; default all: `end_tour`)."""
+    of `tour_steps` steps (an export of the tour's first steps; default all: `end_tour`), in
+    `language`, with links to itself in the languages of `menu` (none when empty)."""
     frame = IdFrame.starting_now()
     doc = page_document()
+    use_language(language, doc)     # before any of its words, as a served page's (shell.frame.app)
     ask = page_ask(slug, tour_step)
     with set_curdoc(doc):
         page = SessionPage(ask, EXPORT_BID, None, None)
+        if menu:
+            page.template.header.append(pn.pane.HTML(menu_html(language, page_file(slug, tour_step), list(menu)),
+                                                     stylesheets=[MENU_CSS], sizing_mode="stretch_width",
+                                                     margin=(0, 10)))
         state = LabState(service)
-        note = None if ask.tour else html_pane(f'<p class="notice offline-note">{OFFLINE_NOTE}</p>')
+        said = offline_note()
+        note = None if ask.tour else html_pane(f'<p class="notice offline-note">{said}</p>')
         content = page.fill(state, settings=note)
         if content.problem is not None:     # the served page says so in one sentence; a copy must not
             raise RuntimeError(f"page {slug} could not be built") from content.problem
-        built = Built(doc, frame, page, state, content.chapter, content.tour)
+        built = Built(doc, frame, page, state, content.chapter, content.tour, language=language,
+                      title=page_title(slug, tour_step))
         if content.tour is not None:
             end_tour(content.tour.deck, tour_steps)
     shown = built.chapter

@@ -155,7 +155,8 @@ class Choices:
             x.choice_nodes.add(target)
             if target >= made:
                 x.graph.nodes[target].context = context(choice, start)
-        actions = chapter_actions(x.slug)     # its first result: the press the tour makes, where it makes one
+        # its first result: the press the tour makes, where it makes one (as the page's language labels it)
+        actions = chapter_actions(x.slug, x.language)
         results = {}                          # choice → the state its first result leads to
         for choice, node in nodes.items():
             keys = await x.first_results(node, lambda widget: getattr(widget, "label", None) in actions)

@@ -1,5 +1,7 @@
-"""`python -m lab export DIR [--pair NAME] [--page SLUG ...] [--tour N] [--course TEXT] [--verbose]`:
-the lab as a static folder (site.py). DIR must be new, empty or an earlier export (which is replaced).
+"""`python -m lab export DIR [--pair NAME] [--lang CODE|all] [--page SLUG ...] [--tour N] [--course TEXT]
+[--verbose]`: the lab as a static folder (site.py), in one language or, with `--lang all`, in each of
+them (DIR/<code>/, under a DIR/index.html that offers them: export/language.py). DIR must be new,
+empty or an earlier export (which is replaced).
 
 The lab's command line (lab/__main__.py) calls `main` with the command's arguments. The terminal shows
 the export's own progress lines and real errors, as the served lab's log does (shell.frame.quietlog):
@@ -28,6 +30,8 @@ def main(argv: list[str] | None = None) -> int:
                                  description="Write the whole lab as a static site that opens offline.")
     ap.add_argument("dir", help="the folder to write (index.html and the pages' files)")
     ap.add_argument("--pair", help="a named pair from models/pairs.toml (default: the embedded pair)")
+    ap.add_argument("--lang", help="the pages' language: en (the default), es, zh, en-XA (the pseudo-locale); "
+                                   "all: each shipped language in DIR/<code>/, with links between them")
     ap.add_argument("--page", action="append", help="export only this page (its slug, e.g. accept-rule) and "
                                                     "the landing page that links it; repeat for several")
     ap.add_argument("--states", type=int, default=MAX_NODES,
@@ -42,10 +46,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--course", help="the course line over the landing page's title (default: none; "
                                      "shell.frame.pages.course_line reads it from these arguments)")
     args = ap.parse_args(argv)
+    from export.language import UnknownLanguage, languages
     from export.site import FolderTaken, make_room
     try:
-        make_room(Path(args.dir))       # before the models load: a folder it may not write says so at once
-    except FolderTaken as err:
+        spoken = languages(args.lang)   # before the models load: a language it lacks says so at once
+        make_room(Path(args.dir))       # and a folder it may not write
+    except (FolderTaken, UnknownLanguage) as err:
         print(f"export: {err}", file=sys.stderr)
         return 2
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -54,15 +60,15 @@ def main(argv: list[str] | None = None) -> int:
     quiet(args.verbose or verbose([]))
     from serving import runtime
     from shell.frame.app import panel_settings
-    from export.site import export_site
+    from export.site import export_languages
 
     panel_settings()
     started = time.monotonic()
     print("export: loading the models…", file=sys.stderr, flush=True)
     service = runtime.PairInUse(["--pair", args.pair] if args.pair else []).service()
     service.pair    # noqa: B018  (load now, so the pages' progress is the export's own)
-    written = asyncio.run(export_site(Path(args.dir), service, args.page, args.tour, max_nodes=args.states,
-                                      max_seconds=args.seconds))
+    written = asyncio.run(export_languages(Path(args.dir), service, args.page, args.tour, spoken,
+                                           max_nodes=args.states, max_seconds=args.seconds))
     print(f"export: {len(written['pages'])} pages, {written['bytes'] / 1e6:.1f} MB in {args.dir}, "
           f"{time.monotonic() - started:.0f} s. Open {Path(args.dir) / 'index.html'}.", file=sys.stderr)
     return 0

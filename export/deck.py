@@ -13,15 +13,19 @@ takes the frame page's place. A step's page opened by itself works as before.
 """
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 from export.files import ABSENT, TOUR_LINK
+from shell.frame.language import html_tag
+from shell.frame.pages import PageAsk
+from uikit.language import gettext as _, page_language
 
 DECK = """<!DOCTYPE html>
-<html lang="en" data-tour-steps="{steps}" data-home="{home}">
+<html lang="{lang}" data-tour-steps="{steps}" data-home="{home}">
 <head>
 <meta charset="utf-8">
-<title>Speculative Lab · guided tour</title>
+<title>{title}</title>
 <link rel="icon" href="static/extensions/panel/images/favicon.ico">
 <style>
 html, body {{ margin: 0; height: 100%; overflow: hidden; background: #fff; }}
@@ -29,9 +33,8 @@ html, body {{ margin: 0; height: 100%; overflow: hidden; background: #fff; }}
 </style>
 </head>
 <body>
-<iframe id="speclab-tour-frame" title="Speculative Lab · guided tour" allow="fullscreen"></iframe>
-<noscript><p>The guided tour needs JavaScript; its steps are the pages <a href="tour-1.html">tour-1.html</a>
-and on.</p></noscript>
+<iframe id="speclab-tour-frame" title="{title}" allow="fullscreen"></iframe>
+<noscript><p>{noscript}</p></noscript>
 <script src="static/export-wrapper.js"></script>
 </body>
 </html>
@@ -39,10 +42,15 @@ and on.</p></noscript>
 
 
 def write_deck(out: Path, steps: int, home: bool = True) -> Path | None:
-    """Write DIR/tour.html over the first `steps` step pages (none when no step was exported); its
-    Esc opens the landing page (`home`: it was exported) or the page saying it was left out."""
+    """Write DIR/tour.html over the first `steps` step pages (none when no step was exported), in the
+    current language (export/language.py `speaking`); its Esc opens the landing page (`home`: it was
+    exported) or the page saying it was left out."""
     if steps < 1:
         return None
+    title = html.escape(PageAsk("", tour=True).title)
+    noscript = _("The guided tour needs JavaScript; its steps are the pages {first} and on.").format(
+        first='<a href="tour-1.html">tour-1.html</a>')
     path = out / TOUR_LINK
-    path.write_text(DECK.format(steps=steps, home="index.html" if home else ABSENT))
+    path.write_text(DECK.format(steps=steps, home="index.html" if home else ABSENT, lang=html_tag(page_language()),
+                                title=title, noscript=noscript))
     return path

@@ -35,6 +35,7 @@ from export.build import Built, build_page
 from export.combos import Choices
 from export.record import IdFrame, Tape, fingerprint
 from export.tourline import computed_names, find_button, lecture_line, note_names
+from lab.i18n import DEFAULT
 from shell.tour.steps import TOUR
 from uikit.presets import PresetBar
 
@@ -169,9 +170,11 @@ class Explorer:
     """One page's exploration (see the module's docstring)."""
 
     def __init__(self, slug: str, service, export_frame: IdFrame, tour_step: int | None = None,
-                 max_nodes: int = MAX_NODES, max_seconds: float = MAX_SECONDS, tour_steps: int | None = None):
+                 max_nodes: int = MAX_NODES, max_seconds: float = MAX_SECONDS, tour_steps: int | None = None,
+                 language: str = DEFAULT, menu: tuple[str, ...] = ()):
         self.slug, self.service, self.export_frame, self.tour_step = slug, service, export_frame, tour_step
         self.max_nodes, self.max_seconds, self.tour_steps = max_nodes, max_seconds, tour_steps   # tour: build_page's
+        self.language, self.menu = language, menu    # build_page's: every build of the page is the same
         self.graph = Graph([Node([])])
         self.live, self.live_node, self.tape = None, None, None    # the build pressed now, its state, its Tape
         self.seen, self.visited, self.jumps = {}, set(), {}   # fingerprint → state; explored; context → key → state
@@ -182,7 +185,8 @@ class Explorer:
     async def _fresh(self) -> None:
         if self.tape is not None:
             self.tape.close()
-        self.live = await build_page(self.slug, self.service, self.tour_step, self.tour_steps)
+        self.live = await build_page(self.slug, self.service, self.tour_step, self.tour_steps, self.language,
+                                     self.menu)
         self.mapped, self.live_node = self.live.frame.to(self.export_frame), 0
         self.tape = Tape(self.live.doc, self.mapped)
 
@@ -210,7 +214,7 @@ class Explorer:
         if self.tour_steps is not None and self.tour_steps < len(TOUR):   # a tour exported in part
             self.graph.tour.update(steps=self.tour_steps, of=len(TOUR))
         n = 0
-        for label in lecture_line(self.tour_step):
+        for label in lecture_line(self.tour_step, self.language):
             await self.go_to(n)
             widget = find_button(self.live, label)
             if widget is None or widget.disabled:

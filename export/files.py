@@ -24,6 +24,9 @@ import panel as pn
 from bokeh.resources import CDN
 from panel.io.save import save
 
+from shell.frame.language import html_tag
+from uikit.language import gettext as _, ngettext, page_language
+
 BOKEH_JS = Path(bokeh.__file__).parent / "server" / "static" / "js"
 PANEL_DIST = Path(pn.__file__).parent / "dist"
 BOKEH_CDN = re.compile(r"https://cdn\.bokeh\.org/bokeh/release/(bokeh(?:-[a-z]+)?)-[0-9][^\"'\s]*?\.min\.js")
@@ -96,10 +99,10 @@ def relink(text: str, tour_step: bool = False, contents: Contents = Contents()) 
 
 
 ABSENT_PAGE = """<!DOCTYPE html>
-<html lang="en">
+<html lang="{lang}">
 <head>
 <meta charset="utf-8">
-<title>Not in this copy · Speculative Lab</title>
+<title>{title}</title>
 <link rel="icon" href="static/extensions/panel/images/favicon.ico">
 <style>
 body {{ font: 1.15rem/1.5 system-ui, sans-serif; color: #1b1b1f;
@@ -109,10 +112,8 @@ a {{ color: #1f4e9e; }}
 </head>
 <body>
 <main>
-<h1>Not in this copy of the lab</h1>
-<p id="speclab-absent">This copy of Speculative Lab holds {held}, and the page this link leads to is
-not among them: the served lab (<code>panel serve app.py</code>) and a full export
-(<code>python -m lab export DIR</code>) have every page and every step of the tour.</p>
+<h1>{heading}</h1>
+<p id="speclab-absent">{said}</p>
 <p>{back}</p>
 </main>
 <script src="static/export-frame.js"></script>
@@ -121,20 +122,46 @@ not among them: the served lab (<code>panel serve app.py</code>) and a full expo
 """
 
 
-def write_absent(out: Path, contents: Contents) -> Path | None:
-    """Write DIR/absent.html (for a partial export; None and no file for a whole one)."""
-    if not contents.partial:
-        return None
-    held = ["only some of its pages" if contents.files is not None else "every page"]
-    if contents.steps is not None:
-        held.append("none of the guided tour" if contents.steps == 0
-                    else f"only the guided tour's first {contents.steps} steps")
-    held[1:] = [f"{'and' if contents.files is not None else 'but'} {held[1]}"] if len(held) > 1 else []
+def held_words(contents: Contents) -> str:
+    """What a partial export holds, in the current language (a whole phrase for each case)."""
+    steps = contents.steps
+    if contents.files is not None:
+        if steps is None:
+            return _("only some of its pages")
+        if steps == 0:
+            return _("only some of its pages and none of the guided tour")
+        return ngettext("only some of its pages and only the guided tour's first {steps} step",
+                        "only some of its pages and only the guided tour's first {steps} steps",
+                        steps).format(steps=steps)
+    if steps == 0:
+        return _("every page but none of the guided tour")
+    return ngettext("every page but only the guided tour's first {steps} step",
+                    "every page but only the guided tour's first {steps} steps", steps).format(steps=steps)
+
+
+def absent_html(contents: Contents) -> str:
+    """DIR/absent.html's text, in the current language (export/language.py `speaking`)."""
     files = sorted(contents.files) if contents.files is not None else [page_file("")]
     start = page_file("") if contents.has("") else (files[0] if files else None)
-    back = f'<a href="{html.escape(start)}">Back to the lab</a>' if start else ""
+    back_words = html.escape(_("Back to the lab"), quote=False)
+    back = f'<a href="{html.escape(start)}">{back_words}</a>' if start else ""
+    # Translators: {held} says what the copy holds ("only some of its pages").
+    said = _("This copy of Speculative Lab holds {held}, and the page this link leads to is not among them: the "
+             "served lab (<code>panel serve app.py</code>) and a full export (<code>python -m lab export "
+             "DIR</code>) have every page and every step of the tour.").format(
+        held=html.escape(held_words(contents), quote=False))
+    title, heading = _("Not in this copy · Speculative Lab"), _("Not in this copy of the lab")
+    return ABSENT_PAGE.format(lang=html_tag(page_language()), title=html.escape(title, quote=False),
+                              heading=html.escape(heading, quote=False), said=said, back=back)
+
+
+def write_absent(out: Path, contents: Contents) -> Path | None:
+    """Write DIR/absent.html (for a partial export; None and no file for a whole one), in the current
+    language."""
+    if not contents.partial:
+        return None
     path = out / ABSENT
-    path.write_text(ABSENT_PAGE.format(held=" ".join(held), back=back))
+    path.write_text(absent_html(contents))
     return path
 
 

@@ -8,6 +8,9 @@ pressed on the steps before it: export/tourline.py). Bokeh's and Panel's scripts
 stylesheets are copied once into DIR/static/ (export/files.py); a link to a page the export
 left out opens DIR/absent.html, which says so. What a page says of the machine that timed it is said
 of the recording (export/wording.py). Progress, with a time estimate, goes to stderr.
+Every page speaks the export's language, and so do the player's sentences (`player_words`), the
+tour's frame page and absent.html (export/language.py); an export in several languages writes each
+into a folder of its own (`export_languages`).
 """
 from __future__ import annotations
 
@@ -18,12 +21,15 @@ import time
 from pathlib import Path
 
 from chapters import registry
-from export.build import build_page, page_title, without_live_inputs
+from export.build import build_page, without_live_inputs
 from export.deck import write_deck
 from export.explore import Explorer
 from export.files import Contents, Copier, page_file, page_html, remote_addresses, write_absent
+from export.language import chooser_html, html_lang, speaking
 from export.wording import as_recorded
+from lab import i18n
 from shell.tour.steps import TOUR
+from uikit.language import browser_language, gettext as _, ngettext, plural_samples
 from uikit.styles import ASSETS
 
 TOUR_STATES = 8        # states recorded per tour step (its components are the chapters', recorded there too)
@@ -38,17 +44,27 @@ class FolderTaken(ValueError):
 EXPORT_MARK = Path("static") / "export.js"     # every export writes its player there
 
 
+def language_folders(out: Path) -> list[Path]:
+    """The folders of an earlier export in several languages (DIR/<code>/, each an export itself)."""
+    if not out.is_dir():
+        return []
+    return [entry for entry in out.iterdir() if entry.is_dir() and i18n.known(entry.name) == entry.name
+            and (entry / EXPORT_MARK).is_file()]
+
+
 def make_room(out: Path) -> None:
     """Make `out` ready for an export: created if new; an earlier export's own files (its pages, data/
-    and static/) removed, so the new export replaces it; a folder holding anything else refused."""
+    and static/, an export in several languages' folders) removed, so the new export replaces it; a
+    folder holding anything else refused."""
     if out.exists() and not out.is_dir():
         raise FolderTaken(f"{out} is a file, not a folder: choose a new or empty folder for the export.")
     if out.is_dir() and any(out.iterdir()):
-        if not (out / EXPORT_MARK).is_file():
+        earlier = language_folders(out)
+        if not (out / EXPORT_MARK).is_file() and not earlier:
             raise FolderTaken(f"{out} already holds files that are not an export of the lab: choose a new "
                               "or empty folder (an earlier export there is replaced).")
         for entry in out.iterdir():
-            if entry.is_dir() and entry.name in ("data", "static"):
+            if entry.is_dir() and (entry.name in ("data", "static") or entry in earlier):
                 shutil.rmtree(entry)
             elif entry.is_file() and entry.suffix == ".html":
                 entry.unlink()
@@ -108,21 +124,59 @@ def minutes(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
-def player_script(name: str, graph: dict) -> str:
-    return f"window.SPECLAB_EXPORT = {json.dumps({'page': name, **graph}, separators=(',', ':'))};\n"
+def player_words(graph: dict) -> dict:
+    """The sentences the player says (assets/export.js, export-tour.js), in the current language: the
+    player writes no English of its own. A tour exported in part says where its other steps are; a
+    tour step's page, how many of the presses made on its chapter's steps it has no recording of
+    (`line`: a form per plural_samples() count of the presses made, `plural` picks one, the browser
+    fills {missed}, {made} and {followed})."""
+    words = {"close": _("Close this note"),
+             "answer_kept": _("Your answer is kept, but this state was not recorded with it in the offline copy; "
+                              "the served lab shows both."),
+             "answer_missing": _("This answer was not recorded in this state of the offline copy; the served lab "
+                                 "takes it live."),
+             "step_missing": _("This step was not recorded in the offline copy; the served lab computes it live.")}
+    tour = graph.get("tour") or {}
+    if tour.get("steps"):
+        rest = tour["of"] - tour["steps"]
+        words["tour_end"] = ngettext(
+            "This copy of the tour ends at step {step}; its other {rest} step is in the served lab and in a "
+            "full export.", "This copy of the tour ends at step {step}; its other {rest} steps are in the served "
+            "lab and in a full export.", rest).format(step=tour["steps"], rest=rest)
+    if tour:
+        keep = {"missed": "{missed}", "made": "{made}", "followed": "{followed}"}
+        words["line"] = [ngettext(
+            "The offline copy has no recording of {missed} of the {made} press made on chapter {chapter}'s tour "
+            "steps at this point, so step {step} shows the chapter as the other {followed} leave it (the served "
+            "tour keeps every press).",
+            "The offline copy has no recording of {missed} of the {made} presses made on chapter {chapter}'s "
+            "tour steps at this point, so step {step} shows the chapter as the other {followed} leave it (the "
+            "served tour keeps every press).", n).format(chapter=tour["chapter"], step=tour["step"], **keep)
+            for n in plural_samples()]
+        words["plural"] = browser_language()["plural"]
+    return words
+
+
+def player_script(name: str, graph: dict, words: dict | None = None) -> str:
+    said = {"words": words} if words is not None else {}
+    return f"window.SPECLAB_EXPORT = {json.dumps({'page': name, **graph, **said}, separators=(',', ':'))};\n"
 
 
 async def export_page(out: Path, copier: Copier, slug: str, service, tour_step: int | None = None,
-                      **budget) -> int:
-    """Write one page and its recording; returns the number of recorded states."""
+                      language: str = i18n.DEFAULT, menu: tuple[str, ...] = (), **budget) -> int:
+    """Write one page and its recording, in `language` (with links to it in those of `menu`);
+    returns the number of recorded states."""
     name = page_file(slug, tour_step)
     steps = copier.contents.steps
-    built = await build_page(slug, service, tour_step, steps)
+    built = await build_page(slug, service, tour_step, steps, language, menu)
     without_live_inputs(built)
     in_tour = tour_step is not None
-    text = as_recorded(copier.localize(page_html(built.doc, page_title(slug, tour_step)), in_tour))
-    graph = (await Explorer(slug, service, built.frame, tour_step, tour_steps=steps, **budget).run()).to_json()
-    data = as_recorded(copier.localize(player_script(name[:-5], graph), in_tour))
+    text = as_recorded(copier.localize(html_lang(page_html(built.doc, built.title), language), in_tour), language)
+    graph = (await Explorer(slug, service, built.frame, tour_step, tour_steps=steps, language=language, menu=menu,
+                            **budget).run()).to_json()
+    with speaking(language):
+        words = player_words(graph)
+    data = as_recorded(copier.localize(player_script(name[:-5], graph, words), in_tour), language)
     (out / "data").mkdir(exist_ok=True)
     (out / "data" / f"{name[:-5]}.js").write_text(data)
     tour = '<script src="static/export-tour.js"></script>\n' if tour_step is not None else ""
@@ -137,11 +191,12 @@ async def export_page(out: Path, copier: Copier, slug: str, service, tour_step: 
 
 
 async def export_site(out: Path, service, slugs: list[str] | None = None, tour_steps: int | None = None,
-                      **budget) -> dict:
+                      language: str = i18n.DEFAULT, menu: tuple[str, ...] = (), **budget) -> dict:
     """Write the static lab into `out`; returns what was written (pages, recorded states, bytes).
     `slugs`: these pages and the landing page that links them (default: every page); `tour_steps`:
     the guided tour's first N steps, a page each (default: all of them with every page, none with
-    `slugs`; 0 none). `out` must be new, empty or an earlier export (make_room).
+    `slugs`; 0 none). `out` must be new, empty or an earlier export (make_room). Every page speaks
+    `language`, with links to itself in the languages of `menu` (an export in several: `export_languages`).
     `budget`: the most states (max_nodes) and seconds (max_seconds) one page's recording takes."""
     start_folder(out)
     if tour_steps is None:
@@ -156,14 +211,35 @@ async def export_site(out: Path, service, slugs: list[str] | None = None, tour_s
                    "max_seconds": min(budget.get("max_seconds", TOUR_SECONDS), TOUR_SECONDS)}
     progress = Progress(len(slugs), len(steps))
     states = {}
+    page = {"language": language, "menu": menu}
     for slug in slugs:
-        states[page_file(slug)] = await export_page(out, copier, slug, service, **budget)
+        states[page_file(slug)] = await export_page(out, copier, slug, service, **page, **budget)
         progress.page(slug, states[page_file(slug)])
     for step in steps:     # the tour: a page per step (its keys open the next step's page)
         name = page_file("", step)
-        states[name] = await export_page(out, copier, "", service, step, **tour_budget)
+        states[name] = await export_page(out, copier, "", service, step, **page, **tour_budget)
         progress.page(f"tour step {step}", states[name], "step")
-    write_deck(out, len(steps), copier.contents.has(""))
-    write_absent(out, copier.contents)
+    with speaking(language):
+        write_deck(out, len(steps), copier.contents.has(""))
+        write_absent(out, copier.contents)
     size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     return {"pages": states, "bytes": size}
+
+
+async def export_languages(out: Path, service, slugs: list[str] | None = None, tour_steps: int | None = None,
+                           languages: list[str] | None = None, **budget) -> dict:
+    """`export_site` in each of `languages` (default: English alone, into `out` itself); in several,
+    each into `out`/<code>/ with links between them, under `out`/index.html, which offers them.
+    Returns what was written: pages (as "<code>/<file>" in several) and bytes."""
+    languages = languages or [i18n.DEFAULT]
+    if len(languages) == 1:
+        return await export_site(out, service, slugs, tour_steps, languages[0], **budget)
+    make_room(out)
+    pages = {}
+    for language in languages:
+        print(f"export: the pages in {language}, into {out / language}", file=sys.stderr, flush=True)
+        written = await export_site(out / language, service, slugs, tour_steps, language, tuple(languages), **budget)
+        pages.update({f"{language}/{name}": n for name, n in written["pages"].items()})
+    (out / "index.html").write_text(chooser_html(languages))
+    size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
+    return {"pages": pages, "bytes": size}

@@ -17,7 +17,12 @@ line, beyond the page's budget) is passed over, and the page says so in one sent
 page computes in the browser (chapter 6's draws: `computed_names`) is run again by its code, in
 the order the presses were made, whether or not the step shows its button.
 
+The tour names each press by its English label (shell/tour/steps.py `action`, a message of the
+catalogs); a page in another language finds the button by that label in its language
+(`i18n.translate`), as its chapter writes it.
+
     lecture_line(13)             # ['▶ Next round', '▶ Next round']
+    lecture_line(13, "es")       # ['▶ Siguiente ronda', '▶ Siguiente ronda']
     find_button(built, "✎ Write")
 """
 from __future__ import annotations
@@ -25,6 +30,7 @@ from __future__ import annotations
 import panel as pn
 
 from chapters import registry
+from lab import i18n
 from shell.tour.steps import TOUR, first_step
 
 
@@ -63,24 +69,27 @@ def computed_names(built, mapped) -> dict[str, str]:
     return {press_name(button, "click", attrs): mapped(code.id) for button, code in built.codes.values()}
 
 
-def lecture_line(step: int) -> list[str]:
-    """The labels of the buttons the tour presses on the earlier steps of `step`'s chapter, in order."""
+def lecture_line(step: int, language: str = i18n.DEFAULT) -> list[str]:
+    """The labels of the buttons the tour presses on the earlier steps of `step`'s chapter, in order,
+    as a page in `language` shows them."""
     number = TOUR[step - 1]["chapter"]
     if not number:
         return []
     line = []
     for spec in TOUR[first_step(number) - 1:step - 1]:
         if spec.get("action"):
-            line += [spec["action"]] * spec.get("presses", 1)
+            line += [i18n.translate(language, spec["action"])] * spec.get("presses", 1)
     return line
 
 
-def chapter_actions(slug: str) -> set[str]:
+def chapter_actions(slug: str, language: str = i18n.DEFAULT) -> set[str]:
     """The labels of the buttons the tour presses on page `slug`'s chapter (its lecture's own presses:
-    "✎ Write", "▶ Next round", "Use my models"; none for a chapter the tour presses nothing on)."""
+    "✎ Write", "▶ Next round", "Use my models"; none for a chapter the tour presses nothing on), as a
+    page in `language` shows them."""
     page = registry.page_by_slug(slug)
     number = page.number if page is not None else None
-    return {s["action"] for s in TOUR if number and s["chapter"] == number and s.get("action")}
+    return {i18n.translate(language, s["action"]) for s in TOUR
+            if number and s["chapter"] == number and s.get("action")}
 
 
 def find_button(built, label: str):

@@ -8,7 +8,7 @@
         [--prompts FILE] [--per-category N] [--drafter model|lookup|hybrid[@POLICY] ...]
         [--policy constant[:γ]|heuristic[:γ]|auto[:γ][+confidence:T]]
         [--device auto|cpu|cuda|mps] [--dtype float32|bfloat16|float16]
-    python -m lab export DIR [--pair NAME]     # the whole lab as a static folder that opens offline
+    python -m lab export DIR [--pair NAME] [--lang CODE|all]   # the whole lab as a static folder that opens offline
     python -m lab export DIR --page SLUG [--tour N] [--course TEXT]   # a page (and the index linking it)
     python -m lab i18n [--check | --add CODE]  # extract the messages, update and check every language's catalog
     python -m lab COMMAND --help               # each command's options

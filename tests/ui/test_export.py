@@ -265,7 +265,8 @@ def test_the_notice_covers_nothing_on_a_tour_step(site, offline):
     open_file(offline, site, page_file("", 3))
     offline.evaluate("sessionStorage.setItem('speclab-export-tour:1', JSON.stringify(['no such press']))")
     reopen(offline)
-    wait_until(lambda: has(offline, "The offline copy has no recording of 1 of the 1 presses"), message="the note")
+    wait_until(lambda: has(offline, "The offline copy has no recording of 1 of the 1 press made"),   # its plural form
+               message="the note")
     found = problems(settled(offline, 3, steps=TOUR_STEPS), 3, SMALLEST["code"], SMALLEST, cover=None)   # nothing scrolls or clips
     assert not found, "\n".join(found)
     assert offline.evaluate(UNDER_NOTICE) == []
