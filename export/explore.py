@@ -14,9 +14,8 @@ every state as a layer over it (export/answers.py), so answering keeps the page 
 A tour step's page first presses the tour's own presses of its chapter's earlier steps (the lecture's
 line, export/tourline.py), so the step follows the ones before it as the served tour does.
 
-Each branch is recorded on a build of its own (`build_page` again, then the presses that lead to the
-branch): builds of a page make the same models in the same order, so every patch names models by the
-exported build's ids.
+Each branch is recorded on a build of its own (`build_page` again, then the presses that lead to it):
+builds of a page make the same models in the same order, so every patch names the exported build's ids.
 
     graph = await explore("guess-check-keep", service, export_frame)
     graph.nodes, graph.patches
@@ -26,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
+from functools import partial
 
 import panel as pn
 from panel.io.state import set_curdoc
@@ -174,19 +174,18 @@ class Explorer:
                  language: str = DEFAULT, menu: tuple[str, ...] = ()):
         self.slug, self.service, self.export_frame, self.tour_step = slug, service, export_frame, tour_step
         self.max_nodes, self.max_seconds, self.tour_steps = max_nodes, max_seconds, tour_steps   # tour: build_page's
-        self.language, self.menu = language, menu    # build_page's: every build of the page is the same
+        self.language, self.build = language, partial(build_page, slug, service, tour_step, tour_steps, language, menu)
         self.graph = Graph([Node([])])
         self.live, self.live_node, self.tape = None, None, None    # the build pressed now, its state, its Tape
         self.seen, self.visited, self.jumps = {}, set(), {}   # fingerprint → state; explored; context → key → state
         self.layers = Layers(self.graph)
-        self.free, self.choice_nodes, self.idle = 0, set(), set()    # (combos.py) the states outside the
-        # budget; the preset bar's choices' states; the presses that left a choice's state as it was
+        # combos.py: the states past the budget, the preset bar's choices' states, presses that changed nothing
+        self.free, self.choice_nodes, self.idle = 0, set(), set()
 
     async def _fresh(self) -> None:
         if self.tape is not None:
             self.tape.close()
-        self.live = await build_page(self.slug, self.service, self.tour_step, self.tour_steps, self.language,
-                                     self.menu)
+        self.live = await self.build()         # every build of the page the same
         self.mapped, self.live_node = self.live.frame.to(self.export_frame), 0
         self.tape = Tape(self.live.doc, self.mapped)
 
@@ -208,8 +207,7 @@ class Explorer:
         return (find_button(self.live, key[1:]), "click") if key.startswith("~") else self._controls(True)[key][:2]
 
     async def _line(self) -> int:
-        """Press a tour step's lecture's line (tourline.py) from the opening, each press a state of its
-        own (the chapter behind a look-alike state differs); returns the state where it ends."""
+        """Press a tour step's lecture's line (tourline.py) from the opening, each press its own state."""
         self.graph.tour = {"chapter": TOUR[self.tour_step - 1]["chapter"], "step": self.tour_step}
         if self.tour_steps is not None and self.tour_steps < len(TOUR):   # a tour exported in part
             self.graph.tour.update(steps=self.tour_steps, of=len(TOUR))
@@ -219,10 +217,9 @@ class Explorer:
             widget = find_button(self.live, label)
             if widget is None or widget.disabled:
                 break
-            key = f"~{label}"
-            note_names({key: (widget, "click", False)}, self.live, self.graph.names)
+            note_names({f"~{label}": (widget, "click", False)}, self.live, self.graph.names)
             await press(self.live, widget, "click")
-            n = self._arrive(n, key, apart=True)
+            n = self._arrive(n, f"~{label}", apart=True)     # apart: the chapter behind a look-alike differs
         return n
 
     async def run(self) -> Graph:

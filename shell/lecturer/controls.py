@@ -26,7 +26,8 @@ from shell.lecturer.classwide import reset_class, switched_everywhere
 from shell.room.attempts import GUESS_BURST, GUESSES_PER_HOUR, Attempts, guessing_line, judge, token_ok  # noqa: F401
 from shell.room.identity import client_address
 from shell.lecturer.drafting import DraftingLine
-from shell.poll.answers import DocumentWatch, PollView
+from shell.poll.answers import DocumentWatch
+from shell.poll.view import PollView
 from intercept.clicks import on_click
 from intercept.pacing import served
 from uikit.language import gettext as _, ngettext, number

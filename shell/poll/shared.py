@@ -85,11 +85,9 @@ class SharedPollStore(PollStore):
     def vote(self, number: Any, browser: str, value: Any, address: str = "",
              language: str = i18n.DEFAULT) -> str | None:
         _ = in_language(language)
-        if isinstance(number, bool) or not isinstance(number, int):
+        question = None if isinstance(number, bool) or not isinstance(number, int) else self.question(number)
+        if question is None:        # a crafted number, or one no page asked (repr() of an int is the int)
             return _("There is no question {number} in this lab; nothing was counted.").format(number=refusal(number))
-        question = self.question(number)
-        if question is None:
-            return _("There is no question {number} in this lab; nothing was counted.").format(number=number)
         index, why = question.index(value, language)
         if index is None:
             return why

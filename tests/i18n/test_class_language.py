@@ -23,8 +23,8 @@ from lab.pairs.cachedir import Stage, report
 from shell.frame.loading import PairLoader, loading_view
 from shell.lecturer import controls as lecturer
 from shell.lecturer.drafting import drafting_sentence
-from shell.poll.answers import Ballot, PollStore, PollView, Question, QuestionPoll, intro_text, left_out_text, \
-    status_html
+from shell.poll.answers import Ballot, PollStore, Question
+from shell.poll.view import PollView, QuestionPoll, intro_text, left_out_text, status_html
 from shell.room import gate as room_gate
 from shell.room.attempts import Attempts, guessing_line, judge
 from shell.room.line import PageLine, about

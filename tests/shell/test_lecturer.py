@@ -150,7 +150,8 @@ def test_the_class_poll_leads_with_the_chapter_on_screen():
     """The lecturer's page on chapter 3: its question first, the other eleven in a collapsed card."""
     import panel as pn
 
-    from shell.poll.answers import PollStore, PollView
+    from shell.poll.answers import PollStore
+    from shell.poll.view import PollView
     view = PollView(PollStore(salt=b"t"), current=3)
     card = view.__panel__()
     i = card.objects.index(view.others)

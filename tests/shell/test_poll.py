@@ -3,7 +3,8 @@ import threading
 
 import pytest
 
-from shell.poll.answers import Ballot, PollStore, PollView, Question, left_out_text, status_html
+from shell.poll.answers import Ballot, PollStore, Question
+from shell.poll.view import PollView, left_out_text, status_html
 from shell.poll.shared import SharedPollStore
 from shell.store.redis.store import RedisStore
 from shell.store.sqlite import SQLiteStore
@@ -387,7 +388,7 @@ def test_students_sharing_an_address_keep_their_answers_left_out_of_the_histogra
 
 def test_a_dropped_press_of_the_lecturers_poll_buttons_is_said_under_the_question():
     """Reveal pressed again after the reveal (its button off): one sentence under its status line."""
-    from shell.poll.answers import QuestionPoll
+    from shell.poll.view import QuestionPoll
     from intercept.clicks import DISABLED
     store = PollStore()
     store.ask(Question(3, "choice", ("yes", "no")))

@@ -4,7 +4,8 @@ leaves the class's counts at once (shell.room.tabclose), not when Bokeh discards
 from bokeh.document import Document
 from bokeh.events import ConnectionLost
 
-from shell.poll.answers import Ballot, PollStore, PollView
+from shell.poll.answers import Ballot, PollStore
+from shell.poll.view import PollView
 from shell.room.tabclose import when_tab_closes
 from uikit.predict import PredictCard
 from uikit.state import LabState
