@@ -64,6 +64,7 @@ class KindBars:
                                 background_fill_alpha=0.85, visible=False)
         f.add_layout(self.line)
         f.add_layout(self.line_label)
+        f.yaxis.ticker = [0, 0.2, 0.4, 0.6, 0.8, 1]      # α's own range: the headroom above 1 holds the key
         projector_type(f)
         self.figure = f
 
