@@ -131,8 +131,7 @@ class ClassAnswers:
         empty and the caption says how many have answered, never what."""
         categories = tally.question.categories
         if self.chart is None:      # built on first show, in place from then on (the tour sizes it once)
-            self.chart = PollChart(categories, numeric=self.numeric, height=live_height(len(categories)) if live
-                                   else 170, compact=live)
+            self.chart = PollChart(categories, numeric=self.numeric, height=120 if live else 170, compact=live)
             self.view.objects = [self.chart]
         if live and not tally.revealed:
             self.chart.show((0,) * len(categories), with_legend=False,
@@ -144,15 +143,6 @@ class ClassAnswers:
                    else _("The class's answers (so far): {who}."))
         self.chart.show(tally.counts, mine=mine, truth=truth_index, caption=caption.format(who=summary(tally)),
                         mine_left_out=left_out)
-
-
-CHOICE_ROW, CAPTION = 51, 90     # px at 1280×720: one choice button's row, the caption under the chart
-
-
-def live_height(choices: int) -> int:
-    """The projector's chart height beside a card's `choices`: as tall as the column of choice buttons
-    less its caption (120 px at least), so six choices get a readable chart and two a compact one."""
-    return max(120, CHOICE_ROW * choices - CAPTION)
 
 
 def summary(tally) -> str:
