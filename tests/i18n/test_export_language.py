@@ -23,7 +23,7 @@ import pytest
 from lab import i18n
 from tests.helpers import wait_until
 from tests.ui.export_helpers import offline, open_file   # noqa: F401  (the offline page fixture)
-from tests.ui.helpers import CHROMIUM, CHROMIUM_ARGS, ROOT, deep_text, has
+from tests.ui.helpers import ROOT, chromium, deep_text, has
 
 # the browser tests here live with the language tests: marked so, they run last (tests/conftest.py)
 in_browser = pytest.mark.browser
@@ -59,11 +59,8 @@ def es_site(tmp_path_factory):
 @pytest.fixture(scope="module")
 def browser():
     """chromium for this module's pages (tests/ui's own fixture is not seen from tests/i18n)."""
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def said(language: str, message: str) -> str:

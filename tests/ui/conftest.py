@@ -19,7 +19,7 @@ from urllib.parse import urlparse
 import pytest
 
 from tests.helpers import wait_until
-from tests.ui.helpers import CHROMIUM, CHROMIUM_ARGS, LECTURER_TOKEN, VIEWPORT, served
+from tests.ui.helpers import LECTURER_TOKEN, VIEWPORT, chromium, served
 
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 
@@ -35,11 +35,8 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture

@@ -165,3 +165,13 @@ UNSETTLED = """() => {
 ACTIONS = {3: "✎ Write", 6: "Ask the small model", 9: ("Tick the clock", 3), 12: ("▶ Next round", 2),
            16: "Next round", 20: "Draw", 21: "Draw 1000", 23: "Show p and q", 24: "Run accept + correct",
            27: "Step", 28: "Show a round where every draft is kept", 29: "Step", 35: "Read the timeline"}
+
+
+@contextlib.contextmanager
+def chromium():
+    """Debian's chromium, launched through Playwright's sync API, closed afterwards."""
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
