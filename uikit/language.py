@@ -1,8 +1,9 @@
 """The page's language: every page (a Panel session) speaks one, kept on its own document, so two
 students on one server read the lab in two languages; the process has none.
 
-    from uikit.language import gettext as _, ngettext, number, percent
+    from uikit.language import gettext as _, ngettext, number, percent, say
     _("Big model")                                  # in the language of the page built or clicked
+    say(store.problem)                              # a sentence made outside the page (lab.i18n.Said)
     ngettext("{n} word", "{n} words", n).format(n=n)   # by the language's plural rule
     percent(0.15), number(2.345, 1)                 # '15 %' and '2,3' on a Spanish page
     browser_language()                              # the same number format and plural rule, for browser code
@@ -38,6 +39,14 @@ def use_language(language: str, doc=None) -> None:
 def gettext(message: str) -> str:
     """`message` in the page's language (imported as `_`, the name the catalog's extraction reads)."""
     return i18n.translate(page_language(), message)
+
+
+def say(sentence: str) -> str:
+    """A sentence made outside the page (`lab.i18n.Said`: a store's fault, a loader's stage) or a
+    marked message (`N_`), in the page's language."""
+    if isinstance(sentence, i18n.Said):
+        return sentence.in_language(page_language())
+    return gettext(sentence)
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:

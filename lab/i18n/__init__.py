@@ -25,7 +25,7 @@ from functools import cache
 from lab.i18n.catalogs import DEFAULT, PSEUDO, known, languages, negotiate, shipped, translations
 from lab.i18n.formats import number, number_format, percent
 
-__all__ = ("DEFAULT", "PSEUDO", "N_", "known", "languages", "negotiate", "number", "number_format", "percent",
+__all__ = ("DEFAULT", "PSEUDO", "N_", "Said", "known", "languages", "negotiate", "number", "number_format", "percent",
            "plural_rule", "plural_samples", "shipped", "translate", "translate_plural", "translations")
 
 
@@ -33,6 +33,31 @@ def N_(message: str) -> str:
     """Mark `message` for the catalog without translating it here (a class attribute, a constant):
     it is translated where it is shown."""
     return message
+
+
+class Said(str):
+    """A sentence made in a process that speaks no language (a loader's stage, a store's fault): the
+    English sentence itself (the command line, the log, `str`), keeping its catalog message and named
+    values, so each page shows it in its own language (`in_language`; values that are `Said` too are
+    translated with it). Runs of spaces collapse, so an empty value leaves no gap.
+
+        Said(N_("loading {target} and {draft}"), target="SmolLM2-135M", draft="the draft")
+    """
+
+    message: str
+    values: dict
+
+    def __new__(cls, message: str, **values):
+        said = super().__new__(cls, " ".join(message.format(**values).split()) if values else message)
+        said.message, said.values = message, values
+        return said
+
+    def in_language(self, language: str) -> str:
+        text = translate(language, self.message)
+        if not self.values:
+            return text
+        values = {k: v.in_language(language) if isinstance(v, Said) else v for k, v in self.values.items()}
+        return " ".join(text.format(**values).split())
 
 
 def translate(language: str, message: str) -> str:

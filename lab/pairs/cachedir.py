@@ -26,25 +26,14 @@ from pathlib import Path
 from typing import Callable
 
 from lab.errors import PrepareError
-from lab.i18n import N_
+from lab.i18n import N_, Said
 
 log = logging.getLogger("lab.pairs.prepare")     # preparation logs as one: its stages and its faults
 
 Progress = Callable[[float, str], None]
 
 
-class Stage(str):
-    """A progress message: the English sentence itself (the command line, the log), keeping its
-    catalog message and named values, so a page shows it in its own language:
-    `_(stage.message).format(**stage.values)`."""
-
-    message: str
-    values: dict
-
-    def __new__(cls, message: str, **values):
-        stage = super().__new__(cls, message.format(**values) if values else message)
-        stage.message, stage.values = message, values
-        return stage
+Stage = Said       # a progress message: English on the command line, each page's language on pages
 TMP_PREFIX = ".speclab-tmp-"      # every temporary file or folder preparation makes in the cache
 LOCK_NAME = ".prepare.lock"
 # errors that mean "this cache folder cannot be written", with the words the message uses

@@ -38,7 +38,7 @@ from shell.room.identity import client_address
 from shell.room.sessions import browser_id, join_open_pages, session_state
 from intercept import validate
 from intercept.pacing import page_turn, served, show_in_pieces
-from uikit.language import gettext as _, use_language
+from uikit.language import gettext as _, say, use_language
 from uikit.panels import PairBadge, SettingsPanel
 from uikit.state import LabState
 from uikit.styles import ASSETS, sheet
@@ -80,7 +80,7 @@ def load_html(line: PageLine, problem: str | None = None) -> str:
     store's problem, when it has one (shell.store.shared: a full disk, say), in one more."""
     said = (f'<p class="server-load" role="status" style="font-size: 1.1rem; margin: 2px 0">'
             f'{html.escape(line.load_line())}</p>')
-    return said + (f'<p class="notice store-problem" role="alert">{html.escape(_(problem))}</p>' if problem else "")
+    return said + (f'<p class="notice store-problem" role="alert">{html.escape(say(problem))}</p>' if problem else "")
 
 
 class SessionPage:
@@ -111,7 +111,7 @@ class SessionPage:
         self.lecturer_slot = pn.Column(*([] if lecturer is None or isinstance(lecturer, LecturerPanel) else [lecturer]),
                                        sizing_mode="stretch_width", margin=0)
         self.keys = ShellKeys(browser_id=bid, width=0, height=0, margin=0)
-        notice = [html_pane(f'<p class="notice" role="alert">{html.escape(_(said))}</p>')     # marked sentences
+        notice = [html_pane(f'<p class="notice" role="alert">{html.escape(say(said))}</p>')     # marked sentences
                   for said in (ask.notice, None if isinstance(lecturer, LecturerPanel) else   # its own line
                                the_class.store_problem()) if said]
         # a value this page's browser sent that was clamped or refused (intercept.validate), said here

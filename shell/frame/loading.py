@@ -24,7 +24,7 @@ from lab.i18n import N_
 from lab.pairs.cachedir import Stage
 from shell.frame.heap import Heap
 from intercept.pacing import served
-from uikit.language import gettext as _
+from uikit.language import gettext as _, say
 from uikit.styles import SHELL_CSS
 
 PAIR_SHARE = 0.95     # the bar's share for loading the pair; the rest is settling it, so 100% means ready
@@ -80,8 +80,7 @@ class PairLoader:
 
     def said_here(self) -> str:
         """The current stage in the page's language (uikit.language), without server paths."""
-        stage = self.stage
-        return _(stage.message).format(**stage.values) if stage.values else _(stage.message)
+        return say(self.stage)
 
     def load(self) -> None:
         """Load the pair on this thread (`start` runs it on a thread of its own): `ready`, or `error`

@@ -11,9 +11,12 @@ Anything else is refused with one sentence (`StoreRefused`) naming what is wrong
 """
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
+
+from lab.i18n import N_, Said
 
 SIDE_FILES = ("-wal", "-shm", "-journal")    # SQLite's files beside the database
 OTHERS_WRITE = stat.S_IWGRP | stat.S_IWOTH
@@ -21,12 +24,13 @@ OTHERS_READ = stat.S_IRGRP | stat.S_IROTH
 
 
 class StoreRefused(RuntimeError):
-    """The class store cannot be used: one sentence, with the path for the terminal (`str`) and
-    without it for the pages (`public`), both from one `template` naming the place `{path}`."""
+    """The class store cannot be used: one sentence (`template`, marked N_, naming the place `{path}`)
+    with the path for the terminal (`str`) and without it for the pages (`public`, a lab.i18n.Said
+    each page shows in its own language)."""
 
-    def __init__(self, template: str, path: Path):
-        super().__init__(template.format(path=path))
-        self.public = " ".join(template.format(path="").split())
+    def __init__(self, template: str, path: Path, **values):
+        super().__init__(str(Said(template, path=path, **values)))
+        self.public = Said(template, path="", **values)
 
 
 def claim(path: Path) -> Path:
@@ -39,33 +43,39 @@ def claim(path: Path) -> Path:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         info = os.lstat(folder)
     except OSError as exc:
-        raise StoreRefused("The class store's folder {path} cannot be made or read (" + _why(exc) + "); "
-                           "set SPECLAB_STORE to a file in a folder you can write.", folder) from None
+        raise StoreRefused(N_("The class store's folder {path} cannot be made or read ({why}); set SPECLAB_STORE "
+                              "to a file in a folder you can write."), folder, why=_why(exc)) from None
     if stat.S_ISLNK(info.st_mode):
-        raise StoreRefused(LINK.format(what="The class store's folder", path="{path}"), folder)
+        raise StoreRefused(FOLDER_LINK, folder)
     if not stat.S_ISDIR(info.st_mode):
-        raise StoreRefused("The class store's folder {path} is not a folder; remove it or set "
-                           "SPECLAB_STORE to another place.", folder)
+        raise StoreRefused(N_("The class store's folder {path} is not a folder; remove it or set "
+                              "SPECLAB_STORE to another place."), folder)
     if hasattr(os, "getuid") and info.st_uid != os.getuid():
-        raise StoreRefused("The class store's folder {path} belongs to another user, who could rename or "
-                           "replace the class's files; use a folder of your own "
-                           "(SPECLAB_STORE=~/speclab/class.sqlite).", folder)
+        raise StoreRefused(N_("The class store's folder {path} belongs to another user, who could rename or "
+                              "replace the class's files; use a folder of your own "
+                              "(SPECLAB_STORE=~/speclab/class.sqlite)."), folder)
     if info.st_mode & OTHERS_WRITE:
-        raise StoreRefused("The class store's folder {path} can be written by other users, who could "
-                           "then change the class's data; use a folder only you can write "
-                           "(SPECLAB_STORE=~/speclab/class.sqlite, or chmod 700 the folder).", folder)
+        raise StoreRefused(N_("The class store's folder {path} can be written by other users, who could "
+                              "then change the class's data; use a folder only you can write "
+                              "(SPECLAB_STORE=~/speclab/class.sqlite, or chmod 700 the folder)."), folder)
     for name in (path.name, *(path.name + side for side in SIDE_FILES)):
         _check_file(folder / name)
     try:
         os.close(os.open(path, os.O_CREAT | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0), 0o600))
     except OSError as exc:
-        raise StoreRefused("The class store {path} cannot be written (" + _why(exc) + "); set SPECLAB_STORE "
-                           "to a file in a folder you can write.", path) from None
+        raise StoreRefused(N_("The class store {path} cannot be written ({why}); set SPECLAB_STORE to a file "
+                              "in a folder you can write."), path, why=_why(exc)) from None
     return path
 
 
-LINK = ("{what} {path} is a link (or is reached through one); name the real place in SPECLAB_STORE, "
-        "a folder of your own.")
+FOLDER_LINK = N_("The class store's folder {path} is a link (or is reached through one); name the real "
+                 "place in SPECLAB_STORE, a folder of your own.")
+FILE_LINK = N_("The class store file {path} is a link (or is reached through one); name the real place in "
+               "SPECLAB_STORE, a folder of your own.")
+# why a folder or file cannot be made, read or written, in the sentence's words (else the system's own)
+WHY = {errno.EACCES: N_("permission denied"), errno.EPERM: N_("permission denied"),
+       errno.EROFS: N_("the disk is read-only"), errno.ENOSPC: N_("the disk is full"),
+       errno.ENOTDIR: N_("a file is in the way"), errno.ELOOP: N_("a symbolic link loops")}
 
 
 def _no_links(folder: Path) -> None:
@@ -73,7 +83,7 @@ def _no_links(folder: Path) -> None:
     for place in (folder, *folder.parents):
         try:
             if stat.S_ISLNK(os.lstat(place).st_mode):
-                raise StoreRefused(LINK.format(what="The class store's folder", path="{path}"), place)
+                raise StoreRefused(FOLDER_LINK, place)
         except FileNotFoundError:
             continue
         except OSError:
@@ -81,7 +91,9 @@ def _no_links(folder: Path) -> None:
 
 
 def _why(exc: OSError) -> str:
-    return (exc.strerror or type(exc).__name__).replace("{", "(").replace("}", ")").lower()
+    if exc.errno in WHY:
+        return Said(WHY[exc.errno])
+    return (exc.strerror or type(exc).__name__).lower()
 
 
 def _check_file(path: Path) -> None:
@@ -92,22 +104,22 @@ def _check_file(path: Path) -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise StoreRefused("The class store file {path} cannot be read (" + _why(exc) + "); remove it or set "
-                           "SPECLAB_STORE to another place.", path) from None
+        raise StoreRefused(N_("The class store file {path} cannot be read ({why}); remove it or set "
+                              "SPECLAB_STORE to another place."), path, why=_why(exc)) from None
     if stat.S_ISLNK(info.st_mode):
-        raise StoreRefused(LINK.format(what="The class store file", path="{path}"), path)
+        raise StoreRefused(FILE_LINK, path)
     if stat.S_ISDIR(info.st_mode):
-        raise StoreRefused("The class store file {path} is a folder, not a file; name a file in "
-                           "SPECLAB_STORE (such as ~/speclab/class.sqlite) or remove that folder.", path)
+        raise StoreRefused(N_("The class store file {path} is a folder, not a file; name a file in "
+                              "SPECLAB_STORE (such as ~/speclab/class.sqlite) or remove that folder."), path)
     if not stat.S_ISREG(info.st_mode):
-        raise StoreRefused("The class store file {path} is not a regular file; remove it or set "
-                           "SPECLAB_STORE to another place.", path)
+        raise StoreRefused(N_("The class store file {path} is not a regular file; remove it or set "
+                              "SPECLAB_STORE to another place."), path)
     if hasattr(os, "getuid") and info.st_uid != os.getuid():
-        raise StoreRefused("The class store file {path} belongs to another user, who could change the "
-                           "class's data; remove it or set SPECLAB_STORE to a file of your own.", path)
+        raise StoreRefused(N_("The class store file {path} belongs to another user, who could change the "
+                              "class's data; remove it or set SPECLAB_STORE to a file of your own."), path)
     if info.st_mode & OTHERS_WRITE:
-        raise StoreRefused("The class store file {path} can be written by other users; remove it (the "
-                           "server makes a new one only you can use) or set SPECLAB_STORE elsewhere.", path)
+        raise StoreRefused(N_("The class store file {path} can be written by other users; remove it (the "
+                              "server makes a new one only you can use) or set SPECLAB_STORE elsewhere."), path)
     if info.st_mode & OTHERS_READ:
         os.chmod(path, 0o600)
 

@@ -26,7 +26,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from lab.i18n import N_
+from lab.i18n import N_, Said
 from serving import serving_processes
 from shell.store.contract import GONE_AFTER, ClassStore, first_process, said_once
 from shell.store.events import INTERVAL, StoreFault
@@ -45,13 +45,13 @@ def store_at(where: str, run: str | None = None, interval: float = INTERVAL, pas
         try:
             from shell.store.redis.store import RedisStore
         except ImportError:
-            raise StoreRefused("SPECLAB_STORE names a Redis server but the redis client package is not "
-                               "installed{path}: pip install -r requirements.txt.", "") from None
+            raise StoreRefused(N_("SPECLAB_STORE names a Redis server but the redis client package is not "
+                                  "installed{path}: pip install -r requirements.txt."), "") from None
         try:
             return RedisStore(where, password=password, run=run, interval=interval)
         except ValueError as exc:
-            raise StoreRefused("SPECLAB_STORE is not a Redis URL the lab can use (" + str(exc).replace("{", "(")
-                               .replace("}", ")") + "){path}; write it as redis://HOST:PORT/DB.", "") from None
+            raise StoreRefused(N_("SPECLAB_STORE is not a Redis URL the lab can use ({why}){path}; write it as "
+                                  "redis://HOST:PORT/DB."), "", why=str(exc)) from None
     from shell.store.sqlite import SQLiteStore
     return SQLiteStore(Path(where).expanduser(), run=run, interval=interval)
 
@@ -77,7 +77,8 @@ def open_class_store(environ=None) -> tuple[ClassStore | None, str | None]:
         return store_at(str(path), run=f"{parent}:{started(parent)}"), None
     except StoreRefused as exc:
         said_once(logging.ERROR, "%s Each server process now keeps its own poll and settings.", exc)
-        return None, f"{exc.public} Each server process keeps its own poll and settings until then."
+        return None, Said(N_("{problem} Each server process keeps its own poll and settings until then."),
+                          problem=exc.public)
     except (OSError, sqlite3.Error, StoreFault) as exc:
         said_once(logging.ERROR, "The class store cannot be opened (%s); each server process now keeps its own "
                   "poll and settings: check SPECLAB_STORE or the cache folder (free space, write access).", exc)

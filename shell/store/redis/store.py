@@ -32,6 +32,7 @@ from redis import exceptions as errors
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from lab.i18n import N_, Said
 from shell.store.contract import GONE_AFTER, ClassStore, said_once
 from shell.store.events import INTERVAL, StoreFault
 from shell.store.files import server_pid
@@ -76,7 +77,7 @@ class RedisStore(RedisPoll, RedisValues, ClassStore):
     def _do(self, fn, *args, **kwargs):
         """`fn(*args)` on Redis; StoreFault (at once while Redis is away) instead of Redis's errors."""
         if self._down:
-            raise StoreFault(self.problem or "The class's shared store is not reachable.")
+            raise StoreFault(self.problem or N_("The class's shared store is not reachable."))
         try:
             return fn(*args, **kwargs)
         except redis.RedisError as exc:
@@ -90,8 +91,8 @@ class RedisStore(RedisPoll, RedisValues, ClassStore):
         self._down = True
         why = problem_of(exc)
         return self._failed(
-            f"The class's shared store (Redis) {why} right now: new votes and settings stay on this server "
-            "process until it is back.",
+            Said(N_("The class's shared store (Redis) {why} right now: new votes and settings stay on this "
+                    "server process until it is back."), why=Said(why)),
             f"The class store {self.where} {why} ({' '.join(str(exc).split())}); each process keeps its votes "
             f"and settings until it is back, then rejoins the class: {dict(ADVICE)[why]}.")
 
@@ -154,7 +155,7 @@ class RedisStore(RedisPoll, RedisValues, ClassStore):
         event published before this call is heard by it."""
         with self._sub_lock:
             if self._down or self._sub is None:
-                raise StoreFault(self.problem or "The class's shared store is not reachable.")
+                raise StoreFault(self.problem or N_("The class's shared store is not reachable."))
             token, messages = secrets.token_hex(4).encode(), []
             try:
                 self._sub.ping(token)
@@ -194,10 +195,10 @@ class RedisStore(RedisPoll, RedisValues, ClassStore):
 
 SCRIPTS = ("HEARTBEAT", "SESSIONS", "POLL_STATE", "VOTE", "CLEAR", "SNAPSHOTS", "PUT", "DROP", "ADD", "JOIN", "LEAVE")
 
-ADVICE = (("cannot be reached", "check that redis-server runs there and that this machine may reach it"),
-          ("refuses the password", "check the password in SPECLAB_STORE or SPECLAB_STORE_PASSWORD"),
-          ("refuses writes (read-only or full)", "make it a primary (REPLICAOF NO ONE) with room to write"),
-          ("answered with an error", "check that the database holds only the lab's keys"))
+ADVICE = ((N_("cannot be reached"), "check that redis-server runs there and that this machine may reach it"),
+          (N_("refuses the password"), "check the password in SPECLAB_STORE or SPECLAB_STORE_PASSWORD"),
+          (N_("refuses writes (read-only or full)"), "make it a primary (REPLICAOF NO ONE) with room to write"),
+          (N_("answered with an error"), "check that the database holds only the lab's keys"))
 
 
 def problem_of(exc: Exception) -> str:

@@ -20,6 +20,7 @@ import threading
 import time
 from pathlib import Path
 
+from lab.i18n import N_
 from shell.store.contract import GONE_AFTER, ClassStore, said_once
 from shell.store.events import INTERVAL, StoreFault
 from shell.store.files import alive, claim, server_pid
@@ -121,8 +122,8 @@ class SQLiteStore(SQLitePoll, SQLiteValues, ClassStore):
         """The file failed (`exc`): noted for the pages (and the lecturer's view), said once in the
         terminal until writes work again for RECOVERED_AFTER seconds, returned to raise."""
         return self._failed(
-            "The class's shared store cannot be written right now (the disk may be full or read-only): new "
-            "votes and settings stay on this server process until it can.",
+            N_("The class's shared store cannot be written right now (the disk may be full or read-only): new "
+               "votes and settings stay on this server process until it can."),
             f"The class store {self.path} cannot be written ({' '.join(str(exc).split())}); votes and settings "
             "stay in each process until it can: free disk space or check the folder.")
 
