@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import torch
 
+from lab.i18n import N_, Said
+
 DEVICES = ("auto", "cpu", "cuda", "mps")
 DTYPES = ("float32", "bfloat16", "float16")
 DEFAULT_DTYPE = {"cpu": "float32", "cuda": "bfloat16", "mps": "float16"}
@@ -68,17 +70,20 @@ def choose(device: str = "auto", dtype: str | None = None) -> Placement:
     device = (device or "auto").strip().lower()
     dtype = (dtype or "").strip().lower() or None
     if device not in DEVICES:
-        return Placement(note=f"There is no device {device!r} (choose {', '.join(DEVICES[:-1])} or "
-                              f"{DEVICES[-1]}); the pair runs on the CPU in float32.")
+        return Placement(note=Said(N_("There is no device {device} (choose {names} or {last}); the pair runs on "
+                                      "the CPU in float32."), device=repr(device), names=", ".join(DEVICES[:-1]),
+                                   last=DEVICES[-1]))
     if device == "auto":
         device = best()
     elif not available(device):
-        return Placement(note=f"The device {device} was asked for, but torch finds no {NAMES[device][4:]} on "
-                              f"this machine; the pair runs on the CPU in float32.")
+        return Placement(note=Said(N_("The device {device} was asked for, but torch finds no {name} on this "
+                                      "machine; the pair runs on the CPU in float32."), device=device,
+                                   name=NAMES[device][4:]))
     if dtype is not None and dtype not in DTYPES:
         return Placement(device, DEFAULT_DTYPE[device],
-                         f"There is no dtype {dtype!r} (choose {', '.join(DTYPES[:-1])} or {DTYPES[-1]}); "
-                         f"the pair runs in {DEFAULT_DTYPE[device]}.")
+                         Said(N_("There is no dtype {dtype} (choose {names} or {last}); the pair runs in {own}."),
+                              dtype=repr(dtype), names=", ".join(DTYPES[:-1]), last=DTYPES[-1],
+                              own=DEFAULT_DTYPE[device]))
     return Placement(device, dtype or DEFAULT_DTYPE[device])
 
 
@@ -155,4 +160,4 @@ def size_text(n_bytes: float) -> str:
 
 def memory_name(device: str) -> str:
     """What a refusal calls the memory of `device`."""
-    return {"cuda": "GPU memory", "mps": "Apple-silicon GPU memory"}.get(device, "memory")
+    return {"cuda": N_("GPU memory"), "mps": N_("Apple-silicon GPU memory")}.get(device, N_("memory"))

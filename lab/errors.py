@@ -5,10 +5,11 @@ Every lab error is one sentence: what happened and what to do. It comes in two v
 - `str(err)` is for the log and the lecturer's terminal; it may name folders on the server
   ("The target folder /srv/models/x has no config.json; ...").
 - `err.public_message` is for pages, which students see: the same sentence without paths
-  ("The target folder 'x' has no config.json; ..."). A sentence that names a model or folder is
-  written once, as a function of the name, and `PairError.naming` fills in both:
+  ("The target folder 'x' has no config.json; ..."). A sentence is a catalog message (marked `N_`)
+  with named values (lab.i18n.Said), so each page shows it in its own language; one that names a
+  model or folder names it `{name}`, and `PairError.naming` fills in both:
 
-      raise PairError.naming(ref, lambda name: f"The target folder {name} has no config.json; ...")
+      raise PairError.naming(ref, N_("The {role} folder {name} has no config.json; ..."), role=ROLES["target"])
 
   Without a public sentence, the message itself is taken as public (absolute paths still scrubbed).
 
@@ -19,13 +20,13 @@ How the UI shows an error (the only call a page needs):
         ...
     except Exception as err:
         log.exception("...")                 # full message and traceback: terminal only
-        alert.object = public_message(err)   # one path-free sentence for the page
+        alert.object = say(public_message(err))   # one path-free sentence, in the page's language
 
 `public_message(err)` works for any exception: lab errors give their public sentence; anything
 else gives a generic sentence naming only the exception type (its text may hold paths).
 
-This module imports nothing from the lab, so `lab.pairs.load` and `lab.pairs.prepare` both import it without
-importing each other.
+This module imports nothing from the lab but its catalogs (lab.i18n), so `lab.pairs.load` and
+`lab.pairs.prepare` both import it without importing each other.
 """
 from __future__ import annotations
 
@@ -33,7 +34,11 @@ import logging
 import re
 from pathlib import PurePath
 
-__all__ = ["PairError", "PrepareError", "log_failure", "public_message", "public_ref", "scrub_paths"]
+from lab.i18n import N_, Said
+
+__all__ = ["ROLES", "PairError", "PrepareError", "log_failure", "public_message", "public_ref", "scrub_paths"]
+
+ROLES = {"target": Said(N_("target model")), "draft": Said(N_("draft model"))}   # a refusal's {role}
 
 # an absolute POSIX path (/x/y), a home path (~/x) or a Windows path (C:\x), not part of a word
 # or of a URL ("p/q", "models/pairs.toml", "https://pypi.org/..." are left alone)
@@ -41,7 +46,10 @@ _PATH = re.compile(r"(?<![\w.:/~\\-])(?:~?/(?!/)|[A-Za-z]:\\)[^\s'\"`,;()<>]*[^\
 
 
 def scrub_paths(text: str) -> str:
-    """`text` with absolute and home paths replaced by '…' (a last safety net for pages)."""
+    """`text` with absolute and home paths replaced by '…' (a last safety net for pages); in a
+    lab.i18n.Said, its values."""
+    if isinstance(text, Said):
+        return Said(text.message, **{k: scrub_paths(v) if isinstance(v, str) else v for k, v in text.values.items()})
     return _PATH.sub("…", text)
 
 
@@ -63,17 +71,17 @@ class PairError(Exception):
         self._public = public
 
     @classmethod
-    def naming(cls, ref, sentence) -> "PairError":
-        """The error whose one sentence names the model or folder `ref`, written once as
-        `sentence(name)`: for the terminal with `ref` as given, for pages as `public_ref` shows it."""
-        return cls(sentence(ref), public=sentence(public_ref(ref)))
+    def naming(cls, ref, message: str, **values) -> "PairError":
+        """The error whose one sentence (`message`, marked N_, with its `values`) names the model or
+        folder `ref` as `{name}`: for the terminal with `ref` as given, for pages as `public_ref` shows it."""
+        return cls(Said(message, name=ref, **values), public=Said(message, name=public_ref(ref), **values))
 
     @property
     def public_message(self) -> str:
-        return scrub_paths(self._public if self._public is not None else str(self))
+        return scrub_paths(self._public if self._public is not None else self.args[0])
 
     def __reduce__(self):  # keep `public` across pickling (multiprocessing, logging handlers)
-        return (type(self), (str(self), self._public))
+        return (type(self), (self.args[0], self._public))
 
 
 class PrepareError(PairError):
@@ -85,8 +93,8 @@ def public_message(err: BaseException) -> str:
     public = getattr(err, "public_message", None)
     if isinstance(public, str) and public:
         return scrub_paths(public)
-    return (f"The lab hit an unexpected error ({type(err).__name__}); "
-            f"the lecturer's terminal has the details, so tell the lecturer.")
+    return Said(N_("The lab hit an unexpected error ({kind}); the lecturer's terminal has the details, so tell "
+                   "the lecturer."), kind=type(err).__name__)
 
 
 def log_failure(logger: logging.Logger, what: str, err: BaseException) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import gc
 import threading
 
+from lab.i18n import N_, Said
 from lab.pairs.load import load_requested
 from lab.pairs.registry import PairSpec, resolve_pair
 from serving.service import ModelService
@@ -100,7 +101,7 @@ class PairInUse:
         def load():
             argv = ["--pair", name] if name else ["--target", target or "", "--draft", draft or ""]
             if not name and not (target and draft):
-                raise PairError("Give a pair name, or both a target and a draft.")
+                raise PairError(Said(N_("Give a pair name, or both a target and a draft.")))
             pair = load_spec(resolve_pair(argv, environ={}), progress, args=self.args)
             self.switched = pair
             self.service().clear()

@@ -24,7 +24,7 @@ from intercept.pacing import served
 from lab import i18n
 from lab.i18n import N_
 from uikit.figures import decimal_formatter
-from uikit.language import gettext as _, page_language
+from uikit.language import gettext as _, page_language, say
 from uikit.state import SAMPLING, SETTINGS, LabState
 from uikit.styles import BOX_CSS
 
@@ -227,7 +227,7 @@ def described_words(described: str) -> str:
 def _pair_warning(pair) -> str:
     """A lecturer's pair that was refused, or a provisional default, said in the badge."""
     note = (getattr(pair, "notes", None) or {}).get("warning")
-    return f'<div class="error" role="note">⚠ {html.escape(note)}</div>' if note else ""
+    return f'<div class="error" role="note">⚠ {html.escape(say(note))}</div>' if note else ""
 
 
 class PairBadge(pn.viewable.Viewer):

@@ -37,10 +37,10 @@ Stage = Said       # a progress message: English on the command line, each page'
 TMP_PREFIX = ".speclab-tmp-"      # every temporary file or folder preparation makes in the cache
 LOCK_NAME = ".prepare.lock"
 # errors that mean "this cache folder cannot be written", with the words the message uses
-CACHE_ERRNOS = {getattr(errno, "EDQUOT", errno.ENOSPC): "the disk quota is used up",  # no EDQUOT: Windows
-                errno.EACCES: "permission denied", errno.EPERM: "permission denied",
-                errno.EROFS: "the disk is read-only", errno.ENOSPC: "the disk is full",
-                errno.ENOTDIR: "a file is in the way", errno.ELOOP: "a symbolic link loops"}
+CACHE_ERRNOS = {getattr(errno, "EDQUOT", errno.ENOSPC): N_("the disk quota is used up"),  # no EDQUOT: Windows
+                errno.EACCES: N_("permission denied"), errno.EPERM: N_("permission denied"),
+                errno.EROFS: N_("the disk is read-only"), errno.ENOSPC: N_("the disk is full"),
+                errno.ENOTDIR: N_("a file is in the way"), errno.ELOOP: N_("a symbolic link loops")}
 
 
 def cache_dir() -> Path:
@@ -115,10 +115,12 @@ def cache_error(root: Path, err: BaseException) -> PrepareError | None:
 
 
 def cache_sentence(root: Path, reason: str) -> PrepareError:
-    advice = "set SPECLAB_CACHE to a writable folder with about 1 GB free and start again."
-    return PrepareError(f"The lab cannot write its model cache at {root} ({reason}); {advice}",
-                        public=f"The lab cannot write its model cache on the server ({reason}); "
-                               f"the lecturer should {advice}")
+    reason = Said(reason)
+    return PrepareError(Said(N_("The lab cannot write its model cache at {root} ({why}); set SPECLAB_CACHE to a "
+                                "writable folder with about 1 GB free and start again."), root=root, why=reason),
+                        public=Said(N_("The lab cannot write its model cache on the server ({why}); the lecturer "
+                                       "should set SPECLAB_CACHE to a writable folder with about 1 GB free and start "
+                                       "again."), why=reason))
 
 
 def make_root(root: Path) -> None:
@@ -129,7 +131,7 @@ def make_root(root: Path) -> None:
         root.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise (cache_error(root, err) or _link_fault(root)
-               or cache_sentence(root, "the folder cannot be created there")) from err
+               or cache_sentence(root, N_("the folder cannot be created there"))) from err
 
 
 def _link_fault(root: Path) -> PrepareError | None:
@@ -139,8 +141,8 @@ def _link_fault(root: Path) -> PrepareError | None:
     try:
         os.stat(root)
     except OSError as err:
-        return cache_sentence(root, "it is a symbolic link that loops" if err.errno == errno.ELOOP
-                              else "it is a symbolic link to a folder that does not exist")
+        return cache_sentence(root, N_("it is a symbolic link that loops") if err.errno == errno.ELOOP
+                              else N_("it is a symbolic link to a folder that does not exist"))
     return None
 
 

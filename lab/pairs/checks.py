@@ -8,14 +8,14 @@ from pathlib import Path
 
 from lab import devices
 from lab.devices import Placement
-from lab.errors import PairError
+from lab.errors import ROLES, PairError
+from lab.i18n import N_, Said
 from lab.pairs.registry import EMBEDDED, TINY, PairSpec
 
 
 def missing_folder(ref) -> PairError:
     """The error for a local model folder `ref` that is not there (lab.pairs.load, lab.pairs.hub)."""
-    return PairError.naming(ref, lambda name: f"There is no model folder at {name}; check the path (it must "
-                                              f"hold config.json).")
+    return PairError.naming(ref, N_("There is no model folder at {name}; check the path (it must hold config.json)."))
 
 
 def weights_bytes(ref: Path | str) -> int:
@@ -41,14 +41,15 @@ def check_memory(ref: Path | str, role: str, config: dict, placement: Placement 
     free = devices.free_bytes(placement.device)
     if not need or free is None or need <= 0.9 * free:
         return
-    smaller = "a smaller model" + (" or --dtype bfloat16" if placement.dtype == "float32" and
-                                   placement.device != "cpu" else "")
-    where = f" on {placement.device}" if placement.device != "cpu" else ""
-
-    def sentence(name) -> str:
-        return (f"The {role} {name} needs about {devices.size_text(need)} in {placement.dtype}{where} but only "
-                f"{devices.size_text(free)} of {devices.memory_name(placement.device)} is free; choose {smaller}.")
-    raise PairError.naming(ref, sentence)
+    values = dict(role=ROLES[role], need=devices.size_text(need), dtype=placement.dtype,
+                  free=devices.size_text(free))
+    if placement.device == "cpu":
+        raise PairError.naming(ref, N_("The {role} {name} needs about {need} in {dtype} but only {free} of memory "
+                                       "is free; choose a smaller model."), **values)
+    smaller = Said(N_("a smaller model or --dtype bfloat16") if placement.dtype == "float32" else N_("a smaller model"))
+    raise PairError.naming(ref, N_("The {role} {name} needs about {need} in {dtype} on {device} but only {free} of "
+                                   "{memory} is free; choose {smaller}."), device=placement.device,
+                           memory=Said(devices.memory_name(placement.device)), smaller=smaller, **values)
 
 
 def check_same_vocabulary(target_tok, draft_tok, target_model=None, draft_model=None,
@@ -57,14 +58,16 @@ def check_same_vocabulary(target_tok, draft_tok, target_model=None, draft_model=
     tv, dv = target_tok.get_vocab(), draft_tok.get_vocab()
     if tv != dv:
         differ = len(set(tv.items()) ^ set(dv.items()))
-        raise PairError(f"The draft {draft_ref} and the target {target_ref} use different vocabularies "
-                        f"({len(dv)} vs {len(tv)} tokens, {differ} token-id entries differ); "
-                        f"choose a draft that shares the target's tokenizer.")
+        raise PairError(Said(N_("The draft {draft} and the target {target} use different vocabularies ({dn} vs "
+                                "{tn} tokens, {differ} token-id entries differ); choose a draft that shares the "
+                                "target's tokenizer."), draft=draft_ref, target=target_ref, dn=len(dv), tn=len(tv),
+                             differ=differ))
     if target_model is not None and draft_model is not None:
         tw, dw = target_model.config.vocab_size, draft_model.config.vocab_size
         if tw != dw:
-            raise PairError(f"The draft {draft_ref} has {dw} output logits but the target {target_ref} has {tw}; "
-                            f"choose a draft whose output layer matches the target's.")
+            raise PairError(Said(N_("The draft {draft} has {dw} output logits but the target {target} has {tw}; "
+                                    "choose a draft whose output layer matches the target's."),
+                                 draft=draft_ref, target=target_ref, dw=dw, tw=tw))
 
 
 def placement_for(spec: PairSpec, device: str = "auto", dtype: str | None = None) -> Placement:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from lab.pairs.cachedir import Progress, report
 from lab.errors import PairError
+from lab.i18n import N_, Said
 from lab.pairs.checks import missing_folder
 from lab.pairs.registry import EMBEDDED, TINY, PairSpec
 
@@ -54,18 +55,22 @@ def download(spec: PairSpec, progress: Progress | None = None) -> list[str]:
             raise missing_folder(ref)
     ids = hub_ids(spec)
     if ids and os.environ.get("HF_HUB_OFFLINE", "") not in ("", "0"):
-        raise PairError(f"HF_HUB_OFFLINE is set, so nothing can be downloaded; unset it and run {again} "
-                        f"where the hub is reachable.")
+        raise PairError(Said(N_("HF_HUB_OFFLINE is set, so nothing can be downloaded; unset it and run {again} "
+                                "where the hub is reachable."), again=again))
     enable_progress_bars()
     for i, repo_id in enumerate(ids):
-        report(progress, i / len(ids), f"downloading {repo_id} ({i + 1} of {len(ids)})")
+        report(progress, i / len(ids), N_("downloading {repo} ({i} of {n})"), repo=repo_id, i=i + 1, n=len(ids))
         try:
             snapshot_download(repo_id, allow_patterns=FILES)
         except Exception as err:   # no network, an unknown id, a gated model: one sentence
             reason = str(err).strip().splitlines()[0][:160] if str(err).strip() else type(err).__name__
-            raise PairError(f"Could not download {repo_id} from the Hugging Face hub ({reason}); check the "
-                            f"network and the id, then run {again} again.") from err
-    report(progress, 1.0, f"{spec.name}: {', '.join(ids) or 'nothing to download'} ready offline")
+            raise PairError(Said(N_("Could not download {repo} from the Hugging Face hub ({why}); check the "
+                                    "network and the id, then run {again} again."), repo=repo_id, why=reason,
+                                 again=again)) from err
+    if ids:
+        report(progress, 1.0, N_("{pair}: {ids} ready offline"), pair=spec.name, ids=", ".join(ids))
+    else:
+        report(progress, 1.0, N_("{pair}: nothing to download"), pair=spec.name)
     return ids
 
 

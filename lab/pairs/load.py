@@ -27,9 +27,9 @@ from typing import Callable
 
 from lab import devices
 from lab.devices import Placement
-from lab.errors import PairError, public_message  # PairError stays importable from here: one class
+from lab.errors import ROLES, PairError, public_message  # PairError stays importable from here: one class
 from lab.pairs.checks import check_memory, check_same_vocabulary, missing_folder, placement_for  # noqa: F401  (importable here)
-from lab.i18n import N_
+from lab.i18n import N_, Said
 from lab.pairs.cachedir import Stage
 from lab.pairs.modelpair import ModelPair
 from lab.pairs.packing import pack_for_cpu
@@ -56,8 +56,8 @@ def _resolve_ref(ref: str, progress) -> Path | str:
         part = ref[len(EMBEDDED):]
         folder = home / (part if part == "target" else f"draft-{part}")
         if not folder.exists() and part == "distilled":
-            raise PairError("The distilled draft is not shipped in this checkout (models/smollm2-distilled); "
-                            "use the pair 'weak' or train one with models/distil/.")
+            raise PairError(Said(N_("The distilled draft is not shipped in this checkout (models/smollm2-distilled); "
+                                    "use the pair 'weak' or train one with models/distil/.")))
         return folder
     path = Path(ref).expanduser()
     if path.exists():
@@ -68,14 +68,21 @@ def _resolve_ref(ref: str, progress) -> Path | str:
     return ref
 
 
-def _refusal(role: str, ref, rest: str) -> PairError:
-    """The error "The {role} {ref} {rest}", pages naming `ref` as lab.errors.public_ref shows it."""
-    return PairError.naming(ref, lambda name: f"The {role} {name} {rest}")
+TOO_BIG = N_("The {role} {name} does not fit in memory; choose a smaller model.")
 
 
-def _needs_remote_code(role: str, ref, why: str = "") -> PairError:
-    return _refusal(role, ref, f"needs remote code{why}, which the lab never runs; choose a model that "
-                               f"transformers supports natively.")
+def _refusal(role: str, ref, message: str, **values) -> PairError:
+    """The error `message` (marked N_) about the `role` ("target" or "draft") model `ref`, its
+    `{role}` and `{name}` filled in; pages name `ref` as lab.errors.public_ref shows it."""
+    return PairError.naming(ref, message, role=ROLES[role], **values)
+
+
+def _needs_remote_code(role: str, ref, in_config: bool = False) -> PairError:
+    if in_config:
+        return _refusal(role, ref, N_("The {role} {name} needs remote code (auto_map in its config), which the lab "
+                                      "never runs; choose a model that transformers supports natively."))
+    return _refusal(role, ref, N_("The {role} {name} needs remote code, which the lab never runs; choose a model "
+                                  "that transformers supports natively."))
 
 
 def _first_line(err: BaseException) -> str:
@@ -87,23 +94,25 @@ def _config_dict(ref: Path | str, role: str) -> dict:
     if isinstance(ref, Path):
         cfg = ref / "config.json"
         if not cfg.exists():
-            raise _refusal(f"{role} folder", ref, "has no config.json; point to a saved Hugging Face model folder.")
+            raise _refusal(role, ref, N_("The {role} folder {name} has no config.json; point to a saved Hugging Face "
+                                         "model folder."))
         return json.loads(cfg.read_text())
     from transformers import PretrainedConfig
     try:
         return PretrainedConfig.get_config_dict(ref)[0]
     except OSError as err:
         offline = os.environ.get("HF_HUB_OFFLINE") == "1"
-        raise PairError(f"Could not find the {role} {ref!r} locally or on the Hugging Face hub"
-                        f"{' (offline mode)' if offline else ''}; download it before class "
-                        f"(hf download {ref}) or give a local folder.") from err
+        raise PairError(Said(N_("Could not find the {role} {name} locally or on the Hugging Face hub{offline}; "
+                                "download it before class (hf download {ref}) or give a local folder."),
+                             role=ROLES[role], name=repr(ref), ref=ref,
+                             offline=Said(N_(" (offline mode)")) if offline else "")) from err
 
 
 def _native_config(ref: Path | str, role: str) -> dict:
     """The model's config; refused in one sentence when it needs remote code, which the lab never runs."""
     config = _config_dict(ref, role)
     if "auto_map" in config:
-        raise _needs_remote_code(role, ref, " (auto_map in its config)")
+        raise _needs_remote_code(role, ref, in_config=True)
     return config
 
 
@@ -121,20 +130,20 @@ def load_model(ref: Path | str, role: str, share=None, placement: Placement = de
                                                      trust_remote_code=False)
         model = devices.move(model, placement.device, placement.dtype)
     except (torch.OutOfMemoryError, MemoryError) as err:
-        raise _refusal(role, ref, "does not fit in memory; choose a smaller model.") from err
+        raise _refusal(role, ref, TOO_BIG) from err
     except ValueError as err:
         if "trust_remote_code" in str(err):
             raise _needs_remote_code(role, ref) from err
-        raise _refusal(role, ref, f"is not a causal language model transformers can load ({_first_line(err)}); "
-                                  f"choose a text-generation model.") from err
+        raise _refusal(role, ref, N_("The {role} {name} is not a causal language model transformers can load "
+                                     "({why}); choose a text-generation model."), why=_first_line(err)) from err
     except RuntimeError as err:
         if "memory" in str(err).lower() or "allocate" in str(err).lower():
-            raise _refusal(role, ref, "does not fit in memory; choose a smaller model.") from err
-        raise _refusal(role, ref, f"could not be loaded ({_first_line(err)}); check its files or choose "
-                                  f"another model.") from err
+            raise _refusal(role, ref, TOO_BIG) from err
+        raise _refusal(role, ref, N_("The {role} {name} could not be loaded ({why}); check its files or choose "
+                                     "another model."), why=_first_line(err)) from err
     except OSError as err:
-        raise _refusal(role, ref, f"has no usable weights ({_first_line(err)}); check the folder or download it "
-                                  f"again.") from err
+        raise _refusal(role, ref, N_("The {role} {name} has no usable weights ({why}); check the folder or "
+                                     "download it again."), why=_first_line(err)) from err
     model.requires_grad_(False)
     model.eval()
     if not placement.packs:        # packing is for the CPU's float32 matrix library
@@ -149,8 +158,8 @@ def _load_tokenizer(ref: Path | str, role: str):
     try:
         return AutoTokenizer.from_pretrained(ref, trust_remote_code=False)
     except (OSError, ValueError, TypeError) as err:
-        raise _refusal(role, ref, "has no tokenizer the lab can load; save its tokenizer next to the model "
-                                  "(tokenizer.save_pretrained).") from err
+        raise _refusal(role, ref, N_("The {role} {name} has no tokenizer the lab can load; save its tokenizer next "
+                                     "to the model (tokenizer.save_pretrained).")) from err
 
 
 def load_pair(target: str, draft: str, name: str = "custom", progress: Callable | None = None,
@@ -240,7 +249,8 @@ def load_named(name: str, progress: Callable | None = None, args: list[str] = ()
     (noted in `pair.notes["provisional"]`)."""
     specs = registry()
     if name not in specs:
-        raise PairError(f"There is no pair named {name!r}; choose one of {', '.join(specs)}.")
+        raise PairError(Said(N_("There is no pair named {name}; choose one of {names}."), name=repr(name),
+                             names=", ".join(specs)))
     spec = specs[name]
     try:
         return load_spec(spec, progress, args=args)
@@ -285,7 +295,9 @@ def load_requested(argv: list[str], progress: Callable | None = None) -> ModelPa
             raise
         log.warning("%s Using the pair %r.", err, fallback.name)
         pair, warning = load_named(fallback.name, progress, args=argv), public_message(err)   # pages show no paths
-    warning = " ".join(filter(None, (warning, pair.notes.get("warning"))))   # and a device not here
+    if warning and pair.notes.get("warning"):                                # and a device not here
+        warning = Said(N_("{refused} {device}"), refused=warning, device=pair.notes["warning"])
+    warning = warning or pair.notes.get("warning")
     if warning:
         pair.notes["warning"] = warning
     return pair

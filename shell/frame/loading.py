@@ -124,7 +124,7 @@ def loading_view(loader: PairLoader) -> tuple[pn.Column, callable]:
 
     def refresh():
         if loader.error:
-            said = html.escape(_("The models could not be loaded: {why}").format(why=loader.error))
+            said = html.escape(_("The models could not be loaded: {why}").format(why=say(loader.error)))
             text.object = f'<div class="loading"><p class="err" role="alert">{said}</p></div>'
             bar.visible = False
             return

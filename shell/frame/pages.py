@@ -27,7 +27,7 @@ from lab.errors import public_message
 from lab.i18n import N_
 from shell.tour.steps import TOUR, clamp_step, first_step
 from shell.tour.view import Tour, build_tour
-from uikit.language import gettext as _, ngettext
+from uikit.language import gettext as _, ngettext, say
 from uikit.state import LabState
 from uikit.styles import SHELL_CSS
 
@@ -172,7 +172,7 @@ def part_opening(page: registry.Page) -> pn.pane.HTML | None:
 def broken_page(page: registry.Page, err: Exception) -> pn.pane.HTML:
     """What a page says when its chapter could not be built: one sentence, the lab keeps working."""
     why = _("This chapter could not be built: {why} The rest of the lab works — reload the page, and tell the "
-            "lecturer if it keeps happening.").format(why=public_message(err))
+            "lecturer if it keeps happening.").format(why=say(public_message(err)))
     kicker, title = html.escape(_(page.kicker)), html.escape(_(page.title))
     return html_pane(f'<div class="chapter-broken"><p class="eyebrow">{kicker}</p>'
                      f'<h1>{title}</h1><div class="notice" role="alert">{html.escape(why)}</div></div>')

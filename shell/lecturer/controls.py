@@ -30,7 +30,7 @@ from shell.poll.answers import DocumentWatch
 from shell.poll.view import PollView
 from intercept.clicks import on_click
 from intercept.pacing import served
-from uikit.language import gettext as _, ngettext, number
+from uikit.language import gettext as _, ngettext, number, say
 from uikit.styles import BOX_CSS
 from uikit.tokens import plural
 
@@ -165,7 +165,7 @@ class LecturerPanel(pn.viewable.Viewer):
                 target=pair.target_label, draft=pair.draft_label))
         except Exception as err:   # PairError, or a model that does not fit: keep the working pair
             log.warning("pair switch to %r failed: %s", name, err)
-            self._say(_("{why} The class keeps the pair it had.").format(why=public_message(err)))
+            self._say(_("{why} The class keeps the pair it had.").format(why=say(public_message(err))))
         finally:
             self.switch_button.disabled = False
 

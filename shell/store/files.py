@@ -11,12 +11,12 @@ Anything else is refused with one sentence (`StoreRefused`) naming what is wrong
 """
 from __future__ import annotations
 
-import errno
 import os
 import stat
 from pathlib import Path
 
 from lab.i18n import N_, Said
+from lab.pairs.cachedir import CACHE_ERRNOS
 
 SIDE_FILES = ("-wal", "-shm", "-journal")    # SQLite's files beside the database
 OTHERS_WRITE = stat.S_IWGRP | stat.S_IWOTH
@@ -72,10 +72,6 @@ FOLDER_LINK = N_("The class store's folder {path} is a link (or is reached throu
                  "place in SPECLAB_STORE, a folder of your own.")
 FILE_LINK = N_("The class store file {path} is a link (or is reached through one); name the real place in "
                "SPECLAB_STORE, a folder of your own.")
-# why a folder or file cannot be made, read or written, in the sentence's words (else the system's own)
-WHY = {errno.EACCES: N_("permission denied"), errno.EPERM: N_("permission denied"),
-       errno.EROFS: N_("the disk is read-only"), errno.ENOSPC: N_("the disk is full"),
-       errno.ENOTDIR: N_("a file is in the way"), errno.ELOOP: N_("a symbolic link loops")}
 
 
 def _no_links(folder: Path) -> None:
@@ -91,8 +87,8 @@ def _no_links(folder: Path) -> None:
 
 
 def _why(exc: OSError) -> str:
-    if exc.errno in WHY:
-        return Said(WHY[exc.errno])
+    if exc.errno in CACHE_ERRNOS:        # in the sentence's words (else the system's own)
+        return Said(CACHE_ERRNOS[exc.errno])
     return (exc.strerror or type(exc).__name__).lower()
 
 

@@ -13,7 +13,8 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from lab import errors  # noqa: E402
-from lab.errors import PairError, PrepareError, public_message, public_ref, scrub_paths  # noqa: E402
+from lab.errors import ROLES, PairError, PrepareError, public_message, public_ref, scrub_paths  # noqa: E402
+from lab.i18n import Said  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -27,12 +28,25 @@ def _fresh(code: str) -> subprocess.CompletedProcess:
 # --- messages for pages ---------------------------------------------------------------------------
 
 def test_a_sentence_naming_a_model_is_written_once_and_pages_show_it_without_the_path():
-    err = PairError.naming(Path("/srv/models/x"),
-                           lambda name: f"The target folder {name} has no config.json; point to a saved folder.")
-    assert str(err) == "The target folder /srv/models/x has no config.json; point to a saved folder."   # the log
-    assert public_message(err) == "The target folder 'x' has no config.json; point to a saved folder."
+    err = PairError.naming(Path("/srv/models/x"), "The {role} folder {name} has no config.json; point to a "
+                           "saved Hugging Face model folder.", role=ROLES["target"])
+    said = "folder {} has no config.json; point to a saved Hugging Face model folder."
+    assert str(err) == "The target model " + said.format("/srv/models/x")       # the log
+    assert public_message(err) == "The target model " + said.format("'x'")
     assert err.public_message == public_message(err)
-    assert type(PrepareError.naming("gpt2", lambda name: f"{name} is missing.")) is PrepareError
+    # a page shows it in its own language, its path as public_ref names it
+    assert public_message(err).in_language("es").startswith("La carpeta del modelo objetivo 'x' no tiene config.json")
+    assert type(PrepareError.naming("gpt2", "{name} is missing.")) is PrepareError
+
+
+def test_an_unexpected_error_is_one_sentence_in_each_pages_language_naming_only_its_type():
+    said = public_message(KeyError("/srv/secret"))
+    assert said == ("The lab hit an unexpected error (KeyError); the lecturer's terminal has the details, so tell "
+                    "the lecturer.")
+    assert said.in_language("zh").startswith("实验遇到了意外错误（KeyError）") and "/srv" not in said.in_language("zh")
+    pathy = PrepareError(Said("The lab cannot write its model cache at {root} ({why}); set SPECLAB_CACHE to a writable "
+                              "folder with about 1 GB free and start again.", root="/srv/cache", why="x"))
+    assert "/srv" not in public_message(pathy).in_language("es")      # a Said's values are scrubbed too
 
 
 def test_message_without_public_variant_is_scrubbed():
@@ -97,7 +111,11 @@ def _module_level_imports(path: Path) -> set[str]:
 def test_pair_and_prepare_do_not_import_each_other_at_module_level():
     assert not {"lab.pairs.load", "lab.pairs.load.PairError"} & _module_level_imports(REPO / "lab" / "pairs" / "prepare.py")
     assert not {n for n in _module_level_imports(REPO / "lab" / "pairs" / "load.py") if n.startswith("lab.pairs.prepare")}
-    assert not {n for n in _module_level_imports(REPO / "lab" / "errors.py") if n.startswith("lab")}
+    # lab.errors imports nothing of the lab but its catalogs (which import nothing of the lab)
+    assert {n for n in _module_level_imports(REPO / "lab" / "errors.py") if n.startswith("lab")} <= {
+        "lab.i18n", "lab.i18n.N_", "lab.i18n.Said"}
+    assert not {n for n in _module_level_imports(REPO / "lab" / "i18n" / "__init__.py")
+                if n.startswith("lab") and not n.startswith("lab.i18n")}
 
 
 def test_each_module_imports_alone_in_a_fresh_interpreter():

@@ -1,7 +1,8 @@
-"""The class store's sentences speak each page's language: a refused store folder or file, a full disk
-under SQLite, a Redis that cannot be reached. The sentence is made once, in English, where the store
-fails (the terminal says that, with the path); each page shows it in its own language, without the
-path (lab.i18n.Said, uikit.language.say)."""
+"""Error sentences speak each page's language: a pair that cannot be loaded (the landing page's loader,
+a lecturer's switch, the badge's refused pair), an unexpected error, and the class store's (a refused
+folder or file, a full disk under SQLite, a Redis that cannot be reached). Each is made once, in
+English, where the failure happens (the terminal says that, with its paths); each page shows it in
+its own language, without server paths (lab.i18n.Said, uikit.language.say)."""
 from __future__ import annotations
 
 import errno
@@ -11,7 +12,11 @@ import pytest
 from bokeh.document import Document
 from panel.io.state import set_curdoc
 
+from lab import devices
+from lab.errors import PairError, public_message
 from lab.i18n import Said
+from lab.pairs.load import _config_dict
+from shell.frame.loading import PairLoader, loading_view
 from shell.frame.app import load_html
 from shell.room.line import PageLine
 from shell.store.files import StoreRefused, _why, claim
@@ -93,3 +98,34 @@ def test_a_redis_fault_is_said_in_the_pages_language(exc, words, caplog):
     assert isinstance(store.problem, Said) and str(store.problem).startswith("The class's shared store (Redis) ")
     assert store.problem.in_language("zh").startswith("全班共享的存储（Redis）此刻" + words)
     assert not english(store.problem.in_language("es"))
+
+
+def test_a_pair_that_cannot_be_loaded_is_said_on_the_loading_page_in_its_language(tmp_path):
+    folder = tmp_path / "my-target"
+    folder.mkdir()
+    with pytest.raises(PairError) as caught:
+        _config_dict(folder, "target")
+    assert str(caught.value) == (f"The target model folder {folder} has no config.json; point to a saved Hugging Face "
+                                 "model folder.")                   # the terminal's English, with the path
+    loader = PairLoader()
+    loader.error = public_message(caught.value)
+    view, refresh = loading_view(loader)
+    with set_curdoc(page("es")):
+        refresh()
+        said = view.objects[0].object
+    assert "La carpeta del modelo objetivo &#x27;my-target&#x27; no tiene config.json" in said, said
+    assert str(tmp_path) not in said
+    with set_curdoc(page("zh")):
+        refresh()
+        said = view.objects[0].object
+    assert "目标模型文件夹 &#x27;my-target&#x27; 中没有 config.json" in said and not english(said.split("</p>")[0]
+                                                                                        .split(">")[-1]), said
+
+
+def test_a_device_that_is_not_here_is_said_in_the_badges_language():
+    note = devices.choose("tpu").note
+    assert note == "There is no device 'tpu' (choose auto, cpu, cuda or mps); the pair runs on the CPU in float32."
+    assert note.in_language("es") == ("No hay ningún dispositivo 'tpu' (elige auto, cpu, cuda o mps); el par funciona "
+                                      "en la CPU en float32.")
+    with set_curdoc(page("zh")):
+        assert say(note).startswith("没有名为 'tpu' 的设备")
