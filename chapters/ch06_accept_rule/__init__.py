@@ -22,7 +22,7 @@ import panel as pn
 import param
 
 from chapters.base import Chapter
-from chapters.ch06_accept_rule.figures import FIG_HEIGHT, FIG_WIDTH, SHARE_HEIGHT, SHARE_WIDTH, U_HEIGHT, U_WIDTH, AcceptRuleFigures
+from chapters.ch06_accept_rule.figures import FIG_HEIGHT, FIG_MAX_WIDTH, FIG_WIDTH, SHARE_HEIGHT, SHARE_WIDTH, U_HEIGHT, U_WIDTH, AcceptRuleFigures
 from chapters.ch06_accept_rule.words import (browser_words, frequency_table_html, last_draw_html, no_draw_html,
                                              share_note_html, slider_format)
 from lab.experiments.twotokens import SETTLED, TOKENS, rounds, running_share, student_rng, student_seed, thresholds
@@ -211,10 +211,12 @@ class AcceptRuleChapter(Chapter):
                              pn.Row(self.draw_button, self.draw_many_button), self.reset_button, width=290)
         # The figures are built when the student scrolls to them (the whole body is below the fold
         # at 1280×720); their sentences and the table are light, and on the page at once.
-        figures = Lazy(lambda: pn.Row(pn.pane.Bokeh(self.region_fig), pn.pane.Bokeh(self.freq_fig), margin=0),
-                       height=FIG_HEIGHT, width=2 * FIG_WIDTH + 20)     # one section: they come into view together
+        figures = Lazy(lambda: pn.Row(*(pn.pane.Bokeh(f, sizing_mode="stretch_width", min_width=FIG_WIDTH,
+                                                      max_width=FIG_MAX_WIDTH) for f in (self.region_fig, self.freq_fig)),
+                                      margin=0, sizing_mode="stretch_width"),
+                       height=FIG_HEIGHT, min_width=2 * FIG_WIDTH + 20)  # one section: they come into view together
         return pn.Column(
-            pn.Row(controls, figures),
+            pn.Row(controls, figures, sizing_mode="stretch_width"),
             pn.Row(lazy_figure(lambda: self.u_fig, U_HEIGHT, U_WIDTH), self.last_draw, sizing_mode="stretch_width"),
             self.freq_table,
             pn.Row(lazy_figure(lambda: self.share_fig, SHARE_HEIGHT, SHARE_WIDTH), self.share_note,

@@ -23,7 +23,8 @@ from chapters.ch06_accept_rule.words import p_label, q_label
 from uikit.figures import page_sources, region_bars, static_figure
 from uikit.language import gettext as _, number
 
-FIG_WIDTH, FIG_HEIGHT = 310, 330      # px: the regions' and the kept frequencies' figures, …
+FIG_WIDTH, FIG_HEIGHT = 310, 330      # px: the regions' and the kept frequencies' figures (at least), …
+FIG_MAX_WIDTH = 540                   # … which widen with the page (a projector) up to this, …
 U_WIDTH, U_HEIGHT = 400, 140          # … the last draw's …
 SHARE_WIDTH, SHARE_HEIGHT = 520, 330  # … and the share of A's
 SHARE_AXIS = 20                      # the share-of-A chart's x axis before it has more rounds than this
@@ -70,7 +71,8 @@ class AcceptRuleFigures:
 
     @cached_property
     def region_fig(self):
-        f = static_figure(syncable=False, height=FIG_HEIGHT, width=FIG_WIDTH, x_range=list(TOKENS), y_range=(0, 1.05),
+        f = static_figure(syncable=False, height=FIG_HEIGHT, width=FIG_WIDTH, min_width=FIG_WIDTH,
+                          max_width=FIG_MAX_WIDTH, sizing_mode="stretch_width", x_range=list(TOKENS), y_range=(0, 1.05),
                           title=_("One position · two tokens"), y_axis_label=_("probability"))
         region_bars(f, self.region_src, self.pq_src, width=0.6, half=0.36,
                     labels=(_("both agree: min(p, q)"), _("draft too eager: q − p"), _("draft too shy: p − q")))
@@ -96,7 +98,8 @@ class AcceptRuleFigures:
     @cached_property
     def freq_fig(self):
         """Running frequencies of "kept" per token against min(1, p/q)."""
-        h = static_figure(syncable=False, height=FIG_HEIGHT, width=FIG_WIDTH, x_range=list(TOKENS), y_range=(0, 1.05),
+        h = static_figure(syncable=False, height=FIG_HEIGHT, width=FIG_WIDTH, min_width=FIG_WIDTH,
+                          max_width=FIG_MAX_WIDTH, sizing_mode="stretch_width", x_range=list(TOKENS), y_range=(0, 1.05),
                           title=_("Share of proposals kept"), y_axis_label=_("kept ÷ proposed"))
         h.vbar(x="token", top="freq", source=self.freq_src, width=0.5, color=palette.TARGET, alpha=0.8,
                legend_label=_("measured frequency"))

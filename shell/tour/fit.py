@@ -145,6 +145,14 @@ def stacked(obj) -> int:
     return 0
 
 
+def pin_width(fig: Plot) -> None:
+    """A figure that widens with its page between a least and a greatest width (chapter 6's on a
+    projector) is drawn on a tour stage at its least width, fixed: the sizer grows it with the screen
+    and shares the free width among the stage's fixed-width figures, as for any fixed figure."""
+    if fig.sizing_mode == "stretch_width" and fig.min_width:
+        fig.update(sizing_mode="fixed", width=fig.min_width, max_width=None)
+
+
 def figure_sizes(fig: Plot) -> dict:
     """(model, property) -> value at scale 1 for a figure's fixed width/height and its type sizes
     (what `StageSizer` scales; the export's fit plan, too)."""

@@ -19,6 +19,7 @@ from bokeh.model import Model as BokehModel
 
 from chapters import registry
 from chapters.registry import PARTS
+from shell.tour.fit import pin_width
 from shell.tour.steps import TOUR, first_step, label
 from uikit.language import gettext as _
 from uikit.panels import takeaway_box
@@ -154,6 +155,7 @@ class StepItems:
         if isinstance(value, BokehModel):     # a raw Bokeh figure: one pane per figure
             key = (number, "bokeh", name)
             if key not in self._items:
+                pin_width(value)
                 self._items[key] = pn.pane.Bokeh(value, sizing_mode=value.sizing_mode)
             return self._items[key]
         return value

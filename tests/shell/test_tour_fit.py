@@ -1,9 +1,12 @@
 """A tour step's figures answer the room the browser reports (shell/tour/fit.py, through Tour.fit).
 
-Step 19 shows chapter 6's sliders beside its region figure, a figure of a fixed width and height.
+Step 19 shows chapter 6's sliders beside its region figure: on its page a figure that widens with the
+page (a projector) between a least and a greatest width, on the stage one of a fixed width and height.
 """
 import pytest
 
+from chapters import registry
+from chapters.ch06_accept_rule.figures import FIG_MAX_WIDTH, FIG_WIDTH
 from shell.tour.view import Tour
 from shell.tour.fit import SMALLEST
 from shell.tour.steps import TOUR
@@ -12,6 +15,13 @@ from shell.tour.steps import TOUR
 @pytest.fixture
 def tour(state):
     return Tour(state, step=19)
+
+
+def test_a_figure_that_widens_with_its_page_is_fixed_at_its_least_width_on_the_stage(tour, state):
+    page_fig = registry.build(registry.page_by_slug("accept-rule"), state).region_fig
+    assert (page_fig.sizing_mode, page_fig.min_width, page_fig.max_width) == ("stretch_width", FIG_WIDTH, FIG_MAX_WIDTH)
+    fig = tour.chapter(6).region_fig
+    assert (fig.sizing_mode, fig.width, fig.max_width) == ("fixed", FIG_WIDTH, None)
 
 
 def test_a_step_wider_than_the_screen_shrinks_its_fixed_width_figure(tour):

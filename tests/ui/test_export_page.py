@@ -99,6 +99,9 @@ def test_a_draw_follows_the_moved_slider(site, offline):
     for _ in range(35):
         offline.keyboard.press("ArrowLeft")
     wait_until(lambda: has(offline, "p(A) = 0.25"), message="p(A) moved to 0.25")
+    # a screen reader hears the moved value: noUiSlider's aria-valuetext (its aria-valuenow is the same
+    # value to one decimal, "0.3", as on a served page)
+    assert handle.get_attribute("aria-valuetext") == "0.25"
     for _ in range(3):      # three single draws: A is proposed with q(A) = 0.80, so surely once
         offline.get_by_role("button", name="Draw", exact=True).click()
     wait_until(lambda: has(offline, "After 3 rounds"), message="three draws")
