@@ -10,6 +10,9 @@ step that overflows is a layout that breaks with longer text.
                             or overlaps
 
 0 console errors (the `page` fixture). Screenshots: tests/ui/screenshots/pseudo-*.png.
+
+Not yet green, so not collected with the suite: run it by name,
+`python3 -m pytest -q tests/ui/pseudo_walk.py`. What it found on 2026-12-06 is in issue 54's note.
 """
 from __future__ import annotations
 
@@ -37,13 +40,13 @@ def test_every_chapter_page_speaks_the_pseudo_locale(page, server, shot):
     found = {}
     for chapter in registry.pages():
         open_page(page, f"{server}?chapter={chapter.slug}&lang={PSEUDO}", said(PSEUDO, chapter.title))
-        takeaway = i18n.translate(PSEUDO, "Takeaway")
-        wait_until(lambda: takeaway in page.evaluate(PAGE_TEXT, NOT_WORDS) and not page.evaluate(UNSETTLED), 120,
-                   message=f"chapter {chapter.number}'s page")
+        ready = i18n.translate(PSEUDO, "Takeaway") if chapter.number else said(PSEUDO, chapter.title)  # the bridge: none
+        wait_until(lambda: ready in page.evaluate(PAGE_TEXT, NOT_WORDS) and not page.evaluate(UNSETTLED), 120,
+                   message=f"the page {chapter.slug}")
         words = english(page)
         if words:
             found[chapter.slug] = sorted(set(words))
-        shot(page, f"pseudo-{chapter.number:02d}-{chapter.slug}")
+        shot(page, f"pseudo-{chapter.number or 0:02d}-{chapter.slug}")
     assert not found, found
 
 
