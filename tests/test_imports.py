@@ -224,6 +224,7 @@ FROZEN = "constant: a frozen dataclass"
 PER_PAGE = "per-page table: weak keys (a page's document, widget, session or event loop), gone with it"
 STATE_MODULES = ("export", "shell", "chapters", "uikit", "intercept", "serving", "lab")
 MODULE_STATE_ALLOWED = {
+    "lab.errors:ROLES": CONSTANT + " (a refusal's role words)",
     "shell.frame.pages:NUMBER_WORDS": CONSTANT,
     "shell.frame.quietlog:QUIET_LOGGERS": CONSTANT,
     "shell.frame.quietlog:_logging_done": "process-wide by nature: Python's logging is configured once per process",
@@ -270,7 +271,7 @@ MODULE_STATE_ALLOWED = {
 }
 # Calls whose result never changes (a logger, a compiled pattern, a stylesheet's text …): always allowed.
 IMMUTABLE_MAKERS = {"logging.getLogger", "re.compile", "frozenset", "tuple", "Path", "object", "str", "int",
-                    "float", "max", "min", "TypeVar", "sheet"}
+                    "float", "max", "min", "TypeVar", "sheet", "N_"}     # N_: a catalog-marked str, as given
 
 
 def state_modules() -> dict[str, Path]:

@@ -22,8 +22,7 @@ from shell.tour.steps import TOUR
 from tests.helpers import wait_until
 from tests.ui.helpers import ACTIONS, UNSETTLED, open_page, rendered
 from tests.ui.languages import PAGE_TEXT, SKIPPED, english_words, said
-from tests.ui.test_tour_languages import outside
-from tests.ui.tour_rules import SMALLEST, problems, settled
+from tests.ui.tour_rules import SMALLEST, outside, problems, settled
 
 PSEUDO = i18n.PSEUDO
 N = len(TOUR)

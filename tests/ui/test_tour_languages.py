@@ -11,17 +11,10 @@ from lab import i18n
 from shell.tour.steps import TOUR, step_text
 from tests.helpers import wait_until
 from tests.ui.helpers import open_page
-from tests.ui.tour_rules import SMALLEST, problems, settled
+from tests.ui.tour_rules import SMALLEST, outside, problems, settled
 
 STEPS = (1, 3, 10, 26, 41)
 WORDS = {"zh": ("上一步", "下一步"), "es": ("Atrás", "Siguiente")}
-
-
-def outside(m: dict, n: int) -> list[str]:
-    left, top, right, bottom = m["union"]
-    if left < -1 or top < -1 or right > m["vw"] + 1 or bottom > m["vh"] + 1:
-        return [f"step {n}: content [{left:.0f}, {top:.0f}, {right:.0f}, {bottom:.0f}] outside {m['vw']}×{m['vh']}"]
-    return []
 
 
 @pytest.mark.parametrize("language", ["zh", "es"])

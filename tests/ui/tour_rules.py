@@ -50,3 +50,11 @@ def problems(m: dict, n: int, code_min: float, rules: dict | None, cover: float 
         if max(w, h) < cover:
             out.append(f"content covers {w:.0%} of the width and {h:.0%} of the height")
     return [f"step {n}: {p}" for p in out]
+
+
+def outside(m: dict, n: int) -> list[str]:
+    """Step n's content beyond the screen's edges (empty when none)."""
+    left, top, right, bottom = m["union"]
+    if left < -1 or top < -1 or right > m["vw"] + 1 or bottom > m["vh"] + 1:
+        return [f"step {n}: content [{left:.0f}, {top:.0f}, {right:.0f}, {bottom:.0f}] outside {m['vw']}×{m['vh']}"]
+    return []
