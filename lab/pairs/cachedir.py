@@ -9,9 +9,9 @@ sentence, the preparation lock and the temporary files (see lab.pairs.prepare).
 Also the two calls every preparation step makes: `report(progress, fraction, message)` (one log line,
 one path-free progress message) and `stage(name)` (the test hook that kills the process there).
 A progress message is marked for the catalog (`N_`) with named values: the command line prints it in
-English, the server's loading line shows it in each page's language (`Stage`, shell.frame.loading).
+English, the server's loading line shows it in each page's language (a lab.i18n.Said, shell.frame.loading).
 
-    report(progress, 0.25, N_("unpacking {file}"), file="model.gguf")   # progress(0.25, Stage(…))
+    report(progress, 0.25, N_("unpacking {file}"), file="model.gguf")   # progress(0.25, Said(…))
 """
 from __future__ import annotations
 
@@ -32,8 +32,6 @@ log = logging.getLogger("lab.pairs.prepare")     # preparation logs as one: its 
 
 Progress = Callable[[float, str], None]
 
-
-Stage = Said       # a progress message: English on the command line, each page's language on pages
 TMP_PREFIX = ".speclab-tmp-"      # every temporary file or folder preparation makes in the cache
 LOCK_NAME = ".prepare.lock"
 # errors that mean "this cache folder cannot be written", with the words the message uses
@@ -60,7 +58,7 @@ def report(progress: Progress | None, fraction: float, message: str, detail: str
     """One stage: one debug log line (with `detail`, e.g. a folder) and one path-free progress message,
     `message` (marked `N_`) with its named `values` (the server's loader shows it as its one progress
     line, in each page's language; the command line prints it)."""
-    said = Stage(message, **values)
+    said = Said(message, **values)
     log.debug("prepare %3.0f%% %s%s", 100 * fraction, said, f" {detail}" if detail else "")
     if progress is not None:
         progress(fraction, said)

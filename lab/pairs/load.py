@@ -30,7 +30,6 @@ from lab.devices import Placement
 from lab.errors import ROLES, PairError, public_message  # PairError stays importable from here: one class
 from lab.pairs.checks import check_memory, check_same_vocabulary, missing_folder, placement_for  # noqa: F401  (importable here)
 from lab.i18n import N_, Said
-from lab.pairs.cachedir import Stage
 from lab.pairs.modelpair import ModelPair
 from lab.pairs.packing import pack_for_cpu
 from lab.pairs.registry import (EMBEDDED, TINY, PairSpec, short_ref, check_drafting, default_name, listed,  # noqa: F401
@@ -178,7 +177,7 @@ def load_pair(target: str, draft: str, name: str = "custom", progress: Callable 
     target_tok, draft_tok = _load_tokenizer(target_path, "target"), _load_tokenizer(draft_path, "draft")
     check_same_vocabulary(target_tok, draft_tok, target_ref=target, draft_ref=draft)
     if progress:
-        progress(0.9, Stage(N_("loading {target} and {draft}"), target=short_ref(target), draft=short_ref(draft)))
+        progress(0.9, Said(N_("loading {target} and {draft}"), target=short_ref(target), draft=short_ref(draft)))
     target_model = load_model(target_path, "target", placement=placement)
     draft_model = load_model(draft_path, "draft", share=target_model, placement=placement)
     check_same_vocabulary(target_tok, draft_tok, target_model, draft_model, target, draft)

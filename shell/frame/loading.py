@@ -4,7 +4,7 @@ The first page of a fresh server must not freeze while the pair loads (seconds t
 shell starts the load on a thread and shows `loading_view(loader)` (`loader.fraction`,
 `loader.message`) until `ready`. One loader per server, in its class state (shell.frame.classstate).
 The loader's stages are English messages marked for the catalog with named values (a
-lab.pairs.cachedir.Stage): each page shows the current one in its own language (`said_here`).
+lab.i18n.Said): each page shows the current one in its own language (`said_here`).
 """
 from __future__ import annotations
 
@@ -20,8 +20,7 @@ import panel as pn
 from serving import LAUNCHER_SAID
 from serving.runtime import PairInUse
 from lab.errors import log_failure, public_message, scrub_paths
-from lab.i18n import N_
-from lab.pairs.cachedir import Stage
+from lab.i18n import N_, Said
 from shell.frame.heap import Heap
 from intercept.pacing import served
 from uikit.language import gettext as _, say
@@ -40,7 +39,7 @@ class PairLoader:
         self.heap = heap if heap is not None else Heap()
         self.fraction = 0.0
         self.message = N_("Starting the models…")    # English: what the log says (`said_here`: a page's)
-        self.stage = Stage(self.message)             # its catalog message and values, for the pages
+        self.stage = Said(self.message)              # its catalog message and values, for the pages
         self.error = ""
         self.ready = False
         self._thread: threading.Thread | None = None
@@ -70,8 +69,7 @@ class PairLoader:
         said = self.message
         if message:
             self.message = scrub_paths(message)   # pages never show server paths; the log keeps them
-            stage = message if isinstance(message, Stage) else Stage(self.message)   # a bare one: a message id
-            self.stage = Stage(stage.message, **{k: scrub_paths(str(v)) for k, v in stage.values.items()})
+            self.stage = self.message if isinstance(self.message, Said) else Said(self.message)  # bare: an id
         if sys.stderr.isatty():                   # the terminal: one line, updated in place
             sys.stderr.write(f"\rLoading the models: {int(self.fraction * 100):3d}% {self.message[:70]:70}")
             sys.stderr.flush()
@@ -92,7 +90,7 @@ class PairLoader:
                 min(1.0, float(fraction)) * PAIR_SHARE, message))
             pair = self.pair_in_use.service().pair
             self.heap.settle()
-            self.progress(1.0, Stage(N_("Loaded {target} and {draft}."), target=pair.target_label,
+            self.progress(1.0, Said(N_("Loaded {target} and {draft}."), target=pair.target_label,
                                      draft=pair.draft_label))
             if sys.stderr.isatty():
                 sys.stderr.write("\n")

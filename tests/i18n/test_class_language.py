@@ -19,7 +19,8 @@ from intercept.clicks import DISABLED, TOO_FAST
 from lab import i18n
 from lab.i18n.catalogs import read_catalog
 from lab.i18n.command import TEMPLATE
-from lab.pairs.cachedir import Stage, report
+from lab.i18n import Said
+from lab.pairs.cachedir import report
 from shell.frame.loading import PairLoader, loading_view
 from shell.lecturer import controls as lecturer
 from shell.lecturer.drafting import drafting_sentence
@@ -205,14 +206,14 @@ def test_the_loaders_stages_are_english_for_the_terminal_and_translated_on_each_
     loader = PairLoader()
     seen = []
     report(lambda fraction, message: seen.append(message), 0.25, "unpacking {file}", file="model.gguf")
-    assert seen == ["unpacking model.gguf"] and isinstance(seen[0], Stage)     # the command line's English
+    assert seen == ["unpacking model.gguf"] and isinstance(seen[0], Said)     # the command line's English
     loader.progress(0.25, seen[0])
     view, refresh = loading_view(loader)
     assert "unpacking model.gguf" in view.objects[0].object and loader.message == "unpacking model.gguf"
     with set_curdoc(page("zh")):
         refresh()
         assert "正在解包 model.gguf" in view.objects[0].object
-    loader.progress(0.9, Stage("loading {target} and {draft}", target="/srv/models/big", draft="small"))
+    loader.progress(0.9, Said("loading {target} and {draft}", target="/srv/models/big", draft="small"))
     with set_curdoc(page("es")):
         refresh()
         assert "cargando … y small" in view.objects[0].object           # no server path on a page
