@@ -187,6 +187,10 @@ export function render({ model }) {
   let fitTimer = null, fitStep = 0, fitRounds = 0, growRounds = 0;
   let sent = null, sentAt = 0, seq = 0;     // the last room sent, when; each report unlike the last
   let overZoom = Infinity;        // the smallest zoom at which this step scrolled: it never grows back to it
+  // a step whose figures shrank for content that later went away (a progress line while a press or a
+  // prefetch ran): with its figures' sizes unchanged (`drawn`), content that ends well above where it
+  // ended before gives the figures back their sizes (restore), and they grow into the room from there
+  let shrunk = false, drawn = "", lowest = 0;
   let chipZoom = 1, stageZoom = 1;
   const STAGE_FILL = 0.9, STAGE_ZOOM_MIN = 0.75, STAGE_ZOOM_MAX = 1.8;
   function zoomChips(k) {
@@ -203,7 +207,7 @@ export function render({ model }) {
     const n = model.rendered;
     if (!n || n !== current) return;
     const stage = deepFind(document.body, "tour-stage");
-    if (n !== fitStep) { fitStep = n; fitRounds = 0; growRounds = 0; overZoom = Infinity; sent = null; }
+    if (n !== fitStep) { fitStep = n; fitRounds = 0; growRounds = 0; overZoom = Infinity; sent = null; shrunk = false; drawn = ""; }
     if (!stage) return;
     // the stage's box, and its components' boxes (Bokeh sizes them), may stay put while what they
     // hold grows (a button pressed on the step adds chips): watch each component's content too
@@ -274,6 +278,15 @@ export function render({ model }) {
     }
     // (room keeps a 14 px margin under the content: below 0 the step is about to scroll)
     const over = room.height < 0 || room.width < 0;
+    const sizes = deepAll(stage).filter((el) => el.tagName === "CANVAS")
+      .map((el) => { const r = el.getBoundingClientRect(); return `${Math.round(r.width)}x${Math.round(r.height)}`; }).join();
+    if (sizes !== drawn) { drawn = sizes; lowest = bottom; } else lowest = Math.max(lowest, bottom);
+    if (over) shrunk = true;
+    else if (shrunk && lowest - bottom > 40) {
+      shrunk = false; fitRounds = 0; growRounds = 0; sent = null; drawn = "";
+      model.room = { ...room, restore: true, seq: ++seq };
+      return;
+    }
     if (!over && room.height < 24 && room.width < 48) return;   // fits
     // figures grow for a few rounds, then the step stays; a step that outgrew the screen (a button
     // pressed on it added chips or text, a race filled its strips) always shrinks them again

@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 from chapters.registry import pages  # noqa: E402
 from shell.tour.steps import TOUR  # noqa: E402
 from tests.ui.helpers import ACTIONS, BENIGN, CHROMIUM, CHROMIUM_ARGS, UNSETTLED  # noqa: E402
+from tests.ui.tour_rules import settled  # noqa: E402
 
 TRACEBACK = "Traceback (most recent call last):"
 STARTS = 5.0          # seconds a press may take to show its work begun (a round trip on a busy machine)
@@ -148,8 +149,10 @@ class Walk:
             self.errors.append(f"{where}: {type(err).__name__}: {str(err)[:200]}")
         if self.shots is not None:     # what the place looks like once settled (and pressed)
             self.shots.mkdir(parents=True, exist_ok=True)
-            name = where.replace("?chapter=", "chapter-").replace(" ", "-")
-            self.page.screenshot(path=str(self.shots / f"{len(self.rows) + 1:02d}-{name}.png"))
+            name = f'{len(self.rows) + 1:02d}-{where.replace("?chapter=", "chapter-").replace(" ", "-")}'
+            self.page.screenshot(path=str(self.shots / f"{name}.png"))
+            if not where.startswith("tour"):
+                self.screens(name)
         console = self.errors[errors_before:]
         tracebacks = self.server.tracebacks(log_before)
         self.rows.append((where, len(console), len(tracebacks), time.monotonic() - t0))
@@ -160,6 +163,19 @@ class Walk:
                   f"tracebacks {len(tracebacks)}", flush=True)
             for line in self.details[-(len(console) + len(tracebacks)):] if console or tracebacks else []:
                 print("       ", line.replace("\n", "\n        ")[:2000], flush=True)
+
+    def screens(self, name: str) -> None:
+        """The rest of a page that scrolls, a screen at a time (NAME-2.png, NAME-3.png, …), then back
+        to its top."""
+        scroller = "(document.getElementById('main') || document.scrollingElement)"
+        for k in range(2, 40):
+            moved = self.page.evaluate(f"""() => {{ const s = {scroller}; const top = s.scrollTop;
+                s.scrollTop = top + Math.round(s.clientHeight * 0.9); return s.scrollTop - top; }}""")
+            if moved < 1:
+                break
+            self.page.wait_for_timeout(300)
+            self.page.screenshot(path=str(self.shots / f"{name}-{k}.png"))
+        self.page.evaluate(f"() => {{ {scroller}.scrollTop = 0; }}")
 
     def open(self, query: str, last: str | None) -> None:
         self.page.goto(self.server.url + query, wait_until="domcontentloaded")
@@ -184,6 +200,7 @@ class Walk:
                         self.started(button)
                         wait_until(button.is_enabled, 120, f"step {n}'s {label!r} to finish")
                 self.settle(None)
+                settled(self.page, n)       # the step fitted to the screen (assets/tour.js)
             self.visit(f"tour step {n}", step)
             if n < n_steps:
                 self.page.keyboard.press("ArrowRight")
@@ -212,7 +229,8 @@ def main(argv=None) -> int:
     ap.add_argument("--width", type=int, default=1280)
     ap.add_argument("--height", type=int, default=720)
     ap.add_argument("--verbose", action="store_true", help="a line per place as it is walked")
-    ap.add_argument("--shots", type=Path, help="save a screenshot of each place, once settled, in this folder")
+    ap.add_argument("--shots", type=Path, help="save screenshots of each place, once settled, in this folder "
+                    "(a page that scrolls: a screen at a time)")
     ap.add_argument("--log", type=Path, default=Path("/tmp/speclab-walk.log"), help="the server's log")
     ap.add_argument("--url", help="walk a lab already served at this URL (…/app), its output in --log")
     args = ap.parse_args(argv)

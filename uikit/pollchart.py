@@ -131,7 +131,8 @@ class ClassAnswers:
         empty and the caption says how many have answered, never what."""
         categories = tally.question.categories
         if self.chart is None:      # built on first show, in place from then on (the tour sizes it once)
-            self.chart = PollChart(categories, numeric=self.numeric, height=120 if live else 170, compact=live)
+            self.chart = PollChart(categories, numeric=self.numeric, height=live_height(len(categories), self.numeric)
+                                   if live else 170, compact=live)
             self.view.objects = [self.chart]
         if live and not tally.revealed:
             self.chart.show((0,) * len(categories), with_legend=False,
@@ -143,6 +144,14 @@ class ClassAnswers:
                    else _("The class's answers (so far): {who}."))
         self.chart.show(tally.counts, mine=mine, truth=truth_index, caption=caption.format(who=summary(tally)),
                         mine_left_out=left_out)
+
+
+def live_height(choices: int, numeric: bool) -> int:
+    """The projector's chart height (px at scale 1): 120, and 40 more for each choice past four, so
+    that beside a long list of choices the chart fills the height the choices take anyway (the
+    tour's fit only grows a figure into room under the whole step). A number question's chart is
+    the tallest thing on its card: it stays at 120."""
+    return 120 if numeric else 120 + 40 * max(0, choices - 4)
 
 
 def summary(tally) -> str:

@@ -7,7 +7,8 @@ The browser (assets/tour.js) reports two things, and `StageSizer` answers both o
     room    after a step is drawn, the free height under its content and the free width beside it:
             the step's figures share it (figures stacked above each other split the height, figures
             of a fixed width split the width); negative room (a step that would scroll, down or
-            sideways) shrinks them
+            sideways) shrinks them, and `restore` (what made them shrink has gone, a progress line
+            say) gives them back their sizes before they grow again
 
 What a step was given is kept per (step, scale), so coming back to a step draws it at its size at
 once. The type grows through CSS (--speclab-scale, assets/tour.css); Bokeh draws a figure's type on
@@ -72,9 +73,14 @@ class StageSizer:
     # --- the free room ---
     def fit(self, scale: float, step: int, room: dict) -> None:
         """Share the free `room` ({"height": px, "width": px}, from the browser) among the step's
-        figures, and remember their sizes for this step at this scale."""
+        figures, and remember their sizes for this step at this scale. A `restore` report (content
+        that made the figures shrink has gone) gives them their sizes at this scale again first."""
         figures = self.figures()
         if not figures:
+            return
+        if room.get("restore"):
+            self._fitted.pop((step, scale), None)
+            in_document(self._rescale_figures, figures, scale, {})
             return
         stacks = max(stacked(self.stage), 1)
         fixed_width = [f for f in figures if f.width and f.sizing_mode in (None, "fixed")]

@@ -42,6 +42,26 @@ def test_free_width_is_taken_only_with_free_height(tour):
     assert (fig.width, fig.height) == (w0, h0 - 40)
 
 
+def test_a_restore_gives_shrunk_figures_their_sizes_back(tour):
+    """A progress line pushed the step off the screen and went away again: the browser reports
+    `restore`, and the figures take their sizes at this scale again, before growing into the room."""
+    fig = tour.chapter(6).region_fig
+    w0, h0 = fig.width, fig.height
+    tour.deck.room = {"step": 19, "height": -80, "width": -40, "seq": 1}
+    assert (fig.width, fig.height) == (w0 - 40, h0 - 80)
+    tour.deck.room = {"step": 19, "height": 10, "width": 0, "restore": True, "seq": 2}
+    assert (fig.width, fig.height) == (w0, h0)
+    tour.deck.room = {"step": 19, "height": 30, "width": 0, "seq": 3}
+    assert fig.height == h0 + 30
+
+
+def test_the_projector_uses_a_taller_projector_chart_beside_a_long_list_of_choices():
+    from uikit.pollchart import live_height
+    assert live_height(3, numeric=False) == live_height(4, numeric=False) == 120
+    assert live_height(6, numeric=False) == 200
+    assert live_height(21, numeric=True) == 120       # a number question: its chart is the card's tallest
+
+
 def test_a_slider_is_as_wide_as_its_title_on_the_projector(state):
     """Chapter 9's "Temperature (0 = greedy): 0.70" fits its slider at every scale (its chapter
     width, 240 px, scaled, would cut it at 24 px type)."""
