@@ -23,13 +23,19 @@ LONGER = 0.4          # the pseudo-locale's growth: 40% more visible characters
 PAD = "~~~~"
 
 
+def accented(word: str) -> str:
+    """`word` with each letter accented, no longer and not bracketed: a value the pseudo-locale puts
+    into a message (a count spelled in words)."""
+    return word.translate(str.maketrans(PLAIN, ACCENTED))
+
+
 def pseudo(message: str) -> str:
     """`message` accented, 40% longer and bracketed; "" stays "" (the catalog's header)."""
     if not message:
         return message
-    pieces, accent = KEEP.split(message), str.maketrans(PLAIN, ACCENTED)
+    pieces = KEEP.split(message)
     visible = sum(len(p) for i, p in enumerate(pieces) if i % 2 == 0)
-    text = "".join(p.translate(accent) if i % 2 == 0 else p for i, p in enumerate(pieces))
+    text = "".join(accented(p) if i % 2 == 0 else p for i, p in enumerate(pieces))
     pads = math.ceil(LONGER * visible / (len(PAD) + 1))
     return "[" + text + "".join(" " + PAD for _ in range(pads)) + "]"
 

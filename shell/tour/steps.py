@@ -51,6 +51,7 @@ from lab import i18n
 from lab.experiments.cheaper import DRAFTINGS
 from lab.experiments.textkinds import KINDS
 from lab.i18n import N_
+from lab.i18n.pseudo import accented
 from uikit.language import page_language
 from uikit.tokens import in_words
 
@@ -73,7 +74,8 @@ def fill(step: dict, language: str, message: str) -> str:
     """`message` (a step's, in `language`) with the step's counts as `language` writes them."""
     values = {}
     for name, n in step.get("counts", {}).items():
-        said = in_words(n) if language in (i18n.DEFAULT, i18n.PSEUDO) else i18n.number(language, n)
+        said = (in_words(n) if language == i18n.DEFAULT else accented(in_words(n)) if language == i18n.PSEUDO
+                else i18n.number(language, n))
         values.update({name: said, name.capitalize(): said[:1].upper() + said[1:]})
     values.update({name: i18n.number(language, n) for name, n in step.get("digits", {}).items()})
     return message.format(**values) if values else message

@@ -10,12 +10,12 @@ from lab.pairs.tiny import tiny_pair
 
 # The page's visible text, inside Bokeh's shadow roots, without the parts named by class (a name
 # ending in "-" is a prefix): model output (token chips, and a clickable strip's chip buttons) and
-# the menu (each language named in its own).
+# the menu (each language named in its own). A key's cap (<kbd>Esc</kbd>) is named as keyboards print it.
 PAGE_TEXT = """(skip) => { const out = [];
   const skipped = (n) => skip.some(c => c.endsWith('-') ? [...n.classList].some(k => k.startsWith(c))
                                                        : n.classList.contains(c));
   const walk = (n) => {
-    if (n.nodeType === 1 && (skipped(n) || ['STYLE', 'SCRIPT', 'svg'].includes(n.nodeName)
+    if (n.nodeType === 1 && (skipped(n) || ['STYLE', 'SCRIPT', 'KBD', 'svg'].includes(n.nodeName)
                              || getComputedStyle(n).display === 'none'))
       return;
     if (n.shadowRoot) walk(n.shadowRoot);
