@@ -38,7 +38,7 @@ from intercept.doors import Refusal
 PAGES_AT_ONCE = 4          # pages of one browser being built at once (sent, their browser not connected yet)
 PAGES_PER_MINUTE = 30      # pages one browser may open a minute, after a burst of as many
 SERVER_AT_ONCE = 64        # pages being built at once on this process, from every address together
-PENDING_FOR = 20.0         # seconds a sent page counts as being built when its browser never connects
+PENDING_FOR = 40.0         # seconds a sent page counts as being built when its browser never connects
 SERVER_RETRY = 3           # seconds before a page refused for the whole server's sake reloads
 KEYS_KEPT = 4096           # addresses and browsers with pages being built, at most (the oldest forgotten)
 
