@@ -190,7 +190,7 @@ export function render({ model }) {
   // a step whose figures shrank for content that later went away (a progress line while a press or a
   // prefetch ran): with its figures' sizes unchanged (`drawn`), content that ends well above where it
   // ended before gives the figures back their sizes (restore), and they grow into the room from there
-  let shrunk = false, drawn = "", lowest = 0;
+  let shrunk = false, drawn = "", lowest = 0, sentDrawn = "";
   let chipZoom = 1, stageZoom = 1;
   const STAGE_FILL = 0.9, STAGE_ZOOM_MIN = 0.75, STAGE_ZOOM_MAX = 1.8;
   function zoomChips(k) {
@@ -284,6 +284,7 @@ export function render({ model }) {
     if (over) shrunk = true;
     else if (shrunk && lowest - bottom > 40) {
       shrunk = false; fitRounds = 0; growRounds = 0; sent = null; drawn = "";
+      if (stageZoom !== 1) { stageZoom = 1; stage.style.zoom = ""; }
       model.room = { ...room, restore: true, seq: ++seq };
       return;
     }
@@ -292,10 +293,26 @@ export function render({ model }) {
     // pressed on it added chips or text, a race filled its strips) always shrinks them again
     if (!over && (growRounds >= 4 || fitRounds >= 30)) return;
     const again = sent && sent.height === room.height && sent.width === room.width;
+    // still off the screen with its figures as they were when the lack of room was sent (at their
+    // smallest, or not what makes the step tall: a long list of choices, longer text in another
+    // language): the whole step zooms out, as a step without figures does
+    const page = document.getElementById("main");                // the page scrolls: past the screen's edge
+    const beyond = !!page && (page.scrollHeight > page.clientHeight + 2 || page.scrollWidth > page.clientWidth + 2);
+    if (beyond && again && sizes === sentDrawn && performance.now() - sentAt >= 1500 && stageZoom > STAGE_ZOOM_MIN) {
+      const top = stage.getBoundingClientRect().top;
+      let zoom = stageZoom * (window.innerHeight - 14 - top) / Math.max(bottom - top, 1);
+      if (room.width < 0) zoom = Math.min(zoom, stageZoom * (window.innerWidth - 26) / right);
+      zoom = Math.max(Math.min(zoom, stageZoom - 0.02), STAGE_ZOOM_MIN);
+      fitRounds += 1;
+      stageZoom = zoom;
+      stage.style.zoom = zoom.toFixed(3);
+      askFit();
+      return;
+    }
     if (again && (fitRounds >= 30 || performance.now() - sentAt < 1500)) return;
     fitRounds += 1;
     growRounds = over ? 0 : growRounds + 1;
-    sent = room; sentAt = performance.now();
+    sent = room; sentAt = performance.now(); sentDrawn = sizes;
     model.room = { ...room, seq: ++seq };    // a lack of room like the last one is still news
   };
   const askFit = () => { clearTimeout(fitTimer); fitTimer = setTimeout(measureFit, 400); };
