@@ -11,30 +11,34 @@ from chapters.ch07_correction import CorrectionChapter
 from chapters.ch08_full_round import FullRoundChapter
 from chapters.ch09_code import CodeChapter
 from chapters.ch10_breakeven import BreakEvenChapter
+from lab.i18n import N_
+from uikit.language import gettext as _
 from uikit.state import LabState
 from uikit.styles import sheet
 
 QUESTIONS = (   # (the chapters that answer it, short name, the question) — from the lecture's page
-    ((OnePassChapter,), "One pass", "How can one call check many tokens?"),
-    ((AcceptRuleChapter,), "Accept rule", "When is a guess good enough to keep?"),
-    ((CorrectionChapter,), "Correction", "What do we write after a miss?"),
-    ((FullRoundChapter, CodeChapter), "A round, in code", "How do the pieces fit together?"),
-    ((BreakEvenChapter,), "Speed-up", "When is it really faster?"),
+    ((OnePassChapter,), N_("One pass"), N_("How can one call check many tokens?")),
+    ((AcceptRuleChapter,), N_("Accept rule"), N_("When is a guess good enough to keep?")),
+    ((CorrectionChapter,), N_("Correction"), N_("What do we write after a miss?")),
+    ((FullRoundChapter, CodeChapter), N_("A round, in code"), N_("How do the pieces fit together?")),
+    ((BreakEvenChapter,), N_("Speed-up"), N_("When is it really faster?")),
 )
 
 
 def questions_html() -> str:
+    """The page in the page's language: each question, its short name and the chapters that answer it."""
     items = []
     for chapters, name, question in QUESTIONS:
         numbers, first = [c.number for c in chapters], chapters[0]
-        where = "chapters " + "–".join(str(n) for n in numbers) if len(numbers) > 1 else f"chapter {numbers[0]}"
-        items.append(f'<li><a href="?chapter={first.slug}"><b>{html.escape(name)}</b>'
-                     f'<span>{html.escape(question)}</span><span class="ch">{where} →</span></a></li>')
-    return ('<div class="fq"><span class="num">Guess, check, keep · what it leaves open</span>'
-            f'<h1>{html.escape(FiveQuestions.title)}</h1>'
-            '<p>The picture of Part II hides five questions. Each chapter of Part III answers one of '
-            'them — with the live models and every number on screen computed.</p>'
-            f'<ol>{"".join(items)}</ol></div>')
+        where = (_("chapters {first}–{last} →").format(first=numbers[0], last=numbers[-1]) if len(numbers) > 1
+                 else _("chapter {n} →").format(n=numbers[0]))
+        items.append(f'<li><a href="?chapter={first.slug}"><b>{html.escape(_(name))}</b>'
+                     f'<span>{html.escape(_(question))}</span><span class="ch">{html.escape(where)}</span></a></li>')
+    kicker, title = _("Guess, check, keep · what it leaves open"), _(FiveQuestions.title)
+    intro = _("The picture of Part II hides five questions. Each chapter of Part III answers one of them — with "
+              "the live models and every number on screen computed.")
+    return (f'<div class="fq"><span class="num">{html.escape(kicker)}</span><h1>{html.escape(title)}</h1>'
+            f'<p>{html.escape(intro)}</p><ol>{"".join(items)}</ol></div>')
 
 
 class FiveQuestions(pn.viewable.Viewer):

@@ -139,8 +139,8 @@ class EasyWordsChapter(Chapter):
         p = self.positions[i]
         verdict = (html.escape(_("easy ✓: the same first guess")) if p.easy else
                    html.escape(_("hard ✗: the small model would have said “{guess}”")).format(
-                       guess=html.escape(show_text(marked(p.draft_guess_text)))))
-        word = f"<b>{html.escape(show_text(marked(p.text)))}</b>"
+                       guess=f'<span class="tok">{html.escape(show_text(marked(p.draft_guess_text)))}</span>'))
+        word = f'<b class="tok">{html.escape(show_text(marked(p.text)))}</b>'      # the models' text
         self.detail.object = (
             '<p class="pos">'
             + html.escape(_("Word {n}: “{word}” — {verdict}.")).format(n=i + 1, word=word, verdict=verdict)

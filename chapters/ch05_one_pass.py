@@ -30,7 +30,7 @@ from uikit.language import Translated, gettext as _
 from uikit.panels import sampling_words
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, CHIP_CSS, TABLE_CSS
-from uikit.tokens import Chip, TokenStrip, legend, pieces_note, show_text, unique_labels
+from uikit.tokens import Chip, TokenStrip, legend, pieces_html, show_text, tok_html, unique_labels
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ def pass_table_html(r: RoundTrace) -> str:
     for d in r.guesses:
         context = _("prefix") + "".join(f" + x{_sub(j + 1)}" for j in range(d.index))
         rows.append(f"<tr><td>{d.index + 1}</td><td>{html.escape(context)}</td>"
-                    f"<td>{html.escape(show_text(d.text))}</td><td>{d.q:.3f}</td><td>{d.p:.3f}</td></tr>")
+                    f"<td>{tok_html(d.text)}</td><td>{d.q:.3f}</td><td>{d.p:.3f}</td></tr>")
     context = _("prefix") + "".join(f" + x{_sub(j + 1)}" for j in range(r.gamma))
     nxt, whole = html.escape(_("(next token)")), html.escape(_("the whole row p"))
     rows.append(f"<tr><td>{r.gamma + 1}</td><td>{html.escape(context)}</td><td>{nxt}</td><td>—</td><td>{whole}</td></tr>")
@@ -109,12 +109,12 @@ def assumed_html(r: RoundTrace, i: int) -> str:
     if rej is not None and rej < i:
         verdict = "<p class='verdict wrong'>" + _(
             "In this round guess {n} (<b>{guess}</b>) was rejected, so this check was made for a context that never "
-            "happens: it is thrown away.").format(n=rej + 1, guess=html.escape(show_text(r.guesses[rej].text))) + "</p>"
+            "happens: it is thrown away.").format(n=rej + 1, guess=tok_html(r.guesses[rej].text)) + "</p>"
     elif i > 0:
         verdict = "<p class='verdict right'>" + _(
             "Guesses 1…{n} were all kept in this round, so this check is usable.").format(n=i) + "</p>"
     if i < r.gamma:
-        guess = html.escape(show_text(r.guesses[i].text))
+        guess = tok_html(r.guesses[i].text)
         said = (_("Position {n}: the target's p for guess {n}, <b>{guess}</b> was computed assuming guesses 1…{k} "
                   "are right:") if i > 1 else
                 _("Position {n}: the target's p for guess {n}, <b>{guess}</b> was computed assuming guess 1 is "
@@ -197,7 +197,7 @@ class OnePassChapter(RoundChapter):
         self.round_note.object = (
             f"<p class='speclab-formula'>{head} {html.escape(settings_note(self.settings, self.state))}"
             f"{html.escape(seed_note(self.generation, self.state))} "
-            f"{html.escape(pieces_note([d.text for d in r.guesses], prefix_text(tok, r)))}</p>")
+            f"{pieces_html([d.text for d in r.guesses], prefix_text(tok, r))}</p>")
         self.pass_table.object = pass_table_html(r)
         self.select(0 if r.gamma else r.gamma)
 

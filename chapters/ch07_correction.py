@@ -33,7 +33,7 @@ from intercept.pacing import in_document, served
 from uikit.predict import PredictCard
 from uikit.state import SAMPLING
 from uikit.styles import TABLE_CSS
-from uikit.tokens import pieces_note, unique_labels
+from uikit.tokens import pieces_html, unique_labels
 
 DEFAULT_CONTEXT = "the cat sat on the"
 SHOW = 8                     # top candidates of each model on the chart
@@ -72,7 +72,7 @@ def settings_note_html(settings: SamplingSettings, greedy: bool, shown: int, rej
     said = _("p and q after the sampling settings: {how}. Showing the {shown} most likely tokens of either "
              "model. A draft token is rejected {rejection} of the time here (r = 1 − Σ min(p, q)).").format(
         how=how, shown=shown, rejection=percent(rejection, 1))
-    return f"<p>{html.escape(said)} {html.escape(pieces_note(list(tokens), context, sequence=False))}</p>"
+    return f"<p>{html.escape(said)} {pieces_html(list(tokens), context, sequence=False)}</p>"
 
 
 def distance_html(rule: str, d: dict, vocabulary: int) -> str:

@@ -74,6 +74,20 @@ def _t(text: str) -> str:
     return repr(show_text(text))
 
 
+def variable_html(name: str) -> str:
+    """A variable's name: code as the listing writes it (prefix, q[x], argmax(p); `var`, the same in
+    every language), else a label in the page's language ("drafts dropped")."""
+    listing = " ".join(code for code, _comment in (*CODE, GREEDY_TEST))
+    return f'<span class="var">{html.escape(name)}</span>' if name in listing else html.escape(name)
+
+
+def value_html(value: str) -> str:
+    """A variable's value: a Python value (a token's repr, a list of them, "+ 'the'") as code (`var`),
+    the model's text kept as it wrote it; else numbers and words in the page's language."""
+    code = value[:1] in "'\"[" or value.startswith("+ ")
+    return f'<span class="var">{html.escape(value)}</span>' if code and value else html.escape(value)
+
+
 def _top(cands, k: int = 3) -> str:
     return listed([f"{show_text(c.text)!r}: {number(c.prob, 2)}" for c in cands[:k]])
 
@@ -245,7 +259,7 @@ class CodeChapter(RoundChapter):
             self.variables.object = "<p class='speclab-formula'>" + _(
                 "Press <b>{step}</b> to execute line 1.").format(step=html.escape(_("Step"))) + "</p>"
         else:
-            cells = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>"
+            cells = "".join(f"<tr><td>{variable_html(k)}</td><td>{value_html(v)}</td></tr>"
                             for k, v in current.variables.items()) or "<tr><td colspan='2'>—</td></tr>"
             ran = _("Line {n} just ran:").format(n=current.line)
             self.variables.object = (f"<div class='speclab-formula'>{html.escape(ran)}</div>"

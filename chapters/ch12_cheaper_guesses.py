@@ -22,7 +22,7 @@ from uikit import palette
 from intercept.clicks import on_click
 from uikit.figures import projector_type, static_figure
 from intercept.pacing import in_document
-from uikit.panels import button_disabled
+from uikit.panels import button_disabled, sampling_words
 from uikit.predict import PredictCard
 from lab.core.drafting import DEFAULT_CONFIDENCE
 from lab.i18n import N_
@@ -235,7 +235,7 @@ class CheaperGuessesChapter(Chapter):
         text = s.prompt if len(s.prompt) <= 160 else s.prompt[:157] + "…"
         line = _("Your prompt: {prompt}<br>{settings} · γ = {gamma} for every drafting (the adaptive one starts "
                  "there; auto γ goes up to 12) · {tokens} new tokens").format(
-            prompt=f"<code>{html.escape(text)}</code>", settings=html.escape(s.settings.describe()), gamma=s.gamma,
+            prompt=f"<code>{html.escape(text)}</code>", settings=html.escape(sampling_words(s.settings)), gamma=s.gamma,
             tokens=MAX_NEW_TOKENS)
         self.prompt_line.object = f"<div class='speclab-formula'>{line}</div>"
         greedy = s.settings.greedy

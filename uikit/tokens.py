@@ -153,14 +153,21 @@ def word_piece(texts: list[str], before: str = "", sequence: bool = True) -> str
     return None
 
 
-def pieces_note(texts: list[str], before: str = "", sequence: bool = True) -> str:
-    """One sentence on what a chip is, with a piece of a word from `texts` as the example when there
-    is one (word_piece): the models write tokens, not words."""
+def tok_html(text: str) -> str:
+    """A token the model wrote, inside a sentence or a table cell: as shown (show_text) and marked as
+    the model's text (`tok`), never translated."""
+    return f'<span class="tok">{html.escape(show_text(text))}</span>'
+
+
+def pieces_html(texts: list[str], before: str = "", sequence: bool = True) -> str:
+    """One sentence on what a chip is (HTML), with a piece of a word from `texts` as the example when
+    there is one (word_piece), marked as the model's text (`tok`): the models write tokens, not words."""
     piece = word_piece(texts, before, sequence)
     if piece is None:
-        return _("Each token is a word or a piece of one (a leading space belongs to the token).")
-    return _("Each token is a word or a piece of one: “{piece}” here is part of a word, and a leading space "
-             "belongs to the token.").format(piece=show_text(piece))
+        return html.escape(_("Each token is a word or a piece of one (a leading space belongs to the token)."))
+    return html.escape(_("Each token is a word or a piece of one: “{piece}” here is part of a word, and a leading "
+                         "space belongs to the token.")).format(
+        piece=tok_html(piece))
 
 
 def in_words(n: int) -> str:

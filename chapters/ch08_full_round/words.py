@@ -9,7 +9,7 @@ from lab.core.trace import RoundTrace
 from lab.experiments.casesearch import Found, Luck
 from uikit.language import gettext as _, ngettext, number, percent
 from uikit.panels import sampling_words
-from uikit.tokens import show_text
+from uikit.tokens import show_text, tok_html
 
 def guesser(r: RoundTrace) -> str:
     """Who guesses this round, in words: these pages draft with the draft model at the student's γ."""
@@ -89,7 +89,7 @@ def table_html(r: RoundTrace, step: int, checked: int, done: bool) -> str:
         return ""
     rows = []
     for d in r.guesses:
-        head = f"<tr><td>{d.index + 1}</td><td>{html.escape(show_text(d.text))}</td>"
+        head = f"<tr><td>{d.index + 1}</td><td>{tok_html(d.text)}</td>"
         if d.index < checked:
             verdict = _("✓ keep") if d.accepted else _("✗ reject")
             numbers = [number(x, 3) for x in (d.p, d.q)] + [_ratio(d.p, d.q)] + [
@@ -126,8 +126,8 @@ def explain_html(r: RoundTrace, step: int, checked: int, done: bool) -> str:
         return "<p class='speclab-formula'>" + said.format(
             n=d.index + 1, u=number(d.uniform, 3), p=number(d.p, 3), q=number(d.q, 3),
             threshold=number(d.accept_probability, 3)) + "</p>"
-    top = html.escape(listed([f"{show_text(c.text)} {number(c.prob, 2)}" for c in r.extra_top[:5]]))
-    extra = f"<b>{html.escape(show_text(r.extra_text))}</b>"
+    top = listed([f"{tok_html(c.text)} {html.escape(number(c.prob, 2))}" for c in r.extra_top[:5]])
+    extra = f"<b>{tok_html(r.extra_text)}</b>"
     if r.extra_kind == "correction":
         j = r.n_accepted
         dropped = r.gamma - j - 1

@@ -53,4 +53,4 @@ def test_whitespace_tokens_are_narrow_visible_marks(chapter):
     assert [c.text for c in chapter.strip.chips] == ["↵", "␣", "↵↵", " cat"]
     assert marked("\t") == "⇥" and marked("") == "∅"
     chapter.strip.selected = 0
-    assert "“<b>↵</b>”" in chapter.detail.object
+    assert "“<b class=\"tok\">↵</b>”" in chapter.detail.object

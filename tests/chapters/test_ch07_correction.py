@@ -99,4 +99,4 @@ def test_a_piece_of_a_word_among_the_candidates_is_named():
     from chapters.ch07_correction import settings_note_html
     from lab.core.sampling import SamplingSettings
     note = settings_note_html(SamplingSettings(1.0, 0, 1.0), False, 3, 0.2, [" on", "cou", " the"], "The cat sat on the")
-    assert "“cou” here is part of a word" in note
+    assert "“<span class=\"tok\">cou</span>” here is part of a word" in note         # the model's text, marked

@@ -10,19 +10,21 @@ from lab.pairs.tiny import tiny_pair
 
 # The page's visible text, inside Bokeh's shadow roots, without the parts named by class (a name
 # ending in "-" is a prefix): model output (token chips, and a clickable strip's chip buttons) and
-# the menu (each language named in its own). A key's cap (<kbd>Esc</kbd>) is named as keyboards print it.
+# the menu (each language named in its own). A key's cap (<kbd>Esc</kbd>) is named as keyboards print
+# it; <code> is code or the text the models read; `tok` marks a token inside a sentence or a table,
+# `var` a variable of chapter 9's listing and its value.
 PAGE_TEXT = """(skip) => { const out = [];
   const skipped = (n) => skip.some(c => c.endsWith('-') ? [...n.classList].some(k => k.startsWith(c))
                                                        : n.classList.contains(c));
   const walk = (n) => {
-    if (n.nodeType === 1 && (skipped(n) || ['STYLE', 'SCRIPT', 'KBD', 'svg'].includes(n.nodeName)
+    if (n.nodeType === 1 && (skipped(n) || ['STYLE', 'SCRIPT', 'KBD', 'CODE', 'svg'].includes(n.nodeName)
                              || getComputedStyle(n).display === 'none'))
       return;
     if (n.shadowRoot) walk(n.shadowRoot);
     for (const c of n.childNodes) { if (c.nodeType === 3) out.push(c.textContent); else if (c.nodeType === 1) walk(c); }
   };
   walk(document.body); return out.join(' ').replace(/\\s+/g, ' '); }"""
-SKIPPED = ["chips", "chip", "chip-", "languages"]
+SKIPPED = ["chips", "chip", "chip-", "tok", "var", "languages"]
 # The words of a figure: its categories, axis titles and labels drawn on it.
 FIGURE_TEXT = """() => { const out = [];
   for (const d of Bokeh.documents) for (const m of d.all_models) {
@@ -38,6 +40,9 @@ LANGUAGES = ("zh", "es", i18n.PSEUDO)
 SIZES = {"1280": {"width": 1280, "height": 720}, "1920": {"width": 1920, "height": 1080}}
 
 
+MATH = {"min", "max"}      # functions a formula names in every language: min(1, p/q)
+
+
 def vocabulary(texts) -> set[str]:
     return {w.lower() for text in texts for w in re.findall(r"[A-Za-z]{3,}", text)}
 
@@ -49,7 +54,7 @@ def english_words(text: str, language: str) -> list[str]:
     for name in ("Speculative Lab", "KV Cache Lab", "GPU", "JSON", "SmolLM2", "top-k", "top-p", pair.target_label,
                  pair.draft_label, pair.dtype):
         text = text.replace(name, " ")
-    words = [w for w in re.findall(r"[A-Za-z]{2,}", text) if not re.fullmatch(r"[IVX]+", w)]
+    words = [w for w in re.findall(r"[A-Za-z]{2,}", text) if not re.fullmatch(r"[IVX]+", w) and w not in MATH]
     if language != "es":
         return [w for w in words if w != pair.device]
     english = vocabulary(m.id if isinstance(m.id, str) else " ".join(m.id) for m in read_catalog(TEMPLATE) if m.id)
