@@ -64,7 +64,7 @@ def test_chapter_2_counts_and_explains_in_the_pages_language(make_chapter):
     assert f"La primera conjetura del modelo pequeño es la palabra del modelo grande en <b>{easy} de {n}</b>" \
         in chapter.count.object
     assert f"Esa tasa de aciertos, {easy / n:.2f}".replace(".", ",") in chapter.count.object
-    assert "Palabra 1: «<b>" in chapter.detail.object
+    assert "Palabra 1: «<b class=\"tok\">" in chapter.detail.object
     assert "candidatas principales del modelo grande" in chapter.detail.object
     assert chapter.ask_button.label == "Preguntar al modelo pequeño"
     with set_curdoc(spanish):
