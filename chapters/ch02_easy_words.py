@@ -21,7 +21,7 @@ from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, CHIP_CSS, sheet
 from uikit.language import Translated, gettext as _, number, percent
-from uikit.tokens import Chip, TokenStrip, legend, show_text
+from uikit.tokens import Chip, TokenStrip, legend, show_text, tok_html
 
 N_TOKENS = 20
 SPACE_MARKS = str.maketrans({" ": "␣", "\n": "↵", "\t": "⇥", "\r": "", "\u00a0": "␣"})
@@ -139,7 +139,7 @@ class EasyWordsChapter(Chapter):
         p = self.positions[i]
         verdict = (html.escape(_("easy ✓: the same first guess")) if p.easy else
                    html.escape(_("hard ✗: the small model would have said “{guess}”")).format(
-                       guess=f'<span class="tok">{html.escape(show_text(marked(p.draft_guess_text)))}</span>'))
+                       guess=tok_html(marked(p.draft_guess_text))))
         word = f'<b class="tok">{html.escape(show_text(marked(p.text)))}</b>'      # the models' text
         self.detail.object = (
             '<p class="pos">'
