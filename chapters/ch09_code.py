@@ -54,12 +54,17 @@ CHOICES = (N_("if x == argmax(p):  — keep the draft token exactly when it is t
            N_("Nothing changes: the test still compares u with p / q"))
 
 
-def code_lines(greedy: bool) -> list[str]:
-    """The round's lines, their comments in the page's language."""
+def code_rows(greedy: bool) -> list[tuple[str, str | None]]:
+    """The round's lines as (code, comment), the comments in the page's language."""
     lines = list(CODE)
     if greedy:
         lines[ACCEPT_LINE - 1] = GREEDY_TEST
-    return [code + ("# " + _(comment) if comment else "") for code, comment in lines]
+    return [(code, "# " + _(comment) if comment else None) for code, comment in lines]
+
+
+def code_lines(greedy: bool) -> list[str]:
+    """The round's lines as the listing shows them."""
+    return [code + (comment or "") for code, comment in code_rows(greedy)]
 
 
 @dataclass
@@ -245,10 +250,12 @@ class CodeChapter(RoundChapter):
     # ---- views ---------------------------------------------------------------------------------------
     def _draw_code(self, current: Event | None):
         rows = []
-        for n, text in enumerate(code_lines(self.settings.greedy), start=1):
+        for n, (code, comment) in enumerate(code_rows(self.settings.greedy), start=1):
             on = current is not None and current.line == n
             cls = " class='on' aria-current='step'" if on else ""
-            rows.append(f"<div{cls}><span class='ln'>{n:>2}</span>{html.escape(text)}</div>")
+            # a comment too long for the box (a long language) wraps under itself, at its column
+            at = f" style='--comment-at: {len(code)}ch'" if comment else ""
+            rows.append(f"<div{cls}{at}><span class='ln'>{n:>2}</span>{html.escape(code + (comment or ''))}</div>")
         self.code.object = f"<div class='code'>{''.join(rows)}</div>"
 
     def _draw(self):
