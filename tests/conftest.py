@@ -40,6 +40,15 @@ class BrowserTestsLast:
         items.sort(key=lambda item: item.get_closest_marker("browser") is not None)   # stable: order kept
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """With `-n 2` (README's test command), pytest-xdist gives each worker whole test files, and a
+    file's browser tests as a unit of their own after every other unit (see `BrowserTestsLast`: in
+    each worker, as in one process, no test that calls `asyncio.run` comes after a browser test)."""
+    from tests.tiers import BrowserLastScheduling
+    return BrowserLastScheduling(config, log)
+
+
 @pytest.fixture(scope="session")
 def tiny_service():
     """One ModelService over the tiny pair for the whole test session (its cache is shared)."""

@@ -93,3 +93,27 @@ def tier_markers(path: Path, test_name: str, fixtures: list[str]) -> set[str]:
     seen: set = set()
     nodes = ([node] if node is not None else []) + [defs[f] for f in fixtures if f in defs]
     return marks | ({"subprocess"} if any(_spawns(path, n, seen) for n in nodes) else set())
+
+
+def _xdist_scheduling():
+    """pytest-xdist's file scheduler, or None where pytest-xdist is not installed."""
+    try:
+        from xdist.scheduler import LoadFileScheduling
+    except ImportError:
+        return object
+    return LoadFileScheduling
+
+
+class BrowserLastScheduling(_xdist_scheduling()):
+    """Whole test files to each worker, in the order collected (browser tests last: tests/conftest.py
+    sorts them so), a file's browser tests a unit of their own: a worker runs a file's other tests,
+    and every other file's, before it starts a browser. (A browser test is one pytest-playwright
+    parametrizes with its browser: `[chromium]` in its id.)"""
+
+    def __init__(self, config, log=None):
+        super().__init__(config, log)
+        config.option.loadscopereorder = False      # xdist would put the files with most tests first
+
+    def _split_scope(self, nodeid: str) -> str:
+        path = nodeid.split("::", 1)[0]
+        return f"{path} (browser)" if "[chromium" in nodeid else path
