@@ -193,6 +193,10 @@ export function render({ model }) {
   let shrunk = false, drawn = "", lowest = 0, sentDrawn = "";
   let chipZoom = 1, stageZoom = 1;
   const STAGE_FILL = 0.9, STAGE_ZOOM_MIN = 0.75, STAGE_ZOOM_MAX = 1.8;
+  // a step still off the screen at the least zoom (only a language far longer than English, such as
+  // the pseudo-locale) goes on down to STAGE_ZOOM_LAST: smaller type, but nothing cut off
+  const STAGE_ZOOM_LAST = 0.6;
+  const leastZoom = () => (stageZoom <= STAGE_ZOOM_MIN + 0.005 ? STAGE_ZOOM_LAST : STAGE_ZOOM_MIN);
   function zoomChips(k) {
     chipZoom = Math.min(Math.max(k, 1), 1.6);
     const style = document.documentElement.style;
@@ -259,7 +263,7 @@ export function render({ model }) {
       // the height asks for a zoom, the width may limit it (a step too wide shrinks)
       let zoom = used > 0 ? stageZoom * Math.min(STAGE_FILL * (window.innerHeight - 14 - top) / used, 2) : stageZoom;
       if (room.width < -2) zoom = Math.min(zoom, stageZoom * (window.innerWidth - 26) / right);
-      zoom = Math.min(Math.max(zoom, room.height < 0 ? STAGE_ZOOM_MIN : 1), STAGE_ZOOM_MAX);   // below 1: it scrolled
+      zoom = Math.min(Math.max(zoom, room.height < 0 ? leastZoom() : 1), STAGE_ZOOM_MAX);   // below 1: it scrolled
       // growing takes a few rounds at most; a step that outgrew the screen (a button pressed on it
       // added content) may always shrink, and grow again once its content settles
       const over = room.height < 0 || room.width < -2;
@@ -298,11 +302,11 @@ export function render({ model }) {
     // language): the whole step zooms out, as a step without figures does
     const page = document.getElementById("main");                // the page scrolls: past the screen's edge
     const beyond = !!page && (page.scrollHeight > page.clientHeight + 2 || page.scrollWidth > page.clientWidth + 2);
-    if (beyond && again && sizes === sentDrawn && performance.now() - sentAt >= 1500 && stageZoom > STAGE_ZOOM_MIN) {
+    if (beyond && again && sizes === sentDrawn && performance.now() - sentAt >= 1500 && stageZoom > STAGE_ZOOM_LAST + 0.005) {
       const top = stage.getBoundingClientRect().top;
       let zoom = stageZoom * (window.innerHeight - 14 - top) / Math.max(bottom - top, 1);
       if (room.width < 0) zoom = Math.min(zoom, stageZoom * (window.innerWidth - 26) / right);
-      zoom = Math.max(Math.min(zoom, stageZoom - 0.02), STAGE_ZOOM_MIN);
+      zoom = Math.max(Math.min(zoom, stageZoom - 0.02), leastZoom());
       fitRounds += 1;
       stageZoom = zoom;
       stage.style.zoom = zoom.toFixed(3);

@@ -213,8 +213,7 @@ TOUR = [
     {"chapter": 11, "show": [["draw_button", "busy"], "warning", "lane_fig"], "action": N_("Read the timeline"),
      "text": N_("Same distribution, a different schedule: standard decoding ticks evenly, drafting delivers bursts.")},
     {"chapter": 11, "show": [{"item": "summary", "class": "tour-beside"}],
-     "text": N_("The same tokens from at most as many target calls. The prefill is the same: the first token comes no "
-                "sooner, and later when the first round's guesses come before it.")},
+     "text": N_("The same tokens from at most as many target calls. The same prefill: the first token comes no sooner.")},
     {"chapter": 11, "show": ["cards", "takeaway"],
      "text": N_("What stays the same, what gets faster, and what it costs.")},
     # --- Part IV · 12 cheaper guesses ---
