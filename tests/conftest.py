@@ -29,7 +29,8 @@ def pytest_collection_modifyitems(items):
 
 class BrowserTestsLast:
     """The browser tests run last, in the order pytest chose for them (after its `-m` selection and
-    its grouping by fixtures). Playwright's sync API holds an event loop on the main thread from its
+    its grouping by fixtures), but for the files that take minutes, first in each tier
+    (tests/tiers.py's `run_order`). Playwright's sync API holds an event loop on the main thread from its
     first test on, where `asyncio.run` refuses to start; and pytest groups the tests of a
     parametrized session fixture (pytest-playwright's `browser_name`) where the first of them is
     collected, so one test elsewhere taking a fixture named `page` would pull every browser test
@@ -37,7 +38,8 @@ class BrowserTestsLast:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items):
-        items.sort(key=lambda item: item.get_closest_marker("browser") is not None)   # stable: order kept
+        from tests.tiers import run_order
+        items.sort(key=run_order)     # stable: the order pytest chose is kept within each group
 
 
 @pytest.hookimpl(optionalhook=True)

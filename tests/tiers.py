@@ -104,6 +104,19 @@ def _xdist_scheduling():
     return LoadFileScheduling
 
 
+# The files that take minutes (their fixtures record static exports, or they walk all 41 tour steps):
+# each tier starts with them, so that with `-n 2` the two workers end together.
+LONGEST = ("tests/shell/test_export_choices.py", "tests/shell/test_export_partial.py", "tests/shell/test_export.py",
+           "tests/ui/test_export.py", "tests/ui/test_pseudo_walk.py", "tests/ui/test_tour_fits.py",
+           "tests/ui/test_shell.py", "tests/ui/test_tour_projector.py", "tests/ui/test_export_page.py")
+
+
+def run_order(item) -> tuple[bool, bool]:
+    """Where a collected test runs: browser tests last, and in each tier the LONGEST files first."""
+    where = Path(item.path).resolve().relative_to(REPO).as_posix()
+    return item.get_closest_marker("browser") is not None, where not in LONGEST
+
+
 class BrowserLastScheduling(_xdist_scheduling()):
     """Whole test files to each worker, in the order collected (browser tests last: tests/conftest.py
     sorts them so), a file's browser tests a unit of their own: a worker runs a file's other tests,
