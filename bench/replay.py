@@ -90,31 +90,36 @@ class Texts:
         return self.run(self.draft[pos:pos + k], pos)
 
 
-def policy_rounds(t: Texts, pricing) -> list[tuple[str, int, int, float]]:
+def policy_rounds(t: Texts, pricing, threshold: float = 0.0) -> list[tuple[str, int, int, float]]:
     """The auto policy's rounds on one text, as the engine runs them: (who guessed, how many, how
-    many were kept, the round's priced time)."""
+    many were kept, the round's priced time). With a confidence threshold ("+confidence:τ") the draft
+    model stops after a guess it gives less than τ; past its first miss its guesses' confidence is
+    read at the text's own positions (an approximation: only how many it guesses matters there)."""
     from lab.core import adaptive
-    s = adaptive.AutoSchedule(GAMMA, pricing=pricing)
+    s = adaptive.AutoSchedule(GAMMA, pricing=pricing, threshold=threshold)
     pos, rounds = 0, []
     while pos < len(t.new):
         ids = t.prompt + t.new[:pos]
         cap = min(GAMMA, len(t.new) - pos - 1)
         caps = s.caps(ids) if cap > 0 else {"lookup": 0, "model": 0}
         guess, kept = t.lookup(pos, min(cap, caps["lookup"])) if caps["lookup"] else ([], 0)
-        source, k = "lookup", len(guess)
+        source, k, sure = "lookup", len(guess), None
         if not guess and caps["model"] and cap:
             source, k = "model", min(cap, caps["model"])
+            if threshold:
+                sure = next((i for i in range(k) if t.conf[pos + i] < threshold), k)
+                k = min(k, sure + 1)
             kept = t.model(pos, k)
         source = source if k else "none"
         rounds.append((source, k, kept, s.round_cost(source, k, ids)))
         pos += kept + 1
-        s.update(k, kept, source, t.prompt + t.new[:pos])
+        s.update(k, kept, source, t.prompt + t.new[:pos], sure)
     return rounds
 
 
-def replay_policy(t: Texts, pricing) -> tuple[float, int, int]:
+def replay_policy(t: Texts, pricing, threshold: float = 0.0) -> tuple[float, int, int]:
     """The auto policy's priced time, rounds and rounds that guessed on one text."""
-    rounds = policy_rounds(t, pricing)
+    rounds = policy_rounds(t, pricing, threshold)
     return sum(r[3] for r in rounds), len(rounds), sum(1 for r in rounds if r[1])
 
 
@@ -175,6 +180,8 @@ def price(args) -> int:
     print(f"profile: c = {pricing.draft_call:.3f}, v(2) = {pricing.verify_units(2):.2f}, "
           f"v(5) = {pricing.verify_units(5):.2f}{' (busy when recorded)' if p.get('busy') else ''}")
     runs = {"policy": replay_policy, "oracle": replay_oracle}
+    for tau in args.confidence or []:
+        runs[f"policy+conf {tau:g}"] = lambda t, pr, tau=tau: replay_policy(t, pr, tau)
     if args.gate is not None:
         runs[f"gate {args.gate}"] = lambda t, pr: replay_gate(t, pr, args.gate)
     print(f"{'category':<14}{'texts':>6}" + "".join(f"{name:>16}" for name in runs))
@@ -204,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     pr = sub.add_parser("price", help="replay the policies on recorded texts")
     pr.add_argument("texts")
     pr.add_argument("--gate", type=float, help="also a draft model gated by its confidence τ")
+    pr.add_argument("--confidence", type=float, nargs="*", help="also the policy with these confidence thresholds")
     pr.add_argument("--set", nargs="*", help="lab.core.adaptive constants for this replay (Z=0.5 DECAY=0.6)")
     pr.add_argument("--raw", action="store_true", help="price with the recorded verify passes as measured")
     args = ap.parse_args(argv)

@@ -111,10 +111,13 @@ LONGEST = ("tests/shell/test_export_choices.py", "tests/shell/test_export_partia
            "tests/ui/test_shell.py", "tests/ui/test_tour_projector.py", "tests/ui/test_export_page.py")
 
 
-def run_order(item) -> tuple[bool, bool]:
-    """Where a collected test runs: browser tests last, and in each tier the LONGEST files first."""
+def run_order(item) -> tuple[bool, bool, bool]:
+    """Where a collected test runs: browser tests last, those outside tests/ui first among them (they
+    start Playwright themselves, which they cannot once pytest-playwright's own has started in the
+    process), and in each group the LONGEST files first."""
     where = Path(item.path).resolve().relative_to(REPO).as_posix()
-    return item.get_closest_marker("browser") is not None, where not in LONGEST
+    browser = item.get_closest_marker("browser") is not None
+    return browser, browser and where.startswith("tests/ui/"), where not in LONGEST
 
 
 class BrowserLastScheduling(_xdist_scheduling()):

@@ -32,8 +32,14 @@ The worst case is bounded by construction, not by tuning:
   one twice as long, a rejected one by one guess again, so once guesses match again the probes pay
   for the next ones and α climbs until the model drafts on its own.
 
-Every decision depends on the prices and the committed text alone (never on this run's timings or
-on this round's draws), so the output stays exactly the target's and a seeded run repeats exactly.
+With a confidence threshold ("auto:12+confidence:0.7") the draft model guesses while sure, up to γ,
+and stops after its first unsure guess; α is learned from its sure guesses and `start` from how often
+its first guess is sure (`confident_option`). A probe guesses as many as the budget covers; the
+opening probe (one guess) is credited, never charged: the first token after a prompt is often missed.
+
+Every decision depends on the prices, the committed text and the draft model's own guesses alone
+(never on this run's timings or on the target's draws), so the output stays exactly the target's and
+a seeded run repeats exactly.
 The prices are the pair's measured cost profile (a lab.speed.costs.CostProfile), which the decoder's
 caller passes once it is measured, its verify passes read as one robust line (`verify_line`: a
 single noisy timing does not set a length); without one, the constants below. A policy may price
@@ -185,7 +191,7 @@ def schedule_for(policy: DraftPolicy, profile=None, drafter: str = "hybrid") -> 
     `drafter` ("model", "lookup" or "hybrid"), else a GammaSchedule (constant or heuristic)."""
     if policy.schedule == "auto":
         return AutoSchedule(policy.gamma, policy.draft_cost, pricing=prices(profile, policy.draft_cost),
-                            sources=SOURCES[drafter])
+                            sources=SOURCES[drafter], threshold=policy.threshold)
     return GammaSchedule(policy)
 
 
@@ -195,8 +201,10 @@ class AutoSchedule:
 
     def __init__(self, gamma: int, draft_cost: float | None = None, max_ngram: int = MAX_NGRAM,
                  min_ngram: int = MIN_NGRAM, pricing: Prices | None = None,
-                 sources: tuple[str, ...] = SOURCES["hybrid"]):
+                 sources: tuple[str, ...] = SOURCES["hybrid"], threshold: float = 0.0):
         self.prices = pricing or prices(None, draft_cost)
+        self.threshold = threshold     # the draft model guesses while sure (the module's text)
+        self.start = _Estimate()       # the model rounds whose first guess it was sure of
         self.gamma, self.draft_cost, self.sources = gamma, self.prices.draft_call, tuple(sources)
         self.max_ngram, self.min_ngram = max_ngram, min_ngram
         self.alpha = {"lookup": _Estimate(), "model": _Estimate()}
@@ -234,7 +242,20 @@ class AutoSchedule:
                 alpha = self.alpha[source].lower
                 k = best_length(alpha, cap, cost, verify=verify, start=start)
                 found[source] = (k, expected_rate(alpha, k, cost, verify, start))
+        if "model" in found and self.threshold:
+            found["model"] = self.confident_option(ids)
         return found
+
+    def confident_option(self, ids: list[int]) -> tuple[int, float]:
+        """With a confidence threshold: (γ, the rate of a round at the lower bounds of `start` and
+        α): a sure start as a round of the best length for α plus the unsure guess, else one guess."""
+        cost, verify, catch_up = self.draft_cost + OVERHEAD, self.prices.verify_units, self.catch_up(ids)
+        alpha, sure = self.alpha["model"].lower, self.start.lower
+        k = best_length(alpha, self.gamma - 1, cost, verify=verify) or 1
+        sure_tokens = k + 1 if alpha >= 1 else (1 - alpha ** (k + 1)) / (1 - alpha)
+        tokens = sure * sure_tokens + (1 - sure)
+        spent = sure * (verify(k + 2) + cost * (k + 1)) + (1 - sure) * (verify(2) + cost) + catch_up
+        return self.gamma, tokens / spent
 
     def may_probe(self, ids: list[int]) -> bool:
         """Whether a probe of the draft model fits the budget even if it is rejected (the
@@ -244,6 +265,15 @@ class AutoSchedule:
             return False
         worst = self.round_cost("model", self.probe_length, ids) - 1
         return not self.tried or self.loss + worst <= BUDGET * (self.spent + worst + 1)
+
+    def probe_cap(self, ids: list[int]) -> int:
+        """A probe's guesses: `probe_length`, or with a confidence threshold the most the budget covers."""
+        if not self.threshold:
+            return self.probe_length
+        def fits(k: int) -> bool:
+            cost = self.round_cost("model", k, ids)
+            return self.loss + cost - 1 <= BUDGET * (self.spent + cost)
+        return max((k for k in range(self.probe_length, self.gamma + 1) if fits(k)), default=self.probe_length)
 
     def could_pay(self, ids: list[int]) -> bool:
         """Whether the draft model's guesses could beat a plain step at all, were every one kept."""
@@ -262,23 +292,31 @@ class AutoSchedule:
         if (best is not None and found[best][0] > 0 and found[best][1] >= 1 + MARGIN
                 and self.loss <= BUDGET * self.spent):
             caps[best], self.choice = found[best][0], best
-            if best == "model" and self.probe_length > caps["model"] and self.may_probe(ids):
-                caps["model"], self.choice = self.probe_length, "probe"     # the longer probe, paid for
+            if best == "model" and self.probe_cap(ids) > caps["model"] and self.may_probe(ids):
+                caps["model"], self.choice = self.probe_cap(ids), "probe"     # the longer probe, paid for
         elif self.may_probe(ids):
-            caps["model"], self.choice = self.probe_length, "probe"
+            caps["model"], self.choice = self.probe_cap(ids), "probe"
         else:
             self.choice = "plain"
         return caps
 
-    def update(self, drafted: int, accepted: int, source: str = "model", ids: list[int] | None = None) -> None:
-        """Learn from the round just committed (`ids`: the text after it)."""
+    def update(self, drafted: int, accepted: int, source: str = "model", ids: list[int] | None = None,
+               sure: int | None = None) -> None:
+        """Learn from the round just committed (`ids`: the text after it; `sure`: with a confidence
+        threshold, how many of the draft model's guesses came before the first it was unsure of)."""
         before = ids[:self._at] if ids is not None and drafted else []     # the text the round started from
         cost = self.round_cost(source, drafted, before)
         self.spent += cost
         if drafted:
-            self.loss += cost - (accepted + 1)
+            lost = cost - (accepted + 1)      # (a confident opening probe: credited, never charged)
+            self.loss += min(lost, 0.0) if self.threshold and self.choice == "probe" and not self.tried else lost
         if source == "model" and drafted:
-            self.alpha["model"].add(accepted, int(accepted < drafted))
+            if sure is None:
+                self.alpha["model"].add(accepted, int(accepted < drafted))
+            else:       # a confidence threshold: whether its first guess was sure, α of its sure guesses
+                self.start.add(int(sure > 0), int(sure == 0))
+                if sure:
+                    self.alpha["model"].add(min(accepted, sure), int(accepted < sure))
             if self.choice == "probe":
                 self.probe_length = min(self.gamma, 2 * drafted) if accepted == drafted else 1
             if ids is not None:     # its cache: the text but the last token (and the last guess, all kept)

@@ -56,6 +56,7 @@ class Guesses:
     q_rows: list[torch.Tensor] = field(default_factory=list)     # (V,) each, after the settings
     seconds: list[float] = field(default_factory=list)           # time to propose each token
     source: str = "model"                                        # "model" | "lookup"
+    sure: int | None = None      # with a confidence threshold: the model's guesses before its first unsure one
 
 
 def one_hot(token: int, size: int, device="cpu") -> torch.Tensor:
@@ -83,7 +84,7 @@ class ModelDrafter:
         the draft gave less than it (at temperature 1)."""
         policy = policy or DraftPolicy(min(gamma, MAX_GAMMA))
         threshold = policy.threshold
-        guesses = Guesses(source="model")
+        guesses = Guesses(source="model", sure=0 if threshold > 0 else None)
         feed = ids[self.cache.length:]          # 1 token, or more after rounds drafted by lookup
         for _ in range(min(gamma, policy.model_gamma or gamma, (caps or {}).get("model", gamma))):
             logits, seconds = self.cache.forward(feed)                     # (len(feed), V)
@@ -91,8 +92,10 @@ class ModelDrafter:
             x = sample(q, generator)
             guesses.tokens.append(x); guesses.q_rows.append(q); guesses.seconds.append(seconds)
             feed = [x]
-            if threshold > 0 and float(torch.softmax(logits[-1], -1)[x]) < threshold:
-                break
+            if threshold > 0:
+                if float(torch.softmax(logits[-1], -1)[x]) < threshold:
+                    break
+                guesses.sure += 1
         return guesses
 
     def commit(self, ids: list[int]) -> None:
@@ -258,7 +261,8 @@ class GammaSchedule:
         """No per-source limits: every source may propose γ."""
         return None
 
-    def update(self, drafted: int, accepted: int, source: str = "model", ids: list[int] | None = None) -> None:
+    def update(self, drafted: int, accepted: int, source: str = "model", ids: list[int] | None = None,
+               sure: int | None = None) -> None:
         if self.policy.schedule == "heuristic" and drafted:
             # transformers' AssistedCandidateGenerator.update_candidate_strategy
             self.gamma = min(MAX_GAMMA, self.gamma + 2) if accepted == drafted else max(1, self.gamma - 1)

@@ -169,7 +169,7 @@ class Decoder:
         self.writer_model.rollback(len(self.ids) - 1)
         if self.drafter is not None:
             self.drafter.commit(self.ids)
-            self.schedule.update(gamma, n_accepted, proposed.source, self.ids)
+            self.schedule.update(gamma, n_accepted, proposed.source, self.ids, proposed.sure)
 
         trace = RoundTrace(
             index=len(self.rounds), prefix_ids=self.ids[: len(self.ids) - len(emitted)],

@@ -15,7 +15,8 @@ from lab.pairs.tiny import tiny_pair
 from tests.lab.helpers import without_eos
 
 REPEATING = "the cat sat on the mat and the cat sat on the"
-POLICIES = ["constant", "heuristic", "confidence:0.5", "heuristic+confidence:0.3+model:2", "auto", "auto+model:2"]
+POLICIES = ["constant", "heuristic", "confidence:0.5", "heuristic+confidence:0.3+model:2", "auto", "auto+model:2",
+            "auto+confidence:0.7"]
 
 
 @pytest.fixture(scope="module", params=["llama", "gpt2"])
@@ -174,7 +175,11 @@ def test_confidence_stop_drafts_fewer_and_only_after_an_unsure_token(pair):
     confidences = [float(full[len(ids) - 1 + i, x]) for i, x in enumerate(guesses.tokens)]
     assert all(c >= 0.9 for c in confidences[:-1])
     assert confidences[-1] < 0.9 or len(guesses.tokens) == 8
+    assert guesses.sure == sum(c >= 0.9 for c in confidences)      # what the auto policy learns from
     assert isinstance(drafter, ModelDrafter)
+    plain = ModelDrafter(pair.draft)
+    plain.prefill(ids)
+    assert plain.propose(ids, 8, decoder.settings, torch.Generator().manual_seed(0), DraftPolicy(8)).sure is None
 
 
 def test_hybrid_catches_up_the_draft_cache_after_lookup_rounds(pair):

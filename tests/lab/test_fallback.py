@@ -75,10 +75,10 @@ def pair(request):
     return without_eos(tiny_pair(request.param))        # every decoding runs its full length
 
 
-def decode(pair, drafter, n=96, profile=PROFILE, **kwargs):
+def decode(pair, drafter, n=96, profile=PROFILE, policy="auto:8", **kwargs):
     ids = pair.tokenizer.encode(PROMPT)
     plain = generate(pair, Request(ids, mode="plain", max_new_tokens=n))
-    spec = generate(pair, Request(ids, max_new_tokens=n, drafter=drafter, policy="auto:8", **kwargs), profile=profile)
+    spec = generate(pair, Request(ids, max_new_tokens=n, drafter=drafter, policy=policy, **kwargs), profile=profile)
     return plain, spec
 
 
@@ -102,6 +102,39 @@ def test_guesses_that_never_match_cost_at_most_the_budget(pair, drafter, profile
             assert model_rounds                              # probed now and then all the same
         drafted, rounds = payoff.rounds_of(spec)         # what chapter 12 and the lecturer's line say
         assert drafted == len(model_rounds) and f"{rounds} rounds" in payoff.drafting_words(drafted, rounds)
+
+
+@pytest.mark.parametrize("drafter", ["model", "hybrid"])
+def test_confident_guesses_that_never_match_cost_at_most_the_budget(pair, drafter):
+    """The same bound where the draft model sets its own length by its confidence ("+confidence"):
+    the scripted draft is sure of its wrong guesses as often as the target is of its right ones."""
+    never = replace(pair, draft=Contrary(pair.target))
+    plain, spec = decode(never, drafter, 96, PROFILE, policy="auto:8+confidence:0.7")
+    assert spec.new_ids == plain.new_ids
+    assert schedule(plain, spec, PROFILE).decode_speedup >= 0.97
+    assert all(r.n_accepted == 0 for r in spec.rounds if r.draft_source == "model")
+
+
+def test_confident_probes_lose_at_most_the_budget_in_the_schedule_alone():
+    """A draft model sure of every guess and never right: what the rounds lose stays within the
+    budget, or one one-guess probe past it (the opening probe is not charged); once it is right and
+    sure, it guesses long rounds within a few rounds."""
+    s = AutoSchedule(8, pricing=prices(PROFILE), sources=("model",), threshold=0.7)
+    text, guessed = [1, 2, 3], 0
+    for _ in range(300):
+        cap = s.caps(text)["model"]
+        guessed += cap
+        text = text + [9]
+        s.update(cap, 0, "model" if cap else "none", text, sure=cap if cap else None)
+        assert s.loss <= max(BUDGET * s.spent, s.round_cost("model", 1, text) - 1) + 1e-9
+    assert guessed >= 3
+    for i in range(40):
+        cap = s.caps(text)["model"]
+        text = text + [9] * (cap + 1)
+        s.update(cap, cap, "model" if cap else "none", text, sure=cap if cap else None)
+        if cap >= 4:
+            break
+    assert i <= 25
 
 
 def test_the_bound_is_not_met_by_the_constant_policy(pair):
