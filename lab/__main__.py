@@ -13,8 +13,9 @@
     python -m lab i18n [--check | --add CODE]  # extract the messages, update and check every language's catalog
     python -m lab COMMAND --help               # each command's options
 
-The embedded pair drafts with `hybrid` and `auto:12` (as many tokens, up to 12, as each source's
-recent hit rate pays for; a plain step where guessing does not pay).
+The embedded pair drafts with `hybrid` and `auto:12+confidence:0.7` (lookup as many tokens, up to
+12, as its recent hit rate pays for, the draft model while it is sure of its guesses; a plain step
+where guessing does not pay).
 
 `measure` answers "will my pair pay off?": the pair's own drafting against plain decoding of the
 same prompt and length, per category of the prompt set (default: models/heldout_prompts.json's
@@ -52,7 +53,7 @@ def _measure_parser() -> argparse.ArgumentParser:
                          "repeat for several (default: the pair's own)")
     ap.add_argument("--policy", help="draft length: constant[:γ], heuristic[:γ] or auto[:γ] (as many as the "
                                      "recent hit rate pays for), each optionally +confidence[:T] or +model:γ "
-                                     "(default: the pair's own; the embedded pair's is auto:12)")
+                                     "(default: the pair's own; the embedded pair's is auto:12+confidence:0.7)")
     ap.add_argument("--gamma", type=int, help="γ for every drafting (default: each policy's own)")
     ap.add_argument("--device", choices=DEVICES,
                     help="where a lecturer's pair runs: auto (a CUDA GPU, else Apple silicon's MPS, else the "
