@@ -6,31 +6,28 @@ keeps, for each way of guessing (prompt lookup, the draft model), the recent per
 α = kept ÷ (kept + rejected) of the request's rounds, and before each round prices every length k
 (0…γ) a source could guess:
 
-    rate(k) = E[tokens] / cost = (1 − α^(k+1)) / (1 − α)  ÷  (v(k + 1) + (c + o)·k + catch-up)
+    rate(k) = E[tokens] / cost = (1 − α^(k+1)) / (1 − α)  ÷  (v(k + 1) + (c + o)·k + opening)
 
 in one-position target calls: v(n) a verify pass over n positions, c a draft-model call (0 for
-lookup), o the engine's own work per guess (its q row and accept test: OVERHEAD), and catch-up what
-the draft model's first call of the round costs beyond c to read the tokens committed while it was
-silent (c·(v(m) − 1) for m tokens). A plain step (k = 0) gives one token for one call: rate 1.
+lookup), o the engine's own work per guess (its q row and accept test: OVERHEAD), and the opening
+what a round that guesses pays once: the engine's own work (ROUND_SECONDS in target calls) and the
+draft model's catch-up on the tokens committed while it was silent (c·(v(m) − 1) for m
+tokens). A plain step (k = 0) gives one token for one call: rate 1.
 
 The worst case is bounded by construction, not by tuning:
 
 - **A silent round is a plain step.** When no source pays, the round checks one position and calls
-  no draft model: the draft model's cache is not caught up then, only in the round that next uses
-  it, and that round is priced with it.
+  no draft model; the round that next uses it catches its cache up, and is priced with that.
 - **Pessimistic α.** A source drafts only when its rate at the *lower* confidence bound of α (Wilson,
-  Z standard errors, on the decayed counts) beats a plain step by MARGIN: a few lucky guesses do not
-  start drafting, and a source with little evidence is not trusted.
+  Z standard errors, on the decayed counts) beats a plain step by MARGIN: luck starts nothing.
 - **A budget for losses.** `loss` is what the rounds that guessed cost beyond the tokens they
   brought (a plain step's worth each); guessing goes on only while it is within BUDGET of the priced
   time of the decoding so far (`spent`), so on a text where nothing pays the guesses lose at most
   that and one round. Rounds that pay make it negative, and nothing is held back.
-- **Probes from the budget.** Prompt lookup costs nothing to ask, so its α is learned every round
-  from what it would have proposed; the draft model's only from rounds it drafts. A silenced draft
-  model is probed with one guess only when even a rejected probe keeps the loss within the budget;
-  one opening probe tries a draft model not yet tried on the text. A probe kept whole is followed by
-  one twice as long, a rejected one by one guess again, so once guesses match again the probes pay
-  for the next ones and α climbs until the model drafts on its own.
+- **Probes from the budget.** Lookup's α is learned every round from what it would have proposed,
+  the draft model's only from rounds it drafts: silenced, it is probed with one guess only when even
+  a rejected probe keeps the loss within the budget (one opening probe tries it on a new text). A
+  probe kept whole is followed by one twice as long, a rejected one by one guess again.
 
 With a confidence threshold ("auto:12+confidence:0.7") the draft model guesses while sure, up to γ,
 and stops after its first unsure guess; α is learned from its sure guesses and `start` from how often
@@ -38,11 +35,9 @@ its first guess is sure (`confident_option`). A probe guesses as many as the bud
 opening probe (one guess) is credited, never charged: the first token after a prompt is often missed.
 
 Every decision depends on the prices, the committed text and the draft model's own guesses alone
-(never on this run's timings or on the target's draws), so the output stays exactly the target's and
-a seeded run repeats exactly.
-The prices are the pair's measured cost profile (a lab.speed.costs.CostProfile), which the decoder's
-caller passes once it is measured, its verify passes read as one robust line (`verify_line`: a
-single noisy timing does not set a length); without one, the constants below. A policy may price
+(never on this run's timings or the target's draws): the output is exactly the target's, and a seeded
+run repeats. The prices are the pair's cost profile (lab.speed.costs.CostProfile) once measured, its
+verify passes read as one robust line (`verify_line`), else the constants below; a policy may price
 the draft call itself ("auto:12+cost:0.3").
 
 >>> s, text = AutoSchedule(gamma=8), [1, 2, 3, 4] * 10     # a text that repeats itself
@@ -71,6 +66,8 @@ from lab.core.drafting import MAX_NGRAM, MIN_NGRAM, DraftPolicy, GammaSchedule, 
 POSITION_COST = 0.06
 DRAFT_COST = 0.16
 OVERHEAD = 0.02        # the engine's work per guess beyond the model calls (a q row over the vocabulary, the accept test)
+# the engine's own work in a round of lookup, of the draft model (its cache fed and cut back), in seconds
+ROUND_SECONDS, UNIT = (0.0, 0.005), 0.05      # (dev prompts, round by round); UNIT: the embedded target's call
 MARGIN = 0.03          # a round must promise 3% more tokens per unit of cost than a plain step
 DECAY = 0.8            # the weight an older round keeps each round (about the last 5 rounds count)
 PRIOR = (1.0, 1.0)     # (kept, rejected) pseudo-counts: α's mean starts at 0.5, its lower bound at 0.21
@@ -82,7 +79,7 @@ SOURCES = {"model": ("model",), "lookup": ("lookup",), "hybrid": ("lookup", "mod
 def expected_rate(alpha: float, k: int, draft_cost: float, verify: Callable[[int], float],
                   start: float = 0.0) -> float:
     """Expected tokens per unit of cost of a round of k guesses (k = 0: a plain step, 1.0); `start`
-    is paid once by a round that guesses at all (the draft model's catch-up)."""
+    is paid once by a round that guesses at all (its opening: AutoSchedule.opening)."""
     tokens = k + 1 if alpha >= 1 else (1 - alpha ** (k + 1)) / (1 - alpha)
     return tokens / (verify(k + 1) + draft_cost * k + (start if k else 0.0))
 
@@ -112,6 +109,7 @@ class Prices:
     draft_call: float                 # one draft-model call
     verify: tuple[float, ...]         # [n − 1]: a verify pass over n positions (verify[0] = 1)
     source: str                       # "profile" (the pair's measured cost profile) or "constants"
+    rounds: tuple[float, float]       # the engine's own work in a round of lookup, of the draft model
 
     def verify_units(self, n: int) -> float:
         """A verify pass over n positions; past the measured ones, on the line through the last two."""
@@ -127,11 +125,10 @@ class Prices:
 
 def verify_line(profile) -> tuple[float, float]:
     """(v(2), the cost of each position past 2) read from the profile's verify passes as one robust
-    line: checking two positions costs a step up from one (on the CPU a pass over several positions
-    runs other kernels than a single-token step: about 1.15 on the embedded pair), each further
-    position little. The slope is the median of the slopes between every two passes of 2 or more
-    positions, v(2) the median of what each pass says it is on that slope (Theil and Sen), so one
-    noisy timing moves no price; neither below what a plain step costs."""
+    line: checking two positions costs a step up from one (other kernels on the CPU: about 1.15 on
+    the embedded pair), each further position little. The slope is the median of the slopes between
+    every two passes of 2 or more positions, v(2) the median of what each pass says it is on that
+    slope (Theil and Sen): one noisy timing moves no price; neither below a plain step's cost."""
     points = [(n, profile.verify_units(n)) for n in range(2, profile.max_positions + 1)]
     if not points:
         return 1 + POSITION_COST, POSITION_COST
@@ -155,7 +152,8 @@ def prices(profile=None, draft_cost: float | None = None, positions: int = 17) -
         (two, slope), n = verify_line(profile), profile.max_positions
     verify = (1.0,) + tuple(two + slope * (k - 2) for k in range(2, n + 1))
     call = (DRAFT_COST if profile is None else profile.c) if draft_cost is None else draft_cost
-    return Prices(call, verify, "constants" if profile is None else "profile")
+    unit = UNIT if profile is None else profile.unit
+    return Prices(call, verify, "constants" if profile is None else "profile", tuple(s / unit for s in ROUND_SECONDS))
 
 
 class _Estimate:
@@ -217,18 +215,20 @@ class AutoSchedule:
         self._at = 0                   # where that guess starts in the text
         self._model_at: int | None = None   # the text's length when the draft model last caught up
 
-    def catch_up(self, ids: list[int]) -> float:
-        """What the draft model's first call this round costs beyond c: it reads every token
-        committed since it last drafted (m of them: c·(v(m) − 1), nothing for one)."""
+    def opening(self, source: str, ids: list[int]) -> float:
+        """What a round in which `source` guesses pays once: the engine's work, and the draft model's
+        catch-up (its first call reads the m tokens committed since it drafted: c·(v(m) − 1))."""
+        if source != "model":
+            return self.prices.rounds[0]
         m = len(ids) - (len(ids) if self._model_at is None else self._model_at) + 1
-        return self.draft_cost * (self.prices.verify_units(m) - 1) if m > 1 else 0.0
+        return self.prices.rounds[1] + (self.draft_cost * (self.prices.verify_units(m) - 1) if m > 1 else 0.0)
 
     def round_cost(self, source: str, k: int, ids: list[int]) -> float:
         """The priced time of a round in which `source` guesses k tokens (k = 0: a plain step, 1)."""
         if k == 0:
             return 1.0
         per_guess = OVERHEAD + (self.draft_cost if source == "model" else 0.0)
-        return self.prices.verify_units(k + 1) + per_guess * k + (self.catch_up(ids) if source == "model" else 0.0)
+        return self.prices.verify_units(k + 1) + per_guess * k + self.opening(source, ids)
 
     def options(self, ids: list[int]) -> dict[str, tuple[int, float]]:
         """Each source's best length this round and its rate at α's lower bound (a plain step: 1.0)."""
@@ -236,8 +236,8 @@ class AutoSchedule:
             self._model_at = len(ids)          # the draft model was prefilled with the prompt
         self._guess, self._at = LookupDrafter.find(ids, self.gamma, self.max_ngram, self.min_ngram), len(ids)
         verify, found = self.prices.verify_units, {}
-        for source, cap, cost, start in (("lookup", len(self._guess), OVERHEAD, 0.0),
-                                         ("model", self.gamma, self.draft_cost + OVERHEAD, self.catch_up(ids))):
+        for source, cap, cost, start in (("lookup", len(self._guess), OVERHEAD, self.opening("lookup", ids)),
+                                         ("model", self.gamma, self.draft_cost + OVERHEAD, self.opening("model", ids))):
             if source in self.sources and cap:
                 alpha = self.alpha[source].lower
                 k = best_length(alpha, cap, cost, verify=verify, start=start)
@@ -249,12 +249,12 @@ class AutoSchedule:
     def confident_option(self, ids: list[int]) -> tuple[int, float]:
         """With a confidence threshold: (γ, the rate of a round at the lower bounds of `start` and
         α): a sure start as a round of the best length for α plus the unsure guess, else one guess."""
-        cost, verify, catch_up = self.draft_cost + OVERHEAD, self.prices.verify_units, self.catch_up(ids)
+        cost, verify, opening = self.draft_cost + OVERHEAD, self.prices.verify_units, self.opening("model", ids)
         alpha, sure = self.alpha["model"].lower, self.start.lower
-        k = best_length(alpha, self.gamma - 1, cost, verify=verify) or 1
+        k = best_length(alpha, self.gamma - 1, cost, verify=verify, start=opening) or 1
         sure_tokens = k + 1 if alpha >= 1 else (1 - alpha ** (k + 1)) / (1 - alpha)
         tokens = sure * sure_tokens + (1 - sure)
-        spent = sure * (verify(k + 2) + cost * (k + 1)) + (1 - sure) * (verify(2) + cost) + catch_up
+        spent = sure * (verify(k + 2) + cost * (k + 1)) + (1 - sure) * (verify(2) + cost) + opening
         return self.gamma, tokens / spent
 
     def may_probe(self, ids: list[int]) -> bool:
@@ -278,8 +278,8 @@ class AutoSchedule:
     def could_pay(self, ids: list[int]) -> bool:
         """Whether the draft model's guesses could beat a plain step at all, were every one kept."""
         verify, cost = self.prices.verify_units, self.draft_cost + OVERHEAD
-        k = best_length(1.0, self.gamma, cost, verify=verify, start=self.catch_up(ids))
-        return expected_rate(1.0, k, cost, verify, self.catch_up(ids)) >= 1 + MARGIN
+        k = best_length(1.0, self.gamma, cost, verify=verify, start=self.opening("model", ids))
+        return expected_rate(1.0, k, cost, verify, self.opening("model", ids)) >= 1 + MARGIN
 
     def caps(self, ids: list[int]) -> dict[str, int]:
         """How many tokens each source may propose this round, given the committed text: the best

@@ -115,7 +115,12 @@ def residual(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
 
 
 def sample(probs: torch.Tensor, generator: torch.Generator | None = None) -> int:
-    """One token id from a probability row (V,), drawn on the generator's device."""
+    """One token id from a probability row (V,), drawn on the generator's device. A one-hot row (a
+    greedy p or q) is its token, no draw made: torch's draw of one token reads a random number for
+    every entry of the vocabulary, the most time a greedy round spent outside the models."""
+    top = int(probs.argmax())
+    if float(probs[top]) == 1.0:
+        return top
     if generator is not None and probs.device != generator.device:
         probs = probs.to(generator.device)
     return int(torch.multinomial(probs, 1, generator=generator))
