@@ -12,6 +12,7 @@ Per category:
     cpu      the same in this process's CPU time (less moved by other programs on a shared machine)
     priced   both traces priced by the pair's cost profile (lab.speed.timeline.schedule)
     drafted  rounds that guessed ÷ rounds (the others were plain steps)
+    wall by repeat   the wall speed-up of each repeat alone (the spread between runs)
 
 and GOALS judged on the wall speed-up (the cpu one too on a machine with load above its cores).
 
@@ -79,7 +80,9 @@ def run_pair(pair, prompts: dict[str, list[str]], tokens: int, repeats: int, pro
                     wall, cpu = time.perf_counter(), time.process_time()
                     trace = generate(pair, request.plain() if mode == "plain" else request, display_top=0,
                                      profile=profile)
-                    acc[f"wall_{mode}"] += time.perf_counter() - wall
+                    took = time.perf_counter() - wall
+                    acc[f"wall_{mode}"] += took
+                    acc[f"wall_{mode}_{r}"] = acc.get(f"wall_{mode}_{r}", 0.0) + took
                     acc[f"cpu_{mode}"] += time.process_time() - cpu
                     runs[mode] = trace
                 timed = schedule(runs["plain"], runs["spec"], profile)
@@ -94,6 +97,7 @@ def run_pair(pair, prompts: dict[str, list[str]], tokens: int, repeats: int, pro
     for acc in rows.values():
         for k in ("wall", "cpu", "priced"):
             acc[k] = acc[f"{k}_plain"] / acc[f"{k}_spec"]
+        acc["wall_by_repeat"] = [acc[f"wall_plain_{r}"] / acc[f"wall_spec_{r}"] for r in range(repeats)]
     return rows
 
 
@@ -129,10 +133,11 @@ def main(argv: list[str] | None = None) -> int:
         rows = run_pair(pair, prompts, args.tokens, args.repeats, profile, args.drafter, args.policy)
         busy = costs.load_average() > costs.cores()
         print(f"\n{name} prompts (load now {costs.load_average():.1f})\n"
-              f"{'category':<14}{'prompts':>8}{'wall':>8}{'cpu':>8}{'priced':>8}  drafted      exact")
+              f"{'category':<14}{'prompts':>8}{'wall':>8}{'cpu':>8}{'priced':>8}  drafted      exact  wall by repeat")
         for cat, row in rows.items():
             print(f"{cat:<14}{row['prompts']:>8}{row['wall']:>7.2f}×{row['cpu']:>7.2f}×{row['priced']:>7.2f}×  "
-                  f"{row['drafted']:>4} of {row['rounds']:<5}{'yes' if row['exact'] else 'NO'}")
+                  f"{row['drafted']:>4} of {row['rounds']:<5}{'yes' if row['exact'] else 'NO ':<5}  "
+                  + " ".join(f"{w:.2f}×" for w in row["wall_by_repeat"]))
         goals = judge(rows, "wall") + (judge(rows, "cpu") if busy else [])
         for i, (goal, value, met) in enumerate(goals):
             basis = "wall" if i < 5 else "cpu"
