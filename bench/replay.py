@@ -50,7 +50,7 @@ def record(args) -> int:
     from lab.speed import costs
     pair = load_named(args.pair)
     profile = costs.measure_profile(pair)
-    out = {"_profile": {"c": profile.c, "busy": profile.busy,
+    out = {"_profile": {"c": profile.c, "busy": profile.busy, "unit": profile.unit,
                         "verify": [profile.verify_units(n) for n in range(1, profile.max_positions + 1)]}}
     for name in args.sets:
         for cat, texts in heldout_prompts(SETS[name]).items():
@@ -171,10 +171,11 @@ def price(args) -> int:
         if name == "Z":                               # lower_bound's default was read at import
             adaptive.lower_bound.__defaults__ = (float(value),)
     p = data["_profile"]
-    pricing = adaptive.Prices(p["c"], tuple(p["verify"]), "profile")
+    unit = p.get("unit", adaptive.UNIT)             # (texts recorded before it was stored: the constants')
+    pricing = adaptive.Prices(p["c"], tuple(p["verify"]), "profile", tuple(s / unit for s in adaptive.ROUND_SECONDS))
     if not args.raw:                                 # as the engine prices: the profile's robust line
         class Profile:
-            c, max_positions = p["c"], len(p["verify"])
+            c, max_positions, unit = p["c"], len(p["verify"]), p.get("unit", adaptive.UNIT)
             verify_units = staticmethod(lambda n: p["verify"][n - 1])
         pricing = adaptive.prices(Profile())
     print(f"profile: c = {pricing.draft_call:.3f}, v(2) = {pricing.verify_units(2):.2f}, "

@@ -105,7 +105,7 @@ class AcceptRuleFigures:
                legend_label=_("measured frequency"))
         h.segment(x0=dodge("token", -0.36, range=h.x_range), x1=dodge("token", 0.36, range=h.x_range),
                   y0="rule", y1="rule", source=self.freq_src, line_width=4, color=palette.DRAFT,
-                  line_dash="dashed", legend_label=_("min(1, p / q) (dashed line)"))
+                  line_dash="dashed", legend_label=_("min(1, p / q)"))    # the swatch is the dashed line
         h.add_layout(h.legend[0], "below")
         return h
 

@@ -22,7 +22,7 @@ from shell.tour.steps import TOUR
 from tests.helpers import wait_until
 from tests.ui.helpers import ACTIONS, UNSETTLED, open_page, rendered
 from tests.ui.languages import PAGE_TEXT, SKIPPED, english_words, said
-from tests.ui.tour_rules import SMALLEST, outside, problems, settled
+from tests.ui.tour_rules import SMALLEST, fitted, outside, problems
 
 PSEUDO = i18n.PSEUDO
 N = len(TOUR)
@@ -73,13 +73,7 @@ def test_every_tour_step_speaks_the_pseudo_locale_and_fits_both_screens(page, se
         found += [f"step {n}: English {w!r}" for w in sorted(set(english(page)))]
         for width, height, code in SIZES:
             page.set_viewport_size({"width": width, "height": height})
-            settled(page, n)
-            page.wait_for_timeout(2000)    # a step still off the screen with its figures at their least zooms out
-            m = settled(page, n)           # after 1.5 s (assets/tour.js)
-            if problems(m, n, code, None, None) + outside(m, n):
-                page.wait_for_timeout(3000)    # on a loaded machine the fit may still be under way
-                m = settled(page, n)
-            found += problems(m, n, code, None, None) + outside(m, n)
+            found += fitted(page, n, lambda m: problems(m, n, code, None, None) + outside(m, n))
             if n in (3, 19, 29, 39, 41):
                 shot(page, f"pseudo-tour-{width}-step{n:02d}")
         page.set_viewport_size({"width": 1920, "height": 1080})

@@ -11,7 +11,7 @@ from lab import i18n
 from shell.tour.steps import TOUR, step_text
 from tests.helpers import wait_until
 from tests.ui.helpers import open_page
-from tests.ui.tour_rules import SMALLEST, outside, problems, settled
+from tests.ui.tour_rules import SMALLEST, fitted, outside, problems, settled
 
 STEPS = (1, 3, 10, 26, 41)
 WORDS = {"zh": ("上一步", "下一步"), "es": ("Atrás", "Siguiente")}
@@ -25,7 +25,7 @@ def test_tour_steps_speak_the_pages_language_and_fit_both_screens(page, server, 
         page.set_viewport_size({"width": width, "height": height})
         for n in STEPS:
             open_page(page, f"{server}?tour={n}&lang={language}")
-            m = settled(page, n)
+            settled(page, n)
             assert page.locator(".tour-text").inner_text().strip() == step_text(n, language)
             assert page.get_by_role("button", name=back).count() and page.get_by_role("button", name=forward).count()
             action = TOUR[n - 1].get("action")
@@ -34,10 +34,9 @@ def test_tour_steps_speak_the_pages_language_and_fit_both_screens(page, server, 
                 wait_until(lambda: button.is_enabled(), timeout=240, message=f"step {n}'s action to be free")
                 button.click()
                 wait_until(lambda: button.is_enabled(), timeout=240, message=f"step {n}'s action to end")
-                m = settled(page, n)
             if width == 1280:
-                found += problems(m, n, 16, None, None)
+                found += fitted(page, n, lambda m: problems(m, n, 16, None, None))
             else:
-                found += problems(m, n, SMALLEST["code"], SMALLEST, cover=0.6) + outside(m, n)
+                found += fitted(page, n, lambda m: problems(m, n, SMALLEST["code"], SMALLEST, cover=0.6) + outside(m, n))
             shot(page, f"tour-{language}-{width}-step{n:02d}")
     assert not found, "\n".join(found)

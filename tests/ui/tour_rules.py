@@ -27,6 +27,20 @@ def settled(page, n: int, **steps) -> dict:
     return last["m"]
 
 
+def fitted(page, n: int, judge, tries: int = 4) -> list[str]:
+    """What `judge` finds wrong with step n's measurements once its fit has ended (empty when
+    nothing). A step that fits once settled stays so; one still off the screen zooms out 1.5 s after
+    its figures reached their least (assets/tour.js), and on a loaded machine the fit takes longer:
+    such a step is measured again, 2 s apart, up to `tries` times."""
+    m = settled(page, n)
+    for _ in range(tries):
+        if not judge(m):
+            break
+        page.wait_for_timeout(2000)
+        m = settled(page, n)
+    return judge(m)
+
+
 def problems(m: dict, n: int, code_min: float, rules: dict | None, cover: float | None) -> list[str]:
     """What is wrong with one step's measurements `m` (empty when nothing)."""
     out = []
