@@ -27,16 +27,18 @@ def settled(page, n: int, **steps) -> dict:
     return last["m"]
 
 
-def fitted(page, n: int, judge, tries: int = 4) -> list[str]:
+def fitted(page, n: int, judge, timeout: float = 8) -> list[str]:
     """What `judge` finds wrong with step n's measurements once its fit has ended (empty when
     nothing). A step that fits once settled stays so; one still off the screen zooms out 1.5 s after
     its figures reached their least (assets/tour.js), and on a loaded machine the fit takes longer:
-    such a step is measured again, 2 s apart, up to `tries` times."""
+    for such a step the measurements are watched, up to `timeout` seconds, until `judge` finds
+    nothing, and what is left then once the layout has settled is reported."""
     m = settled(page, n)
-    for _ in range(tries):
-        if not judge(m):
-            break
-        page.wait_for_timeout(2000)
+    if judge(m):
+        try:
+            wait_until(lambda: not judge(page.evaluate(MEASURE)), timeout=timeout, interval=0.5)
+        except AssertionError:
+            pass                 # still wrong: reported below, measured once settled
         m = settled(page, n)
     return judge(m)
 
