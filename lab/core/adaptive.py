@@ -9,8 +9,8 @@ keeps, for each way of guessing (prompt lookup, the draft model), the recent per
     rate(k) = E[tokens] / cost = (1 − α^(k+1)) / (1 − α)  ÷  (v(k + 1) + (c + o)·k + opening)
 
 in one-position target calls: v(n) a verify pass over n positions, c a draft-model call (0 for
-lookup), o the engine's own work per guess (its q row and accept test: OVERHEAD), and the opening
-what a round that guesses pays once: the engine's own work (ROUND_SECONDS in target calls) and the
+lookup), o the engine's own work per guess (its q row and accept test: OVERHEAD), and the opening,
+what a round that guesses pays once: the engine's own work in the round (ROUND_SECONDS) and the
 draft model's catch-up on the tokens committed while it was silent (c·(v(m) − 1) for m
 tokens). A plain step (k = 0) gives one token for one call: rate 1.
 
@@ -67,7 +67,7 @@ POSITION_COST = 0.06
 DRAFT_COST = 0.16
 OVERHEAD = 0.02        # the engine's work per guess beyond the model calls (a q row over the vocabulary, the accept test)
 # the engine's own work in a round of lookup, of the draft model (its cache fed and cut back), in seconds
-ROUND_SECONDS, UNIT = (0.0, 0.005), 0.05      # (dev prompts, round by round); UNIT: the embedded target's call
+ROUND_SECONDS, UNIT = (0.0, 0.005), 0.05      # (bench/roundcost.py, dev prompts); UNIT: the embedded target's call
 MARGIN = 0.03          # a round must promise 3% more tokens per unit of cost than a plain step
 DECAY = 0.8            # the weight an older round keeps each round (about the last 5 rounds count)
 PRIOR = (1.0, 1.0)     # (kept, rejected) pseudo-counts: α's mean starts at 0.5, its lower bound at 0.21
