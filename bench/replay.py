@@ -28,6 +28,7 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -171,13 +172,12 @@ def price(args) -> int:
         if name == "Z":                               # lower_bound's default was read at import
             adaptive.lower_bound.__defaults__ = (float(value),)
     p = data["_profile"]
-    unit = p.get("unit", adaptive.UNIT)             # (texts recorded before it was stored: the constants')
-    pricing = adaptive.Prices(p["c"], tuple(p["verify"]), "profile", tuple(s / unit for s in adaptive.ROUND_SECONDS))
-    if not args.raw:                                 # as the engine prices: the profile's robust line
-        class Profile:
-            c, max_positions, unit = p["c"], len(p["verify"]), p.get("unit", adaptive.UNIT)
-            verify_units = staticmethod(lambda n: p["verify"][n - 1])
-        pricing = adaptive.prices(Profile())
+    class Profile:                                   # (texts recorded before "unit" was stored: the constants')
+        c, max_positions, unit = p["c"], len(p["verify"]), p.get("unit", adaptive.UNIT)
+        verify_units = staticmethod(lambda n: p["verify"][n - 1])
+    pricing = adaptive.prices(Profile())             # as the engine prices: the profile's robust line
+    if args.raw:                                     # or each verify pass as it was timed
+        pricing = replace(pricing, verify=tuple(p["verify"]))
     print(f"profile: c = {pricing.draft_call:.3f}, v(2) = {pricing.verify_units(2):.2f}, "
           f"v(5) = {pricing.verify_units(5):.2f}{' (busy when recorded)' if p.get('busy') else ''}")
     runs = {"policy": replay_policy, "oracle": replay_oracle}

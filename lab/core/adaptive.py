@@ -277,9 +277,9 @@ class AutoSchedule:
 
     def could_pay(self, ids: list[int]) -> bool:
         """Whether the draft model's guesses could beat a plain step at all, were every one kept."""
-        verify, cost = self.prices.verify_units, self.draft_cost + OVERHEAD
-        k = best_length(1.0, self.gamma, cost, verify=verify, start=self.opening("model", ids))
-        return expected_rate(1.0, k, cost, verify, self.opening("model", ids)) >= 1 + MARGIN
+        verify, cost, opening = self.prices.verify_units, self.draft_cost + OVERHEAD, self.opening("model", ids)
+        k = best_length(1.0, self.gamma, cost, verify=verify, start=opening)
+        return expected_rate(1.0, k, cost, verify, opening) >= 1 + MARGIN
 
     def caps(self, ids: list[int]) -> dict[str, int]:
         """How many tokens each source may propose this round, given the committed text: the best

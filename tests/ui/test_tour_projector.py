@@ -17,7 +17,7 @@ from shell.tour.steps import TOUR
 from tests.helpers import wait_until
 from tests.ui.axe import TOUR_SAMPLE, check, settle as settle_page
 from tests.ui.helpers import ACTIONS, open_page, rendered
-from tests.ui.tour_rules import SMALLEST, problems, settled
+from tests.ui.tour_rules import SMALLEST, fitted, problems, settled
 
 N = len(TOUR)
 
@@ -57,7 +57,7 @@ def test_the_keyboard_walks_every_step_and_each_fits_a_1280x720_screen(page, ser
             settle_page(page)
             check(page, f"?tour={n}")
         press(page, n)
-        found += problems(settled(page, n), n, 16, None, None)
+        found += fitted(page, n, lambda m: problems(m, n, 16, None, None))
         if n < N:      # Space presses a focused button: only where no action was pressed
             page.keyboard.press("Space" if n % 2 == 0 and n not in ACTIONS else "ArrowRight")
     page.keyboard.press("ArrowRight")              # the end: → stays on the last step
