@@ -17,6 +17,7 @@ from chapters.base import Chapter
 from lab.core.request import Request
 from uikit import palette
 from intercept.clicks import on_click
+from uikit.actions import action
 from uikit.panels import button_disabled
 from uikit.predict import PredictCard
 from uikit.styles import BOX_CSS, CHIP_CSS, sheet
@@ -70,7 +71,7 @@ class EasyWordsChapter(Chapter):
     def __init__(self, state, **params):
         super().__init__(state, **params)
         self.positions = []          # list[PositionGuess], once asked
-        self.ask_button = pn.widgets.Button(label=_("Ask the small model"), color="primary", width=220)
+        self.ask_button = action(_("Ask the small model"), "ask-small", color="primary", width=220)
         on_click(self.ask_button, self._on_ask)
         self.strip = TokenStrip(clickable=True, empty=_("Press “Ask the small model”: the big model's words appear "
                                                         "here, each marked easy or hard."))

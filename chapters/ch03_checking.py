@@ -22,6 +22,7 @@ from lab.speed.costs import POSITIONS, PREFILL_TOKENS, CostProfile
 from lab.speed.profile_eta import profile_with_eta
 from uikit import palette
 from intercept.clicks import on_click
+from uikit.actions import action
 from uikit.figures import static_figure
 from uikit.language import Translated, gettext as _, ngettext
 from intercept.pacing import in_document
@@ -150,15 +151,15 @@ class CheckingChapter(Chapter):
         self.word_texts: list[str] = []
         self.costs = []
         self.profile: CostProfile | None = None
-        self.tick_button = pn.widgets.Button(label=_("Tick the clock"), color="primary", width=200)
+        self.tick_button = action(_("Tick the clock"), "tick", color="primary", width=200)
         on_click(self.tick_button, self._on_tick)
-        self.reset_button = pn.widgets.Button(label=_("Start again"), color="default", width=140)
+        self.reset_button = action(_("Start again"), "start-again", color="default", width=140)
         on_click(self.reset_button, lambda e: self.reset())
         self.write_strip = TokenStrip(empty=_("Each tick writes one word."))
         self.check_strip = TokenStrip(empty=_("The five guessed words wait on the page."))
         self.write_calls = pn.pane.HTML(self._calls_html(0), stylesheets=[BOX_CSS], width=170)
         self.check_calls = pn.pane.HTML(self._calls_html(0), stylesheets=[BOX_CSS], width=170)
-        self.measure_button = pn.widgets.Button(label=_("Measure this machine"), color="primary", width=220)
+        self.measure_button = action(_("Measure this machine"), "measure-machine", color="primary", width=220)
         on_click(self.measure_button, self._on_measure)
         self.measure_busy = Busy()
         self.measure_progress = TimeLeft()    # the bar and "about N s left" while the profile is timed

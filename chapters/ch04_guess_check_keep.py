@@ -21,6 +21,7 @@ from chapters.base import Chapter
 from lab.core.trace import acceptance_rate
 from lab.core.request import REQUEST_TOKENS
 from intercept.clicks import on_click
+from uikit.actions import action
 from lab.i18n import N_
 from uikit.language import Translated, gettext as _, ngettext
 from uikit.panels import button_disabled
@@ -183,9 +184,9 @@ class GuessCheckKeepChapter(Chapter):
         super().__init__(state, **params)
         self.finished = False                # the last round of the text has been shown
         self.rounds = []
-        self.next_button = pn.widgets.Button(label=_("▶ Next round"), color="primary", width=180)
+        self.next_button = action(_("▶ Next round"), "next-round", color="primary", width=180)
         on_click(self.next_button, self._on_next)
-        self.reset_button = pn.widgets.Button(label=_("Start again"), width=140)
+        self.reset_button = action(_("Start again"), "start-again", width=140)
         on_click(self.reset_button, lambda e: self.reset())
         self.text_strip = RoundStrip(empty=_("The text grows here, round by round."))
         self.standard_strip = TokenStrip(empty=_("One target call per token."))

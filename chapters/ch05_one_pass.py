@@ -23,6 +23,7 @@ from lab.experiments.display import top_k_union
 from lab.core.trace import RoundTrace
 from uikit import palette
 from intercept.clicks import on_click
+from uikit.actions import action
 from uikit.figures import paired_bars, static_figure
 from intercept.pacing import in_document
 from lab.i18n import N_
@@ -150,7 +151,7 @@ class OnePassChapter(RoundChapter):
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
-        self.next_button = pn.widgets.Button(label=_("Draft a round"), color="primary", width=160)
+        self.next_button = action(_("Draft a round"), "draft-round", color="primary", width=160)
         on_click(self.next_button, self._on_next_round)
         self.strip = TokenStrip(clickable=True, empty=_("Press “Draft a round”."))
         self.strip.param.watch(self._on_select, "selected")

@@ -24,6 +24,7 @@ from lab.prompts import encode_prompt
 from lab.core.sampling import SamplingSettings
 from uikit import palette
 from intercept.clicks import on_click
+from uikit.actions import action
 from uikit.figures import paired_bars, region_bars, static_figure
 from lab.i18n import N_
 from uikit.language import Translated, gettext as _, ngettext, number, percent
@@ -173,8 +174,8 @@ class CorrectionChapter(Chapter):
         self.run_index = 0
         self.context = pn.widgets.TextInput(label=_("Context (both models predict the next token)"),
                                             value=DEFAULT_CONTEXT, width=360)
-        self.show_button = pn.widgets.Button(label=_("Show p and q"), color="primary", width=140,
-                                             align="end")
+        self.show_button = action(_("Show p and q"), "show-pq", color="primary", width=140,
+                                  align="end")
         on_click(self.show_button, self._on_event)
         self.context.param.watch(self._on_event, "value")      # Enter in the box also asks the models
         self.rule_buttons = pn.widgets.RadioButtonGroup(
@@ -185,8 +186,8 @@ class CorrectionChapter(Chapter):
         self.size_select = pn.widgets.Select(label=_("Monte-Carlo size"), value=self.runs, width=160, options={
             ngettext("{n} round", "{n} rounds", n).format(n=number(n, group=True)): n for n in RUN_SIZES})
         self.size_select.link(self, value="runs")
-        self.run_button = pn.widgets.Button(label=_("Run accept + correct"), color="primary", width=200,
-                                            align="end")
+        self.run_button = action(_("Run accept + correct"), "run-correct", color="primary", width=200,
+                                 align="end")
         on_click(self.run_button, self._on_event)
         self.settings_note = pn.pane.HTML("", sizing_mode="stretch_width")
         self.distance = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])

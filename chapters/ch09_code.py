@@ -15,6 +15,7 @@ from chapters.rounds import SHOWN_TEMPERATURE, RoundChapter, listed, page_settin
 from lab.core.sampling import SamplingSettings
 from lab.core.trace import RoundTrace
 from intercept.clicks import on_click
+from uikit.actions import action
 from lab.i18n import N_
 from uikit.language import Translated, gettext as _, ngettext, number
 from uikit.panels import sampling_words
@@ -186,11 +187,11 @@ class CodeChapter(RoundChapter):
         self.temperature_slider = pn.widgets.FloatSlider(label=_("Temperature (0 = greedy)"), start=0.0, end=2.0,
                                                          step=0.1, value=self.temperature, width=240)
         self.temperature_slider.param.watch(lambda e: setattr(self, "temperature", e.new), "value_throttled")
-        self.step_button = pn.widgets.Button(label=_("Step"), color="primary", width=110)
+        self.step_button = action(_("Step"), "step", color="primary", width=110)
         on_click(self.step_button, self._on_step)
-        self.run_button = pn.widgets.Button(label=_("Run to the end"), width=170)
+        self.run_button = action(_("Run to the end"), "run-to-end", width=170)
         on_click(self.run_button, self._on_run)
-        self.next_button = pn.widgets.Button(label=_("Next round"), width=150)
+        self.next_button = action(_("Next round"), "next-round", width=150)
         on_click(self.next_button, self._on_next_round)
         self.code = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[sheet("ch09-code")])
         self.variables = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, BOX_CSS])

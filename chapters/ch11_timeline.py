@@ -23,6 +23,7 @@ from lab.speed.timeline import LANES, Schedule
 from lab.core.trace import GenerationTrace
 from uikit import palette
 from intercept.clicks import on_click
+from uikit.actions import action
 from uikit.figures import static_figure
 from uikit.words import describe
 from intercept.pacing import in_document, served
@@ -129,7 +130,7 @@ class TimelineChapter(Chapter):
         super().__init__(state, **params)
         self.plain = self.spec = self.outcome = None
         self.sched: Schedule | None = None
-        self.draw_button = pn.widgets.Button(label=_("Read the timeline"), color="primary", width=200)
+        self.draw_button = action(_("Read the timeline"), "read-timeline", color="primary", width=200)
         on_click(self.draw_button, self._on_draw)
         self.summary = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, VERDICT_CSS])
         self.cards = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[BOX_CSS, sheet("ch11-cards")])

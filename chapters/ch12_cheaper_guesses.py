@@ -20,6 +20,7 @@ from lab.experiments.presets import preset_by_key
 from lab.core.request import REQUEST_TOKENS
 from uikit import palette
 from intercept.clicks import on_click
+from uikit.actions import action
 from uikit.figures import projector_type, static_figure
 from intercept.pacing import in_document
 from uikit.panels import button_disabled, sampling_words
@@ -152,7 +153,7 @@ class CheaperGuessesChapter(Chapter):
         self.rows: list[cheaper.Row] = []
         self.plain = None               # the plain run (GenerationTrace) the rows are compared with
         self.edit_rows: list[cheaper.Row] = []   # the last complete measurement of the edit prompt
-        self.run_button = pn.widgets.Button(label=_("▶ Measure all six"), color="primary", width=200)
+        self.run_button = action(_("▶ Measure all six"), "measure-all", color="primary", width=200)
         on_click(self.run_button, self._on_run)
         self.prompt_line = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, VERDICT_CSS])

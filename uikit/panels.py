@@ -20,6 +20,7 @@ from lab.pairs.variants import DEFAULT, DraftVariants
 from uikit.words import WHO
 from intercept import validate
 from intercept.clicks import on_click
+from uikit.actions import action
 from intercept.pacing import served
 from lab import i18n
 from lab.i18n import N_
@@ -125,7 +126,7 @@ class SettingsPanel(pn.viewable.Viewer):
     def __init__(self, state: LabState, **params):
         super().__init__(**params)
         self.state = state
-        self.apply = pn.widgets.Button(label=_("Use these settings"), color="primary")
+        self.apply = action(_("Use these settings"), "apply-settings", color="primary")
         self.message = pn.pane.HTML("", stylesheets=[BOX_CSS], sizing_mode="stretch_width")
         on_click(self.apply, lambda e: self.commit())
         self.fields = {name: field_widget(state, name) for name in PANEL_FIELDS}

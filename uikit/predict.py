@@ -21,6 +21,7 @@ import panel as pn
 import param
 
 from intercept.clicks import on_click
+from uikit.actions import action
 from uikit.language import gettext as _
 from uikit.pollchart import ClassAnswers
 from uikit.state import LabState
@@ -249,19 +250,17 @@ def head_html(number: int, total: int | None, question: str) -> str:
 def choice_buttons(choices: list[str], commit: Callable[[str], None]) -> list[pn.widgets.Button]:
     """A button per choice, in the page's language; pressing one calls `commit(choice)` with the
     choice itself (the English, the poll's key)."""
-    buttons = []
-    for text in choices:
-        b = pn.widgets.Button(label=_(text), color="primary", variant="outline", sizing_mode="stretch_width",
-                              margin=(3, 0), css_classes=["choice"], stylesheets=[CHOICE_CSS])
+    buttons = [pn.widgets.Button(label=_(text), color="primary", variant="outline", sizing_mode="stretch_width",
+                                 margin=(3, 0), css_classes=["choice"], stylesheets=[CHOICE_CSS]) for text in choices]
+    for text, b in zip(choices, buttons):
         on_click(b, lambda e, t=text: commit(t))
-        buttons.append(b)
     return buttons
 
 
 def number_inputs(bounds: tuple[int, int], commit: Callable[[int], None]):
     """A whole-number box in `bounds` and its "Lock in my answer" button, which calls `commit(value)`."""
     number = pn.widgets.IntInput(label=_("Your answer"), value=None, start=bounds[0], end=bounds[1], width=160)
-    lock = pn.widgets.Button(label=_("Lock in my answer"), color="primary", align="end")
+    lock = action(_("Lock in my answer"), "lock", color="primary", align="end")
     on_click(lock, lambda e: number.value is not None and commit(number.value))
     return number, lock
 

@@ -93,7 +93,7 @@ class PresetBar(pn.viewable.Viewer):
         self.buttons = {}
         for preset in PRESETS:
             button = pn.widgets.Button(label=_(preset.label), color="light", margin=(2, 3),
-                                       stylesheets=[sheet("presets")], css_classes=["preset"])
+                                       stylesheets=[sheet("presets")], css_classes=["preset", f"preset-{preset.key}"])
             on_click(button, lambda event, key=preset.key: self.choose(key))
             self.buttons[preset.key] = button
         self.variant_switch = pn.widgets.RadioButtonGroup(

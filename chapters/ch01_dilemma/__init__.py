@@ -27,6 +27,7 @@ from lab.speed.timeline import UNLIKELY, Race
 from lab.i18n import N_
 from uikit import palette
 from intercept.clicks import on_click
+from uikit.actions import action
 from uikit.language import Translated, gettext as _, number, percent
 from uikit.lazy import lazy_figure
 from intercept.pacing import in_document, served
@@ -102,8 +103,8 @@ class DilemmaChapter(Chapter):
         self.streaming = False         # the race on screen is still being computed
         self._writes = 0               # each Write's number: a late update of an earlier one is dropped
 
-        self.write_button = pn.widgets.Button(label=_("✎ Write"), color="primary", width=160,
-                                              description=_("Both models write 20 tokens of your prompt"))
+        self.write_button = action(_("✎ Write"), "write", color="primary", width=160,
+                                   description=_("Both models write 20 tokens of your prompt"))
         on_click(self.write_button, self._on_write)
         # the value stays English (what the replay reads); the buttons say it in the page's language
         self.speed = pn.widgets.RadioButtonGroup(options={_("real speed"): "real speed", _("10× slower"): "10× slower"},

@@ -29,6 +29,7 @@ from lab.experiments.twotokens import SETTLED, TOKENS, rounds, running_share, st
 from lab.i18n import N_
 from uikit.browser import PANE_CLASS, browser_slider, redraw_on_move
 from intercept.clicks import on_click
+from uikit.actions import action
 from uikit.language import Translated, gettext as _, number, percent
 from uikit.lazy import Lazy, lazy_figure
 from intercept.pacing import in_document
@@ -96,9 +97,9 @@ class AcceptRuleChapter(Chapter):
         shown = slider_format()                # one formatter for both
         self.p_slider = browser_slider(self.param.p_a, label=_("p(A) — target"), width=250, **shown)
         self.q_slider = browser_slider(self.param.q_a, label=_("q(A) — draft"), width=250, **shown)
-        self.draw_button = pn.widgets.Button(label=_("Draw"), color="primary", width=120)
-        self.draw_many_button = pn.widgets.Button(label=_("Draw 1000"), color="default", width=120)
-        self.reset_button = pn.widgets.Button(label=_("Reset counts"), color="light", width=120)
+        self.draw_button = action(_("Draw"), "draw", color="primary", width=120)
+        self.draw_many_button = action(_("Draw 1000"), "draw-many", color="default", width=120)
+        self.reset_button = action(_("Reset counts"), "reset-counts", color="light", width=120)
         on_click(self.draw_button, lambda e: self.draw(1))
         on_click(self.draw_many_button, lambda e: self.draw(1000))
         on_click(self.reset_button, lambda e: self.reset())

@@ -21,6 +21,7 @@ from lab.experiments.casesearch import (SeedSearch, all_kept_key, all_kept_steps
                                        teaching_request)
 from lab.core.trace import RoundTrace
 from intercept.clicks import on_click
+from uikit.actions import action
 from lab.i18n import N_
 from uikit.language import Translated, gettext as _, ngettext, number
 from uikit.panels import sampling_words
@@ -104,18 +105,18 @@ class FullRoundChapter(RoundChapter):
 
     def __init__(self, state, **params):
         super().__init__(state, **params)
-        self.step_button = pn.widgets.Button(label=_("Step"), color="primary", width=120)
+        self.step_button = action(_("Step"), "step", color="primary", width=120)
         on_click(self.step_button, self._on_step)
-        self.next_button = pn.widgets.Button(label=_("Next round"), width=140)
+        self.next_button = action(_("Next round"), "next-round", width=140)
         on_click(self.next_button, self._on_next_round)
-        self.restart_button = pn.widgets.Button(label=_("Restart this round"), color="light", width=190)
+        self.restart_button = action(_("Restart this round"), "restart-round", color="light", width=190)
         on_click(self.restart_button, lambda e: self.restart())
         self.round_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self.drafts_strip = TokenStrip(empty=_("Press Step: the draft proposes γ tokens."))
         self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, BOX_CSS])
         self.explain = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, BOX_CSS])
         self.text_strip = TokenStrip(empty="")
-        self.find_button = pn.widgets.Button(label=_(FIND_LABEL), color="primary", width=330)
+        self.find_button = action(_(FIND_LABEL), "find-round", color="primary", width=330)
         on_click(self.find_button, self._on_find)
         self.case_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
         self._searches: dict = {}       # (prompt, settings, γ, seed) → its SeedSearch, resumed on each press

@@ -24,6 +24,7 @@ from lab.experiments import breakeven
 from lab.experiments.breakeven import QUESTION
 from lab.core.request import REQUEST_TOKENS
 from intercept.clicks import on_click
+from uikit.actions import action
 from lab.i18n import N_
 from uikit.browser import browser_slider, redraw_on_move
 from uikit.language import Translated, gettext as _, number
@@ -93,11 +94,11 @@ class BreakEvenChapter(Chapter):
         self.alpha_slider = browser_slider(self.param.alpha, label=_("α acceptance rate"), width=260, **shown)
         self.gamma_slider = browser_slider(self.param.gamma, label=_("γ draft length"), width=260)
         self.c_slider = browser_slider(self.param.c, label=_("c draft cost ÷ target cost"), width=260, **shown)
-        self.use_models = pn.widgets.Button(label=_("Use my models"), color="primary", width=160)
+        self.use_models = action(_("Use my models"), "use-models", color="primary", width=160)
         on_click(self.use_models, self.use_my_models)
         a, g, c = QUESTION
-        self.try_question = pn.widgets.Button(label=_("Try α = {alpha}, γ = {gamma}, c = {c}").format(
-            alpha=number(a, 1), gamma=g, c=number(c, 1)), width=200)
+        self.try_question = action(_("Try α = {alpha}, γ = {gamma}, c = {c}").format(
+            alpha=number(a, 1), gamma=g, c=number(c, 1)), "try-question", width=200)
         on_click(self.try_question, lambda e: self.param.update(alpha=a, gamma=g, c=c))
         # the formula, the live pair's measurement, the lecture's table, the note on the measured cost,
         # and the sliders against the measured request (redrawn in the browser with the formula)

@@ -23,6 +23,7 @@ from lab.prompts import encode_prompt
 from lab.core.request import REQUEST_TOKENS
 from uikit import palette
 from intercept.clicks import on_click
+from uikit.actions import action
 from uikit.figures import projector_type, static_figure
 from intercept.pacing import in_document
 from uikit.panels import button_disabled
@@ -148,7 +149,7 @@ class PredictableChapter(Chapter):
     def __init__(self, state, **params):
         super().__init__(state, **params)
         self.results: list[textkinds.KindResult] = []
-        self.run_button = pn.widgets.Button(label=_("▶ Measure the six kinds"), color="primary", width=240)
+        self.run_button = action(_("▶ Measure the six kinds"), "measure-kinds", color="primary", width=240)
         on_click(self.run_button, self._on_run)
         self.progress = TimeLeft()     # its bar and time left, estimated from the kinds measured so far
         self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])

@@ -29,6 +29,7 @@ from shell.lecturer.drafting import DraftingLine
 from shell.poll.answers import DocumentWatch
 from shell.poll.view import PollView
 from intercept.clicks import on_click
+from uikit.actions import action
 from intercept.pacing import served
 from uikit.language import gettext as _, ngettext, number, say
 from uikit.styles import BOX_CSS
@@ -92,7 +93,7 @@ class LecturerPanel(pn.viewable.Viewer):
         in_use = the_class.pair.loaded().name if the_class.pair.loaded() is not None else (asked or [None])[0]
         self.pair_select = pn.widgets.Select(label=_("Pair for everyone"), options=list(self.pair_names), width=260,
                                              **{"value": k for k, v in self.pair_names.items() if v == in_use})
-        self.switch_button = pn.widgets.Button(label=_("Switch pair for everyone"), color="warning")
+        self.switch_button = action(_("Switch pair for everyone"), "switch-pair", color="warning")
         self.status = pn.pane.HTML("", sizing_mode="stretch_width")
         on_click(self.switch_button, self.switch, say=self._say)
         self._build_reset()
@@ -121,16 +122,16 @@ class LecturerPanel(pn.viewable.Viewer):
 
     # --- reset the class: two steps, set apart from the pair switch ---
     def _build_reset(self) -> None:
-        self.reset_button = pn.widgets.Button(label=_("Reset the class…"), color="danger", variant="outline",
-                                              description=_("Asks first: every student's page starts again"))
+        self.reset_button = action(_("Reset the class…"), "reset-class", color="danger", variant="outline",
+                                   description=_("Asks first: every student's page starts again"))
         warning = _("This sends every student's page back to the landing page and clears their work on this "
                     "server. Sure?")
         self.reset_warning = pn.pane.HTML(
             f'<div class="error" role="alert">{html.escape(warning)}</div>', stylesheets=[BOX_CSS],
             sizing_mode="stretch_width", visible=False, margin=(4, 10))
-        self.confirm_reset = pn.widgets.Button(label=_("Yes, clear every student's work"), color="danger",
-                                               visible=False)
-        self.cancel_reset = pn.widgets.Button(label=_("Cancel"), color="light", visible=False)
+        self.confirm_reset = action(_("Yes, clear every student's work"), "confirm-reset", color="danger",
+                                    visible=False)
+        self.cancel_reset = action(_("Cancel"), "cancel-reset", color="light", visible=False)
         on_click(self.reset_button, lambda e: self._ask_reset(True), say=self._say)
         on_click(self.cancel_reset, lambda e: self._ask_reset(False), say=self._say)
         on_click(self.confirm_reset, self._on_reset, say=self._say)

@@ -13,6 +13,7 @@ from chapters import registry
 from shell.poll.answers import DocumentWatch
 from shell.poll.store import PollStore, Tally
 from intercept.clicks import on_click
+from uikit.actions import action
 from intercept.pacing import served
 from uikit.language import gettext as _, ngettext, number as shown_number
 from uikit.pollchart import PollChart, summary
@@ -75,11 +76,10 @@ class QuestionPoll(pn.viewable.Viewer):
                                  sizing_mode="stretch_width", margin=(4, 0, 0, 0))
         self.status = pn.pane.HTML(status_html(number, None), stylesheets=[POLL_CSS],
                                    sizing_mode="stretch_width", margin=0)
-        self.reveal_button = pn.widgets.Button(label=_("Reveal question {position}").format(position=position),
-                                               color="primary",
-                                               description=_("Show the class's answers on every student's card"))
-        self.reset_button = pn.widgets.Button(label=_("Reset question {position}").format(position=position),
-                                              color="warning")
+        self.reveal_button = action(_("Reveal question {position}").format(position=position), f"reveal-{position}",
+                                    color="primary", description=_("Show the class's answers on every student's card"))
+        self.reset_button = action(_("Reset question {position}").format(position=position),
+                                   f"reset-question-{position}", color="warning")
         on_click(self.reveal_button, lambda e: self.store.reveal(self.number), say=self.say)
         on_click(self.reset_button, lambda e: self.store.reset(self.number), say=self.say)
         self.chart_slot = pn.Column(sizing_mode="stretch_width", margin=0)
@@ -131,7 +131,7 @@ class PollView(pn.viewable.Viewer):
         if self.ballot is not None:        # the chapter's card ran its experiment: its answer is known now
             self.ballot.on_answer(lambda number: self.refresh({number}))
         self.current = current if current in self.questions else None
-        self.reset_all_button = pn.widgets.Button(label=_("Reset all questions"), color="danger")
+        self.reset_all_button = action(_("Reset all questions"), "reset-all", color="danger")
         self.said = pn.pane.HTML("", stylesheets=[POLL_CSS], sizing_mode="stretch_width", margin=0)
         on_click(self.reset_all_button, lambda e: self.store.reset_all(),
                  say=lambda sentence: setattr(self.said, "object", said_html(sentence)))

@@ -126,6 +126,12 @@ def lecturer_status(pg) -> str:
     return status.first.inner_text() if status.count() else ""
 
 
+def act(pg, hook: str):
+    """The button a page marks `act-<hook>` (uikit.actions: "draw-many", "next-round", "reveal-3"…),
+    found by what it does whatever its label's language; `.first` where a tour step shows two."""
+    return pg.locator(f".act-{hook} button")
+
+
 def answer(pg, choice: str) -> None:
     """Press `choice` on the page's predict card and wait until the card has taken it."""
     pg.get_by_role("button", name=choice, exact=True).first.click()
