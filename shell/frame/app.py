@@ -58,7 +58,7 @@ def settings_card(state: LabState) -> pn.Card:
     """The collapsed settings card; its widgets are built when a student first opens it (most pages
     are opened and left without it, and a class opening pages at once shares one server)."""
     card = pn.Card(title=_("✎ Your prompt & sampling settings"), collapsed=True, sizing_mode="stretch_width",
-                   margin=(0, 5, 6, 5))
+                   margin=(0, 5, 6, 5), css_classes=["settings-card"])
 
     def opened(event):
         if not event.new and not card.objects:

@@ -189,7 +189,7 @@ class LecturerPanel(pn.viewable.Viewer):
         rule = pn.pane.HTML("<hr>", margin=(14, 10), sizing_mode="stretch_width")
         return pn.Column(pn.Card(
             self.sessions, self.guessing, self.drafting, pair, rule, reset, self.status,
-            title=_("Lecturer controls"), collapsed=False, width=360),
+            title=_("Lecturer controls"), collapsed=False, width=360, css_classes=["lecturer-controls"]),
             PollView(self.the_class.poll, current=self.chapter, ballot=self.the_class.ballots.page_ballot()),
             sizing_mode="stretch_width", margin=0)   # the class poll (shell/poll/answers.py)
 
