@@ -1,15 +1,17 @@
 """A class on one server: untrusted text stays text, sessions stay apart, lecturer controls are gated."""
 from tests.helpers import wait_until
-from tests.ui.helpers import LECTURER_TOKEN, PROMPT_BOX, open_page
+from tests.ui.helpers import LECTURER_TOKEN, PROMPT_BOX, act, open_page
 
 NASTY = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> the cat sat'
+SETTINGS = ".settings-card .card-header"     # the settings card's header (shell.frame.app.settings_card)
+CONTROLS = ".lecturer-controls"              # the lecturer's card (shell.lecturer.controls)
 
 
 def use_prompt(page, text):
-    page.get_by_text("Your prompt & sampling settings").click()
+    page.locator(SETTINGS).click()
     page.get_by_label(PROMPT_BOX).fill(text)
-    page.get_by_role("button", name="Use these settings").click()
-    page.get_by_text("Saved for this session", exact=False).wait_for()
+    act(page, "apply-settings").click()
+    page.locator(".settings-panel .badge").wait_for()          # saved (uikit.panels.SettingsPanel.commit)
 
 
 def test_html_and_script_in_a_prompt_are_shown_as_text(page, server, shot):
@@ -18,7 +20,7 @@ def test_html_and_script_in_a_prompt_are_shown_as_text(page, server, shot):
     # the model's own tokens carry markup onto the page too.
     open_page(page, server + "?chapter=full-round", "Keep the prefix, correct once, drop the rest.")
     use_prompt(page, NASTY)
-    page.get_by_role("button", name="Step", exact=True).first.click()
+    act(page, "step").first.click()
     shown = page.get_by_text("<unk> <unk> <unk> the cat sat", exact=False).first
     shown.wait_for(timeout=60000)                      # the student's prompt, markup-like tokens as text
     shown.scroll_into_view_if_needed()
@@ -29,7 +31,7 @@ def test_html_and_script_in_a_prompt_are_shown_as_text(page, server, shot):
 
 def test_markup_in_the_url_is_shown_as_text(page, server):
     open_page(page, server + '?chapter=<img src=x onerror="window.__pwned=1">')
-    page.get_by_text("There is no chapter called", exact=False).wait_for()
+    page.locator('.notice[role="alert"]').first.wait_for()          # the page's notice on the unknown chapter
     assert page.evaluate("window.__pwned") is None and page.locator("img[src=x]").count() == 0
 
 
@@ -40,11 +42,11 @@ def test_two_students_do_not_see_each_others_prompt(browser, server):
         open_page(pa, server + "?chapter=dilemma", "Good is slow. Fast is sloppy.")
         use_prompt(pa, "the dog ran in the park")
         open_page(pb, server + "?chapter=dilemma", "Good is slow. Fast is sloppy.")
-        pb.get_by_text("Your prompt & sampling settings").click()
+        pb.locator(SETTINGS).click()
         wait_until(lambda: pb.get_by_label(PROMPT_BOX).input_value() != "", message="B's prompt box")
         assert pb.get_by_label(PROMPT_BOX).input_value() != "the dog ran in the park"
         pa.reload()
-        pa.get_by_text("Your prompt & sampling settings").click()
+        pa.locator(SETTINGS).click()
         wait_until(lambda: pa.get_by_label(PROMPT_BOX).input_value() == "the dog ran in the park",
                    message="A keeps its own prompt")
     finally:
@@ -53,10 +55,11 @@ def test_two_students_do_not_see_each_others_prompt(browser, server):
 
 def test_lecturer_controls_exist_only_for_the_right_token(page, server, shot):
     open_page(page, server, "Can a small model make a big one faster")
-    page.get_by_text("Your prompt & sampling settings").wait_for()
-    assert page.get_by_text("Lecturer controls").count() == 0              # students: nothing
+    page.locator(".settings-card").wait_for()
+    assert page.locator(CONTROLS).count() == 0                             # students: nothing
     open_page(page, server + "?lecturer=guess", "That lecturer token is not right")
-    assert page.get_by_text("Lecturer controls").count() == 0
+    assert page.locator(CONTROLS).count() == 0
     open_page(page, server + f"?lecturer={LECTURER_TOKEN}", "Lecturer controls")
-    page.get_by_role("button", name="Reset the class").wait_for()
+    page.locator(CONTROLS).wait_for()
+    act(page, "reset-class").wait_for()
     shot(page, "classroom-lecturer-controls")
