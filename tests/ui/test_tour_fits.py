@@ -3,9 +3,9 @@ and says what it shows.
 
 One page walks the tour from step 1 with PageDown, as a presenter's clicker does. On each step it
 presses the step's own action (TOUR[n]["action"], "presses" times: ✎ Write, Tick the clock, Use my
-models, …), waits for that work to end and the layout to settle (figures grow into the free room or
-shrink out of the lack of it; a step without a figure zooms; assets/tour.js), then measures the step
-(tests/ui/tour_layout.js): nothing scrolls, down or sideways, no text lies off the screen, and the
+models, …), waits for that work to end and the step's fit to end (figures grow into the free room or
+shrink out of the lack of it; a step without a figure zooms: assets/tour.js; tests/ui/tour_rules.fitted),
+then measures the step (tests/ui/tour_layout.js): nothing scrolls, down or sideways, no text lies off the screen, and the
 figures' type is at least FIGURE_TYPE px; read from the back row (tests/ui/tour_rules.py), body text
 ≥ 24 px, code ≥ 20 px, figure text ≥ 18 px, the content covers ≥ 60 % of the screen's height or
 width, no text box overflows its box or a box that clips it, no two controls or figures overlap, the
@@ -14,16 +14,14 @@ shows exactly that many rows. Screenshots of every step: tests/ui/screenshots/to
 (The 1280×720 walk and the 2560×1440 sample: tests/ui/test_tour_projector.py.)
 """
 import re
-from pathlib import Path
 
 from shell.tour.steps import TOUR
 from tests.helpers import wait_until
 from tests.ui.helpers import open_page, rendered
-from tests.ui.tour_rules import SMALLEST, problems
+from tests.ui.tour_rules import SMALLEST, fitted, problems, settled
 from uikit.tokens import NUMBER_WORDS
 
 N = len(TOUR)
-MEASURE = (Path(__file__).resolve().parent / "tour_layout.js").read_text()
 FIGURE_TYPE = 18     # px at 1920×1080: a figure's smallest text, read from the back of the room
 
 # What the stage is doing: its text, its figures' data, its working lines and disabled buttons
@@ -99,18 +97,6 @@ def quiet(page, n: int, button=None, timeout: float = 300) -> None:
     wait_until(still, timeout=timeout, interval=0.5, message=f"step {n}'s work to end")
 
 
-def settled(page, n: int) -> dict:
-    """Step n's measurements once its layout has held still for three looks (the fit takes rounds)."""
-    shapes = []
-
-    def still():
-        m = page.evaluate(MEASURE)
-        shapes.append(((m["union"] and [round(v) for v in m["union"]]), m["scroll"], len(m["texts"]), m))
-        return len(shapes) >= 3 and m["union"] is not None and all(s[:3] == shapes[-1][:3] for s in shapes[-3:])
-    wait_until(still, timeout=60, interval=0.7, message=f"step {n}'s layout to settle")
-    return shapes[-1][3]
-
-
 def overflow(m: dict, n: int) -> list[str]:
     """What of step n runs off a screen of m["vw"]×m["vh"] (empty when nothing)."""
     out = []
@@ -167,9 +153,13 @@ def test_every_step_fits_1920x1080_after_its_action_and_reads_from_the_back_row(
         press(page, n)
         found += miscounted(page, n)
         quiet(page, n)
-        m = settled(page, n)
-        found += overflow(m, n) + problems(m, n, SMALLEST["code"], SMALLEST, cover=0.6)
-        heights[n] = height_used(m)
+        seen = {}
+
+        def judge(m, n=n, seen=seen):      # what runs off a 1920×1080 screen or is too small to read
+            seen["m"] = m
+            return overflow(m, n) + problems(m, n, SMALLEST["code"], SMALLEST, cover=0.6)
+        found += fitted(page, n, judge)
+        heights[n] = height_used(seen["m"])
         shot(page, f"tour-1920-step{n:02d}")
         if n < N:
             page.keyboard.press("PageDown")      # a presenter's clicker
