@@ -4,11 +4,12 @@ student without the token has no controls and cannot reveal or reset with crafte
 import pytest
 
 from tests.helpers import wait_until
-from tests.ui.helpers import LECTURER_TOKEN, QUESTION, answer, deep_text, has, lecturer_status, no_scroll, open_page
+from tests.ui.helpers import (LECTURER_TOKEN, QUESTION, act, answer, deep_text, has, lecturer_status, no_scroll,
+                              open_page)
 
 TOUR_STEP = 8                                              # the tour's step with chapter 3's predict card
 CHOICES = ("1", "5", "6", "10")                           # chapter 3's answers, bars A to D
-SETTINGS_CARD = "Your prompt & sampling settings"         # the page's settings card, built when opened
+SETTINGS_CARD = ".settings-card .card-header"             # the page's settings card, built when opened
 CRAFTED_CLICKS = """() => {
   const {ButtonClick} = Bokeh.require("core/bokeh_events");
   const buttons = [...Bokeh.documents[0].all_models].filter((m) => m.constructor.__name__ === "Button");
@@ -23,6 +24,11 @@ CRAFTED_CLICKS = """() => {
   return labels;
 }"""
 PROJECTOR_SCALE = "getComputedStyle(document.documentElement).getPropertyValue('--speclab-scale').trim()"
+
+
+def choice(pg, text: str):
+    """The button of chapter 3's answer `text` on `pg`'s card (uikit.predict: class `choice`, in CHOICES' order)."""
+    return pg.locator(".predict-card").first.locator(".choice button").nth(CHOICES.index(text))
 
 
 def bars(*votes: str) -> list[str]:
@@ -51,11 +57,11 @@ def classroom(browser, server):
         pg.set_default_timeout(60000)
     lecturer, students = pages[0], pages[1:]
     open_page(lecturer, server + f"?chapter=checking&lecturer={LECTURER_TOKEN}", "Class poll")
-    lecturer.get_by_role("button", name="Reset all questions").click()
+    act(lecturer, "reset-all").click()
     for pg in students:
         open_page(pg, server + "?chapter=checking", QUESTION)
     yield lecturer, students
-    lecturer.get_by_role("button", name="Reset all questions").click()     # later tests answer freely
+    act(lecturer, "reset-all").click()                                      # later tests answer freely
     wait_until(lambda: lecturer_status(lecturer).startswith("0 of"), message="the poll reset")
     for c in contexts:
         c.close()
@@ -91,12 +97,12 @@ def test_votes_reach_the_lecturer_the_reveal_reaches_students_and_the_tour(class
         scroll, height = no_scroll(tour)
         assert scroll <= height + 2, f"the tour's predict step with the class's answers scrolls by {scroll - height} px"
 
-        lecturer.get_by_role("button", name="Reveal question 3").click()
+        act(lecturer, "reveal-3").click()
         for pg in (a, b, c):
             wait_until(lambda pg=pg: has(pg, "The class's answers (revealed): 3 of", "your answer"),
                        message="the reveal to reach a student")
         assert has(a, "✓ Right.") and has(b, "✓ Right.") and has(c, "Not quite")
-        assert a.get_by_role("button", name="5", exact=True).first.is_disabled()   # answers are final now
+        assert choice(a, "5").is_disabled()                           # answers are final now
         wait_until(lambda: has(tour, "The class's answers (revealed)", "✓ the answer", "A 1: 2 (67%)"),
                    message="the tour's reveal")
         wait_until(lambda: "revealed to the class" in lecturer_status(lecturer), message="the lecturer's status")
@@ -114,10 +120,10 @@ def test_votes_reach_the_lecturer_the_reveal_reaches_students_and_the_tour(class
                        message=f"the {name} layout")
             shot(pg, name)
 
-        lecturer.get_by_role("button", name="Reset question 3").click()
+        act(lecturer, "reset-question-3").click()
         wait_until(lambda: lecturer_status(lecturer).startswith("0 of"), message="the reset")
         wait_until(lambda: has(a, "press your answer again"), message="the reset to reach a student")
-        assert not a.get_by_role("button", name="5", exact=True).first.is_disabled()
+        assert not choice(a, "5").is_disabled()
     finally:
         tour.context.close()
 
@@ -138,14 +144,14 @@ def test_a_student_has_no_controls_and_crafted_messages_change_nothing(classroom
     assert status.startswith("3 of") and "revealed" not in status       # one vote, nothing revealed
     assert not has(a, "The class's answers")
 
-    lecturer.get_by_role("button", name="Reveal question 3").click()
+    act(lecturer, "reveal-3").click()
     wait_until(lambda: has(a, "The class's answers (revealed)"), message="the reveal")
     before = deep_text(lecturer).split("Question 3", 1)[-1][:400]
     c.evaluate(CRAFTED_CLICKS)                             # after the reveal: no vote moves, no reset
     # c then opens its settings card: the server builds the card's widgets after handling every
     # click sent before, and any change to the poll reaches the lecturer's page ahead of them
-    assert not has(c, "Use these settings")
-    c.get_by_text(SETTINGS_CARD).first.click()
-    c.get_by_role("button", name="Use these settings").wait_for(state="visible")
+    assert act(c, "apply-settings").count() == 0
+    c.locator(SETTINGS_CARD).first.click()
+    act(c, "apply-settings").wait_for(state="visible")
     assert deep_text(lecturer).split("Question 3", 1)[-1][:400] == before
     assert has(a, "The class's answers (revealed)")

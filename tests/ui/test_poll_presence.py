@@ -5,7 +5,7 @@ the lecturer's own histogram marks the correct answer."""
 import time
 
 from tests.helpers import wait_until
-from tests.ui.helpers import LECTURER_TOKEN, QUESTION, answer, lecturer_status, open_page, separate_browsers
+from tests.ui.helpers import LECTURER_TOKEN, QUESTION, act, answer, lecturer_status, open_page, separate_browsers
 
 PROMPT_LEAVE = 4.0        # seconds within which a closed tab leaves the lecturer's count
 POLL_TEXT = """(el) => { const out = []; const walk = (n) => { if (n.shadowRoot) walk(n.shadowRoot);
@@ -24,7 +24,7 @@ def test_closed_tabs_leave_the_count_at_once_and_the_revealed_histogram_marks_th
     lecturer, students = pages[0], pages[1:]
     try:
         open_page(lecturer, server + f"?chapter=checking&lecturer={LECTURER_TOKEN}", "Class poll")
-        lecturer.get_by_role("button", name="Reset all questions").click()
+        act(lecturer, "reset-all").click()
         for pg, choice in zip(students, ("1", "5", "5")):
             open_page(pg, server + "?chapter=checking", QUESTION)
             answer(pg, choice)
@@ -43,14 +43,14 @@ def test_closed_tabs_leave_the_count_at_once_and_the_revealed_histogram_marks_th
         assert "2 answers from browsers that have left" in lecturer_status(lecturer)
 
         assert "✓ the answer" not in poll_text(lecturer)          # nothing marked before the reveal
-        lecturer.get_by_role("button", name="Reveal question 3").click()
+        act(lecturer, "reveal-3").click()
         wait_until(lambda: "✓ the answer" in poll_text(lecturer), message="the lecturer's histogram to mark the answer")
         text = poll_text(lecturer)
         assert "A 1: 1 (33%) · ✓ the answer" in text and "B 5: 2 (67%)" in text and "✓ the answer" not in \
             text.split("B 5:", 1)[1]
         shot(lecturer, "poll-lecturer-revealed-answer", scroll_to=lecturer.locator(".class-poll").first)
     finally:
-        lecturer.get_by_role("button", name="Reset all questions").click()    # later tests answer freely
+        act(lecturer, "reset-all").click()                                     # later tests answer freely
         for c in contexts[:2]:
             c.close()
     assert not errors, f"console errors: {errors[:5]}"

@@ -11,7 +11,8 @@ import urllib.request
 import pytest
 
 from tests.helpers import wait_until
-from tests.ui.helpers import LECTURER_TOKEN, QUESTION, ROOT, answer, free_port, has, lecturer_status, open_page, served
+from tests.ui.helpers import LECTURER_TOKEN, QUESTION, ROOT, act, answer, free_port, has, lecturer_status, open_page, \
+    served
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +33,7 @@ def test_votes_in_one_process_reach_the_lecturer_in_another(two_servers, browser
         for pg in (lecturer, a, b):
             pg.set_default_timeout(60000)
         open_page(lecturer, lecturers_server + f"?chapter=checking&lecturer={LECTURER_TOKEN}", "Class poll")
-        lecturer.get_by_role("button", name="Reset all questions").click()
+        act(lecturer, "reset-all").click()
         for pg in (a, b):
             open_page(pg, students_server + "?chapter=checking", QUESTION)
         wait_until(lambda: lecturer_status(lecturer).startswith("0 of 2 browsers here"),
@@ -42,11 +43,11 @@ def test_votes_in_one_process_reach_the_lecturer_in_another(two_servers, browser
         wait_until(lambda: lecturer_status(lecturer).startswith("2 of 2 browsers here have answered"),
                    message="two votes from the other process on the lecturer's view")
         wait_until(lambda: has(lecturer, "A 1: 1 (50%)", "B 5: 1 (50%)"), message="the 1 / 1 split")
-        lecturer.get_by_role("button", name="Reveal question 3").click()
+        act(lecturer, "reveal-3").click()
         for pg in (a, b):
             wait_until(lambda pg=pg: has(pg, "The class's answers (revealed): 2 of"),
                        message="the reveal to reach a student served by the other process")
-        lecturer.get_by_role("button", name="Reset question 3").click()
+        act(lecturer, "reset-question-3").click()
         wait_until(lambda: has(a, "press your answer again"), message="the reset to reach a student")
         wait_until(lambda: lecturer.locator(".sessions").first.inner_text().startswith("3 open sessions on this server"),
                    message="both processes' pages in the lecturer's count")
