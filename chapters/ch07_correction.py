@@ -180,7 +180,7 @@ class CorrectionChapter(Chapter):
         self.context.param.watch(self._on_event, "value")      # Enter in the box also asks the models
         self.rule_buttons = pn.widgets.RadioButtonGroup(
             label=_("Correction rule"), options={_(label): key for key, label in RULE_NAMES.items()},
-            value=self.rule, color="primary", variant="outline",
+            value=self.rule, color="primary", variant="outline", css_classes=["rule-switch"],
             sizing_mode="stretch_width")        # its buttons wrap where a language's labels outgrow the row
         self.rule_buttons.link(self, value="rule")
         self.size_select = pn.widgets.Select(label=_("Monte-Carlo size"), value=self.runs, width=160, options={

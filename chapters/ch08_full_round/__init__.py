@@ -111,7 +111,8 @@ class FullRoundChapter(RoundChapter):
         on_click(self.next_button, self._on_next_round)
         self.restart_button = action(_("Restart this round"), "restart-round", color="light", width=190)
         on_click(self.restart_button, lambda e: self.restart())
-        self.round_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS])
+        self.round_note = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS],
+                                       css_classes=["round-note"])
         self.drafts_strip = TokenStrip(empty=_("Press Step: the draft proposes γ tokens."))
         self.table = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, BOX_CSS])
         self.explain = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[TABLE_CSS, BOX_CSS])

@@ -118,11 +118,11 @@ def table_html(results: list[textkinds.KindResult]) -> str:
     for r in results:
         first = r.prompts[0].replace("\n", " ")
         example = first if len(first) <= 60 else first[:57] + "…"
-        mark = " class='current'" if r.kind == YOURS else ""
+        mark = f"data-kind='{r.kind}'" + (" class='current'" if r.kind == YOURS else "")
         kept = _("{kept} of {judged} judged · {drafted} drafted").format(kept=r.accepted, judged=r.judged,
                                                                           drafted=r.drafted)
         more = _(" and {n} more").format(n=len(r.prompts) - 1) if len(r.prompts) > 1 else ""
-        rows.append(f"<tr{mark}><td><b>{html.escape(kind_name(r.kind))}</b></td><td>{number(r.alpha, 2)}</td>"
+        rows.append(f"<tr {mark}><td><b>{html.escape(kind_name(r.kind))}</b></td><td>{number(r.alpha, 2)}</td>"
                     f"<td>{number(r.tokens_per_call, 2)}</td><td>{kept}</td>"
                     f"<td><code>{html.escape(example)}</code>{html.escape(more)}</td></tr>")
     head = "".join(f"<th>{html.escape(h)}</th>" for h in (

@@ -6,7 +6,7 @@ import pytest
 
 from chapters.registry import pages
 from tests.ui.axe import check, settle
-from tests.ui.helpers import open_page
+from tests.ui.helpers import act, open_page
 
 PAGE_TEXT = """() => {
     // the page's text through its shadow roots, for a failure message
@@ -26,7 +26,7 @@ PAGE_TEXT = """() => {
 def test_landing_page(page, server):
     open_page(page, server, "Can a small model make a big one faster")
     try:   # the pair badge: the landing text is there at once, the badge is filled once the pair is loaded
-        page.get_by_text("sampling:", exact=False).first.wait_for(timeout=60000)
+        page.locator(".badge[role='note']").first.wait_for(timeout=60000)
     except Exception as err:
         raise AssertionError(f"the pair badge did not arrive within 60 s; the page shows: "
                              f"{page.evaluate(PAGE_TEXT)!r}") from err
@@ -108,7 +108,7 @@ def test_a_figure_that_takes_focus_shows_a_strong_ring(page, server):
 def test_chapter_1_replay_respects_reduced_motion(page, server):
     page.emulate_media(reduced_motion="reduce")
     open_page(page, f"{server}?chapter=dilemma", "Good is slow. Fast is sloppy.", timeout=90)
-    page.get_by_role("button", name="✎ Write").click()
+    act(page, "write").click()
     # the finished race at once, and a word on why
     page.get_by_text("asks for reduced motion", exact=False).wait_for(timeout=60000)
     assert page.get_by_text("The small model finished in", exact=False).is_visible()

@@ -1,7 +1,8 @@
 """Sliders computed in the browser (uikit.browser): a drag redraws the page and sends the server
 nothing; letting go sends the value once, and Python's view follows it."""
 from tests.helpers import wait_until
-from tests.ui.helpers import BOKEH_SOURCES, SLIDER_VALUE, open_page
+from chapters.ch10_breakeven import CHOICES
+from tests.ui.helpers import BOKEH_SOURCES, SLIDER_VALUE, act, open_page
 
 
 class Frames:
@@ -68,8 +69,8 @@ def test_ch10_alpha_drag_redraws_in_the_browser_and_sends_nothing(page, server):
 
 def test_ch10_try_button_moves_the_sliders_and_the_browser_redraw(page, server):
     open_page(page, server + "?chapter=breakeven", "Tokens per round, divided by cost per round.")
-    page.get_by_role("button", name="slower", exact=True).click()
-    page.get_by_role("button", name="Try α = 0.6, γ = 5, c = 0.3").click()
+    page.locator(".choice button").nth(CHOICES.index("slower")).click()     # the predict card answered: slower
+    act(page, "try-question").click()
     page.get_by_text("slower than standard decoding", exact=False).first.wait_for()
     wait_until(lambda: page.evaluate(SLIDER_VALUE, "α") == 0.6 and point_alpha(page) == 0.6,
                message="the sliders and the plot at the question's α")
@@ -78,7 +79,7 @@ def test_ch10_try_button_moves_the_sliders_and_the_browser_redraw(page, server):
 def test_ch06_p_drag_redraws_the_regions_in_the_browser_and_sends_nothing(page, server):
     frames = Frames(page)
     open_page(page, server + "?chapter=accept-rule", "Keep a guess as often as the target agrees.")
-    page.get_by_role("button", name="Draw 1000").click()
+    act(page, "draw-many").click()
     page.get_by_text("Last of 1000 draws", exact=False).wait_for()
     build_sections(page)
 
@@ -96,8 +97,9 @@ def test_ch06_p_drag_redraws_the_regions_in_the_browser_and_sends_nothing(page, 
     wait_until(lambda: page.evaluate("0") == 0 and any(f"&lt;td&gt;{p:.2f}&lt;/td&gt;" in f
                                                        for f in frames.received[received:]),
                message="Python's table at the released p(A)")
-    page.get_by_role("button", name="Draw", exact=True).click()
-    page.get_by_text("the draft proposed", exact=False).first.wait_for()
+    act(page, "draw").click()
+    wait_until(lambda: [d["n"] for d in page.evaluate(BOKEH_SOURCES, ["n", "share"])] == [[1]],
+               message="the one draw at the released p(A) on the share line")
     assert p_drawn() == p
 
 

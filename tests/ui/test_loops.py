@@ -3,16 +3,16 @@ ch 4's kept and rejected colours, ch 6's share of A moving toward p(A), the land
 import re
 
 from tests.helpers import wait_until
-from tests.ui.helpers import open_page
+from tests.ui.helpers import act, open_page
 
 
 def test_ch08_the_case_appears_before_the_verdict(page, server, shot):
     open_page(page, server + "?chapter=full-round", "Keep the prefix, correct once, drop the rest.")
     page.get_by_label("Your answer").fill("5")
-    page.get_by_role("button", name="Lock in my answer").click()
-    page.get_by_text(re.compile(r"Round \d+ of \d+")).first.wait_for(timeout=60000)
+    act(page, "lock").click()
+    page.locator(".round-note .speclab-formula").first.wait_for(timeout=60000)     # a round on the page
     assert page.get_by_text("✓ Right.", exact=False).count() == 0
-    page.get_by_role("button", name="Show a round where every draft is kept", exact=True).click()
+    act(page, "find-round").click()
     note = page.get_by_text(re.compile(r"Seed \d+, round \d+: all 4 drafts kept"))
     note.wait_for(timeout=60000)
     bonus = page.locator(".text-so-far .chip.chip-bonus")
@@ -37,16 +37,15 @@ def _deep(page, script):
 
 def test_ch04_kept_and_rejected_drafts_differ_in_colour(page, server, shot):
     open_page(page, server + "?chapter=guess-check-keep", "Guess, check, keep.")
-    button = page.get_by_role("button", name="▶ Next round")
-    for n in (1, 2):
-        button.click()
-        page.get_by_text(f"Round {n}:", exact=False).first.wait_for(timeout=60000)
     lane = """(root) => {
       const lane = [...root.querySelectorAll('.round')].filter(g => g.querySelector('.chip-target_call'));
       const colour = s => lane.flatMap(g => [...g.querySelectorAll('.chip-' + s)])
                               .map(c => getComputedStyle(c).backgroundColor);
       return {groups: lane.length, kept: colour('kept'), rejected: colour('rejected'), fixed: colour('fixed')};
     }"""
+    for n in (1, 2):
+        act(page, "next-round").click()
+        wait_until(lambda: any(x["groups"] == n for x in _deep(page, lane)), 60, message=f"round {n} in the lane")
     seen = wait_until(lambda: [x for x in _deep(page, lane) if x["groups"] == 2], message="the lane's two rounds")[0]
     assert set(seen["kept"]) == {"rgb(43, 122, 75)"}          # palette.OVERLAP
     assert set(seen["rejected"]) == {"rgb(179, 38, 30)"}      # palette.EAGER
@@ -65,11 +64,11 @@ SHARE_LINE = """() => {
 
 def test_ch06_the_share_of_a_moves_toward_p(page, server, shot):
     open_page(page, server + "?chapter=accept-rule", "Keep a guess as often as the target agrees.")
-    page.get_by_role("button", name="Draw", exact=True).click()
+    act(page, "draw").click()
     line = wait_until(lambda: (lambda d: d if d and len(d["n"]) == 1 else None)(page.evaluate(SHARE_LINE)),
                       message="the first round on the share line")
     assert line["share"] == [0.0] or line["share"] == [1.0]
-    many = page.get_by_role("button", name="Draw 1000")
+    many = act(page, "draw-many")
     for total in (1001, 2001, 3001, 4001):
         many.click()
         line = wait_until(lambda: (lambda d: d if d and d["n"][-1] == total else None)(page.evaluate(SHARE_LINE)),

@@ -1,6 +1,6 @@
 """Chapters 1–4 in a browser: answer the predict question, use the main control, see the result."""
 from tests.helpers import wait_until
-from tests.ui.helpers import open_page
+from tests.ui.helpers import act, open_page
 
 # The race figure's "done" labels (drawn on its canvas, so not in the page's text), read from the
 # browser's Bokeh documents: [text, visible] of each, sorted.
@@ -13,14 +13,20 @@ DONE_LABELS = """() => {
 }"""
 
 
+def taken(page) -> None:
+    """Wait until the page's predict card has taken the answer: its verdict line names it (in bold)
+    and waits for the experiment."""
+    page.locator(".predict-card .verdict.waiting b").first.wait_for()
+
+
 def test_ch01_write_races_both_models(page, server, shot):
     open_page(page, server + "?chapter=dilemma", "Good is slow. Fast is sloppy.")
     page.locator(".speclab-lazy").first.scroll_into_view_if_needed()    # the figure: built when scrolled to
     wait_until(lambda: page.evaluate(DONE_LABELS) == [["big model done", False], ["small model done", False]],
                message="the race figure with its 'done' labels hidden")
     page.get_by_role("button", name="Each word is computed from the words before it", exact=False).click()
-    page.get_by_text("You said", exact=False).first.wait_for()
-    page.get_by_role("button", name="✎ Write").click()
+    taken(page)
+    act(page, "write").click()
     page.get_by_text("The small model finished in", exact=False).wait_for(timeout=60000)
     page.get_by_text("✓ Right.", exact=False).wait_for()
     assert page.get_by_text("asks for reduced motion", exact=False).count() == 0   # it was replayed
@@ -32,9 +38,9 @@ def test_ch01_write_races_both_models(page, server, shot):
 def test_ch02_easy_and_hard_words(page, server, shot):
     open_page(page, server + "?chapter=easy-words", "Most words are easy.")
     page.get_by_label("Your answer").fill("3")
-    page.get_by_role("button", name="Lock in my answer").click()
-    page.get_by_text("You said", exact=False).first.wait_for()
-    page.get_by_role("button", name="Ask the small model").click()
+    act(page, "lock").click()
+    taken(page)
+    act(page, "ask-small").click()
     page.get_by_text("positions (✓ easy)", exact=False).wait_for(timeout=60000)
     page.get_by_text("the answer here is", exact=False).or_(page.get_by_text("✓ Right.")).first.wait_for()
     page.locator(".chip-easy, .chip-hard").first.click()
@@ -45,7 +51,7 @@ def test_ch02_easy_and_hard_words(page, server, shot):
 def test_ch03_tick_the_clock_and_measure(page, server, shot):
     open_page(page, server + "?chapter=checking", "Checking is faster than writing.")
     page.get_by_role("button", name="1", exact=True).click()
-    tick = page.get_by_role("button", name="Tick the clock")
+    tick = act(page, "tick")
     written = page.locator(".chips .chip-target")        # the writing lane's words
     for n in range(1, 7):
         if tick.is_disabled():
@@ -54,7 +60,7 @@ def test_ch03_tick_the_clock_and_measure(page, server, shot):
         wait_until(lambda: written.count() >= n or tick.is_disabled(), 60, message=f"tick {n} to write a word")
     wait_until(lambda: tick.is_disabled(), 60, message="writing lane complete")
     page.get_by_text("✓ Right.", exact=False).wait_for()
-    page.get_by_role("button", name="Measure this machine").click()
+    act(page, "measure-machine").click()
     page.get_by_text("One call over 1 position", exact=False).wait_for(timeout=90000)
     shot(page, "ch03-measured", page.get_by_text("One call over 1 position", exact=False))
 
@@ -62,7 +68,7 @@ def test_ch03_tick_the_clock_and_measure(page, server, shot):
 def test_ch04_next_round_counts_target_calls(page, server, shot):
     open_page(page, server + "?chapter=guess-check-keep", "Guess, check, keep.")
     page.get_by_role("button", name="The target’s: every token", exact=False).click()
-    nxt = page.get_by_role("button", name="▶ Next round")
+    nxt = act(page, "next-round")
     for i in range(1, 4):
         nxt.click()
         page.get_by_text(f"Round {i}:", exact=False).wait_for(timeout=60000)

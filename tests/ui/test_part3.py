@@ -9,7 +9,8 @@ from lab.pairs.tiny import tiny_pair
 from lab.speed.measure import run_to_end
 from serving.service import ModelService
 from tests.helpers import wait_until
-from tests.ui.helpers import BOKEH_SOURCES, SLIDER_VALUE, deep_text, open_page
+from chapters.ch07_correction import RULE_NAMES
+from tests.ui.helpers import BOKEH_SOURCES, SLIDER_VALUE, act, deep_text, open_page
 from uikit.tokens import show_text
 
 @pytest.fixture(scope="module")
@@ -31,7 +32,7 @@ def test_ch05_click_a_position(page, server, shot, first_round):
     open_page(page, server + "?chapter=one-pass", "One pass gives the target’s view")
     page.get_by_role("button", name="No — it was computed for a context", exact=False).click()
     page.get_by_text(f"Round {first_round.index + 1} of", exact=False).first.wait_for(timeout=60000)
-    page.locator("button.bk-btn", has_text="◆").nth(2).click()    # the third guess
+    page.locator(".chip-draft button").nth(2).click()    # the third guess
     page.get_by_text("Position 3:", exact=False).first.wait_for()
     page.get_by_text("assuming guesses 1…2 are right", exact=False).first.wait_for()
     page.get_by_text("✓ Right.", exact=False).wait_for()
@@ -41,11 +42,12 @@ def test_ch05_click_a_position(page, server, shot, first_round):
 def test_ch06_draw_1000(page, server, shot):
     open_page(page, server + "?chapter=accept-rule", "Keep a guess as often as the target agrees.")
     page.get_by_role("button", name="Keep it with probability p / q = 0.75", exact=False).click()
-    page.get_by_role("button", name="Draw 1000").click()
+    act(page, "draw-many").click()
     page.get_by_text("Last of 1000 draws", exact=False).wait_for()
     page.get_by_text("✓ Right.", exact=False).wait_for()
-    page.get_by_role("button", name="Draw", exact=True).click()
-    page.get_by_text("the draft proposed", exact=False).first.wait_for()
+    act(page, "draw").click()
+    wait_until(lambda: [d["n"][-1] for d in page.evaluate(BOKEH_SOURCES, ["n", "share"]) if d["n"]] == [1001],
+               message="the one draw after the 1000 on the share line")
     shot(page, "ch06-draws")
 
 
@@ -53,7 +55,7 @@ def test_ch07_rules(page, server, shot):
     open_page(page, server + "?chapter=correction", "Corrections go where the draft was too shy.")
     page.get_by_role("button", name="The kept drafts already supply", exact=False).click()
     page.get_by_text("within sampling noise", exact=False).first.wait_for(timeout=60000)
-    page.get_by_role("button", name="sample from p", exact=True).click()
+    page.locator(".rule-switch button").nth(list(RULE_NAMES).index("target")).click()     # sample from p
     page.get_by_text("far beyond sampling noise", exact=False).first.wait_for()
     page.get_by_text("✓ Right.", exact=False).wait_for()
     shot(page, "ch07-sample-from-p")
@@ -62,7 +64,7 @@ def test_ch07_rules(page, server, shot):
 def test_ch08_step_to_the_end(page, server, shot, first_round):
     open_page(page, server + "?chapter=full-round", "Keep the prefix, correct once, drop the rest.")
     page.get_by_label("Your answer").fill("5")
-    page.get_by_role("button", name="Lock in my answer").click()
+    act(page, "lock").click()
     page.get_by_text(f"Round {first_round.index + 1} of", exact=False).first.wait_for(timeout=60000)
     step_to_the_end(page, "step {n} of", first_round)
     assert first_round.n_accepted < first_round.gamma       # a rejection: not the case asked about
@@ -74,7 +76,7 @@ def step_to_the_end(page, counter: str, first_round):
     """Press Step, waiting for each step's counter ("step {n} of"), until the round is done; then the
     text so far is the round's emitted tokens. A press the page says it did not run (this browser's
     share of clicks spent, intercept.clicks) is pressed again a moment later, as a student would."""
-    step = page.get_by_role("button", name="Step", exact=True)
+    step = act(page, "step")
     for n in range(1, 60):
         if step.is_disabled():
             break
@@ -136,17 +138,17 @@ def test_ch10_slider_updates_the_plot(page, server, shot):
     page.keyboard.press("ArrowRight")    # one key press: drawn at once (in the browser), one step on
     wait_until(lambda: point_alpha() == page.evaluate(SLIDER_VALUE, "α") != dragged,
                message="the plotted point to follow a key press on the α slider")
-    page.get_by_role("button", name="Try α = 0.6, γ = 5, c = 0.3").click()
+    act(page, "try-question").click()
     page.get_by_text("slower than standard decoding", exact=False).first.wait_for()
     page.get_by_text("✓ Right.", exact=False).wait_for()
     shot(page, "ch10-question")
-    page.get_by_role("button", name="Use my models").click()
-    page.get_by_text("Measured on this machine:", exact=False).first.wait_for(timeout=120000)
+    act(page, "use-models").click()
+    page.locator(".priced-speedup").first.wait_for(timeout=120000)      # measured on this machine
 
 
 def test_ch11_timeline(page, server, shot):
     open_page(page, server + "?chapter=timeline", "Same distribution, a different schedule.")
-    page.get_by_text("Decode speed-up on this request", exact=False).first.wait_for(timeout=60000)
+    page.locator(".decode-speedup").first.wait_for(timeout=60000)      # the request's decode speed-up
     for head in ("What stays the same?", "What gets faster?", "What does it cost?"):
         page.get_by_text(head).first.wait_for()
     lanes = page.evaluate(BOKEH_SOURCES, ["lane", "left", "right"])

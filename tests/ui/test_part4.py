@@ -9,12 +9,17 @@ from lab.experiments.presets import preset_by_key
 from lab.prompts import encode_prompt
 from lab.pairs.tiny import tiny_pair
 from tests.helpers import wait_until
-from tests.ui.helpers import open_page
+from tests.ui.helpers import act, open_page
 
 
 @pytest.fixture(scope="module")
 def pair():
     return tiny_pair()      # the served app's pair: same seed, same weights
+
+
+def taken(page) -> None:
+    """Wait until the page's predict card has taken the choice pressed (that choice shows solid)."""
+    page.locator(".predict-card .choice.solid").first.wait_for()
 
 
 def test_part_four_is_in_the_navigation_and_the_pager(page, server, shot):
@@ -34,10 +39,11 @@ def test_part_four_is_in_the_navigation_and_the_pager(page, server, shot):
 def test_ch12_measures_every_drafting_on_the_edit_prompt(page, server, shot, pair):
     open_page(page, server + "?chapter=cheaper-guesses", "Cheaper guesses.")
     page.get_by_role("button", name=ch12.DRAFTER_NAMES["lookup"]).click()
-    page.get_by_text("You said", exact=False).first.wait_for()
-    page.get_by_role("button", name="Edit a record").click()
-    page.get_by_text("The same record with age 31", exact=False).first.wait_for()
-    page.get_by_role("button", name="▶ Measure all six").click()
+    taken(page)
+    edit = page.locator(".preset-edit button")
+    edit.click()
+    wait_until(lambda: "bk-btn-primary" in (edit.get_attribute("class") or ""), message="Edit a record marked chosen")
+    act(page, "measure-all").click()
     page.get_by_text("Every drafting wrote exactly plain decoding's text.", exact=False).wait_for(timeout=120000)
     assert page.get_by_text("✓ yes, token for token").count() == len(ch12.cheaper.DRAFTINGS)
     # the calls in the table are the engine's on the same prompt
@@ -63,14 +69,15 @@ def test_ch12_measures_every_drafting_on_the_edit_prompt(page, server, shot, pai
 def test_ch13_measures_alpha_per_kind_and_places_the_prompt(page, server, shot, pair):
     open_page(page, server + "?chapter=predictable", "How predictable is your text?")
     page.get_by_role("button", name="Edits", exact=True).click()
-    page.get_by_text("You said", exact=False).first.wait_for()
-    page.get_by_role("button", name="▶ Measure the six kinds").click()
-    page.locator("td", has_text="Your prompt").first.wait_for(timeout=180000)
+    taken(page)
+    act(page, "measure-kinds").click()
+    yours = page.locator(".speclab-table tr.current").first          # your prompt's row
+    yours.wait_for(timeout=180000)
     kinds = textkinds.kind_prompts(ch13.PER_KIND)
     best = None
     for kind in textkinds.KINDS:
         r = textkinds.measure_kind(pair, kind, kinds[kind], gamma=ch13.GAMMA, max_new_tokens=ch13.MAX_NEW_TOKENS)
-        row = page.locator("tr", has=page.locator("td", has_text=ch13.kind_name(r.kind))).first
+        row = page.locator(f"tr[data-kind='{r.kind}']").first
         assert f"{r.alpha:.2f}" in row.inner_text()
         assert f"{r.accepted} of {r.judged} judged · {r.drafted} drafted" in row.inner_text()
         best = r if best is None or r.alpha > best.alpha else best
@@ -79,8 +86,8 @@ def test_ch13_measures_alpha_per_kind_and_places_the_prompt(page, server, shot, 
     assert ("✓ Right." in verdict.inner_text()) == (ch13.kind_name(best.kind) == "Edits")
     assert f"{ch13.kind_name(best.kind)} {best.alpha:.2f}" in verdict.inner_text()
     page.get_by_text("in the leap, or only in the check?", exact=False).first.wait_for()
-    shot(page, "ch13-measured", page.locator("td", has_text="Your prompt").first)
+    shot(page, "ch13-measured", yours)
     # a preset changes the student's prompt: its bar is measured again
-    page.get_by_role("button", name="Story opening").click()
-    wait_until(lambda: "lighthouse" in page.locator("tr", has_text="Your prompt").first.inner_text(), 120,
+    page.locator(".preset-story button").click()
+    wait_until(lambda: "lighthouse" in yours.inner_text(), 120,
                message="your prompt measured again")

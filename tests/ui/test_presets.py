@@ -2,10 +2,11 @@
 change the rounds shown, to exactly what the engine makes for that prompt and draft."""
 import re
 
+from chapters.ch04_guess_check_keep import CHOICES
 from lab.core.request import Request
 from lab.experiments.presets import preset_by_key
 from tests.helpers import wait_until
-from tests.ui.helpers import open_page
+from tests.ui.helpers import act, open_page
 
 SO_FAR = re.compile(r"So far: (\d+) tokens?")
 
@@ -30,7 +31,7 @@ def _first_rounds():
 
 def _round_one(page):
     """Press Next round; (tokens so far, the text's first token) once round 1 shows."""
-    page.get_by_role("button", name="▶ Next round").click()
+    act(page, "next-round").click()
     verdict = page.get_by_text("Round 1:", exact=False).first
     verdict.wait_for(timeout=60000)
     tokens = int(SO_FAR.search(verdict.inner_text()).group(1))
@@ -45,12 +46,16 @@ def test_a_preset_and_the_random_draft_change_the_rounds_shown(page, server, sho
     default, code_aligned, code_random = _first_rounds()
     assert default != code_aligned != code_random and code_random[0] == 1     # the test can tell them apart
     open_page(page, server + "?chapter=guess-check-keep", "Guess, check, keep.")
-    preset = page.get_by_role("button", name="Code", exact=True)
+    preset = page.locator(".preset-code button")
     preset.wait_for(timeout=60000)
-    assert page.get_by_role("button", name="weak", exact=True).count() == 0        # the tiny pair has none
+    from lab.pairs.tiny import tiny_pair
+    from lab.pairs.variants import DraftVariants
+    offered = [v for v, why in DraftVariants.offered(tiny_pair()).items() if not why]     # the switch's variants
+    switch = page.locator(".variant-switch button")
+    assert "weak" not in offered and switch.count() == len(offered)                # the tiny pair has none
     page.get_by_text("This pair has no weak draft", exact=False).wait_for()
-    page.get_by_role("button", name="Neither: a new, third writer", exact=True).first.click()   # answered:
-    page.get_by_text("You said", exact=False).first.wait_for()                  # the bar may say who wins
+    page.locator(".choice button").nth(CHOICES.index("Neither: a new, third writer")).click()   # answered:
+    page.locator(".predict-card .choice.solid").first.wait_for()                # the bar may say who wins
     assert _round_one(page) == default
 
     preset.click()
@@ -61,7 +66,7 @@ def test_a_preset_and_the_random_draft_change_the_rounds_shown(page, server, sho
     assert _round_one(page) == code_aligned
     shot(page, "presets-code-aligned", scroll_to=page.get_by_text("Round 1:", exact=False).first)
 
-    page.get_by_role("button", name="random", exact=True).click()
+    switch.nth(offered.index("random")).click()
     _started_over(page)
     page.get_by_text("every token equally likely", exact=False).wait_for()
     assert _round_one(page) == code_random

@@ -10,11 +10,11 @@ import pytest
 
 from lab.experiments.presets import PRESETS
 from tests.helpers import wait_until
-from tests.ui.helpers import BOKEH_SOURCES as SOURCES, open_page
+from tests.ui.helpers import BOKEH_SOURCES as SOURCES, act, open_page
+from uikit.words import CONTROL
 
 TITLES = {"breakeven": "Tokens per round, divided by cost per round.",
           "timeline": "Same distribution, a different schedule.", "cheaper-guesses": "Cheaper guesses."}
-SWITCH = {"model": "draft model", "lookup": "copy from the text"}
 WORDS = {"model": "the draft model, γ = 4", "lookup": "copying from the text (prompt lookup), γ = 4"}
 
 
@@ -27,10 +27,11 @@ def chapter_10(page, server, preset, drafter):
     """Choose the request on chapter 10's preset bar, press Use my models: (speed-up, calls, who)."""
     open_page(page, server + "?chapter=breakeven", TITLES["breakeven"])
     if preset is not None:
-        page.get_by_role("button", name=preset.label).click()
-    page.get_by_role("button", name=SWITCH[drafter], exact=True).click()
-    page.get_by_text(f"Who guesses: {WORDS[drafter].split(',')[0]}", exact=False).first.wait_for()
-    page.get_by_role("button", name="Use my models").click()
+        page.locator(f".preset-{preset.key} button").click()
+    switch = page.locator(".drafter-switch button").nth(list(CONTROL).index(drafter))     # who guesses
+    switch.click()
+    wait_until(lambda: "bk-active" in (switch.get_attribute("class") or ""), message=f"{drafter} chosen to guess")
+    act(page, "use-models").click()
     page.locator(".priced-speedup").first.wait_for(timeout=120000)
     # who guessed is in the live box's folded details (its text, shown when unfolded)
     return number(page, ".priced-speedup"), number(page, ".target-calls"), page.locator(".drafter").first.text_content()
@@ -44,7 +45,7 @@ def chapter_11(page, server):
 
 def chapter_12(page, server, drafter):
     open_page(page, server + "?chapter=cheaper-guesses", TITLES["cheaper-guesses"])
-    page.get_by_role("button", name="▶ Measure all six").click()
+    act(page, "measure-all").click()
     row = f"tr[data-drafting='{drafter}']"
     page.locator(f"{row} .speedup").first.wait_for(timeout=120000)
     label = page.locator(f"{row} td").first.inner_text()
