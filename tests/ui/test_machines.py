@@ -17,11 +17,12 @@ import pytest
 from deploy.proxy import Proxy
 from tests.helpers import wait_until
 from tests.shell.redisserver import RedisServer
-from tests.ui.helpers import (BENIGN, LECTURER_TOKEN, PROMPT_BOX, QUESTION, ROOT, answer, free_port, has,
+from tests.ui.helpers import (BENIGN, LECTURER_TOKEN, PROMPT_BOX, ROOT, act, answer, free_port, has,
                               lecturer_status, open_page, separate_browsers)
 
 LOST = "The server of this page went away"        # assets/shell.js: a page whose machine went away
 PROMPT = "the dog ran in the park"
+SETTINGS = ".settings-card .card-header"          # the settings card's header (shell.frame.app.settings_card)
 
 
 class Machine:
@@ -132,24 +133,24 @@ def test_one_class_on_two_machines_survives_one_going_away(machines, browser, sh
     (lecturer_context,), (lecturer,) = separate_browsers(browser, 1, errors)
     try:
         open_page(lecturer, f"http://{a_address}/app?chapter=checking&lecturer={LECTURER_TOKEN}", "Class poll")
-        lecturer.get_by_role("button", name="Reset all questions").click()
+        act(lecturer, "reset-all").click()
         for pg, where in ((on_b, b_address), (on_a, a_address)):
             reply = pg.goto(proxy.url + "/app?chapter=checking", wait_until="domcontentloaded")
             assert reply.headers["x-speclab-machine"] == where        # each student on their machine
-            pg.get_by_text(QUESTION, exact=False).first.wait_for(state="visible", timeout=60000)
+            pg.locator(".predict-card").first.wait_for(state="visible", timeout=60000)   # chapter 3's question
         wait_until(lambda: lecturer_status(lecturer).startswith("0 of 2 browsers here"),
                    message="both machines' students counted on the lecturer's view")
 
         answer(on_b, "5")                                      # a vote through machine B …
-        on_b.get_by_text("Your prompt & sampling settings").click()
+        on_b.locator(SETTINGS).click()
         on_b.get_by_label(PROMPT_BOX).fill(PROMPT)
-        on_b.get_by_role("button", name="Use these settings").click()
-        on_b.get_by_text("Saved for this session", exact=False).wait_for()
+        act(on_b, "apply-settings").click()
+        on_b.locator(".settings-panel .badge").wait_for()      # saved (uikit.panels.SettingsPanel.commit)
         answer(on_a, "1")
         wait_until(lambda: lecturer_status(lecturer).startswith("2 of 2 browsers here have answered"),
                    message="… on the lecturer's view held by machine A")
         wait_until(lambda: has(lecturer, "A 1: 1 (50%)", "B 5: 1 (50%)"), message="the 1 / 1 split")
-        lecturer.get_by_role("button", name="Reveal question 3").click()
+        act(lecturer, "reveal-3").click()
         for pg in (on_b, on_a):
             wait_until(lambda pg=pg: has(pg, "The class's answers (revealed): 2 of"),
                        message="the reveal to reach a student on each machine")
@@ -161,11 +162,11 @@ def test_one_class_on_two_machines_survives_one_going_away(machines, browser, sh
         assert not has(on_a, LOST) and not has(lecturer, LOST)
         reply = on_b.reload(wait_until="domcontentloaded")      # through the proxy: on A now
         assert reply.headers["x-speclab-machine"].split(",")[-1].strip() == a_address
-        on_b.get_by_text(QUESTION, exact=False).first.wait_for(state="visible", timeout=60000)
+        on_b.locator(".predict-card").first.wait_for(state="visible", timeout=60000)
         # the card kept the answer (5, revealed as wrong) and the class's bars mark it as this browser's
         wait_until(lambda: has(on_b, "Not quite: the answer is 1", "B 5: 1 (50%) · your answer"),
                    message="the answer kept on machine A")
-        on_b.get_by_text("Your prompt & sampling settings").click()
+        on_b.locator(SETTINGS).click()
         wait_until(lambda: on_b.get_by_label(PROMPT_BOX).input_value() == PROMPT, message="the prompt kept")
         wait_until(lambda: lecturer_status(lecturer).startswith("2 of 2 browsers here have answered"),
                    message="both votes still on the lecturer's view")          # no vote lost

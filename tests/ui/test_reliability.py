@@ -140,22 +140,25 @@ def test_the_log_is_quiet(server, tmp_path_factory):
 def test_a_tab_closed_during_chapter_1s_write_leaves_no_traceback(browser, server, tmp_path_factory):
     """A student closes the tab while both models are still writing: the race's remaining calls and
     its drawing find no page, and the server says nothing about it."""
-    from tests.ui.helpers import BENIGN, VIEWPORT, open_page
+    from tests.helpers import wait_until
+    from tests.ui.helpers import BENIGN, VIEWPORT, act, open_page
     log = tmp_path_factory.getbasetemp() / "server0" / "server.log"
     before = log.read_text().count("Traceback (most recent call last):")
     for delay_ms in (0, 300, 1500):              # at the click, early in the race, late in it
         context = browser.new_context(viewport=VIEWPORT)
         page = context.new_page()
         open_page(page, server + "?chapter=dilemma", "Good is slow. Fast is sloppy.")
-        page.get_by_role("button", name="✎ Write").click()
+        act(page, "write").click()
         page.wait_for_timeout(delay_ms)          # the moment of closing is the point, not a wait for something
         context.close()
     # another student's Write then runs to the end: the closed tabs' work is over by then
     context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
     open_page(page, server + "?chapter=dilemma", "Good is slow. Fast is sloppy.")
-    page.get_by_role("button", name="✎ Write").click()
-    page.get_by_text("The small model finished in", exact=False).wait_for(timeout=120000)
+    act(page, "write").click()
+    # the race's summary is drawn at its end: a verdict line besides the predict card's own
+    wait_until(lambda: page.locator(".verdict").count() > page.locator(".predict-card .verdict").count(), 120,
+               message="the race to run to the end")
     context.close()
     after = [block for block in log.read_text().split("Traceback (most recent call last):")[before + 1:]
              if not any(benign in block for benign in BENIGN)]
