@@ -12,7 +12,7 @@ def badge_text(browser, url) -> str:
     try:
         pg = context.new_page()
         open_page(pg, url)
-        badge = pg.get_by_role("note", name="model pair in use").first
+        badge = pg.locator('.pair-badge [role="note"]').first        # uikit.panels.badge_html
         badge.wait_for(state="visible", timeout=90_000)
         return badge.inner_text()
     finally:
