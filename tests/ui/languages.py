@@ -7,6 +7,7 @@ import re
 from lab import i18n
 from lab.i18n.catalogs import TEMPLATE, po_path, read_catalog
 from lab.pairs.tiny import tiny_pair
+from tests.ui.helpers import act
 
 # The page's visible text, inside Bokeh's shadow roots, without the parts named by class (a name
 # ending in "-" is a prefix): model output (token chips, and a clickable strip's chip buttons) and
@@ -66,3 +67,12 @@ def english_words(text: str, language: str) -> list[str]:
 def said(language: str, message: str) -> str:
     """The words of `message` in `language` up to its first placeholder."""
     return i18n.translate(language, message).split("{")[0].strip()
+
+
+def labelled(page, hook: str, language: str, english: str):
+    """The page's `act-<hook>` button (tests.ui.helpers.act), once its label reads `english` in `language`."""
+    button = act(page, hook).first
+    button.wait_for()
+    label = button.inner_text().strip()
+    assert label == i18n.translate(language, english), f"{hook}: {label!r} is not {english!r} in {language}"
+    return button

@@ -22,7 +22,7 @@ from export.files import page_file
 from export.site import site_pages
 from tests.helpers import run_apart, wait_until
 from tests.ui.export_helpers import offline, open_file   # noqa: F401  (the offline page fixture)
-from tests.ui.helpers import ROOT, deep_text, has
+from tests.ui.helpers import ROOT, act, deep_text, has
 from tests.ui.tour_rules import SMALLEST, problems, settled
 
 
@@ -52,7 +52,7 @@ def test_every_page_opens_offline(site, offline):
 def test_ch04_next_round_replays_the_recorded_round(site, offline):
     open_file(offline, site, page_file("guess-check-keep"))
     assert not has(offline, "Round 1:")
-    offline.get_by_role("button", name="▶ Next round").click()
+    act(offline, "next-round").click()
     wait_until(lambda: has(offline, "Round 1:"), message="the recorded round on the page")
 
 
@@ -69,7 +69,7 @@ def test_ch10_alpha_slider_redraws_in_the_browser(site, offline):
 def test_ch06_draw_and_ch12_table(site, offline):
     open_file(offline, site, page_file("accept-rule"))
     before = deep_text(offline)
-    offline.get_by_role("button", name="Draw", exact=False).first.click()
+    act(offline, "draw").click()
     wait_until(lambda: deep_text(offline) != before, message="the recorded draw on the page")
     open_file(offline, site, page_file("cheaper-guesses"))
     assert offline.locator("table").count() or "table" in deep_text(offline).lower()
@@ -106,7 +106,7 @@ def test_a_tour_step_keeps_what_was_pressed_on_the_step_before(site, offline):
     open_file(offline, site, page_file("", 4))
     assert not has(offline, SUMMARY)
     open_file(offline, site, page_file("", 3))
-    offline.get_by_role("button", name="✎ Write").click()
+    act(offline, "write").click()
     wait_until(lambda: not has(offline, "Press Write: the big model's words appear here."),
                message="the recorded race on step 3")
     offline.keyboard.press("ArrowRight")
@@ -185,7 +185,7 @@ def test_the_tours_frame_page_carries_presses_from_step_to_step(site, offline):
     opened afresh at step 4 starts the chapter afresh, as a new served tour."""
     frame = open_deck(offline, site, 3)
     assert not has(frame, SUMMARY)
-    frame.get_by_role("button", name="✎ Write").click()
+    act(frame, "write").click()
     wait_until(lambda: not has(frame, "Press Write: the big model's words appear here."),
                message="the recorded race on step 3")
     offline.keyboard.press("ArrowRight")
@@ -203,7 +203,7 @@ def test_the_tours_frame_page_carries_presses_from_step_to_step(site, offline):
 def test_answering_keeps_the_rounds_stepped(site, offline):
     """An answer pressed after a round keeps the round on the page, with the verdict for that state."""
     open_file(offline, site, page_file("guess-check-keep"))
-    offline.get_by_role("button", name="▶ Next round").click()
+    act(offline, "next-round").click()
     wait_until(lambda: has(offline, "Round 1:"), message="the recorded round on the page")
     offline.get_by_role("button", name="The draft’s: it wrote most of the tokens", exact=True).click()
     # the round's result is on screen, so the served card says at once that the answer is wrong
@@ -219,11 +219,11 @@ def test_a_number_answer_is_kept_and_revealed(site, offline):
     box = offline.get_by_label("Your answer")
     box.fill("7")
     box.press("Enter")
-    offline.get_by_role("button", name="Lock in my answer").click()
+    act(offline, "lock").click()
     wait_until(lambda: has(offline, "You said 7."), message="the card to take the number")
     reopen(offline)
     wait_until(lambda: has(offline, "You said 7."), message="the number after a reload")
-    offline.get_by_role("button", name="Ask the small model").click()
+    act(offline, "ask-small").click()
     wait_until(lambda: "positions (✓ easy)" in deep_text(offline), message="the recorded count")
     wait_until(lambda: "✓ Right." in deep_text(offline) or "the answer here is" in deep_text(offline),
                message="the verdict")
@@ -309,7 +309,7 @@ def test_a_preset_keeps_the_sliders_moved(site, offline):
     offline.keyboard.press("ArrowLeft")
     wait_until(lambda: offline.evaluate(ALPHA) not in (None, start), message="α to move")
     moved = offline.evaluate(ALPHA)
-    offline.get_by_role("button", name="Story opening", exact=True).click()
+    offline.locator(".preset-story button").click()
     # recorded from the opening state, the preset applies in place; from elsewhere the page reopens
     wait_until(lambda: has(offline, "Story opening: the opening of a story")
                and offline.evaluate("document.documentElement.dataset.exportReady") == "1", timeout=60,
@@ -344,7 +344,7 @@ def test_every_choice_of_the_bar_is_recorded(site, offline):
     the recorded choice, the page reopened there when it is not one press from the one before), then
     Next round replays that choice's recorded first round."""
     open_file(offline, site, page_file("guess-check-keep"))
-    offline.get_by_role("button", name="Story opening", exact=True).click()
+    offline.locator(".preset-story button").click()
     wait_until(lambda: has(offline, "Story opening: the opening of a story"), message="the preset chosen")
     offline.get_by_role("button", name="random", exact=True).click()
     wait_until(lambda: has(offline, "random draft: every token equally likely")
@@ -355,6 +355,6 @@ def test_every_choice_of_the_bar_is_recorded(site, offline):
                and offline.evaluate("document.documentElement.dataset.exportReady") == "1", timeout=60,
                message="copying from the text chosen")
     assert has(offline, "Story opening: the opening of a story")
-    offline.get_by_role("button", name="▶ Next round").click()
+    act(offline, "next-round").click()
     wait_until(lambda: has(offline, "Round 1:"), message="the choice's recorded round")
     assert not has(offline, "not recorded")

@@ -16,7 +16,7 @@ import pytest
 
 from lab.experiments.twotokens import rounds, student_rng, thresholds
 from tests.helpers import wait_until
-from tests.ui.helpers import ROOT, deep_text, has
+from tests.ui.helpers import ROOT, act, deep_text, has
 from tests.ui.export_helpers import offline, open_file   # noqa: F401  (the offline page fixture)
 
 COURSE = '<i>CS 101</i> · Week 6 & "decoding"'
@@ -82,7 +82,7 @@ def test_draw_1000_draws_and_the_verdict_waits_for_it(site, offline):
     offline.get_by_role("button", name=choice, exact=True).click()
     wait_until(lambda: has(offline, f"You said {choice}."), message="the card to take the answer")
     assert not has(offline, "Not quite") and not has(offline, "✓ Right")       # no verdict before a draw
-    offline.get_by_role("button", name="Draw 1000", exact=True).click()
+    act(offline, "draw-many").click()
     wait_until(lambda: has(offline, "Last of 1000 draws"), message="the draws on the page")
     wait_until(lambda: has(offline, "Not quite"), message="the verdict once the experiment ran")
     assert not has(offline, "not recorded")
@@ -103,12 +103,12 @@ def test_a_draw_follows_the_moved_slider(site, offline):
     # value to one decimal, "0.3", as on a served page)
     assert handle.get_attribute("aria-valuetext") == "0.25"
     for _ in range(3):      # three single draws: A is proposed with q(A) = 0.80, so surely once
-        offline.get_by_role("button", name="Draw", exact=True).click()
+        act(offline, "draw").click()
     wait_until(lambda: has(offline, "After 3 rounds"), message="three draws")
     said = re.search(r"the draft proposed (A|B); u = [0-9.]+ [<≥] min\(1, p/q\) = ([0-9.]+)", text_of(offline))
     assert said, text_of(offline)[:2000]
     want = thresholds(0.25, 0.8)[0 if said.group(1) == "A" else 1]
     assert said.group(2) == f"{want:.3f}" and "0.750" not in said.group(0)
-    offline.get_by_role("button", name="Draw 1000", exact=True).click()
+    act(offline, "draw-many").click()
     wait_until(lambda: has(offline, "After 1003 rounds"), message="1000 more draws")
     assert has(offline, "the target's p(A) = 0.25")

@@ -16,7 +16,7 @@ from lab.experiments.twotokens import rounds, student_rng, thresholds
 from shell.frame.app import panel_settings
 from shell.tour.steps import TOUR
 from tests.helpers import run_apart, wait_until
-from tests.ui.helpers import deep_text, has
+from tests.ui.helpers import act, deep_text, has
 from tests.ui.export_helpers import offline, open_file   # noqa: F401  (the offline page fixture)
 
 DRAW_STEP = next(i for i, s in enumerate(TOUR, 1) if s.get("action") == "Draw")   # Draw shown
@@ -56,7 +56,7 @@ def shows(pg, *batches: int) -> bool:
 
 def test_the_draws_of_step_20_open_step_21(site, offline):
     open_file(offline, site, page_file("", DRAW_STEP))
-    offline.get_by_role("button", name="Draw", exact=True).click()
+    act(offline, "draw").click()
     first = rounds(P, Q, 1, student_rng(0, None))          # the served page's draw for the same seed
     wait_until(lambda: has(offline, f"u = {first.u[-1]:.3f}"), message="the draw on step 20")
     offline.keyboard.press("ArrowRight")
@@ -64,7 +64,7 @@ def test_the_draws_of_step_20_open_step_21(site, offline):
     offline.wait_for_selector("html[data-export-ready='1']", timeout=60000)
     wait_until(lambda: shows(offline, 1), message="step 20's draw in step 21's table")
     assert not has(offline, "has no recording of")           # no press said missed
-    offline.get_by_role("button", name="Draw 1000", exact=True).click()
+    act(offline, "draw-many").click()
     wait_until(lambda: shows(offline, 1, 1000), message="Draw 1000 after the carried draw (1001 rounds)")
     offline.reload()
     offline.wait_for_selector("html[data-export-ready='1']", timeout=60000)

@@ -11,8 +11,8 @@ import pytest
 from lab import i18n
 from lab.pairs.tiny import tiny_pair
 from tests.helpers import wait_until
-from tests.ui.helpers import open_page
-from tests.ui.languages import FIGURE_TEXT, LANGUAGES, PAGE_TEXT, SIZES, SKIPPED, SUMMARY, english_words, said
+from tests.ui.helpers import act, open_page
+from tests.ui.languages import FIGURE_TEXT, LANGUAGES, PAGE_TEXT, SIZES, SKIPPED, SUMMARY, english_words, labelled, said
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -30,7 +30,7 @@ def test_landing_page_and_chapter_1_speak_the_language(page, server, shot, langu
     page.set_viewport_size(SIZES["1280"])
 
     open_page(page, f"{server}?chapter=dilemma&lang={language}", said(language, "Good is slow. Fast is sloppy."))
-    page.get_by_role("button", name=i18n.translate(language, "✎ Write")).click()
+    labelled(page, "write", language, "✎ Write").click()
     page.get_by_text(said(language, SUMMARY), exact=False).first.wait_for(timeout=60000)
     legend = page.get_by_text(i18n.translate(language, "one slow big-model call")).first
     legend.scroll_into_view_if_needed()
@@ -44,7 +44,7 @@ def test_landing_page_and_chapter_1_speak_the_language(page, server, shot, langu
     assert english_words(figure, language) == [], figure
     for size, viewport in SIZES.items():
         page.set_viewport_size(viewport)
-        page.get_by_role("button", name=i18n.translate(language, "✎ Write")).scroll_into_view_if_needed()
+        act(page, "write").scroll_into_view_if_needed()
         shot(page, f"lang-{name}-ch01-{size}")
         legend.scroll_into_view_if_needed()
         shot(page, f"lang-{name}-ch01-race-{size}")
@@ -53,7 +53,7 @@ def test_landing_page_and_chapter_1_speak_the_language(page, server, shot, langu
 @pytest.mark.parametrize("language", ("zh", "es"))
 def test_chapter_2_speaks_the_language(page, server, shot, language):
     open_page(page, f"{server}?chapter=easy-words&lang={language}", said(language, "Most words are easy."))
-    page.get_by_role("button", name=i18n.translate(language, "Ask the small model")).click()
+    labelled(page, "ask-small", language, "Ask the small model").click()
     rate = said(language, "That hit rate, {rate}, is the kind of rate chapter 4 measures in real rounds as α, "
                           "the acceptance rate.")
     page.get_by_text(rate, exact=False).first.wait_for(timeout=60000)

@@ -15,7 +15,7 @@ from chapters.ch05_one_pass import CHOICES as CH5
 from lab import i18n
 from tests.helpers import wait_until
 from tests.ui.helpers import open_page
-from tests.ui.languages import PAGE_TEXT, SIZES, SKIPPED, english_words, said
+from tests.ui.languages import PAGE_TEXT, SIZES, SKIPPED, english_words, labelled, said
 
 
 def t(language: str, message: str) -> str:
@@ -45,13 +45,13 @@ def test_chapter_3_speaks_the_language(page, server, shot, language):
     open_page(page, f"{server}?chapter=checking&lang={language}", t(language, "Checking is faster than writing."))
     page.get_by_role("button", name=t(language, "1"), exact=True).first.click()          # the card's answer
     page.get_by_text(before(language, "You said <b>{answer}</b>. {hint}"), exact=False).first.wait_for()
-    tick = page.get_by_role("button", name=t(language, "Tick the clock"))
+    tick = labelled(page, "tick", language, "Tick the clock")
     for _ in range(5):
         tick.click()
         page.wait_for_timeout(300)
     wait_until(lambda: tick.is_disabled(), 60, message="five ticks")
     page.get_by_text(t(language, "✓ Right."), exact=False).first.wait_for(timeout=30000)
-    page.get_by_role("button", name=t(language, "Measure this machine")).click()
+    labelled(page, "measure-machine", language, "Measure this machine").click()
     page.get_by_text(before(language, "One call over 1 position: <b>{ms} ms</b> (timed for this server, after {n} "
                                       "tokens of text)."), exact=False).first.wait_for(timeout=180000)
     text = check_and_shoot(page, shot, language, "ch03")
@@ -63,7 +63,7 @@ def test_chapter_4_speaks_the_language(page, server, shot, language):
     open_page(page, f"{server}?chapter=guess-check-keep&lang={language}", t(language, "Guess, check, keep."))
     page.get_by_role("button", name=t(language, CH4[1]), exact=True).first.click()
     page.get_by_text(before(language, "You said <b>{answer}</b>. {hint}"), exact=False).first.wait_for()
-    nxt = page.get_by_role("button", name=t(language, "▶ Next round"))
+    nxt = labelled(page, "next-round", language, "▶ Next round")
     so_far = before(language, "So far: {tokens}; standard decoding would have called the target {standard}, "
                               "draft + verify {spec}.")
     nxt.click()

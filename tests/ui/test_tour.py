@@ -64,10 +64,10 @@ def test_a_step_url_opens_that_step_and_the_url_follows(page, server):
     assert page.get_by_text("Your prompt & sampling settings").count() == 0   # the projector shows the step alone
     assert page.locator(".tour-where").inner_text().upper().startswith(f"CHAPTER {n} ")
     assert page.locator("select.tour-jump").input_value() == str(first_step(n))
-    page.get_by_role("button", name="Next").click()
+    page.locator(".tour-next").click()
     rendered(page, 18)
     page.wait_for_url("**?tour=18", timeout=30000)
-    page.get_by_role("button", name="Back").click()
+    page.locator(".tour-back").click()
     rendered(page, 17)
     open_page(page, f"{server}?tour=9999")     # out of range: the last step
     rendered(page, N)
@@ -131,7 +131,7 @@ def test_keys_are_left_to_text_fields_and_buttons(page, server):
     assert page.locator(".tour-counter").inner_text().strip() == f"{n} / {N}"
     # Space on a focused tour button presses that button (Back), it does not also step forward; and
     # Back lands on n − 1 only if the slider's arrow did not move the tour
-    page.get_by_role("button", name="Back").focus()
+    page.locator(".tour-back").focus()
     page.keyboard.press("Space")
     rendered(page, n - 1)
 
