@@ -91,7 +91,8 @@ class BreakEvenFigures:
         # speed-up = 1 across the whole α axis, its key in the legend (a label would cross the curve)
         f.line([0, 1], [1, 1], line_dash="dashed", line_color=palette.INK, line_width=2,
                legend_label=_("speed-up = 1: break-even"))
-        f.legend.location = "top_left"
+        # tight, so its four rows fit the plot on a short projector figure (the tour at 1280×720)
+        f.legend.update(location="top_left", margin=4, padding=4, spacing=0)
         return f
 
     @cached_property

@@ -1,5 +1,7 @@
 """Sliders computed in the browser (uikit.browser): a drag redraws the page and sends the server
 nothing; letting go sends the value once, and Python's view follows it."""
+from playwright.sync_api import Error as PlaywrightError
+
 from tests.helpers import wait_until
 from chapters.ch10_breakeven import CHOICES
 from tests.ui.helpers import BOKEH_SOURCES, SLIDER_VALUE, act, open_page
@@ -36,7 +38,10 @@ def build_sections(page) -> None:
     so that their one message each is not sent while a test counts a drag's frames."""
     box = page.locator(".speclab-lazy")
     while (left := box.count()):
-        box.first.scroll_into_view_if_needed()
+        try:
+            box.first.scroll_into_view_if_needed(timeout=10000)
+        except PlaywrightError:     # built (and replaced) between the count and the scroll: count again
+            continue
         wait_until(lambda: box.count() < left, message="a section built when scrolled to")
 
 
