@@ -118,7 +118,7 @@ def table_html(results: list[textkinds.KindResult]) -> str:
     for r in results:
         first = r.prompts[0].replace("\n", " ")
         example = first if len(first) <= 60 else first[:57] + "…"
-        mark = f"data-kind='{r.kind}'" + (" class='current'" if r.kind == YOURS else "")
+        mark = f"data-kind='{html.escape(r.kind, quote=True)}'" + (" class='current'" if r.kind == YOURS else "")
         kept = _("{kept} of {judged} judged · {drafted} drafted").format(kept=r.accepted, judged=r.judged,
                                                                           drafted=r.drafted)
         more = _(" and {n} more").format(n=len(r.prompts) - 1) if len(r.prompts) > 1 else ""
