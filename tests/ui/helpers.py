@@ -132,6 +132,12 @@ def act(pg, hook: str):
     return pg.locator(f".act-{hook} button")
 
 
+def taken(pg) -> None:
+    """Wait until the page's predict card has taken the answer pressed: its verdict line names it (in
+    bold) and waits for the experiment (uikit.predict)."""
+    pg.locator(".predict-card .verdict.waiting b").first.wait_for()
+
+
 def answer(pg, choice: str) -> None:
     """Press `choice` on the page's predict card and wait until the card has taken it."""
     pg.get_by_role("button", name=choice, exact=True).first.click()

@@ -1,6 +1,6 @@
 """Chapters 1–4 in a browser: answer the predict question, use the main control, see the result."""
 from tests.helpers import wait_until
-from tests.ui.helpers import act, open_page
+from tests.ui.helpers import act, open_page, taken
 
 # The race figure's "done" labels (drawn on its canvas, so not in the page's text), read from the
 # browser's Bokeh documents: [text, visible] of each, sorted.
@@ -11,12 +11,6 @@ DONE_LABELS = """() => {
       if (typeof m.text === "string" && m.text.endsWith("model done")) out.push([m.text, m.visible]);
   return out.sort();
 }"""
-
-
-def taken(page) -> None:
-    """Wait until the page's predict card has taken the answer: its verdict line names it (in bold)
-    and waits for the experiment."""
-    page.locator(".predict-card .verdict.waiting b").first.wait_for()
 
 
 def test_ch01_write_races_both_models(page, server, shot):

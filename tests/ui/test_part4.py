@@ -9,17 +9,12 @@ from lab.experiments.presets import preset_by_key
 from lab.prompts import encode_prompt
 from lab.pairs.tiny import tiny_pair
 from tests.helpers import wait_until
-from tests.ui.helpers import act, open_page
+from tests.ui.helpers import act, open_page, taken
 
 
 @pytest.fixture(scope="module")
 def pair():
     return tiny_pair()      # the served app's pair: same seed, same weights
-
-
-def taken(page) -> None:
-    """Wait until the page's predict card has taken the choice pressed (that choice shows solid)."""
-    page.locator(".predict-card .choice.solid").first.wait_for()
 
 
 def test_part_four_is_in_the_navigation_and_the_pager(page, server, shot):

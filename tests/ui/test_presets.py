@@ -6,7 +6,7 @@ from chapters.ch04_guess_check_keep import CHOICES
 from lab.core.request import Request
 from lab.experiments.presets import preset_by_key
 from tests.helpers import wait_until
-from tests.ui.helpers import act, open_page
+from tests.ui.helpers import act, open_page, taken
 
 SO_FAR = re.compile(r"So far: (\d+) tokens?")
 
@@ -55,7 +55,7 @@ def test_a_preset_and_the_random_draft_change_the_rounds_shown(page, server, sho
     assert "weak" not in offered and switch.count() == len(offered)                # the tiny pair has none
     page.get_by_text("This pair has no weak draft", exact=False).wait_for()
     page.locator(".choice button").nth(CHOICES.index("Neither: a new, third writer")).click()   # answered:
-    page.locator(".predict-card .choice.solid").first.wait_for()                # the bar may say who wins
+    taken(page)                                                                  # the bar may say who wins
     assert _round_one(page) == default
 
     preset.click()

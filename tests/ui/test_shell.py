@@ -3,7 +3,7 @@ listed page opening: tests/ui/test_a11y.py, which checks each one)."""
 
 from chapters.registry import PARTS, chapter_pages, question_count
 from tests.helpers import wait_until
-from tests.ui.helpers import LECTURER_TOKEN, PROMPT_BOX, act, open_page
+from tests.ui.helpers import LECTURER_TOKEN, PROMPT_BOX, act, open_page, taken
 
 PAGER_NEXT, PAGER_PREV = '.pager a[rel="next"]', '.pager a[rel="prev"]'     # shell.frame.pages.pager_html
 SETTINGS = ".settings-card .card-header"     # the settings card's header (shell.frame.app.settings_card)
@@ -84,7 +84,7 @@ def test_f_toggles_fullscreen_outside_text_fields(page, server):
 def test_the_landing_page_counts_the_students_answers(page, server):
     open_page(page, server + "?chapter=checking", "Checking is faster than writing.")
     page.locator(".choice button").nth(1).click()                     # the card's second choice, 5
-    page.locator(".choice.solid").first.wait_for()                    # the card has taken it (uikit.predict)
+    taken(page)
     page.locator("nav.nav a.home").click()
     page.get_by_text("you have answered", exact=False).wait_for(timeout=30000)
     assert f"1 of {question_count()}" in page.get_by_text("you have answered", exact=False).inner_text()
