@@ -25,6 +25,7 @@ VIEWPORT = {"width": 1280, "height": 720}
 BENIGN = ("StreamClosedError", "WebSocketClosedError")
 LECTURER_TOKEN = "test-lecturer-token"
 PROMPT_BOX = "Prompt (both models continue it)"   # the settings card's text area (its label)
+SETTINGS = ".settings-card .card-header"        # the settings card's header (shell.frame.app), opens it
 
 
 @contextlib.contextmanager

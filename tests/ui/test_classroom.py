@@ -1,9 +1,8 @@
 """A class on one server: untrusted text stays text, sessions stay apart, lecturer controls are gated."""
 from tests.helpers import wait_until
-from tests.ui.helpers import LECTURER_TOKEN, PROMPT_BOX, act, open_page
+from tests.ui.helpers import LECTURER_TOKEN, PROMPT_BOX, SETTINGS, act, open_page
 
 NASTY = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> the cat sat'
-SETTINGS = ".settings-card .card-header"     # the settings card's header (shell.frame.app.settings_card)
 CONTROLS = ".lecturer-controls"              # the lecturer's card (shell.lecturer.controls)
 
 

@@ -17,12 +17,11 @@ import pytest
 from deploy.proxy import Proxy
 from tests.helpers import wait_until
 from tests.shell.redisserver import RedisServer
-from tests.ui.helpers import (BENIGN, LECTURER_TOKEN, PROMPT_BOX, ROOT, act, answer, free_port, has,
+from tests.ui.helpers import (BENIGN, LECTURER_TOKEN, PROMPT_BOX, ROOT, SETTINGS, act, answer, free_port, has,
                               lecturer_status, open_page, separate_browsers)
 
 LOST = "The server of this page went away"        # assets/shell.js: a page whose machine went away
 PROMPT = "the dog ran in the park"
-SETTINGS = ".settings-card .card-header"          # the settings card's header (shell.frame.app.settings_card)
 
 
 class Machine:

@@ -4,12 +4,11 @@ student without the token has no controls and cannot reveal or reset with crafte
 import pytest
 
 from tests.helpers import wait_until
-from tests.ui.helpers import (LECTURER_TOKEN, QUESTION, act, answer, deep_text, has, lecturer_status, no_scroll,
-                              open_page)
+from tests.ui.helpers import (LECTURER_TOKEN, QUESTION, SETTINGS, act, answer, deep_text, has, lecturer_status,
+                              no_scroll, open_page)
 
 TOUR_STEP = 8                                              # the tour's step with chapter 3's predict card
 CHOICES = ("1", "5", "6", "10")                           # chapter 3's answers, bars A to D
-SETTINGS_CARD = ".settings-card .card-header"             # the page's settings card, built when opened
 CRAFTED_CLICKS = """() => {
   const {ButtonClick} = Bokeh.require("core/bokeh_events");
   const buttons = [...Bokeh.documents[0].all_models].filter((m) => m.constructor.__name__ === "Button");
@@ -151,7 +150,7 @@ def test_a_student_has_no_controls_and_crafted_messages_change_nothing(classroom
     # c then opens its settings card: the server builds the card's widgets after handling every
     # click sent before, and any change to the poll reaches the lecturer's page ahead of them
     assert act(c, "apply-settings").count() == 0
-    c.locator(SETTINGS_CARD).first.click()
+    c.locator(SETTINGS).first.click()
     act(c, "apply-settings").wait_for(state="visible")
     assert deep_text(lecturer).split("Question 3", 1)[-1][:400] == before
     assert has(a, "The class's answers (revealed)")

@@ -3,10 +3,9 @@ listed page opening: tests/ui/test_a11y.py, which checks each one)."""
 
 from chapters.registry import PARTS, chapter_pages, question_count
 from tests.helpers import wait_until
-from tests.ui.helpers import LECTURER_TOKEN, PROMPT_BOX, act, open_page, taken
+from tests.ui.helpers import LECTURER_TOKEN, PROMPT_BOX, SETTINGS, act, open_page, taken
 
 PAGER_NEXT, PAGER_PREV = '.pager a[rel="next"]', '.pager a[rel="prev"]'     # shell.frame.pages.pager_html
-SETTINGS = ".settings-card .card-header"     # the settings card's header (shell.frame.app.settings_card)
 
 
 def test_landing_page_shows_the_question_counts_and_links(page, server, shot):
