@@ -116,7 +116,8 @@ async def build_page(slug: str, service, tour_step: int | None = None, tour_step
     with set_curdoc(doc):
         show_all(page.content)
         page.template.server_doc(doc, title=ask.title)
-        settle_styles(built)
+        with built.doc.models.freeze():     # one recompute of the document's models, not one per pane
+            settle_styles(built)
         computed_in_browser(built, shown)
     return built
 
