@@ -66,9 +66,19 @@ def seeds_tried(n: int) -> str:
 
 
 def no_case_html(found: Found, gamma: int, settings: str) -> str:
-    """One sentence: no round kept every draft in the rounds checked, and what to do (`settings` in
-    words, as uikit.panels.sampling_words says them)."""
-    if found.timed_out:
+    """One sentence: no round kept every draft in the rounds checked (and, when the search stopped
+    early, why the seeds left would not find one), and what to do (`settings` in words, as
+    uikit.panels.sampling_words says them)."""
+    if found.out_of_reach:
+        what = ngettext("No round kept all γ = {gamma} drafts in the {n} round checked at {settings}: the target "
+                        "kept {kept} of the {checked} guesses it judged, too few for the seeds left to find one. "
+                        "Lower the temperature (or γ) in the side panel.",
+                        "No round kept all γ = {gamma} drafts in the {n} rounds checked at {settings}: the target "
+                        "kept {kept} of the {checked} guesses it judged, too few for the seeds left to find one. "
+                        "Lower the temperature (or γ) in the side panel.",
+                        found.rounds).format(gamma=gamma, n=found.rounds, settings=settings, kept=found.kept,
+                                             checked=found.checked)
+    elif found.timed_out:
         what = ngettext("No round kept all γ = {gamma} drafts in the {n} round checked so far at {settings}; press "
                         "the button again to search on, or lower the temperature (or γ) in the side panel.",
                         "No round kept all γ = {gamma} drafts in the {n} rounds checked so far at {settings}; "

@@ -44,17 +44,43 @@ from lab.core.trace import RoundTrace
 
 MAX_SEEDS = 200       # seeds tried before saying no round kept everything
 MAX_SECONDS = 10.0    # a search's slice of time, so a slow pair keeps the page (and the queue) moving
+OUT_OF_REACH = 0.05   # a search stops once even its seeds left would find its round less often than this
+EVIDENCE = 20         # guesses judged before a search may say so
+Z = 2.0               # the confidence bound's width, in standard errors
 
 
 @dataclass(frozen=True)
 class Found:
     """Where the case is: a seed and a round index (both None when none was found so far), how many
-    seeds were tried to their end, how many rounds were checked, and whether time ran out first."""
+    seeds were tried to their end, how many rounds were checked, and whether time ran out first or the
+    search stopped because the guesses judged so far (`kept` of `checked`) put the round out of reach
+    of the seeds left (`reach`)."""
     seed: int | None
     index: int | None
     tried: int
     timed_out: bool = False
     rounds: int = 0
+    out_of_reach: bool = False
+    kept: int = 0
+    checked: int = 0
+
+
+def reach(kept: int, checked: int, gamma: int, rounds_left: int) -> float:
+    """At most how likely `rounds_left` more rounds hold one keeping all γ guesses, when the target
+    kept `kept` of the `checked` guesses it judged: α at its upper confidence bound (Wilson's, Z
+    standard errors), a round keeping all γ about α^γ of the time (the analytic model's independence
+    assumption), so 1 − (1 − α^γ)^rounds_left.
+
+    >>> round(reach(0, 60, 4, 3200), 3)       # a draft whose guesses never match: out of reach
+    0.048
+    >>> round(reach(45, 60, 4, 3200), 3)      # α ≈ 0.75: a round keeping all 4 is common
+    1.0
+    """
+    if checked == 0:
+        return 1.0
+    a, n, z2 = kept / checked, checked, Z * Z
+    upper = min(1.0, (a + z2 / (2 * n) + Z * (a * (1 - a) / n + z2 / (4 * n * n)) ** 0.5) / (1 + z2 / n))
+    return 1.0 - (1.0 - upper ** gamma) ** rounds_left
 
 
 def keeps_all(r: RoundTrace, gamma: int) -> bool:
@@ -114,30 +140,44 @@ class SeedSearch:
                                max_new_tokens=max_new_tokens)      # each seed's: `replace(request, seed=...)`
         self.next_seed, self.end = first_seed, first_seed + max_seeds
         self.decoder: Decoder | None = None     # the seed being searched, where it stopped
-        self.tried = self.rounds = 0
+        self.tried = self.rounds = self.kept = self.checked = 0
         self.found: Found | None = None
 
     def run(self, max_seconds: float = MAX_SECONDS, clock=time.monotonic) -> Found:
-        """Search on for at most `max_seconds`; the case found, or how far the search got."""
+        """Search on for at most `max_seconds`; the case found, or how far the search got. A search
+        whose guesses so far put the round out of reach of the seeds left (`reach` below
+        OUT_OF_REACH) stops there, and says so each time it is run again."""
         if self.found is not None:
             return self.found
         deadline = clock() + max_seconds
         while True:
             if self.decoder is None:
                 if self.next_seed >= self.end:
-                    return Found(None, None, self.tried, rounds=self.rounds)
+                    return self._said()
                 self.decoder = Decoder(self.pair, replace(self.request, seed=self.next_seed), keep_rows=False,
                                        display_top=0)
             while not self.decoder.done:
+                if self.out_of_reach():
+                    return self._said(out_of_reach=True)
                 if clock() > deadline:
-                    return Found(None, None, self.tried, timed_out=True, rounds=self.rounds)
+                    return self._said(timed_out=True)
                 r = self.decoder.step()
-                self.rounds += 1
+                self.rounds, self.kept, self.checked = self.rounds + 1, self.kept + r.n_accepted, self.checked + r.checked
                 if keeps_all(r, self.gamma):
-                    self.found = Found(self.next_seed, r.index, self.tried + 1, rounds=self.rounds)
+                    self.found = Found(self.next_seed, r.index, self.tried + 1, rounds=self.rounds, kept=self.kept,
+                                       checked=self.checked)
                     self.decoder = None
                     return self.found
             self.decoder, self.tried, self.next_seed = None, self.tried + 1, self.next_seed + 1
+
+    def out_of_reach(self) -> bool:
+        """Whether the seeds left, each at most `max_new_tokens` rounds long, would find a round keeping
+        all γ less often than OUT_OF_REACH (after EVIDENCE guesses judged)."""
+        rounds_left = (self.end - self.next_seed) * self.request.max_new_tokens
+        return self.checked >= EVIDENCE and reach(self.kept, self.checked, self.gamma, rounds_left) < OUT_OF_REACH
+
+    def _said(self, **how) -> Found:
+        return Found(None, None, self.tried, rounds=self.rounds, kept=self.kept, checked=self.checked, **how)
 
 
 def find_all_kept(pair, prompt_ids: list[int], *, settings: SamplingSettings, gamma: int,

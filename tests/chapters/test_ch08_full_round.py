@@ -163,6 +163,19 @@ def test_a_search_out_of_time_says_so_and_goes_on_when_pressed_again(make_chapte
     assert f"Seed {state.seed + 3}, round 1" in ch.case_note.object and "found after 4 seeds" in ch.case_note.object
 
 
+def test_a_search_out_of_reach_says_why_and_what_to_change(make_chapter, state, monkeypatch):
+    from lab.experiments.casesearch import Found
+    import chapters.ch08_full_round as ch08
+    monkeypatch.setattr(ch08, "SeedSearch", FakeSearch)
+    FakeSearch.results = [lambda seed: Found(None, None, 4, rounds=61, out_of_reach=True, kept=0, checked=61)]
+    state.param.update(temperature=1.2, seed=103)     # a request no other test has searched (the cache)
+    ch = make_chapter(FullRoundChapter, state)
+    assert asyncio.run(ch.show_all_kept()) is False
+    said = ch.case_note.object
+    assert "in the 61 rounds checked" in said and "kept 0 of the 61 guesses it judged" in said
+    assert "Lower the temperature" in said and "press the" not in said
+
+
 def test_the_found_round_is_said_to_be_picked_and_lucky_when_it_is(make_chapter, state):
     """The round the search finds keeps every draft: the page says it was picked for the question and,
     at the generation's α, how rarely a round keeps all γ (a typical round keeps fewer)."""

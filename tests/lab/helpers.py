@@ -47,3 +47,23 @@ def without_eos(pair):
     tok = copy.deepcopy(pair.tokenizer)
     tok.eos_token = None
     return ModelPair(target=pair.target, draft=pair.draft, tokenizer=tok)
+
+
+class Contrary(torch.nn.Module):
+    """A scripted draft: the target itself, its logits turned upside down before position `until` (its
+    guess there is the target's least likely token, so greedy never keeps one), the target's own after."""
+
+    def __init__(self, target, until: int = 10 ** 9):
+        super().__init__()
+        self.target, self.until, self.config = target, until, target.config
+
+    @property
+    def device(self):
+        return self.target.device
+
+    def forward(self, input_ids, past_key_values=None, use_cache=True, **kwargs):
+        start = past_key_values.get_seq_length() if past_key_values is not None else 0
+        out = self.target(input_ids=input_ids, past_key_values=past_key_values, use_cache=use_cache)
+        early = (torch.arange(start, start + input_ids.shape[1]) < self.until)[None, :, None]
+        out.logits = torch.where(early, -out.logits, out.logits)
+        return out

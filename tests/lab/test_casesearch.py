@@ -2,10 +2,12 @@ import pytest
 
 from lab.core.request import Request
 from lab.core import engine
-from lab.experiments.casesearch import SeedSearch, find_all_kept, keeps_all
+from lab.experiments.casesearch import (EVIDENCE, MAX_SEEDS, OUT_OF_REACH, SeedSearch, find_all_kept, keeps_all,
+                                        reach)
 from lab.prompts import DEFAULT_PROMPT, encode_prompt
 from lab.core.sampling import SamplingSettings
 from lab.pairs.tiny import tiny_pair
+from tests.lab.helpers import Contrary
 
 T1 = SamplingSettings(1.0)
 
@@ -47,6 +49,25 @@ def test_a_search_in_slices_goes_on_from_the_round_where_it_stopped():
     assert (last.seed, last.index, last.tried, last.rounds) == (whole.seed, whole.index, whole.tried, whole.rounds)
     assert len(slices) == whole.rounds and [s.rounds for s in slices] == list(range(1, whole.rounds + 1))
     assert search.run() is last
+
+
+def test_a_search_whose_guesses_never_match_stops_when_the_round_is_out_of_reach():
+    """A draft model whose guesses are the target's least likely tokens, which top-k = 2 gives no
+    chance (p = 0 outside the target's two likeliest): the search stops once the guesses judged put
+    a round keeping all γ out of reach of the seeds left (long before its time or its seeds run
+    out), says so again when run again, and a pair whose guesses match never stops so."""
+    from dataclasses import replace
+    pair = tiny_pair()
+    ids = encode_prompt(pair.tokenizer, DEFAULT_PROMPT)
+    never = replace(pair, draft=Contrary(pair.target))
+    search = SeedSearch(never, ids, settings=SamplingSettings(1.0, top_k=2), gamma=4, max_new_tokens=16)
+    found = search.run(max_seconds=1e9)
+    assert found.out_of_reach and found.seed is None and not found.timed_out
+    assert found.checked >= EVIDENCE and found.tried < MAX_SEEDS // 4 and found.kept == 0
+    assert reach(found.kept, found.checked, 4, (MAX_SEEDS - found.tried) * 16) < OUT_OF_REACH
+    assert search.run() == found
+    matching = find_all_kept(pair, ids, settings=T1, gamma=8, max_new_tokens=16, max_seconds=1e9)
+    assert matching.seed is not None and not matching.out_of_reach
 
 
 def test_luck_compares_a_round_with_its_generation():

@@ -18,7 +18,7 @@ from lab.pairs.tiny import tiny_pair
 from lab.speed import payoff
 from lab.speed.timeline import schedule
 from tests.helpers import made_profile
-from tests.lab.helpers import chi_square_pvalue, exact_marginals, scripted, without_eos
+from tests.lab.helpers import Contrary, chi_square_pvalue, exact_marginals, scripted, without_eos
 
 PROMPT = "red blue happy sad tree"
 
@@ -32,26 +32,6 @@ def stepped(two: float = 1.15, slope: float = 0.035, c: float = 0.16, positions:
 
 PROFILE = stepped()                                   # the embedded pair's prices
 DEAR = stepped(c=0.5)                                 # a draft call half a step: a failed probe costs 0.67
-
-
-class Contrary(torch.nn.Module):
-    """A scripted draft: the target itself, its logits turned upside down before position `until` (its
-    guess there is the target's least likely token, so greedy never keeps one), the target's own after."""
-
-    def __init__(self, target, until: int = 10 ** 9):
-        super().__init__()
-        self.target, self.until, self.config = target, until, target.config
-
-    @property
-    def device(self):
-        return self.target.device
-
-    def forward(self, input_ids, past_key_values=None, use_cache=True, **kwargs):
-        start = past_key_values.get_seq_length() if past_key_values is not None else 0
-        out = self.target(input_ids=input_ids, past_key_values=past_key_values, use_cache=use_cache)
-        early = (torch.arange(start, start + input_ids.shape[1]) < self.until)[None, :, None]
-        out.logits = torch.where(early, -out.logits, out.logits)
-        return out
 
 
 class Counted(torch.nn.Module):
