@@ -72,10 +72,10 @@ def no_case_html(found: Found, gamma: int, settings: str) -> str:
     if found.out_of_reach:
         what = ngettext("No round kept all γ = {gamma} drafts in the {n} round checked at {settings}: the target "
                         "kept {kept} of the {checked} guesses it judged, too few for the seeds left to find one. "
-                        "Lower the temperature (or γ) in the side panel.",
+                        "Pick a closer draft, or lower γ in the side panel.",
                         "No round kept all γ = {gamma} drafts in the {n} rounds checked at {settings}: the target "
                         "kept {kept} of the {checked} guesses it judged, too few for the seeds left to find one. "
-                        "Lower the temperature (or γ) in the side panel.",
+                        "Pick a closer draft, or lower γ in the side panel.",
                         found.rounds).format(gamma=gamma, n=found.rounds, settings=settings, kept=found.kept,
                                              checked=found.checked)
     elif found.timed_out:

@@ -173,7 +173,7 @@ def test_a_search_out_of_reach_says_why_and_what_to_change(make_chapter, state, 
     assert asyncio.run(ch.show_all_kept()) is False
     said = ch.case_note.object
     assert "in the 61 rounds checked" in said and "kept 0 of the 61 guesses it judged" in said
-    assert "Lower the temperature" in said and "press the" not in said
+    assert "Pick a closer draft, or lower γ" in said and "press the" not in said
 
 
 def test_the_found_round_is_said_to_be_picked_and_lucky_when_it_is(make_chapter, state):
