@@ -11,15 +11,13 @@ from tests.ui.helpers import act, open_page, taken
 SO_FAR = re.compile(r"So far: (\d+) tokens?")
 
 
-def _first_rounds():
+def _first_rounds(pair):
     """Round 1 as the page should show it: (tokens, first token) for the default prompt, the Code
     preset, and the Code preset with the random draft (greedy, γ 4, seed 0, like a new student)."""
     from chapters.ch04_guess_check_keep import MAX_NEW_TOKENS
     from lab.core.engine import Decoder
     from lab.prompts import DEFAULT_PROMPT, encode_prompt
-    from lab.pairs.tiny import tiny_pair
     from lab.pairs.variants import DraftVariants
-    pair = tiny_pair()
 
     def first(text, draft):
         ids = encode_prompt(pair.tokenizer, text)
@@ -43,14 +41,15 @@ def _started_over(page):
 
 
 def test_a_preset_and_the_random_draft_change_the_rounds_shown(page, server, shot):
-    default, code_aligned, code_random = _first_rounds()
+    from lab.pairs.tiny import tiny_pair
+    from lab.pairs.variants import DraftVariants
+    pair = tiny_pair()
+    default, code_aligned, code_random = _first_rounds(pair)
     assert default != code_aligned != code_random and code_random[0] == 1     # the test can tell them apart
     open_page(page, server + "?chapter=guess-check-keep", "Guess, check, keep.")
     preset = page.locator(".preset-code button")
     preset.wait_for(timeout=60000)
-    from lab.pairs.tiny import tiny_pair
-    from lab.pairs.variants import DraftVariants
-    offered = [v for v, why in DraftVariants.offered(tiny_pair()).items() if not why]     # the switch's variants
+    offered = [v for v, why in DraftVariants.offered(pair).items() if not why]     # the switch's variants
     switch = page.locator(".variant-switch button")
     assert "weak" not in offered and switch.count() == len(offered)                # the tiny pair has none
     page.get_by_text("This pair has no weak draft", exact=False).wait_for()
