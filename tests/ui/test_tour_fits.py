@@ -1,22 +1,34 @@
 """Every tour step fits a 1920×1080 projector after the lecturer's action, reads from the back row,
-and says what it shows.
+says what it shows, and fits a 1280×720 screen too.
 
-One page walks the tour from step 1 with PageDown, as a presenter's clicker does. On each step it
-presses the step's own action (TOUR[n]["action"], "presses" times: ✎ Write, Tick the clock, Use my
-models, …), waits for that work to end and the step's fit to end (figures grow into the free room or
-shrink out of the lack of it; a step without a figure zooms: assets/tour.js; tests/ui/tour_rules.fitted),
-then measures the step (tests/ui/tour_layout.js): nothing scrolls, down or sideways, no text lies off the screen, and the
-figures' type is at least FIGURE_TYPE px; read from the back row (tests/ui/tour_rules.py), body text
-≥ 24 px, code ≥ 20 px, figure text ≥ 18 px, the content covers ≥ 60 % of the screen's height or
-width, no text box overflows its box or a box that clips it, no two controls or figures overlap, the
-chapter menu shows every name whole. A step whose sentence counts something ("Six ways to guess")
-shows exactly that many rows. Screenshots of every step: tests/ui/screenshots/tour-1920-stepNN.png.
-(The 1280×720 walk and the 2560×1440 sample: tests/ui/test_tour_projector.py.)
+One page walks the tour from step 1 by keyboard alone: mostly PageDown, as a presenter's clicker
+sends, with → and Space on some steps (Space only where no action was pressed: it presses a focused
+button). On each step it checks the step's address (tour=N in the url) and sentence, its components
+drawn with none missing or failed, and on a sample of steps (tests/ui/axe.py's TOUR_SAMPLE) axe-core
+as the step opens (at 1920×1080). It then presses the step's own action (TOUR[n]["action"],
+"presses" times: ✎ Write, Tick the clock, Use my models, …), waits for that work to end and the
+step's fit to end (figures grow into the free room or shrink out of the lack of it; a step without a
+figure zooms: assets/tour.js; tests/ui/tour_rules.fitted), then measures the step (tests/ui/tour_layout.js):
+
+    1920×1080   nothing scrolls, down or sideways, no text lies off the screen, and the figures'
+                type is at least FIGURE_TYPE px; read from the back row (tests/ui/tour_rules.py),
+                body text ≥ 24 px, code ≥ 20 px, figure text ≥ 18 px, the content covers ≥ 60 % of
+                the screen's height or width, no text box overflows its box or a box that clips
+                it, no two controls or figures overlap, the chapter menu shows every name whole.
+                A step whose sentence counts something ("Six ways to guess") shows exactly that
+                many rows.
+    1280×720    the same step, the screen made smaller (then 1920×1080 again): code ≥ 16 px,
+                nothing clipped or overlapping, nothing scrolls, the chapter menu whole.
+
+Back is off on the first step, Next on the last, where PageDown and → stay; ← and PageUp go back.
+Screenshots of every step (at 1920×1080): tests/ui/screenshots/tour-1920-stepNN.png.
+(The 2560×1440 sample: tests/ui/test_tour_projector.py.)
 """
 import re
 
 from shell.tour.steps import TOUR
 from tests.helpers import wait_until
+from tests.ui.axe import TOUR_SAMPLE, check, settle as settle_page
 from tests.ui.helpers import open_page, rendered
 from tests.ui.tour_rules import SMALLEST, fitted, problems, settled
 from uikit.tokens import NUMBER_WORDS
@@ -69,21 +81,41 @@ def said_count(text: str) -> int:
     return NUMBER_WORDS.index(WORD.search(text).group(1).lower())
 
 
+# How many answers the server has sent the page since it was opened: a text, a figure's data or a
+# button's state set by the server (Bokeh marks a change that came from the server sync = false; a
+# step's fit sets sizes, not these). A press whose work ends with what was already shown (Show p
+# and q on the same context, the same timeline redrawn) changes nothing on the stage, yet is answered.
+ANSWERS = """() => {
+  for (const doc of Bokeh.documents) if (!doc.__speclabAnswers) {
+    doc.__speclabAnswers = true;
+    doc.on_change((e) => { if (e.sync === false && (["text", "data", "disabled"].includes(e.attr) ||
+                                                    e.kind === "ColumnsStreamed" || e.kind === "ColumnsPatched"))
+                             window.__speclabAnswers = (window.__speclabAnswers || 0) + 1; });
+  }
+  return window.__speclabAnswers || 0;
+}"""
+
+
 def press(page, n: int) -> None:
     """Press step n's action (if it has one) as often as the step says, each time until the work it
-    started has ended: the stage changed or began working, then no working line spins and the
-    button is free again."""
+    started has ended: the server answered the press or the stage changed or began working, then no
+    working line spins and the button is free again."""
     step = TOUR[n - 1]
     if "action" not in step:
         return
     button = page.get_by_role("button", name=step["action"], exact=True).first
     for _ in range(step.get("presses", 1)):
         wait_until(lambda: button.is_enabled(), timeout=240, message=f"step {n}'s {step['action']!r} to be free")
-        before = page.evaluate(STAGE)
+        before, answers = page.evaluate(STAGE), page.evaluate(ANSWERS)
         button.click()
-        wait_until(lambda: (lambda s: s["text"] != before["text"] or s["data"] != before["data"]
-                            or s["spinning"] or s["disabled"] > before["disabled"])(page.evaluate(STAGE)),
-                   timeout=60, message=f"step {n}'s {step['action']!r} to start")
+
+        def started():
+            if page.evaluate(ANSWERS) > answers:
+                return True
+            s = page.evaluate(STAGE)
+            return (s["text"] != before["text"] or s["data"] != before["data"] or s["spinning"]
+                    or s["disabled"] > before["disabled"])
+        wait_until(started, timeout=60, message=f"step {n}'s {step['action']!r} to start")
         quiet(page, n, button)
 
 
@@ -144,12 +176,41 @@ def height_used(m: dict) -> float:
     return (bottom - top) / m["vh"]
 
 
-def test_every_step_fits_1920x1080_after_its_action_and_reads_from_the_back_row(page, server, shot):
+def forward_key(n: int) -> str:
+    """The key that leaves step n: mostly PageDown (a presenter's clicker), → on every fourth step,
+    and Space on some others, only where no action was pressed (Space presses a focused button)."""
+    if n % 4 == 1:
+        return "ArrowRight"
+    if n % 4 == 3 and "action" not in TOUR[n - 1]:
+        return "Space"
+    return "PageDown"
+
+
+def opened(page, n: int) -> None:
+    """Step n as it opens: its address and sentence, its components drawn with none missing or failed;
+    a sample of steps passes axe-core (no serious or critical accessibility violation)."""
+    step = TOUR[n - 1]
+    assert f"tour={n}" in page.url
+    assert page.locator(".tour-text").inner_text().strip() == step["text"]
+    stage = page.locator(".tour-stage").first
+    wait_until(lambda: stage.bounding_box() and stage.bounding_box()["height"] > 40, 30,
+               message=f"step {n}'s components")
+    assert page.locator(".tour-error").count() == 0, f"step {n}: {page.locator('.tour-error').first.inner_text()}"
+    assert page.locator(".tour-missing").count() == 0, f"step {n} names a component chapter {step['chapter']} lacks"
+    if n in TOUR_SAMPLE:
+        settle_page(page)
+        check(page, f"?tour={n}")
+
+
+def test_every_step_fits_1920x1080_and_1280x720_after_its_action_walked_by_keyboard(page, server, shot):
     page.set_viewport_size({"width": 1920, "height": 1080})
     open_page(page, f"{server}?tour=1")
+    rendered(page, 1)
+    assert page.locator(".tour-back").is_disabled()
     found, heights = [], {}
     for n in range(1, N + 1):
         rendered(page, n)
+        opened(page, n)
         press(page, n)
         found += miscounted(page, n)
         quiet(page, n)
@@ -161,15 +222,20 @@ def test_every_step_fits_1920x1080_after_its_action_and_reads_from_the_back_row(
         found += fitted(page, n, judge)
         heights[n] = height_used(seen["m"])
         shot(page, f"tour-1920-step{n:02d}")
+        page.set_viewport_size({"width": 1280, "height": 720})      # the same step on a smaller screen
+        found += fitted(page, n, lambda m, n=n: problems(m, n, 16, None, None))
+        page.set_viewport_size({"width": 1920, "height": 1080})
         if n < N:
-            page.keyboard.press("PageDown")      # a presenter's clicker
+            page.keyboard.press(forward_key(n))
     # the screen is used: at least 80 % of the steps span 60 % of its height (a step without a figure
     # grows its chips, then the whole step, assets/tour.js; one with figures grows them)
     short = sorted(n for n, h in heights.items() if h < 0.6)
     assert len(short) <= 0.2 * N, f"steps using under 60 % of the height: {short}"
-    page.keyboard.press("PageDown")              # the last step stays
-    assert page.locator(".tour-counter").inner_text().strip() == f"{N} / {N}"
-    page.keyboard.press("PageUp")
+    assert page.locator(".tour-next").is_disabled()
+    for key in ("PageDown", "ArrowRight"):       # the end: the last step stays
+        page.keyboard.press(key)
+        assert page.locator(".tour-counter").inner_text().strip() == f"{N} / {N}"
+    page.keyboard.press("ArrowLeft")             # one step back lands on N − 1 only if N stayed
     rendered(page, N - 1)
     page.keyboard.press("PageUp")
     rendered(page, N - 2)

@@ -1,6 +1,6 @@
 """A tour step measured on a projector's screen (tests/ui/tour_layout.js) and the rules it must meet:
-shared by the served tour's walks (tests/ui/test_tour_fits.py at 1920×1080, tests/ui/test_tour_projector.py
-at 1280×720 and 2560×1440) and the exported tour's steps (tests/ui/test_export.py)."""
+shared by the served tour's walk (tests/ui/test_tour_fits.py at 1920×1080 and 1280×720), its sample at
+2560×1440 (tests/ui/test_tour_projector.py) and the exported tour's steps (tests/ui/test_export.py)."""
 from pathlib import Path
 
 from tests.helpers import wait_until
