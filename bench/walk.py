@@ -11,7 +11,7 @@ tracebacks. Prints one line per page and a summary; exits 1 when either count is
 
 Each page is left once it has settled (its last section shown, no spinner, no slider handle left
 unnamed) and the server's log has been quiet for `--quiet` seconds, so late errors land on the page
-that caused them. The tour presses what a lecturer presses on the way (tests/ui/test_tour_projector).
+that caused them. The tour presses what a lecturer presses on the way (tests/ui/test_tour_fits.py).
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Accessibility checks a browser test runs on the page it has open: axe-core (npm, see package.json;
 `npm ci` first), failing on any serious or critical violation and printing each one readably: the
 rule, why it matters, where (a CSS selector path through shadow roots) and a snippet of the element.
-Used by tests/ui/test_a11y.py (every page) and the tour's keyboard walk (tests/ui/test_tour_projector.py,
+Used by tests/ui/test_a11y.py (every page) and the tour's keyboard walk (tests/ui/test_tour_fits.py,
 a sample of its steps)."""
 import pytest
 

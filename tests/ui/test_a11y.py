@@ -1,5 +1,5 @@
 """Accessibility: axe-core (tests/ui/axe.py) on every page (a sample of tour steps: the tour's keyboard
-walk, tests/ui/test_tour_projector.py), the tour by keyboard with a visible focus, reduced motion.
+walk, tests/ui/test_tour_fits.py), the tour by keyboard with a visible focus, reduced motion.
 """
 
 import pytest

@@ -237,7 +237,7 @@ def test_a_number_answer_is_kept_and_revealed(site, offline):
 
 def test_a_tour_step_fits_a_1920x1080_projector(site, offline):
     """Step 3 (buttons, strips, a figure) at 1920×1080: the projector's type sizes, nothing scrolls,
-    clipped or overlapping, as the served tour draws it (tests/ui/test_tour_projector.py's rules)."""
+    clipped or overlapping, as the served tour draws it (tests/ui/test_tour_fits.py's rules)."""
     offline.set_viewport_size({"width": 1920, "height": 1080})
     open_file(offline, site, page_file("", 3))
     found = problems(settled(offline, 3, steps=TOUR_STEPS), 3, SMALLEST["code"], SMALLEST, cover=0.6)

@@ -1,5 +1,5 @@
 """The guided tour in a browser: fullscreen, leave, resume from a step URL (the walk of every step by
-keyboard: tests/ui/test_tour_projector.py, with its measurements at 1280×720).
+keyboard: tests/ui/test_tour_fits.py, with its measurements at 1920×1080 and 1280×720).
 
 Each step's live components are put on the page by Python after the browser moves; the tour marks
 `document.documentElement.dataset.tourRendered` with the step number once they are there.

@@ -1,4 +1,4 @@
-// Measures the guided tour's current step as a projector shows it (tests/ui/test_tour_projector.py):
+// Measures the guided tour's current step as a projector shows it (tests/ui/test_tour_fits.py, test_tour_projector.py):
 // every text box's type size and whether it is clipped, the step's content bounds, the Bokeh
 // figures' type sizes, and whether the chapter menu shows each name whole.
 () => {
@@ -17,6 +17,9 @@
     const cs = getComputedStyle(el);
     if (cs.visibility === "hidden" || cs.display === "none" || cs.opacity === "0") return null;
     if (el.closest(".tour-sr, .bk-tooltip")) return null;
+    // folded away: inside a closed <details> (its summary excepted), which Chromium still lays out
+    for (let a = el, from = null; a; from = a, a = parentOf(a))
+      if (a.tagName === "DETAILS" && !a.open && !(from && from.tagName === "SUMMARY")) return null;
     return r;
   };
   const ownText = (el) => [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
