@@ -10,13 +10,16 @@ Every loop is bounded in time.
 """
 from __future__ import annotations
 
+import argparse
 import asyncio
 import collections
 import concurrent.futures
 import contextlib
 import http.client
+import json
 import os
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.parse
@@ -26,6 +29,10 @@ from wsclient import LECTURER_TOKEN, SERVER_LOG, PageSession, free_port, start_s
 
 FLOOD_ONE = "127.0.0.7"                 # the page-load flood from one machine
 MANY = [f"127.0.{8 + i // 250}.{i % 250 + 1}" for i in range(200)]    # … and from 200
+# The flood's clients are another machine's work on a real network; here they would share the
+# victim's timer's process and the server's 2 cores: they run in their own niced process, as
+# bench/abuse.py's other attackers do.
+FLOOD_NICE = 10
 
 
 def get(url: str, source: str, body: list | None = None) -> int:
@@ -62,16 +69,24 @@ def page_flood(url: str, sources: list[str], seconds: float, parallel: int = 8) 
     return counts
 
 
+def flooding(url: str, sources: str, seconds: float) -> subprocess.Popen:
+    """`page_flood` in its own niced process (`sources`: "one" or "many"); its counts come out as
+    JSON on its stdout."""
+    return subprocess.Popen([sys.executable, __file__, "--flood", url, "--sources", sources, "--seconds", str(seconds)],
+                            stdout=subprocess.PIPE, text=True, preexec_fn=lambda: os.nice(FLOOD_NICE))
+
+
 async def pages(base: str, victim, idle: dict, args, measure, summary) -> None:
     """The victim's slider while pages are loaded as fast as the server answers, from one address and
-    then from 200; what the server built."""
+    then from 200 (a niced process: `flooding`); what the server built."""
     url = f"{base}?chapter=breakeven"
     loop = asyncio.get_running_loop()
-    for name, sources in (("one address", [FLOOD_ONE]), ("200 addresses", MANY)):
-        flood = loop.run_in_executor(None, page_flood, url, sources, args.head_start + args.moves * 1.5)
+    for name, sources in (("one address", "one"), ("200 addresses", "many")):
+        flood = flooding(url, sources, args.head_start + args.moves * 1.5)
         await asyncio.sleep(min(args.head_start, 10))
         loaded = await measure(victim, (), args.moves, 11)
-        counts = await flood
+        out, _ = await loop.run_in_executor(None, flood.communicate)
+        counts = collections.Counter({int(code): n for code, n in json.loads(out.strip().splitlines()[-1]).items()})
         print(f"\n[pages, {name}] {sum(counts.values())} page loads: {counts[200]} built, {counts[429]} refused "
               f"(429), {sum(n for code, n in counts.items() if code not in (200, 429))} other")
         print("idle   " + summary("slider", idle["slider"]))
@@ -139,3 +154,12 @@ def full_disk(tiny: bool, students: int = 8) -> None:
         subprocess.run(["umount", "-l", str(mount)], check=False)
         with contextlib.suppress(OSError):
             mount.rmdir()
+
+
+if __name__ == "__main__":      # the flood's own process (`flooding`)
+    ap = argparse.ArgumentParser(description="page loads as fast as the server answers; prints the counts")
+    ap.add_argument("--flood", required=True, help="the page's address")
+    ap.add_argument("--sources", choices=("one", "many"), required=True)
+    ap.add_argument("--seconds", type=float, required=True)
+    a = ap.parse_args()
+    print(json.dumps(page_flood(a.flood, [FLOOD_ONE] if a.sources == "one" else MANY, a.seconds)), flush=True)
