@@ -17,7 +17,7 @@ import pytest
 from lab.experiments.twotokens import rounds, student_rng, thresholds
 from tests.helpers import wait_until
 from tests.ui.helpers import ROOT, act, deep_text, has
-from tests.ui.export_helpers import offline, open_file   # noqa: F401  (the offline page fixture)
+from tests.ui.export_helpers import made_once, offline, open_file   # noqa: F401  (the offline page fixture)
 
 COURSE = '<i>CS 101</i> · Week 6 & "decoding"'
 
@@ -36,17 +36,18 @@ def export(out, *args) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    """Chapter 6 exported twice into one folder: without --course, then (replacing it) with one."""
-    out = tmp_path_factory.mktemp("page") / "site"
-    first = export(out)
-    assert first.returncode == 0, first.stderr[-3000:]
-    index = page_text(out / "index.html")
-    assert '<div class="landing"><h1>' in index and "DSAI" not in index      # no course line
-    (out / "tour-7.html").write_text("an earlier export's page")       # as a fuller earlier export left it
-    again = export(out, "--course", COURSE)
-    assert again.returncode == 0, again.stderr[-3000:]
-    assert f"Open {out / 'index.html'}" in again.stderr
-    return out
+    """Chapter 6 exported twice into one folder: without --course, then (replacing it) with one; made
+    once for this file's browser tests and its others (made_once)."""
+    def make(out):
+        first = export(out)
+        assert first.returncode == 0, first.stderr[-3000:]
+        index = page_text(out / "index.html")
+        assert '<div class="landing"><h1>' in index and "DSAI" not in index      # no course line
+        (out / "tour-7.html").write_text("an earlier export's page")       # as a fuller earlier export left it
+        again = export(out, "--course", COURSE)
+        assert again.returncode == 0, again.stderr[-3000:]
+        assert f"Open {out / 'index.html'}" in again.stderr
+    return made_once(tmp_path_factory, "export-page-site", make)
 
 
 def test_page_writes_the_page_and_an_index_linking_it_and_no_tour(site):
