@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from functools import lru_cache
 
 from bokeh.core.serialization import Serializer
 from bokeh.document import Document
@@ -111,10 +112,16 @@ def _canonical(obj):
 def _default(model, name: str, value) -> bool:
     """Whether `value` is the property's default (a value set back to its default looks the same)."""
     try:
-        default = model.lookup(name).class_default(type(model))
+        default = _class_default(type(model), name)
         return type(default) is type(value) and bool(default == value)
     except Exception:     # a value that does not compare (arrays): counted as set
         return False
+
+
+@lru_cache(maxsize=None)
+def _class_default(cls, name: str):
+    """A model class's default for property `name`, looked up once (only compared, never handed out)."""
+    return cls.lookup(name).class_default(cls)
 
 
 def fingerprint(doc: Document, mapped) -> str:
