@@ -33,6 +33,13 @@ function deepFind(root, cls) {
   return null;
 }
 const ownText = (el) => [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+// Folded away: inside a closed <details> (its summary excepted), which Chromium still lays out, so
+// its text has boxes below the step that nobody sees.
+function folded(el) {
+  for (let a = el, from = null; a; from = a, a = a.parentElement || (a.getRootNode() && a.getRootNode().host) || null)
+    if (a.tagName === "DETAILS" && !a.open && !(from && from.tagName === "SUMMARY")) return true;
+  return false;
+}
 
 // Is this key press meant for a control rather than for the tour?
 function ownedByControl(e, key) {
@@ -229,7 +236,7 @@ export function render({ model }) {
       if (tag !== "canvas" && tag !== "input" && tag !== "button" && tag !== "select" && tag !== "img" &&
           tag !== "svg" && !ownText(el)) continue;
       let r = el.getBoundingClientRect();
-      if (r.width < 1 || r.height < 1 || r.right < 0) continue;
+      if (r.width < 1 || r.height < 1 || r.right < 0 || folded(el)) continue;
       if (ownText(el) && tag !== "button") {       // the text itself, not its (often full-width) block
         const range = document.createRange();
         range.selectNodeContents(el);
