@@ -4,9 +4,12 @@ messages.
 A `GET /app` makes a whole Panel session (the app script, the page's frame) before the page is
 sent, and Bokeh has no public hook before that work: Panel's `DocHandler.get` is wrapped once per
 process (`install`), and a request the gate refuses (the class's, `intercept.checks.HOOKS.gate`,
-given to `intercept.install`) is answered at once with its small page (a status such as 429, a
-`Retry-After`) and no session at all; a websocket naming no session (which would make one) asks the
-same gate. The client address is
+given to `intercept.install`) is answered with its small page (a status such as 429, a
+`Retry-After`) and no session at all, after a short wait (REFUSAL_WAIT: a script that waits for each
+answer before its next request, as most do, then asks a few times a second per connection instead of
+hundreds, so a flood costs the class little; at most REFUSALS_WAITING wait at once, each holding its
+connection, the rest answered at once); a websocket naming no session (which would make one) asks
+the same gate. The client address is
 tornado's `request.remote_ip`, which reads X-Forwarded-For / X-Real-IP only when the server runs
 with `--use-xheaders`.
 
@@ -20,6 +23,7 @@ log line per client a minute (intercept.checks's `OncePerMinute`), never a trace
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 
@@ -27,6 +31,8 @@ from intercept.checks import HOOKS, describe
 
 MAX_MESSAGE = 256 * 2 ** 10     # bytes: the largest websocket message a browser may send (a page sends < 10 KB)
 CLOSE_UNREADABLE = 1007         # the websocket's code for "a message this endpoint cannot use"
+REFUSAL_WAIT = 0.25             # seconds a refused page request waits for its answer
+REFUSALS_WAITING = 256          # refused requests waiting at once (each holds a connection); the rest: at once
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,9 @@ def gate(request) -> Refusal | None:
     return HOOKS.gate(request) if HOOKS.gate is not None else None
 
 
+_waiting = [0]      # refused page requests waiting for their answer now (one event loop per process)
+
+
 def _gate_get(handler) -> None:
     original = handler.get
     if getattr(original, "speclab", False):
@@ -66,6 +75,12 @@ def _gate_get(handler) -> None:
         refusal = gate(self.request)
         if refusal is None:
             return await original(self, *args, **kwargs)
+        if _waiting[0] < REFUSALS_WAITING:
+            _waiting[0] += 1
+            try:
+                await asyncio.sleep(REFUSAL_WAIT)
+            finally:
+                _waiting[0] -= 1
         client = _client(self)
         HOOKS.unusable.say(f"page {client}", f"a client ({client}) asked for pages faster than the server "
                                              f"builds them, or with a wrong lecturer token: answered without a "
