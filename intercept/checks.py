@@ -85,10 +85,12 @@ class OncePerMinute:
 
 class Hooks:
     """What every page shares: the page gate (`gate(request)` → None or a doors.Refusal; None: every
-    page is built) and the log of unusable messages, one line per client a minute."""
+    page is built), the refused page requests waiting for their answer now (intercept.doors), and
+    the log of unusable messages, one line per client a minute."""
 
     def __init__(self):
         self.gate: Callable[[object], object] | None = None
+        self.refusals_waiting = 0
         self.unusable = OncePerMinute()
 
 

@@ -63,9 +63,6 @@ def gate(request) -> Refusal | None:
     return HOOKS.gate(request) if HOOKS.gate is not None else None
 
 
-_waiting = [0]      # refused page requests waiting for their answer now (one event loop per process)
-
-
 def _gate_get(handler) -> None:
     original = handler.get
     if getattr(original, "speclab", False):
@@ -75,12 +72,12 @@ def _gate_get(handler) -> None:
         refusal = gate(self.request)
         if refusal is None:
             return await original(self, *args, **kwargs)
-        if _waiting[0] < REFUSALS_WAITING:
-            _waiting[0] += 1
+        if HOOKS.refusals_waiting < REFUSALS_WAITING:      # one event loop per process: no lock
+            HOOKS.refusals_waiting += 1
             try:
                 await asyncio.sleep(REFUSAL_WAIT)
             finally:
-                _waiting[0] -= 1
+                HOOKS.refusals_waiting -= 1
         client = _client(self)
         HOOKS.unusable.say(f"page {client}", f"a client ({client}) asked for pages faster than the server "
                                              f"builds them, or with a wrong lecturer token: answered without a "

@@ -50,7 +50,7 @@ def test_a_refused_request_waits_then_gets_its_small_page(door):
     asyncio.run(handler.get())
     assert time.monotonic() - started >= doors.REFUSAL_WAIT
     assert handler.status == 429 and handler.headers["Retry-After"] == "7" and "Too many" in handler.page
-    assert not handler.built and doors._waiting[0] == 0
+    assert not handler.built and HOOKS.refusals_waiting == 0
 
 
 def test_an_admitted_request_is_built_without_waiting(door):
@@ -69,9 +69,9 @@ def test_past_the_refusals_waiting_the_rest_are_answered_at_once(door, monkeypat
         tasks = [asyncio.create_task(h.get()) for h in handlers]
         await asyncio.sleep(doors.REFUSAL_WAIT / 5)
         answered = [h.page is not None for h in handlers]       # before the wait is over
-        waiting = doors._waiting[0]
+        waiting = HOOKS.refusals_waiting
         await asyncio.gather(*tasks)
         return answered, waiting, handlers
     answered, waiting, handlers = asyncio.run(go())
     assert waiting == 3 and answered == [False, False, False, True, True]
-    assert all(h.status == 429 for h in handlers) and doors._waiting[0] == 0
+    assert all(h.status == 429 for h in handlers) and HOOKS.refusals_waiting == 0
