@@ -22,7 +22,7 @@ import pytest
 
 from lab import i18n
 from tests.helpers import wait_until
-from tests.ui.export_helpers import offline, open_file   # noqa: F401  (the offline page fixture)
+from tests.ui.export_helpers import made_once, offline, open_file   # noqa: F401  (the offline page fixture)
 from tests.ui.helpers import ROOT, chromium, deep_text, has
 
 # the browser tests here live with the language tests: marked so, they run last (tests/conftest.py)
@@ -40,10 +40,12 @@ def export(out: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def exported(tmp_path_factory, language: str) -> Path:
-    out = tmp_path_factory.mktemp(f"export-{language}") / "site"
-    done = export(out, "--lang", language)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return out
+    """Chapter 6 exported in `language`, once in the run (made_once): the module's browser tests run
+    after every other file's, so its fixtures would otherwise be made again for them."""
+    def make(out):
+        done = export(out, "--lang", language)
+        assert done.returncode == 0, done.stderr[-3000:]
+    return made_once(tmp_path_factory, f"export-language-{language}", make)
 
 
 @pytest.fixture(scope="module")
