@@ -36,6 +36,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
+from lab.core.adaptive import lower_bound
 from lab.core.drafting import LECTURE_POLICY
 from lab.core.engine import Decoder
 from lab.core.request import Request
@@ -78,8 +79,7 @@ def reach(kept: int, checked: int, gamma: int, rounds_left: int) -> float:
     """
     if checked == 0:
         return 1.0
-    a, n, z2 = kept / checked, checked, Z * Z
-    upper = min(1.0, (a + z2 / (2 * n) + Z * (a * (1 - a) / n + z2 / (4 * n * n)) ** 0.5) / (1 + z2 / n))
+    upper = 1.0 - lower_bound(checked - kept, kept, Z)      # Wilson's bounds mirror: α's upper is 1 − (1 − α)'s lower
     return 1.0 - (1.0 - upper ** gamma) ** rounds_left
 
 
