@@ -186,8 +186,11 @@ def test_the_tours_frame_page_carries_presses_from_step_to_step(site, offline):
     frame = open_deck(offline, site, 3)
     assert not has(frame, SUMMARY)
     act(frame, "write").click()
-    wait_until(lambda: not has(frame, "Press Write: the big model's words appear here."),
-               message="the recorded race on step 3")
+    # the press reloads the step at its recorded state: until that page is ready, a key would go to
+    # the page being left
+    wait_until(lambda: frame.evaluate("document.documentElement.dataset.exportReady === '1'")
+               and not has(frame, "Press Write: the big model's words appear here.")
+               and frame.evaluate("document.hasFocus()"), message="the recorded race on step 3, with the keys")
     offline.keyboard.press("ArrowRight")
     frame = deck_step(offline, 4)
     assert offline.url.endswith("/tour.html#step=4")
