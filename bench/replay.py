@@ -14,8 +14,14 @@ over the result (`record`) give every round of every policy (`price`):
     oracle   the cheapest rounds in hindsight (each round: a plain step, or any length of lookup or
              of the draft model): no policy with these drafters and prices does better
 
+and, before them, what the draft model allows on these texts at all: α (its greedy guess equal to
+the target's token, over every position), the lecture's formula at that α (its best γ, a verify pass
+costing one call: analytic.best_gamma) and the same with the measured prices ("priced": rounds of
+one length of the draft model's guesses). The policy can beat these only where the guesses come in
+runs (α bursty), as the oracle's rounds do.
+
     python bench/replay.py record --sets dev [--pair smollm2-distilled] [--tokens 48] --out texts.json
-    python bench/replay.py price texts.json [--gate 0.7] [--set Z=0.5 DECAY=0.6]
+    python bench/replay.py price texts.json [--gate 0.7] [--set Z=0.5 DECAY=0.6] [--only fresh4]
 
 (models/drafting/tune.py scans the constant and heuristic schedules over such texts; this replays the
 auto policy, whose every choice reads the committed text.) `record` takes about a minute a set on the idle 2-core machine and stores the pair's cost profile,
@@ -163,8 +169,18 @@ def replay_oracle(t: Texts, pricing) -> tuple[float, int, int]:
     return best[0], 0, 0
 
 
+def formula_priced(alpha: float, pricing) -> float:
+    """The best speed-up of draft-model rounds of one length at the texts' mean α, with the measured
+    prices (a verify pass over k + 1 positions, k draft calls and the engine's work per guess)."""
+    from lab.core.adaptive import OVERHEAD, best_length, expected_rate
+    cost = pricing.draft_call + OVERHEAD
+    k = best_length(alpha, GAMMA, cost, verify=pricing.verify_units)
+    return expected_rate(alpha, k, cost, pricing.verify_units)
+
+
 def price(args) -> int:
     from lab.core import adaptive
+    from lab.core.analytic import best_gamma
     data = json.loads(Path(args.texts).read_text())
     for setting in args.set or []:
         name, value = setting.split("=")
@@ -185,18 +201,22 @@ def price(args) -> int:
         runs[f"policy+conf {tau:g}"] = lambda t, pr, tau=tau: replay_policy(t, pr, tau)
     if args.gate is not None:
         runs[f"gate {args.gate}"] = lambda t, pr: replay_gate(t, pr, args.gate)
-    print(f"{'category':<14}{'texts':>6}" + "".join(f"{name:>16}" for name in runs))
+    print(f"{'category':<14}{'texts':>6}{'α':>6}{'formula':>9}{'priced':>8}" + "".join(f"{name:>16}" for name in runs))
     for cat, items in data.items():
         if cat.startswith("_"):
             continue
-        texts = [Texts(item) for item in items]
+        texts = [Texts(item) for item in items if not args.only or item["set"] in args.only]
+        if not texts:
+            continue
         tokens = sum(len(t.new) for t in texts)
-        cells = []
+        alpha = sum(g == x for t in texts for g, x in zip(t.draft, t.new)) / tokens
+        cells = [f"{alpha:.2f}", f"{float(best_gamma(alpha, pricing.draft_call)[1]):.2f}×",
+                 f"{formula_priced(alpha, pricing):.2f}×"]
         for run in runs.values():
             results = [run(t, pricing) for t in texts]
             time, rounds, drafted = (sum(r[i] for r in results) for i in range(3))
             cells.append(f"{tokens / time:.2f}×" + (f" ({drafted}/{rounds})" if rounds else ""))
-        print(f"{cat:<14}{len(texts):>6}" + "".join(f"{cell:>16}" for cell in cells))
+        print(f"{cat:<14}{len(texts):>6}{cells[0]:>6}{cells[1]:>9}{cells[2]:>8}" + "".join(f"{cell:>16}" for cell in cells[3:]))
     return 0
 
 
@@ -215,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     pr.add_argument("--confidence", type=float, nargs="*", help="also the policy with these confidence thresholds")
     pr.add_argument("--set", nargs="*", help="lab.core.adaptive constants for this replay (Z=0.5 DECAY=0.6)")
     pr.add_argument("--raw", action="store_true", help="price with the recorded verify passes as measured")
+    pr.add_argument("--only", nargs="+", choices=list(SETS), help="only the texts of these prompt sets")
     args = ap.parse_args(argv)
     return record(args) if args.command == "record" else price(args)
 
