@@ -201,7 +201,8 @@ def price(args) -> int:
         runs[f"policy+conf {tau:g}"] = lambda t, pr, tau=tau: replay_policy(t, pr, tau)
     if args.gate is not None:
         runs[f"gate {args.gate}"] = lambda t, pr: replay_gate(t, pr, args.gate)
-    print(f"{'category':<14}{'texts':>6}{'α':>6}{'formula':>9}{'priced':>8}" + "".join(f"{name:>16}" for name in runs))
+    widths = {"α": 6, "formula": 9, "priced": 8, **{name: 16 for name in runs}}    # the columns after the kind's
+    print(f"{'category':<14}{'texts':>6}" + "".join(f"{name:>{w}}" for name, w in widths.items()))
     for cat, items in data.items():
         if cat.startswith("_"):
             continue
@@ -216,7 +217,7 @@ def price(args) -> int:
             results = [run(t, pricing) for t in texts]
             time, rounds, drafted = (sum(r[i] for r in results) for i in range(3))
             cells.append(f"{tokens / time:.2f}×" + (f" ({drafted}/{rounds})" if rounds else ""))
-        print(f"{cat:<14}{len(texts):>6}{cells[0]:>6}{cells[1]:>9}{cells[2]:>8}" + "".join(f"{cell:>16}" for cell in cells[3:]))
+        print(f"{cat:<14}{len(texts):>6}" + "".join(f"{cell:>{w}}" for cell, w in zip(cells, widths.values())))
     return 0
 
 
