@@ -22,12 +22,13 @@ The worst case is bounded by construction, not by tuning:
   Z standard errors, on the decayed counts) beats a plain step by MARGIN: luck starts nothing.
 - **A budget for losses.** `loss` is what the rounds that guessed cost beyond the tokens they
   brought (a plain step's worth each); guessing goes on only while it is within BUDGET of the priced
-  time of the decoding so far (`spent`), so on a text where nothing pays the guesses lose at most
-  that and one round. Rounds that pay make it negative, and nothing is held back.
+  time so far (`spent`), so where nothing pays the guesses lose at most that and one round. Rounds
+  that pay make it negative. Lookup alone, once the text has `proven` it right more often than not,
+  copies past the budget: an early miss does not hold back a copy that is right again.
 - **Probes from the budget.** Lookup's α is learned every round from what it would have proposed,
-  the draft model's only from rounds it drafts: silenced, it is probed with one guess only when even
-  a rejected probe keeps the loss within the budget (one opening probe tries it on a new text). A
-  probe kept whole is followed by one twice as long, a rejected one by one guess again.
+  the draft model's only from rounds it drafts: silenced, it is probed with one guess when even a
+  rejected one keeps the loss within the budget (an opening probe tries it on a new text); a probe
+  kept whole is followed by one twice as long, a rejected one by one guess again.
 
 With a confidence threshold ("auto:12+confidence:0.7") the draft model guesses while sure, up to γ,
 and stops after its first unsure guess; α is learned from its sure guesses and `start` from how often
@@ -41,8 +42,8 @@ verify passes read as one robust line (`verify_line`), else the constants below;
 the draft call itself ("auto:12+cost:0.3").
 
 >>> s, text = AutoSchedule(gamma=8), [1, 2, 3, 4] * 10     # a text that repeats itself
->>> s.caps(text[:6])                 # nothing known: α's lower bound 0.21, one free copied guess still pays
-{'lookup': 1, 'model': 0}
+>>> s.caps(text[:6])                 # nothing known: lookup's α at its prior's lower bound, 0.52
+{'lookup': 3, 'model': 0}
 >>> for n in range(6, 30, 4):        # rounds that commit 4 tokens each, lookup's guess right
 ...     _ = s.caps(text[:n]); s.update(0, 0, "none", text[:n + 4])
 >>> s.caps(text[:30])                # α's lower bound near 1 now: every token the copy has (4 before the end)
@@ -56,6 +57,7 @@ the draft call itself ("auto:12+cost:0.3").
 from __future__ import annotations
 
 from dataclasses import dataclass
+from statistics import median
 from typing import Callable
 
 from lab.core.drafting import MAX_NGRAM, MIN_NGRAM, DraftPolicy, GammaSchedule, LookupDrafter
@@ -72,6 +74,7 @@ MARGIN = 0.03          # a round must promise 3% more tokens per unit of cost th
 DECAY = 0.8            # the weight an older round keeps each round (about the last 5 rounds count)
 PRIOR = (1.0, 1.0)     # (kept, rejected) pseudo-counts: α's mean starts at 0.5, its lower bound at 0.21
 Z = 1.0                # α's lower bound: Z standard errors below the mean (Wilson)
+LOOKUP_PRIOR, LOOKUP_Z = (2.0, 1.0), 0.5    # lookup's: α's mean starts at ⅔, its lower bound (Z 0.5) at 0.52
 BUDGET = 0.02          # probes of a silenced draft model lose at most 2% of the decoding's priced time
 SOURCES = {"model": ("model",), "lookup": ("lookup",), "hybrid": ("lookup", "model")}   # who a drafter asks
 
@@ -118,10 +121,6 @@ class Prices:
         last, step = self.verify[-1], (self.verify[-1] - self.verify[-2]) if len(self.verify) > 1 else POSITION_COST
         return last + max(0.0, step) * (n - len(self.verify))
 
-    def describe(self) -> str:
-        where = "this machine's measured cost profile" if self.source == "profile" else "fixed estimates"
-        return f"a draft call {self.draft_call:.2f} and a check of 5 positions {self.verify_units(5):.2f} target calls ({where})"
-
 
 def verify_line(profile) -> tuple[float, float]:
     """(v(2), the cost of each position past 2) read from the profile's verify passes as one robust
@@ -133,23 +132,16 @@ def verify_line(profile) -> tuple[float, float]:
     if not points:
         return 1 + POSITION_COST, POSITION_COST
     slopes = [(vb - va) / (b - a) for i, (a, va) in enumerate(points) for b, vb in points[i + 1:]]
-    slope = max(0.0, _median(slopes)) if slopes else POSITION_COST
-    return max(1.0, _median([v - slope * (n - 2) for n, v in points])), slope
-
-
-def _median(xs: list[float]) -> float:
-    xs, middle = sorted(xs), len(xs) // 2
-    return xs[middle] if len(xs) % 2 else (xs[middle - 1] + xs[middle]) / 2
+    slope = max(0.0, median(slopes)) if slopes else POSITION_COST
+    return max(1.0, median([v - slope * (n - 2) for n, v in points])), slope
 
 
 def prices(profile=None, draft_cost: float | None = None, positions: int = 17) -> Prices:
     """The prices of the pair's cost profile (a lab.speed.costs.CostProfile, or None before it is measured:
     the constants); a verify pass over n ≥ 2 positions on the profile's `verify_line`; `draft_cost`
     (a policy's "+cost:X") prices the draft call instead."""
-    if profile is None:
-        two, slope, n = 1 + POSITION_COST, POSITION_COST, positions
-    else:
-        (two, slope), n = verify_line(profile), profile.max_positions
+    (two, slope), n = (((1 + POSITION_COST, POSITION_COST), positions) if profile is None
+                       else (verify_line(profile), profile.max_positions))
     verify = (1.0,) + tuple(two + slope * (k - 2) for k in range(2, n + 1))
     call = (DRAFT_COST if profile is None else profile.c) if draft_cost is None else draft_cost
     unit = UNIT if profile is None else profile.unit
@@ -157,10 +149,11 @@ def prices(profile=None, draft_cost: float | None = None, positions: int = 17) -
 
 
 class _Estimate:
-    """α of one source: kept and rejected guesses, older rounds weighing less."""
+    """α of one source: kept and rejected guesses, older rounds weighing less; its lower bound z
+    standard errors down (None: the module's Z)."""
 
-    def __init__(self):
-        self.kept, self.rejected = PRIOR
+    def __init__(self, prior: tuple[float, float] = PRIOR, z: float | None = None):
+        (self.kept, self.rejected), self.z = prior, z
 
     @property
     def alpha(self) -> float:
@@ -169,8 +162,14 @@ class _Estimate:
 
     @property
     def lower(self) -> float:
-        """What a round is priced with: the lower confidence bound (Z) of α."""
-        return lower_bound(self.kept, self.rejected)
+        """What a round is priced with: the lower confidence bound of α."""
+        return lower_bound(self.kept, self.rejected, Z if self.z is None else self.z)
+
+    @property
+    def proven(self) -> bool:
+        """Whether this text has shown the source right more often than wrong: α's lower bound one
+        standard error down at least ½ (its prior alone never is)."""
+        return lower_bound(self.kept, self.rejected, 1.0) >= 0.5
 
     def add(self, kept: int, rejected: int) -> None:
         self.kept = DECAY * self.kept + kept
@@ -205,7 +204,7 @@ class AutoSchedule:
         self.start = _Estimate()       # the model rounds whose first guess it was sure of
         self.gamma, self.draft_cost, self.sources = gamma, self.prices.draft_call, tuple(sources)
         self.max_ngram, self.min_ngram = max_ngram, min_ngram
-        self.alpha = {"lookup": _Estimate(), "model": _Estimate()}
+        self.alpha = {"lookup": _Estimate(LOOKUP_PRIOR, LOOKUP_Z), "model": _Estimate()}
         self.spent = 0.0               # the priced time of the rounds so far (target-call units)
         self.loss = 0.0                # what the rounds that guessed cost beyond the tokens they brought
         self.tried = False             # whether the draft model has guessed on this text yet
@@ -290,7 +289,7 @@ class AutoSchedule:
         caps = {"lookup": 0, "model": 0}
         best = max(found, key=lambda source: found[source][1], default=None)
         if (best is not None and found[best][0] > 0 and found[best][1] >= 1 + MARGIN
-                and self.loss <= BUDGET * self.spent):
+                and (best == "lookup" and self.alpha["lookup"].proven or self.loss <= BUDGET * self.spent)):
             caps[best], self.choice = found[best][0], best
             if best == "model" and self.probe_cap(ids) > caps["model"] and self.may_probe(ids):
                 caps["model"], self.choice = self.probe_cap(ids), "probe"     # the longer probe, paid for

@@ -66,8 +66,8 @@ def test_a_schedule_is_priced_with_the_profile_it_is_given():
     # 0.21^3 ≈ 0.01 tokens for 0.03 calls: 0.01 the call, 0.02 the engine's work per guess)
     assert cheap.caps([1, 2, 3]) == {"lookup": 0, "model": 2} and cheap.choice == "model"
     # a copy of 5 tokens ("5 6" came before): copied guesses beat the draft model's, so lookup alone
-    # guesses, as many as α's lower bound (0.21, nothing known yet) pays for
-    assert cheap.caps([5, 6, 7, 8, 9, 5, 6]) == {"lookup": 2, "model": 0} and cheap.choice == "lookup"
+    # guesses, the whole copy: checking is nearly free, and lookup's α starts at a lower bound of 0.52
+    assert cheap.caps([5, 6, 7, 8, 9, 5, 6]) == {"lookup": 5, "model": 0} and cheap.choice == "lookup"
     # dear verify passes: one opening probe of the untried draft model, then, that guess rejected, plain steps
     assert dear.caps([1, 2, 3]) == {"lookup": 0, "model": 1} and dear.choice == "probe"
     dear.update(1, 0, "model", [1, 2, 3, 4])

@@ -36,8 +36,9 @@ def test_every_drafter_and_policy_equals_plain_greedy(pair, plain_greedy, drafte
     plain = plain_greedy
     spec = generate(pair, Request(pair.tokenizer.encode(REPEATING), gamma=gamma, max_new_tokens=40, drafter=drafter, policy=policy))
     assert spec.new_ids == plain.new_ids
-    if policy.startswith("auto") and drafter == "model":
-        # the tiny random draft's guesses rarely pay: auto may take plain steps, never more calls
+    if policy.startswith("auto") and drafter != "lookup":
+        # the tiny random draft's guesses rarely pay, and this text seldom repeats its prompt: auto
+        # may take plain steps throughout, never more calls
         assert spec.target_calls <= plain.target_calls
     else:
         assert spec.target_calls < plain.target_calls    # drafts were kept: fewer target calls
