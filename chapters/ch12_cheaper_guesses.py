@@ -40,8 +40,8 @@ DRAFTER_NAMES = {"model": N_("The draft model"), "lookup": N_("Prompt lookup (co
 # Each drafting of lab.experiments.cheaper.DRAFTINGS: its name and how it guesses
 DRAFTING_WORDS = {
     "model": (N_("Draft model"), N_("The lecture’s draft: a small model guesses γ tokens, one call each.")),
-    "lookup": (N_("Prompt lookup"), N_("No model at all: copy the tokens that followed the last earlier occurrence "
-                                       "of the text’s final words (up to 3 of them), in microseconds.")),
+    "lookup": (N_("Prompt lookup"), N_("No model at all: copy the tokens that followed the text’s final words (up "
+                                       "to 3 of them) where they occurred before, in microseconds.")),
     "hybrid": (N_("Hybrid"), N_("Prompt lookup when the text repeats itself, the draft model otherwise.")),
     "adaptive": (N_("Adaptive γ"), N_("The draft model, with transformers’ schedule: γ + 2 after a round that kept "
                                       "every guess, γ − 1 after a miss.")),

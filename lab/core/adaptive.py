@@ -46,8 +46,8 @@ the draft call itself ("auto:12+cost:0.3").
 {'lookup': 3, 'model': 0}
 >>> for n in range(6, 30, 4):        # rounds that commit 4 tokens each, lookup's guess right
 ...     _ = s.caps(text[:n]); s.update(0, 0, "none", text[:n + 4])
->>> s.caps(text[:30])                # α's lower bound near 1 now: every token the copy has (4 before the end)
-{'lookup': 4, 'model': 0}
+>>> s.caps(text[:30])                # α's lower bound near 1 now: a whole copy of γ (from 4 tokens earlier)
+{'lookup': 8, 'model': 0}
 >>> AutoSchedule(gamma=8, sources=("model",), draft_cost=1.5).caps(text[:6])    # a draft call dearer than a step
 {'lookup': 0, 'model': 0}
 

@@ -6,9 +6,10 @@ drafter, the accept rule min(1, p(x)/q(x)) and the residual norm((p − q)+) kee
 the target's:
 
 - `ModelDrafter` — the draft model samples x_i ~ q_i, one call per token (the lecture's draft).
-- `LookupDrafter` — prompt lookup: the tokens that followed the last earlier occurrence of the
-  text's trailing n-gram (longest n first). q is one-hot on the proposed token, so a draft is kept
-  with probability p(x) and a rejection samples p with x removed. Costs microseconds.
+- `LookupDrafter` — prompt lookup: the tokens that followed an earlier occurrence of the text's
+  trailing n-gram (longest n first; the latest occurrence with γ tokens after it). q is one-hot on
+  the proposed token, so a draft is kept with probability p(x) and a rejection samples p with x
+  removed. Costs microseconds.
 - `HybridDrafter` — lookup when the text repeats itself, the draft model otherwise.
 
 A `DraftPolicy` chooses γ per round: constant (the lecture's), transformers' "heuristic" schedule
@@ -115,13 +116,22 @@ class LookupDrafter:
 
     @staticmethod
     def find(ids: list[int], gamma: int, max_ngram: int = MAX_NGRAM, min_ngram: int = MIN_NGRAM) -> list[int]:
-        """Up to γ tokens that followed the latest earlier occurrence of the trailing n-gram."""
+        """Up to γ tokens that followed an earlier occurrence of the trailing n-gram (longest n first):
+        the latest occurrence with γ tokens after it, else the one with the most. (The latest alone
+        is often in the text just written, its copy cut short by the text's end: a list's previous
+        item.)"""
         end = len(ids)
         for n in range(min(max_ngram, end - 1), min_ngram - 1, -1):
-            tail = ids[end - n:]
+            tail, copy = ids[end - n:], None
             for start in range(end - n - 1, -1, -1):        # latest occurrence first
                 if ids[start:start + n] == tail:
-                    return ids[start + n: start + n + gamma]
+                    found = ids[start + n: start + n + gamma]
+                    if copy is None or len(found) > len(copy):
+                        copy = found
+                    if len(copy) >= gamma:
+                        break
+            if copy is not None:
+                return copy
         return []
 
     def prefill(self, ids: list[int]) -> float:

@@ -57,11 +57,15 @@ def test_hybrid_uses_both_sources_and_lookup_alone_drafts_only_on_repeats(pair):
             assert d.q == 1.0 and d.accept_probability == pytest.approx(d.p)
 
 
-def test_lookup_finds_the_longest_latest_match():
+def test_lookup_finds_the_longest_latest_match_with_a_whole_copy():
     ids = [1, 2, 3, 4, 9, 2, 3, 5, 7, 2, 3]
     assert LookupDrafter.find(ids, gamma=2, max_ngram=1) == [5, 7]    # "3" last seen before 5 7
     assert LookupDrafter.find(ids, gamma=2, max_ngram=3) == [5, 7]    # "2 3" too, latest first
+    assert LookupDrafter.find(ids, gamma=3, max_ngram=3) == [5, 7, 2]
     assert LookupDrafter.find([8, 1, 2, 3, 4, 1, 2, 3], gamma=9) == [4, 1, 2, 3]   # runs to the end
+    # the latest "5 1" is cut short by the text's end (2 tokens after it): the earlier one has γ
+    assert LookupDrafter.find([5, 1, 2, 3, 4, 9, 5, 1, 5, 1], gamma=4) == [2, 3, 4, 9]
+    assert LookupDrafter.find([5, 1, 2, 5, 1, 7, 5, 1], gamma=9) == [2, 5, 1, 7, 5, 1]   # none has γ: the most
     assert LookupDrafter.find([1, 2, 3, 4], gamma=4) == []
     assert LookupDrafter.find([5, 6, 7, 5], gamma=2, min_ngram=2) == []   # a 1-gram is not enough
 
@@ -123,7 +127,7 @@ def test_auto_schedule_learns_lookup_from_guesses_it_did_not_make():
     for n in range(6, 36, 5):                # lookup never asked, yet its guesses were right
         schedule.caps(text[:n])
         schedule.update(0, 0, "none", text[:n + 5])
-    assert schedule.caps(text[:36]) == {"lookup": 5, "model": 0}   # the whole copy (5 tokens to the text's end)
+    assert schedule.caps(text[:36]) == {"lookup": 8, "model": 0}   # a whole copy of γ (the 5 before would end the text)
     wrong = AutoSchedule(gamma=8)
     for n in range(6, 36, 5):                # the text never continues as before
         wrong.caps(text[:n])
