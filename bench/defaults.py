@@ -42,6 +42,7 @@ SETS = {"heldout": ROOT / "models" / "heldout_prompts.json", "fresh": ROOT / "be
         "fresh4": ROOT / "models" / "fresh4_prompts.json",     # written after its per-round prices were frozen
         "fresh5": ROOT / "models" / "fresh5_prompts.json",     # written with it unchanged since fresh4
         "fresh6": ROOT / "models" / "fresh6_prompts.json",     # written after lookup's budget rule was frozen
+        "fresh7": ROOT / "models" / "fresh7_prompts.json",     # written after lookup's whole copies were frozen
         "dev": ROOT / "models" / "dev_prompts.json"}           # the prompts tuning may look at
 # The embedded pair's goals for its default drafting, greedy (each category's pooled speed-up).
 GOALS = {"every category": 1.0, "code": 1.3, "json": 1.3, "stories": 1.3, "edit": 2.5}
