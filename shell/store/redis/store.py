@@ -106,9 +106,12 @@ class RedisStore(RedisPoll, RedisValues, ClassStore):
             self._join()
         except StoreFault:
             return False
-        said_once(logging.WARNING, "The class store %s is back; this process rejoined the class.", self.where)
         self.hear("rejoin")
         self.write_kept()
+        if self._down:                      # failed again while writing back: the watch thread tries again
+            return False
+        self.problem = None                 # over once what this process kept is in the class's store
+        said_once(logging.WARNING, "The class store %s is back; this process rejoined the class.", self.where)
         return True
 
     def _join(self) -> None:
@@ -135,7 +138,7 @@ class RedisStore(RedisPoll, RedisValues, ClassStore):
             old, self._sub = self._sub, sub
         if old is not None:
             old.close()
-        self._down, self._joined, self.problem = False, True, None
+        self._down, self._joined = False, True
         self.heartbeat(sessions=self._sessions)
 
     def tick(self) -> None:
