@@ -132,6 +132,32 @@ def test_progress_paces_pages_and_tour_steps_apart():
     assert out.getvalue().endswith("3/13 tour step 1: 1 recorded states in 3 s; 163 s so far, about 2 min left\n")
 
 
+def test_a_press_waits_for_an_async_watcher_the_ioloop_starts(extension):
+    """Once a tornado IOLoop runs on the event loop (a periodic callback made one), Panel starts an async
+    watcher on the loop's next turn: the recorded press still waits for its work (as chapter 12's
+    measuring again on a newly chosen draft variant, which an export recorded half done without it)."""
+    import param
+    from tornado.ioloop import IOLoop
+    from export.explore import settle
+
+    class Choice(param.Parameterized):
+        value = param.Integer(0)
+
+    async def go():
+        IOLoop.current()                       # the IOLoop a periodic callback makes
+        done, choice = [], Choice()
+
+        async def measure(event):
+            await asyncio.sleep(0.05)
+            done.append(event.new)
+        choice.param.watch(measure, "value")
+        before = set(asyncio.all_tasks())
+        choice.value = 1
+        await settle(before)
+        return done
+    assert asyncio.run(go()) == [1]
+
+
 def _controls(built):
     from export.explore import controls
     return controls(built, lambda i: i, True)
