@@ -81,9 +81,10 @@ class Texts:
         self.prompt, self.new, self.draft, self.conf = item["prompt"], item["new"], item["draft"], item["conf"]
 
     def lookup(self, pos: int, cap: int) -> tuple[list[int], int]:
-        """Lookup's proposal at `pos` (up to cap tokens) and how many of it the target keeps."""
+        """Lookup's proposal at `pos` (the copy found for γ, cut to cap tokens, as the engine proposes
+        it) and how many of it the target keeps."""
         from lab.core.drafting import LookupDrafter
-        guess = LookupDrafter.find(self.prompt + self.new[:pos], cap) if cap > 0 else []
+        guess = LookupDrafter.find(self.prompt + self.new[:pos], GAMMA)[:cap] if cap > 0 else []
         return guess, self.run(guess, pos)
 
     def run(self, guess: list[int], pos: int) -> int:

@@ -140,8 +140,12 @@ class LookupDrafter:
     def propose(self, ids: list[int], gamma: int, settings: SamplingSettings, generator: torch.Generator,
                 policy: "DraftPolicy | None" = None, caps: dict[str, int] | None = None) -> Guesses:
         start = time.perf_counter()
-        gamma = min(gamma, (caps or {}).get("lookup", gamma))
-        tokens = self.find(ids, gamma, self.max_ngram, self.min_ngram) if gamma > 0 else []
+        # The copy found for the policy's γ, cut to this round's length (the cap, or the end of the text
+        # near): the very copy an auto schedule priced and learns from (lab.core.adaptive), never a later
+        # occurrence that has only this round's few tokens after it.
+        cap = min(gamma, (caps or {}).get("lookup", gamma))
+        longest = max(gamma, policy.gamma if policy is not None else 0)
+        tokens = self.find(ids, longest, self.max_ngram, self.min_ngram)[:cap] if cap > 0 else []
         share = (time.perf_counter() - start) / max(1, len(tokens))
         return Guesses(tokens, [one_hot(x, self.vocab_size, self.device) for x in tokens], [share] * len(tokens),
                      "lookup")

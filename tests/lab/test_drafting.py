@@ -70,6 +70,21 @@ def test_lookup_finds_the_longest_latest_match_with_a_whole_copy():
     assert LookupDrafter.find([5, 6, 7, 5], gamma=2, min_ngram=2) == []   # a 1-gram is not enough
 
 
+def test_a_capped_lookup_round_proposes_the_copy_the_auto_schedule_priced():
+    """The auto schedule prices (and learns from) the copy found for the policy's γ; a round it caps
+    shorter proposes that copy's first tokens, not a later occurrence with only the cap after it."""
+    from lab.core.sampling import SamplingSettings
+    ids = [5, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 5, 1, 9, 5, 1]
+    assert LookupDrafter.find(ids, gamma=2) == [9, 5]           # the latest "5 1" with 2 tokens after it
+    policy = DraftPolicy(gamma=12, schedule="auto")
+    priced = LookupDrafter.find(ids, gamma=policy.gamma)         # what the schedule prices (lab.core.adaptive)
+    proposed = LookupDrafter(vocab_size=16).propose(ids, 12, SamplingSettings(), torch.Generator(), policy,
+                                                    {"lookup": 2, "model": 0})
+    assert priced[:2] == [2, 3] and proposed.tokens == priced[:2]
+    near_end = LookupDrafter(vocab_size=16).propose(ids, 2, SamplingSettings(), torch.Generator(), policy)
+    assert near_end.tokens == [2, 3]                            # two tokens left to write: the same copy, cut
+
+
 def test_our_prompt_lookup_equals_transformers_prompt_lookup(pair):
     ids = pair.tokenizer.encode(REPEATING)
     out = pair.target.generate(torch.tensor([ids]), prompt_lookup_num_tokens=4, do_sample=False,
