@@ -128,8 +128,7 @@ async def settle(before: set) -> None:
     """Wait for the tasks a press started (an async callback's model work), and those they start."""
     me, deadline = asyncio.current_task(), time.monotonic() + SETTLE_SECONDS
     while time.monotonic() < deadline:
-        # Once a tornado IOLoop runs on this asyncio loop (a periodic callback made one), Panel schedules
-        # an async watcher with the IOLoop's add_callback: its task starts on the loop's next turn.
+        # With a tornado IOLoop on this loop, Panel starts an async watcher's task on the loop's next turn
         await asyncio.sleep(0)
         pending = [t for t in asyncio.all_tasks() if t is not me and t not in before and not t.done()
                    and not repeating(t)]
