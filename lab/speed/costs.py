@@ -30,7 +30,7 @@ from lab.prompts import DEFAULT_PROMPT, encode_prompt
 from lab.speed.profilecache import RETRY_AFTER  # noqa: F401  (importable here)
 from lab.speed.timing import VerifyCost, fixed_threads, interleaved, robust, verify_calls
 
-RUNS = 5                           # interleaved runs of every call; the fastest is kept
+RUNS = 15                          # interleaved runs of every call, the fastest kept (5: v(5) ± 0.06, profilesteady)
 POSITIONS = analytic.MAX_GAMMA + 1  # verify passes over 1..γmax + 1 positions
 PREFILL_TOKENS = 64                # the prefill timed: the default prompt, repeated to this length
 NOISY = 0.5                        # busy: the median run over 50% slower than the fastest
