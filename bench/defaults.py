@@ -9,6 +9,8 @@ and repeat, plain then default, the order alternating — so drift on the machin
 Per category:
 
     wall     plain decoding's wall time ÷ the default's (what a lecturer waits)
+    decode   the same without the prompt's prefill (the target's, and the draft model's for a drafting
+             that uses it): the time `priced` prices
     cpu      the same in this process's CPU time (less moved by other programs on a shared machine)
     priced   both traces priced by the pair's cost profile (lab.speed.timeline.schedule)
     drafted  rounds that guessed ÷ rounds (the others were plain steps)
@@ -64,14 +66,14 @@ def judge(rows: dict[str, dict], key: str = "wall") -> list[tuple[str, float | N
 def run_pair(pair, prompts: dict[str, list[str]], tokens: int, repeats: int, profile,
              drafter: str | None = None, policy: str | None = None) -> dict[str, dict]:
     """Per category: pooled wall, CPU and priced times of plain and default decoding, and the rounds."""
-    from lab.core.engine import generate
+    from lab.core.engine import Decoder
     from lab.core.request import Request
     from lab.prompts import encode_prompt
     from lab.speed.timeline import schedule
     rows: dict[str, dict] = {}
     for cat, texts in prompts.items():
-        acc = rows.setdefault(cat, {k: 0.0 for k in ("wall_plain", "wall_spec", "cpu_plain", "cpu_spec",
-                                                     "priced_plain", "priced_spec")} | {"rounds": 0, "drafted": 0,
+        acc = rows.setdefault(cat, {k: 0.0 for k in ("wall_plain", "wall_spec", "decode_plain", "decode_spec",
+                                                     "cpu_plain", "cpu_spec", "priced_plain", "priced_spec")} | {"rounds": 0, "drafted": 0,
                                                                                          "exact": True, "prompts": 0})
         for text in texts:
             request = Request(encode_prompt(pair.tokenizer, text), drafter=drafter, policy=policy,
@@ -81,9 +83,14 @@ def run_pair(pair, prompts: dict[str, list[str]], tokens: int, repeats: int, pro
                 runs = {}
                 for mode in (("plain", "spec") if r % 2 == 0 else ("spec", "plain")):
                     wall, cpu = time.perf_counter(), time.process_time()
-                    trace = generate(pair, request.plain() if mode == "plain" else request, display_top=0,
-                                     profile=profile)
+                    decoder = Decoder(pair, request.plain() if mode == "plain" else request, display_top=0,
+                                      profile=profile)             # the prompt's prefill
+                    prefilled = time.perf_counter()
+                    while not decoder.done:
+                        decoder.step()
+                    trace = decoder.trace()
                     took = time.perf_counter() - wall
+                    acc[f"decode_{mode}"] += time.perf_counter() - prefilled
                     acc[f"wall_{mode}"] += took
                     acc[f"wall_{mode}_{r}"] = acc.get(f"wall_{mode}_{r}", 0.0) + took
                     acc[f"cpu_{mode}"] += time.process_time() - cpu
@@ -98,7 +105,7 @@ def run_pair(pair, prompts: dict[str, list[str]], tokens: int, repeats: int, pro
                   f"{acc['cpu_plain'] / acc['cpu_spec']:.2f}×, priced {acc['priced_plain'] / acc['priced_spec']:.2f}×, "
                   f"drafted {acc['drafted']} of {acc['rounds']}", file=sys.stderr, flush=True)
     for acc in rows.values():
-        for k in ("wall", "cpu", "priced"):
+        for k in ("wall", "decode", "cpu", "priced"):
             acc[k] = acc[f"{k}_plain"] / acc[f"{k}_spec"]
         acc["wall_by_repeat"] = [acc[f"wall_plain_{r}"] / acc[f"wall_spec_{r}"] for r in range(repeats)]
     return rows
@@ -136,9 +143,11 @@ def main(argv: list[str] | None = None) -> int:
         rows = run_pair(pair, prompts, args.tokens, args.repeats, profile, args.drafter, args.policy)
         busy = costs.load_average() > costs.cores()
         print(f"\n{name} prompts (load now {costs.load_average():.1f})\n"
-              f"{'category':<14}{'prompts':>8}{'wall':>8}{'cpu':>8}{'priced':>8}  drafted      exact  wall by repeat")
+              f"{'category':<14}{'prompts':>8}{'wall':>8}{'decode':>8}{'cpu':>8}{'priced':>8}  drafted      exact"
+              "  wall by repeat")
         for cat, row in rows.items():
-            print(f"{cat:<14}{row['prompts']:>8}{row['wall']:>7.2f}×{row['cpu']:>7.2f}×{row['priced']:>7.2f}×  "
+            print(f"{cat:<14}{row['prompts']:>8}{row['wall']:>7.2f}×{row['decode']:>7.2f}×{row['cpu']:>7.2f}×"
+                  f"{row['priced']:>7.2f}×  "
                   f"{row['drafted']:>4} of {row['rounds']:<5}{'yes' if row['exact'] else 'NO ':<5}  "
                   + " ".join(f"{w:.2f}×" for w in row["wall_by_repeat"]))
         goals = judge(rows, "wall") + (judge(rows, "cpu") if busy else [])
