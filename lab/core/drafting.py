@@ -140,9 +140,9 @@ class LookupDrafter:
     def propose(self, ids: list[int], gamma: int, settings: SamplingSettings, generator: torch.Generator,
                 policy: "DraftPolicy | None" = None, caps: dict[str, int] | None = None) -> Guesses:
         start = time.perf_counter()
-        # The copy found for the policy's γ, cut to this round's length (the cap, or the end of the text
-        # near): the very copy an auto schedule priced and learns from (lab.core.adaptive), never a later
-        # occurrence that has only this round's few tokens after it.
+        # The copy found for the policy's γ, cut to this round's length (its cap, or what is left to write):
+        # the copy an auto schedule priced and learns from (lab.core.adaptive), not a later occurrence
+        # with only this round's few tokens after it.
         cap = min(gamma, (caps or {}).get("lookup", gamma))
         longest = max(gamma, policy.gamma if policy is not None else 0)
         tokens = self.find(ids, longest, self.max_ngram, self.min_ngram)[:cap] if cap > 0 else []
