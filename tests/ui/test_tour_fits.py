@@ -30,7 +30,7 @@ from shell.tour.steps import TOUR
 from tests.helpers import wait_until
 from tests.ui.axe import TOUR_SAMPLE, check, settle as settle_page
 from tests.ui.helpers import open_page, rendered
-from tests.ui.tour_rules import SMALLEST, fitted, problems, settled
+from tests.ui.tour_rules import SMALLEST, fitted, problems
 from uikit.tokens import NUMBER_WORDS
 
 N = len(TOUR)
@@ -257,8 +257,7 @@ def test_steps_34_35_and_41_fit_1920x1080_after_their_action(page, server, shot)
             wait_until(lambda: button.is_enabled(), timeout=240, message=f"step {n}'s action to be free")
             button.click()
             quiet(page, n, button)
-        m = settled(page, n)
-        found += overflow(m, n)
+        found += fitted(page, n, lambda m, n=n: overflow(m, n))
         shot(page, f"tour-fits-1920-step{n:02d}-direct")
     assert not found, "\n".join(found)
     assert "End of the tour" in page.evaluate(STAGE)["text"]
@@ -290,13 +289,12 @@ def test_step_3_fits_1920x1080_after_write_however_often_its_lanes_grow(page, se
     open_page(page, f"{server}?tour={n}")
     rendered(page, n)
     press(page, n)
-    found = overflow(settled(page, n), n)
+    found = fitted(page, n, lambda m: overflow(m, n))
     row = None
     for i in range(20):
         grown = page.evaluate(GROW_STRIP, 11 if i % 2 == 0 else -11)
         row = row or grown
-        m = settled(page, n)
-        found += [f"change {i + 1}: {o}" for o in overflow(m, n)]
+        found += [f"change {i + 1}: {o}" for o in fitted(page, n, lambda m: overflow(m, n))]
         if i == 18:
             shot(page, "tour-fits-1920-step03-grown")
     assert row and not found, "\n".join(dict.fromkeys(found))
