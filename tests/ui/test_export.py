@@ -23,7 +23,7 @@ from export.site import site_pages
 from tests.helpers import run_apart, wait_until
 from tests.ui.export_helpers import offline, open_file   # noqa: F401  (the offline page fixture)
 from tests.ui.helpers import ROOT, act, deep_text, has
-from tests.ui.tour_rules import SMALLEST, problems, settled
+from tests.ui.tour_rules import SMALLEST, fitted, problems
 
 
 TOUR_STEPS = 4       # the tour steps the test exports (the last one ends its tour: "4 / 4")
@@ -243,7 +243,7 @@ def test_a_tour_step_fits_a_1920x1080_projector(site, offline):
     clipped or overlapping, as the served tour draws it (tests/ui/test_tour_fits.py's rules)."""
     offline.set_viewport_size({"width": 1920, "height": 1080})
     open_file(offline, site, page_file("", 3))
-    found = problems(settled(offline, 3, steps=TOUR_STEPS), 3, SMALLEST["code"], SMALLEST, cover=0.6)
+    found = fitted(offline, 3, lambda m: problems(m, 3, SMALLEST["code"], SMALLEST, cover=0.6), steps=TOUR_STEPS)
     assert not found, "\n".join(found)
 
 
@@ -270,7 +270,8 @@ def test_the_notice_covers_nothing_on_a_tour_step(site, offline):
     reopen(offline)
     wait_until(lambda: has(offline, "The offline copy has no recording of 1 of the 1 press made"),   # its plural form
                message="the note")
-    found = problems(settled(offline, 3, steps=TOUR_STEPS), 3, SMALLEST["code"], SMALLEST, cover=None)   # nothing scrolls or clips
+    found = fitted(offline, 3, lambda m: problems(m, 3, SMALLEST["code"], SMALLEST, cover=None),   # nothing scrolls or clips
+                   steps=TOUR_STEPS)
     assert not found, "\n".join(found)
     assert offline.evaluate(UNDER_NOTICE) == []
     offline.get_by_role("button", name="Close this note").click()

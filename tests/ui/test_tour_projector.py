@@ -11,7 +11,7 @@ step's action: tests/ui/test_tour_fits.py.
 """
 
 from tests.ui.helpers import open_page
-from tests.ui.tour_rules import SMALLEST, problems, settled
+from tests.ui.tour_rules import SMALLEST, fitted, problems
 
 
 def test_sample_steps_at_2560x1440(page, server):
@@ -21,5 +21,5 @@ def test_sample_steps_at_2560x1440(page, server):
     found = []
     for n in (2, 3, 13, 19, 27, 29, 33):
         open_page(page, f"{server}?tour={n}")
-        found += problems(settled(page, n), n, rules["code"], rules, cover=0.6)
+        found += fitted(page, n, lambda m, n=n: problems(m, n, rules["code"], rules, cover=0.6))
     assert not found, "\n".join(found)

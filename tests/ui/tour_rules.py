@@ -27,19 +27,19 @@ def settled(page, n: int, **steps) -> dict:
     return last["m"]
 
 
-def fitted(page, n: int, judge, timeout: float = 8) -> list[str]:
+def fitted(page, n: int, judge, timeout: float = 8, **steps) -> list[str]:
     """What `judge` finds wrong with step n's measurements once its fit has ended (empty when
     nothing). A step that fits once settled stays so; one still off the screen zooms out 1.5 s after
     its figures reached their least (assets/tour.js), and on a loaded machine the fit takes longer:
     for such a step the measurements are watched, up to `timeout` seconds, until `judge` finds
-    nothing, and what is left then once the layout has settled is reported."""
-    m = settled(page, n)
+    nothing, and what is left then once the layout has settled is reported. `steps`: as settled's."""
+    m = settled(page, n, **steps)
     if judge(m):
         try:
             wait_until(lambda: not judge(page.evaluate(MEASURE)), timeout=timeout, interval=0.5)
         except AssertionError:
             pass                 # still wrong: reported below, measured once settled
-        m = settled(page, n)
+        m = settled(page, n, **steps)
     return judge(m)
 
 
