@@ -49,14 +49,14 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     from lab.pairs.load import load_named
     from lab.speed import costs
-    from lab.speed.costs import _timed_calls
+    from lab.speed.costs import profile_calls
     from lab.speed.timing import fixed_threads, interleaved
 
     pair = load_named(args.pair)
     load = costs.load_average()
     measured = []
     for _ in range(args.repeats):
-        calls, finish = _timed_calls(pair, costs.POSITIONS)
+        calls, finish = profile_calls(pair, costs.POSITIONS)
         with fixed_threads(finish.threads):
             measured.append(priced(interleaved(calls, args.runs)))
     print(f"pair {args.pair}: {args.repeats} measurements of {args.runs} runs each; load {load:.1f} before, "

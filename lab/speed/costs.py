@@ -123,7 +123,7 @@ class CostProfile:
 
 def measure_profile(pair, *, runs: int = RUNS, positions: int = POSITIONS) -> CostProfile:
     """Time the pair's calls now (several seconds on a large pair)."""
-    calls, finish = _timed_calls(pair, positions)
+    calls, finish = profile_calls(pair, positions)
     with fixed_threads(finish.threads):
         return finish(interleaved(calls, runs))
 
@@ -133,7 +133,7 @@ def measure_profile_steps(pair, *, runs: int = RUNS, positions: int = POSITIONS)
     the CostProfile, so the model worker can serve a student between two calls (serving.workqueue).
     The runs are interleaved as lab.speed.timing.interleaved's: one uncounted warm-up run, then every
     call in turn."""
-    calls, finish = _timed_calls(pair, positions)
+    calls, finish = profile_calls(pair, positions)
     yield
     times = {name: [] for name in calls}
     for run in range(runs + 1):
@@ -146,8 +146,9 @@ def measure_profile_steps(pair, *, runs: int = RUNS, positions: int = POSITIONS)
     return finish(times)
 
 
-def _timed_calls(pair, positions: int):
-    """(name → a function timing one call, finish(times) → the CostProfile), the caches prefilled."""
+def profile_calls(pair, positions: int):
+    """(name → a function timing one call, finish(times) → the CostProfile), the caches prefilled: the
+    profile's calls, for a caller that runs them its own way (measure_profile, bench/profilesteady.py)."""
     ids = encode_prompt(pair.tokenizer, DEFAULT_PROMPT)
     context = (ids * (PREFILL_TOKENS // len(ids) + 1))[:PREFILL_TOKENS]
     target, draft, fresh = CachedModel(pair.target), CachedModel(pair.draft), CachedModel(pair.target)
