@@ -47,6 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=8)
     ap.add_argument("--runs", type=int, default=5, help="runs per measurement (the profile's RUNS)")
     args = ap.parse_args(argv)
+    if args.repeats < 2 or args.runs < 1:
+        ap.error("--repeats must be at least 2 (a spread needs two measurements) and --runs at least 1")
     from lab.pairs.load import load_named
     from lab.speed import costs
     from lab.speed.costs import profile_calls
