@@ -306,10 +306,12 @@ export function render({ model }) {
     const again = sent && sent.height === room.height && sent.width === room.width;
     // still off the screen with its figures as they were when the lack of room was sent (at their
     // smallest, or not what makes the step tall: a long list of choices, longer text in another
-    // language): the whole step zooms out, as a step without figures does
+    // language), or past the 30 rounds with the same lack of room whatever the figures did: the
+    // whole step zooms out, as a step without figures does
     const page = document.getElementById("main");                // the page scrolls: past the screen's edge
     const beyond = !!page && (page.scrollHeight > page.clientHeight + 2 || page.scrollWidth > page.clientWidth + 2);
-    if (beyond && again && sizes === sentDrawn && performance.now() - sentAt >= 1500 && stageZoom > STAGE_ZOOM_LAST + 0.005) {
+    if (beyond && again && (sizes === sentDrawn || fitRounds >= 30) && performance.now() - sentAt >= 1500 &&
+        stageZoom > STAGE_ZOOM_LAST + 0.005) {
       const top = stage.getBoundingClientRect().top;
       let zoom = stageZoom * (window.innerHeight - 14 - top) / Math.max(bottom - top, 1);
       if (room.width < 0) zoom = Math.min(zoom, stageZoom * (window.innerWidth - 26) / right);
