@@ -9,6 +9,10 @@ a probe of it, a plain step) and by their guesses k:
     wall     the round's mean wall time ÷ a plain step's
     priced   the policy's price of it
     excess   wall − priced: work the prices leave out (> 0) or count twice (< 0)
+    calls    the round's model calls alone: its target call and its guesses' time (the draft
+             model's calls and catch-up; for lookup, finding the copy)
+    engine   wall − calls: the engine's own work around the calls (q rows, accept tests, the
+             bookkeeping of the round and of the policy)
 
     python bench/roundcost.py [--pair smollm2-distilled] [--policy auto:12+confidence:0.7]
         [--drafter model] [--set dev] [--per-category 2] [--categories edit code]
@@ -73,13 +77,15 @@ def main(argv: list[str] | None = None) -> int:
                 spent, started = spec.schedule.spent, time.perf_counter()
                 r = spec.step()
                 took = (time.perf_counter() - started) / unit
+                calls = (r.target_seconds + sum(g.draft_seconds for g in r.guesses)) / unit
                 choice = spec.schedule.choice if r.gamma else "plain"
-                rounds[(choice, r.draft_source, r.gamma)].append((took, spec.schedule.spent - spent))
+                rounds[(choice, r.draft_source, r.gamma)].append((took, spec.schedule.spent - spent, calls))
             print(f"  {cat:<13} {text[:40]!r}: a plain step {unit * 1e3:.1f} ms", file=sys.stderr, flush=True)
-    print(f"{'choice':<8}{'source':<8}{'k':>3}{'rounds':>8}{'wall':>8}{'priced':>8}{'excess':>8}")
+    print(f"{'choice':<8}{'source':<8}{'k':>3}{'rounds':>8}{'wall':>8}{'priced':>8}{'excess':>8}{'calls':>8}{'engine':>8}")
     for (choice, source, k), seen in sorted(rounds.items()):
-        wall, priced = statistics.mean(w for w, _ in seen), statistics.mean(p for _, p in seen)
-        print(f"{choice:<8}{source:<8}{k:>3}{len(seen):>8}{wall:>8.3f}{priced:>8.3f}{wall - priced:>+8.3f}")
+        wall, priced, calls = (statistics.mean(r[i] for r in seen) for i in range(3))
+        print(f"{choice:<8}{source:<8}{k:>3}{len(seen):>8}{wall:>8.3f}{priced:>8.3f}{wall - priced:>+8.3f}"
+              f"{calls:>8.3f}{wall - calls:>8.3f}")
     return 0
 
 
