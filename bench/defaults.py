@@ -66,7 +66,7 @@ def judge(rows: dict[str, dict], key: str = "wall") -> list[tuple[str, float | N
 def run_pair(pair, prompts: dict[str, list[str]], tokens: int, repeats: int, profile,
              drafter: str | None = None, policy: str | None = None) -> dict[str, dict]:
     """Per category: pooled wall, CPU and priced times of plain and default decoding, and the rounds."""
-    from lab.core.engine import Decoder
+    from lab.core.engine import generate
     from lab.core.request import Request
     from lab.prompts import encode_prompt
     from lab.speed.timeline import schedule
@@ -83,14 +83,10 @@ def run_pair(pair, prompts: dict[str, list[str]], tokens: int, repeats: int, pro
                 runs = {}
                 for mode in (("plain", "spec") if r % 2 == 0 else ("spec", "plain")):
                     wall, cpu = time.perf_counter(), time.process_time()
-                    decoder = Decoder(pair, request.plain() if mode == "plain" else request, display_top=0,
-                                      profile=profile)             # the prompt's prefill
-                    prefilled = time.perf_counter()
-                    while not decoder.done:
-                        decoder.step()
-                    trace = decoder.trace()
+                    trace = generate(pair, request.plain() if mode == "plain" else request, display_top=0,
+                                     profile=profile)
                     took = time.perf_counter() - wall
-                    acc[f"decode_{mode}"] += time.perf_counter() - prefilled
+                    acc[f"decode_{mode}"] += took - trace.prefill_seconds     # the prefill's calls, both models'
                     acc[f"wall_{mode}"] += took
                     acc[f"wall_{mode}_{r}"] = acc.get(f"wall_{mode}_{r}", 0.0) + took
                     acc[f"cpu_{mode}"] += time.process_time() - cpu

@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {cat:<13} {text[:40]!r}: a plain step {unit * 1e3:.1f} ms", file=sys.stderr, flush=True)
     print(f"{'choice':<8}{'source':<8}{'k':>3}{'rounds':>8}{'wall':>8}{'priced':>8}{'excess':>8}{'calls':>8}{'engine':>8}")
     for (choice, source, k), seen in sorted(rounds.items()):
-        wall, priced, calls = (statistics.mean(r[i] for r in seen) for i in range(3))
+        wall, priced, calls = (statistics.mean(row[i] for row in seen) for i in range(3))
         print(f"{choice:<8}{source:<8}{k:>3}{len(seen):>8}{wall:>8.3f}{priced:>8.3f}{wall - priced:>+8.3f}"
               f"{calls:>8.3f}{wall - calls:>8.3f}")
     return 0
