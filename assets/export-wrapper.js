@@ -33,6 +33,15 @@
     if (frame.contentWindow) frame.contentWindow.postMessage(Object.assign({ speclab: "tour-wrapper" }, message), "*");
   }
 
+  // The tour's keys taken here while the step's page is being left are held until the next page
+  // says it is there (a message then would reach no page); that page holds them until its tour is
+  // drawn (assets/export-frame.js).
+  let leaving = true, held = 0;
+  function go(d) {
+    if (leaving) held += d;
+    else tell({ go: d });
+  }
+
   function fullscreen(on) {
     if (on && !document.fullscreenElement && document.documentElement.requestFullscreen)
       document.documentElement.requestFullscreen().catch(() => tell({ fullscreen: false }));
@@ -47,7 +56,11 @@
       follow(m.step);
       if (m.title) document.title = m.title;
       tell({ fullscreen: Boolean(document.fullscreenElement) });
+      leaving = false;
+      if (held) tell({ go: held });
+      held = 0;
     }
+    if (m.leaving) leaving = true;
     if ("fullscreen" in m) fullscreen(m.fullscreen);
   });
   document.addEventListener("fullscreenchange", () => tell({ fullscreen: Boolean(document.fullscreenElement) }));
@@ -59,8 +72,8 @@
     if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
     const key = e.key;
     if (key === "f" || key === "F") fullscreen(!document.fullscreenElement);
-    else if (key === "ArrowRight" || key === " " || key === "PageDown") tell({ go: 1 });
-    else if (key === "ArrowLeft" || key === "PageUp") tell({ go: -1 });
+    else if (key === "ArrowRight" || key === " " || key === "PageDown") go(1);
+    else if (key === "ArrowLeft" || key === "PageUp") go(-1);
     else if (key === "Escape" && !document.fullscreenElement) location.href = home;
     else return;
     e.preventDefault();

@@ -180,9 +180,9 @@ async def export_page(out: Path, copier: Copier, slug: str, service, tour_step: 
     (out / "data").mkdir(exist_ok=True)
     (out / "data" / f"{name[:-5]}.js").write_text(data)
     tour = '<script src="static/export-tour.js"></script>\n' if tour_step is not None else ""
-    tail = (f'<script src="static/export-frame.js"></script>\n<script src="data/{name[:-5]}.js"></script>\n'
-            f'{tour}<script src="static/export.js"></script>\n</body>')
-    text = text.replace("</body>", tail, 1)
+    tail = f'<script src="data/{name[:-5]}.js"></script>\n{tour}<script src="static/export.js"></script>\n</body>'
+    # the frame script first, before Bokeh's: a tour key pressed while the page loads waits for its tour
+    text = text.replace("</title>", '</title>\n<script src="static/export-frame.js"></script>', 1).replace("</body>", tail, 1)
     remote = remote_addresses(text)
     if remote:
         raise RuntimeError(f"{name} would load {remote[0]}: the export must not need the network.")

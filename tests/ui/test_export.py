@@ -1,13 +1,13 @@
-"""The exported lab (export/) opened from file:// in chromium with every other request blocked:
-every page renders with no console error and no request leaving the folder, chapter 4's Next round
-replays the recorded round, chapter 10's α slider redraws in the browser, chapter 6's Draw replays,
-chapter 12's table is there, a predict answer survives a reload and keeps the page's progress
-(chapter 4's round), a number answer (chapter 2) is kept and revealed by the recorded run, the tour
-advances with →, a step shows what the lecturer pressed on the step before (chapter 1's Write on step
-3, its summary on step 4), a tour step with a figure is drawn for a 1920×1080 projector, the last
-exported step ends the tour and a link to a step left out opens the page saying so (the test exports
-the tour's first four steps), and a choice of chapter 4's preset bar made in three presses replays
-its recorded first round."""
+"""The exported lab (export/) opened from file:// in chromium with every other request blocked: every
+page renders with no console error and no request leaving the folder, chapter 4's Next round replays
+the recorded round, chapter 10's α slider redraws in the browser, chapter 6's Draw replays, chapter
+12's table is there, a predict answer survives a reload and keeps the page's progress (chapter 4's
+round), a number answer (chapter 2) is kept and revealed by the recorded run, the tour advances with
+→ (a → pressed while the next step loads too), a step shows what the lecturer pressed on the step
+before (chapter 1's Write on step 3, its summary on step 4), a tour step with a figure is drawn for
+a 1920×1080 projector, the last exported step ends the tour and a link to a step left out opens the
+page saying so (the test exports the tour's first four steps), and a choice of chapter 4's preset
+bar made in three presses replays its recorded first round."""
 from __future__ import annotations
 
 import os
@@ -201,6 +201,31 @@ def test_the_tours_frame_page_carries_presses_from_step_to_step(site, offline):
     offline.goto("about:blank")
     frame = open_deck(offline, site, 4)
     assert not has(frame, SUMMARY)
+
+
+def test_a_key_pressed_while_the_next_step_loads_waits_for_it(site, offline):
+    """→ pressed twice in a row (a presenter's clicker): the second, taken while step 3's page is still
+    loading (held here at its recording, so its tour is not yet drawn), is not lost but opens step 4
+    once step 3 is ready; the same from the frame page (the key taken beside the frame, passed on by
+    message)."""
+    for start, to_frame_page in ((2, False), (1, True)):
+        open_deck(offline, site, start)
+        held = []
+        offline.route(f"**/data/tour-{start + 1}.js", lambda route: held.append(route))
+        offline.keyboard.press("ArrowRight")
+        # (the route's handler runs while the test is in a Playwright call: wait_for_timeout)
+        # held, and its frame script has run: it told the frame page, whose address names step 3
+        wait_until(lambda: offline.wait_for_timeout(20) or held and offline.url.endswith(f"#step={start + 1}"),
+                   message=f"step {start + 1}'s page loading")
+        if to_frame_page:
+            offline.evaluate("document.activeElement.blur(); window.focus()")
+        offline.keyboard.press("ArrowRight")
+        held[0].continue_()
+        offline.unroute(f"**/data/tour-{start + 1}.js")
+        wait_until(lambda: offline.wait_for_timeout(20) or offline.url.endswith(f"/tour.html#step={start + 2}"),
+                   message=f"the held key to open step {start + 2}")
+        deck_step(offline, start + 2)
+        offline.goto("about:blank")
 
 
 def test_answering_keeps_the_rounds_stepped(site, offline):
