@@ -30,7 +30,7 @@ from shell.tour.steps import TOUR
 from tests.helpers import wait_until
 from tests.ui.axe import TOUR_SAMPLE, check, settle as settle_page
 from tests.ui.helpers import open_page, rendered
-from tests.ui.tour_rules import SMALLEST, fitted, problems
+from tests.ui.tour_rules import SMALLEST, fitted, fitted_measured, problems
 from uikit.tokens import NUMBER_WORDS
 
 N = len(TOUR)
@@ -214,13 +214,12 @@ def test_every_step_fits_1920x1080_and_1280x720_after_its_action_walked_by_keybo
         press(page, n)
         found += miscounted(page, n)
         quiet(page, n)
-        seen = {}
 
-        def judge(m, n=n, seen=seen):      # what runs off a 1920×1080 screen or is too small to read
-            seen["m"] = m
+        def judge(m, n=n):      # what runs off a 1920×1080 screen or is too small to read
             return overflow(m, n) + problems(m, n, SMALLEST["code"], SMALLEST, cover=0.6)
-        found += fitted(page, n, judge)
-        heights[n] = height_used(seen["m"])
+        wrong, m = fitted_measured(page, n, judge)
+        found += wrong
+        heights[n] = height_used(m)
         shot(page, f"tour-1920-step{n:02d}")
         page.set_viewport_size({"width": 1280, "height": 720})      # the same step on a smaller screen
         found += fitted(page, n, lambda m, n=n: problems(m, n, 16, None, None))

@@ -33,6 +33,11 @@ def fitted(page, n: int, judge, timeout: float = 8, **steps) -> list[str]:
     its figures reached their least (assets/tour.js), and on a loaded machine the fit takes longer:
     for such a step the measurements are watched, up to `timeout` seconds, until `judge` finds
     nothing, and what is left then once the layout has settled is reported. `steps`: as settled's."""
+    return fitted_measured(page, n, judge, timeout, **steps)[0]
+
+
+def fitted_measured(page, n: int, judge, timeout: float = 8, **steps) -> tuple[list[str], dict]:
+    """`fitted`'s finding and the measurements it judged."""
     m = settled(page, n, **steps)
     if judge(m):
         try:
@@ -40,7 +45,7 @@ def fitted(page, n: int, judge, timeout: float = 8, **steps) -> list[str]:
         except AssertionError:
             pass                 # still wrong: reported below, measured once settled
         m = settled(page, n, **steps)
-    return judge(m)
+    return judge(m), m
 
 
 def problems(m: dict, n: int, code_min: float, rules: dict | None, cover: float | None) -> list[str]:
