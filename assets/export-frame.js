@@ -44,18 +44,17 @@
   const waiting = [];
   let timer = null;
   const ready = () => Boolean(window.__speclabTour) && document.documentElement.dataset.exportReady === "1";
+  const send = (name) => document.dispatchEvent(new KeyboardEvent("keydown", { key: name, cancelable: true }));
   function key(name, times) {
-    for (let i = 0; i < times; i += 1) {
-      if (ready() && !waiting.length) document.dispatchEvent(new KeyboardEvent("keydown", { key: name, cancelable: true }));
-      else waiting.push(name);
-    }
+    for (let i = 0; i < times; i += 1) waiting.push(name);
+    flush();
     if (waiting.length && !timer) timer = setInterval(flush, 50);
   }
   function flush() {
     if (!ready()) return;
     clearInterval(timer);
     timer = null;
-    for (const name of waiting.splice(0)) document.dispatchEvent(new KeyboardEvent("keydown", { key: name, cancelable: true }));
+    waiting.splice(0).forEach(send);
   }
   const TOUR_KEYS = new Set(["ArrowRight", " ", "PageDown", "ArrowLeft", "PageUp"]);
   document.addEventListener("keydown", (e) => {
